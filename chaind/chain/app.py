@@ -1,0 +1,426 @@
+"""The application: genesis, check_tx, finalize_block and commit over LevelDB.
+
+Only the writer thread calls init_chain, finalize_block and commit; anyone may call
+check_tx and view, which read committed heights only.
+"""
+
+import hashlib
+
+import attrs
+from eth.vm.execution_context import ExecutionContext
+
+from chaind.chain import block as blocks
+from chaind.chain import errors, txs
+from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
+from chaind.chain.modules import auth, evm, feemarket
+from chaind.chain.modules.bank import Bank, format_coins, validate_coins
+from chaind.chain.view import StateView
+from chaind.store import keys
+from chaind.store.evm_state import pending_state_db
+from chaind.store.versioned import VersionedWriter
+
+# Gas the SDK charges native txs (auth params and the KV store's gas config).
+TX_SIZE_COST_PER_BYTE = 10
+SIG_VERIFY_COST_ETH_SECP256K1 = 21000
+MSG_SEND_GAS = 20000
+
+
+class PrunedError(LookupError):
+    """A read below the oldest height the node keeps."""
+
+
+@attrs.define
+class BlockContext:
+    """The block being built: its writable state and running totals."""
+
+    height: int
+    time_ns: int
+    block_hash: bytes
+    base_fee: int
+    store: VersionedWriter
+    accounts: object          # py-evm State
+    pending_nodes: object
+    gas_used: int = 0
+    log_count: int = 0
+    bloom: int = 0
+
+
+class App:
+    def __init__(self, db, genesis, pruning=0):
+        self.db = db
+        self.genesis = genesis
+        self.pruning = pruning
+        self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
+        self._head = None
+        raw = db.get(keys.HEAD)
+        if raw is None:
+            self._init_chain()
+        else:
+            self._head = self._load_block(keys.height_of(raw))
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    @property
+    def head(self):
+        """(Header, BlockMeta) of the last committed height."""
+        return self._head
+
+    @property
+    def height(self):
+        return self._head[0].height
+
+    def block_at(self, height):
+        """(Header, BlockMeta) at `height`, or None if there is no such block."""
+        if height == self.height:
+            return self._head
+        if height < 0 or height > self.height:
+            return None
+        return self._load_block(height)
+
+    def height_of_hash(self, block_hash):
+        raw = self.db.get(keys.BLOCK_BY_HASH + block_hash)
+        return None if raw is None else keys.height_of(raw)
+
+    def tx_position(self, tx_hash, evm=False):
+        raw = self.db.get((keys.EVM_TX_BY_HASH if evm else keys.TX_BY_HASH) + tx_hash)
+        return None if raw is None else keys.position_of(raw)
+
+    def tx_at(self, height, index):
+        return self.db.get(keys.tx_key(height, index))
+
+    def result_at(self, height, index):
+        raw = self.db.get(keys.result_key(height, index))
+        return None if raw is None else TxResult.from_record(raw)
+
+    def oldest_state_height(self):
+        if not self.pruning:
+            return 0
+        return max(0, self.height - self.pruning + 1)
+
+    def view(self, height=None):
+        """A read-only StateView of committed state at `height` (default: latest)."""
+        head_height = self.height
+        height = head_height if height is None else height
+        if height > head_height or height < 0:
+            raise LookupError(f"height {height} is not committed yet (latest {head_height})")
+        oldest = self.oldest_state_height()
+        if height < oldest:
+            raise PrunedError(f"state at height {height} is pruned: this node keeps the last "
+                              f"{self.pruning} heights (oldest available {oldest})")
+        _, meta = self.block_at(height)
+        return StateView.committed(self.db, height, meta.evm_state_root)
+
+    # -- genesis ---------------------------------------------------------------------------------
+
+    def _init_chain(self):
+        g = self.genesis
+        height = g.initial_height - 1
+        ctx = self._context(height, g.genesis_time_ns, b"", g.base_fee, evm_root=None)
+        for address, coins in g.balances:
+            auth.ensure_account(ctx, address)
+            for denom, amount in coins:
+                self.bank.mint(ctx, address, denom, amount)
+        auth.ensure_account(ctx, evm.FEE_COLLECTOR)
+        meta_state = self._seal_state(ctx, prev_native=b"")
+        header = Header(chain_id=g.chain_id, height=height, time_ns=g.genesis_time_ns,
+                        last_block_id=BlockId(), last_commit_hash=b"", data_hash=b"",
+                        validators_hash=self.validators_hash(), next_validators_hash=self.validators_hash(),
+                        consensus_hash=self.consensus_hash(), app_hash=b"", last_results_hash=b"",
+                        evidence_hash=b"", proposer_address=b"")
+        meta = BlockMeta(hash=b"", num_txs=0, gas_limit=g.max_gas, gas_used=0, base_fee=g.base_fee,
+                         bloom=bytes(256), log_count=0, size=0, **meta_state)
+        committed = CommittedBlock(header, meta, (), ())
+        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
+        self.db.write(self._block_puts(committed, puts))
+        self._head = (header, meta)
+
+    # -- check_tx --------------------------------------------------------------------------------
+
+    def check_tx(self, raw):
+        """Decode and check a tx against the latest committed state; returns the decoded tx.
+
+        The mempool adds what depends on other pending txs (nonce gaps, replacement).
+        """
+        g = self.genesis
+        tx = txs.decode(raw, g.evm_chain_id)
+        state = self.view()
+        if tx.kind == "evm":
+            self._check_evm(state, tx)
+        else:
+            self._check_native(state, tx)
+        return tx
+
+    def _check_evm(self, state, tx):
+        g, header_meta = self.genesis, self._head[1]
+        evm_tx = tx.evm
+        if evm_tx.chain_id is None and not self.allow_unprotected:
+            raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
+        if evm_tx.gas > g.max_gas:
+            raise errors.TxError(errors.SDK, 18, "exceeds block gas limit: invalid request", "exceeds block gas limit")
+        intrinsic = evm_tx.intrinsic_gas
+        if evm_tx.gas < intrinsic:
+            raise errors.TxError(errors.SDK, 11, f"gas limit {evm_tx.gas} below intrinsic gas {intrinsic}: out of gas",
+                                 "intrinsic gas too low")
+        nonce = state.accounts.get_nonce(tx.sender)
+        if evm_tx.nonce < nonce:
+            raise errors.wrong_sequence(nonce, evm_tx.nonce,
+                                        f"nonce too low: next nonce {nonce}, tx nonce {evm_tx.nonce}")
+        base_fee = self.next_base_fee()
+        if evm_tx.max_fee_per_gas < base_fee:
+            raise errors.insufficient_fee(
+                f"max fee per gas less than block base fee ({evm_tx.max_fee_per_gas} < {base_fee})",
+                f"max fee per gas less than block base fee: address {_hex(tx.sender)}, "
+                f"maxFeePerGas: {evm_tx.max_fee_per_gas}, baseFee: {base_fee}")
+        cost = evm_tx.gas * evm_tx.max_fee_per_gas + evm_tx.value
+        have = state.accounts.get_balance(tx.sender)
+        if have < cost:
+            raise errors.insufficient_funds(
+                f"sender balance < tx cost ({have} < {cost})",
+                f"insufficient funds for gas * price + value: address {_hex(tx.sender)} have {have} want {cost}")
+
+    allow_unprotected = False
+
+    def _check_native(self, state, tx):
+        account = auth.account(state, tx.sender)
+        if account is None:
+            raise errors.TxError(errors.SDK, 9, f"account {self._b32(tx.sender)} not found: unknown address")
+        number, pubkey = account
+        nonce = state.accounts.get_nonce(tx.sender)
+        if tx.nonce < nonce:
+            raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
+        digest = txs.sign_doc_digest(tx, self.genesis.chain_id, number)
+        from chaind.crypto import keys as crypto_keys
+
+        if not crypto_keys.verify(tx.public_key, digest, tx.signature):
+            raise errors.unauthorized(
+                f"signature verification failed; please verify account number ({number}) and chain-id "
+                f"({self.genesis.chain_id})")
+        self._check_fee(state, tx)
+        for msg in tx.messages:
+            self._validate_msg(tx, msg)
+
+    def _check_fee(self, state, tx):
+        base = self.genesis.base_denom
+        fee = dict(tx.fee)
+        if set(fee) - {base}:
+            raise errors.insufficient_fee(f"fees must be paid in {base}")
+        required = self.next_base_fee() * tx.gas
+        if fee.get(base, 0) < required:
+            raise errors.insufficient_fee(
+                f"insufficient fees; got: {format_coins(tx.fee)} required: {required}{base}")
+        if self.bank.balance(state, tx.sender, base) < fee.get(base, 0):
+            raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
+
+    def _validate_msg(self, tx, msg):
+        from chaind.crypto import addresses
+
+        try:
+            sender = addresses.parse(msg.from_address, self.genesis.bech32_prefix)
+            addresses.parse(msg.to_address, self.genesis.bech32_prefix)
+        except addresses.AddressError as e:
+            raise errors.invalid_address(str(e)) from None
+        if sender != tx.sender:
+            raise errors.unauthorized(f"message signer {msg.from_address} is not the tx signer")
+        try:
+            coins = [(c.denom, int(c.amount)) for c in msg.amount]
+        except ValueError:
+            raise errors.invalid_coins("amount is not an integer") from None
+        validate_coins(coins)
+        if not coins:
+            raise errors.invalid_coins("empty amount")
+
+    # -- finalize_block and commit -------------------------------------------------------------
+
+    def next_base_fee(self):
+        _, meta = self._head
+        return feemarket.next_base_fee(self.genesis, meta.base_fee, meta.gas_used, self.genesis.max_gas)
+
+    def finalize_block(self, raw_txs, time_ns, proposer_address):
+        """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted."""
+        g = self.genesis
+        prev_header, prev_meta = self._head
+        height = prev_header.height + 1
+        time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
+        header = Header(
+            chain_id=g.chain_id, height=height, time_ns=time_ns,
+            last_block_id=BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
+                                  hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b""),
+            last_commit_hash=blocks.EMPTY_HASH if height > g.initial_height else b"",
+            data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(),
+            next_validators_hash=self.validators_hash(), consensus_hash=self.consensus_hash(),
+            app_hash=prev_meta.app_hash, last_results_hash=self._last_results_hash(prev_header.height),
+            evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
+        block_hash = header.hash()
+        base_fee = self.next_base_fee()
+        ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
+        results = []
+        for index, raw in enumerate(raw_txs):
+            results.append(self._deliver(ctx, raw, index))
+        sealed = self._seal_state(ctx, prev_native=prev_meta.native_hash)
+        meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
+                         base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
+                         size=sum(len(t) for t in raw_txs), **sealed)
+        committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results))
+        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
+        return committed, self._block_puts(committed, puts)
+
+    def commit(self, committed, puts):
+        """Write the block in one atomic batch; from now on readers see it."""
+        self.db.write(puts)
+        self._head = (committed.header, committed.meta)
+
+    def _deliver(self, ctx, raw, index):
+        try:
+            tx = txs.decode(raw, self.genesis.evm_chain_id)
+        except errors.TxError as e:
+            return TxResult(code=e.code, codespace=e.codespace, log=e.log)
+        try:
+            if tx.kind == "evm":
+                if tx.evm.gas > self.genesis.max_gas - ctx.gas_used:
+                    raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
+                auth.ensure_account(ctx, tx.sender)
+                result = evm.deliver(ctx, tx, index, self.bank)
+                if tx.evm.to:
+                    auth.ensure_account(ctx, tx.evm.to)
+                elif result.receipt.contract_address:
+                    auth.ensure_account(ctx, result.receipt.contract_address)
+                return result
+            return self._deliver_native(ctx, tx)
+        except errors.TxError as e:
+            return TxResult(code=e.code, codespace=e.codespace, log=e.log,
+                            gas_wanted=tx.gas)
+
+    def _deliver_native(self, ctx, tx):
+        """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
+        self._check_native(ctx, tx)
+        nonce = ctx.accounts.get_nonce(tx.sender)
+        if tx.nonce != nonce:
+            raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
+        gas = len(tx.raw) * TX_SIZE_COST_PER_BYTE + SIG_VERIFY_COST_ETH_SECP256K1
+        if gas > tx.gas:
+            raise errors.out_of_gas(f"txSize; gasWanted: {tx.gas}, gasUsed: {gas}")
+        auth.set_public_key(ctx, tx.sender, tx.public_key)
+        ctx.accounts.increment_nonce(tx.sender)
+        sender_b32 = self._b32(tx.sender)
+        fee = [c for c in tx.fee if c[1]]
+        events = []
+        if fee:
+            events += self.bank.send(ctx, tx.sender, evm.FEE_COLLECTOR, fee)
+            events.append(event("message", ("sender", sender_b32)))
+        events.append(event("tx", ("fee", format_coins(fee)), ("fee_payer", sender_b32)))
+        events.append(event("tx", ("acc_seq", f"{sender_b32}/{tx.nonce}")))
+        import base64
+
+        events.append(event("tx", ("signature", base64.b64encode(tx.signature).decode())))
+        store_snapshot = dict(ctx.store.changes)
+        evm_snapshot = ctx.accounts.snapshot()
+        try:
+            msg_events = []
+            for msg in tx.messages:
+                gas += MSG_SEND_GAS
+                if gas > tx.gas:
+                    raise errors.out_of_gas(f"WriteFlat; gasWanted: {tx.gas}, gasUsed: {gas}")
+                recipient = self._parse(msg.to_address)
+                auth.ensure_account(ctx, recipient)
+                coins = [(c.denom, int(c.amount)) for c in msg.amount]
+                msg_events.append(event("message", ("action", txs.MSG_SEND), ("sender", sender_b32),
+                                        ("module", "bank")))
+                msg_events += self.bank.send(ctx, tx.sender, recipient, coins)
+                msg_events.append(event("message", ("sender", sender_b32)))
+        except errors.TxError as e:
+            ctx.store.changes = store_snapshot
+            ctx.accounts.revert(evm_snapshot)
+            return TxResult(code=e.code, codespace=e.codespace, log=f"failed to execute message; message index: 0: {e.log}",
+                            gas_wanted=tx.gas, gas_used=gas, events=tuple(events))
+        ctx.accounts.commit(evm_snapshot)
+        return TxResult(code=0, gas_wanted=tx.gas, gas_used=gas, events=tuple(events + msg_events))
+
+    def _context(self, height, time_ns, block_hash, base_fee, evm_root):
+        from eth.constants import BLANK_ROOT_HASH
+
+        pending, atomic = pending_state_db(self.db)
+        exec_ctx = ExecutionContext(
+            coinbase=evm.FEE_COLLECTOR, timestamp=time_ns // 10**9, block_number=height, difficulty=0,
+            mix_hash=b"\0" * 32, gas_limit=self.genesis.max_gas, prev_hashes=self._prev_hashes(height),
+            chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee, excess_blob_gas=0)
+        state = evm.STATE_CLASS(atomic, exec_ctx, evm_root or BLANK_ROOT_HASH)
+        return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,
+                            store=VersionedWriter(self.db, height), accounts=state, pending_nodes=pending)
+
+    def _prev_hashes(self, height):
+        """Hashes of the up to 256 blocks before `height`, newest first (BLOCKHASH)."""
+        def generate():
+            for h in range(height - 1, max(height - 257, self.genesis.initial_height - 1), -1):
+                found = self.block_at(h)
+                if found is None or not found[1].hash:
+                    return
+                yield found[1].hash
+        return generate()
+
+    def _seal_state(self, ctx, prev_native):
+        ctx.accounts.persist()
+        evm_root = ctx.accounts.state_root
+        native = hashlib.sha256(prev_native)
+        for key, value in sorted(ctx.store.changes.items()):
+            native.update(len(key).to_bytes(4, "big") + key)
+            native.update(b"\x00" if value is None else b"\x01" + len(value).to_bytes(4, "big") + value)
+        native_hash = native.digest()
+        return {"evm_state_root": evm_root, "native_hash": native_hash,
+                "app_hash": hashlib.sha256(evm_root + native_hash).digest()}
+
+    def _block_puts(self, committed, puts):
+        height = committed.height
+        puts[keys.block_key(height)] = committed.record()
+        if committed.hash:
+            puts[keys.BLOCK_BY_HASH + committed.hash] = keys.height_bytes(height)
+        for index, (raw, result) in enumerate(zip(committed.txs, committed.results)):
+            position = keys.position_bytes(height, index)
+            puts[keys.tx_key(height, index)] = raw
+            puts[keys.result_key(height, index)] = result.to_record()
+            puts[keys.TX_BY_HASH + txs.native_hash(raw)] = position
+            if result.receipt is not None:
+                decoded = txs.decode(raw, self.genesis.evm_chain_id)
+                puts[keys.EVM_TX_BY_HASH + decoded.evm_hash] = position
+        puts[keys.HEAD] = keys.height_bytes(height)
+        return puts
+
+    def _last_results_hash(self, height):
+        if height < self.genesis.initial_height:
+            return b""
+        _, meta = self.block_at(height)
+        return blocks.results_hash([self.result_at(height, i) for i in range(meta.num_txs)])
+
+    def _load_block(self, height):
+        raw = self.db.get(keys.block_key(height))
+        return None if raw is None else blocks.load_record(raw)
+
+    def validators_hash(self):
+        from chaind.pb.tendermint.crypto import keys_pb2
+        from chaind.pb.tendermint.types import validator_pb2
+
+        return blocks.merkle.root([
+            validator_pb2.SimpleValidator(pub_key=keys_pb2.PublicKey(ed25519=v.consensus_pubkey),
+                                          voting_power=v.power).SerializeToString()
+            for v in self.genesis.validators])
+
+    def consensus_hash(self):
+        from chaind.pb.tendermint.types import params_pb2
+
+        return hashlib.sha256(params_pb2.HashedParams(block_max_bytes=self.genesis.max_bytes,
+                                                      block_max_gas=self.genesis.max_gas).SerializeToString()).digest()
+
+    def _b32(self, address):
+        from chaind.crypto.addresses import to_bech32
+
+        return to_bech32(self.genesis.bech32_prefix, address)
+
+    def _parse(self, text):
+        from chaind.crypto import addresses
+
+        return addresses.parse(text, self.genesis.bech32_prefix)
+
+
+def _hex(address):
+    from eth_utils import to_checksum_address
+
+    return to_checksum_address(address)

@@ -1,0 +1,225 @@
+"""Blocks as the chain stores them: a CometBFT-style header, the txs, their results.
+
+The header hash is CometBFT's (a Merkle root of the encoded fields) and is also the EVM
+block hash. Records are stored as JSON (orjson) with bytes as hex.
+"""
+
+import hashlib
+
+import attrs
+import orjson
+from google.protobuf import timestamp_pb2, wrappers_pb2
+
+from chaind.chain import merkle
+from chaind.pb.tendermint.abci import types_pb2 as abci_pb2
+from chaind.pb.tendermint.types import types_pb2
+from chaind.pb.tendermint.version import types_pb2 as version_pb2
+
+BLOCK_PROTOCOL = 11
+EMPTY_HASH = hashlib.sha256(b"").digest()
+
+
+@attrs.frozen
+class Event:
+    """An ABCI event: a type and (key, value, index) attributes."""
+
+    type: str
+    attributes: tuple
+
+    def to_record(self):
+        return [self.type, [list(a) for a in self.attributes]]
+
+    @classmethod
+    def from_record(cls, record):
+        return cls(record[0], tuple(tuple(a) for a in record[1]))
+
+
+def event(type_, *pairs, index=True):
+    return Event(type_, tuple((k, v, index) for k, v in pairs))
+
+
+@attrs.frozen
+class Log:
+    address: bytes
+    topics: tuple
+    data: bytes
+
+
+@attrs.frozen
+class EvmReceipt:
+    """What the EVM made of a tx: the fields of an Ethereum receipt that the tx alone doesn't give."""
+
+    status: int
+    gas_used: int
+    cumulative_gas_used: int
+    effective_gas_price: int
+    contract_address: bytes   # b"" unless a create succeeded
+    logs: tuple
+    log_index_start: int      # index of the first log within the block
+    bloom: bytes
+    vm_error: str = ""
+    return_data: bytes = b""
+
+
+@attrs.frozen
+class TxResult:
+    """The ExecTxResult of a tx, plus its EVM receipt when it is an EVM tx that ran."""
+
+    code: int = 0
+    codespace: str = ""
+    log: str = ""
+    data: bytes = b""
+    gas_wanted: int = 0
+    gas_used: int = 0
+    events: tuple = ()
+    receipt: EvmReceipt = None
+
+    def deterministic_bytes(self):
+        """The fields CometBFT hashes into last_results_hash."""
+        return abci_pb2.ExecTxResult(code=self.code, data=self.data, gas_wanted=self.gas_wanted,
+                                     gas_used=self.gas_used).SerializeToString()
+
+    def to_record(self):
+        rec = {"code": self.code, "codespace": self.codespace, "log": self.log, "data": self.data.hex(),
+               "gas_wanted": self.gas_wanted, "gas_used": self.gas_used,
+               "events": [e.to_record() for e in self.events]}
+        r = self.receipt
+        if r is not None:
+            rec["receipt"] = [r.status, r.gas_used, r.cumulative_gas_used, r.effective_gas_price,
+                              r.contract_address.hex(),
+                              [[log.address.hex(), [t.hex() for t in log.topics], log.data.hex()] for log in r.logs],
+                              r.log_index_start, r.bloom.hex(), r.vm_error, r.return_data.hex()]
+        return orjson.dumps(rec)
+
+    @classmethod
+    def from_record(cls, raw):
+        rec = orjson.loads(raw)
+        receipt = None
+        if "receipt" in rec:
+            (status, gas_used, cumulative, price, contract, logs, start, bloom, vm_error,
+             ret) = rec["receipt"]
+            receipt = EvmReceipt(status, gas_used, cumulative, price, bytes.fromhex(contract),
+                                 tuple(Log(bytes.fromhex(a), tuple(bytes.fromhex(t) for t in ts), bytes.fromhex(d))
+                                       for a, ts, d in logs),
+                                 start, bytes.fromhex(bloom), vm_error, bytes.fromhex(ret))
+        return cls(rec["code"], rec["codespace"], rec["log"], bytes.fromhex(rec["data"]), rec["gas_wanted"],
+                   rec["gas_used"], tuple(Event.from_record(e) for e in rec["events"]), receipt)
+
+
+@attrs.frozen
+class BlockId:
+    hash: bytes = b""
+    parts_total: int = 0
+    parts_hash: bytes = b""
+
+    def proto(self):
+        return types_pb2.BlockID(hash=self.hash, part_set_header=types_pb2.PartSetHeader(
+            total=self.parts_total, hash=self.parts_hash))
+
+
+@attrs.frozen
+class Header:
+    chain_id: str
+    height: int
+    time_ns: int
+    last_block_id: BlockId
+    last_commit_hash: bytes
+    data_hash: bytes
+    validators_hash: bytes
+    next_validators_hash: bytes
+    consensus_hash: bytes
+    app_hash: bytes           # state after the previous block, as in CometBFT
+    last_results_hash: bytes
+    evidence_hash: bytes
+    proposer_address: bytes
+    version_app: int = 0
+
+    def timestamp(self):
+        return timestamp_pb2.Timestamp(seconds=self.time_ns // 10**9, nanos=self.time_ns % 10**9)
+
+    def hash(self):
+        """CometBFT Header.Hash(): the Merkle root of the 14 encoded fields, in order."""
+        fields = [
+            version_pb2.Consensus(block=BLOCK_PROTOCOL, app=self.version_app).SerializeToString(),
+            wrappers_pb2.StringValue(value=self.chain_id).SerializeToString(),
+            wrappers_pb2.Int64Value(value=self.height).SerializeToString(),
+            self.timestamp().SerializeToString(),
+            self.last_block_id.proto().SerializeToString(),
+        ] + [wrappers_pb2.BytesValue(value=v).SerializeToString() for v in (
+            self.last_commit_hash, self.data_hash, self.validators_hash, self.next_validators_hash,
+            self.consensus_hash, self.app_hash, self.last_results_hash, self.evidence_hash,
+            self.proposer_address)]
+        return merkle.root(fields)
+
+    def to_record(self):
+        rec = attrs.asdict(self, recurse=True)
+        return {k: _hexify(v) for k, v in rec.items()}
+
+    @classmethod
+    def from_record(cls, rec):
+        rec = dict(rec)
+        bid = rec.pop("last_block_id")
+        out = {k: (bytes.fromhex(v) if k.endswith(("_hash", "_address")) else v) for k, v in rec.items()}
+        return cls(last_block_id=BlockId(bytes.fromhex(bid["hash"]), bid["parts_total"],
+                                         bytes.fromhex(bid["parts_hash"])), **out)
+
+
+@attrs.frozen
+class BlockMeta:
+    """Per-block facts beyond the header: the EVM view and the state after execution."""
+
+    hash: bytes
+    num_txs: int
+    app_hash: bytes           # state after this block (goes into the next header)
+    evm_state_root: bytes
+    native_hash: bytes
+    gas_limit: int
+    gas_used: int
+    base_fee: int
+    bloom: bytes
+    log_count: int
+    size: int
+
+
+@attrs.frozen
+class CommittedBlock:
+    header: Header
+    meta: BlockMeta
+    txs: tuple               # raw envelope bytes
+    results: tuple           # TxResult per tx
+
+    @property
+    def height(self):
+        return self.header.height
+
+    @property
+    def hash(self):
+        return self.meta.hash
+
+    def record(self):
+        """The block record stored under its height (txs and results are stored apart)."""
+        return orjson.dumps({"header": self.header.to_record(),
+                             "meta": {k: _hexify(v) for k, v in attrs.asdict(self.meta).items()}})
+
+
+def load_record(raw):
+    rec = orjson.loads(raw)
+    meta = {k: (bytes.fromhex(v) if isinstance(v, str) else v) for k, v in rec["meta"].items()}
+    return Header.from_record(rec["header"]), BlockMeta(**meta)
+
+
+def data_hash(txs):
+    """CometBFT Txs.Hash(): the Merkle root of the SHA-256 of each tx."""
+    return merkle.root([hashlib.sha256(tx).digest() for tx in txs])
+
+
+def results_hash(results):
+    return merkle.root([r.deterministic_bytes() for r in results])
+
+
+def _hexify(value):
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, dict):
+        return {k: _hexify(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,140 @@
+"""The genesis document: the chain's identity, its first balances and validators.
+
+Stored as the Cosmos SDK lays it out (JSON, 64-bit numbers as strings); the dev template in
+etc/genesis-dev.json is expanded here into a full document for a one-validator dev chain.
+"""
+
+import base64
+import copy
+import datetime
+import json
+import re
+
+import attrs
+
+from chaind.crypto import addresses, keys
+from chaind.resources import etc_file
+
+_CHAIN_ID = re.compile(r"^[a-z]{1,}_([1-9][0-9]*)-([1-9][0-9]*)$")
+
+
+class GenesisError(ValueError):
+    """A genesis document that cannot start a chain; the message names the field."""
+
+
+@attrs.frozen
+class Validator:
+    operator: bytes            # account address of the operator
+    consensus_pubkey: bytes    # 32-byte ed25519 public key
+    power: int
+    tokens: int
+    moniker: str
+
+
+@attrs.frozen
+class Genesis:
+    document: dict
+    chain_id: str
+    evm_chain_id: int
+    genesis_time_ns: int
+    initial_height: int
+    max_gas: int
+    max_bytes: int
+    bech32_prefix: str
+    base_denom: str
+    balances: tuple            # (address, ((denom, amount), ...)), ...
+    denom_metadata: tuple      # SDK Metadata dicts
+    base_fee: int
+    base_fee_change_denominator: int
+    elasticity_multiplier: int
+    no_base_fee: bool
+    validators: tuple
+
+    @classmethod
+    def from_document(cls, doc):
+        try:
+            chain_id = doc["chain_id"]
+            match = _CHAIN_ID.match(chain_id)
+            if not match:
+                raise GenesisError(f"chain_id {chain_id!r} must look like <name>_<EIP-155 id>-<version>")
+            app = doc["app_state"]
+            prefix = app["auth"]["bech32_prefix"]
+            block = doc["consensus_params"]["block"]
+            fm = app["feemarket"]["params"]
+            balances = tuple(
+                (addresses.parse(b["address"], prefix),
+                 tuple((c["denom"], int(c["amount"])) for c in b["coins"]))
+                for b in app["bank"]["balances"])
+            validators = tuple(
+                Validator(addresses.parse(v["operator"], prefix), base64.b64decode(v["consensus_pubkey"]),
+                          int(v["power"]), int(v["tokens"]), v.get("moniker", ""))
+                for v in app["staking"]["validators"])
+            return cls(
+                document=doc, chain_id=chain_id, evm_chain_id=int(match.group(1)),
+                genesis_time_ns=_parse_time(doc["genesis_time"]),
+                initial_height=int(doc.get("initial_height", "1")),
+                max_gas=int(block["max_gas"]), max_bytes=int(block["max_bytes"]),
+                bech32_prefix=prefix, base_denom=app["evm"]["params"]["evm_denom"],
+                balances=balances, denom_metadata=tuple(app["bank"].get("denom_metadata", ())),
+                base_fee=int(fm["base_fee"]), base_fee_change_denominator=int(fm["base_fee_change_denominator"]),
+                elasticity_multiplier=int(fm["elasticity_multiplier"]), no_base_fee=bool(fm["no_base_fee"]),
+                validators=validators)
+        except GenesisError:
+            raise
+        except (KeyError, TypeError, ValueError) as e:
+            raise GenesisError(f"invalid genesis: {type(e).__name__}: {e}") from None
+
+    @classmethod
+    def load(cls, path):
+        with open(path) as f:
+            return cls.from_document(json.load(f))
+
+    def dump(self, path):
+        with open(path, "w") as f:
+            json.dump(self.document, f, indent=2)
+
+
+def dev_template():
+    return json.loads(etc_file("genesis-dev.json").read_text())
+
+
+def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None):
+    """A full genesis from the dev template: funded dev accounts and this node as the one validator.
+
+    Returns (document, dev account keys).
+    """
+    doc = copy.deepcopy(template)
+    if chain_id is not None:
+        doc["chain_id"] = chain_id
+    app = doc["app_state"]
+    prefix = app["auth"]["bech32_prefix"]
+    bank = app["bank"]
+    mnemonic = bank.pop("dev_mnemonic")
+    count = bank.pop("dev_accounts")
+    coins = bank.pop("dev_coins")
+    accounts = [keys.from_mnemonic(mnemonic, i) for i in range(count)]
+    bank["balances"] = [{"address": addresses.to_bech32(prefix, k.address), "coins": coins} for k in accounts]
+    staking = app["staking"]
+    tokens = int(staking.pop("self_delegation"))
+    staking["validators"] = [{
+        "operator": addresses.to_bech32(prefix, accounts[0].address),
+        "consensus_pubkey": base64.b64encode(validator_pubkey).decode(),
+        "power": str(tokens // 10**18), "tokens": str(tokens), "moniker": moniker}]
+    doc["genesis_time"] = format_time(now_ns)
+    return doc, accounts
+
+
+def format_time(ns):
+    """RFC 3339 with nanoseconds and a Z, as CometBFT writes times."""
+    seconds, nanos = divmod(ns, 10**9)
+    base = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    frac = f".{nanos:09d}".rstrip("0").rstrip(".")
+    return f"{base}{frac}Z"
+
+
+def _parse_time(text):
+    match = re.match(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$", text)
+    if not match:
+        raise GenesisError(f"genesis_time {text!r} must be RFC 3339 UTC, e.g. 2024-01-01T00:00:00Z")
+    dt = datetime.datetime.strptime(match.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+    return int(dt.timestamp()) * 10**9 + int((match.group(2) or "0").ljust(9, "0"))

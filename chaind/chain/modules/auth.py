@@ -1,0 +1,41 @@
+"""auth: account numbers and public keys. An account's sequence is its EVM nonce."""
+
+import orjson
+
+from chaind.store.keys import compose
+
+NEXT_NUMBER = compose("auth", "next")
+
+
+def _key(address):
+    return compose("auth", "acct", address)
+
+
+def account(state, address):
+    """(account_number, compressed pubkey or b"") of a known account, else None."""
+    raw = state.store.get(_key(address))
+    if raw is None:
+        return None
+    number, pubkey = orjson.loads(raw)
+    return number, bytes.fromhex(pubkey)
+
+
+def ensure_account(state, address):
+    """The account's number, creating the account (next number) if it is new."""
+    found = account(state, address)
+    if found is not None:
+        return found[0]
+    raw = state.store.get(NEXT_NUMBER)
+    number = int(raw) if raw else 0
+    state.store.set(NEXT_NUMBER, str(number + 1).encode())
+    state.store.set(_key(address), orjson.dumps([number, ""]))
+    return number
+
+
+def set_public_key(state, address, pubkey):
+    number = ensure_account(state, address)
+    state.store.set(_key(address), orjson.dumps([number, pubkey.hex()]))
+
+
+def sequence(state, address):
+    return state.accounts.get_nonce(address)

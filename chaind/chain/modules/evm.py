@@ -1,0 +1,130 @@
+"""evm: py-evm execution of EVM txs, with the receipts and the events Evmos emits.
+
+Fees follow Evmos: the whole fee (base fee and tip) goes to the fee collector; nothing is burned.
+"""
+
+import base64
+
+import orjson
+from eth_utils import ValidationError
+from eth.vm.forks.prague import PragueVM
+from eth.vm.forks.prague.state import PragueState
+from eth_bloom import BloomFilter
+from eth_utils import to_checksum_address
+
+from chaind.chain import errors
+from chaind.chain.block import EvmReceipt, Log, TxResult, event
+from chaind.crypto.addresses import module_address, to_bech32
+
+FEE_COLLECTOR = module_address("fee_collector")
+VM = PragueVM
+STATE_CLASS = PragueState
+
+
+def deliver(ctx, tx, index, bank):
+    """Run one EVM tx in the block being built; a tx py-evm refuses changes nothing."""
+    state = ctx.accounts
+    # py-evm validates (nonce, balance, fee) before it changes anything.
+    state.lock_changes()
+    try:
+        computation = state.apply_transaction(tx.evm)
+    except ValidationError as e:
+        raise errors.invalid_request(str(e)) from None
+    gas_used = VM.finalize_gas_used(tx.evm, computation)
+    effective_price = state.get_gas_price(tx.evm)
+    # py-evm pays the coinbase (the fee collector) the tip; Evmos keeps the base fee too.
+    state.delta_balance(FEE_COLLECTOR, ctx.base_fee * gas_used)
+
+    failed = computation.is_error
+    logs = () if failed else tuple(
+        Log(address, tuple(t.to_bytes(32, "big") for t in topics), data)
+        for address, topics, data in computation.get_log_entries())
+    bloom = BloomFilter()
+    for log in logs:
+        bloom.add(log.address)
+        for topic in log.topics:
+            bloom.add(topic)
+    contract = b""
+    if tx.evm.to == b"" and not failed:
+        contract = computation.msg.storage_address
+    ctx.gas_used += gas_used
+    receipt = EvmReceipt(
+        status=0 if failed else 1, gas_used=gas_used, cumulative_gas_used=ctx.gas_used,
+        effective_gas_price=effective_price, contract_address=contract, logs=logs,
+        log_index_start=ctx.log_count, bloom=int(bloom).to_bytes(256, "big"),
+        vm_error=_vm_error(computation) if failed else "",
+        return_data=computation.output)
+    log_events = [("txLog", _log_json(log, tx, index, ctx, i)) for i, log in enumerate(logs)]
+    ctx.log_count += len(logs)
+    ctx.bloom |= int(bloom)
+
+    fee = effective_price * gas_used
+    sender_b32 = to_bech32(bank.prefix, tx.sender)
+    evm_hash = "0x" + tx.evm_hash.hex()
+    # The order Evmos v20 emits: ante handler (fee, first ethereum_tx), then the message.
+    events = []
+    if fee:
+        events += bank.transfer_events(tx.sender, FEE_COLLECTOR, [(bank.base_denom, fee)])
+        events.append(event("message", ("sender", sender_b32)))
+        events.append(event("tx", ("fee", f"{fee}{bank.base_denom}")))
+    events.append(event("ethereum_tx", ("ethereumTxHash", evm_hash), ("txIndex", str(index))))
+    events.append(event("message", ("action", "/ethermint.evm.v1.MsgEthereumTx"), ("sender", sender_b32)))
+    recipient = tx.evm.to or contract
+    attributes = [("amount", str(tx.evm.value)), ("ethereumTxHash", evm_hash),
+                  ("txIndex", str(index)), ("txGasUsed", str(gas_used)), ("txHash", tx.hash.hex())]
+    if recipient:
+        attributes.append(("recipient", to_checksum_address(recipient)))
+    if failed:
+        attributes.append(("ethereumTxFailed", receipt.vm_error))
+    events.append(event("ethereum_tx", *attributes))
+    events.append(event("tx_log", *log_events))
+    events.append(event("message", ("module", "evm"), ("sender", to_checksum_address(tx.sender)),
+                        ("txType", str(tx.type_id))))
+    return TxResult(code=0, gas_wanted=tx.gas, gas_used=gas_used, events=tuple(events), receipt=receipt)
+
+
+def _vm_error(computation):
+    error = computation.error
+    name = type(error).__name__
+    if name == "Revert":
+        return "execution reverted"
+    if name == "OutOfGas":
+        return "out of gas"
+    if name == "InvalidJumpDestination":
+        return "invalid jump destination"
+    if name == "InvalidInstruction":
+        return str(error) or "invalid opcode"
+    if name == "StackDepthLimit":
+        return "max call depth exceeded"
+    if name == "InsufficientFunds":
+        return "insufficient balance for transfer"
+    if name == "ContractCreationCollision":
+        return "contract address collision"
+    if name == "WriteProtection":
+        return "write protection"
+    if name == "OutOfBoundsRead":
+        return "return data out of bounds"
+    if name == "InsufficientStack":
+        return "stack underflow"
+    if name == "FullStack":
+        return "stack limit reached 1024"
+    return str(error) or name
+
+
+def _log_json(log, tx, index, ctx, i):
+    """The txLog attribute: the log as Evmos' Log proto JSON."""
+    return orjson.dumps({
+        "address": to_checksum_address(log.address),
+        "topics": ["0x" + t.hex() for t in log.topics],
+        "data": _b64(log.data),
+        "blockNumber": ctx.height,
+        "transactionHash": "0x" + tx.evm_hash.hex(),
+        "transactionIndex": index,
+        "blockHash": "0x" + ctx.block_hash.hex(),
+        "logIndex": ctx.log_count + i,
+        "removed": False,
+    }).decode()
+
+
+def _b64(data):
+    return base64.b64encode(data).decode()

@@ -1,0 +1,282 @@
+"""The native tx envelope: Cosmos SDK `TxRaw` bytes, carrying either an EVM tx or native messages.
+
+An EVM tx travels as `/ethermint.evm.v1.MsgEthereumTx` (as Evmos v20 builds it), so every tx
+has a native hash (SHA-256 of these bytes) and an EVM tx also its own keccak hash.
+"""
+
+import hashlib
+
+import attrs
+import rlp
+from eth.vm.forks.prague import PragueVM
+from eth_utils import to_checksum_address
+from google.protobuf import any_pb2
+from google.protobuf.message import DecodeError
+
+from chaind.chain import errors
+from chaind.crypto import keys
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
+from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
+from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
+from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
+from chaind.pb.ethermint.evm.v1 import tx_pb2 as evm_tx
+
+MSG_ETHEREUM_TX = "/ethermint.evm.v1.MsgEthereumTx"
+EXTENSION_ETHEREUM_TX = "/ethermint.evm.v1.ExtensionOptionsEthereumTx"
+ETH_PUBKEY = "/ethermint.crypto.v1.ethsecp256k1.PubKey"
+MSG_SEND = "/cosmos.bank.v1beta1.MsgSend"
+_EVM_TX_DATA = {
+    0: ("/ethermint.evm.v1.LegacyTx", evm_tx.LegacyTx),
+    1: ("/ethermint.evm.v1.AccessListTx", evm_tx.AccessListTx),
+    2: ("/ethermint.evm.v1.DynamicFeeTx", evm_tx.DynamicFeeTx),
+}
+_BY_URL = {url: (type_id, cls) for type_id, (url, cls) in _EVM_TX_DATA.items()}
+# Messages a native tx may carry, by type URL.
+NATIVE_MESSAGES = {MSG_SEND: bank_tx.MsgSend}
+
+_builder = PragueVM.get_transaction_builder()
+
+
+def native_hash(raw):
+    return hashlib.sha256(raw).digest()
+
+
+@attrs.frozen
+class EvmTx:
+    """A decoded, signature-checked EVM tx inside its envelope."""
+
+    raw: bytes             # the envelope (TxRaw) bytes
+    hash: bytes            # native hash
+    evm: object            # py-evm signed transaction
+    evm_hash: bytes
+    sender: bytes
+    kind = "evm"
+
+    @property
+    def nonce(self):
+        return self.evm.nonce
+
+    @property
+    def gas(self):
+        return self.evm.gas
+
+    @property
+    def max_fee(self):
+        return self.evm.max_fee_per_gas
+
+    @property
+    def max_tip(self):
+        return self.evm.max_priority_fee_per_gas
+
+    @property
+    def type_id(self):
+        return self.evm.type_id or 0
+
+
+@attrs.frozen
+class NativeTx:
+    """A decoded native tx with one signer (its fee payer)."""
+
+    raw: bytes
+    hash: bytes
+    body: object           # cosmos.tx.v1beta1.TxBody
+    auth_info: object      # cosmos.tx.v1beta1.AuthInfo
+    signature: bytes
+    public_key: bytes      # 33-byte compressed eth_secp256k1 key
+    sender: bytes
+    messages: tuple        # decoded message protos
+    kind = "native"
+
+    @property
+    def nonce(self):
+        return self.auth_info.signer_infos[0].sequence
+
+    @property
+    def gas(self):
+        return self.auth_info.fee.gas_limit
+
+    @property
+    def fee(self):
+        return tuple((c.denom, int(c.amount)) for c in self.auth_info.fee.amount)
+
+
+def wrap_evm(raw_evm, chain_id, base_denom):
+    """Decode a signed EVM tx (RLP or typed) and wrap it as Evmos' JSON-RPC does."""
+    try:
+        tx = _builder.decode(raw_evm)
+    except Exception as e:
+        raise errors.decode_error(f"rlp: {e}") from None
+    type_id = tx.type_id or 0
+    if type_id not in _EVM_TX_DATA:
+        raise errors.TxError(errors.SDK, 2, f"transaction type {type_id} not supported: tx parse error",
+                             "transaction type not supported")
+    url, cls = _EVM_TX_DATA[type_id]
+    data = cls(
+        nonce=tx.nonce,
+        gas=tx.gas,
+        to=to_checksum_address(tx.to) if tx.to else "",
+        value=str(tx.value),
+        data=tx.data,
+        v=_int_bytes(tx.v if type_id == 0 else tx.y_parity),
+        r=_int_bytes(tx.r),
+        s=_int_bytes(tx.s),
+    )
+    if type_id == 0:
+        data.gas_price = str(tx.gas_price)
+    else:
+        data.chain_id = str(tx.chain_id)
+        for address, slots in tx.access_list:
+            data.accesses.add(address=to_checksum_address(address),
+                              storage_keys=["0x" + bytes(s).rjust(32, b"\0").hex() if isinstance(s, bytes)
+                                            else "0x%064x" % s for s in slots])
+        if type_id == 1:
+            data.gas_price = str(tx.gas_price)
+        else:
+            data.gas_tip_cap = str(tx.max_priority_fee_per_gas)
+            data.gas_fee_cap = str(tx.max_fee_per_gas)
+    fee_price = tx.gas_price if type_id in (0, 1) else tx.max_fee_per_gas
+    msg = evm_tx.MsgEthereumTx(data=_any(url, data), hash="0x" + tx.hash.hex())
+    body = tx_pb2.TxBody(messages=[_any(MSG_ETHEREUM_TX, msg)],
+                         extension_options=[_any(EXTENSION_ETHEREUM_TX, evm_tx.ExtensionOptionsEthereumTx())])
+    fee = tx_pb2.Fee(gas_limit=tx.gas)
+    if fee_price * tx.gas > 0:
+        fee.amount.append(coin_pb2.Coin(denom=base_denom, amount=str(fee_price * tx.gas)))
+    raw = tx_pb2.TxRaw(body_bytes=body.SerializeToString(),
+                       auth_info_bytes=tx_pb2.AuthInfo(fee=fee).SerializeToString()).SerializeToString()
+    return _checked_evm(raw, tx, chain_id)
+
+
+def decode(raw, chain_id):
+    """Decode envelope bytes into an EvmTx or NativeTx, checking signatures."""
+    try:
+        tx_raw = tx_pb2.TxRaw.FromString(raw)
+        body = tx_pb2.TxBody.FromString(tx_raw.body_bytes)
+        auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
+    except DecodeError as e:
+        raise errors.decode_error(str(e) or "invalid protobuf") from None
+    if not body.messages:
+        raise errors.invalid_request("must contain at least one message")
+    urls = [m.type_url for m in body.messages]
+    if MSG_ETHEREUM_TX in urls:
+        return _decode_evm_envelope(raw, body, chain_id)
+    return _decode_native(raw, tx_raw, body, auth_info)
+
+
+def _decode_evm_envelope(raw, body, chain_id):
+    if len(body.messages) != 1:
+        raise errors.invalid_request("an Ethereum tx envelope carries exactly one MsgEthereumTx")
+    try:
+        msg = evm_tx.MsgEthereumTx.FromString(body.messages[0].value)
+        type_id, cls = _BY_URL[msg.data.type_url]
+        data = cls.FromString(msg.data.value)
+    except (DecodeError, KeyError) as e:
+        raise errors.decode_error(f"invalid MsgEthereumTx: {e}") from None
+    to = bytes.fromhex(data.to[2:]) if data.to else b""
+    value = _decimal(data.value)
+    v, r, s = (int.from_bytes(x, "big") for x in (data.v, data.r, data.s))
+    access_list = [[bytes.fromhex(a.address[2:]), [bytes.fromhex(k[2:]) for k in a.storage_keys]]
+                   for a in getattr(data, "accesses", ())]
+    if type_id == 0:
+        encoded = rlp.encode([data.nonce, _decimal(data.gas_price), data.gas, to, value, data.data, v, r, s])
+    elif type_id == 1:
+        encoded = b"\x01" + rlp.encode([_decimal(data.chain_id), data.nonce, _decimal(data.gas_price),
+                                        data.gas, to, value, data.data, access_list, v, r, s])
+    else:
+        encoded = b"\x02" + rlp.encode([_decimal(data.chain_id), data.nonce, _decimal(data.gas_tip_cap),
+                                        _decimal(data.gas_fee_cap), data.gas, to, value, data.data,
+                                        access_list, v, r, s])
+    try:
+        tx = _builder.decode(encoded)
+    except Exception as e:
+        raise errors.decode_error(f"invalid Ethereum tx: {e}") from None
+    return _checked_evm(raw, tx, chain_id)
+
+
+def _checked_evm(raw, tx, chain_id):
+    try:
+        tx.validate()
+        sender = tx.sender
+    except Exception as e:
+        raise errors.TxError(errors.SDK, 4, f"couldn't retrieve sender address from the ethereum "
+                             f"transaction: {e}: unauthorized", "invalid sender") from None
+    if tx.chain_id is not None and tx.chain_id != chain_id:
+        raise errors.invalid_chain_id(f"invalid chain id for signer: have {tx.chain_id} want {chain_id}")
+    return EvmTx(raw=raw, hash=native_hash(raw), evm=tx, evm_hash=tx.hash, sender=sender)
+
+
+def _decode_native(raw, tx_raw, body, auth_info):
+    if body.extension_options or body.non_critical_extension_options:
+        raise errors.unknown_request("extension options are not supported for native txs")
+    if not tx_raw.signatures:
+        raise errors.no_signatures()
+    if len(auth_info.signer_infos) != 1 or len(tx_raw.signatures) != 1:
+        raise errors.unauthorized("exactly one signer is supported")
+    signer = auth_info.signer_infos[0]
+    if signer.public_key.type_url != ETH_PUBKEY:
+        raise errors.TxError(errors.SDK, 8, f"unsupported public key type {signer.public_key.type_url!r}: "
+                             "invalid pubkey")
+    if signer.mode_info.single.mode != signing_pb2.SIGN_MODE_DIRECT:
+        raise errors.unauthorized("only SIGN_MODE_DIRECT is supported")
+    try:
+        public_key = ethsecp256k1.PubKey.FromString(signer.public_key.value).key
+        sender = keys.address_of_public_key(public_key)
+    except Exception:
+        raise errors.TxError(errors.SDK, 8, "invalid eth_secp256k1 public key: invalid pubkey") from None
+    messages = []
+    for any_msg in body.messages:
+        cls = NATIVE_MESSAGES.get(any_msg.type_url)
+        if cls is None:
+            raise errors.unknown_request(f"unrecognized message type {any_msg.type_url!r}")
+        try:
+            messages.append(cls.FromString(any_msg.value))
+        except DecodeError as e:
+            raise errors.decode_error(str(e)) from None
+    return NativeTx(raw=raw, hash=native_hash(raw), body=body, auth_info=auth_info,
+                    signature=tx_raw.signatures[0], public_key=public_key, sender=sender,
+                    messages=tuple(messages))
+
+
+def sign_doc_digest(tx, chain_id, account_number):
+    """keccak256 of the SIGN_MODE_DIRECT SignDoc, which eth_secp256k1 keys sign."""
+    from eth_utils import keccak
+
+    doc = tx_pb2.SignDoc(body_bytes=tx_pb2.TxRaw.FromString(tx.raw).body_bytes,
+                         auth_info_bytes=tx_pb2.TxRaw.FromString(tx.raw).auth_info_bytes,
+                         chain_id=chain_id, account_number=account_number)
+    return keccak(doc.SerializeToString())
+
+
+def build_native(messages, key, chain_id, account_number, sequence, fee, gas_limit, memo=""):
+    """Sign native messages with an eth_secp256k1 key (SIGN_MODE_DIRECT) into TxRaw bytes."""
+    from eth_utils import keccak
+
+    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo)
+    pub = _any(ETH_PUBKEY, ethsecp256k1.PubKey(key=key.compressed_public_key))
+    auth = tx_pb2.AuthInfo(
+        signer_infos=[tx_pb2.SignerInfo(public_key=pub, sequence=sequence,
+                                        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(
+                                            mode=signing_pb2.SIGN_MODE_DIRECT)))],
+        fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in fee], gas_limit=gas_limit))
+    body_bytes, auth_bytes = body.SerializeToString(), auth.SerializeToString()
+    doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
+                         account_number=account_number)
+    signature = key.sign_digest(keccak(doc.SerializeToString()))
+    return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes,
+                        signatures=[signature]).SerializeToString()
+
+
+def _any(url, message):
+    return any_pb2.Any(type_url=url, value=message.SerializeToString())
+
+
+def _int_bytes(value):
+    return value.to_bytes((value.bit_length() + 7) // 8, "big")
+
+
+def _decimal(text):
+    if not text:
+        return 0
+    if not text.isdigit():
+        raise errors.decode_error(f"invalid integer {text!r}")
+    return int(text)

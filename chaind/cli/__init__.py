@@ -1,0 +1,1 @@
+"""The `chaind` command line: init, start, and (later) keys, query and tx."""

@@ -1,0 +1,101 @@
+"""Node settings: defaults here, documented in etc/chaind.toml, overridden by the home's config file.
+
+Each section is an attrs class; a key the node does not know is an error, not a silent no-op.
+"""
+
+import tomllib
+
+import attrs
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message says which key and why."""
+
+
+def _listen(default):
+    return attrs.field(default=default, validator=attrs.validators.instance_of(str))
+
+
+@attrs.frozen
+class ChainSettings:
+    block_interval: float = 1.0         # seconds between blocks; 0 = a block as soon as a tx arrives
+    empty_blocks: bool = True           # produce blocks with no txs at block_interval
+    max_block_txs: int = 5000           # txs taken from the mempool per block
+
+
+@attrs.frozen
+class MempoolSettings:
+    size: int = 10000                   # txs held at most
+    max_per_sender: int = 256           # txs from one sender at most
+    max_tx_bytes: int = 131072          # size of one tx at most
+    price_bump: int = 10                # percent a replacement must raise both fee caps by
+
+
+@attrs.frozen
+class StorageSettings:
+    pruning: int = 0                    # 0 = archive (every height readable); N = keep the last N heights
+
+
+@attrs.frozen
+class JsonRpcSettings:
+    enable: bool = True
+    address: str = _listen("127.0.0.1:8545")
+    api: str = "eth,net,web3,txpool"    # enabled namespaces
+    max_body_bytes: int = 5 * 1024 * 1024
+    max_batch_size: int = 1000          # requests in one batch
+    gas_cap: int = 25_000_000           # eth_call / eth_estimateGas gas limit; 0 = none
+    evm_timeout: float = 5.0            # seconds an eth_call may run
+    logs_cap: int = 10000               # eth_getLogs results at most
+    block_range_cap: int = 10000        # eth_getLogs blocks spanned at most
+    filter_cap: int = 200               # installed filters at most
+    filter_timeout: float = 300.0       # seconds an unpolled filter lives
+    feehistory_cap: int = 100           # eth_feeHistory blocks at most
+    allow_unprotected_txs: bool = False  # accept txs without an EIP-155 chain id
+
+
+@attrs.frozen
+class Settings:
+    chain: ChainSettings = ChainSettings()
+    mempool: MempoolSettings = MempoolSettings()
+    storage: StorageSettings = StorageSettings()
+    json_rpc: JsonRpcSettings = JsonRpcSettings()
+
+    def evolve(self, **sections):
+        """A copy with some keys of some sections changed: evolve(chain={"block_interval": 0})."""
+        changed = {name: attrs.evolve(getattr(self, name), **values) for name, values in sections.items()}
+        return attrs.evolve(self, **changed)
+
+
+_SECTIONS = {field.name.replace("_", "-"): field for field in attrs.fields(Settings)}
+
+
+def load(path=None, text=None):
+    """Settings from a TOML file (or its text); missing keys keep their defaults."""
+    if path is not None:
+        with open(path, "rb") as f:
+            text = f.read().decode()
+    if not text:
+        return Settings()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path or 'config'}: {e}") from None
+    sections = {}
+    for name, values in data.items():
+        field = _SECTIONS.get(name)
+        if field is None or not isinstance(values, dict):
+            raise ConfigError(f"unknown config section [{name}]; known: {', '.join(sorted(_SECTIONS))}")
+        known = {f.name.replace("_", "-"): f for f in attrs.fields(field.type)}
+        kwargs = {}
+        for key, value in values.items():
+            option = known.get(key)
+            if option is None:
+                raise ConfigError(f"unknown key {key!r} in [{name}]; known: {', '.join(sorted(known))}")
+            expected = option.type
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+                raise ConfigError(f"[{name}] {key} must be {expected.__name__}, got {value!r}")
+            kwargs[option.name] = value
+        sections[field.name] = field.type(**kwargs)
+    return Settings(**sections)

@@ -1,0 +1,1 @@
+"""Block production: the solo proof-of-stake producer and the mempool it draws from."""

@@ -1,0 +1,47 @@
+"""One 20-byte account address, written as bech32 (`chain1...`) or as 0x hex (EIP-55)."""
+
+import hashlib
+
+import bech32
+from eth_utils import is_hex_address, to_checksum_address
+
+
+class AddressError(ValueError):
+    """Raised for a string that is neither a valid bech32 nor a valid 0x address."""
+
+
+def to_bech32(prefix, address):
+    data = bech32.convertbits(address, 8, 5)
+    return bech32.bech32_encode(prefix, data)
+
+
+def from_bech32(text, prefix=None):
+    hrp, data = bech32.bech32_decode(text)
+    if hrp is None or data is None:
+        raise AddressError(f"invalid bech32 address {text!r}")
+    if prefix is not None and hrp != prefix:
+        raise AddressError(f"invalid bech32 prefix: expected {prefix!r}, got {hrp!r}")
+    raw = bech32.convertbits(data, 5, 8, False)
+    if raw is None or len(raw) != 20:
+        raise AddressError(f"invalid address length in {text!r}")
+    return bytes(raw)
+
+
+def to_hex(address):
+    return to_checksum_address(address)
+
+
+def parse(text, prefix=None):
+    """Bytes of an address given as bech32 or 0x hex."""
+    if not isinstance(text, str):
+        raise AddressError("address must be a string")
+    if text.startswith(("0x", "0X")):
+        if not is_hex_address(text):
+            raise AddressError(f"invalid hex address {text!r}")
+        return bytes.fromhex(text[2:])
+    return from_bech32(text, prefix)
+
+
+def module_address(name):
+    """The account address of a module (fee_collector, bonded_tokens_pool ...), as the SDK derives it."""
+    return hashlib.sha256(name.encode()).digest()[:20]

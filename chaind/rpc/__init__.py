@@ -1,0 +1,1 @@
+"""The faces: transports that speak a wire format and call the services in api/."""

@@ -1,0 +1,56 @@
+"""The LevelDB handle: reads, prefix scans and the one write batch per block."""
+
+import plyvel
+
+
+class Database:
+    """A plyvel database opened under a node's data directory.
+
+    Reads are thread-safe; the single writer thread commits through `write`.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self._db = plyvel.DB(str(path), create_if_missing=True)
+
+    def get(self, key):
+        return self._db.get(key)
+
+    def iterate(self, prefix, start=None, reverse=False):
+        """Yield (key, value) under `prefix`, from `start` (a full key) when given."""
+        if start is None:
+            return self._db.iterator(prefix=prefix, reverse=reverse)
+        if reverse:
+            return self._db.iterator(start=prefix, stop=start, include_stop=True, reverse=True)
+        return self._db.iterator(start=start, stop=prefix_end(prefix))
+
+    def seek_first(self, start, stop):
+        """The first (key, value) with start <= key < stop, or None."""
+        with self._db.iterator(start=start, stop=stop) as it:
+            for item in it:
+                return item
+        return None
+
+    def write(self, puts, deletes=()):
+        """Commit `puts` (key -> value) and `deletes` atomically and durably."""
+        with self._db.write_batch(sync=True) as batch:
+            for key, value in puts.items():
+                batch.put(key, value)
+            for key in deletes:
+                batch.delete(key)
+
+    def close(self):
+        if not self._db.closed:
+            self._db.close()
+
+    @property
+    def closed(self):
+        return self._db.closed
+
+
+def prefix_end(prefix):
+    """The smallest key greater than every key starting with `prefix`."""
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return None
+    return stripped[:-1] + bytes([stripped[-1] + 1])

@@ -1,0 +1,69 @@
+"""The key layout of the node's LevelDB, in one place.
+
+Heights and indexes are fixed-width big-endian so that keys sort numerically.
+"""
+
+import struct
+
+HEAD = b"m:head"                # last committed height
+PRUNED_BELOW = b"m:pruned"      # lowest height whose state is still kept
+GENESIS = b"m:genesis"          # the genesis document the chain started from
+
+BLOCK = b"b:"                   # height -> block record (header, hash, meta)
+BLOCK_BY_HASH = b"bh:"          # block hash -> height
+TX = b"t:"                      # height, index -> raw tx bytes
+RESULT = b"r:"                  # height, index -> tx result record
+TX_BY_HASH = b"th:"             # native tx hash -> height, index
+EVM_TX_BY_HASH = b"eh:"         # EVM tx hash -> height, index
+EVM_NODE = b"s:"                # py-evm trie node / code hash -> bytes
+VERSIONED = b"v:"               # native module key, inverted height -> value
+
+_HEIGHT = struct.Struct(">Q")
+_POS = struct.Struct(">QI")
+_MAX = 2**64 - 1
+
+
+def height_bytes(height):
+    return _HEIGHT.pack(height)
+
+
+def height_of(raw):
+    return _HEIGHT.unpack(raw)[0]
+
+
+def position_bytes(height, index):
+    return _POS.pack(height, index)
+
+
+def position_of(raw):
+    return _POS.unpack(raw)
+
+
+def inverted_height(height):
+    """Newest first: versions of one key sort from the highest height down."""
+    return _HEIGHT.pack(_MAX - height)
+
+
+def block_key(height):
+    return BLOCK + height_bytes(height)
+
+
+def tx_key(height, index):
+    return TX + position_bytes(height, index)
+
+
+def result_key(height, index):
+    return RESULT + position_bytes(height, index)
+
+
+def compose(*parts):
+    """A module key from parts, each length-prefixed so no key is a prefix of another."""
+    out = bytearray()
+    for part in parts:
+        if isinstance(part, str):
+            part = part.encode()
+        if len(part) > 255:
+            raise ValueError("key part longer than 255 bytes")
+        out.append(len(part))
+        out += part
+    return bytes(out)

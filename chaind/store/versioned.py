@@ -1,0 +1,78 @@
+"""Native module state kept by height: every write is a new version, old ones stay readable.
+
+A value at height H is the newest version written at or below H; a deletion is a tombstone.
+"""
+
+from chaind.store import keys
+from chaind.store.db import prefix_end
+
+_LIVE = b"\x01"
+_TOMBSTONE = b"\x00"
+_PAST_VERSIONS = b"\xff" * 8 + b"\x00"
+
+
+class VersionedReader:
+    """Read-only view of native module state as of `height`."""
+
+    def __init__(self, db, height):
+        self._db = db
+        self.height = height
+        self._floor = keys.inverted_height(height)
+
+    def get(self, key):
+        base = keys.VERSIONED + key
+        found = self._db.seek_first(base + self._floor, base + _PAST_VERSIONS)
+        if found is None or found[1][:1] == _TOMBSTONE:
+            return None
+        return found[1][1:]
+
+    def iterate(self, prefix, start_after=None):
+        """Yield (key, value) of live keys under `prefix`, in key order."""
+        full = keys.VERSIONED + prefix
+        cursor = full if start_after is None else keys.VERSIONED + start_after + _PAST_VERSIONS
+        stop = prefix_end(full)
+        while True:
+            first = self._db.seek_first(cursor, stop)
+            if first is None:
+                return
+            key = first[0][len(keys.VERSIONED):-8]
+            value = self.get(key)
+            if value is not None:
+                yield key, value
+            cursor = keys.VERSIONED + key + _PAST_VERSIONS
+
+
+class VersionedWriter(VersionedReader):
+    """The writer's view for the block being built at `height`: reads see its own writes."""
+
+    def __init__(self, db, height):
+        super().__init__(db, height)
+        self.changes = {}
+
+    def get(self, key):
+        if key in self.changes:
+            return self.changes[key]
+        return super().get(key)
+
+    def set(self, key, value):
+        self.changes[key] = bytes(value)
+
+    def delete(self, key):
+        self.changes[key] = None
+
+    def iterate(self, prefix, start_after=None):
+        committed = dict(super().iterate(prefix, start_after))
+        for key, value in self.changes.items():
+            if key.startswith(prefix) and (start_after is None or key > start_after):
+                committed[key] = value
+        for key in sorted(committed):
+            if committed[key] is not None:
+                yield key, committed[key]
+
+    def batch_puts(self):
+        """The write-batch entries for this block's changes, in key order."""
+        suffix = keys.inverted_height(self.height)
+        return {
+            keys.VERSIONED + key + suffix: (_TOMBSTONE if value is None else _LIVE + value)
+            for key, value in sorted(self.changes.items())
+        }
