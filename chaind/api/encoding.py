@@ -1,0 +1,126 @@
+"""The one place that writes EVM JSON-RPC objects: quantities, blocks, txs, receipts, logs."""
+
+from eth_utils import to_checksum_address
+
+from chaind.chain import txs as txcodec
+
+EMPTY_TRIE_ROOT = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
+EMPTY_UNCLES = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"
+
+
+def q(value):
+    return hex(value)
+
+
+def d(value):
+    return "0x" + bytes(value).hex()
+
+
+def addr(value):
+    return to_checksum_address(value) if value else None
+
+
+def block(chain, header, meta, full_txs):
+    """An Ethereum block object for a committed block (Evmos' field choices)."""
+    height = header.height
+    transactions = []
+    for index in range(meta.num_txs):
+        result = chain.result_at(height, index)
+        if result.receipt is None:
+            continue
+        tx = txcodec.decode(chain.tx_at(height, index), chain.genesis.evm_chain_id)
+        transactions.append(transaction(tx, header, meta, index, result) if full_txs else d(tx.evm_hash))
+    parent_hash = header.last_block_id.hash or bytes(32)
+    return {
+        "number": q(height),
+        "hash": d(meta.hash),
+        "parentHash": d(parent_hash),
+        "nonce": "0x0000000000000000",
+        "sha3Uncles": EMPTY_UNCLES,
+        "logsBloom": d(meta.bloom),
+        "transactionsRoot": d(header.data_hash) if meta.num_txs else EMPTY_TRIE_ROOT,
+        "stateRoot": d(meta.evm_state_root),
+        "receiptsRoot": EMPTY_TRIE_ROOT,
+        "miner": addr(header.proposer_address) or addr(bytes(20)),
+        "mixHash": d(bytes(32)),
+        "difficulty": "0x0",
+        "totalDifficulty": "0x0",
+        "extraData": "0x",
+        "size": q(meta.size),
+        "gasLimit": q(meta.gas_limit),
+        "gasUsed": q(meta.gas_used),
+        "timestamp": q(header.time_ns // 10**9),
+        "baseFeePerGas": q(meta.base_fee),
+        "transactions": transactions,
+        "uncles": [],
+    }
+
+
+def transaction(tx, header=None, meta=None, index=None, result=None, base_fee=None):
+    """An Ethereum transaction object; block fields are null while the tx is pending."""
+    e = tx.evm
+    out = {
+        "blockHash": d(meta.hash) if meta else None,
+        "blockNumber": q(header.height) if header else None,
+        "from": addr(tx.sender),
+        "gas": q(e.gas),
+        "hash": d(tx.evm_hash),
+        "input": d(e.data),
+        "nonce": q(e.nonce),
+        "to": addr(e.to),
+        "transactionIndex": q(index) if index is not None else None,
+        "value": q(e.value),
+        "type": q(tx.type_id),
+        "chainId": q(e.chain_id) if e.chain_id is not None else None,
+        "v": q(e.v if tx.type_id == 0 else e.y_parity),
+        "r": q(e.r),
+        "s": q(e.s),
+    }
+    if tx.type_id == 2:
+        out["maxFeePerGas"] = q(e.max_fee_per_gas)
+        out["maxPriorityFeePerGas"] = q(e.max_priority_fee_per_gas)
+        if result is not None and result.receipt is not None:
+            out["gasPrice"] = q(result.receipt.effective_gas_price)
+        else:
+            out["gasPrice"] = q(e.max_fee_per_gas)
+        out["yParity"] = q(e.y_parity)
+    else:
+        out["gasPrice"] = q(e.gas_price)
+    if tx.type_id in (1, 2):
+        out["accessList"] = [{"address": addr(a), "storageKeys": [d(k if isinstance(k, bytes) else k.to_bytes(32, "big"))
+                                                                  for k in keys]} for a, keys in e.access_list]
+    return out
+
+
+def receipt(tx, header, meta, index, result):
+    r = result.receipt
+    return {
+        "transactionHash": d(tx.evm_hash),
+        "transactionIndex": q(index),
+        "blockHash": d(meta.hash),
+        "blockNumber": q(header.height),
+        "from": addr(tx.sender),
+        "to": addr(tx.evm.to),
+        "cumulativeGasUsed": q(r.cumulative_gas_used),
+        "gasUsed": q(r.gas_used),
+        "effectiveGasPrice": q(r.effective_gas_price),
+        "contractAddress": addr(r.contract_address),
+        "logs": [log(entry, tx, header, meta, index, r.log_index_start + i) for i, entry in enumerate(r.logs)],
+        "logsBloom": d(r.bloom),
+        "type": q(tx.type_id),
+        "status": q(r.status),
+    }
+
+
+def log(entry, tx, header, meta, index, log_index):
+    return {
+        "address": addr(entry.address),
+        "topics": [d(t) for t in entry.topics],
+        "data": d(entry.data),
+        "blockNumber": q(header.height),
+        "transactionHash": d(tx.evm_hash),
+        "transactionIndex": q(index),
+        "blockHash": d(meta.hash),
+        "logIndex": q(log_index),
+        "removed": False,
+    }

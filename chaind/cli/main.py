@@ -1,0 +1,38 @@
+"""The `chaind` command: init a home, start a node."""
+
+import sys
+
+import click
+
+
+@click.group()
+def main():
+    """chaind: a proof-of-stake EVM chain node."""
+
+
+@main.command()
+@click.argument("moniker")
+@click.option("--chain-id", default=None, help="Chain id <name>_<EIP-155 id>-<version> (default chain_9000-1)")
+@click.option("--home", required=True, type=click.Path(file_okay=False), help="Home directory to create")
+def init(moniker, chain_id, home):
+    """Write a home with config, validator key and genesis for a new chain."""
+    from chaind.chain.genesis import GenesisError
+    from chaind.home import Home
+
+    try:
+        created = Home(home).init(moniker, chain_id=chain_id)
+    except (FileExistsError, GenesisError) as e:
+        raise click.ClickException(str(e))
+    click.echo(f"initialized {created.path} (genesis {created.genesis_file})")
+
+
+@main.command()
+@click.option("--home", default=None, type=click.Path(file_okay=False))
+@click.option("--config", default=None, type=click.Path(dir_okay=False))
+def start(home, config):
+    """Run the node in the foreground (the same as `twistd -n chaind`)."""
+    from twisted.scripts.twistd import run
+
+    sys.argv = ["twistd", "-n", "chaind"] + (["--home", home] if home else []) + \
+               (["--config", config] if config else [])
+    run()

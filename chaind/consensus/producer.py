@@ -1,0 +1,117 @@
+"""The solo proof-of-stake producer: this node's validator proposes and commits every block.
+
+Execution and the write batch run on one writer thread; events are published on the reactor
+after the block is durable, so a notification never precedes a readable block.
+"""
+
+import time
+
+from twisted.application import service
+from twisted.internet import defer, task, threads
+from twisted.logger import Logger
+from twisted.python.threadpool import ThreadPool
+
+from chaind.events import types as ev
+
+log = Logger()
+
+
+class Producer(service.Service):
+    def __init__(self, app, mempool, bus, settings, proposer_address, reactor=None):
+        from twisted.internet import reactor as default_reactor
+
+        self.app = app
+        self.mempool = mempool
+        self.bus = bus
+        self.settings = settings
+        self.proposer_address = proposer_address
+        self.reactor = reactor or default_reactor
+        self.writer = ThreadPool(minthreads=1, maxthreads=1, name="chaind-writer")
+        self.checker = ThreadPool(minthreads=1, maxthreads=1, name="chaind-check")
+        self._loop = None
+        self._building = None
+        self._wanted = False
+
+    def startService(self):
+        super().startService()
+        self.writer.start()
+        self.checker.start()
+        interval = self.settings.block_interval
+        if interval > 0:
+            self._loop = task.LoopingCall(self._tick)
+            self._loop.clock = self.reactor
+            self._loop.start(interval, now=False)
+
+    @defer.inlineCallbacks
+    def stopService(self):
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        if self._building is not None:
+            try:
+                yield self._building
+            except Exception:
+                pass
+        self.writer.stop()
+        self.checker.stop()
+        yield super().stopService()
+
+    def submit(self, raw):
+        """check_tx off the reactor, then into the mempool; fires with the decoded tx."""
+        d = threads.deferToThreadPool(self.reactor, self.checker, self.app.check_tx, raw)
+        d.addCallback(self._admit)
+        return d
+
+    def _admit(self, tx):
+        self.mempool.add(tx)
+        self.bus.publish([ev.PendingTx(tx)])
+        if self.settings.block_interval == 0:
+            self._request_block()
+        return tx
+
+    def _request_block(self):
+        if self._building is not None:
+            self._wanted = True
+            return
+        self._tick()
+
+    def _tick(self):
+        if self._building is not None or not self.running:
+            return self._building
+        view = self.app.view()
+        chosen = self.mempool.select(view.accounts.get_nonce, self.settings.max_block_txs,
+                                     self.app.genesis.max_gas)
+        if not chosen and not self.settings.empty_blocks:
+            return None
+        raws = [tx.raw for tx in chosen]
+        d = threads.deferToThreadPool(self.reactor, self.writer, self._build, raws, time.time_ns())
+        d.addCallbacks(self._committed, self._failed)
+        self._building = d
+        return d
+
+    def produce(self):
+        """Build one block now (dev and tests); fires with the CommittedBlock."""
+        if self._building is not None:
+            return self._building.addCallback(lambda _: self.produce())
+        return self._tick()
+
+    def _build(self, raws, now_ns):
+        block, puts = self.app.finalize_block(raws, now_ns, self.proposer_address)
+        self.app.commit(block, puts)
+        return block
+
+    def _committed(self, block):
+        self._building = None
+        view = self.app.view()
+        self.mempool.remove_committed(view.accounts.get_nonce)
+        events = [ev.NewBlock(block), ev.NewBlockHeader(block)]
+        events += [ev.Tx(block, i) for i in range(len(block.txs))]
+        self.bus.publish(events)
+        if self._wanted or (self.settings.block_interval == 0 and len(self.mempool)):
+            self._wanted = False
+            self.reactor.callLater(0, self._request_block)
+        return block
+
+    def _failed(self, failure):
+        self._building = None
+        log.failure("block production failed", failure)
+        return failure

@@ -1,0 +1,85 @@
+"""A node's home directory: config/ (chaind.toml, genesis.json, validator key) and data/ (LevelDB).
+
+With no home given, a dev chain is created under ~/.chaind on first start.
+"""
+
+import base64
+import json
+import os
+import pathlib
+import time
+
+from cryptography.hazmat.primitives.asymmetric import ed25519
+from cryptography.hazmat.primitives import serialization
+
+from chaind.chain import genesis as genesis_mod
+from chaind.crypto import keys
+from chaind.resources import etc_file
+
+DEFAULT_HOME = pathlib.Path("~/.chaind").expanduser()
+DEV_MARKER = "dev-mnemonic.txt"
+
+
+class Home:
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+        self.config_dir = self.path / "config"
+        self.data_dir = self.path / "data"
+
+    @property
+    def config_file(self):
+        return self.config_dir / "chaind.toml"
+
+    @property
+    def genesis_file(self):
+        return self.config_dir / "genesis.json"
+
+    def exists(self):
+        return self.genesis_file.is_file()
+
+    def validator_key(self):
+        """The 32-byte ed25519 seed of this node's validator (priv_validator_key.json)."""
+        with open(self.config_dir / "priv_validator_key.json") as f:
+            doc = json.load(f)
+        return base64.b64decode(doc["priv_key"]["value"])[:32]
+
+    def dev_keys(self):
+        """The funded dev account keys, when this is a dev home."""
+        marker = self.config_dir / DEV_MARKER
+        if not marker.is_file():
+            return []
+        mnemonic, count = marker.read_text().strip().rsplit("\n", 1)
+        return [keys.from_mnemonic(mnemonic, i) for i in range(int(count))]
+
+    def init(self, moniker, chain_id=None, dev=False):
+        """Write config, validator key and genesis; refuses to overwrite an existing home."""
+        if self.exists():
+            raise FileExistsError(f"{self.genesis_file} already exists; choose another --home")
+        self.config_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private = ed25519.Ed25519PrivateKey.generate()
+        seed = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                     serialization.NoEncryption())
+        public = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        import hashlib
+
+        key_doc = {
+            "address": hashlib.sha256(public).digest()[:20].hex().upper(),
+            "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(public).decode()},
+            "priv_key": {"type": "tendermint/PrivKeyEd25519", "value": base64.b64encode(seed + public).decode()},
+        }
+        key_path = self.config_dir / "priv_validator_key.json"
+        key_path.write_text(json.dumps(key_doc, indent=2))
+        os.chmod(key_path, 0o600)
+        template = genesis_mod.dev_template()
+        mnemonic = template["app_state"]["bank"]["dev_mnemonic"]
+        count = template["app_state"]["bank"]["dev_accounts"]
+        doc, _ = genesis_mod.expand_dev(template, public, moniker, time.time_ns(), chain_id)
+        if dev:
+            (self.config_dir / DEV_MARKER).write_text(f"{mnemonic}\n{count}\n")
+        else:
+            # A non-dev chain starts with only the validator's operator funded; edit genesis to add more.
+            doc["app_state"]["bank"]["balances"] = doc["app_state"]["bank"]["balances"][:1]
+        self.genesis_file.write_text(json.dumps(doc, indent=2))
+        self.config_file.write_text(etc_file("chaind.toml").read_text())
+        return self
