@@ -73,8 +73,9 @@ class App:
         """(Header, BlockMeta) at `height`, or None if there is no such block."""
         if height == self.height:
             return self._head
-        if height < 0 or height > self.height:
+        if height < 0:
             return None
+        # A height above the cached head may already be durable (its batch is written first).
         return self._load_block(height)
 
     def height_of_hash(self, block_hash):

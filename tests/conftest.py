@@ -1,0 +1,53 @@
+"""Fixtures: a real node on 127.0.0.1 (port 0) with a temp home and real LevelDB."""
+
+import io
+
+import pytest
+import pytest_twisted
+from twisted.internet import reactor, threads
+
+from chaind import config
+from chaind.home import Home
+from chaind.node import Node
+
+
+def make_node(home_path, **sections):
+    home = Home(home_path)
+    if not home.exists():
+        home.init("test", dev=True)
+    base = {"chain": {"block_interval": 0.0, "empty_blocks": False},
+            "json_rpc": {"address": "127.0.0.1:0"}}
+    for name, values in sections.items():
+        base.setdefault(name, {}).update(values)
+    settings = config.Settings().evolve(**base)
+    return Node(home, settings, reactor=reactor, out=io.StringIO())
+
+
+@pytest.fixture
+def node_factory(tmp_path):
+    started = []
+
+    def start(**sections):
+        node = make_node(tmp_path / "home", **sections)
+        node.startService()
+        started.append(node)
+        return node
+
+    yield start
+    for node in started:
+        if node.running:
+            pytest_twisted.blockon(node.stopService())
+
+
+@pytest.fixture
+def node(node_factory):
+    return node_factory()
+
+
+def url(node):
+    return f"http://127.0.0.1:{node.port_of('json-rpc')}"
+
+
+def in_thread(fn, *args):
+    """Run a blocking client call (web3.py) off the reactor, as a real client process would."""
+    return threads.deferToThread(fn, *args)

@@ -1,0 +1,21 @@
+"""etc/chaind.toml documents every setting with its real default; bad config is a clear error."""
+
+import pytest
+
+from chaind import config
+from chaind.resources import etc_file
+
+
+def test_shipped_config_equals_defaults():
+    assert config.load(etc_file("chaind.toml")) == config.Settings()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[nope]\nx = 1\n", "unknown config section [nope]"),
+    ("[chain]\nblock-speed = 1\n", "unknown key 'block-speed' in [chain]"),
+    ("[chain]\nblock-interval = \"fast\"\n", "[chain] block-interval must be float"),
+    ("[chain\n", "config"),
+])
+def test_bad_config_is_a_clear_error(text, message):
+    with pytest.raises(config.ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        config.load(text=text)
