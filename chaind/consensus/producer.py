@@ -88,12 +88,6 @@ class Producer(service.Service):
         self._building = d
         return d
 
-    def produce(self):
-        """Build one block now (dev and tests); fires with the CommittedBlock."""
-        if self._building is not None:
-            return self._building.addCallback(lambda _: self.produce())
-        return self._tick()
-
     def _build(self, raws, now_ns):
         block, puts = self.app.finalize_block(raws, now_ns, self.proposer_address)
         self.app.commit(block, puts)
