@@ -57,27 +57,28 @@ class EthApi:
         except LookupError:
             raise server_error("header not found") from None
 
+    def _account(self, params, count):
+        """The address argument (0) of an account read taking at most `count` params."""
+        p.at_most(params, count)
+        return p.address(p.arg(params, 0), 0)
+
     def get_balance(self, params):
-        p.at_most(params, 2)
-        address = p.address(p.arg(params, 0), 0)
+        address = self._account(params, 2)
         return enc.q(self._view(params, 1).accounts.get_balance(address))
 
     def get_transaction_count(self, params):
-        p.at_most(params, 2)
-        address = p.address(p.arg(params, 0), 0)
+        address = self._account(params, 2)
         if p.arg(params, 1, required=False) == "pending":
             state_nonce = self.app.view().accounts.get_nonce(address)
             return enc.q(self.node.mempool.pending_nonce(address, state_nonce))
         return enc.q(self._view(params, 1).accounts.get_nonce(address))
 
     def get_code(self, params):
-        p.at_most(params, 2)
-        address = p.address(p.arg(params, 0), 0)
+        address = self._account(params, 2)
         return enc.d(self._view(params, 1).accounts.get_code(address))
 
     def get_storage_at(self, params):
-        p.at_most(params, 3)
-        address = p.address(p.arg(params, 0), 0)
+        address = self._account(params, 3)
         slot = p.arg(params, 1)
         key = p.quantity(slot, 1, "hash") if isinstance(slot, str) and len(slot) < 66 else \
             int.from_bytes(p.block_hash(slot, 1), "big")

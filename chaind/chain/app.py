@@ -254,16 +254,19 @@ class App:
         block_hash = header.hash()
         base_fee = self.next_base_fee()
         ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
-        results = []
+        results, evm_hashes = [], {}
         for index, raw in enumerate(raw_txs):
-            results.append(self._deliver(ctx, raw, index))
+            result, tx = self._deliver(ctx, raw, index)
+            results.append(result)
+            if result.receipt is not None:
+                evm_hashes[index] = tx.evm_hash
         sealed = self._seal_state(ctx, prev_native=prev_meta.native_hash)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
                          size=sum(len(t) for t in raw_txs), **sealed)
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results))
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
-        return committed, self._block_puts(committed, puts)
+        return committed, self._block_puts(committed, puts, evm_hashes)
 
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
@@ -274,7 +277,7 @@ class App:
         try:
             tx = txs.decode(raw, self.genesis.evm_chain_id)
         except errors.TxError as e:
-            return TxResult(code=e.code, codespace=e.codespace, log=e.log)
+            return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
         try:
             if tx.kind == "evm":
                 if tx.evm.gas > self.genesis.max_gas - ctx.gas_used:
@@ -285,11 +288,10 @@ class App:
                     auth.ensure_account(ctx, tx.evm.to)
                 elif result.receipt.contract_address:
                     auth.ensure_account(ctx, result.receipt.contract_address)
-                return result
-            return self._deliver_native(ctx, tx)
+                return result, tx
+            return self._deliver_native(ctx, tx), tx
         except errors.TxError as e:
-            return TxResult(code=e.code, codespace=e.codespace, log=e.log,
-                            gas_wanted=tx.gas)
+            return TxResult(code=e.code, codespace=e.codespace, log=e.log, gas_wanted=tx.gas), tx
 
     def _deliver_native(self, ctx, tx):
         """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
@@ -369,7 +371,7 @@ class App:
         return {"evm_state_root": evm_root, "native_hash": native_hash,
                 "app_hash": hashlib.sha256(evm_root + native_hash).digest()}
 
-    def _block_puts(self, committed, puts):
+    def _block_puts(self, committed, puts, evm_hashes=None):
         height = committed.height
         puts[keys.block_key(height)] = committed.record()
         if committed.hash:
@@ -379,9 +381,8 @@ class App:
             puts[keys.tx_key(height, index)] = raw
             puts[keys.result_key(height, index)] = result.to_record()
             puts[keys.TX_BY_HASH + txs.native_hash(raw)] = position
-            if result.receipt is not None:
-                decoded = txs.decode(raw, self.genesis.evm_chain_id)
-                puts[keys.EVM_TX_BY_HASH + decoded.evm_hash] = position
+            if evm_hashes and index in evm_hashes:
+                puts[keys.EVM_TX_BY_HASH + evm_hashes[index]] = position
         puts[keys.HEAD] = keys.height_bytes(height)
         return puts
 
