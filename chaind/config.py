@@ -49,6 +49,7 @@ class JsonRpcSettings:
     block_range_cap: int = 10000        # eth_getLogs blocks spanned at most
     filter_cap: int = 200               # installed filters at most
     filter_timeout: float = 300.0       # seconds an unpolled filter lives
+    filter_queue: int = 10000           # events an unpolled filter holds before it is removed
     feehistory_cap: int = 100           # eth_feeHistory blocks at most
     allow_unprotected_txs: bool = False  # accept txs without an EIP-155 chain id
 

@@ -9,8 +9,12 @@ from twisted.python.threadpool import ThreadPool
 from twisted.web import server
 
 from chaind import config as config_mod
+from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
+from chaind.api.fees import FeeApi
+from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
+from chaind.api.txpool import TxPoolApi
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.consensus.mempool import Mempool
@@ -84,7 +88,11 @@ class Node(service.MultiService):
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
-        tables = {"eth": EthApi(self).methods(), "net": net_methods(self), "web3": web3_methods(self)}
+        eth, fees, filters = EthApi(self), FeeApi(self), FilterApi(self)
+        filters.setServiceParent(self)
+        tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
+                          **DevWallet(self, eth.runner, fees).methods()},
+                  "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods()}
         methods = {}
         for namespace, table in tables.items():
             if namespace in enabled:

@@ -4,7 +4,7 @@ StoreContract: empty calldata returns slot 0; a non-zero word stores it in slot 
 LOG1(STORED, word); a zero word reverts with the 32-byte word 42.
 """
 
-OPS = {"STOP": 0x00, "MSTORE": 0x52, "SLOAD": 0x54, "SSTORE": 0x55, "JUMPI": 0x57, "JUMPDEST": 0x5B,
+OPS = {"STOP": 0x00, "MSTORE": 0x52, "SLOAD": 0x54, "SSTORE": 0x55, "JUMP": 0x56, "JUMPI": 0x57, "JUMPDEST": 0x5B,
        "CALLDATALOAD": 0x35, "CALLDATASIZE": 0x36, "CODECOPY": 0x39, "DUP1": 0x80, "LOG1": 0xA1,
        "RETURN": 0xF3, "REVERT": 0xFD}
 

@@ -1,45 +1,15 @@
 """End to end: a real node, driven by web3.py over HTTP."""
 
 import json
-import urllib.request
 
 import pytest
 import pytest_twisted
 from eth_account import Account
-from web3 import Web3
 from web3.exceptions import ContractLogicError
 
-from conftest import in_thread, make_node, url
+from conftest import in_thread, make_node
 from contracts import INIT, RUNTIME, STORED
-
-DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-DEV0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
-OTHER = "0x" + "22" * 20
-
-
-def post(node, payload, raw=False):
-    body = payload if raw else json.dumps(payload).encode()
-    request = urllib.request.Request(url(node), data=body, headers={"content-type": "application/json"})
-    try:
-        with urllib.request.urlopen(request) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
-
-
-def rpc(node, method, *params):
-    return in_thread(post, node, {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)})
-
-
-def w3(node):
-    return Web3(Web3.HTTPProvider(url(node)))
-
-
-def send(web3, tx, key=DEV0_KEY):
-    tx = {"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10, "maxPriorityFeePerGas": 10**9, **tx}
-    signed = Account.sign_transaction(tx, key)
-    tx_hash = web3.eth.send_raw_transaction(signed.raw_transaction)
-    return web3.eth.wait_for_transaction_receipt(tx_hash, timeout=10, poll_latency=0.05)
+from evm_client import DEV0, DEV0_KEY, OTHER, post, rpc, send, w3
 
 
 @pytest_twisted.inlineCallbacks

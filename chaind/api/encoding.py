@@ -105,20 +105,20 @@ def receipt(tx, header, meta, index, result):
         "gasUsed": q(r.gas_used),
         "effectiveGasPrice": q(r.effective_gas_price),
         "contractAddress": addr(r.contract_address),
-        "logs": [log(entry, tx, header, meta, index, r.log_index_start + i) for i, entry in enumerate(r.logs)],
+        "logs": [log(entry, tx.evm_hash, header, meta, index, r.log_index_start + i) for i, entry in enumerate(r.logs)],
         "logsBloom": d(r.bloom),
         "type": q(tx.type_id),
         "status": q(r.status),
     }
 
 
-def log(entry, tx, header, meta, index, log_index):
+def log(entry, evm_hash, header, meta, index, log_index):
     return {
         "address": addr(entry.address),
         "topics": [d(t) for t in entry.topics],
         "data": d(entry.data),
         "blockNumber": q(header.height),
-        "transactionHash": d(tx.evm_hash),
+        "transactionHash": d(evm_hash),
         "transactionIndex": q(index),
         "blockHash": d(meta.hash),
         "logIndex": q(log_index),

@@ -1,32 +1,30 @@
 """The eth_* method table: reads at a height, calls, and sending txs into the mempool."""
 
-from eth.vm.spoof import SpoofTransaction
-from eth_utils import ValidationError, keccak
 from twisted.internet import threads
 
+from chaind.api import calls
 from chaind.api import encoding as enc
+from chaind.api import logs
 from chaind.api import params as p
+from chaind.api import proofs
 from chaind.chain import errors as chain_errors
 from chaind.chain import txs as txcodec
 from chaind.chain.app import PrunedError
-from chaind.chain.modules import evm as evm_module
-from chaind.rpc.errors import EXECUTION_REVERTED, RPCError, server_error
-from chaind.store.evm_state import pending_state_db
+from chaind.rpc.errors import RPCError, server_error
 
 
 class EthApi:
     def __init__(self, node):
         self.node = node
         self.app = node.app
+        rpc = node.settings.json_rpc
+        self.runner = calls.CallRunner(node.app, rpc.gas_cap, rpc.evm_timeout)
 
     def methods(self):
         return {
             "eth_chainId": lambda params: enc.q(self.app.genesis.evm_chain_id),
             "eth_blockNumber": lambda params: enc.q(self.app.height),
             "eth_syncing": lambda params: False,
-            "eth_gasPrice": self.gas_price,
-            "eth_maxPriorityFeePerGas": lambda params: "0x0",
-            "eth_accounts": lambda params: [enc.addr(k.address) for k in self.node.dev_keys],
             "eth_coinbase": lambda params: enc.addr(self.node.validator_operator),
             "eth_mining": lambda params: False,
             "eth_hashrate": lambda params: "0x0",
@@ -39,9 +37,16 @@ class EthApi:
             "eth_getBlockTransactionCountByNumber": self.count_by_number,
             "eth_getBlockTransactionCountByHash": self.count_by_hash,
             "eth_getTransactionByHash": self.get_transaction_by_hash,
+            "eth_getTransactionByBlockNumberAndIndex": self.tx_by_number_and_index,
+            "eth_getTransactionByBlockHashAndIndex": self.tx_by_hash_and_index,
             "eth_getTransactionReceipt": self.get_transaction_receipt,
             "eth_getBlockReceipts": self.get_block_receipts,
             "eth_sendRawTransaction": self.send_raw_transaction,
+            "eth_getProof": self.get_proof,
+            "eth_getUncleCountByBlockNumber": lambda params: self._uncle_count(self._height_by_number(params)),
+            "eth_getUncleCountByBlockHash": lambda params: self._uncle_count(self._height_by_hash(params)),
+            "eth_getUncleByBlockNumberAndIndex": lambda params: None,
+            "eth_getUncleByBlockHashAndIndex": lambda params: None,
             "eth_call": self.call,
             "eth_estimateGas": self.estimate_gas,
         }
@@ -79,14 +84,20 @@ class EthApi:
 
     def get_storage_at(self, params):
         address = self._account(params, 3)
-        slot = p.arg(params, 1)
-        key = p.quantity(slot, 1, "hash") if isinstance(slot, str) and len(slot) < 66 else \
-            int.from_bytes(p.block_hash(slot, 1), "big")
-        value = self._view(params, 2).accounts.get_storage(address, key)
+        slot = proofs.storage_slot(p.arg(params, 1), 1)
+        value = self._view(params, 2).accounts.get_storage(address, slot)
         return enc.d(value.to_bytes(32, "big"))
 
-    def gas_price(self, params):
-        return enc.q(self.app.next_base_fee())
+    def get_proof(self, params):
+        p.at_most(params, 3)
+        address = p.address(p.arg(params, 0), 0)
+        slots = p.arg(params, 1)
+        if not isinstance(slots, list):
+            raise RPCError(-32602, "invalid argument 1: storage keys must be an array")
+        keys = [(k, proofs.storage_slot(k, 1)) for k in slots]
+        view = self._view(params, 2)
+        _, meta = self.app.block_at(view.height)
+        return proofs.account_proof(self.app.db, meta.evm_state_root, address, keys)
 
     # -- blocks and txs ---------------------------------------------------------------------------
 
@@ -106,18 +117,49 @@ class EthApi:
         height = self.app.height_of_hash(p.block_hash(p.arg(params, 0), 0))
         return None if height is None else self._block_json(height, bool(p.arg(params, 1, False, False)))
 
+    def _height_by_number(self, params):
+        p.at_most(params, 1)
+        return p.block_number(p.arg(params, 0), 0, self.app)
+
+    def _height_by_hash(self, params):
+        p.at_most(params, 1)
+        return self.app.height_of_hash(p.block_hash(p.arg(params, 0), 0))
+
     def _evm_count(self, height):
-        found = self.app.block_at(height)
+        found = None if height is None else self.app.block_at(height)
         if found is None:
             return None
-        return enc.q(sum(1 for i in range(found[1].num_txs) if self.app.result_at(height, i).receipt))
+        return enc.q(sum(1 for _ in logs.evm_results(self.app, height, found[1])))
 
     def count_by_number(self, params):
-        return self._evm_count(p.block_number(p.arg(params, 0), 0, self.app))
+        return self._evm_count(self._height_by_number(params))
 
     def count_by_hash(self, params):
-        height = self.app.height_of_hash(p.block_hash(p.arg(params, 0), 0))
-        return None if height is None else self._evm_count(height)
+        return self._evm_count(self._height_by_hash(params))
+
+    def _uncle_count(self, height):
+        return None if height is None or self.app.block_at(height) is None else "0x0"
+
+    def _tx_at_evm_index(self, height, params):
+        """The EVM tx at position `params[1]` among the block's EVM txs (native txs are not shown)."""
+        wanted = p.quantity(p.arg(params, 1), 1, "hex number")
+        found = None if height is None else self.app.block_at(height)
+        if found is None:
+            return None
+        header, meta = found
+        for position, (index, result) in enumerate(logs.evm_results(self.app, height, meta)):
+            if position == wanted:
+                tx = txcodec.decode(self.app.tx_at(height, index), self.app.genesis.evm_chain_id)
+                return enc.transaction(tx, header, meta, index, result)
+        return None
+
+    def tx_by_number_and_index(self, params):
+        p.at_most(params, 2)
+        return self._tx_at_evm_index(p.block_number(p.arg(params, 0), 0, self.app), params)
+
+    def tx_by_hash_and_index(self, params):
+        p.at_most(params, 2)
+        return self._tx_at_evm_index(self.app.height_of_hash(p.block_hash(p.arg(params, 0), 0)), params)
 
     def _located(self, evm_hash):
         position = self.app.tx_position(evm_hash, evm=True)
@@ -172,91 +214,23 @@ class EthApi:
 
     # -- calls ---------------------------------------------------------------------------------
 
-    def call(self, params):
+    def _call_args(self, params):
         p.at_most(params, 3)
         call = p.arg(params, 0)
-        view = self._view(params, 1)
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, self._execute, call, view,
-                                         self.node.settings.json_rpc.gas_cap).addCallback(self._call_result)
-
-    def _call_result(self, computation):
-        if computation.is_error:
-            raise _revert_error(computation)
-        return enc.d(computation.output)
-
-    def estimate_gas(self, params):
-        p.at_most(params, 3)
-        call = p.arg(params, 0)
-        view = self._view(params, 1)
-        cap = self.node.settings.json_rpc.gas_cap
-        if "gas" in call and call["gas"] is not None:
-            cap = min(cap, p.quantity(call["gas"], 0))
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, self._estimate, call, view, cap)
-
-    def _estimate(self, call, view, cap):
-        computation = self._execute(call, view, cap)
-        if computation.is_error:
-            raise _revert_error(computation)
-        low, high = 21000 - 1, cap
-        used = cap - computation.get_gas_remaining()
-        if used > low:
-            low = used - 1
-        while low + 1 < high:
-            mid = (low + high) // 2
-            if self._execute(call, view, mid, gas=mid).is_error:
-                low = mid
-            else:
-                high = mid
-        return enc.q(high)
-
-    def _execute(self, call, view, cap, gas=None):
-        """Run a call object on a throwaway copy of the state at `view`."""
         if not isinstance(call, dict):
             raise RPCError(-32602, "invalid argument 0: call object expected")
-        sender = p.address(call["from"], 0) if call.get("from") else bytes(20)
-        to = p.address(call["to"], 0) if call.get("to") else b""
-        data = p.data(call.get("input") or call.get("data") or "0x", 0)
-        value = p.quantity(call["value"], 0) if call.get("value") else 0
-        if gas is None:
-            gas = p.quantity(call["gas"], 0) if call.get("gas") else cap
-        if cap and gas > cap:
-            gas = cap
-        header, meta = self.app.block_at(view.height)
-        _, atomic = pending_state_db(self.app.db)
-        from eth.vm.execution_context import ExecutionContext
+        return call, self._view(params, 1), calls.parse_overrides(p.arg(params, 2, required=False), 2)
 
-        context = ExecutionContext(coinbase=evm_module.FEE_COLLECTOR, timestamp=header.time_ns // 10**9,
-                                   block_number=view.height, difficulty=0, mix_hash=bytes(32),
-                                   gas_limit=max(gas, meta.gas_limit), prev_hashes=(), chain_id=self.app.genesis.evm_chain_id,
-                                   base_fee_per_gas=0, excess_blob_gas=0)
-        state = evm_module.STATE_CLASS(atomic, context, meta.evm_state_root)
-        builder = evm_module.VM.get_transaction_builder()
-        unsigned = builder.create_unsigned_transaction(
-            nonce=state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=value, data=data)
-        try:
-            return state.apply_transaction(SpoofTransaction(unsigned, from_=sender))
-        except ValidationError as e:
-            raise server_error(str(e)) from None
+    def call(self, params):
+        call, view, overrides = self._call_args(params)
+        return self._in_call_pool(self.runner.call, call, view, overrides)
 
+    def estimate_gas(self, params):
+        call, view, overrides = self._call_args(params)
+        return self._in_call_pool(self.runner.estimate, call, view, overrides)
 
-def _revert_error(computation):
-    output = computation.output
-    if type(computation.error).__name__ == "Revert":
-        reason = _revert_reason(output)
-        message = "execution reverted" + (f": {reason}" if reason else "")
-        return RPCError(EXECUTION_REVERTED, message, enc.d(output))
-    return server_error(evm_module._vm_error(computation))
-
-
-def _revert_reason(output):
-    """The string of an Error(string) revert, if it is one."""
-    if output[:4] != keccak(b"Error(string)")[:4] or len(output) < 68:
-        return None
-    try:
-        length = int.from_bytes(output[36:68], "big")
-        return output[68:68 + length].decode()
-    except (UnicodeDecodeError, ValueError):
-        return None
+    def _in_call_pool(self, fn, *args):
+        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
 
 
 def _tx_error(failure):

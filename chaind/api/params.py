@@ -8,6 +8,10 @@ _HEX = re.compile(r"^0[xX][0-9a-fA-F]*$")
 BLOCK_TAGS = ("latest", "earliest", "pending", "safe", "finalized")
 
 
+def is_hex(value):
+    return bool(_HEX.match(value))
+
+
 def arg(params, index, required=True, default=None):
     if index < len(params) and params[index] is not None:
         return params[index]

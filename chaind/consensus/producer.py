@@ -41,6 +41,8 @@ class Producer(service.Service):
             self._loop = task.LoopingCall(self._tick)
             self._loop.clock = self.reactor
             self._loop.start(interval, now=False)
+        if self.app.height < self.app.genesis.initial_height:
+            self._tick()
 
     @defer.inlineCallbacks
     def stopService(self):
@@ -80,7 +82,10 @@ class Producer(service.Service):
         view = self.app.view()
         chosen = self.mempool.select(view.accounts.get_nonce, self.settings.max_block_txs,
                                      self.app.genesis.max_gas)
-        if not chosen and not self.settings.empty_blocks:
+        # As CometBFT does, the first block is made even when empty blocks are off, so that
+        # "latest" always names a real block.
+        first = self.app.height < self.app.genesis.initial_height
+        if not chosen and not self.settings.empty_blocks and not first:
             return None
         raws = [tx.raw for tx in chosen]
         d = threads.deferToThreadPool(self.reactor, self.writer, self._build, raws, time.time_ns())

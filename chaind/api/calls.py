@@ -1,0 +1,197 @@
+"""eth_call and eth_estimateGas execution: a call object on a throwaway copy of committed state.
+
+Runs on the call thread pool. A call that outlives `evm_timeout` is aborted at its next jump or
+call, which every unbounded loop must pass through.
+"""
+
+import threading
+import time
+
+from eth.vm import opcode_values as op
+from eth.vm.execution_context import ExecutionContext
+from eth.vm.spoof import SpoofTransaction
+from eth_utils import ValidationError, keccak
+
+from chaind.api import encoding as enc
+from chaind.api import params as p
+from chaind.chain.modules import evm as evm_module
+from chaind.rpc.errors import EXECUTION_REVERTED, RPCError, invalid_params, server_error
+from chaind.store.evm_state import pending_state_db
+
+_deadline = threading.local()
+
+
+class CallTimeout(Exception):
+    """Raised inside the EVM loop when a call runs past its deadline."""
+
+
+class _Guarded:
+    """An opcode that first checks the calling thread's deadline."""
+
+    def __init__(self, opcode_fn):
+        self.opcode_fn = opcode_fn
+        self.mnemonic = opcode_fn.mnemonic
+
+    def __call__(self, computation):
+        deadline = getattr(_deadline, "at", None)
+        if deadline is not None and time.monotonic() > deadline:
+            raise CallTimeout()
+        return self.opcode_fn(computation=computation)
+
+
+_GUARDED_OPCODES = (op.JUMP, op.JUMPI, op.CALL, op.CALLCODE, op.DELEGATECALL, op.STATICCALL, op.CREATE, op.CREATE2)
+
+
+def _guarded_state_class(state_class):
+    computation_class = state_class.computation_class
+    opcodes = dict(computation_class.opcodes)
+    for value in _GUARDED_OPCODES:
+        opcodes[value] = _Guarded(opcodes[value])
+    guarded_computation = type("Guarded" + computation_class.__name__, (computation_class,), {"opcodes": opcodes})
+    return type("Guarded" + state_class.__name__, (state_class,), {"computation_class": guarded_computation})
+
+
+CALL_STATE_CLASS = _guarded_state_class(evm_module.STATE_CLASS)
+
+
+class CallRunner:
+    def __init__(self, app, gas_cap, timeout):
+        self.app = app
+        self.gas_cap = gas_cap
+        self.timeout = timeout
+
+    def call(self, call, view, overrides):
+        """The call's output as 0x-hex; reverts and VM errors become RPC errors."""
+        computation = self._timed(call, view, overrides, None)
+        if computation.is_error:
+            raise revert_error(computation)
+        return enc.d(computation.output)
+
+    def estimate(self, call, view, overrides):
+        """The least gas limit at which the call succeeds (geth's binary search)."""
+        cap = self.gas_cap or self.app.genesis.max_gas
+        if call.get("gas") is not None:
+            cap = min(cap, p.quantity(call["gas"], 0))
+        _deadline.at = time.monotonic() + self.timeout if self.timeout else None
+        try:
+            computation = self._execute(call, view, overrides, cap)
+            if computation.is_error:
+                raise revert_error(computation)
+            low, high = 21000 - 1, cap
+            used = cap - computation.get_gas_remaining()
+            if used > low:
+                low = used - 1
+            while low + 1 < high:
+                mid = (low + high) // 2
+                if self._execute(call, view, overrides, mid).is_error:
+                    low = mid
+                else:
+                    high = mid
+            return enc.q(high)
+        except CallTimeout:
+            raise server_error(f"execution aborted (timeout = {self.timeout:g}s)") from None
+        finally:
+            _deadline.at = None
+
+    def _timed(self, call, view, overrides, gas):
+        _deadline.at = time.monotonic() + self.timeout if self.timeout else None
+        try:
+            return self._execute(call, view, overrides, gas)
+        except CallTimeout:
+            raise server_error(f"execution aborted (timeout = {self.timeout:g}s)") from None
+        finally:
+            _deadline.at = None
+
+    def _execute(self, call, view, overrides, gas):
+        if not isinstance(call, dict):
+            raise invalid_params("invalid argument 0: call object expected")
+        sender = p.address(call["from"], 0) if call.get("from") else bytes(20)
+        to = p.address(call["to"], 0) if call.get("to") else b""
+        data = p.data(call.get("input") or call.get("data") or "0x", 0)
+        value = p.quantity(call["value"], 0) if call.get("value") else 0
+        if gas is None:
+            gas = p.quantity(call["gas"], 0) if call.get("gas") else self.gas_cap or self.app.genesis.max_gas
+        if self.gas_cap and gas > self.gas_cap:
+            gas = self.gas_cap
+        header, meta = self.app.block_at(view.height)
+        _, atomic = pending_state_db(self.app.db)
+        context = ExecutionContext(
+            coinbase=evm_module.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
+            difficulty=0, mix_hash=bytes(32), gas_limit=max(gas, meta.gas_limit), prev_hashes=(),
+            chain_id=self.app.genesis.evm_chain_id, base_fee_per_gas=0, excess_blob_gas=0)
+        state = CALL_STATE_CLASS(atomic, context, meta.evm_state_root)
+        apply_overrides(state, overrides)
+        unsigned = evm_module.VM.get_transaction_builder().create_unsigned_transaction(
+            nonce=state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=value, data=data)
+        try:
+            return state.apply_transaction(SpoofTransaction(unsigned, from_=sender))
+        except ValidationError as e:
+            raise server_error(str(e)) from None
+
+
+def parse_overrides(value, index):
+    """geth's StateOverride: {address: {balance, nonce, code, state | stateDiff}}."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise invalid_params(f"invalid argument {index}: state override must be an object")
+    out = {}
+    for address, account in value.items():
+        key = p.address(address, index)
+        if not isinstance(account, dict):
+            raise invalid_params(f"invalid argument {index}: override of {address} must be an object")
+        unknown = set(account) - {"balance", "nonce", "code", "state", "stateDiff"}
+        if unknown:
+            raise invalid_params(f"invalid argument {index}: unknown override field {sorted(unknown)[0]!r}")
+        if account.get("state") is not None and account.get("stateDiff") is not None:
+            raise server_error(f"account {address} has both 'state' and 'stateDiff'")
+        parsed = {}
+        if account.get("balance") is not None:
+            parsed["balance"] = p.quantity(account["balance"], index)
+        if account.get("nonce") is not None:
+            parsed["nonce"] = p.quantity(account["nonce"], index)
+        if account.get("code") is not None:
+            parsed["code"] = p.data(account["code"], index)
+        for field in ("state", "stateDiff"):
+            if account.get(field) is not None:
+                slots = account[field]
+                if not isinstance(slots, dict):
+                    raise invalid_params(f"invalid argument {index}: {field} must be an object")
+                parsed[field] = {int.from_bytes(p.block_hash(k, index), "big"):
+                                 int.from_bytes(p.block_hash(v, index), "big") for k, v in slots.items()}
+        out[key] = parsed
+    return out
+
+
+def apply_overrides(state, overrides):
+    for address, account in overrides.items():
+        if "balance" in account:
+            state.set_balance(address, account["balance"])
+        if "nonce" in account:
+            state.set_nonce(address, account["nonce"])
+        if "code" in account:
+            state.set_code(address, account["code"])
+        if "state" in account:
+            state.delete_storage(address)
+        for slot, value in {**account.get("state", {}), **account.get("stateDiff", {})}.items():
+            state.set_storage(address, slot, value)
+
+
+def revert_error(computation):
+    output = computation.output
+    if type(computation.error).__name__ == "Revert":
+        reason = _revert_reason(output)
+        message = "execution reverted" + (f": {reason}" if reason else "")
+        return RPCError(EXECUTION_REVERTED, message, enc.d(output))
+    return server_error(evm_module._vm_error(computation))
+
+
+def _revert_reason(output):
+    """The string of an Error(string) revert, if it is one."""
+    if output[:4] != keccak(b"Error(string)")[:4] or len(output) < 68:
+        return None
+    try:
+        length = int.from_bytes(output[36:68], "big")
+        return output[68:68 + length].decode()
+    except (UnicodeDecodeError, ValueError):
+        return None

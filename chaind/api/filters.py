@@ -1,0 +1,162 @@
+"""eth_getLogs and the polled filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter).
+
+A filter is an event-bus subscription whose bounded queue holds what arrived since the last poll;
+a filter nobody polls for `filter_timeout` seconds is removed, as geth removes it.
+"""
+
+import secrets
+
+import attrs
+from twisted.application import service
+from twisted.internet import threads
+
+from chaind.api import encoding as enc
+from chaind.api import logs
+from chaind.api import params as p
+from chaind.events import types as ev
+from chaind.rpc.errors import invalid_params, server_error
+
+LOGS, BLOCKS, PENDING = "logs", "blocks", "pending"
+
+
+@attrs.define(eq=False)
+class Filter:
+    kind: str
+    subscription: object
+    expiry: object                  # IDelayedCall that removes the filter
+    criteria: logs.LogCriteria = None
+    dropped: str = None             # why the bus cancelled it, told at the next poll
+
+
+class FilterApi(service.Service):
+    def __init__(self, node):
+        self.node = node
+        self.app = node.app
+        self.settings = node.settings.json_rpc
+        self.filters = {}
+
+    def methods(self):
+        return {
+            "eth_getLogs": self.get_logs,
+            "eth_newFilter": self.new_filter,
+            "eth_newBlockFilter": lambda params: self._install(params, BLOCKS),
+            "eth_newPendingTransactionFilter": lambda params: self._install(params, PENDING),
+            "eth_getFilterChanges": self.get_filter_changes,
+            "eth_getFilterLogs": self.get_filter_logs,
+            "eth_uninstallFilter": self.uninstall_filter,
+        }
+
+    def stopService(self):
+        for filter_id in list(self.filters):
+            self._remove(filter_id)
+        return super().stopService()
+
+    # -- eth_getLogs --------------------------------------------------------------------------
+
+    def get_logs(self, params):
+        p.at_most(params, 1)
+        return self._query(logs.parse_criteria(p.arg(params, 0)))
+
+    def _query(self, criteria):
+        s = self.settings
+        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, logs.query, self.app, criteria,
+                                         s.logs_cap, s.block_range_cap)
+
+    # -- installing ---------------------------------------------------------------------------
+
+    def new_filter(self, params):
+        p.at_most(params, 1)
+        criteria = logs.parse_criteria(p.arg(params, 0))
+        if criteria.block_hash is None:
+            start, end = (_fixed_height(criteria.from_block), _fixed_height(criteria.to_block))
+            if start is not None and end is not None and start > end:
+                raise invalid_params("invalid block range params")
+        return self._install([], LOGS, criteria)
+
+    def _install(self, params, kind, criteria=None):
+        p.at_most(params, 0)
+        if len(self.filters) >= self.settings.filter_cap:
+            raise server_error(f"error creating filter: max limit reached ({self.settings.filter_cap} filters)")
+        filter_id = _new_id()
+        matches = {LOGS: lambda e: _wants_logs(criteria, e), BLOCKS: lambda e: isinstance(e, ev.NewBlock),
+                   PENDING: lambda e: isinstance(e, ev.PendingTx) and e.tx.kind == "evm"}[kind]
+        subscription = self.node.bus.subscribe(
+            matches, capacity=self.settings.filter_queue,
+            on_cancel=lambda reason: self._dropped(filter_id, reason))
+        expiry = self.node.reactor.callLater(self.settings.filter_timeout, self._remove, filter_id)
+        self.filters[filter_id] = Filter(kind, subscription, expiry, criteria)
+        return filter_id
+
+    def _dropped(self, filter_id, reason):
+        found = self.filters.get(filter_id)
+        if found is not None:
+            found.dropped = reason
+
+    def _remove(self, filter_id):
+        found = self.filters.pop(filter_id, None)
+        if found is None:
+            return False
+        if found.expiry.active():
+            found.expiry.cancel()
+        self.node.bus.unsubscribe(found.subscription)
+        return True
+
+    def uninstall_filter(self, params):
+        p.at_most(params, 1)
+        return self._remove(p.arg(params, 0))
+
+    # -- polling ------------------------------------------------------------------------------
+
+    def _polled(self, params):
+        p.at_most(params, 1)
+        filter_id = p.arg(params, 0)
+        found = self.filters.get(filter_id) if isinstance(filter_id, str) else None
+        if found is None:
+            raise server_error("filter not found")
+        if found.dropped is not None:
+            self._remove(filter_id)
+            raise server_error(f"filter removed: {found.dropped}; install it again")
+        found.expiry.reset(self.settings.filter_timeout)
+        return found
+
+    def get_filter_changes(self, params):
+        found = self._polled(params)
+        events = found.subscription.drain()
+        if found.kind == BLOCKS:
+            return [enc.d(e.block.meta.hash) for e in events]
+        if found.kind == PENDING:
+            return [enc.d(e.tx.evm_hash) for e in events]
+        out = []
+        for e in events:
+            block = e.block
+            for index, result in enumerate(block.results):
+                out += logs.tx_logs(found.criteria, result, block.header, block.meta, index)
+        return out
+
+    def get_filter_logs(self, params):
+        found = self._polled(params)
+        if found.kind != LOGS:
+            raise server_error("filter not found")
+        return self._query(found.criteria)
+
+
+def _wants_logs(criteria, event):
+    if not isinstance(event, ev.NewBlock):
+        return False
+    block = event.block
+    if criteria.block_hash is not None and block.meta.hash != criteria.block_hash:
+        return False
+    start, end = _fixed_height(criteria.from_block), _fixed_height(criteria.to_block)
+    if (start is not None and block.height < start) or (end is not None and block.height > end):
+        return False
+    return bool(block.meta.log_count) and criteria.may_be_in(block.meta.bloom)
+
+
+def _fixed_height(value):
+    """A height given as a number; tags follow the head, so they bound nothing."""
+    return value if isinstance(value, int) else None
+
+
+def _new_id():
+    """A filter id as geth makes them: 16 random bytes in hex, leading zeros trimmed."""
+    return "0x" + (secrets.token_bytes(16).hex().lstrip("0") or "0")

@@ -1,0 +1,164 @@
+"""The rest of the eth and txpool tables: fee history, dev-key sends, proofs, call overrides, the pool."""
+
+import pytest_twisted
+import rlp
+from eth_utils import keccak
+from trie import HexaryTrie
+
+from conftest import in_thread
+from contracts import INIT, RUNTIME, assemble
+from evm_client import DEV0, OTHER, rpc, send, sign, w3
+
+LOOP = assemble([("LABEL", "top"), "JUMPDEST", ("REF", "top"), "JUMP"])
+
+
+@pytest_twisted.inlineCallbacks
+def test_fee_history(node_factory):
+    node = node_factory(json_rpc={"feehistory_cap": 3})
+    web3 = w3(node)
+    for nonce in range(2):
+        yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": nonce, "maxPriorityFeePerGas": 0})
+    receipt = yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 2, "maxPriorityFeePerGas": 7})
+    n = receipt.blockNumber
+    _, reply = yield rpc(node, "eth_feeHistory", "0x2", "latest", [10, 90])
+    history = reply["result"]
+    assert history["oldestBlock"] == hex(n - 1)
+    assert len(history["baseFeePerGas"]) == 3 and len(history["gasUsedRatio"]) == 2
+    block = yield in_thread(web3.eth.get_block, n)
+    assert history["baseFeePerGas"][1] == hex(block.baseFeePerGas)
+    assert history["gasUsedRatio"][1] == 21000 / block.gasLimit
+    assert history["reward"][1] == ["0x7", "0x7"] and history["reward"][0] == ["0x0", "0x0"]
+    # web3.py's call, and the cap: 10 blocks asked, 3 given.
+    via_web3 = yield in_thread(web3.eth.fee_history, 10, "latest")
+    assert via_web3.oldestBlock == n - 2 and len(via_web3.gasUsedRatio) == 3 and "reward" not in via_web3
+    for params, code in ((["0x1", "latest", [50, 10]], -32000), (["0x1", "latest", [101]], -32000),
+                         (["0x1", hex(n + 5)], -32000), (["nope", "latest"], -32602), ([4], -32602)):
+        _, reply = yield rpc(node, "eth_feeHistory", *params)
+        assert reply["error"]["code"] == code, params
+    _, reply = yield rpc(node, "eth_feeHistory", 1, "latest")
+    assert reply["result"]["oldestBlock"] == hex(n)
+
+
+@pytest_twisted.inlineCallbacks
+def test_send_transaction_with_dev_keys(node):
+    web3 = w3(node)
+    tx_hash = yield in_thread(web3.eth.send_transaction, {"from": DEV0, "to": OTHER, "value": 5})
+    receipt = yield in_thread(web3.eth.wait_for_transaction_receipt, tx_hash, 10, 0.05)
+    assert receipt.status == 1 and receipt["from"] == DEV0
+    assert (yield in_thread(web3.eth.get_balance, OTHER)) == 5
+    deploy_hash = yield in_thread(web3.eth.send_transaction, {"from": DEV0, "data": "0x" + INIT.hex()})
+    deployed = yield in_thread(web3.eth.wait_for_transaction_receipt, deploy_hash, 10, 0.05)
+    assert (yield in_thread(web3.eth.get_code, deployed.contractAddress)) == RUNTIME
+    legacy_hash = yield in_thread(web3.eth.send_transaction,
+                                  {"from": DEV0, "to": OTHER, "value": 1, "gasPrice": 10**10, "gas": 21000})
+    legacy = yield in_thread(web3.eth.get_transaction, legacy_hash)
+    assert legacy.type == 0 and legacy.nonce == 2
+    for args, message in (({"from": OTHER, "to": DEV0}, "unknown account"),
+                          ({"from": DEV0}, "contract creation without any data provided"),
+                          ({"from": DEV0, "to": OTHER, "gasPrice": "0x1", "maxFeePerGas": "0x1"},
+                           "both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified"),
+                          ({"from": DEV0, "to": OTHER, "chainId": "0x1"},
+                           "chainId does not match node's (have=1, want=9000)")):
+        _, reply = yield rpc(node, "eth_sendTransaction", args)
+        assert reply["error"] == {"code": -32000, "message": message}
+
+
+@pytest_twisted.inlineCallbacks
+def test_transaction_by_block_and_index_and_uncles(node):
+    web3 = w3(node)
+    receipt = yield in_thread(send, web3, {"to": OTHER, "value": 3, "nonce": 0})
+    by_number = yield in_thread(web3.eth.get_transaction_by_block, receipt.blockNumber, 0)
+    by_hash = yield in_thread(web3.eth.get_transaction_by_block, receipt.blockHash, 0)
+    assert by_number == by_hash and by_number.hash == receipt.transactionHash
+    _, reply = yield rpc(node, "eth_getTransactionByBlockNumberAndIndex", hex(receipt.blockNumber), "0x1")
+    assert reply["result"] is None
+    _, reply = yield rpc(node, "eth_getTransactionByBlockHashAndIndex", "0x" + "00" * 32, "0x0")
+    assert reply["result"] is None
+    _, reply = yield rpc(node, "eth_getUncleCountByBlockNumber", hex(receipt.blockNumber))
+    assert reply["result"] == "0x0"
+    _, reply = yield rpc(node, "eth_getUncleByBlockNumberAndIndex", hex(receipt.blockNumber), "0x0")
+    assert reply["result"] is None
+
+
+@pytest_twisted.inlineCallbacks
+def test_get_proof_verifies_against_state_root(node):
+    web3 = w3(node)
+    deployed = yield in_thread(send, web3, {"data": "0x" + INIT.hex(), "gas": 200000, "nonce": 0})
+    address = deployed.contractAddress
+    stored = yield in_thread(send, web3, {"to": address, "data": "0x" + (11).to_bytes(32, "big").hex(),
+                                          "gas": 100000, "nonce": 1})
+    block = yield in_thread(web3.eth.get_block, stored.blockNumber)
+    _, reply = yield rpc(node, "eth_getProof", address, ["0x0", "0x1"], hex(stored.blockNumber))
+    proof = reply["result"]
+    nodes = [rlp.decode(bytes.fromhex(n[2:])) for n in proof["accountProof"]]
+    account = rlp.decode(HexaryTrie.get_from_proof(bytes(block.stateRoot), keccak(bytes.fromhex(address[2:])), nodes))
+    assert int.from_bytes(account[0], "big") == int(proof["nonce"], 16) == 1
+    assert "0x" + account[2].hex() == proof["storageHash"] and "0x" + account[3].hex() == proof["codeHash"]
+    assert proof["codeHash"] == "0x" + keccak(RUNTIME).hex()
+    slot0, slot1 = proof["storageProof"]
+    assert slot0["key"] == "0x0" and slot0["value"] == hex(11)
+    value = HexaryTrie.get_from_proof(bytes.fromhex(proof["storageHash"][2:]), keccak(bytes(32)),
+                                      [rlp.decode(bytes.fromhex(n[2:])) for n in slot0["proof"]])
+    assert rlp.decode(value) == bytes([11])
+    assert slot1["value"] == "0x0"
+    via_web3 = yield in_thread(web3.eth.get_proof, DEV0, [], "latest")
+    assert via_web3.balance == (yield in_thread(web3.eth.get_balance, DEV0))
+    _, reply = yield rpc(node, "eth_getProof", OTHER, [], "latest")
+    assert reply["result"]["balance"] == "0x0" and reply["result"]["accountProof"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_call_state_overrides_and_timeout(node_factory):
+    node = node_factory(json_rpc={"evm_timeout": 0.3})
+    web3 = w3(node)
+    empty = "0x" + "33" * 20
+    call = {"to": empty, "data": "0x"}
+    overrides = {empty: {"code": "0x" + RUNTIME.hex(), "stateDiff": {"0x" + "00" * 32: "0x" + "00" * 31 + "05"}}}
+    _, reply = yield rpc(node, "eth_call", call, "latest", overrides)
+    assert int(reply["result"], 16) == 5
+    overrides[empty]["state"] = overrides[empty].pop("stateDiff")
+    _, reply = yield rpc(node, "eth_call", call, "latest", overrides)
+    assert int(reply["result"], 16) == 5
+    # Without the override the address has no code; the override did not stick.
+    _, reply = yield rpc(node, "eth_call", call, "latest")
+    assert reply["result"] == "0x"
+    poor = "0x" + "44" * 20
+    _, reply = yield rpc(node, "eth_call", {"from": poor, "to": OTHER, "value": "0x10"}, "latest")
+    assert reply["error"]["code"] == -32000
+    _, reply = yield rpc(node, "eth_call", {"from": poor, "to": OTHER, "value": "0x10"}, "latest",
+                         {poor: {"balance": "0x100"}})
+    assert reply["result"] == "0x"
+    _, reply = yield rpc(node, "eth_call", call, "latest", {empty: {"state": {}, "stateDiff": {}}})
+    assert reply["error"]["code"] == -32000 and "both 'state' and 'stateDiff'" in reply["error"]["message"]
+    _, reply = yield rpc(node, "eth_call", call, "latest", {empty: {"colour": "red"}})
+    assert reply["error"]["code"] == -32602
+    # An endless loop is stopped at the timeout, and the node keeps serving.
+    _, reply = yield rpc(node, "eth_call", call, "latest", {empty: {"code": "0x" + LOOP.hex()}})
+    assert reply["error"] == {"code": -32000, "message": "execution aborted (timeout = 0.3s)"}
+    _, reply = yield rpc(node, "eth_estimateGas", call, "latest", {empty: {"code": "0x" + LOOP.hex()}})
+    assert reply["error"]["message"] == "execution aborted (timeout = 0.3s)"
+    assert (yield in_thread(web3.eth.get_balance, poor)) == 0
+
+
+@pytest_twisted.inlineCallbacks
+def test_txpool_status_content_and_inspect(node_factory):
+    node = node_factory(chain={"block_interval": 3600.0})
+    web3 = w3(node)
+    ready = sign({"to": OTHER, "value": 1, "nonce": 0})
+    gapped = sign({"to": OTHER, "value": 2, "nonce": 5})
+    for signed in (ready, gapped):
+        yield in_thread(web3.eth.send_raw_transaction, signed.raw_transaction)
+    _, reply = yield rpc(node, "txpool_status")
+    assert reply["result"] == {"pending": "0x1", "queued": "0x1"}
+    _, reply = yield rpc(node, "txpool_content")
+    content = reply["result"]
+    assert content["pending"][DEV0]["0"]["hash"] == ready.hash.to_0x_hex()
+    assert content["queued"][DEV0]["5"]["value"] == "0x2"
+    assert content["pending"][DEV0]["0"]["blockHash"] is None
+    _, reply = yield rpc(node, "txpool_inspect")
+    summary = f"{web3.to_checksum_address(OTHER)}: 1 wei + 21000 gas × {10**10} wei"
+    assert reply["result"]["pending"][DEV0]["0"] == summary
+    _, reply = yield rpc(node, "txpool_contentFrom", DEV0)
+    assert set(reply["result"]["queued"]) == {"5"}
+    _, reply = yield rpc(node, "eth_getTransactionCount", DEV0, "pending")
+    assert reply["result"] == "0x1"
