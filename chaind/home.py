@@ -13,11 +13,13 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from cryptography.hazmat.primitives import serialization
 
 from chaind.chain import genesis as genesis_mod
+from chaind.config import JsonRpcSettings
 from chaind.crypto import keys
 from chaind.resources import etc_file
 
 DEFAULT_HOME = pathlib.Path("~/.chaind").expanduser()
 DEV_MARKER = "dev-mnemonic.txt"
+DEFAULT_API = JsonRpcSettings().api
 
 
 class Home:
@@ -81,5 +83,9 @@ class Home:
             # A non-dev chain starts with only the validator's operator funded; edit genesis to add more.
             doc["app_state"]["bank"]["balances"] = doc["app_state"]["bank"]["balances"][:1]
         self.genesis_file.write_text(json.dumps(doc, indent=2))
-        self.config_file.write_text(etc_file("chaind.toml").read_text())
+        config_text = etc_file("chaind.toml").read_text()
+        if dev:
+            # The dev chain serves the debug namespace (tracing) too.
+            config_text = config_text.replace(f'api = "{DEFAULT_API}"', f'api = "{DEFAULT_API},debug"', 1)
+        self.config_file.write_text(config_text)
         return self

@@ -19,3 +19,12 @@ def test_shipped_config_equals_defaults():
 def test_bad_config_is_a_clear_error(text, message):
     with pytest.raises(config.ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         config.load(text=text)
+
+
+def test_dev_home_enables_debug_and_a_plain_home_does_not(tmp_path):
+    from chaind.home import Home
+
+    dev = config.load(Home(tmp_path / "dev").init("dev", dev=True).config_file)
+    plain = config.load(Home(tmp_path / "plain").init("plain", chain_id="mychain_7-1").config_file)
+    assert dev.json_rpc.api == "eth,net,web3,txpool,debug"
+    assert plain.json_rpc.api == config.Settings().json_rpc.api

@@ -162,3 +162,16 @@ def test_txpool_status_content_and_inspect(node_factory):
     assert set(reply["result"]["queued"]) == {"5"}
     _, reply = yield rpc(node, "eth_getTransactionCount", DEV0, "pending")
     assert reply["result"] == "0x1"
+
+
+@pytest_twisted.inlineCallbacks
+def test_gas_cap_bounds_calls_and_estimates(node_factory):
+    node = node_factory(json_rpc={"gas_cap": 30000})
+    empty = "0x" + "33" * 20
+    looping = {empty: {"code": "0x" + LOOP.hex()}}
+    _, reply = yield rpc(node, "eth_call", {"to": empty, "gas": hex(10**7)}, "latest", looping)
+    assert reply["error"] == {"code": -32000, "message": "out of gas"}
+    _, reply = yield rpc(node, "eth_estimateGas", {"to": empty}, "latest", looping)
+    assert reply["error"] == {"code": -32000, "message": "gas required exceeds allowance (30000)"}
+    _, reply = yield rpc(node, "eth_estimateGas", {"from": DEV0, "to": OTHER, "value": "0x1"})
+    assert reply["result"] == hex(21000)

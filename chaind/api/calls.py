@@ -76,7 +76,9 @@ class CallRunner:
         try:
             computation = self._execute(call, view, overrides, cap)
             if computation.is_error:
-                raise revert_error(computation)
+                if type(computation.error).__name__ == "Revert":
+                    raise revert_error(computation)
+                raise server_error(f"gas required exceeds allowance ({cap})")
             low, high = 21000 - 1, cap
             used = cap - computation.get_gas_remaining()
             if used > low:
