@@ -1,0 +1,1 @@
+"""Tracing: replaying txs with a tracer attached (struct logs, JavaScript and native tracers)."""
