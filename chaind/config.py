@@ -52,6 +52,12 @@ class JsonRpcSettings:
     filter_queue: int = 10000           # events an unpolled filter holds before it is removed
     feehistory_cap: int = 100           # eth_feeHistory blocks at most
     allow_unprotected_txs: bool = False  # accept txs without an EIP-155 chain id
+    ws_enable: bool = True
+    ws_address: str = _listen("127.0.0.1:8546")
+    ws_max_connections: int = 1000      # open WebSocket connections at most; 0 = no limit
+    ws_max_subscriptions: int = 1000    # eth_subscribe subscriptions per connection at most
+    ws_max_message_bytes: int = 5 * 1024 * 1024  # one incoming message at most
+    ws_send_queue: int = 10000          # messages queued for a client that reads too slowly
 
 
 @attrs.frozen

@@ -4,7 +4,7 @@ import hashlib
 import sys
 
 from twisted.application import internet, service
-from twisted.internet import endpoints
+from twisted.internet import defer, endpoints
 from twisted.python.threadpool import ThreadPool
 from twisted.web import server
 
@@ -22,7 +22,9 @@ from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
 from chaind.home import Home
+from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_http import EvmJsonRpcResource
+from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.jsonrpc import Dispatcher
 from chaind.store.db import Database
 
@@ -42,17 +44,6 @@ class _Pool(service.Service):
         return super().stopService()
 
 
-class _Database(service.Service):
-    """Closes LevelDB last, after every other service has stopped."""
-
-    def __init__(self, db):
-        self.db = db
-
-    def stopService(self):
-        self.db.close()
-        return super().stopService()
-
-
 class Node(service.MultiService):
     def __init__(self, home, settings, reactor=None, out=None):
         super().__init__()
@@ -64,7 +55,6 @@ class Node(service.MultiService):
         self.out = out or sys.stdout
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db")
-        _Database(self.db).setServiceParent(self)
         self.app = App(self.db, self.genesis, pruning=settings.storage.pruning)
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
@@ -85,6 +75,10 @@ class Node(service.MultiService):
             site = server.Site(EvmJsonRpcResource(dispatcher, rpc.max_body_bytes))
             site.displayTracebacks = False
             self._listen("json-rpc", rpc.address, site)
+        if rpc.enable and rpc.ws_enable:
+            # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
+            self.ws_factory = EvmWebSocketFactory(self, self.evm_methods, rpc)
+            self._listen("websocket", rpc.ws_address, self.ws_factory)
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
@@ -97,6 +91,8 @@ class Node(service.MultiService):
         for namespace, table in tables.items():
             if namespace in enabled:
                 methods.update(table)
+        if "eth" in enabled:
+            methods["eth_subscribe"] = methods["eth_unsubscribe"] = _notifications_unsupported
         return methods
 
     def _listen(self, name, address, factory):
@@ -115,12 +111,19 @@ class Node(service.MultiService):
         super().startService()
         self._announce()
 
+    @defer.inlineCallbacks
+    def stopService(self):
+        # Children stop together; LevelDB closes only once all of them (the writer above all) are done.
+        yield super().stopService()
+        self.db.close()
+
     def _announce(self):
         g = self.genesis
         lines = [f"chaind: chain-id {g.chain_id} (EVM chain id {g.evm_chain_id}), height {self.app.height}",
                  f"home: {self.home.path}"]
         for name in self.listeners:
-            lines.append(f"{name}: http://{self._address(name)}")
+            scheme = "ws" if name == "websocket" else "http"
+            lines.append(f"{name}: {scheme}://{self._address(name)}")
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):
@@ -130,8 +133,12 @@ class Node(service.MultiService):
         self.out.flush()
 
     def _address(self, name):
-        host = getattr(self.settings.json_rpc, "address").rpartition(":")[0]
+        host = self.listeners[name]._waitingForPort.result.getHost().host
         return f"{host}:{self.port_of(name)}"
+
+
+def _notifications_unsupported(params):
+    raise RPCError(METHOD_NOT_FOUND, "notifications not supported")
 
 
 def open_node(home_path=None, config_path=None, settings=None, reactor=None, out=None):

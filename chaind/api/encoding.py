@@ -20,6 +20,29 @@ def addr(value):
     return to_checksum_address(value) if value else None
 
 
+def head(header, meta):
+    """The Ethereum header object of a committed block (newHeads); blocks add their body to it."""
+    return {
+        "number": q(header.height),
+        "hash": d(meta.hash),
+        "parentHash": d(header.last_block_id.hash or bytes(32)),
+        "nonce": "0x0000000000000000",
+        "sha3Uncles": EMPTY_UNCLES,
+        "logsBloom": d(meta.bloom),
+        "transactionsRoot": d(header.data_hash) if meta.num_txs else EMPTY_TRIE_ROOT,
+        "stateRoot": d(meta.evm_state_root),
+        "receiptsRoot": EMPTY_TRIE_ROOT,
+        "miner": addr(header.proposer_address) or addr(bytes(20)),
+        "mixHash": d(bytes(32)),
+        "difficulty": "0x0",
+        "extraData": "0x",
+        "gasLimit": q(meta.gas_limit),
+        "gasUsed": q(meta.gas_used),
+        "timestamp": q(header.time_ns // 10**9),
+        "baseFeePerGas": q(meta.base_fee),
+    }
+
+
 def block(chain, header, meta, full_txs):
     """An Ethereum block object for a committed block (Evmos' field choices)."""
     height = header.height
@@ -30,30 +53,8 @@ def block(chain, header, meta, full_txs):
             continue
         tx = txcodec.decode(chain.tx_at(height, index), chain.genesis.evm_chain_id)
         transactions.append(transaction(tx, header, meta, index, result) if full_txs else d(tx.evm_hash))
-    parent_hash = header.last_block_id.hash or bytes(32)
-    return {
-        "number": q(height),
-        "hash": d(meta.hash),
-        "parentHash": d(parent_hash),
-        "nonce": "0x0000000000000000",
-        "sha3Uncles": EMPTY_UNCLES,
-        "logsBloom": d(meta.bloom),
-        "transactionsRoot": d(header.data_hash) if meta.num_txs else EMPTY_TRIE_ROOT,
-        "stateRoot": d(meta.evm_state_root),
-        "receiptsRoot": EMPTY_TRIE_ROOT,
-        "miner": addr(header.proposer_address) or addr(bytes(20)),
-        "mixHash": d(bytes(32)),
-        "difficulty": "0x0",
-        "totalDifficulty": "0x0",
-        "extraData": "0x",
-        "size": q(meta.size),
-        "gasLimit": q(meta.gas_limit),
-        "gasUsed": q(meta.gas_used),
-        "timestamp": q(header.time_ns // 10**9),
-        "baseFeePerGas": q(meta.base_fee),
-        "transactions": transactions,
-        "uncles": [],
-    }
+    return {**head(header, meta), "totalDifficulty": "0x0", "size": q(meta.size),
+            "transactions": transactions, "uncles": []}
 
 
 def transaction(tx, header=None, meta=None, index=None, result=None, base_fee=None):

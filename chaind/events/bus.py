@@ -7,10 +7,14 @@ full is cancelled with a reason, and the chain goes on.
 import collections
 
 import attrs
+from twisted.logger import Logger
+
+log = Logger()
 
 OUT_OF_CAPACITY = "internal subscription event buffer is out of capacity"
 UNSUBSCRIBED = "unsubscribed"
 SHUTDOWN = "node exited"
+SUBSCRIBER_FAILED = "subscriber failed"
 
 
 @attrs.define(eq=False)
@@ -68,7 +72,12 @@ class EventBus:
             woken.append(sub)
         for sub in woken:
             if sub.on_event is not None and sub.cancelled is None:
-                sub.on_event()
+                try:
+                    sub.on_event()
+                except Exception:
+                    # A subscriber's fault must never reach the publisher (the block producer).
+                    log.failure("event subscriber failed; dropping it")
+                    self.unsubscribe(sub, SUBSCRIBER_FAILED)
 
     def close(self):
         for sub in list(self._subscriptions):

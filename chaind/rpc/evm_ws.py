@@ -1,0 +1,185 @@
+"""EVM JSON-RPC over WebSocket (port 8546): every method of the HTTP table, plus eth_subscribe.
+
+Notifications come from the event bus, so a newHeads never precedes a block readable over HTTP.
+A client that cannot keep up is closed once its send queue is full; the chain never waits for it.
+"""
+
+import collections
+import secrets
+
+import orjson
+from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
+from autobahn.websocket.types import ConnectionDeny
+from twisted.logger import Logger
+from zope.interface import implementer
+from twisted.internet.interfaces import IPushProducer
+
+from chaind.api import encoding as enc
+from chaind.api import logs
+from chaind.api import params as p
+from chaind.events import types as ev
+from chaind.rpc.errors import RPCError, invalid_params, server_error
+from chaind.rpc.jsonrpc import Dispatcher
+
+log = Logger()
+
+# Applications may only send 1000 or 3000-4999; 4013 mirrors RFC 6455's 1013 "try again later".
+CLOSE_TOO_SLOW = 4013
+
+
+class EvmWebSocketFactory(WebSocketServerFactory):
+    def __init__(self, node, methods, settings):
+        super().__init__()
+        self.node = node
+        self.methods = methods
+        self.settings = settings
+        self.protocol = EvmSocket
+        self.connections = set()
+        self.setProtocolOptions(maxMessagePayloadSize=settings.ws_max_message_bytes,
+                                maxFramePayloadSize=settings.ws_max_message_bytes,
+                                failByDrop=False)  # a client is told why (1009 for a big message)
+        self._head_cache = (None, None)
+
+    def encoded_head(self, block):
+        """The newHeads payload of a block, encoded once for every subscriber."""
+        key, payload = self._head_cache
+        if key != block.meta.hash:
+            payload = orjson.dumps(enc.head(block.header, block.meta))
+            self._head_cache = (block.meta.hash, payload)
+        return payload
+
+
+@implementer(IPushProducer)
+class EvmSocket(WebSocketServerProtocol):
+    """One client connection: its requests, its subscriptions and its bounded send queue."""
+
+    def onConnect(self, request):
+        limit = self.factory.settings.ws_max_connections
+        if limit and len(self.factory.connections) >= limit:
+            raise ConnectionDeny(503, f"too many connections: this node serves at most {limit}")
+        self.factory.connections.add(self)
+        self.subscriptions = {}
+        self.outbox = collections.deque()
+        self.paused = False
+        methods = {**self.factory.methods, "eth_subscribe": self.subscribe, "eth_unsubscribe": self.unsubscribe}
+        self.dispatcher = Dispatcher(methods, self.factory.node.settings.json_rpc.max_batch_size)
+
+    def onOpen(self):
+        self.transport.registerProducer(self, True)
+
+    def onMessage(self, payload, is_binary):
+        d = self.dispatcher.handle(payload)
+        d.addCallback(self._reply)
+        d.addErrback(lambda failure: log.failure("websocket request failed", failure))
+
+    def _reply(self, response):
+        if response is not None:
+            self.send(response)
+
+    def onClose(self, was_clean, code, reason):
+        self.factory.connections.discard(self)
+        for sub in list(getattr(self, "subscriptions", {}).values()):
+            self.factory.node.bus.unsubscribe(sub)
+        self.subscriptions = {}
+        self.outbox = collections.deque()
+
+    # -- back-pressure ------------------------------------------------------------------------
+
+    def send(self, message):
+        if self.state != self.STATE_OPEN:
+            return
+        if not self.paused and not self.outbox:
+            self.sendMessage(message)
+            return
+        if len(self.outbox) >= self.factory.settings.ws_send_queue:
+            self._drop(CLOSE_TOO_SLOW, "client too slow: send queue full")
+            return
+        self.outbox.append(message)
+
+    def pauseProducing(self):
+        self.paused = True
+
+    def resumeProducing(self):
+        self.paused = False
+        while self.outbox and not self.paused and self.state == self.STATE_OPEN:
+            self.sendMessage(self.outbox.popleft())
+
+    def stopProducing(self):
+        self.outbox.clear()
+
+    def _drop(self, code, reason):
+        self.outbox.clear()
+        for sub in list(self.subscriptions.values()):
+            self.factory.node.bus.unsubscribe(sub)
+        self.subscriptions = {}
+        self.sendClose(code, reason)
+
+    # -- eth_subscribe ------------------------------------------------------------------------
+
+    def subscribe(self, params):
+        kind = p.arg(params, 0)
+        if not isinstance(kind, str):
+            raise invalid_params("invalid argument 0: subscription kind must be a string")
+        limit = self.factory.settings.ws_max_subscriptions
+        if len(self.subscriptions) >= limit:
+            raise server_error(f"too many subscriptions on this connection (at most {limit})")
+        maker = {"newHeads": self._new_heads, "logs": self._logs,
+                 "newPendingTransactions": self._pending, "syncing": self._syncing}.get(kind)
+        if maker is None:
+            raise RPCError(-32601, f'no "{kind}" subscription in eth namespace')
+        sub_id = "0x" + (secrets.token_bytes(16).hex().lstrip("0") or "0")
+        matches, render = maker(params)
+        prefix = b'{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"' + sub_id.encode() + \
+            b'","result":'
+        bus = self.factory.node.bus
+        sub = bus.subscribe(matches, capacity=self.factory.settings.ws_send_queue,
+                            on_cancel=lambda reason: self._drop(CLOSE_TOO_SLOW, reason[:120]))
+        sub.on_event = lambda: self._notify(sub, prefix, render)
+        self.subscriptions[sub_id] = sub
+        return sub_id
+
+    def _notify(self, sub, prefix, render):
+        for event in sub.drain():
+            for payload in render(event):
+                self.send(prefix + payload + b"}}")
+
+    def unsubscribe(self, params):
+        p.at_most(params, 1)
+        sub = self.subscriptions.pop(p.arg(params, 0), None) if isinstance(p.arg(params, 0), str) else None
+        if sub is None:
+            return False
+        self.factory.node.bus.unsubscribe(sub)
+        return True
+
+    def _new_heads(self, params):
+        p.at_most(params, 1)
+        return (lambda e: isinstance(e, ev.NewBlock)), (lambda e: [self.factory.encoded_head(e.block)])
+
+    def _logs(self, params):
+        p.at_most(params, 2)
+        criteria = logs.parse_criteria(p.arg(params, 1, required=False, default={}), 1)
+
+        def matches(event):
+            block = event.block if isinstance(event, ev.NewBlock) else None
+            return block is not None and block.meta.log_count and criteria.may_be_in(block.meta.bloom)
+
+        def render(event):
+            block = event.block
+            return [orjson.dumps(entry) for index, result in enumerate(block.results)
+                    for entry in logs.tx_logs(criteria, result, block.header, block.meta, index)]
+
+        return matches, render
+
+    def _pending(self, params):
+        p.at_most(params, 2)
+        full = bool(p.arg(params, 1, required=False, default=False))
+
+        def render(event):
+            return [orjson.dumps(enc.transaction(event.tx) if full else enc.d(event.tx.evm_hash))]
+
+        return (lambda e: isinstance(e, ev.PendingTx) and e.tx.kind == "evm"), render
+
+    def _syncing(self, params):
+        # A solo node is never syncing, so the status never changes and nothing is sent.
+        p.at_most(params, 1)
+        return (lambda e: False), (lambda e: [])
