@@ -6,7 +6,6 @@ import sys
 from twisted.application import internet, service
 from twisted.internet import endpoints
 from twisted.python.threadpool import ThreadPool
-from twisted.web import server
 
 from chaind import config as config_mod
 from chaind.api.eth import EthApi
@@ -18,7 +17,7 @@ from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
 from chaind.home import Home
-from chaind.rpc.evm_http import EvmJsonRpcResource
+from chaind.rpc.http import HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
 from chaind.store.db import Database
 
@@ -78,9 +77,8 @@ class Node(service.MultiService):
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
             dispatcher = Dispatcher(self.evm_methods, rpc.max_batch_size)
-            site = server.Site(EvmJsonRpcResource(dispatcher, rpc.max_body_bytes))
-            site.displayTracebacks = False
-            self._listen("json-rpc", rpc.address, site)
+            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout)
+            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor))
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
