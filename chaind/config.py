@@ -42,6 +42,8 @@ class JsonRpcSettings:
     address: str = _listen("127.0.0.1:8545")
     api: str = "eth,net,web3,txpool"    # enabled namespaces
     max_body_bytes: int = 5 * 1024 * 1024
+    max_header_bytes: int = 16384       # request line and headers of one HTTP request
+    idle_timeout: float = 120.0         # seconds an HTTP connection may stay idle
     max_batch_size: int = 1000          # requests in one batch
     gas_cap: int = 25_000_000           # eth_call / eth_estimateGas gas limit; 0 = none
     evm_timeout: float = 5.0            # seconds an eth_call may run

@@ -6,7 +6,6 @@ import sys
 from twisted.application import internet, service
 from twisted.internet import defer, endpoints
 from twisted.python.threadpool import ThreadPool
-from twisted.web import server
 
 from chaind import config as config_mod
 from chaind.api.dev_wallet import DevWallet
@@ -23,8 +22,8 @@ from chaind.crypto import addresses
 from chaind.events.bus import EventBus
 from chaind.home import Home
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
-from chaind.rpc.evm_http import EvmJsonRpcResource
 from chaind.rpc.evm_ws import EvmWebSocketFactory
+from chaind.rpc.http import HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
 from chaind.store.db import Database
 
@@ -72,9 +71,8 @@ class Node(service.MultiService):
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
             dispatcher = Dispatcher(self.evm_methods, rpc.max_batch_size)
-            site = server.Site(EvmJsonRpcResource(dispatcher, rpc.max_body_bytes))
-            site.displayTracebacks = False
-            self._listen("json-rpc", rpc.address, site)
+            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout)
+            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
             self.ws_factory = EvmWebSocketFactory(self, self.evm_methods, rpc)

@@ -1,10 +1,14 @@
 """A read-only view of committed state at one height: native store plus EVM accounts."""
 
+import functools
+
 import attrs
 from eth.db.account import AccountDB
 from eth.db.atomic import AtomicDB
+from eth.rlp.accounts import Account
+from eth_hash.auto import keccak
 
-from chaind.store.evm_state import CommittedNodes
+from chaind.store.evm_state import CommittedNodes, rlp_list, trie_get
 from chaind.store.versioned import VersionedReader
 
 
@@ -21,5 +25,46 @@ class StateView:
 
     @classmethod
     def committed(cls, db, height, evm_state_root):
-        return cls(height, VersionedReader(db, height),
-                   AccountDB(AtomicDB(CommittedNodes(db)), evm_state_root))
+        return cls(height, VersionedReader(db, height), CommittedAccounts(db, evm_state_root))
+
+
+class CommittedAccounts(AccountDB):
+    """py-evm's AccountDB over one committed state root, read-only.
+
+    Account records are read straight from the stored trie (store.evm_state.trie_get): with no
+    writes there is no journal to consult. py-evm's own machinery (journals, caches, tries), which
+    costs more to set up than a balance read, is built on first use by any other method.
+    """
+
+    def __init__(self, db, state_root):
+        self._db = db
+        self._root = state_root
+
+    def __getattr__(self, name):
+        # Only reached for attributes AccountDB.__init__ sets: build them once, then look again.
+        if name.startswith("__") or "_journaldb" in self.__dict__:
+            raise AttributeError(name)
+        AccountDB.__init__(self, AtomicDB(CommittedNodes(self._db)), self._root)
+        return getattr(self, name)
+
+    def _get_account(self, address, from_journal=True):
+        encoded = self._get_encoded_account(address)
+        if not encoded:
+            return Account()
+        nonce, balance, storage_root, code_hash = rlp_list(encoded)
+        return Account(int.from_bytes(nonce, "big"), int.from_bytes(balance, "big"), storage_root, code_hash)
+
+    def _get_encoded_account(self, address, from_journal=True):
+        return trie_get(self._db, self._root, _account_key(address))
+
+    def _set_account(self, address, account):
+        raise TypeError("committed state is read-only")
+
+    def delete_account(self, address):
+        raise TypeError("committed state is read-only")
+
+
+@functools.lru_cache(maxsize=4096)
+def _account_key(address):
+    """The account trie key of an address; remembered, as keccak costs more than the rest of a balance read."""
+    return keccak(address)

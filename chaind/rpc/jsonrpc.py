@@ -6,6 +6,7 @@ A transport hands over request bytes and gets response bytes (or None for notifi
 import orjson
 from twisted.internet import defer
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from chaind.rpc import errors
 from chaind.rpc.errors import RPCError
@@ -21,48 +22,66 @@ class Dispatcher:
         self.max_batch_size = max_batch_size
 
     def handle(self, body):
-        """Fires with the response bytes for `body`, or None when nothing is to be sent back."""
+        """A Deferred firing with the response bytes for `body`, or None when nothing is to be sent back."""
+        return defer.maybeDeferred(self.respond, body)
+
+    def respond(self, body):
+        """The response bytes for `body` (or None), or a Deferred of them when a method answers later.
+
+        Methods that return plain values are answered without any Deferred: that is most reads.
+        """
         try:
             message = orjson.loads(body)
         except orjson.JSONDecodeError as e:
-            return defer.succeed(_encode(_error_response(None, RPCError(errors.PARSE_ERROR, str(e)))))
+            return _encode(_error_response(None, RPCError(errors.PARSE_ERROR, str(e))))
         if isinstance(message, list):
             return self._batch(message)
-        d = self._one(message)
-        d.addCallback(lambda response: None if response is None else _encode(response))
-        return d
+        response = self._one(message)
+        if isinstance(response, defer.Deferred):
+            return response.addCallback(_encode)
+        return _encode(response)
 
     def _batch(self, messages):
         if not messages:
-            return defer.succeed(_encode(_error_response(None, RPCError(errors.INVALID_REQUEST, "empty batch"))))
+            return _encode(_error_response(None, RPCError(errors.INVALID_REQUEST, "empty batch")))
         if len(messages) > self.max_batch_size:
-            return defer.succeed(_encode(_error_response(None, RPCError(
-                errors.INVALID_REQUEST, f"batch too large: {len(messages)} requests, at most {self.max_batch_size}"))))
-        d = defer.gatherResults([self._one(m) for m in messages], consumeErrors=True)
-        d.addCallback(lambda responses: _encode([r for r in responses if r is not None]) or None)
-        return d
+            return _encode(_error_response(None, RPCError(
+                errors.INVALID_REQUEST, f"batch too large: {len(messages)} requests, at most {self.max_batch_size}")))
+        responses = [self._one(m) for m in messages]
+        if any(isinstance(r, defer.Deferred) for r in responses):
+            d = defer.gatherResults([r if isinstance(r, defer.Deferred) else defer.succeed(r) for r in responses],
+                                    consumeErrors=True)
+            return d.addCallback(_encode_batch)
+        return _encode_batch(responses)
 
     def _one(self, message):
+        """The response object for one request (None for a notification), or a Deferred of it."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or \
                 not isinstance(message.get("method"), str):
-            return defer.succeed(_error_response(
-                message.get("id") if isinstance(message, dict) else None,
-                RPCError(errors.INVALID_REQUEST, "invalid request")))
+            return _error_response(message.get("id") if isinstance(message, dict) else None,
+                                   RPCError(errors.INVALID_REQUEST, "invalid request"))
         has_id = "id" in message
         request_id = message.get("id")
-        method = self.methods.get(message["method"])
+        name = message["method"]
+        method = self.methods.get(name)
         params = message.get("params", [])
-        if method is None:
-            result = defer.fail(errors.method_not_found(message["method"]))
-        elif not isinstance(params, list):
-            result = defer.fail(errors.invalid_params("non-array args"))
+        try:
+            if method is None:
+                raise errors.method_not_found(name)
+            if not isinstance(params, list):
+                raise errors.invalid_params("non-array args")
+            value = method(params)
+        except RPCError as e:
+            response = _error_response(request_id, e)
+        except Exception:
+            response = _error_response(request_id, _as_rpc_error(Failure(), name))
         else:
-            result = defer.maybeDeferred(method, params)
-        result.addCallbacks(lambda value: {"jsonrpc": "2.0", "id": request_id, "result": value},
-                            lambda failure: _error_response(request_id, _as_rpc_error(failure, message["method"])))
-        if not has_id:
-            result.addCallback(lambda _: None)
-        return result
+            if isinstance(value, defer.Deferred):
+                value.addCallbacks(lambda result: {"jsonrpc": "2.0", "id": request_id, "result": result},
+                                   lambda failure: _error_response(request_id, _as_rpc_error(failure, name)))
+                return value if has_id else value.addCallback(lambda _: None)
+            response = {"jsonrpc": "2.0", "id": request_id, "result": value}
+        return response if has_id else None
 
 
 def _as_rpc_error(failure, method):
@@ -76,7 +95,11 @@ def _error_response(request_id, error):
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}
 
 
+def _encode_batch(responses):
+    return _encode([r for r in responses if r is not None])
+
+
 def _encode(value):
-    if value == []:
+    if value is None or value == []:
         return None
     return orjson.dumps(value) + b"\n"

@@ -1,0 +1,89 @@
+"""Shared by the bench scripts: a real node (`twistd -n chaind`) in a subprocess with a temp dev home.
+
+The node gets its own config (JSON-RPC on a free loopback port, defaults otherwise) and is stopped on exit.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DevNode:
+    """`with DevNode() as node:` a started node; node.url, node.pid."""
+
+    def __init__(self, config=""):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.extra_config = config
+
+    def __enter__(self):
+        self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="chaind-bench-"))
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        home = self.tmp / "home"
+        subprocess.run([sys.executable, "-c", "import sys; from chaind.home import Home; "
+                        "Home(sys.argv[1]).init('bench', dev=True)", str(home)], env=env, check=True)
+        config = self.tmp / "chaind.toml"
+        config.write_text(f'[json-rpc]\naddress = "127.0.0.1:{self.port}"\n{self.extra_config}')
+        twistd = pathlib.Path(sys.executable).parent / "twistd"
+        self.log = open(self.tmp / "node.log", "wb")
+        self.process = subprocess.Popen(
+            [str(twistd), "-n", "--pidfile=", "chaind", "--home", str(home), "--config", str(config)],
+            cwd=self.tmp, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        self._wait_ready()
+        return self
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def rpc(self, method, *params):
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
+        request = urllib.request.Request(self.url, data=body, headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return json.loads(response.read())
+
+    def _wait_ready(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"node exited at start:\n{(self.tmp / 'node.log').read_text()}")
+            try:
+                self.rpc("eth_blockNumber")
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise SystemExit(f"node did not answer within {timeout} s")
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def rss_mb(pid):
+    """Resident set size of a process in MB (VmRSS from /proc)."""
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise LookupError(f"no VmRSS for pid {pid}")

@@ -1,0 +1,358 @@
+"""EVM JSON-RPC over HTTP/1.1 (port 8545): a lean server protocol on Twisted for POSTed JSON-RPC.
+
+Keep-alive and pipelining (answered in order), Content-Length and chunked bodies, limits as settings.
+"""
+
+import time
+from email.utils import formatdate
+
+import attrs
+import orjson
+from twisted.internet import defer, protocol
+from twisted.logger import Logger
+
+from chaind.rpc.errors import INTERNAL_ERROR, INVALID_REQUEST, RPCError
+
+log = Logger()
+
+_ALLOW = b"Allow: POST, OPTIONS\r\n"
+_REASONS = {200: b"OK", 400: b"Bad Request", 405: b"Method Not Allowed", 413: b"Content Too Large",
+            431: b"Request Header Fields Too Large", 500: b"Internal Server Error", 501: b"Not Implemented",
+            505: b"HTTP Version Not Supported"}
+_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+_CLOSE = b"Connection: close\r\n"
+_KEEP_ALIVE = b"Connection: keep-alive\r\n"   # said to HTTP/1.0 clients that asked for it
+_CRASHED = orjson.dumps({"jsonrpc": "2.0", "id": None,
+                         "error": {"code": INTERNAL_ERROR, "message": "internal error"}}) + b"\n"
+
+
+@attrs.frozen
+class HttpLimits:
+    max_body_bytes: int
+    max_header_bytes: int
+    idle_timeout: float
+
+
+class HttpError(Exception):
+    """A request this server cannot answer as asked; the connection closes after the reply."""
+
+    def __init__(self, status, message, body=None):
+        super().__init__(message)
+        self.status = status
+        self.body = body if body is not None else message.encode() + b"\n"
+
+
+@attrs.define
+class _Request:
+    method: bytes
+    connection: bytes   # the Connection header line of the response, if one is due
+    body: bytes
+
+    @property
+    def keep_alive(self):
+        return self.connection != _CLOSE
+
+
+class JsonRpcHttpFactory(protocol.Factory):
+    """Serves a Dispatcher (rpc/jsonrpc.py) over HTTP/1.1."""
+
+    def __init__(self, dispatcher, limits, reactor):
+        self.dispatcher = dispatcher
+        self.limits = limits
+        self.reactor = reactor
+        self._date_second = None
+        self._date = b""
+
+    def buildProtocol(self, addr):
+        return JsonRpcHttp(self)
+
+    def date(self):
+        """The Date header value, formatted once a second."""
+        now = int(time.time())
+        if now != self._date_second:
+            self._date_second, self._date = now, formatdate(now, usegmt=True).encode()
+        return self._date
+
+
+class JsonRpcHttp(protocol.Protocol):
+    """One connection. Requests are parsed from buffered bytes and answered strictly in order:
+    while a method answers later (a Deferred), reading stops, so pipelined requests wait in the socket.
+    """
+
+    def __init__(self, factory):
+        self.factory = factory
+        self.dispatcher = factory.dispatcher
+        self.limits = factory.limits
+        self._parts = []        # received bytes not yet consumed
+        self._have = 0          # their total length
+        self._need = 0          # bytes to gather before parsing again
+        self._out = []          # responses of this round of parsing, written at once
+        self._continued = False  # "100 Continue" already sent for the request being received
+        self._waiting = False    # a response is being computed
+        self._paused = set()     # why reading is paused: "waiting", "writes"
+        self._done = False       # closing or closed: no more requests are read
+        self._timeout = None
+
+    # -- connection ------------------------------------------------------------------------------
+
+    def connectionMade(self):
+        self.transport.setTcpNoDelay(True)
+        self.transport.registerProducer(self, True)
+        self._timeout = self.factory.reactor.callLater(self.limits.idle_timeout, self._idle)
+
+    def connectionLost(self, reason):
+        self._done = True
+        if self._timeout is not None and self._timeout.active():
+            self._timeout.cancel()
+
+    def _idle(self):
+        if self._waiting:
+            self._timeout = self.factory.reactor.callLater(self.limits.idle_timeout, self._idle)
+        else:
+            self._close()
+
+    def _close(self):
+        self._done = True
+        self.transport.loseConnection()
+
+    # The transport pauses us when its write buffer is full (a client not reading its responses).
+    def pauseProducing(self):
+        self._pause("writes", True)
+
+    def resumeProducing(self):
+        self._pause("writes", False)
+
+    def stopProducing(self):
+        self._done = True
+
+    def _pause(self, reason, paused):
+        was = bool(self._paused)
+        if paused:
+            self._paused.add(reason)
+        else:
+            self._paused.discard(reason)
+        if was != bool(self._paused) and not self._done:
+            if self._paused:
+                self.transport.pauseProducing()
+            else:
+                self.transport.resumeProducing()
+
+    # -- requests --------------------------------------------------------------------------------
+
+    def dataReceived(self, data):
+        if self._done:
+            return
+        self._timeout.reset(self.limits.idle_timeout)
+        self._parts.append(data)
+        self._have += len(data)
+        if not self._waiting and self._have >= self._need:
+            self._process()
+
+    def _process(self):
+        buf = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
+        pos, out = 0, self._out
+        self._need = 0
+        refused = False
+        while not self._done:
+            try:
+                request, end = self._parse(buf, pos)
+            except HttpError as e:
+                out.append(_response(e.status, e.body, _CLOSE, self.factory.date(),
+                                     b"application/json" if e.status == 413 else b"text/plain"))
+                self._done = refused = True
+                break
+            if request is None:
+                self._need = end - pos
+                break
+            pos = end
+            self._continued = False
+            result = self._answer(request)
+            if isinstance(result, defer.Deferred):
+                done = []
+                result.addBoth(done.append)
+                if not done:        # answered later: wait for it before reading on
+                    self._waiting = True
+                    self._pause("waiting", True)
+                    result.addCallback(lambda _: self._answered(done[0], request.connection))
+                    break
+                result = self._payload(done[0], request.connection)
+            out.append(result)
+            if not request.keep_alive:
+                self._done = True
+        rest = buf[pos:]
+        self._parts = [rest] if rest else []
+        self._have = len(rest)
+        if out:
+            self.transport.write(out[0] if len(out) == 1 else b"".join(out))
+            out.clear()
+        if refused:
+            # Close our side only and drop what the client still sends (until it closes, or the idle
+            # timeout): closing at once with unread bytes would reset the connection and lose the reply.
+            self.transport.loseWriteConnection()
+        elif self._done:
+            self.transport.loseConnection()
+
+    def _answered(self, outcome, connection):
+        self._waiting = False
+        if self._done:
+            return
+        self.transport.write(self._payload(outcome, connection))
+        if connection == _CLOSE:
+            self._close()
+            return
+        self._pause("waiting", False)
+        if self._have and self._have >= self._need:
+            self._process()
+
+    def _payload(self, outcome, connection):
+        """The HTTP response for the dispatcher's outcome (bytes, None or a Failure)."""
+        if isinstance(outcome, (bytes, type(None))):
+            return _response(200, outcome or b"", connection, self.factory.date())
+        log.failure("JSON-RPC dispatch crashed", outcome)
+        return _response(500, _CRASHED, connection, self.factory.date())
+
+    def _answer(self, request):
+        """The response bytes for a complete request, or a Deferred of the dispatcher's outcome."""
+        date = self.factory.date()
+        if request.method == b"POST":
+            try:
+                payload = self.dispatcher.respond(request.body)
+            except Exception:
+                log.failure("JSON-RPC dispatch crashed")
+                return _response(500, _CRASHED, request.connection, date)
+            if isinstance(payload, defer.Deferred):
+                return payload
+            return _response(200, payload or b"", request.connection, date)
+        if request.method == b"OPTIONS":
+            return _response(200, b"", request.connection, date, extra=_ALLOW)
+        return _response(405, b"method not allowed: send JSON-RPC requests with POST\n", request.connection, date,
+                         b"text/plain", _ALLOW, head=request.method == b"HEAD")
+
+    # -- parsing ---------------------------------------------------------------------------------
+
+    def _parse(self, buf, pos):
+        """(request, end) for a complete request at `pos`, or (None, bytes needed in all); raises HttpError."""
+        while buf.startswith(b"\r\n", pos):     # empty lines between requests are allowed
+            pos += 2
+        limit = self.limits.max_header_bytes
+        head_end = buf.find(b"\r\n\r\n", pos, pos + limit + 4)
+        if head_end < 0:
+            if len(buf) - pos > limit:
+                raise HttpError(431, f"request header too large: more than {limit} bytes")
+            if buf.find(b"\n\n", pos) >= 0:
+                raise HttpError(400, "malformed request: header lines must end with CRLF")
+            return None, len(buf) + 1
+        lines = buf[pos:head_end].split(b"\r\n")
+        method, http10 = _request_line(lines[0])
+        keep_alive = not http10
+        length = coding = expect = None
+        for line in lines[1:]:
+            name, colon, value = line.partition(b":")
+            if not colon or not name or name[-1:] in b" \t" or name[:1] in b" \t":
+                raise HttpError(400, f"malformed header line {line[:80]!r}")
+            name, value = name.lower(), value.strip(b" \t")
+            if name == b"content-length":
+                if not value.isdigit() or (length is not None and length != int(value)):
+                    raise HttpError(400, f"bad Content-Length {value[:40]!r}")
+                length = int(value)
+            elif name == b"transfer-encoding":
+                coding = value.lower() if coding is None else coding + b", " + value.lower()
+            elif name == b"connection":
+                tokens = {t.strip().lower() for t in value.split(b",")}
+                if b"close" in tokens:
+                    keep_alive = False
+                elif b"keep-alive" in tokens:
+                    keep_alive = True
+            elif name == b"expect":
+                expect = value.lower()
+        start = head_end + 4
+        max_body = self.limits.max_body_bytes
+        if coding is not None:
+            if length is not None:
+                raise HttpError(400, "both Content-Length and Transfer-Encoding given")
+            if coding != b"chunked":
+                raise HttpError(501, f"transfer coding {coding.decode(errors='replace')!r} not supported; "
+                                     "send Content-Length or chunked")
+        elif (length or 0) > max_body:
+            raise _too_large(max_body)
+        connection = (_KEEP_ALIVE if http10 else b"") if keep_alive else _CLOSE
+        if expect == b"100-continue" and not http10 and len(buf) == start:
+            self._send_continue()
+        if coding is not None:
+            return self._chunked(buf, start, method, connection)
+        length = length or 0
+        if len(buf) < start + length:
+            return None, start + length
+        return _Request(method, connection, buf[start:start + length]), start + length
+
+    def _send_continue(self):
+        # curl and others wait (a second) for this before sending a larger body.
+        if not self._continued:
+            self._continued = True
+            self._out.append(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def _chunked(self, buf, pos, method, connection):
+        """A chunked body: size lines in hex, data, CRLF; a zero size, trailers and an empty line end it."""
+        max_body = self.limits.max_body_bytes
+        spans, total = [], 0
+        while True:
+            line_end = buf.find(b"\r\n", pos, pos + 1024)
+            if line_end < 0:
+                if len(buf) - pos > 1024:
+                    raise HttpError(400, "malformed chunk size line")
+                return None, len(buf) + 1
+            size_text = buf[pos:line_end].split(b";", 1)[0].strip(b" \t")
+            if not size_text or len(size_text) > 16 or not _HEX_DIGITS.issuperset(size_text):
+                raise HttpError(400, f"malformed chunk size {size_text[:20]!r}")
+            size = int(size_text, 16)
+            total += size
+            if total > max_body:
+                raise _too_large(max_body)
+            pos = line_end + 2
+            if size == 0:
+                break
+            if len(buf) < pos + size + 2:
+                return None, pos + size + 2
+            if buf[pos + size:pos + size + 2] != b"\r\n":
+                raise HttpError(400, "chunk data not followed by CRLF")
+            spans.append((pos, pos + size))
+            pos += size + 2
+        # Trailer fields (ignored) up to an empty line.
+        if buf.startswith(b"\r\n", pos):
+            end = pos + 2
+        else:
+            trailers_end = buf.find(b"\r\n\r\n", pos, pos + self.limits.max_header_bytes + 4)
+            if trailers_end < 0:
+                if len(buf) - pos > self.limits.max_header_bytes:
+                    raise HttpError(431, "request trailer too large")
+                return None, len(buf) + 1
+            end = trailers_end + 4
+        return _Request(method, connection, b"".join(buf[a:b] for a, b in spans)), end
+
+
+def _request_line(line):
+    """(method, whether HTTP/1.0) from `METHOD SP target SP HTTP/1.x`."""
+    parts = line.split(b" ")
+    if len(parts) != 3 or not parts[0].isalpha() or not parts[1] or not parts[2].startswith(b"HTTP/"):
+        raise HttpError(400, f"malformed request line {line[:80]!r}")
+    method, _, version = parts
+    if version == b"HTTP/1.1":
+        return method, False
+    if version == b"HTTP/1.0":
+        return method, True
+    number = version[5:]
+    if len(number) == 3 and number[:1].isdigit() and number[1:2] == b"." and number[2:].isdigit():
+        raise HttpError(505, f"HTTP version {number.decode()} not supported; use HTTP/1.1")
+    raise HttpError(400, f"malformed request line {line[:80]!r}")
+
+
+def _too_large(max_body):
+    error = RPCError(INVALID_REQUEST, f"content length too large: more than {max_body} bytes")
+    return HttpError(413, error.message,
+                     orjson.dumps({"jsonrpc": "2.0", "id": None, "error": error.to_json()}) + b"\n")
+
+
+def _response(status, body, connection, date, content_type=b"application/json", extra=b"", head=False):
+    """Status line, headers and body (none in an answer to HEAD)."""
+    return b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nDate: %s\r\n%s%s\r\n%s" % (
+        status, _REASONS[status], content_type, len(body), date, extra, connection, b"" if head else body)
