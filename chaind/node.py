@@ -61,7 +61,8 @@ class Node(service.MultiService):
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db")
         _Database(self.db).setServiceParent(self)
-        self.app = App(self.db, self.genesis, pruning=settings.storage.pruning)
+        self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
+                       prune_interval=settings.storage.prune_interval)
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
