@@ -31,9 +31,19 @@ class MempoolSettings:
     price_bump: int = 10                # percent a replacement must raise both fee caps by
 
 
+def _at_least(section, low):
+    def check(instance, attribute, value):
+        if value < low:
+            raise ConfigError(f"[{section}] {attribute.name.replace('_', '-')} must be at least {low}, got {value}")
+    return check
+
+
 @attrs.frozen
 class StorageSettings:
-    pruning: int = 0                    # 0 = archive (every height readable); N = keep the last N heights
+    # 0 = archive (every height readable); N = keep the last N heights
+    pruning: int = attrs.field(default=0, validator=_at_least("storage", 0))
+    # blocks between pruning passes, and how long a height's state outlives its readability
+    prune_interval: int = attrs.field(default=100, validator=_at_least("storage", 1))
 
 
 @attrs.frozen

@@ -54,7 +54,8 @@ class Node(service.MultiService):
         self.out = out or sys.stdout
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db")
-        self.app = App(self.db, self.genesis, pruning=settings.storage.pruning)
+        self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
+                       prune_interval=settings.storage.prune_interval)
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)

@@ -7,7 +7,7 @@ import pytest_twisted
 from eth_account import Account
 from web3.exceptions import ContractLogicError
 
-from conftest import in_thread, make_node
+from conftest import in_thread
 from contracts import INIT, RUNTIME, STORED
 from evm_client import DEV0, DEV0_KEY, OTHER, post, rpc, send, w3
 
@@ -130,22 +130,3 @@ def test_batches_and_limits(node_factory):
     status, reply = yield in_thread(post, node, b"[" + b" " * 3000 + b"]", True)
     assert status == 413 and reply["error"]["code"] == -32600
 
-
-@pytest_twisted.inlineCallbacks
-def test_restart_keeps_state(tmp_path):
-    node = make_node(tmp_path / "home")
-    node.startService()
-    web3 = w3(node)
-    receipt = yield in_thread(send, web3, {"to": OTHER, "value": 77, "nonce": 0})
-    height, app_hash = node.app.height, node.app.head[1].app_hash
-    yield node.stopService()
-    again = make_node(tmp_path / "home")
-    again.startService()
-    try:
-        assert again.app.height == height and again.app.head[1].app_hash == app_hash
-        web3 = w3(again)
-        assert (yield in_thread(web3.eth.get_balance, OTHER)) == 77
-        found = yield in_thread(web3.eth.get_transaction_receipt, receipt.transactionHash)
-        assert found.blockHash == receipt.blockHash
-    finally:
-        yield again.stopService()

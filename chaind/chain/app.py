@@ -8,6 +8,7 @@ import hashlib
 
 import attrs
 from eth.vm.execution_context import ExecutionContext
+from twisted.logger import Logger
 
 from chaind.chain import block as blocks
 from chaind.chain import errors, txs
@@ -16,6 +17,7 @@ from chaind.chain.modules import auth, evm, feemarket
 from chaind.chain.modules.bank import Bank, format_coins, validate_coins
 from chaind.chain.view import StateView
 from chaind.store import keys
+from chaind.store.pruning import collect_garbage
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
 
@@ -23,6 +25,8 @@ from chaind.store.versioned import VersionedWriter
 TX_SIZE_COST_PER_BYTE = 10
 SIG_VERIFY_COST_ETH_SECP256K1 = 21000
 MSG_SEND_GAS = 20000
+
+log = Logger()
 
 
 class PrunedError(LookupError):
@@ -46,10 +50,13 @@ class BlockContext:
 
 
 class App:
-    def __init__(self, db, genesis, pruning=0):
+    def __init__(self, db, genesis, pruning=0, prune_interval=100):
         self.db = db
         self.genesis = genesis
         self.pruning = pruning
+        self.prune_interval = prune_interval
+        raw = db.get(keys.PRUNED_BELOW)
+        self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
         self._head = None
         raw = db.get(keys.HEAD)
@@ -94,9 +101,9 @@ class App:
         return None if raw is None else TxResult.from_record(raw)
 
     def oldest_state_height(self):
-        if not self.pruning:
-            return 0
-        return max(0, self.height - self.pruning + 1)
+        window = max(0, self.height - self.pruning + 1) if self.pruning else 0
+        # Below what an earlier run pruned nothing comes back, whatever the setting is now.
+        return max(window, self._pruned_below)
 
     def view(self, height=None):
         """A read-only StateView of committed state at `height` (default: latest)."""
@@ -106,8 +113,8 @@ class App:
             raise LookupError(f"height {height} is not committed yet (latest {head_height})")
         oldest = self.oldest_state_height()
         if height < oldest:
-            raise PrunedError(f"state at height {height} is pruned: this node keeps the last "
-                              f"{self.pruning} heights (oldest available {oldest})")
+            kept = f"this node keeps the last {self.pruning} heights, " if self.pruning else ""
+            raise PrunedError(f"state at height {height} is pruned: {kept}oldest available {oldest}")
         _, meta = self.block_at(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
@@ -272,6 +279,26 @@ class App:
         """Write the block in one atomic batch; from now on readers see it."""
         self.db.write(puts)
         self._head = (committed.header, committed.meta)
+        if self.pruning and committed.height % self.prune_interval == 0:
+            try:
+                self.prune()
+            except Exception:
+                # The block is durable either way: announce it, keep the state, say why.
+                log.failure("state pruning skipped")
+
+    def prune(self):
+        """Delete state below the horizon, one pass; writer thread only. Returns PruneStats or None.
+
+        The horizon trails the oldest readable height by prune_interval blocks, so a read that
+        began at a height just before it became unreadable still finds its nodes.
+        """
+        horizon = self.oldest_state_height() - self.prune_interval
+        if horizon <= max(self._pruned_below, self.genesis.initial_height - 1):
+            return None
+        roots = {self.block_at(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
+        stats = collect_garbage(self.db, horizon, roots)
+        self._pruned_below = horizon
+        return stats
 
     def _deliver(self, ctx, raw, index):
         try:

@@ -24,6 +24,11 @@ class Database:
             return self._db.iterator(start=prefix, stop=start, include_stop=True, reverse=True)
         return self._db.iterator(start=start, stop=prefix_end(prefix))
 
+    def keys(self, prefix):
+        """Yield the keys under `prefix` (no values read)."""
+        with self._db.iterator(prefix=prefix, include_value=False) as it:
+            yield from it
+
     def seek_first(self, start, stop):
         """The first (key, value) with start <= key < stop, or None."""
         with self._db.iterator(start=start, stop=stop) as it:

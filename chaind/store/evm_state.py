@@ -1,6 +1,6 @@
 """The py-evm account database on LevelDB: trie nodes and code are kept by hash.
 
-Nodes are never overwritten, so the state of any committed height is read through its root.
+Nodes are never overwritten, so the state of any kept height is read through its root.
 """
 
 from eth.constants import BLANK_ROOT_HASH
@@ -55,7 +55,7 @@ class PendingNodes(CommittedNodes):
         self.written[key] = value
 
     def __delitem__(self, key):
-        # Nodes are shared between heights; an archive node never deletes them.
+        # Nodes are shared between heights: only a pruning pass (store/pruning.py) may delete them.
         pass
 
     def batch_puts(self):
