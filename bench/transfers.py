@@ -14,6 +14,7 @@ import pathlib
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -157,7 +158,7 @@ def start_node(workdir, interval, mempool):
     return proc, rpc, home, port
 
 
-def run(senders, count, interval, connections, threads, mempool, keep):
+def run(senders, count, interval, connections, threads, mempool, keep, profile):
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="chaind-bench-"))
     proc = None
     try:
@@ -172,9 +173,18 @@ def run(senders, count, interval, connections, threads, mempool, keep):
         script.write_text(WRK_SCRIPT)
         addresses = ["0x" + k.address.hex() for k in keys]
 
+        spy = None
+        if profile:
+            # --gil: samples only the thread holding the GIL, i.e. where the node's one core of Python goes.
+            spy = subprocess.Popen([shutil.which("py-spy") or str(pathlib.Path(sys.executable).with_name("py-spy")),
+                                    "record", "--nonblocking", "--gil", "-r", "250", "-f", "raw", "-p", str(proc.pid),
+                                    "-o", f"{profile}-{senders}-{interval:g}.txt"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1)
         start = time.monotonic()
         wrk = subprocess.Popen(["wrk", "-t", str(threads), "-c", str(connections), "-d", "600s", "--timeout", "60s",
-                                "-s", str(script), f"http://127.0.0.1:{port}/", "--", str(bodies), str(threads), str(workdir / "sent.")],
+                                "-s", str(script), f"http://127.0.0.1:{port}/",
+                                "--", str(bodies), str(threads), str(workdir / "sent.")],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         # The last receipt: every sender's committed nonce reaches its final value.
         sent_at = None
@@ -190,6 +200,9 @@ def run(senders, count, interval, connections, threads, mempool, keep):
                 raise SystemExit(f"timed out; committed nonces {nonces} of {finals}")
             time.sleep(0.02)
         elapsed = time.monotonic() - start
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(timeout=60)
         wrk.send_signal(signal.SIGINT)
         out, _ = wrk.communicate(timeout=60)
         result = [line for line in out.splitlines() if line.startswith("WRKRESULT")]
@@ -228,7 +241,10 @@ def main():
     parser.add_argument("--connections", type=int, default=8, help="keep-alive connections wrk keeps open")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--mempool", action="append", default=[], metavar="KEY=VALUE",
-                        help="a [mempool] setting for the node, e.g. max-per-sender=4096 (repeatable)")
+                        help="a [mempool] setting for the node, e.g. size=20000 (repeatable)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per case, each on a fresh chain; the median counts")
+    parser.add_argument("--profile", metavar="PREFIX",
+                        help="record the node with py-spy into PREFIX-<senders>-<interval>.txt (collapsed stacks)")
     parser.add_argument("--keep", action="store_true", help="keep the temp home and node log")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -238,11 +254,16 @@ def main():
           f"target {TARGET:.0f} transfers/s")
     for interval in [float(x) for x in args.interval.split(",")]:
         for senders in [int(x) for x in args.senders.split(",")]:
-            r = run(senders, args.txs, interval, args.connections, args.threads, mempool, args.keep)
             mode = "instant" if interval == 0 else f"{interval:g}s blocks"
-            print(f"{mode:>10}  {senders} sender{'s' if senders > 1 else ' '}: {r['rate']:7.1f} transfers/s "
-                  f"({r['elapsed']:.2f} s, {r['blocks']} blocks, sends answered at {r['accept']:.0f}/s)  ratio to {TARGET:.0f}: {r['rate'] / TARGET:.2f}",
-                  flush=True)
+            case = f"{mode:>10}  {senders} sender{'s' if senders > 1 else ' '}"
+            rates = []
+            for _ in range(args.runs):
+                r = run(senders, args.txs, interval, args.connections, args.threads, mempool, args.keep, args.profile)
+                rates.append(r["rate"])
+                print(f"{case}: {r['rate']:7.1f} transfers/s ({r['elapsed']:.2f} s, {r['blocks']} blocks, "
+                      f"sends answered at {r['accept']:.0f}/s)", flush=True)
+            median = statistics.median(rates)
+            print(f"{case}: median {median:7.1f} transfers/s  ratio to {TARGET:.0f}: {median / TARGET:.2f}", flush=True)
 
 
 if __name__ == "__main__":
