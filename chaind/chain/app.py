@@ -192,7 +192,7 @@ class App:
     allow_unprotected = False
 
     def head_nonce(self, address):
-        """The account's nonce at the head, from the view the checks on this thread read."""
+        """The account's nonce at the head, through this thread's view of the head (cached until it moves)."""
         return self._head_view().accounts.get_nonce(address)
 
     def _head_view(self):

@@ -89,9 +89,8 @@ class Producer(service.Service):
     def _tick(self):
         if self._building is not None or not self.running:
             return self._building
-        view = self.app.view()
-        chosen = self.mempool.select(view.accounts.get_nonce, self.settings.max_block_txs,
-                                     self.app.genesis.max_gas)
+        # head_nonce reads through one cached view per head, shared with _committed's cleanup.
+        chosen = self.mempool.select(self.app.head_nonce, self.settings.max_block_txs, self.app.genesis.max_gas)
         if not chosen and not self.settings.empty_blocks:
             return None
         # The decoded txs go to the writer, which then need not decode them again.
@@ -107,8 +106,7 @@ class Producer(service.Service):
 
     def _committed(self, block):
         self._building = None
-        view = self.app.view()
-        self.mempool.remove_committed(view.accounts.get_nonce)
+        self.mempool.remove_committed(self.app.head_nonce)
         events = [ev.NewBlock(block), ev.NewBlockHeader(block)]
         events += [ev.Tx(block, i) for i in range(len(block.txs))]
         self.bus.publish(events)
