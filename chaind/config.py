@@ -26,7 +26,7 @@ class ChainSettings:
 @attrs.frozen
 class MempoolSettings:
     size: int = 10000                   # txs held at most
-    max_per_sender: int = 256           # txs from one sender at most
+    max_queued_per_sender: int = 64     # txs of one sender behind a nonce gap at most (geth's account queue)
     max_tx_bytes: int = 131072          # size of one tx at most
     price_bump: int = 10                # percent a replacement must raise both fee caps by
 

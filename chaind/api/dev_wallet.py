@@ -9,7 +9,6 @@ from twisted.internet import defer, threads
 from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.chain import errors as chain_errors
-from chaind.chain import txs as txcodec
 from chaind.rpc.errors import invalid_params, server_error
 
 
@@ -50,10 +49,8 @@ class DevWallet:
                                                   self.runner.estimate, call, view, {})
             tx["gas"] = int(gas, 16)
         signed = Account.sign_transaction(tx, self.keys[sender].private_key)
-        wrapped = txcodec.wrap_evm(bytes(signed.raw_transaction), self.app.genesis.evm_chain_id,
-                                   self.app.genesis.base_denom)
         try:
-            checked = yield self.node.producer.submit(wrapped.raw)
+            checked = yield self.node.producer.submit_eth(bytes(signed.raw_transaction))
         except chain_errors.TxError as e:
             raise server_error(e.evm_message or e.log) from None
         return enc.d(checked.evm_hash)

@@ -204,11 +204,7 @@ class EthApi:
     def send_raw_transaction(self, params):
         p.at_most(params, 1)
         raw_evm = p.data(p.arg(params, 0), 0)
-        try:
-            tx = txcodec.wrap_evm(raw_evm, self.app.genesis.evm_chain_id, self.app.genesis.base_denom)
-        except chain_errors.TxError as e:
-            raise server_error(e.evm_message or e.log) from None
-        d = self.node.producer.submit(tx.raw)
+        d = self.node.producer.submit_eth(raw_evm)
         d.addCallbacks(lambda checked: enc.d(checked.evm_hash), _tx_error)
         return d
 

@@ -5,6 +5,7 @@ check_tx and view, which read committed heights only.
 """
 
 import hashlib
+import threading
 
 import attrs
 from eth.vm.execution_context import ExecutionContext
@@ -59,6 +60,8 @@ class App:
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
         self._head = None
+        self._local = threading.local()     # each checking thread's view of the head
+        self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
@@ -149,9 +152,16 @@ class App:
 
         The mempool adds what depends on other pending txs (nonce gaps, replacement).
         """
+        return self.check_decoded(txs.decode(raw, self.genesis.evm_chain_id))
+
+    def check_eth_tx(self, raw_evm):
+        """check_tx for a signed Ethereum tx: wrapped in its envelope (as eth_sendRawTransaction does)."""
         g = self.genesis
-        tx = txs.decode(raw, g.evm_chain_id)
-        state = self.view()
+        return self.check_decoded(txs.wrap_evm(raw_evm, g.evm_chain_id, g.base_denom))
+
+    def check_decoded(self, tx):
+        """check_tx for a tx already decoded (signatures checked) by txs.decode or txs.wrap_evm."""
+        state = self._head_view()
         if tx.kind == "evm":
             self._check_evm(state, tx)
         else:
@@ -159,7 +169,7 @@ class App:
         return tx
 
     def _check_evm(self, state, tx):
-        g, header_meta = self.genesis, self._head[1]
+        g = self.genesis
         evm_tx = tx.evm
         if evm_tx.chain_id is None and not self.allow_unprotected:
             raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
@@ -187,6 +197,18 @@ class App:
                 f"insufficient funds for gas * price + value: address {_hex(tx.sender)} have {have} want {cost}")
 
     allow_unprotected = False
+
+    def head_nonce(self, address):
+        """The account's nonce at the head, through this thread's view of the head (cached until it moves)."""
+        return self._head_view().accounts.get_nonce(address)
+
+    def _head_view(self):
+        """view() of the head, reused until the head moves: committed state never changes, and the
+        accounts it caches spare the next check of the same senders their trie reads."""
+        view = getattr(self._local, "view", None)
+        if view is None or view.height != self.height:
+            view = self._local.view = self.view()
+        return view
 
     def _check_native(self, state, tx):
         account = auth.account(state, tx.sender)
@@ -243,9 +265,14 @@ class App:
         _, meta = self._head
         return feemarket.next_base_fee(self.genesis, meta.base_fee, meta.gas_used, self.genesis.max_gas)
 
-    def finalize_block(self, raw_txs, time_ns, proposer_address):
-        """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted."""
+    def finalize_block(self, block_txs, time_ns, proposer_address):
+        """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
+
+        Each of `block_txs` is envelope bytes or a tx check_tx returned, which is not decoded again
+        (decoding is a pure function of the bytes; execution still checks nonce, balance and gas).
+        """
         g = self.genesis
+        raw_txs = [tx if isinstance(tx, bytes) else tx.raw for tx in block_txs]
         prev_header, prev_meta = self._head
         height = prev_header.height + 1
         time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
@@ -256,14 +283,14 @@ class App:
             last_commit_hash=blocks.EMPTY_HASH if height > g.initial_height else b"",
             data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(),
             next_validators_hash=self.validators_hash(), consensus_hash=self.consensus_hash(),
-            app_hash=prev_meta.app_hash, last_results_hash=self._last_results_hash(prev_header.height),
+            app_hash=prev_meta.app_hash, last_results_hash=self._last_results_hash(prev_header.height, prev_meta.hash),
             evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
         block_hash = header.hash()
         base_fee = self.next_base_fee()
         ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
         results, evm_hashes = [], {}
-        for index, raw in enumerate(raw_txs):
-            result, tx = self._deliver(ctx, raw, index)
+        for index, item in enumerate(block_txs):
+            result, tx = self._deliver(ctx, item, index)
             results.append(result)
             if result.receipt is not None:
                 evm_hashes[index] = tx.evm_hash
@@ -272,6 +299,7 @@ class App:
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
                          size=sum(len(t) for t in raw_txs), **sealed)
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results))
+        self._results_hash = (block_hash, blocks.results_hash(results))
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
         return committed, self._block_puts(committed, puts, evm_hashes)
 
@@ -300,11 +328,12 @@ class App:
         self._pruned_below = horizon
         return stats
 
-    def _deliver(self, ctx, raw, index):
-        try:
-            tx = txs.decode(raw, self.genesis.evm_chain_id)
-        except errors.TxError as e:
-            return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
+    def _deliver(self, ctx, tx, index):
+        if isinstance(tx, bytes):
+            try:
+                tx = txs.decode(tx, self.genesis.evm_chain_id)
+            except errors.TxError as e:
+                return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
         try:
             if tx.kind == "evm":
                 if tx.evm.gas > self.genesis.max_gas - ctx.gas_used:
@@ -413,9 +442,11 @@ class App:
         puts[keys.HEAD] = keys.height_bytes(height)
         return puts
 
-    def _last_results_hash(self, height):
+    def _last_results_hash(self, height, block_hash):
         if height < self.genesis.initial_height:
             return b""
+        if self._results_hash[0] == block_hash:
+            return self._results_hash[1]
         _, meta = self.block_at(height)
         return blocks.results_hash([self.result_at(height, i) for i in range(meta.num_txs)])
 
@@ -439,9 +470,7 @@ class App:
                                                       block_max_gas=self.genesis.max_gas).SerializeToString()).digest()
 
     def _b32(self, address):
-        from chaind.crypto.addresses import to_bech32
-
-        return to_bech32(self.genesis.bech32_prefix, address)
+        return self.bank.bech32(address)
 
     def _parse(self, text):
         from chaind.crypto import addresses

@@ -4,6 +4,7 @@ An EVM tx travels as `/ethermint.evm.v1.MsgEthereumTx` (as Evmos v20 builds it),
 has a native hash (SHA-256 of these bytes) and an EVM tx also its own keccak hash.
 """
 
+import functools
 import hashlib
 
 import attrs
@@ -36,6 +37,9 @@ _BY_URL = {url: (type_id, cls) for type_id, (url, cls) in _EVM_TX_DATA.items()}
 NATIVE_MESSAGES = {MSG_SEND: bank_tx.MsgSend}
 
 _builder = PragueVM.get_transaction_builder()
+
+# EIP-55 costs a keccak per call, and the same few addresses recur in every block.
+checksum_address = functools.lru_cache(maxsize=16384)(to_checksum_address)
 
 
 def native_hash(raw):
@@ -115,7 +119,7 @@ def wrap_evm(raw_evm, chain_id, base_denom):
     data = cls(
         nonce=tx.nonce,
         gas=tx.gas,
-        to=to_checksum_address(tx.to) if tx.to else "",
+        to=checksum_address(tx.to) if tx.to else "",
         value=str(tx.value),
         data=tx.data,
         v=_int_bytes(tx.v if type_id == 0 else tx.y_parity),
@@ -127,7 +131,7 @@ def wrap_evm(raw_evm, chain_id, base_denom):
     else:
         data.chain_id = str(tx.chain_id)
         for address, slots in tx.access_list:
-            data.accesses.add(address=to_checksum_address(address),
+            data.accesses.add(address=checksum_address(address),
                               storage_keys=["0x" + bytes(s).rjust(32, b"\0").hex() if isinstance(s, bytes)
                                             else "0x%064x" % s for s in slots])
         if type_id == 1:

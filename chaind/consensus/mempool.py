@@ -3,30 +3,60 @@
 Lives on the reactor thread. check_tx has already validated each tx against committed state.
 """
 
-import collections
+import attrs
 
 from chaind.chain import errors
 
 
+@attrs.define
+class _Sender:
+    """One sender's txs by nonce, and where its executable run of nonces starts and ends."""
+
+    txs: dict = attrs.Factory(dict)     # nonce -> tx
+    floor: int = 0                      # the sender's state nonce as last seen; no tx below it
+    ready: int = 0                      # first nonce missing from `floor` on: txs below it are executable
+
+    def advance(self):
+        while self.ready in self.txs:
+            self.ready += 1
+
+    @property
+    def queued(self):
+        """Txs waiting behind a nonce gap."""
+        return len(self.txs) - (self.ready - self.floor)
+
+
 class Mempool:
+    """Like geth's pool, a sender's executable txs are limited only by the pool's size, and its txs
+    behind a nonce gap by max_queued_per_sender."""
+
     def __init__(self, settings):
         self.settings = settings
-        self._by_sender = collections.defaultdict(dict)   # sender -> nonce -> tx
+        self._senders = {}                                  # sender -> _Sender
         self._by_hash = {}                                  # native hash -> tx
         self._evm_hashes = {}                               # EVM hash -> tx
 
     def __len__(self):
         return len(self._by_hash)
 
-    def add(self, tx):
-        """Add a checked tx; returns the tx it replaced, if any. Raises TxError when refused."""
+    def add(self, tx, state_nonce):
+        """Add a checked tx (`state_nonce`: its sender's nonce in the state it was checked against);
+        returns the tx it replaced, if any. Raises TxError when refused."""
         s = self.settings
         if tx.hash in self._by_hash:
             raise errors.already_known()
         if len(tx.raw) > s.max_tx_bytes:
             raise errors.tx_too_large(f"tx of {len(tx.raw)} bytes exceeds {s.max_tx_bytes}")
-        queue = self._by_sender[tx.sender]
-        old = queue.get(tx.nonce)
+        sender = self._senders.get(tx.sender)
+        if sender is None:
+            sender = _Sender(floor=state_nonce, ready=state_nonce)
+        elif state_nonce > sender.floor:
+            self._drop_below(sender, state_nonce)
+        if tx.nonce < sender.floor:
+            # Checked against a state older than the block that has since used this nonce.
+            raise errors.wrong_sequence(sender.floor, tx.nonce,
+                                        f"nonce too low: next nonce {sender.floor}, tx nonce {tx.nonce}")
+        old = sender.txs.get(tx.nonce)
         if old is not None:
             bump = 100 + s.price_bump
             if not (_fee(tx)[0] * 100 >= _fee(old)[0] * bump and _fee(tx)[1] * 100 >= _fee(old)[1] * bump):
@@ -35,9 +65,11 @@ class Mempool:
             self._forget(old)
         elif len(self._by_hash) >= s.size:
             raise errors.mempool_full(f"mempool holds {s.size} txs")
-        elif len(queue) >= s.max_per_sender:
-            raise errors.mempool_full(f"sender has {s.max_per_sender} pending txs")
-        queue[tx.nonce] = tx
+        elif tx.nonce > sender.ready and sender.queued >= s.max_queued_per_sender:
+            raise errors.mempool_full(f"sender has {s.max_queued_per_sender} txs queued behind a nonce gap")
+        self._senders[tx.sender] = sender
+        sender.txs[tx.nonce] = tx
+        sender.advance()
         self._by_hash[tx.hash] = tx
         if tx.kind == "evm":
             self._evm_hashes[tx.evm_hash] = tx
@@ -48,54 +80,73 @@ class Mempool:
 
     def pending_nonce(self, sender, state_nonce):
         """The next nonce for `sender` counting its executable pending txs."""
-        queue = self._by_sender.get(sender, {})
+        found = self._senders.get(sender)
+        if found is None:
+            return state_nonce
+        if state_nonce == found.floor:
+            return found.ready
+        # A block has moved the state nonce and remove_committed has not run yet.
         nonce = state_nonce
-        while nonce in queue:
+        while nonce in found.txs:
             nonce += 1
         return nonce
 
     def select(self, nonce_of, limit, gas_limit):
         """Executable txs for the next block: per sender in nonce order, highest fee first."""
         heads = {}
-        for sender, queue in self._by_sender.items():
-            nonce = nonce_of(sender)
-            if nonce in queue:
-                heads[sender] = nonce
+        for address, sender in self._senders.items():
+            nonce = nonce_of(address)
+            if nonce in sender.txs:
+                heads[address] = nonce
         chosen, gas = [], 0
         while heads and len(chosen) < limit:
-            sender = max(heads, key=lambda s: (_fee(self._by_sender[s][heads[s]]), -heads[s]))
-            tx = self._by_sender[sender][heads[sender]]
+            address = max(heads, key=lambda a: (_fee(self._senders[a].txs[heads[a]]), -heads[a]))
+            txs = self._senders[address].txs
+            tx = txs[heads[address]]
             if gas + tx.gas <= gas_limit:
                 chosen.append(tx)
                 gas += tx.gas
-                nxt = heads[sender] + 1
-                if nxt in self._by_sender[sender]:
-                    heads[sender] = nxt
+                nxt = heads[address] + 1
+                if nxt in txs:
+                    heads[address] = nxt
                     continue
-            del heads[sender]
+            del heads[address]
         return chosen
 
     def remove_committed(self, nonce_of):
         """Drop txs whose nonce is now below their sender's state nonce."""
-        for sender in list(self._by_sender):
-            nonce = nonce_of(sender)
-            queue = self._by_sender[sender]
-            for stale in [n for n in queue if n < nonce]:
-                self._forget(queue[stale])
-            if not queue:
-                del self._by_sender[sender]
+        for address in list(self._senders):
+            sender = self._senders[address]
+            self._drop_below(sender, nonce_of(address))
+            if not sender.txs:
+                del self._senders[address]
 
     def content(self):
         """{sender: {nonce: tx}} split into (pending, queued) as geth's txpool reports them."""
-        return {sender: dict(sorted(queue.items())) for sender, queue in self._by_sender.items()}
+        return {address: dict(sorted(sender.txs.items())) for address, sender in self._senders.items()}
+
+    def _drop_below(self, sender, nonce):
+        """Raise the sender's floor to its state nonce `nonce`, dropping the txs below it."""
+        if nonce <= sender.floor:
+            return
+        # Walk the used nonces rather than the whole queue: a block takes few of a long queue.
+        if nonce - sender.floor <= len(sender.txs):
+            stale = [sender.txs[n] for n in range(sender.floor, nonce) if n in sender.txs]
+        else:
+            stale = [tx for n, tx in sender.txs.items() if n < nonce]
+        for tx in stale:
+            self._forget(tx)
+        sender.floor = nonce
+        sender.ready = max(sender.ready, nonce)
+        sender.advance()
 
     def _forget(self, tx):
         self._by_hash.pop(tx.hash, None)
         if tx.kind == "evm":
             self._evm_hashes.pop(tx.evm_hash, None)
-        queue = self._by_sender.get(tx.sender)
-        if queue is not None and queue.get(tx.nonce) is tx:
-            del queue[tx.nonce]
+        sender = self._senders.get(tx.sender)
+        if sender is not None and sender.txs.get(tx.nonce) is tx:
+            del sender.txs[tx.nonce]
 
 
 def _fee(tx):

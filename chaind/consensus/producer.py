@@ -59,12 +59,24 @@ class Producer(service.Service):
 
     def submit(self, raw):
         """check_tx off the reactor, then into the mempool; fires with the decoded tx."""
-        d = threads.deferToThreadPool(self.reactor, self.checker, self.app.check_tx, raw)
+        return self._submit(self.app.check_tx, raw)
+
+    def submit_eth(self, raw_evm):
+        """submit() for a signed Ethereum tx, wrapped in its envelope off the reactor too."""
+        return self._submit(self.app.check_eth_tx, raw_evm)
+
+    def _submit(self, check, raw):
+        d = threads.deferToThreadPool(self.reactor, self.checker, self._check, check, raw)
         d.addCallback(self._admit)
         return d
 
-    def _admit(self, tx):
-        self.mempool.add(tx)
+    def _check(self, check, raw):
+        tx = check(raw)
+        return tx, self.app.head_nonce(tx.sender)
+
+    def _admit(self, checked):
+        tx, state_nonce = checked
+        self.mempool.add(tx, state_nonce)
         self.bus.publish([ev.PendingTx(tx)])
         if self.settings.block_interval == 0:
             self._request_block()
@@ -79,29 +91,27 @@ class Producer(service.Service):
     def _tick(self):
         if self._building is not None or not self.running:
             return self._building
-        view = self.app.view()
-        chosen = self.mempool.select(view.accounts.get_nonce, self.settings.max_block_txs,
-                                     self.app.genesis.max_gas)
+        # head_nonce reads through one cached view per head, shared with _committed's cleanup.
+        chosen = self.mempool.select(self.app.head_nonce, self.settings.max_block_txs, self.app.genesis.max_gas)
         # As CometBFT does, the first block is made even when empty blocks are off, so that
         # "latest" always names a real block.
         first = self.app.height < self.app.genesis.initial_height
         if not chosen and not self.settings.empty_blocks and not first:
             return None
-        raws = [tx.raw for tx in chosen]
-        d = threads.deferToThreadPool(self.reactor, self.writer, self._build, raws, time.time_ns())
+        # The decoded txs go to the writer, which then need not decode them again.
+        d = threads.deferToThreadPool(self.reactor, self.writer, self._build, chosen, time.time_ns())
         d.addCallbacks(self._committed, self._failed)
         self._building = d
         return d
 
-    def _build(self, raws, now_ns):
-        block, puts = self.app.finalize_block(raws, now_ns, self.proposer_address)
+    def _build(self, chosen, now_ns):
+        block, puts = self.app.finalize_block(chosen, now_ns, self.proposer_address)
         self.app.commit(block, puts)
         return block
 
     def _committed(self, block):
         self._building = None
-        view = self.app.view()
-        self.mempool.remove_committed(view.accounts.get_nonce)
+        self.mempool.remove_committed(self.app.head_nonce)
         events = [ev.NewBlock(block), ev.NewBlockHeader(block)]
         events += [ev.Tx(block, i) for i in range(len(block.txs))]
         self.bus.publish(events)

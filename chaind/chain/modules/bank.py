@@ -1,9 +1,15 @@
 """bank: balances per denom. The base denom's balance is the EVM balance: one source of truth."""
 
+import functools
+
 from chaind.chain import errors
 from chaind.chain.block import event
 from chaind.crypto.addresses import to_bech32
 from chaind.store.keys import compose
+
+
+# Every tx's events name its sender and recipient in bech32; the same addresses recur block after block.
+_bech32 = functools.lru_cache(maxsize=16384)(to_bech32)
 
 
 def _balance_key(address, denom):
@@ -18,6 +24,9 @@ class Bank:
     def __init__(self, base_denom, prefix):
         self.base_denom = base_denom
         self.prefix = prefix
+
+    def bech32(self, address):
+        return _bech32(self.prefix, address)
 
     def balance(self, state, address, denom):
         if denom == self.base_denom:
@@ -56,7 +65,7 @@ class Bank:
 
     def transfer_events(self, sender, recipient, coins):
         text = format_coins(coins)
-        sender_b32, recipient_b32 = to_bech32(self.prefix, sender), to_bech32(self.prefix, recipient)
+        sender_b32, recipient_b32 = self.bech32(sender), self.bech32(recipient)
         return [event("coin_spent", ("spender", sender_b32), ("amount", text)),
                 event("coin_received", ("receiver", recipient_b32), ("amount", text)),
                 event("transfer", ("recipient", recipient_b32), ("sender", sender_b32), ("amount", text))]

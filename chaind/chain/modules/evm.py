@@ -10,11 +10,11 @@ from eth_utils import ValidationError
 from eth.vm.forks.prague import PragueVM
 from eth.vm.forks.prague.state import PragueState
 from eth_bloom import BloomFilter
-from eth_utils import to_checksum_address
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event
-from chaind.crypto.addresses import module_address, to_bech32
+from chaind.chain.txs import checksum_address
+from chaind.crypto.addresses import module_address
 
 FEE_COLLECTOR = module_address("fee_collector")
 VM = PragueVM
@@ -59,7 +59,7 @@ def deliver(ctx, tx, index, bank):
     ctx.bloom |= int(bloom)
 
     fee = effective_price * gas_used
-    sender_b32 = to_bech32(bank.prefix, tx.sender)
+    sender_b32 = bank.bech32(tx.sender)
     evm_hash = "0x" + tx.evm_hash.hex()
     # The order Evmos v20 emits: ante handler (fee, first ethereum_tx), then the message.
     events = []
@@ -73,12 +73,12 @@ def deliver(ctx, tx, index, bank):
     attributes = [("amount", str(tx.evm.value)), ("ethereumTxHash", evm_hash),
                   ("txIndex", str(index)), ("txGasUsed", str(gas_used)), ("txHash", tx.hash.hex())]
     if recipient:
-        attributes.append(("recipient", to_checksum_address(recipient)))
+        attributes.append(("recipient", checksum_address(recipient)))
     if failed:
         attributes.append(("ethereumTxFailed", receipt.vm_error))
     events.append(event("ethereum_tx", *attributes))
     events.append(event("tx_log", *log_events))
-    events.append(event("message", ("module", "evm"), ("sender", to_checksum_address(tx.sender)),
+    events.append(event("message", ("module", "evm"), ("sender", checksum_address(tx.sender)),
                         ("txType", str(tx.type_id))))
     return TxResult(code=0, gas_wanted=tx.gas, gas_used=gas_used, events=tuple(events), receipt=receipt)
 
@@ -114,7 +114,7 @@ def _vm_error(computation):
 def _log_json(log, tx, index, ctx, i):
     """The txLog attribute: the log as Evmos' Log proto JSON."""
     return orjson.dumps({
-        "address": to_checksum_address(log.address),
+        "address": checksum_address(log.address),
         "topics": ["0x" + t.hex() for t in log.topics],
         "data": _b64(log.data),
         "blockNumber": ctx.height,
