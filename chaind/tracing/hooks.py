@@ -72,7 +72,7 @@ class _Frame:
     """One running interpreter (a computation with code) of the trace."""
 
     __slots__ = ("comp", "step", "refund_base", "refund_outer", "op", "gas_before", "cost", "child_gas",
-                 "child_entered", "args", "deferred", "balance", "log_mark")
+                 "child_entered", "args", "deferred", "balance")
 
 
 class TraceRun:
