@@ -7,6 +7,24 @@ execution (hooks.py) drives it. Objects handed to a hook are valid only during t
 import attrs
 
 
+class TraceAborted(Exception):
+    """Stops a traced execution from inside (deadline, cancel, a tracer or writer giving up).
+
+    Never a py-evm VMError, so the EVM does not swallow it: it leaves apply_transaction and
+    the state it ran on must be thrown away.
+    """
+
+
+class TraceTimeout(TraceAborted):
+    def __init__(self, message="execution timeout"):
+        super().__init__(message)
+
+
+class TraceCancelled(TraceAborted):
+    def __init__(self, message="trace cancelled"):
+        super().__init__(message)
+
+
 @attrs.define
 class TxEnv:
     """The transaction being traced and its block (geth's ctx for JS tracers, callTracer's top frame)."""
@@ -18,22 +36,29 @@ class TxEnv:
     gas: int                  # the tx gas limit
     gas_price: int            # effective gas price
     value: int
-    intrinsic_gas: int
+    intrinsic_gas: int        # geth's: includes EIP-3860 initcode words of a CREATE tx
     block_number: int
     block_hash: bytes
     block_time: int           # seconds
     coinbase: bytes
     tx_index: int
     tx_hash: bytes            # the EVM hash
+    log_index: int = 0        # block-wide index of the tx's first log (geth's log.Index)
 
 
 class Step:
     """One opcode as geth shows it to a tracer: the state before the op ran, with its cost.
 
-    Attributes (read-only for tracers): pc, op (int), gas (before the op), cost, depth (1 = top
-    frame), refund (tx-wide refund counter), error (None, or the error text), stack (list of ints,
-    bottom first), memory (bytes-like, before the op), return_data (bytes of the last call),
-    caller, address, value, input (the current frame's contract), code (bytes).
+    Attributes (read-only for tracers):
+      pc, op (int), gas (before the op), cost (geth's gasCost), depth (1 = top frame),
+      refund (tx-wide refund counter before the op), error (None, or geth's error text),
+      stack (list of int or bytes items, bottom first; None unless the tracer wants_stack),
+      memory (bytes-like, before the op; None unless the tracer wants_memory),
+      return_data (bytes of the last call's output),
+      caller, address (storage context: the caller's under DELEGATECALL), value, input, code:
+      the current frame's contract.
+    Stack items are py-evm's: an int, or big-endian bytes of up to 32 bytes (PUSH0 pushes b"").
+    One Step object is reused per frame: copy what must outlive the call.
     """
 
     __slots__ = ("pc", "op", "gas", "cost", "depth", "refund", "error", "stack", "memory", "return_data",
@@ -56,6 +81,7 @@ class StateReader:
         return self._state.get_code(address)
 
     def storage(self, address, slot):
+        """slot: int; the value as an int."""
         return self._state.get_storage(address, slot)
 
     def exists(self, address):
@@ -65,36 +91,47 @@ class StateReader:
 class Tracer:
     """Hooks, all optional to override; called in geth's order:
 
-    on_tx_start, then per frame on_enter (depth >= 1 only; the top frame is the tx itself),
-    on_opcode per op (an error found before the op runs, such as out of gas or a stack
-    underflow, arrives here as step.error), on_fault when the op fails while running (revert,
-    bad jump...), on_exit (depth >= 1), and on_tx_end. Then result() gives the JSON-able answer.
+    on_tx_start (db before the tx: fees not bought, nonce not bumped), then per frame on_enter
+    (depth >= 1 only; the top frame is the tx itself), on_opcode per op, on_log per LOG,
+    on_fault when the op fails while running, on_exit (depth >= 1), and on_tx_end. Then result()
+    gives the JSON-able answer.
 
-    `wants_memory` / `wants_stack` / `wants_storage` let the execution skip capturing what
-    nobody reads.
+    Errors found before an op runs (stack underflow/overflow, out of gas on its charge) arrive in
+    on_opcode as step.error with no on_fault. Errors while it runs (REVERT's "execution reverted",
+    invalid jump, invalid opcode, write protection, return data out of bounds) come as on_opcode
+    without error, then on_fault with step.error set. A hook may raise TraceAborted to stop.
+
+    `wants_memory` / `wants_stack` let the execution skip capturing what nobody reads.
     """
 
     wants_stack = True
     wants_memory = False
-    wants_storage = False
 
     def on_tx_start(self, env, db):
         pass
 
     def on_enter(self, depth, kind, sender, to, input, gas, value, db):
-        """kind: CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE, CREATE2 or SELFDESTRUCT."""
+        """depth: geth's OnEnter depth (1 for a call made by the top frame; its ops have step.depth 2).
+
+        kind: CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE, CREATE2 or SELFDESTRUCT.
+        sender/to as geth: DELEGATECALL/CALLCODE go from the calling contract to the code's
+        address; value is None for STATICCALL (DELEGATECALL passes the inherited value).
+        """
 
     def on_opcode(self, step, db):
         pass
+
+    def on_log(self, address, topics, data, index):
+        """topics: list of 32-byte bytes; index: the log's block-wide index (env.log_index + n)."""
 
     def on_fault(self, step, db):
         pass
 
     def on_exit(self, depth, output, gas_used, error, reverted):
-        pass
+        """error: geth's text or None; reverted: the frame's changes were undone (any error)."""
 
     def on_tx_end(self, gas_used, output, error, reverted):
-        pass
+        """gas_used: the receipt's. output: return data, or revert data when reverted by REVERT."""
 
     def result(self):
         raise NotImplementedError

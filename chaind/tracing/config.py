@@ -1,0 +1,106 @@
+"""Trace configuration decoding with geth's rules and error texts (Go encoding/json, time.ParseDuration).
+
+Keys match case-insensitively and unknown keys are ignored, as Go's decoder does.
+"""
+
+import re
+
+import orjson
+
+
+class ConfigError(ValueError):
+    """A bad tracer config; str() is geth's error text."""
+
+
+def json_type(value):
+    """Go's name for a JSON value's kind in unmarshal errors."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def load(raw):
+    """A config given as an object, a JSON string (Evmos clients), or nothing, as a dict or None."""
+    if raw is None:
+        return None
+    if isinstance(raw, (str, bytes)):
+        text = raw.strip() if isinstance(raw, str) else raw.decode("utf-8", "replace").strip()
+        if text in ("", "null"):
+            return None
+        try:
+            raw = orjson.loads(text)
+        except orjson.JSONDecodeError as e:
+            raise ConfigError(f"invalid character in tracer config: {e}") from None
+    return raw
+
+
+def decode(raw, struct, fields):
+    """Decode `raw` into a dict of `fields` ({json name: (python name, "bool" | "int", default)}).
+
+    struct: the Go type geth decodes into (e.g. "callTracerConfig"), for its error texts.
+    """
+    out = {python: default for python, _, default in fields.values()}
+    raw = load(raw)
+    if raw is None:
+        return out
+    if not isinstance(raw, dict):
+        raise ConfigError(f"json: cannot unmarshal {json_type(raw)} into Go value of type native.{struct}")
+    by_lower = {name.lower(): name for name in fields}
+    for key, value in raw.items():
+        name = key if key in fields else by_lower.get(key.lower())
+        if name is None or value is None:
+            continue
+        python, kind, _ = fields[name]
+        if kind == "bool":
+            if not isinstance(value, bool):
+                raise ConfigError(f"json: cannot unmarshal {json_type(value)} into Go struct field "
+                                  f"{struct}.{name} of type bool")
+        elif kind == "int":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"json: cannot unmarshal {json_type(value)} into Go struct field "
+                                  f"{struct}.{name} of type int")
+            if value != int(value):
+                raise ConfigError(f"json: cannot unmarshal number {value} into Go struct field "
+                                  f"{struct}.{name} of type int")
+            value = int(value)
+        out[python] = value
+    return out
+
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_PART = re.compile(r"(\d*)(\.\d*)?([^\d.]*)")
+
+
+def parse_duration(text):
+    """Go's time.ParseDuration ("5s", "1m30s", "500ms") in seconds, with Go's error texts."""
+    quoted = '"' + text + '"'
+    rest = text
+    sign = 1.0
+    if rest[:1] in ("-", "+"):
+        sign = -1.0 if rest[0] == "-" else 1.0
+        rest = rest[1:]
+    if rest == "0":
+        return 0.0
+    if not rest:
+        raise ConfigError(f"time: invalid duration {quoted}")
+    total = 0.0
+    while rest:
+        match = _PART.match(rest)
+        whole, fraction, unit = match.group(1), match.group(2), match.group(3)
+        if not whole and (not fraction or fraction == "."):
+            raise ConfigError(f"time: invalid duration {quoted}")
+        if not unit:
+            raise ConfigError(f"time: missing unit in duration {quoted}")
+        if unit not in _UNITS:
+            raise ConfigError(f'time: unknown unit "{unit}" in duration {quoted}')
+        total += float((whole or "0") + (fraction or "")) * _UNITS[unit]
+        rest = rest[match.end():]
+    return sign * total

@@ -1,0 +1,25 @@
+"""Native tracers by name (geth's DefaultDirectory): callTracer, prestateTracer, 4byteTracer, noopTracer.
+
+make(name, tracer_config) builds one; tracerConfig may be an object or a JSON string.
+"""
+
+from chaind.tracing.native.call import CallTracer
+from chaind.tracing.native.fourbyte import FourByteTracer
+from chaind.tracing.native.noop import NoopTracer
+from chaind.tracing.native.prestate import PrestateTracer
+
+TRACERS = {
+    "callTracer": CallTracer,
+    "prestateTracer": PrestateTracer,
+    "4byteTracer": FourByteTracer,
+    "noopTracer": NoopTracer,
+}
+
+
+def is_native(name):
+    return name in TRACERS
+
+
+def make(name, tracer_config=None):
+    """A new tracer; raises KeyError for an unknown name, config.ConfigError for a bad config."""
+    return TRACERS[name](tracer_config)

@@ -1,0 +1,37 @@
+"""Shared helpers for the tracing tests: run a tx traced on a fresh in-memory state."""
+
+import orjson
+import pytest
+
+from chaind.tracing.hooks import trace_transaction, tx_env
+from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from tests.tracing.evm import make_state, tx
+
+
+class Run:
+    def __init__(self, accounts=None, balances=None):
+        self.accounts = accounts or {}
+        self.balances = balances or {}
+
+    def state(self):
+        state = make_state(accounts=self.accounts)
+        for address, balance in self.balances.items():
+            state.set_balance(address, balance)
+        state.persist()
+        return state
+
+    def trace(self, tracer, to=b"", data=b"", value=0, gas=1_000_000, **kwargs):
+        state = self.state()
+        transaction = tx(state, to=to, data=data, value=value, gas=gas)
+        computation = trace_transaction(state, transaction, tracer, tx_env(state, transaction), **kwargs)
+        return computation
+
+    def struct_logs(self, config=None, **kwargs):
+        logger = StructLogger(LoggerConfig.from_trace_config(config or {}))
+        computation = self.trace(logger, **kwargs)
+        return orjson.loads(logger.result()), computation
+
+
+@pytest.fixture
+def run():
+    return Run
