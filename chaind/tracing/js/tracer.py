@@ -335,6 +335,8 @@ class JsTracer(Tracer):
             if name.startswith("__chaind_") or line is None:
                 continue
             line, col = self._source.original_position(int(line), int(match.group(3)))
+            if name == "<eval>":            # top-level code of the tracer source, not a function
+                return " at <eval>:%d:%d" % (line, col)
             return " at %s (<eval>:%d:%d)" % (name, line, col)
         return ""
 
