@@ -5,7 +5,7 @@ import pytest
 import rlp
 
 from chaind.tracing.js import JsTracer, TracerError
-from tests.tracing.conftest import CONTRACT, OTHER, SENDER, make_env, make_step
+from js_driver import CONTRACT, OTHER, SENDER, make_env, make_step
 
 HEX20 = "0x" + "22" * 20
 

@@ -3,7 +3,7 @@
 import pytest
 
 from chaind.tracing.js import JsTracer
-from tests.tracing.conftest import make_step
+from js_driver import make_step
 
 BIG = (1 << 256) - 1
 

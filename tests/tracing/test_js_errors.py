@@ -3,7 +3,7 @@
 import pytest
 
 from chaind.tracing.js import JsTracer, TracerError
-from tests.tracing.conftest import make_env, make_step
+from js_driver import make_env, make_step
 
 OK_TAIL = "fault: function() {}, result: function() { return 1; }"
 

@@ -1,7 +1,7 @@
 """The filter scripts written for the node's console (geth/Evmos tracing docs), verbatim, on SLOAD/SSTORE steps."""
 
 from chaind.tracing.js import JsTracer
-from tests.tracing.conftest import make_env, make_step
+from js_driver import make_env, make_step
 
 # The three tracers exactly as the console examples build them (string concatenation included).
 ALL_OPS = ('{retVal: [],' +

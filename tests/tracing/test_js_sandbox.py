@@ -6,7 +6,7 @@ import time
 import pytest
 
 from chaind.tracing.js import JsTracer, TracerError
-from tests.tracing.conftest import make_env, make_step
+from js_driver import make_env, make_step
 
 TAIL = "fault: function() {}, result: function() { return 'done'; }"
 
