@@ -36,3 +36,6 @@ def start(home, config):
     sys.argv = ["twistd", "-n", "chaind"] + (["--home", home] if home else []) + \
                (["--config", config] if config else [])
     run()
+
+
+main.add_command(__import__("chaind.cli.attach", fromlist=["attach"]).attach)

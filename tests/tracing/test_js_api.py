@@ -221,3 +221,10 @@ def test_the_log_object_is_reused_so_values_must_be_copied():
     code = "{logs: [], pcs: [], step: function(log) { this.logs.push(log); this.pcs.push(log.getPC()); }, " \
            "fault: function() {}, result: function() { return [this.logs[0] === this.logs[1], this.pcs]; }}"
     assert run(code, [("opcode", make_step(1, pc=0)), ("opcode", make_step(1, pc=1))]) == [True, [0, 1]]
+
+
+@pytest.mark.parametrize("body,wants", [("this.r.push(log.op.toNumber())", False), ("log.memory.length()", True),
+                                        ("log[this.k]", True), ("this.r[0] = 1", False)])
+def test_memory_is_captured_only_for_tracers_that_can_read_it(body, wants):
+    assert JsTracer("{r: [], k: 'a', step: function(log) { %s; }, fault: function() {}, "
+                    "result: function() {}}" % body).wants_memory is wants

@@ -16,9 +16,9 @@ CALLBACKS = ("peek", "stackLength", "memLength", "memSlice", "memGetUint", "refu
 HOOKS = ("install", "setup", "step", "fault", "enter", "exit", "result", "failure", "setCtx", "setDeadline")
 
 # Arguments (JSON text for the arrays): CALLBACKS, opcode names, precompile addresses (hex), the tick
-# function's name.
+# function's name, and whether to sandbox (tracers) or not (the console, which evaluates what its user types).
 PRELUDE = r"""
-(function __chaind_prelude(NAMES, OPS, PRECOMPILES, TICK) {
+(function __chaind_prelude(NAMES, OPS, PRECOMPILES, TICK, SANDBOX) {
 "use strict";
 var G = globalThis;
 NAMES = JSON.parse(NAMES);
@@ -43,15 +43,17 @@ var now = Date.now, U8 = Uint8Array, NBig = BigInt, ErrorCtor = Error, stringify
     bind = Function.prototype.bind, apply = Reflect.apply, defineProperty = Object.defineProperty,
     getPrototypeOf = Object.getPrototypeOf, StringCtor = String, NumberCtor = Number, parseIntG = parseInt;
 
-// ---- sandbox: no code from strings; no blocking or shared-memory primitives
-delete G.eval;
-delete G.Function;
-delete G.Atomics;
-delete G.SharedArrayBuffer;
-delete G.queueMicrotask;
-[function () {}, function* () {}, async function () {}, async function* () {}].forEach(function __chaind_seal(f) {
-    defineProperty(getPrototypeOf(f), "constructor", {value: undefined, writable: false, configurable: false});
-});
+// ---- sandbox (tracers; not the console): no code from strings, no blocking or shared-memory primitives
+if (SANDBOX) {
+    delete G.eval;
+    delete G.Function;
+    delete G.Atomics;
+    delete G.SharedArrayBuffer;
+    delete G.queueMicrotask;
+    [function () {}, function* () {}, async function () {}, async function* () {}].forEach(function __chaind_seal(f) {
+        defineProperty(getPrototypeOf(f), "constructor", {value: undefined, writable: false, configurable: false});
+    });
+}
 
 // ---- interrupts (geth's vm.Interrupt: JS cannot catch them away) and the deadline
 var interrupted = null, interruptedStack = null, deadline = Infinity, ticks = 0;

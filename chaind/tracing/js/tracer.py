@@ -195,7 +195,7 @@ class JsTracer(Tracer):
             ctx.add_callable("__chaind_py_" + name, getattr(bridge, name))
         factory = ctx.eval(PRELUDE)
         factory(orjson.dumps(CALLBACKS).decode(), orjson.dumps(OPCODE_NAMES).decode(),
-                orjson.dumps(sorted(a.hex() for a in precompiles)).decode(), tick)
+                orjson.dumps(sorted(a.hex() for a in precompiles)).decode(), tick, True)
         self._hooks = {name: ctx.get("__chaind_h_" + name) for name in HOOKS}
         ctx.eval(";".join("delete globalThis.__chaind_h_%s" % name for name in HOOKS))
         self._hooks["setDeadline"](time.time() * 1000.0 + timeout * 1000.0)
