@@ -18,6 +18,7 @@ OK_TAIL = "fault: function() {}, result: function() { return 1; }"
     ("{exit: function() {}, " + OK_TAIL + "}", "trace object must expose either both or none of enter() and exit()"),
     ("1", "trace object must expose a function result()"),
     ("null", "trace object must expose a function result()"),
+    ("BigInt(1)", "trace object must expose a function result()"),
     ("{setup: function(cfg) { throw new Error('bad config ' + cfg); }, " + OK_TAIL + "}",
      "Error: bad config {} at setup (<eval>:1:"),
     ("{let: 1, x: 1 +}", "SyntaxError: "),
@@ -89,3 +90,12 @@ def test_a_python_side_failure_never_escapes_as_a_python_exception(db, state):
                       + OK_TAIL + "}")
     tracer.on_opcode(make_step(0x54), db)
     assert tracer.error.startswith("state read failed: database closed at step")
+
+
+def test_a_malformed_step_is_a_tracer_error_not_a_crash():
+    tracer = JsTracer("{step: function(log) { log.stack.peek(0); }, " + OK_TAIL + "}")
+    step = make_step(0x01, stack=[b"\x01"])           # not the protocol's ints
+    tracer.on_opcode(step, None)
+    assert tracer.error is not None
+    with pytest.raises(TracerError):
+        tracer.result()

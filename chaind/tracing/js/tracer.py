@@ -204,6 +204,8 @@ class JsTracer(Tracer):
             tracer = ctx.eval(self._source.text)
         except _quickjs.JSException as e:
             raise TracerError(self._construction_error(str(e))) from None
+        except TypeError:               # a value that cannot cross into Python (BigInt, Symbol): not an object
+            raise TracerError("trace object must expose a function result()") from None
         flags = self._hooks["install"](tracer)
         if flags.startswith("!"):
             raise TracerError(flags[1:])
@@ -247,8 +249,8 @@ class JsTracer(Tracer):
             bridge.db = db
             try:
                 failure = hook(step.pc, step.op, step.gas, step.cost, step.depth, step.error)
-            except _quickjs.JSException as e:     # thrown while reporting, e.g. still out of memory
-                failure = orjson.dumps([str(e).split("\n")[0], str(e)]).decode()
+            except Exception as e:      # thrown while reporting (still out of memory), or a callback bug
+                failure = _as_failure(e)
             if failure is not None:
                 self._fail(failure, "step")
 
@@ -286,8 +288,8 @@ class JsTracer(Tracer):
             try:
                 answer = self._hooks["result"]()
                 failure = self._hooks["failure"]() if answer is None else None
-            except _quickjs.JSException as e:
-                answer, failure = None, orjson.dumps([str(e).split("\n")[0], str(e)]).decode()
+            except Exception as e:
+                answer, failure = None, _as_failure(e)
             if answer is None:
                 self._fail(failure, "result")
                 self.close()
@@ -314,8 +316,8 @@ class JsTracer(Tracer):
     def _call(self, hook, *args):
         try:
             return hook(*args)
-        except _quickjs.JSException as e:
-            return orjson.dumps([str(e).split("\n")[0], str(e)]).decode()
+        except Exception as e:
+            return _as_failure(e)
 
     def _fail(self, failure, where):
         self.error = self._wording(failure, where)
@@ -347,6 +349,12 @@ class JsTracer(Tracer):
             line, col = self._source.original_position(int(where.group(1)), int(where.group(2)))
             return "%s at <eval>:%d:%d" % (first, line, col)
         return first + self._location(text)
+
+
+def _as_failure(error):
+    """An exception out of a hook call, in the shape the JS side reports failures: [message, stack]."""
+    text = str(error)
+    return orjson.dumps([text.split("\n")[0], text]).decode()
 
 
 def _error_text(error, reverted):
