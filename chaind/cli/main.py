@@ -4,6 +4,8 @@ import sys
 
 import click
 
+from chaind.cli.attach import attach
+
 
 @click.group()
 def main():
@@ -38,4 +40,4 @@ def start(home, config):
     run()
 
 
-main.add_command(__import__("chaind.cli.attach", fromlist=["attach"]).attach)
+main.add_command(attach)
