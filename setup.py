@@ -97,6 +97,9 @@ setup(
         "click>=8.1",
         "orjson>=3.10",
         "cryptography>=42",
+        "quickjs-ng==0.17.0.2",
+        "tree-sitter==0.26.1",
+        "tree-sitter-javascript==0.25.0",
     ],
     extras_require={
         "test": [

@@ -4,6 +4,8 @@ import sys
 
 import click
 
+from chaind.cli.attach import attach
+
 
 @click.group()
 def main():
@@ -36,3 +38,6 @@ def start(home, config):
     sys.argv = ["twistd", "-n", "chaind"] + (["--home", home] if home else []) + \
                (["--config", config] if config else [])
     run()
+
+
+main.add_command(attach)

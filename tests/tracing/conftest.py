@@ -1,10 +1,13 @@
-"""Shared helpers for the tracing tests: run a tx traced on a fresh in-memory state."""
+"""Shared helpers for the tracing tests: a tx traced on a fresh in-memory py-evm state, and a
+small state double behind a StateReader for driving JS tracers with synthetic steps."""
 
 import orjson
 import pytest
+from js_driver import CONTRACT, FakeState
 
 from chaind.tracing.hooks import trace_transaction, tx_env
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from chaind.tracing.tracer import StateReader
 from tests.tracing.evm import make_state, tx
 
 
@@ -35,3 +38,14 @@ class Run:
 @pytest.fixture
 def run():
     return Run
+
+
+@pytest.fixture
+def state():
+    return FakeState(balances={CONTRACT: 10**21}, nonces={CONTRACT: 4}, codes={CONTRACT: b"\x60\x00"},
+                     storage={(CONTRACT, 1): 0xBEEF})
+
+
+@pytest.fixture
+def db(state):
+    return StateReader(state)
