@@ -55,6 +55,7 @@ class JsonRpcSettings:
     max_header_bytes: int = 16384       # request line and headers of one HTTP request
     idle_timeout: float = 120.0         # seconds an HTTP connection may stay idle
     max_batch_size: int = 1000          # requests in one batch
+    stream_buffer_bytes: int = 1 << 20  # a streamed result (a trace) this small is sent whole
     gas_cap: int = 25_000_000           # eth_call / eth_estimateGas gas limit; 0 = none
     evm_timeout: float = 5.0            # seconds an eth_call may run
     logs_cap: int = 10000               # eth_getLogs results at most
@@ -73,11 +74,21 @@ class JsonRpcSettings:
 
 
 @attrs.frozen
+class TracingSettings:
+    concurrency: int = 2                # traces running at once (threads)
+    max_queued: int = 8                 # traces waiting for a thread; beyond, a request is refused
+    max_result_bytes: int = 4 << 30     # one streamed result (a raw trace) at most
+    max_buffered_bytes: int = 64 << 20  # one result in a batch or over WebSocket (held whole) at most
+    js_memory_limit: int = 128 << 20    # JS heap of one JavaScript tracer
+
+
+@attrs.frozen
 class Settings:
     chain: ChainSettings = ChainSettings()
     mempool: MempoolSettings = MempoolSettings()
     storage: StorageSettings = StorageSettings()
     json_rpc: JsonRpcSettings = JsonRpcSettings()
+    tracing: TracingSettings = TracingSettings()
 
     def evolve(self, **sections):
         """A copy with some keys of some sections changed: evolve(chain={"block_interval": 0})."""

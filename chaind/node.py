@@ -8,6 +8,7 @@ from twisted.internet import defer, endpoints
 from twisted.python.threadpool import ThreadPool
 
 from chaind import config as config_mod
+from chaind.api.debug import DebugApi
 from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
 from chaind.api.fees import FeeApi
@@ -67,12 +68,15 @@ class Node(service.MultiService):
         self.producer.setServiceParent(self)
         self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
         _Pool(self.call_pool).setServiceParent(self)
+        concurrency = settings.tracing.concurrency
+        self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
+        _Pool(self.trace_pool).setServiceParent(self)
         self.listeners = {}
         rpc = settings.json_rpc
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
             dispatcher = Dispatcher(self.evm_methods, rpc.max_batch_size)
-            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout)
+            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes)
             self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
@@ -83,9 +87,12 @@ class Node(service.MultiService):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
         eth, fees, filters = EthApi(self), FeeApi(self), FilterApi(self)
         filters.setServiceParent(self)
+        debug = DebugApi(self, eth.runner)
+        debug.setServiceParent(self)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
                           **DevWallet(self, eth.runner, fees).methods()},
-                  "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods()}
+                  "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods(),
+                  "debug": debug.methods()}
         methods = {}
         for namespace, table in tables.items():
             if namespace in enabled:

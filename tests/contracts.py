@@ -48,6 +48,12 @@ RUNTIME = assemble([
     ("PUSH", STORED, 32), ("PUSH", 32, 1), ("PUSH", 0, 1), "LOG1", "STOP",
 ])
 
-INIT = assemble([("PUSH", len(RUNTIME), 1), "DUP1", ("PUSH", 11, 1), ("PUSH", 0, 1), "CODECOPY",
-                 ("PUSH", 0, 1), "RETURN"]) + RUNTIME
-assert len(INIT) - len(RUNTIME) == 11
+def init_code(runtime):
+    """Creation code that deploys `runtime` (up to 255 bytes): copy it to memory and return it."""
+    return assemble([("PUSH", len(runtime), 1), "DUP1", ("PUSH", 11, 1), ("PUSH", 0, 1), "CODECOPY",
+                     ("PUSH", 0, 1), "RETURN"]) + runtime
+
+
+INIT = init_code(RUNTIME)
+# A loop that runs until its gas is gone: every call to it fails out of gas, after many steps.
+SPIN = assemble([("LABEL", "top"), "JUMPDEST", ("REF", "top"), "JUMP"])

@@ -52,6 +52,7 @@ def _guarded_state_class(state_class):
 
 
 CALL_STATE_CLASS = _guarded_state_class(evm_module.STATE_CLASS)
+PLAIN_STATE_CLASS = evm_module.STATE_CLASS    # traces bring their own deadline (tracing/hooks.py)
 
 
 class CallRunner:
@@ -105,6 +106,14 @@ class CallRunner:
             _deadline.at = None
 
     def _execute(self, call, view, overrides, gas):
+        state, tx = self.prepare(call, view, overrides, gas)
+        try:
+            return state.apply_transaction(tx)
+        except ValidationError as e:
+            raise server_error(str(e)) from None
+
+    def prepare(self, call, view, overrides, gas=None, state_class=CALL_STATE_CLASS):
+        """(state, tx): a throwaway state at `view` with `overrides`, and the call as a spoofed tx."""
         if not isinstance(call, dict):
             raise invalid_params("invalid argument 0: call object expected")
         sender = p.address(call["from"], 0) if call.get("from") else bytes(20)
@@ -121,14 +130,11 @@ class CallRunner:
             coinbase=evm_module.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
             difficulty=0, mix_hash=bytes(32), gas_limit=max(gas, meta.gas_limit), prev_hashes=(),
             chain_id=self.app.genesis.evm_chain_id, base_fee_per_gas=0, excess_blob_gas=0)
-        state = CALL_STATE_CLASS(atomic, context, meta.evm_state_root)
+        state = state_class(atomic, context, meta.evm_state_root)
         apply_overrides(state, overrides)
         unsigned = evm_module.VM.get_transaction_builder().create_unsigned_transaction(
             nonce=state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=value, data=data)
-        try:
-            return state.apply_transaction(SpoofTransaction(unsigned, from_=sender))
-        except ValidationError as e:
-            raise server_error(str(e)) from None
+        return state, SpoofTransaction(unsigned, from_=sender)
 
 
 def parse_overrides(value, index):

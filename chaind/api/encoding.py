@@ -69,7 +69,7 @@ def transaction(tx, header=None, meta=None, index=None, result=None, base_fee=No
         "input": d(e.data),
         "nonce": q(e.nonce),
         "to": addr(e.to),
-        "transactionIndex": q(index) if index is not None else None,
+        "transactionIndex": q(result.receipt.tx_index) if result is not None else None,
         "value": q(e.value),
         "type": q(tx.type_id),
         "chainId": q(e.chain_id) if e.chain_id is not None else None,
@@ -97,7 +97,7 @@ def receipt(tx, header, meta, index, result):
     r = result.receipt
     return {
         "transactionHash": d(tx.evm_hash),
-        "transactionIndex": q(index),
+        "transactionIndex": q(r.tx_index),
         "blockHash": d(meta.hash),
         "blockNumber": q(header.height),
         "from": addr(tx.sender),
@@ -106,7 +106,8 @@ def receipt(tx, header, meta, index, result):
         "gasUsed": q(r.gas_used),
         "effectiveGasPrice": q(r.effective_gas_price),
         "contractAddress": addr(r.contract_address),
-        "logs": [log(entry, tx.evm_hash, header, meta, index, r.log_index_start + i) for i, entry in enumerate(r.logs)],
+        "logs": [log(entry, tx.evm_hash, header, meta, r.tx_index, r.log_index_start + i)
+                 for i, entry in enumerate(r.logs)],
         "logsBloom": d(r.bloom),
         "type": q(tx.type_id),
         "status": q(r.status),

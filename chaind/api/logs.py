@@ -167,7 +167,7 @@ def tx_logs(criteria, result, header, meta, index):
     if receipt is None or not receipt.logs:
         return []
     evm_hash = evm_hash_of(result)
-    return [enc.log(entry, evm_hash, header, meta, index, receipt.log_index_start + i)
+    return [enc.log(entry, evm_hash, header, meta, receipt.tx_index, receipt.log_index_start + i)
             for i, entry in enumerate(receipt.logs) if criteria.matches(entry)]
 
 

@@ -48,6 +48,8 @@ class BlockContext:
     gas_used: int = 0
     log_count: int = 0
     bloom: int = 0
+    evm_tx_count: int = 0     # EVM txs executed so far: the next one's index among them (Evmos' txIndex)
+    execute: object = None    # replaces the plain EVM run of a tx: execute(state, tx, book_fee) (tracing)
 
 
 class App:
@@ -303,6 +305,34 @@ class App:
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
         return committed, self._block_puts(committed, puts, evm_hashes)
 
+    def replay_block(self, height, before_tx, after_tx=None, stop_after=None):
+        """Re-execute committed block `height` on its parent's state; nothing is written.
+
+        before_tx(ctx, index, tx) runs before each tx (tx is None when it does not decode) and may
+        set ctx.execute to run that tx's EVM part itself (a tracer); after_tx(ctx, index, tx) after.
+        Raises PrunedError or LookupError when the parent's state is not kept.
+        """
+        parent = self.view(height - 1)
+        found = self.block_at(height)
+        if found is None:
+            raise LookupError(f"block {height} not found")
+        header, meta = found
+        _, parent_meta = self.block_at(parent.height)
+        ctx = self._context(height, header.time_ns, meta.hash, meta.base_fee, evm_root=parent_meta.evm_state_root)
+        for index in range(meta.num_txs):
+            raw = self.tx_at(height, index)
+            try:
+                tx = txs.decode(raw, self.genesis.evm_chain_id)
+            except errors.TxError:
+                tx = None
+            before_tx(ctx, index, tx)
+            self._deliver(ctx, raw if tx is None else tx, index)
+            ctx.execute = None
+            if after_tx is not None:
+                after_tx(ctx, index, tx)
+            if index == stop_after:
+                return
+
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
         self.db.write(puts)
@@ -339,7 +369,7 @@ class App:
                 if tx.evm.gas > self.genesis.max_gas - ctx.gas_used:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
                 auth.ensure_account(ctx, tx.sender)
-                result = evm.deliver(ctx, tx, index, self.bank)
+                result = evm.deliver(ctx, tx, self.bank)
                 if tx.evm.to:
                     auth.ensure_account(ctx, tx.evm.to)
                 elif result.receipt.contract_address:

@@ -59,6 +59,7 @@ class EvmReceipt:
     bloom: bytes
     vm_error: str = ""
     return_data: bytes = b""
+    tx_index: int = 0         # among the block's EVM txs: what EVM clients see as transactionIndex
 
 
 @attrs.frozen
@@ -88,7 +89,7 @@ class TxResult:
             rec["receipt"] = [r.status, r.gas_used, r.cumulative_gas_used, r.effective_gas_price,
                               r.contract_address.hex(),
                               [[log.address.hex(), [t.hex() for t in log.topics], log.data.hex()] for log in r.logs],
-                              r.log_index_start, r.bloom.hex(), r.vm_error, r.return_data.hex()]
+                              r.log_index_start, r.bloom.hex(), r.vm_error, r.return_data.hex(), r.tx_index]
         return orjson.dumps(rec)
 
     @classmethod
@@ -97,11 +98,11 @@ class TxResult:
         receipt = None
         if "receipt" in rec:
             (status, gas_used, cumulative, price, contract, logs, start, bloom, vm_error,
-             ret) = rec["receipt"]
+             ret, tx_index) = rec["receipt"]
             receipt = EvmReceipt(status, gas_used, cumulative, price, bytes.fromhex(contract),
                                  tuple(Log(bytes.fromhex(a), tuple(bytes.fromhex(t) for t in ts), bytes.fromhex(d))
                                        for a, ts, d in logs),
-                                 start, bytes.fromhex(bloom), vm_error, bytes.fromhex(ret))
+                                 start, bytes.fromhex(bloom), vm_error, bytes.fromhex(ret), tx_index)
         return cls(rec["code"], rec["codespace"], rec["log"], bytes.fromhex(rec["data"]), rec["gas_wanted"],
                    rec["gas_used"], tuple(Event.from_record(e) for e in rec["events"]), receipt)
 

@@ -3,6 +3,7 @@
 Keep-alive and pipelining (answered in order), Content-Length and chunked bodies, limits as settings.
 """
 
+import threading
 import time
 from email.utils import formatdate
 
@@ -12,6 +13,8 @@ from twisted.internet import defer, protocol
 from twisted.logger import Logger
 
 from chaind.rpc.errors import INTERNAL_ERROR, INVALID_REQUEST, RPCError
+from chaind.rpc.jsonrpc import StreamedResponse
+from chaind.rpc.streaming import StreamAborted, StreamTooLarge
 
 log = Logger()
 
@@ -22,6 +25,7 @@ _REASONS = {200: b"OK", 400: b"Bad Request", 405: b"Method Not Allowed", 413: b"
 _HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
 _CLOSE = b"Connection: close\r\n"
 _KEEP_ALIVE = b"Connection: keep-alive\r\n"   # said to HTTP/1.0 clients that asked for it
+_WRITTEN = object()     # a response already written in pieces (a stream)
 _CRASHED = orjson.dumps({"jsonrpc": "2.0", "id": None,
                          "error": {"code": INTERNAL_ERROR, "message": "internal error"}}) + b"\n"
 
@@ -31,6 +35,7 @@ class HttpLimits:
     max_body_bytes: int
     max_header_bytes: int
     idle_timeout: float
+    stream_buffer_bytes: int = 1 << 20   # a streamed result this small is sent whole (errors stay JSON)
 
 
 class HttpError(Exception):
@@ -92,6 +97,7 @@ class JsonRpcHttp(protocol.Protocol):
         self._paused = set()     # why reading is paused: "waiting", "writes"
         self._done = False       # closing or closed: no more requests are read
         self._timeout = None
+        self._stream = None      # the streamed response being written, if any
 
     # -- connection ------------------------------------------------------------------------------
 
@@ -104,6 +110,8 @@ class JsonRpcHttp(protocol.Protocol):
         self._done = True
         if self._timeout is not None and self._timeout.active():
             self._timeout.cancel()
+        if self._stream is not None:
+            self._stream.abort()
 
     def _idle(self):
         if self._waiting:
@@ -131,6 +139,8 @@ class JsonRpcHttp(protocol.Protocol):
             self._paused.add(reason)
         else:
             self._paused.discard(reason)
+        if reason == "writes" and self._stream is not None:
+            self._stream.writable(not paused)
         if was != bool(self._paused) and not self._done:
             if self._paused:
                 self.transport.pauseProducing()
@@ -206,6 +216,8 @@ class JsonRpcHttp(protocol.Protocol):
 
     def _payload(self, outcome, connection):
         """The HTTP response for the dispatcher's outcome (bytes, None or a Failure)."""
+        if outcome is _WRITTEN:
+            return b""
         if isinstance(outcome, (bytes, type(None))):
             return _response(200, outcome or b"", connection, self.factory.date())
         log.failure("JSON-RPC dispatch crashed", outcome)
@@ -216,10 +228,13 @@ class JsonRpcHttp(protocol.Protocol):
         date = self.factory.date()
         if request.method == b"POST":
             try:
-                payload = self.dispatcher.respond(request.body)
+                payload = self.dispatcher.respond(request.body, stream=True)
             except Exception:
                 log.failure("JSON-RPC dispatch crashed")
                 return _response(500, _CRASHED, request.connection, date)
+            if isinstance(payload, StreamedResponse):
+                self._stream = _ResponseStream(self, payload, request.connection)
+                return self._stream.start()
             if isinstance(payload, defer.Deferred):
                 return payload
             return _response(200, payload or b"", request.connection, date)
@@ -344,6 +359,109 @@ def _request_line(line):
     if len(number) == 3 and number[:1].isdigit() and number[1:2] == b"." and number[2:].isdigit():
         raise HttpError(505, f"HTTP version {number.decode()} not supported; use HTTP/1.1")
     raise HttpError(400, f"malformed request line {line[:80]!r}")
+
+
+class _ResponseStream:
+    """A streamed result on its way out. Up to stream_buffer_bytes it is gathered and sent as one
+    response (so a failure is still a JSON-RPC error); beyond, it goes out in chunks as produced,
+    the producer blocking while the client does not read. A failure then can only cut the response.
+    """
+
+    SLOTS = 4            # chunks in flight between the producer and the socket
+
+    def __init__(self, protocol, response, connection):
+        self.protocol = protocol
+        self.response = response
+        self.connection = connection
+        self.reactor = protocol.factory.reactor
+        self.threshold = protocol.limits.stream_buffer_bytes
+        self.cancel = threading.Event()
+        self._slots = threading.Semaphore(self.SLOTS)
+        self._held = 0           # slots to give back once the socket drains (reactor side)
+        self._writable = True
+        self._parts = []         # the gathered start, until streaming begins
+        self._size = 0
+        self._streaming = False  # producer side: chunks go straight out
+
+    def start(self):
+        d = self.response.result.start(self)
+        d.addCallbacks(self._done, self._failed)
+        return d
+
+    # -- producer thread ---------------------------------------------------------------------
+
+    def write(self, data):
+        if self.cancel.is_set():
+            raise StreamAborted()
+        max_bytes = self.response.result.max_bytes
+        self._size += len(data)
+        if max_bytes and self._size > max_bytes:
+            raise StreamTooLarge()
+        if not self._streaming:
+            self._parts.append(data)
+            if self._size < self.threshold:
+                return
+            self._streaming = True
+            data = b"".join(self._parts)
+            self._parts = []
+            self.reactor.callFromThread(self._begin)
+        self._slots.acquire()
+        if self.cancel.is_set():
+            raise StreamAborted()
+        self.reactor.callFromThread(self._chunk, data)
+
+    # -- reactor -----------------------------------------------------------------------------
+
+    def _begin(self):
+        if self.cancel.is_set():
+            return
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n" \
+               b"Date: %s\r\n%s\r\n" % (self.protocol.factory.date(), self.connection)
+        self.protocol.transport.write(head + _chunk(self.response.envelope()[0]))
+
+    def _chunk(self, data):
+        if self.cancel.is_set():
+            return
+        self.protocol.transport.write(_chunk(data))
+        if self._writable:
+            self._slots.release()
+        else:
+            self._held += 1
+
+    def writable(self, writable):
+        self._writable = writable
+        while writable and self._held:
+            self._held -= 1
+            self._slots.release()
+
+    def abort(self):
+        """The client went away: stop the producer, wherever it waits."""
+        self.cancel.set()
+        for _ in range(self.SLOTS + self._held + 1):
+            self._slots.release()
+
+    def _done(self, _):
+        self.protocol._stream = None
+        if not self._streaming:
+            prefix, suffix = self.response.envelope()
+            return prefix + b"".join(self._parts) + suffix
+        self.protocol.transport.write(_chunk(self.response.envelope()[1]) + b"0\r\n\r\n")
+        return _WRITTEN
+
+    def _failed(self, failure):
+        self.protocol._stream = None
+        if not self._streaming:
+            return self.response.error(failure)
+        if not failure.check(StreamAborted):
+            log.failure("streamed response broke off", failure)
+        # The status line is out: cutting the connection is the only way left to say it failed.
+        self.protocol._done = True
+        self.protocol.transport.abortConnection()
+        return _WRITTEN
+
+
+def _chunk(data):
+    return b"%x\r\n%s\r\n" % (len(data), data) if data else b""
 
 
 def _too_large(max_body):

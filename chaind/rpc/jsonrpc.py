@@ -10,6 +10,7 @@ from twisted.python.failure import Failure
 
 from chaind.rpc import errors
 from chaind.rpc.errors import RPCError
+from chaind.rpc.streaming import StreamedResult
 
 log = Logger()
 
@@ -25,10 +26,12 @@ class Dispatcher:
         """A Deferred firing with the response bytes for `body`, or None when nothing is to be sent back."""
         return defer.maybeDeferred(self.respond, body)
 
-    def respond(self, body):
+    def respond(self, body, stream=False):
         """The response bytes for `body` (or None), or a Deferred of them when a method answers later.
 
         Methods that return plain values are answered without any Deferred: that is most reads.
+        With `stream`, a single request whose method streams its result gives a StreamedResponse
+        for the transport to send piece by piece.
         """
         try:
             message = orjson.loads(body)
@@ -36,7 +39,9 @@ class Dispatcher:
             return _encode(_error_response(None, RPCError(errors.PARSE_ERROR, str(e))))
         if isinstance(message, list):
             return self._batch(message)
-        response = self._one(message)
+        response = self._one(message, stream)
+        if isinstance(response, StreamedResponse):
+            return response
         if isinstance(response, defer.Deferred):
             return response.addCallback(_encode)
         return _encode(response)
@@ -54,7 +59,7 @@ class Dispatcher:
             return d.addCallback(_encode_batch)
         return _encode_batch(responses)
 
-    def _one(self, message):
+    def _one(self, message, stream=False):
         """The response object for one request (None for a notification), or a Deferred of it."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or \
                 not isinstance(message.get("method"), str):
@@ -76,12 +81,31 @@ class Dispatcher:
         except Exception:
             response = _error_response(request_id, _as_rpc_error(Failure(), name))
         else:
+            if isinstance(value, StreamedResult):
+                if stream and has_id:
+                    return StreamedResponse(request_id, value)
+                value = value.collect()
             if isinstance(value, defer.Deferred):
                 value.addCallbacks(lambda result: {"jsonrpc": "2.0", "id": request_id, "result": result},
                                    lambda failure: _error_response(request_id, _as_rpc_error(failure, name)))
                 return value if has_id else value.addCallback(lambda _: None)
             response = {"jsonrpc": "2.0", "id": request_id, "result": value}
         return response if has_id else None
+
+
+class StreamedResponse:
+    """A response whose result the transport writes as it is produced."""
+
+    def __init__(self, request_id, result):
+        self.request_id = request_id
+        self.result = result
+
+    def envelope(self):
+        """The bytes before and after the result."""
+        return b'{"jsonrpc":"2.0","id":' + orjson.dumps(self.request_id) + b',"result":', b"}\n"
+
+    def error(self, failure, method="streamed method"):
+        return _encode(_error_response(self.request_id, _as_rpc_error(failure, method)))
 
 
 def _as_rpc_error(failure, method):

@@ -46,7 +46,9 @@ class VersionedWriter(VersionedReader):
     """The writer's view for the block being built at `height`: reads see its own writes."""
 
     def __init__(self, db, height):
-        super().__init__(db, height)
+        # Reads see the parent's state (a replay of a committed block must not see its own writes).
+        super().__init__(db, max(height - 1, 0))
+        self.height = height
         self.changes = {}
 
     def get(self, key):

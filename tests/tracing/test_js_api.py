@@ -228,3 +228,15 @@ def test_the_log_object_is_reused_so_values_must_be_copied():
 def test_memory_is_captured_only_for_tracers_that_can_read_it(body, wants):
     assert JsTracer("{r: [], k: 'a', step: function(log) { %s; }, fault: function() {}, "
                     "result: function() {}}" % body).wants_memory is wants
+
+
+def test_stack_peek_reads_pushed_bytes_and_computed_ints():
+    # py-evm keeps PUSHed words as bytes and computed ones as ints; both read the same.
+    from js_driver import make_step
+
+    from chaind.tracing.js.tracer import JsTracer
+
+    tracer = JsTracer("{r: [], step: function(log) { this.r.push(log.stack.peek(0).toString(16), "
+                      "log.stack.peek(1).toString(16)); }, fault: function() {}, result: function() { return this.r; }}")
+    tracer.on_opcode(make_step(0x01, stack=[0xABC, b"\x00\x0f"]), None)
+    assert tracer.result() == ["f", "abc"]

@@ -94,7 +94,7 @@ def test_a_python_side_failure_never_escapes_as_a_python_exception(db, state):
 
 def test_a_malformed_step_is_a_tracer_error_not_a_crash():
     tracer = JsTracer("{step: function(log) { log.stack.peek(0); }, " + OK_TAIL + "}")
-    step = make_step(0x01, stack=[b"\x01"])           # not the protocol's ints
+    step = make_step(0x01, stack=["1"])               # neither an int nor bytes, as the protocol gives
     tracer.on_opcode(step, None)
     assert tracer.error is not None
     with pytest.raises(TracerError):

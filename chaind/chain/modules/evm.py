@@ -21,19 +21,28 @@ VM = PragueVM
 STATE_CLASS = PragueState
 
 
-def deliver(ctx, tx, index, bank):
+def deliver(ctx, tx, bank):
     """Run one EVM tx in the block being built; a tx py-evm refuses changes nothing."""
     state = ctx.accounts
+
+    def book_fee(computation):
+        # py-evm pays the coinbase (the fee collector) the tip; Evmos keeps the base fee too.
+        state.delta_balance(FEE_COLLECTOR, ctx.base_fee * VM.finalize_gas_used(tx.evm, computation))
+
     # py-evm validates (nonce, balance, fee) before it changes anything.
     state.lock_changes()
     try:
-        computation = state.apply_transaction(tx.evm)
+        if ctx.execute is None:
+            computation = state.apply_transaction(tx.evm)
+            book_fee(computation)
+        else:
+            computation = ctx.execute(state, tx, book_fee)
     except ValidationError as e:
         raise errors.invalid_request(str(e)) from None
     gas_used = VM.finalize_gas_used(tx.evm, computation)
     effective_price = state.get_gas_price(tx.evm)
-    # py-evm pays the coinbase (the fee collector) the tip; Evmos keeps the base fee too.
-    state.delta_balance(FEE_COLLECTOR, ctx.base_fee * gas_used)
+    index = ctx.evm_tx_count
+    ctx.evm_tx_count += 1
 
     failed = computation.is_error
     logs = () if failed else tuple(
@@ -53,7 +62,7 @@ def deliver(ctx, tx, index, bank):
         effective_gas_price=effective_price, contract_address=contract, logs=logs,
         log_index_start=ctx.log_count, bloom=int(bloom).to_bytes(256, "big"),
         vm_error=_vm_error(computation) if failed else "",
-        return_data=computation.output)
+        return_data=computation.output, tx_index=index)
     log_events = [("txLog", _log_json(log, tx, index, ctx, i)) for i, log in enumerate(logs)]
     ctx.log_count += len(logs)
     ctx.bloom |= int(bloom)

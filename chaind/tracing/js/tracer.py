@@ -48,7 +48,9 @@ class _Bridge:
         stack = self.step.stack
         n = len(stack)
         if i.__class__ is int and 0 <= i < n:
-            return "%x" % stack[n - 1 - i]
+            item = stack[n - 1 - i]
+            # py-evm keeps PUSHed words as bytes and computed ones as ints.
+            return "%x" % item if item.__class__ is int else (item.hex().lstrip("0") or "0")
         return None
 
     def stackLength(self):

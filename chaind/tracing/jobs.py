@@ -1,0 +1,183 @@
+"""Trace jobs: a committed block replayed on its parent's state with tracers attached, or a call.
+
+A job runs on the trace thread pool and writes its JSON result to a sink (sink.write(bytes)) as it
+is produced, so a huge struct-log trace is never held in memory.
+"""
+
+import time
+
+import attrs
+import orjson
+from eth_utils import ValidationError
+
+from chaind.tracing import config as trace_config
+from chaind.tracing import hooks, native
+from chaind.tracing.js.errors import TracerError
+from chaind.tracing.js.tracer import JsTracer
+from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+
+
+class TraceError(Exception):
+    """A trace that cannot run or failed; the message is what the client is told."""
+
+
+@attrs.frozen
+class TraceOptions:
+    """A debug_trace* config, checked before any work starts."""
+
+    tracer: str = None             # None: the struct logger; a native tracer's name; or JS source
+    tracer_config: object = None
+    logger: LoggerConfig = LoggerConfig()
+    timeout: float = 5.0
+
+    @classmethod
+    def parse(cls, value, js_memory_limit):
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            raise TraceError("invalid argument 1: trace config must be an object")
+        tracer = value.get("tracer")
+        if tracer is not None and not isinstance(tracer, str):
+            raise TraceError("invalid argument 1: tracer must be a string")
+        try:
+            timeout = trace_config.parse_duration(value.get("timeout") or "5s")
+            logger = LoggerConfig.from_trace_config(value) if not tracer else LoggerConfig()
+        except trace_config.ConfigError as e:
+            raise TraceError(str(e)) from None
+        options = cls(tracer or None, value.get("tracerConfig"), logger, timeout)
+        options.make_tracer(js_memory_limit, write=None)   # refuse a bad tracer before any replay
+        return options
+
+    def make_tracer(self, js_memory_limit, write):
+        try:
+            if self.tracer is None:
+                return StructLogger(self.logger, write=write)
+            if native.is_native(self.tracer):
+                return native.make(self.tracer, self.tracer_config)
+            return JsTracer(self.tracer, self.tracer_config, timeout=self.timeout, memory_limit=js_memory_limit)
+        except (TracerError, trace_config.ConfigError) as e:
+            raise TraceError(str(e)) from None
+
+
+class TraceJob:
+    """One trace request's work; `cancel` (a threading.Event) is set when its client goes away."""
+
+    def __init__(self, app, options, js_memory_limit, cancel):
+        self.app = app
+        self.options = options
+        self.js_memory_limit = js_memory_limit
+        self.cancel = cancel
+
+    def transaction(self, height, index, sink):
+        """The result of the tx at `index` of block `height`, replaying the txs before it."""
+        outcome = {}
+        self._replay(height, lambda ctx, i, tx: self._attach(ctx, i, tx, sink, outcome) if i == index else None,
+                     stop_after=index)
+        self._finish(outcome, sink)
+
+    def block(self, height, sink):
+        """[{"txHash", "result" | "error"}] for each EVM tx of block `height`."""
+        state = {"first": True}
+
+        def before(ctx, index, tx):
+            if tx is None or tx.kind != "evm":
+                return
+            sink.write(b"[" if state["first"] else b",")
+            state["first"] = False
+            sink.write(b'{"txHash":"0x%s",' % tx.evm_hash.hex().encode())
+            outcome = {"deferred": True}
+            state["last"] = outcome
+            self._attach(ctx, index, tx, sink, outcome, prefix=b'"result":')
+
+        def after(ctx, index, tx):
+            outcome = state.pop("last", None)
+            if outcome is not None:
+                self._finish(outcome, sink, in_block=True)
+                sink.write(b"}")
+
+        self._replay(height, before, after_tx=after)
+        sink.write(b"[]" if state["first"] else b"]")
+
+    def call(self, state, tx, env, sink):
+        """The result of a call object run on `state` (debug_traceCall)."""
+        outcome = {}
+        tracer = self._tracer(sink, outcome)
+        try:
+            hooks.trace_transaction(state, tx, tracer, env, deadline=self._deadline(), cancel=self.cancel)
+            outcome["ran"] = True
+        except ValidationError as e:
+            raise TraceError(f"tracing failed: {e}") from None
+        except hooks.TraceTimeout:
+            raise TraceError(_timeout_message(self.options)) from None
+        self._finish(outcome, sink)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _replay(self, height, before_tx, **kwargs):
+        try:
+            self.app.replay_block(height, before_tx, **kwargs)
+        except hooks.TraceTimeout:
+            raise TraceError(_timeout_message(self.options)) from None
+        except LookupError as e:     # PrunedError included: the parent's state is gone
+            raise TraceError(str(e)) from None
+
+    def _deadline(self):
+        return time.monotonic() + self.options.timeout if self.options.timeout else None
+
+    def _tracer(self, sink, outcome, prefix=b""):
+        def write(data):
+            if self.cancel.is_set():
+                raise hooks.TraceCancelled()
+            if not outcome.get("started"):
+                outcome["started"] = True
+                if prefix:
+                    sink.write(prefix)
+            sink.write(data)
+
+        tracer = self.options.make_tracer(self.js_memory_limit, write=write)
+        outcome["tracer"] = tracer
+        outcome["prefix"] = prefix
+        return tracer
+
+    def _attach(self, ctx, index, tx, sink, outcome, prefix=b""):
+        """Make the EVM run of this tx a traced one."""
+        if tx is None or tx.kind != "evm":
+            raise TraceError("transaction not found")
+        tracer = self._tracer(sink, outcome, prefix)
+
+        def execute(state, decoded, book_fee):
+            env = hooks.tx_env(state, decoded.evm, block_hash=ctx.block_hash, tx_index=ctx.evm_tx_count,
+                               tx_hash=decoded.evm_hash, log_index=ctx.log_count)
+            computation = hooks.trace_transaction(state, decoded.evm, tracer, env, deadline=self._deadline(),
+                                                  cancel=self.cancel, finalize=book_fee)
+            outcome["ran"] = True
+            return computation
+
+        ctx.execute = execute
+
+    def _finish(self, outcome, sink, in_block=False):
+        """Write what the tracer made of the tx (or its error, in a block trace)."""
+        tracer = outcome.get("tracer")
+        error = outcome.get("error")
+        if error is None and not outcome.get("ran"):
+            error = "tracing failed: the transaction could not be replayed"
+        if error is None:
+            try:
+                value = tracer.result()
+            except TracerError as e:
+                error = str(e)
+            else:
+                if isinstance(tracer, StructLogger):
+                    return
+                if outcome.get("prefix"):
+                    sink.write(outcome["prefix"])
+                sink.write(orjson.dumps(value))
+                return
+        if not in_block or outcome.get("started"):
+            # A streamed result that broke off cannot become an error any more: the transport aborts.
+            raise TraceError(error)
+        sink.write(b'"error":' + orjson.dumps(error))
+
+
+def _timeout_message(options):
+    return f"execution timeout: tracing took longer than {options.timeout:g}s"
