@@ -1,6 +1,6 @@
 """JavaScript tracers with geth's API, run in an embedded QuickJS (quickjs-ng) context per trace."""
 
-from chaind.tracing.js.duration import parse_duration
+from chaind.tracing.config import parse_duration
 from chaind.tracing.js.errors import TracerError
 from chaind.tracing.js.tracer import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, JsTracer
 
