@@ -212,7 +212,7 @@ class App:
             view = self._local.view = self.view()
         return view
 
-    def _check_native(self, state, tx):
+    def _check_native(self, state, tx, base_fee=None):
         account = auth.account(state, tx.sender)
         if account is None:
             raise errors.TxError(errors.SDK, 9, f"account {self._b32(tx.sender)} not found: unknown address")
@@ -227,16 +227,16 @@ class App:
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
-        self._check_fee(state, tx)
+        self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
         for msg in tx.messages:
             self._validate_msg(tx, msg)
 
-    def _check_fee(self, state, tx):
+    def _check_fee(self, state, tx, base_fee):
         base = self.genesis.base_denom
         fee = dict(tx.fee)
         if set(fee) - {base}:
             raise errors.insufficient_fee(f"fees must be paid in {base}")
-        required = self.next_base_fee() * tx.gas
+        required = base_fee * tx.gas
         if fee.get(base, 0) < required:
             raise errors.insufficient_fee(
                 f"insufficient fees; got: {format_coins(tx.fee)} required: {required}{base}")
@@ -310,7 +310,8 @@ class App:
 
         before_tx(ctx, index, tx) runs before each tx (tx is None when it does not decode) and may
         set ctx.execute to run that tx's EVM part itself (a tracer); after_tx(ctx, index, tx) after.
-        Raises PrunedError or LookupError when the parent's state is not kept.
+        Returns the TxResults (equal to the stored ones: execution is deterministic). Raises
+        PrunedError or LookupError when the parent's state is not kept.
         """
         parent = self.view(height - 1)
         found = self.block_at(height)
@@ -319,6 +320,7 @@ class App:
         header, meta = found
         _, parent_meta = self.block_at(parent.height)
         ctx = self._context(height, header.time_ns, meta.hash, meta.base_fee, evm_root=parent_meta.evm_state_root)
+        results = []
         for index in range(meta.num_txs):
             raw = self.tx_at(height, index)
             try:
@@ -326,12 +328,13 @@ class App:
             except errors.TxError:
                 tx = None
             before_tx(ctx, index, tx)
-            self._deliver(ctx, raw if tx is None else tx, index)
+            results.append(self._deliver(ctx, raw if tx is None else tx, index)[0])
             ctx.execute = None
             if after_tx is not None:
                 after_tx(ctx, index, tx)
             if index == stop_after:
-                return
+                break
+        return results
 
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
@@ -381,7 +384,8 @@ class App:
 
     def _deliver_native(self, ctx, tx):
         """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
-        self._check_native(ctx, tx)
+        # The block's own base fee: a replay of an old block must not use today's.
+        self._check_native(ctx, tx, ctx.base_fee)
         nonce = ctx.accounts.get_nonce(tx.sender)
         if tx.nonce != nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")

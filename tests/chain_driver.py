@@ -1,0 +1,95 @@
+"""A chain driven block by block without a node: an App on real LevelDB fed a fixed workload of
+EVM transfers, contract writes and native sends (for pruning, replay and other store-level tests)."""
+
+from eth_account import Account
+from eth_utils import keccak
+
+from chaind.chain import txs
+from chaind.chain.app import App
+from chaind.chain.genesis import Genesis
+from chaind.chain.modules import auth
+from chaind.crypto.addresses import to_bech32
+from chaind.home import Home
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
+from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.store.db import Database
+
+from contracts import INIT
+
+PROPOSER = b"\x01" * 20
+RECIPIENTS = [bytes([0x30 + i]) * 20 for i in range(3)]
+
+
+class Chain:
+    """An App on a real LevelDB fed a fixed workload: EVM transfers and contract writes, native sends."""
+
+    def __init__(self, tmp_path, name, **options):
+        self.home = Home(tmp_path / "home")
+        if not self.home.exists():
+            self.home.init("test", dev=True)
+        self.genesis = Genesis.load(self.home.genesis_file)
+        self.path = tmp_path / name
+        self.options = options
+        self.keys = self.home.dev_keys()
+        self.ibc = next(d for d, _ in self.genesis.balances[0][1] if d.startswith("ibc/"))
+        self.open()
+
+    def open(self, **options):
+        self.options.update(options)
+        self.db = Database(self.path)
+        self.app = App(self.db, self.genesis, **self.options)
+
+    def close(self):
+        self.db.close()
+
+    def evm(self, who, nonce, **tx):
+        tx = {"chainId": 9000, "gas": 200000, "maxFeePerGas": 10**10, "maxPriorityFeePerGas": 1,
+              "nonce": nonce, **tx}
+        signed = Account.sign_transaction(tx, self.keys[who].private_key)
+        return txs.wrap_evm(signed.raw_transaction, 9000, self.genesis.base_denom).raw
+
+    def native_send(self, who, to, amount):
+        key, view = self.keys[who], self.app.view()
+        number, _ = auth.account(view, key.address)
+        prefix = self.genesis.bech32_prefix
+        msg = bank_tx.MsgSend(from_address=to_bech32(prefix, key.address), to_address=to_bech32(prefix, to),
+                              amount=[coin_pb2.Coin(denom=self.ibc, amount=str(amount))])
+        gas = 200000
+        return txs.build_native([(txs.MSG_SEND, msg)], key, self.genesis.chain_id, number,
+                                view.accounts.get_nonce(key.address),
+                                [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas)
+
+    def block(self, raws):
+        height = self.app.height + 1
+        block, puts = self.app.finalize_block(raws, self.genesis.genesis_time_ns + height * 10**9, PROPOSER)
+        assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
+        self.app.commit(block, puts)
+        return block
+
+    def workload(self, step):
+        """Block `step` of the workload (step 0 deploys two identical contracts, so they share nodes)."""
+        if step == 0:
+            return [self.evm(1, 0, data=INIT), self.evm(1, 1, data=INIT)]
+        a, b = (contract_address(self.keys[1].address, n) for n in (0, 1))
+        raws = [self.evm(0, step - 1, to=RECIPIENTS[step % 3], value=step),
+                self.evm(1, step + 1, to=a if step > 2 else b, data=(step % 5 + 1).to_bytes(32, "big"))]
+        # dev2's whole ibc balance goes to dev3 and back: a balance written, then a tombstone.
+        if step % 2:
+            raws.append(self.native_send(2, self.keys[3].address, 10**15))
+        else:
+            raws.append(self.native_send(3, self.keys[2].address, 10**15))
+        return raws
+
+    def reads(self, height):
+        view = self.app.view(height)
+        a, b = (contract_address(self.keys[1].address, n) for n in (0, 1))
+        out = [view.accounts.get_balance(r) for r in RECIPIENTS]
+        out += [view.accounts.get_storage(c, 0) for c in (a, b)] + [view.accounts.get_code(a)]
+        out += [self.app.bank.balance(view, k.address, self.ibc) for k in self.keys[2:4]]
+        return out
+
+
+def contract_address(sender, nonce):
+    import rlp
+
+    return keccak(rlp.encode([sender, nonce]))[12:]
