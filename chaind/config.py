@@ -74,6 +74,23 @@ class JsonRpcSettings:
 
 
 @attrs.frozen
+class CometRpcSettings:
+    enable: bool = True
+    address: str = _listen("127.0.0.1:26657")
+    max_body_bytes: int = 1_000_000     # one request body (or WebSocket message) at most
+    max_batch_size: int = 10            # requests in one JSON-RPC batch
+    max_query_length: int = 512         # bytes of one event query (tx_search, block_search, subscribe)
+    default_per_page: int = 30          # tx_search/block_search page size when none is asked
+    max_per_page: int = 100             # a larger per_page is lowered to this
+    max_subscription_clients: int = 100  # WebSocket connections holding subscriptions at once
+    max_subscriptions_per_client: int = 5
+    subscription_buffer_size: int = 200  # events queued for one subscription before it is canceled
+    timeout_broadcast_tx_commit: float = 10.0  # seconds broadcast_tx_commit waits for the block
+    ws_ping_interval: float = 27.0      # seconds between keep-alive pings
+    ws_ping_timeout: float = 3.0        # seconds a ping waits for its pong before the connection is dropped
+
+
+@attrs.frozen
 class TracingSettings:
     concurrency: int = 2                # traces running at once (threads)
     max_queued: int = 8                 # traces waiting for a thread; beyond, a request is refused
@@ -89,6 +106,7 @@ class Settings:
     storage: StorageSettings = StorageSettings()
     json_rpc: JsonRpcSettings = JsonRpcSettings()
     tracing: TracingSettings = TracingSettings()
+    cometbft_rpc: CometRpcSettings = CometRpcSettings()
 
     def evolve(self, **sections):
         """A copy with some keys of some sections changed: evolve(chain={"block_interval": 0})."""

@@ -17,6 +17,9 @@ from chaind.api.net import net_methods, web3_methods
 from chaind.api.txpool import TxPoolApi
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
+from chaind.cometbft.routes import CometRoutes
+from chaind.cometbft.server import make_site
+from chaind.cometbft.websocket import CometWebSocketFactory
 from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
@@ -82,6 +85,14 @@ class Node(service.MultiService):
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
             self.ws_factory = EvmWebSocketFactory(self, self.evm_methods, rpc)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
+        comet = settings.cometbft_rpc
+        self.comet_routes = None
+        if comet.enable:
+            # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
+            self.comet_routes = CometRoutes(self, comet)
+            table = self.comet_routes.table()
+            self.comet_ws_factory = CometWebSocketFactory(self, table, comet)
+            self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
@@ -115,6 +126,8 @@ class Node(service.MultiService):
 
     def startService(self):
         super().startService()
+        if self.comet_routes is not None:
+            self.comet_routes.rpc_address = f"tcp://{self._address('cometbft')}"
         self._announce()
 
     @defer.inlineCallbacks

@@ -17,7 +17,7 @@ from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxRes
 from chaind.chain.modules import auth, evm, feemarket
 from chaind.chain.modules.bank import Bank, format_coins, validate_coins
 from chaind.chain.view import StateView
-from chaind.store import keys
+from chaind.store import eventindex, keys
 from chaind.store.pruning import collect_garbage
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
@@ -473,6 +473,8 @@ class App:
             puts[keys.TX_BY_HASH + txs.native_hash(raw)] = position
             if evm_hashes and index in evm_hashes:
                 puts[keys.EVM_TX_BY_HASH + evm_hashes[index]] = position
+            # tx_search's index lands in the block's own batch: a committed tx is always findable.
+            puts.update(eventindex.tx_entries(height, index, result.events))
         puts[keys.HEAD] = keys.height_bytes(height)
         return puts
 

@@ -29,6 +29,11 @@ class Database:
         with self._db.iterator(prefix=prefix, include_value=False) as it:
             yield from it
 
+    def keys_between(self, start, stop):
+        """Yield the keys with start <= key < stop (no values read)."""
+        with self._db.iterator(start=start, stop=stop, include_value=False) as it:
+            yield from it
+
     def seek_first(self, start, stop):
         """The first (key, value) with start <= key < stop, or None."""
         with self._db.iterator(start=start, stop=stop) as it:

@@ -17,6 +17,7 @@ TX_BY_HASH = b"th:"             # native tx hash -> height, index
 EVM_TX_BY_HASH = b"eh:"         # EVM tx hash -> height, index
 EVM_NODE = b"s:"                # py-evm trie node / code hash -> bytes
 VERSIONED = b"v:"               # native module key, inverted height -> value
+TX_EVENT = b"xt:"               # event tag, value, height, index -> b"" (indexed tx event attributes)
 
 _HEIGHT = struct.Struct(">Q")
 _POS = struct.Struct(">QI")

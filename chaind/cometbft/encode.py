@@ -1,0 +1,122 @@
+"""The chain's blocks, txs and results as CometBFT v0.38 writes them in JSON.
+
+int64 as strings, int32 as numbers, bytes base64, hashes upper-case hex, times RFC 3339 with nanoseconds.
+"""
+
+import base64
+import hashlib
+
+from chaind.chain.block import BlockId
+from chaind.chain.genesis import format_time
+
+ZERO_TIME = "0001-01-01T00:00:00Z"
+
+
+def b64(data):
+    return base64.b64encode(data).decode()
+
+
+def hexu(data):
+    return data.hex().upper()
+
+
+def block_id_of(meta):
+    """The BlockID of a committed block, built as the chain builds it for the next header's last_block_id."""
+    if not meta.hash:
+        return BlockId()
+    return BlockId(meta.hash, 1, hashlib.sha256(meta.hash).digest())
+
+
+def block_id(bid):
+    return {"hash": hexu(bid.hash), "parts": {"total": bid.parts_total, "hash": hexu(bid.parts_hash)}}
+
+
+def header(h):
+    version = {"block": "11"}
+    if h.version_app:
+        version["app"] = str(h.version_app)
+    return {
+        "version": version, "chain_id": h.chain_id, "height": str(h.height), "time": format_time(h.time_ns),
+        "last_block_id": block_id(h.last_block_id), "last_commit_hash": hexu(h.last_commit_hash),
+        "data_hash": hexu(h.data_hash), "validators_hash": hexu(h.validators_hash),
+        "next_validators_hash": hexu(h.next_validators_hash), "consensus_hash": hexu(h.consensus_hash),
+        "app_hash": hexu(h.app_hash), "last_results_hash": hexu(h.last_results_hash),
+        "evidence_hash": hexu(h.evidence_hash), "proposer_address": hexu(h.proposer_address)}
+
+
+def last_commit(h):
+    """The block's last_commit as its header commits to it (last_commit_hash).
+
+    The chain records no precommit signatures in its blocks, so the list is empty, matching the
+    header's last_commit_hash (the hash of an empty list); `commit` serves the signed commit.
+    """
+    return {"height": str(max(h.height - 1, 0)), "round": 0, "block_id": block_id(h.last_block_id),
+            "signatures": []}
+
+
+def block(h, txs):
+    return {"header": header(h), "data": {"txs": [b64(t) for t in txs]}, "evidence": {"evidence": []},
+            "last_commit": last_commit(h)}
+
+
+def events(evs):
+    return [{"type": e.type, "attributes": [{"key": k, "value": v, "index": bool(i)} for k, v, i in e.attributes]}
+            for e in evs]
+
+
+def exec_tx_result(r):
+    """ExecTxResult as gogo jsonpb writes it (EmitDefaults): every field present, null for no data."""
+    return {"code": r.code, "data": b64(r.data) if r.data else None, "log": r.log, "info": "",
+            "gas_wanted": str(r.gas_wanted), "gas_used": str(r.gas_used), "events": events(r.events),
+            "codespace": r.codespace}
+
+
+def exec_tx_result_plain(r):
+    """ExecTxResult through libs/json (inside a WebSocket Tx event): omitempty fields drop out."""
+    out = {}
+    if r.code:
+        out["code"] = r.code
+    if r.data:
+        out["data"] = b64(r.data)
+    if r.log:
+        out["log"] = r.log
+    out["gas_wanted"] = str(r.gas_wanted)
+    out["gas_used"] = str(r.gas_used)
+    if r.events:
+        out["events"] = events(r.events)
+    if r.codespace:
+        out["codespace"] = r.codespace
+    return out
+
+
+def flat_events(evs):
+    """{"type.key": [values]} over every attribute, indexed or not (what subscriptions match)."""
+    out = {}
+    for e in evs:
+        for key, value, _ in e.attributes:
+            out.setdefault(f"{e.type}.{key}", []).append(value)
+    return out
+
+
+def result_tx(tx_hash, height, index, raw, result, proof=None):
+    out = {"hash": hexu(tx_hash), "height": str(height), "index": index, "tx_result": exec_tx_result(result),
+           "tx": b64(raw)}
+    if proof is not None:
+        out["proof"] = proof
+    return out
+
+
+def validator(address, pubkey, power):
+    return {"address": hexu(address), "pub_key": {"type": "tendermint/PubKeyEd25519", "value": b64(pubkey)},
+            "voting_power": str(power), "proposer_priority": "0"}
+
+
+def consensus_params(document):
+    """The genesis consensus params in CometBFT's JSON (v0.38 adds abci)."""
+    params = document["consensus_params"]
+    return {"block": {"max_bytes": str(params["block"]["max_bytes"]), "max_gas": str(params["block"]["max_gas"])},
+            "evidence": {k: str(v) for k, v in params["evidence"].items()},
+            "validator": {"pub_key_types": list(params["validator"]["pub_key_types"])},
+            "version": {"app": str(params.get("version", {}).get("app", "0"))},
+            "abci": {"vote_extensions_enable_height": str(params.get("abci", {}).get(
+                "vote_extensions_enable_height", "0"))}}

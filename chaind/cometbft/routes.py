@@ -1,0 +1,399 @@
+"""The CometBFT v0.38 route table: one function per route, its arguments, and whether it may be cached.
+
+Every route answers both URI GET and JSON-RPC (HTTP POST and WebSocket); results are CometBFT's shapes.
+"""
+
+import hashlib
+
+import attrs
+import orjson
+from twisted.internet import defer, threads
+
+import chaind
+from chaind.chain import errors as chain_errors
+from chaind.chain.block import TxResult
+from chaind.chain.txs import native_hash
+from chaind.cometbft import encode as enc
+from chaind.cometbft import query as q
+from chaind.cometbft import search
+from chaind.cometbft.commit import CommitSigner
+from chaind.cometbft.params import BOOL, BYTES, HEX, INT, STR, Arg
+from chaind.cometbft.proof import tx_proof
+from chaind.events import types as ev
+from chaind.store import keys
+
+COMETBFT_VERSION = "0.38.12"       # the CometBFT release whose RPC this is (clients pick decoders by it)
+P2P_PROTOCOL, BLOCK_PROTOCOL = "8", "11"
+GENESIS_CHUNK = 16 * 1024 * 1024
+BLOCKCHAIN_MAX = 20
+
+
+class RouteError(Exception):
+    """A route's own failure: -32603 with this text as data, as CometBFT reports it."""
+
+
+@attrs.frozen
+class Route:
+    func: object
+    args: tuple = ()
+    cacheable: str = "no"        # "yes", "no", or "height" (only when a height is given)
+    ws_only: bool = False
+
+
+class CometRoutes:
+    def __init__(self, node, settings):
+        self.node = node
+        self.app = node.app
+        self.genesis = node.genesis
+        self.settings = settings
+        self.searcher = search.TxSearch(node.app)
+        validator = node.genesis.validators[0] if node.genesis.validators else None
+        self.validator = validator
+        self.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
+        self.signer = CommitSigner(node.home.validator_key()) if validator else None
+        self.rpc_address = None      # tcp://host:port, set once the listener is bound
+
+    def table(self):
+        h = Arg("height", INT)
+        paging = (Arg("page", INT), Arg("per_page", INT))
+        return {
+            "health": Route(self.health),
+            "status": Route(self.status),
+            "net_info": Route(self.net_info),
+            "blockchain": Route(self.blockchain, (Arg("minHeight", INT), Arg("maxHeight", INT)), "yes"),
+            "genesis": Route(self.genesis_route, (), "yes"),
+            "genesis_chunked": Route(self.genesis_chunked, (Arg("chunk", INT),), "yes"),
+            "block": Route(self.block, (h,), "height"),
+            "block_by_hash": Route(self.block_by_hash, (Arg("hash", BYTES),), "yes"),
+            "block_results": Route(self.block_results, (h,), "height"),
+            "commit": Route(self.commit, (h,), "height"),
+            "header": Route(self.header, (h,), "height"),
+            "header_by_hash": Route(self.header_by_hash, (Arg("hash", HEX),), "yes"),
+            "check_tx": Route(self.check_tx, (Arg("tx", BYTES),)),
+            "tx": Route(self.tx, (Arg("hash", BYTES), Arg("prove", BOOL)), "yes"),
+            "tx_search": Route(self.tx_search, (Arg("query", STR), Arg("prove", BOOL), *paging,
+                                                Arg("order_by", STR))),
+            "block_search": Route(self.block_search, (Arg("query", STR), *paging, Arg("order_by", STR))),
+            "validators": Route(self.validators, (h, *paging), "height"),
+            "consensus_params": Route(self.consensus_params, (h,), "height"),
+            "unconfirmed_txs": Route(self.unconfirmed_txs, (Arg("limit", INT),)),
+            "num_unconfirmed_txs": Route(self.num_unconfirmed_txs),
+            "broadcast_tx_sync": Route(self.broadcast_tx_sync, (Arg("tx", BYTES),)),
+            "broadcast_tx_async": Route(self.broadcast_tx_async, (Arg("tx", BYTES),)),
+            "broadcast_tx_commit": Route(self.broadcast_tx_commit, (Arg("tx", BYTES),)),
+            "abci_query": Route(self.abci_query, (Arg("path", STR), Arg("data", HEX), h, Arg("prove", BOOL))),
+            "abci_info": Route(self.abci_info, (), "yes"),
+        }
+
+    # -- heights ---------------------------------------------------------------------------------
+
+    def _earliest(self):
+        return self.genesis.initial_height
+
+    def _height(self, height):
+        """CometBFT's getHeight: None is the latest; others must be committed and kept."""
+        latest = self.app.height
+        if height is None:
+            return latest
+        if height <= 0:
+            raise RouteError(f"height must be greater than 0, but got {height}")
+        if height > latest:
+            raise RouteError(f"height {height} must be less than or equal to the current blockchain height {latest}")
+        if height < self._earliest():
+            raise RouteError(f"height {height} is not available, lowest height is {self._earliest()}")
+        return height
+
+    def _block(self, height):
+        found = self.app.block_at(height)
+        if found is None:
+            raise RouteError(f"height {height} is not available")
+        return found
+
+    def _txs(self, height, count):
+        return [self.app.tx_at(height, i) for i in range(count)]
+
+    # -- info ------------------------------------------------------------------------------------
+
+    def health(self):
+        return {}
+
+    def status(self):
+        header, meta = self.app.head
+        first_header, first_meta = self._block(self._earliest()) if self.app.height >= self._earliest() \
+            else self.app.head
+        validator = {"address": enc.hexu(self.validator_address),
+                     "pub_key": {"type": "tendermint/PubKeyEd25519",
+                                 "value": enc.b64(self.validator.consensus_pubkey) if self.validator else ""},
+                     "voting_power": str(self.validator.power if self.validator else 0)}
+        return {
+            "node_info": {
+                "protocol_version": {"p2p": P2P_PROTOCOL, "block": BLOCK_PROTOCOL, "app": "0"},
+                # No p2p layer: the node's identity is its validator's, its address the RPC's.
+                "id": self.validator_address.hex(), "listen_addr": self.rpc_address,
+                "network": self.genesis.chain_id, "version": COMETBFT_VERSION, "channels": "",
+                "moniker": self.validator.moniker if self.validator else "",
+                "other": {"tx_index": "on", "rpc_address": self.rpc_address}},
+            "sync_info": {
+                "latest_block_hash": enc.hexu(meta.hash), "latest_app_hash": enc.hexu(meta.app_hash),
+                "latest_block_height": str(header.height), "latest_block_time": enc.format_time(header.time_ns),
+                "earliest_block_hash": enc.hexu(first_meta.hash), "earliest_app_hash": enc.hexu(first_header.app_hash),
+                "earliest_block_height": str(first_header.height),
+                "earliest_block_time": enc.format_time(first_header.time_ns), "catching_up": False},
+            "validator_info": validator}
+
+    def net_info(self):
+        return {"listening": False, "listeners": [], "n_peers": "0", "peers": []}
+
+    def abci_info(self):
+        header, meta = self.app.head
+        return {"response": {"data": "chaind", "version": chaind.__version__,
+                             "last_block_height": str(header.height), "last_block_app_hash": enc.b64(meta.app_hash)}}
+
+    def abci_query(self, path, data, height, prove):
+        raise RouteError("abci_query is not served yet: the gRPC query services it answers from come with "
+                         "issue 6 (native modules over gRPC)")
+
+    def genesis_route(self):
+        if len(self._genesis_bytes()) > GENESIS_CHUNK:
+            raise RouteError("genesis response is large, please use the genesis_chunked API instead")
+        return {"genesis": self.genesis.document}
+
+    def _genesis_bytes(self):
+        return orjson.dumps(self.genesis.document)
+
+    def genesis_chunked(self, chunk):
+        data = self._genesis_bytes()
+        total = max(1, -(-len(data) // GENESIS_CHUNK))
+        chunk = chunk or 0
+        if chunk < 0 or chunk >= total:
+            raise RouteError(f"there are {total - 1} chunks, {chunk} is invalid")
+        return {"chunk": str(chunk), "total": str(total),
+                "data": enc.b64(data[chunk * GENESIS_CHUNK:(chunk + 1) * GENESIS_CHUNK])}
+
+    def consensus_params(self, height):
+        height = self.app.height + 1 if height is None else self._height(height)
+        return {"block_height": str(height), "consensus_params": enc.consensus_params(self.genesis.document)}
+
+    def validators(self, height, page, per_page):
+        height = self.app.height + 1 if height is None else self._height(height)
+        vals = [enc.validator(hashlib.sha256(v.consensus_pubkey).digest()[:20], v.consensus_pubkey, v.power)
+                for v in self.genesis.validators]
+        start, stop = self._page(len(vals), page, per_page)
+        return {"block_height": str(height), "validators": vals[start:stop], "count": str(stop - start),
+                "total": str(len(vals))}
+
+    # -- blocks ----------------------------------------------------------------------------------
+
+    def block(self, height):
+        height = self._height(height)
+        header, meta = self._block(height)
+        return {"block_id": enc.block_id(enc.block_id_of(meta)),
+                "block": enc.block(header, self._txs(height, meta.num_txs))}
+
+    def block_by_hash(self, hash):
+        height = self.app.height_of_hash(hash or b"")
+        if height is None:
+            return {"block_id": enc.block_id(enc.BlockId()), "block": None}
+        return self.block(height)
+
+    def header(self, height):
+        header, _ = self._block(self._height(height))
+        return {"header": enc.header(header)}
+
+    def header_by_hash(self, hash):
+        height = self.app.height_of_hash(hash or b"")
+        return {"header": None} if height is None else self.header(height)
+
+    def blockchain(self, minHeight, maxHeight):
+        latest, base = self.app.height, self._earliest()
+        low, high = minHeight or 0, maxHeight or 0
+        if low < 0 or high < 0:
+            raise RouteError("heights must be non-negative")
+        low, high = low or 1, min(latest, high or latest)
+        low = max(base, low, high - BLOCKCHAIN_MAX + 1)
+        if low > high:
+            raise RouteError(f"min height {low} can't be greater than max height {high}")
+        metas = []
+        for height in range(high, low - 1, -1):
+            header, meta = self._block(height)
+            metas.append({"block_id": enc.block_id(enc.block_id_of(meta)), "block_size": str(meta.size),
+                          "header": enc.header(header), "num_txs": str(meta.num_txs)})
+        return {"last_height": str(latest), "block_metas": metas}
+
+    def block_results(self, height):
+        height = self._height(height)
+        _, meta = self._block(height)
+        results = [self.app.result_at(height, i) for i in range(meta.num_txs)]
+        return {"height": str(height), "txs_results": [enc.exec_tx_result(r) for r in results] or None,
+                "finalize_block_events": None, "validator_updates": None,
+                "consensus_param_updates": enc.consensus_params(self.genesis.document),
+                "app_hash": enc.b64(meta.app_hash)}
+
+    def commit(self, height):
+        height = self._height(height)
+        header, meta = self._block(height)
+        following = self.app.block_at(height + 1) if height < self.app.height else None
+        # A solo validator's precommit time is the next block's time (CometBFT's MedianTime of one vote);
+        # for the head, the earliest vote time CometBFT allows (block time + 1 ms).
+        vote_time = following[0].time_ns if following else header.time_ns + 1_000_000
+        commit = self.signer.commit(self.genesis.chain_id, header, meta, vote_time, self.validator_address)
+        return {"signed_header": {"header": enc.header(header), "commit": commit},
+                "canonical": following is not None}
+
+    # -- txs -------------------------------------------------------------------------------------
+
+    def tx(self, hash, prove):
+        found = self.app.tx_position(hash or b"")
+        if found is None:
+            raise RouteError(f"tx ({(hash or b'').hex().upper()}) not found")
+        return self._result_tx(*found, prove)
+
+    def _result_tx(self, height, index, prove, txs=None):
+        raw = self.app.tx_at(height, index)
+        proof = None
+        if prove:
+            if txs is None:
+                _, meta = self._block(height)
+                txs = self._txs(height, meta.num_txs)
+            proof = tx_proof(txs, index)
+        return enc.result_tx(native_hash(raw), height, index, raw, self.app.result_at(height, index), proof)
+
+    def _query(self, text):
+        if text is None:
+            raise RouteError("query cannot be empty")
+        if len(text.encode()) > self.settings.max_query_length:
+            raise RouteError("maximum query length exceeded")
+        try:
+            return q.parse(text)
+        except q.QueryError as e:
+            raise RouteError(str(e)) from None
+
+    def _page(self, total, page, per_page):
+        s = self.settings
+        try:
+            return search.page_bounds(total, page, per_page, s.default_per_page, s.max_per_page)
+        except search.SearchError as e:
+            raise RouteError(str(e)) from None
+
+    def tx_search(self, query, prove, page, per_page, order_by):
+        parsed = self._query(query)
+        try:
+            order = search.order_of(order_by, "asc")
+        except search.SearchError as e:
+            raise RouteError(str(e)) from None
+        # Index scans and result reads are LevelDB work: off the reactor.
+        return self._off_reactor(self._tx_search, parsed, bool(prove), page, per_page, order)
+
+    def _tx_search(self, parsed, prove, page, per_page, order):
+        try:
+            found = self.searcher.positions(parsed)
+        except search.SearchError as e:
+            raise RouteError(str(e)) from None
+        if order == "desc":
+            found.reverse()
+        start, stop = self._page(len(found), page, per_page)
+        return {"txs": [self._result_tx(*keys.position_of(p), prove) for p in found[start:stop]],
+                "total_count": str(len(found))}
+
+    def block_search(self, query, page, per_page, order_by):
+        parsed = self._query(query)
+        try:
+            order = search.order_of(order_by, "desc")
+        except search.SearchError as e:
+            raise RouteError(str(e)) from None
+        heights = search.block_heights(parsed, self._earliest(), self.app.height)
+        if order == "desc":
+            heights = heights[::-1]
+        start, stop = self._page(len(heights), page, per_page)
+        return {"blocks": [self.block(h) for h in heights[start:stop]], "total_count": str(len(heights))}
+
+    def _off_reactor(self, fn, *args):
+        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
+
+    # -- mempool ---------------------------------------------------------------------------------
+
+    def _pending(self):
+        return [tx for by_nonce in self.node.mempool.content().values() for tx in by_nonce.values()]
+
+    def unconfirmed_txs(self, limit):
+        pending = self._pending()
+        limit = self.settings.default_per_page if limit is None or limit < 1 else \
+            min(limit, self.settings.max_per_page)
+        return {"n_txs": str(min(limit, len(pending))), "total": str(len(pending)),
+                "total_bytes": str(sum(len(t.raw) for t in pending)),
+                "txs": [enc.b64(t.raw) for t in pending[:limit]]}
+
+    def num_unconfirmed_txs(self):
+        pending = self._pending()
+        return {"n_txs": str(len(pending)), "total": str(len(pending)),
+                "total_bytes": str(sum(len(t.raw) for t in pending)), "txs": None}
+
+    def check_tx(self, tx):
+        d = self._off_reactor(self.app.check_tx, tx or b"")
+        return d.addCallbacks(lambda checked: _check_result(checked.gas if checked.kind != "evm"
+                                                            else checked.evm.gas),
+                              _check_failure_as_result)
+
+    def broadcast_tx_sync(self, tx):
+        raw = tx or b""
+        d = self.node.producer.submit(raw)
+        return d.addCallbacks(lambda _: _broadcast_result(raw), lambda f: _broadcast_failure(raw, f))
+
+    def broadcast_tx_async(self, tx):
+        raw = tx or b""
+        # CometBFT answers before CheckTx; the outcome shows up in the mempool, or nowhere.
+        self.node.producer.submit(raw).addErrback(lambda f: f.trap(chain_errors.TxError))
+        return _broadcast_result(raw)
+
+    @defer.inlineCallbacks
+    def broadcast_tx_commit(self, tx):
+        raw = tx or b""
+        tx_hash = native_hash(raw)
+        included = defer.Deferred()
+        bus = self.node.bus
+        # Subscribe before submitting, so the block that takes the tx cannot be missed.
+        sub = bus.subscribe(lambda e: isinstance(e, ev.Tx) and native_hash(e.block.txs[e.index]) == tx_hash,
+                            capacity=1)
+        sub.on_event = lambda: included.called or included.callback(sub.drain()[0])
+        try:
+            try:
+                checked = yield self.node.producer.submit(raw)
+            except chain_errors.TxError as e:
+                return {"check_tx": _check_result(0, e), "tx_result": enc.exec_tx_result(_EMPTY_RESULT),
+                        "hash": enc.hexu(tx_hash), "height": "0"}
+            timeout = self.node.reactor.callLater(self.settings.timeout_broadcast_tx_commit, included.cancel)
+            try:
+                event = yield included
+            except defer.CancelledError:
+                raise RouteError("timed out waiting for tx to be included in a block") from None
+            timeout.cancel()
+            gas = checked.gas if checked.kind != "evm" else checked.evm.gas
+            return {"check_tx": _check_result(gas), "tx_result": enc.exec_tx_result(event.block.results[event.index]),
+                    "hash": enc.hexu(tx_hash), "height": str(event.block.height)}
+        finally:
+            bus.unsubscribe(sub)
+
+
+_EMPTY_RESULT = TxResult()
+
+
+def _check_result(gas_wanted, error=None):
+    """ResponseCheckTx as jsonpb writes it. The app's check meters no gas, so gas_used stays 0."""
+    return {"code": error.code if error else 0, "data": None, "log": error.log if error else "", "info": "",
+            "gas_wanted": str(gas_wanted), "gas_used": "0", "events": [],
+            "codespace": error.codespace if error else ""}
+
+
+def _check_failure_as_result(failure):
+    failure.trap(chain_errors.TxError)
+    return _check_result(0, failure.value)
+
+
+def _broadcast_result(raw, error=None):
+    return {"code": error.code if error else 0, "data": "", "log": error.log if error else "",
+            "codespace": error.codespace if error else "", "hash": enc.hexu(native_hash(raw))}
+
+
+def _broadcast_failure(raw, failure):
+    failure.trap(chain_errors.TxError)
+    return _broadcast_result(raw, failure.value)

@@ -1,0 +1,164 @@
+"""tx_search and block_search: a parsed query answered from the event index, then paged.
+
+Conditions are ANDed per tx (across different events of it), which is what users expect; CometBFT
+v0.38's kv indexer instead needs them all inside one event (cometbft/cometbft#4003).
+"""
+
+import math
+import re
+
+from chaind.chain.txs import native_hash
+from chaind.cometbft import query as q
+from chaind.store import eventindex, keys
+
+# Once this few txs are left, the remaining conditions are checked on them rather than looked up.
+CHECK_BELOW = 256
+_HEX = re.compile(r"^[0-9a-fA-F]*$")
+
+
+class SearchError(ValueError):
+    """A search that cannot run; the message is what CometBFT says."""
+
+
+def order_of(order_by, default):
+    if order_by in ("", None):
+        return default
+    if order_by not in ("asc", "desc"):
+        raise SearchError("expected order_by to be either `asc` or `desc` or empty")
+    return order_by
+
+
+def page_bounds(total, page, per_page, default_per_page, max_per_page):
+    """(start, stop) of the page, validated as CometBFT's validatePage/validatePerPage do."""
+    if per_page is None or per_page < 1:
+        per_page = default_per_page
+    per_page = min(per_page, max_per_page)
+    pages = max(1, math.ceil(total / per_page))
+    page = 1 if page is None else page
+    if page <= 0 or page > pages:
+        raise SearchError(f"page should be within [1, {pages}] range, given {page}")
+    start = (page - 1) * per_page
+    return start, min(start + per_page, total)
+
+
+def _index_match(cond, value):
+    """What the indexer counts as a match: `=` on the literal text, ranges on whole numbers."""
+    if cond.op == q.EQ:
+        return value == cond.text
+    return cond.matches_value(value, strict=True)
+
+
+def _height_bounds(cond):
+    """[low, high] heights a numeric tx.height/block.height condition allows (None: unbounded)."""
+    v = cond.value
+    if cond.op == q.EQ:
+        return (int(v), int(v)) if v == int(v) else (1, 0)
+    return {q.LT: (None, math.ceil(v) - 1), q.LEQ: (None, math.floor(v)),
+            q.GT: (math.floor(v) + 1, None), q.GEQ: (math.ceil(v), None)}[cond.op]
+
+
+def _decode_hash(cond):
+    if cond.op != q.EQ:
+        raise SearchError("tx.hash supports only the = operator")
+    text = cond.text
+    if not _HEX.match(text):
+        bad = next(c for c in text if c not in "0123456789abcdefABCDEF")
+        raise SearchError(f"error during searching for a hash in the query: encoding/hex: invalid byte: "
+                          f"U+{ord(bad):04X} {bad!r}")
+    if len(text) % 2:
+        raise SearchError("error during searching for a hash in the query: encoding/hex: odd length hex string")
+    return bytes.fromhex(text)
+
+
+class TxSearch:
+    """Finds txs for a query, reading the index (and the few candidates' results) only."""
+
+    def __init__(self, app):
+        self.app = app
+        self.db = app.db
+
+    def positions(self, query):
+        """Sorted positions (12-byte height/index keys) of the txs matching every condition."""
+        conditions = sorted(query.conditions, key=self._cost)
+        candidates = None
+        results = {}
+        for cond in conditions:
+            if candidates is not None and len(candidates) <= CHECK_BELOW:
+                candidates = {p for p in candidates if self._check(cond, p, results)}
+            else:
+                found = self._lookup(cond)
+                candidates = found if candidates is None else candidates & found
+            if not candidates:
+                return []
+        return sorted(candidates)
+
+    @staticmethod
+    def _cost(cond):
+        if cond.tag == "tx.hash":
+            return 0
+        if cond.op == q.EQ and cond.tag not in ("tx.height", "tm.event"):
+            return 1
+        if cond.tag == "tx.height" and cond.kind == q.NUMBER:
+            return 3 if cond.op == q.EQ else 4
+        return 5
+
+    def _lookup(self, cond):
+        tag = cond.tag
+        if tag == "tx.hash":
+            found = self.app.tx_position(_decode_hash(cond))
+            return set() if found is None else {keys.position_bytes(*found)}
+        if tag == "tm.event":
+            return self._heights(None, None) if cond.matches_value("Tx") else set()
+        if tag == "tx.height":
+            if cond.kind == q.NUMBER and cond.op != q.EXISTS:
+                return self._heights(*_height_bounds(cond))
+            return {p for p in self._heights(None, None) if cond.matches_value(str(keys.position_of(p)[0]))}
+        if cond.op == q.EQ:
+            return eventindex.lookup_equal(self.db, keys.TX_EVENT, tag, cond.text)
+        return eventindex.scan_tag(self.db, keys.TX_EVENT, tag, lambda v: _index_match(cond, v))
+
+    def _heights(self, low, high):
+        """Positions of every tx with low <= height <= high."""
+        low = max(low or 0, 0)
+        if high is not None and high < low:
+            return set()
+        start = keys.TX + keys.position_bytes(low, 0)
+        stop = keys.TX + keys.position_bytes(high + 1, 0) if high is not None and high < 2**63 else \
+            keys.TX + b"\xff" * 12
+        return {k[len(keys.TX):] for k in self.db.keys_between(start, stop)}
+
+    def _check(self, cond, position, results):
+        height, index = keys.position_of(position)
+        tag = cond.tag
+        if tag == "tx.hash":
+            return native_hash(self.app.tx_at(height, index)) == _decode_hash(cond)
+        if tag == "tm.event":
+            return cond.matches_value("Tx")
+        if tag == "tx.height":
+            return cond.matches_value(str(height))
+        result = results.get(position)
+        if result is None:
+            result = results[position] = self.app.result_at(height, index)
+        return any(_index_match(cond, value) for e in result.events for key, value, indexed in e.attributes
+                   if indexed and f"{e.type}.{key}" == tag)
+
+
+def block_heights(query, initial_height, head):
+    """The range of heights matching a block_search query.
+
+    Blocks carry no FinalizeBlock events yet, so only block.height and tm.event can match.
+    """
+    low, high = initial_height, head
+    for cond in query.conditions:
+        if cond.tag == "tm.event":
+            if not cond.matches_value("NewBlock"):
+                return range(0)
+        elif cond.tag == "block.height" and cond.kind == q.NUMBER:
+            a, b = _height_bounds(cond)
+            low = low if a is None else max(low, a)
+            high = high if b is None else min(high, b)
+        elif cond.tag == "block.height" and cond.op == q.EXISTS:
+            continue
+        else:
+            return range(0)
+    return range(low, high + 1) if low <= high else range(0)

@@ -1,0 +1,233 @@
+"""/websocket on 26657: every route as JSON-RPC, plus subscribe/unsubscribe/unsubscribe_all on tm.event queries.
+
+Events come from the event bus after commit; each subscription has a bounded buffer, and one that
+overflows is canceled with CometBFT's "subscription was canceled (reason: ...)".
+"""
+
+import orjson
+from autobahn.twisted.resource import WebSocketResource
+from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
+from twisted.internet.interfaces import IPushProducer
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from chaind.chain.txs import native_hash
+from chaind.cometbft import encode as enc
+from chaind.cometbft import query as q
+from chaind.cometbft.routes import RouteError
+from chaind.cometbft.server import INVALID_REQUEST, PARSE_ERROR, Dispatcher, error_object
+from chaind.events import types as ev
+
+log = Logger()
+
+
+class EventRenderer:
+    """Each event's payload and events map, made once however many subscribers get it."""
+
+    def __init__(self):
+        self._key = None
+        self._cache = {}
+
+    def _cached(self, event, what, make):
+        block_hash = event.block.meta.hash
+        if block_hash != self._key:
+            self._key, self._cache = block_hash, {}
+        key = (event.name, getattr(event, "index", None), what)
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def events_map(self, event):
+        return self._cached(event, "map", lambda: _events_map(event))
+
+    def data(self, event):
+        return self._cached(event, "data", lambda: orjson.dumps(_data(event)))
+
+
+def _events_map(event):
+    if isinstance(event, ev.Tx):
+        block = event.block
+        out = enc.flat_events(block.results[event.index].events)
+        out["tx.hash"] = [enc.hexu(native_hash(block.txs[event.index]))]
+        out["tx.height"] = [str(block.height)]
+    else:
+        out = {}
+    out["tm.event"] = [event.name]
+    return out
+
+
+def _data(event):
+    block = event.block
+    if isinstance(event, ev.NewBlock):
+        finalize = {"validator_updates": None}
+        if block.results:
+            finalize["tx_results"] = [enc.exec_tx_result(r) for r in block.results]
+        finalize["app_hash"] = enc.b64(block.meta.app_hash)
+        value = {"block": enc.block(block.header, block.txs), "block_id": enc.block_id(enc.block_id_of(block.meta)),
+                 "result_finalize_block": finalize}
+    elif isinstance(event, ev.NewBlockHeader):
+        value = {"header": enc.header(block.header)}
+    else:
+        tx_result = {"height": str(block.height)}
+        if event.index:
+            tx_result["index"] = event.index
+        tx_result["tx"] = enc.b64(block.txs[event.index])
+        tx_result["result"] = enc.exec_tx_result_plain(block.results[event.index])
+        value = {"TxResult": tx_result}
+    return {"type": f"tendermint/event/{event.name}", "value": value}
+
+
+_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.Tx)
+
+
+class CometWebSocketFactory(WebSocketServerFactory):
+    def __init__(self, node, table, settings):
+        super().__init__()
+        self.node = node
+        self.settings = settings
+        self.dispatcher = Dispatcher(table, settings)
+        self.renderer = EventRenderer()
+        self.subscribers = set()      # connections holding at least one subscription
+        self.protocol = CometSocket
+        self.setProtocolOptions(maxMessagePayloadSize=settings.max_body_bytes,
+                                maxFramePayloadSize=settings.max_body_bytes,
+                                autoPingInterval=settings.ws_ping_interval,
+                                autoPingTimeout=settings.ws_ping_timeout, failByDrop=False)
+
+    def as_resource(self):
+        return WebSocketResource(self)
+
+
+@implementer(IPushProducer)
+class CometSocket(WebSocketServerProtocol):
+    """One connection. While its socket cannot take more, events wait in the subscriptions' buffers,
+    whose overflow cancels them: a slow client costs bounded memory and never slows the chain."""
+
+    paused = False
+
+    def onOpen(self):
+        # Upgraded from a twisted.web request, whose HTTP channel is still the transport's producer.
+        self.transport.unregisterProducer()
+        self.transport.registerProducer(self, True)
+
+    def pauseProducing(self):
+        self.paused = True
+
+    def resumeProducing(self):
+        self.paused = False
+        for sub in list(self.subscriptions.values()):
+            sub.on_event()
+
+    def stopProducing(self):
+        self.paused = True
+
+    def onConnect(self, request):
+        self.subscriptions = {}       # normalized query -> bus subscription
+        self.extra = {"subscribe": self.subscribe, "unsubscribe": self.unsubscribe,
+                      "unsubscribe_all": self.unsubscribe_all}
+
+    def onMessage(self, payload, is_binary):
+        try:
+            message = orjson.loads(payload)
+        except orjson.JSONDecodeError as e:
+            self._send(error_object(None, PARSE_ERROR, f"error unmarshaling request: {e}", with_id=False))
+            return
+        if isinstance(message, list):
+            self._send(error_object(None, INVALID_REQUEST, "batch requests are not supported over WebSocket",
+                                    with_id=False))
+            return
+        d = self.factory.dispatcher.call(message, ws=True, extra=self.extra)
+        d.addCallback(lambda response: response is not None and self._send(response))
+        d.addErrback(lambda failure: log.failure("websocket request failed", failure))
+
+    def _send(self, obj):
+        self.send_bytes(orjson.dumps(obj))
+
+    def send_bytes(self, data):
+        if self.state == self.STATE_OPEN:
+            self.sendMessage(data)
+
+    def onClose(self, was_clean, code, reason):
+        self._drop_all()
+
+    # -- subscriptions --------------------------------------------------------------------------
+
+    def subscribe(self, params, request_id):
+        text = _query_param(params)
+        s = self.factory.settings
+        factory = self.factory
+        if not self.subscriptions and len(factory.subscribers) >= s.max_subscription_clients:
+            raise RouteError(f"max_subscription_clients {s.max_subscription_clients} reached")
+        if len(self.subscriptions) >= s.max_subscriptions_per_client:
+            raise RouteError(f"max_subscriptions_per_client {s.max_subscriptions_per_client} reached")
+        if len(text.encode()) > s.max_query_length:
+            raise RouteError("maximum query length exceeded")
+        try:
+            parsed = q.parse(text)
+        except q.QueryError as e:
+            raise RouteError(f"failed to parse query: {e}") from None
+        key = str(parsed)
+        if key in self.subscriptions:
+            raise RouteError("already subscribed")
+        renderer = factory.renderer
+
+        def matches(event):
+            return isinstance(event, _SUBSCRIBABLE) and parsed.matches(renderer.events_map(event))
+
+        prefix = b'{"jsonrpc":"2.0","id":' + orjson.dumps(request_id) + b',"result":{"query":' + \
+            orjson.dumps(text) + b',"data":'
+        bus = factory.node.bus
+        sub = bus.subscribe(matches, capacity=s.subscription_buffer_size,
+                            on_cancel=lambda reason: self._canceled(key, request_id, reason))
+
+        def deliver():
+            if self.paused:
+                return
+            for event in sub.drain():
+                self.send_bytes(prefix + renderer.data(event) + b',"events":' +
+                                orjson.dumps(renderer.events_map(event)) + b"}}")
+
+        sub.on_event = deliver
+        self.subscriptions[key] = sub
+        factory.subscribers.add(self)
+        return {}
+
+    def _canceled(self, key, request_id, reason):
+        self.subscriptions.pop(key, None)
+        if not self.subscriptions:
+            self.factory.subscribers.discard(self)
+        self._send(error_object(request_id, -32000, f"subscription was canceled (reason: {reason})"))
+
+    def unsubscribe(self, params, request_id):
+        text = _query_param(params)
+        try:
+            key = str(q.parse(text))
+        except q.QueryError as e:
+            raise RouteError(f"failed to parse query: {e}") from None
+        sub = self.subscriptions.pop(key, None)
+        if sub is None:
+            raise RouteError("subscription not found")
+        self.factory.node.bus.unsubscribe(sub)
+        if not self.subscriptions:
+            self.factory.subscribers.discard(self)
+        return {}
+
+    def unsubscribe_all(self, params, request_id):
+        if not self.subscriptions:
+            raise RouteError("subscription not found")
+        self._drop_all()
+        return {}
+
+    def _drop_all(self):
+        for sub in list(getattr(self, "subscriptions", {}).values()):
+            self.factory.node.bus.unsubscribe(sub)
+        self.subscriptions = {}
+        self.factory.subscribers.discard(self)
+
+
+def _query_param(params):
+    if isinstance(params, list) and len(params) == 1:
+        params = {"query": params[0]}
+    if not isinstance(params, dict) or not isinstance(params.get("query"), str):
+        raise RouteError("error converting json params to arguments: query must be a string")
+    return params["query"]

@@ -1,0 +1,130 @@
+"""/websocket on the CometBFT port: tm.event subscriptions fed by the event bus, routes, limits, slow clients."""
+
+import json
+
+import pytest_twisted
+from websockets.sync.client import connect
+
+from chaind.cometbft import query as q
+from conftest import in_thread
+from evm_client import DEV0, OTHER, send, w3
+
+
+def ws_url(node):
+    return f"ws://127.0.0.1:{node.port_of('cometbft')}/websocket"
+
+
+def call(ws, method, params=None, request_id=1):
+    ws.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}}))
+    return json.loads(ws.recv(timeout=5))
+
+
+def transfer(web3):
+    return send(web3, {"to": OTHER, "value": 1, "nonce": web3.eth.get_transaction_count(DEV0)})
+
+
+@pytest_twisted.inlineCallbacks
+def test_new_block_and_tx_by_evm_hash(node):
+    web3 = w3(node)
+
+    def scenario():
+        with connect(ws_url(node)) as blocks, connect(ws_url(node)) as txs:
+            assert call(blocks, "subscribe", {"query": "tm.event='NewBlock'"}, 7) == \
+                {"jsonrpc": "2.0", "id": 7, "result": {}}
+            assert call(blocks, "status")["result"]["node_info"]["version"].startswith("0.38.")
+            # The EVM hash is known only after signing; subscribe for the next EVM tx from our sender.
+            from evm_client import sign
+
+            signed = sign({"to": OTHER, "value": 1, "nonce": web3.eth.get_transaction_count(DEV0)})
+            evm_hash = "0x" + bytes(signed.hash).hex()
+            query = f"tm.event='Tx' AND ethereum_tx.ethereumTxHash='{evm_hash}'"
+            assert call(txs, "subscribe", [query], 9)["result"] == {}
+            web3.eth.send_raw_transaction(signed.raw_transaction)
+            tx_event = json.loads(txs.recv(timeout=5))
+            block_event = json.loads(blocks.recv(timeout=5))
+            return tx_event, block_event, evm_hash, query
+
+    tx_event, block_event, evm_hash, query = yield in_thread(scenario)
+    assert tx_event["id"] == 9 and tx_event["result"]["query"] == query
+    data = tx_event["result"]["data"]
+    assert data["type"] == "tendermint/event/Tx"
+    tx_result = data["value"]["TxResult"]
+    assert "index" not in tx_result and "code" not in tx_result["result"]     # omitted when 0
+    # Both ethereum_tx events (ante and message) carry the hash, as in Evmos.
+    assert tx_event["result"]["events"]["ethereum_tx.ethereumTxHash"] == [evm_hash, evm_hash]
+    assert tx_event["result"]["events"]["tm.event"] == ["Tx"]
+    assert tx_event["result"]["events"]["tx.height"] == [tx_result["height"]]
+    assert block_event["id"] == 7 and block_event["result"]["data"]["type"] == "tendermint/event/NewBlock"
+    value = block_event["result"]["data"]["value"]
+    assert value["block"]["header"]["height"] == tx_result["height"]
+    assert value["result_finalize_block"]["tx_results"][0]["code"] == 0
+
+
+@pytest_twisted.inlineCallbacks
+def test_unsubscribe_and_limits(node_factory):
+    node = node_factory(cometbft_rpc={"max_subscriptions_per_client": 2, "max_subscription_clients": 1})
+
+    def scenario():
+        out = {}
+        with connect(ws_url(node)) as ws, connect(ws_url(node)) as other:
+            call(ws, "subscribe", {"query": "tm.event='NewBlock'"})
+            out["dup"] = call(ws, "subscribe", {"query": "tm.event = 'NewBlock'"})["error"]
+            out["parse"] = call(ws, "subscribe", {"query": "tm.event="})["error"]
+            call(ws, "subscribe", {"query": "tm.event='Tx'"})
+            out["per_client"] = call(ws, "subscribe", {"query": "tm.event='NewBlockHeader'"})["error"]
+            out["clients"] = call(other, "subscribe", {"query": "tm.event='Tx'"})["error"]
+            out["unsub"] = call(ws, "unsubscribe", {"query": "tm.event  =  'Tx'"})
+            out["missing"] = call(ws, "unsubscribe", {"query": "tm.event='Tx'"})["error"]
+            out["all"] = call(ws, "unsubscribe_all")
+            out["after"] = call(other, "subscribe", {"query": "tm.event='Tx'"})
+        return out
+
+    out = yield in_thread(scenario)
+    assert out["dup"]["data"] == "already subscribed"
+    assert out["per_client"]["data"] == "max_subscriptions_per_client 2 reached"
+    assert out["clients"]["data"] == "max_subscription_clients 1 reached"
+    assert out["parse"] == {"code": -32603, "message": "Internal error", "data": "failed to parse query: offset 9: EOF"}
+    assert out["unsub"]["result"] == {} and out["missing"]["data"] == "subscription not found"
+    assert out["all"]["result"] == {} and out["after"]["result"] == {}
+
+
+@pytest_twisted.inlineCallbacks
+def test_overflowing_subscription_is_canceled(node_factory):
+    node = node_factory(cometbft_rpc={"subscription_buffer_size": 1})
+    web3 = w3(node)
+    messages = []
+
+    def subscribe_and_wait():
+        ws = connect(ws_url(node))
+        assert call(ws, "subscribe", {"query": "tm.event='Tx'"}, 3)["result"] == {}
+        return ws
+
+    ws = yield in_thread(subscribe_and_wait)
+    # The transport pauses a connection whose socket buffer is full; events then wait in the
+    # subscription's buffer (of one here), and the second one cancels it.
+    socket = next(iter(node.comet_ws_factory.subscribers))
+    socket.pauseProducing()
+    yield in_thread(transfer, web3)
+    yield in_thread(transfer, web3)
+
+    def read():
+        try:
+            messages.append(json.loads(ws.recv(timeout=5)))
+        finally:
+            ws.close()
+
+    socket.resumeProducing()
+    yield in_thread(read)
+    assert messages[0] == {"jsonrpc": "2.0", "id": 3, "error": {
+        "code": -32000, "message": "Server error",
+        "data": "subscription was canceled (reason: internal subscription event buffer is out of capacity)"}}
+
+
+def test_subscription_matching_across_events():
+    query = q.parse("tm.event='Tx' AND transfer.amount > 100 AND message.module EXISTS")
+    events = {"tm.event": ["Tx"], "transfer.amount": ["50achain", "250achain"], "message.module": ["evm"]}
+    assert query.matches(events)
+    assert not query.matches({**events, "tm.event": ["NewBlock"]})
+    assert not query.matches({"tm.event": ["Tx"], "transfer.amount": ["50achain"], "message.module": ["evm"]})
+    assert str(q.parse("a.b>=TIME 2013-05-03T14:45:00Z AND c.d CONTAINS 'x'")) == \
+        "a.b >= TIME 2013-05-03T14:45:00Z AND c.d CONTAINS 'x'"
