@@ -39,7 +39,8 @@ class DevNode:
         subprocess.run([sys.executable, "-c", "import sys; from chaind.home import Home; "
                         "Home(sys.argv[1]).init('bench', dev=True)", str(home)], env=env, check=True)
         config = self.tmp / "chaind.toml"
-        config.write_text(f'[json-rpc]\naddress = "127.0.0.1:{self.port}"\nws-address = "127.0.0.1:0"\n{self.extra_config}')
+        config.write_text(f'[json-rpc]\naddress = "127.0.0.1:{self.port}"\nws-address = "127.0.0.1:0"\n'
+                          f'[cometbft-rpc]\naddress = "127.0.0.1:0"\n{self.extra_config}')
         twistd = pathlib.Path(sys.executable).parent / "twistd"
         self.log = open(self.tmp / "node.log", "wb")
         self.process = subprocess.Popen(

@@ -197,7 +197,7 @@ def test_and_across_event_types_paging_and_order(node):
     # A range over attribute values reads that tag's index; amounts are whole numbers here.
     gas = (yield post(node, "tx_search", {"query": "ethereum_tx.txGasUsed >= 21000 AND tx.height > 1"}))[1]
     assert gas["result"]["total_count"] == str(sum(1 for r in receipts if r["blockNumber"] > 1))
-    blocks = (yield get(node, "block_search", query=f"\"block.height >= 2 AND block.height <= 4\""))[1]["result"]
+    blocks = (yield get(node, "block_search", query="\"block.height >= 2 AND block.height <= 4\""))[1]["result"]
     assert [b["block"]["header"]["height"] for b in blocks["blocks"]] == ["4", "3", "2"]
     assert blocks["total_count"] == "3"
 

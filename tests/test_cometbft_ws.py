@@ -95,7 +95,7 @@ def test_overflowing_subscription_is_canceled(node_factory):
     messages = []
 
     def subscribe_and_wait():
-        ws = connect(ws_url(node))
+        ws = connect(ws_url(node)).__enter__()   # closed in read() below
         assert call(ws, "subscribe", {"query": "tm.event='Tx'"}, 3)["result"] == {}
         return ws
 
