@@ -190,12 +190,13 @@ class EvmSocket(WebSocketServerProtocol):
         if maker is None:
             raise RPCError(-32601, f'no "{kind}" subscription in eth namespace')
         sub_id = "0x" + (secrets.token_bytes(16).hex().lstrip("0") or "0")
-        matches, render, kind, index = maker(params)
+        matches, render, event_kind, index = maker(params)
         prefix = b'{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"' + sub_id.encode() + \
             b'","result":'
         bus = self.factory.node.bus
         sub = bus.subscribe(matches, capacity=self.factory.settings.ws_send_queue,
-                            on_cancel=lambda reason: self._drop(CLOSE_TOO_SLOW, reason[:120]), kind=kind, index=index)
+                            on_cancel=lambda reason: self._drop(CLOSE_TOO_SLOW, reason[:120]),
+                            kind=event_kind, index=index)
         sub.on_event = lambda: self._notify(sub, prefix, render)
         self.subscriptions[sub_id] = sub
         return sub_id
