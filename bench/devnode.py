@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -25,11 +26,16 @@ def free_port():
 
 
 class DevNode:
-    """`with DevNode() as node:` a started node; node.url, node.pid."""
+    """`with DevNode() as node:` a started node; node.url, node.ws_url, node.pid.
+
+    `config` is appended to the file after the [json-rpc] settings, so it may add json-rpc keys first.
+    """
 
     def __init__(self, config=""):
         self.port = free_port()
+        self.ws_port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.ws_port}"
         self.extra_config = config
 
     def __enter__(self):
@@ -39,8 +45,9 @@ class DevNode:
         subprocess.run([sys.executable, "-c", "import sys; from chaind.home import Home; "
                         "Home(sys.argv[1]).init('bench', dev=True)", str(home)], env=env, check=True)
         config = self.tmp / "chaind.toml"
-        config.write_text(f'[json-rpc]\naddress = "127.0.0.1:{self.port}"\nws-address = "127.0.0.1:0"\n'
-                          f'[cometbft-rpc]\naddress = "127.0.0.1:0"\n{self.extra_config}')
+        # extra_config may go on with [json-rpc] keys, so that section comes last.
+        config.write_text(f'[cometbft-rpc]\naddress = "127.0.0.1:0"\n[json-rpc]\naddress = "127.0.0.1:{self.port}"\n'
+                          f'ws-address = "127.0.0.1:{self.ws_port}"\n{self.extra_config}')
         twistd = pathlib.Path(sys.executable).parent / "twistd"
         self.log = open(self.tmp / "node.log", "wb")
         self.process = subprocess.Popen(
@@ -80,6 +87,28 @@ class DevNode:
             self.process.wait()
         self.log.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Profile:
+    """`with Profile(pid, path):` py-spy records the process into `path` (collapsed stacks; no-op if path is None)."""
+
+    def __init__(self, pid, path):
+        self.pid, self.path = pid, path
+
+    def __enter__(self):
+        if self.path:
+            spy = shutil.which("py-spy") or str(pathlib.Path(sys.executable).with_name("py-spy"))
+            # --gil: only the thread holding the GIL, where the node's one core of Python goes.
+            self.process = subprocess.Popen([spy, "record", "--nonblocking", "--gil", "-r", "500", "-f", "raw",
+                                             "-p", str(self.pid), "-o", self.path],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1)
+        return self
+
+    def __exit__(self, *exc):
+        if self.path:
+            self.process.send_signal(signal.SIGINT)
+            self.process.wait(timeout=60)
 
 
 def rss_mb(pid):

@@ -4,7 +4,7 @@ import io
 
 import pytest
 import pytest_twisted
-from twisted.internet import reactor, threads
+from twisted.internet import reactor, task, threads
 
 from chaind import config
 from chaind.home import Home
@@ -32,6 +32,11 @@ def node_factory(tmp_path):
         node = make_node(tmp_path / "home", **sections)
         node.startService()
         started.append(node)
+        # A new chain makes block 1 at start; tests begin once "latest" names it.
+        for _ in range(500):
+            if node.app.height >= node.app.genesis.initial_height:
+                break
+            pytest_twisted.blockon(task.deferLater(reactor, 0.01, lambda: None))
         return node
 
     yield start

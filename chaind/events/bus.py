@@ -22,13 +22,16 @@ class Subscription:
     """One subscriber's view of the bus.
 
     `matches(event)` selects events; `on_event()` is called after events were queued;
-    `on_cancel(reason)` once, when the bus drops the subscription.
+    `on_cancel(reason)` once, when the bus drops the subscription. `kind` and `index` (see
+    EventBus.subscribe) only spare the bus calls to `matches` that could not say yes.
     """
 
     matches: object
     capacity: int
     on_event: object = None
     on_cancel: object = None
+    kind: type = None
+    index: tuple = None
     queue: collections.deque = attrs.field(factory=collections.deque)
     cancelled: str = None
 
@@ -40,35 +43,96 @@ class Subscription:
 
 
 class EventBus:
-    def __init__(self):
-        self._subscriptions = []
+    """Subscriptions are found per event by its class and, for indexed ones, by its keys, so that
+    publishing costs what the interested subscribers cost, not what all of them do."""
 
-    def subscribe(self, matches, capacity=200, on_event=None, on_cancel=None):
-        sub = Subscription(matches, capacity, on_event, on_cancel)
-        self._subscriptions.append(sub)
+    def __init__(self):
+        # Dicts used as insertion-ordered sets.
+        self._subscriptions = {}
+        self._any_kind = {}
+        self._by_kind = collections.defaultdict(dict)          # event class -> subscriptions
+        self._indexed = {}                                      # event class -> keys_of -> key -> subscriptions
+
+    def subscribe(self, matches, capacity=200, on_event=None, on_cancel=None, kind=None, index=None):
+        """A subscription offered the events `matches` says yes to.
+
+        `kind`: only events of this class are offered (None: every event). `index`, with a kind:
+        `(keys_of, keys)`; an event is offered only when `keys_of(event)` (a set of hashables, computed
+        once per event for every subscription that gives the same function) holds one of `keys`.
+        """
+        if index is not None and kind is None:
+            raise ValueError("an indexed subscription needs a kind")
+        if index is not None:
+            index = (index[0], frozenset(index[1]))
+        sub = Subscription(matches, capacity, on_event, on_cancel, kind, index)
+        self._subscriptions[sub] = None
+        if index is not None:
+            keys_of, keys = index
+            by_key = self._indexed.setdefault(kind, {}).setdefault(keys_of, {})
+            for key in keys:
+                by_key.setdefault(key, {})[sub] = None
+        elif kind is not None:
+            self._by_kind[kind][sub] = None
+        else:
+            self._any_kind[sub] = None
         return sub
 
     def unsubscribe(self, sub, reason=UNSUBSCRIBED):
         if sub.cancelled is not None:
             return False
         sub.cancelled = reason
-        self._subscriptions.remove(sub)
+        del self._subscriptions[sub]
+        self._forget(sub)
         sub.queue.clear()
         if sub.on_cancel is not None and reason != UNSUBSCRIBED:
             sub.on_cancel(reason)
         return True
 
+    def _forget(self, sub):
+        if sub.index is not None:
+            keys_of, keys = sub.index
+            by_key = self._indexed[sub.kind][keys_of]
+            for key in keys:
+                del by_key[key][sub]
+                if not by_key[key]:
+                    del by_key[key]
+            if not by_key:
+                del self._indexed[sub.kind][keys_of]
+                if not self._indexed[sub.kind]:
+                    del self._indexed[sub.kind]
+        elif sub.kind is not None:
+            del self._by_kind[sub.kind][sub]
+            if not self._by_kind[sub.kind]:
+                del self._by_kind[sub.kind]
+        else:
+            del self._any_kind[sub]
+
     def publish(self, events):
         """Queue `events` (in order) for every subscriber that wants them."""
+        wanted = {}
+        for event in events:
+            kind = type(event)
+            for sub in self._any_kind:
+                if sub.matches(event):
+                    wanted.setdefault(sub, []).append(event)
+            for sub in self._by_kind.get(kind, ()):
+                if sub.matches(event):
+                    wanted.setdefault(sub, []).append(event)
+            for keys_of, by_key in self._indexed.get(kind, {}).items():
+                offered = {}
+                for key in keys_of(event):
+                    offered.update(by_key.get(key, ()))
+                for sub in offered:
+                    if sub.matches(event):
+                        wanted.setdefault(sub, []).append(event)
         woken = []
-        for sub in list(self._subscriptions):
-            wanted = [e for e in events if sub.matches(e)]
-            if not wanted:
+        for sub, queued in wanted.items():
+            if sub.cancelled is not None:       # by another's on_cancel, just now
                 continue
-            if len(sub.queue) + len(wanted) > sub.capacity:
+            if len(sub.queue) + len(queued) > sub.capacity:
                 self.unsubscribe(sub, OUT_OF_CAPACITY)
                 continue
-            sub.queue.extend(wanted)
+            sub.queue.extend(queued)
             woken.append(sub)
         for sub in woken:
             if sub.on_event is not None and sub.cancelled is None:

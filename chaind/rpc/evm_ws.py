@@ -6,6 +6,7 @@ A client that cannot keep up is closed once its send queue is full; the chain ne
 
 import collections
 import secrets
+import struct
 
 import orjson
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
@@ -39,6 +40,7 @@ class EvmWebSocketFactory(WebSocketServerFactory):
                                 maxFramePayloadSize=settings.ws_max_message_bytes,
                                 failByDrop=False)  # a client is told why (1009 for a big message)
         self._head_cache = (None, None)
+        self._logs_cache = (None, None)
 
     def encoded_head(self, block):
         """The newHeads payload of a block, encoded once for every subscriber."""
@@ -47,6 +49,49 @@ class EvmWebSocketFactory(WebSocketServerFactory):
             payload = orjson.dumps(enc.head(block.header, block.meta))
             self._head_cache = (block.meta.hash, payload)
         return payload
+
+    def block_logs(self, block):
+        """Every log of a block as [log, tx hash, tx index, log index, encoded or None], built once for
+        every subscriber; `encoded_log` fills in the encoding when a subscriber first wants it."""
+        key, entries = self._logs_cache
+        if key != block.meta.hash:
+            entries = []
+            for result in block.results:
+                receipt = result.receipt
+                if receipt is not None and receipt.logs:
+                    evm_hash = logs.evm_hash_of(result)
+                    entries += [[entry, evm_hash, receipt.tx_index, receipt.log_index_start + i, None]
+                                for i, entry in enumerate(receipt.logs)]
+            self._logs_cache = (block.meta.hash, entries)
+        return entries
+
+    @staticmethod
+    def encoded_log(block, entry):
+        if entry[4] is None:
+            entry[4] = orjson.dumps(enc.log(entry[0], entry[1], block.header, block.meta, entry[2], entry[3]))
+        return entry[4]
+
+
+def log_keys(event):
+    """The index keys of a NewBlock for logs subscriptions: its log addresses and (position, topic) pairs."""
+    keys = set()
+    for result in event.block.results:
+        if result.receipt is not None:
+            for entry in result.receipt.logs:
+                keys.add(entry.address)
+                keys.update(enumerate(entry.topics))
+    return keys
+
+
+def criteria_keys(criteria):
+    """The keys a logs subscription is indexed by: any of them must be in a block for a log of it to
+    match. Its addresses, else the topics of its first position that has some; None: all blocks."""
+    if criteria.addresses:
+        return criteria.addresses
+    for position, wanted in enumerate(criteria.topics):
+        if wanted is not None:
+            return {(position, topic) for topic in wanted}
+    return None
 
 
 @implementer(IPushProducer)
@@ -89,7 +134,7 @@ class EvmSocket(WebSocketServerProtocol):
         if self.state != self.STATE_OPEN:
             return
         if not self.paused and not self.outbox:
-            self.sendMessage(message)
+            self._write(message)
             return
         if len(self.outbox) >= self.factory.settings.ws_send_queue:
             self._drop(CLOSE_TOO_SLOW, "client too slow: send queue full")
@@ -102,7 +147,24 @@ class EvmSocket(WebSocketServerProtocol):
     def resumeProducing(self):
         self.paused = False
         while self.outbox and not self.paused and self.state == self.STATE_OPEN:
-            self.sendMessage(self.outbox.popleft())
+            self._write(self.outbox.popleft())
+
+    def _write(self, message):
+        """One text message out. The frame is built here, not by sendMessage, whose debug logging formats
+        its arguments on every call (most of the cost of a notification to 1,000 subscribers); autobahn
+        still sends what only it handles: compression, fragmenting, its own queue, an oversized message."""
+        size = len(message)
+        if (self._perMessageCompress is not None or self.autoFragmentSize or self.send_queue
+                or 0 < self.maxMessagePayloadSize < size):
+            self.sendMessage(message)
+            return
+        if size < 126:
+            header = bytes((0x81, size))
+        elif size < 65536:
+            header = struct.pack("!BBH", 0x81, 126, size)
+        else:
+            header = struct.pack("!BBQ", 0x81, 127, size)
+        self.transport.writeSequence((header, message))
 
     def stopProducing(self):
         self.outbox.clear()
@@ -128,12 +190,13 @@ class EvmSocket(WebSocketServerProtocol):
         if maker is None:
             raise RPCError(-32601, f'no "{kind}" subscription in eth namespace')
         sub_id = "0x" + (secrets.token_bytes(16).hex().lstrip("0") or "0")
-        matches, render = maker(params)
+        matches, render, event_kind, index = maker(params)
         prefix = b'{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"' + sub_id.encode() + \
             b'","result":'
         bus = self.factory.node.bus
         sub = bus.subscribe(matches, capacity=self.factory.settings.ws_send_queue,
-                            on_cancel=lambda reason: self._drop(CLOSE_TOO_SLOW, reason[:120]))
+                            on_cancel=lambda reason: self._drop(CLOSE_TOO_SLOW, reason[:120]),
+                            kind=event_kind, index=index)
         sub.on_event = lambda: self._notify(sub, prefix, render)
         self.subscriptions[sub_id] = sub
         return sub_id
@@ -153,22 +216,23 @@ class EvmSocket(WebSocketServerProtocol):
 
     def _new_heads(self, params):
         p.at_most(params, 1)
-        return (lambda e: isinstance(e, ev.NewBlock)), (lambda e: [self.factory.encoded_head(e.block)])
+        return (lambda e: True), (lambda e: [self.factory.encoded_head(e.block)]), ev.NewBlock, None
 
     def _logs(self, params):
         p.at_most(params, 2)
         criteria = logs.parse_criteria(p.arg(params, 1, required=False, default={}), 1)
 
         def matches(event):
-            block = event.block if isinstance(event, ev.NewBlock) else None
-            return block is not None and block.meta.log_count and criteria.may_be_in(block.meta.bloom)
+            meta = event.block.meta
+            return meta.log_count and criteria.may_be_in(meta.bloom)
 
         def render(event):
             block = event.block
-            return [orjson.dumps(entry) for index, result in enumerate(block.results)
-                    for entry in logs.tx_logs(criteria, result, block.header, block.meta, index)]
+            return [self.factory.encoded_log(block, entry) for entry in self.factory.block_logs(block)
+                    if criteria.matches(entry[0])]
 
-        return matches, render
+        keys = criteria_keys(criteria)
+        return matches, render, ev.NewBlock, None if keys is None else (log_keys, keys)
 
     def _pending(self, params):
         p.at_most(params, 2)
@@ -177,9 +241,9 @@ class EvmSocket(WebSocketServerProtocol):
         def render(event):
             return [orjson.dumps(enc.transaction(event.tx) if full else enc.d(event.tx.evm_hash))]
 
-        return (lambda e: isinstance(e, ev.PendingTx) and e.tx.kind == "evm"), render
+        return (lambda e: e.tx.kind == "evm"), render, ev.PendingTx, None
 
     def _syncing(self, params):
         # A solo node is never syncing, so the status never changes and nothing is sent.
         p.at_most(params, 1)
-        return (lambda e: False), (lambda e: [])
+        return (lambda e: False), (lambda e: []), ev.NewBlock, None
