@@ -3,6 +3,7 @@
 import hashlib
 import sys
 
+from cryptography.hazmat.primitives.asymmetric import ed25519
 from twisted.application import internet, service
 from twisted.internet import defer, endpoints
 from twisted.python.threadpool import ThreadPool
@@ -67,6 +68,10 @@ class Node(service.MultiService):
         validator = self.genesis.validators[0] if self.genesis.validators else None
         self.validator_operator = validator.operator if validator else bytes(20)
         proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)
+        if validator:
+            # This node's validator precommits every block it proposes; the next header hashes the commit.
+            self.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
+            self.app.validator_address = proposer
         self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
         self.producer.setServiceParent(self)
         self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")

@@ -10,7 +10,8 @@ import pytest
 import pytest_twisted
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from chaind.cometbft.commit import sign_bytes
+from chaind.chain import votes
+from chaind.chain.votes import sign_bytes
 from chaind.chain.block import BlockId
 from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
@@ -131,6 +132,26 @@ def test_blocks_headers_results_and_signed_commit(node):
     assert sig["block_id_flag"] == 2 and commit["canonical"] is (node.app.height > height)
     assert hashlib.sha256(raw).hexdigest().upper() == (yield get(node, "tx", hash="0x" + hashlib.sha256(
         raw).hexdigest()))[1]["result"]["hash"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_each_block_carries_its_parents_signed_commit(node):
+    web3 = w3(node)
+    for nonce in range(2):
+        yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": nonce})
+    height = node.app.height
+    block = (yield get(node, "block", height=str(height)))[1]["result"]["block"]
+    parent_commit = (yield get(node, "commit", height=str(height - 1)))[1]["result"]["signed_header"]["commit"]
+    # The block's last_commit is the signed commit `commit` serves for its parent ...
+    assert block["last_commit"]["signatures"] == parent_commit["signatures"] != []
+    assert block["last_commit"]["block_id"] == parent_commit["block_id"]
+    # ... and its header commits to it: last_commit_hash is the Merkle root of the encoded CommitSigs.
+    header, _ = node.app.block_at(height)
+    assert block["header"]["last_commit_hash"] == votes.commit_hash(node.app.commit_sigs(header)).hex().upper()
+    sig = block["last_commit"]["signatures"][0]
+    pubkey = ed25519.Ed25519PublicKey.from_public_bytes(node.genesis.validators[0].consensus_pubkey)
+    pubkey.verify(base64.b64decode(sig["signature"]),
+                  sign_bytes(node.genesis.chain_id, height - 1, 0, header.last_block_id, header.time_ns))
 
 
 def test_sign_bytes_match_cometbft_vector():

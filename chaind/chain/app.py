@@ -12,7 +12,7 @@ from eth.vm.execution_context import ExecutionContext
 from twisted.logger import Logger
 
 from chaind.chain import block as blocks
-from chaind.chain import errors, txs
+from chaind.chain import errors, txs, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, evm, feemarket
 from chaind.chain.modules.bank import Bank, format_coins, validate_coins
@@ -278,11 +278,12 @@ class App:
         prev_header, prev_meta = self._head
         height = prev_header.height + 1
         time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
+        last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
+                                hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
         header = Header(
-            chain_id=g.chain_id, height=height, time_ns=time_ns,
-            last_block_id=BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
-                                  hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b""),
-            last_commit_hash=blocks.EMPTY_HASH if height > g.initial_height else b"",
+            chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
+            last_commit_hash=votes.commit_hash(self._commit_sigs(height, last_block_id, time_ns))
+            if height > g.initial_height else b"",
             data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(),
             next_validators_hash=self.validators_hash(), consensus_hash=self.consensus_hash(),
             app_hash=prev_meta.app_hash, last_results_hash=self._last_results_hash(prev_header.height, prev_meta.hash),
@@ -489,6 +490,22 @@ class App:
     def _load_block(self, height):
         raw = self.db.get(keys.block_key(height))
         return None if raw is None else blocks.load_record(raw)
+
+    # The validator that signs precommits (set by the node); without one, commits carry no signatures.
+    vote_key = None             # cryptography Ed25519PrivateKey
+    validator_address = b""
+
+    def commit_sigs(self, header):
+        """The signatures of the parent's commit that `header`'s block carries (its last_commit)."""
+        if header.height <= self.genesis.initial_height:
+            return []
+        return self._commit_sigs(header.height, header.last_block_id, header.time_ns)
+
+    def _commit_sigs(self, height, last_block_id, time_ns):
+        if self.vote_key is None:
+            return []
+        data = votes.sign_bytes(self.genesis.chain_id, height - 1, 0, last_block_id, time_ns)
+        return [votes.commit_sig(self.validator_address, time_ns, self.vote_key.sign(data))]
 
     def validators_hash(self):
         from chaind.pb.tendermint.crypto import keys_pb2

@@ -4,28 +4,10 @@ Ed25519 signatures are deterministic, so a commit signed again for the same vote
 """
 
 from cryptography.hazmat.primitives.asymmetric import ed25519
-from google.protobuf import timestamp_pb2
-from google.protobuf.internal import encoder
 
-from chaind.cometbft import encode as enc
+from chaind.chain import votes
 from chaind.chain.genesis import format_time
-from chaind.pb.tendermint.types import canonical_pb2, types_pb2
-
-BLOCK_ID_FLAG_COMMIT = 2
-
-
-def sign_bytes(chain_id, height, round_, block_id, time_ns):
-    """VoteSignBytes of a precommit: the length-delimited CanonicalVote."""
-    vote = canonical_pb2.CanonicalVote(type=types_pb2.SIGNED_MSG_TYPE_PRECOMMIT, height=height, round=round_,
-                                       chain_id=chain_id)
-    if block_id.hash or block_id.parts_total or block_id.parts_hash:
-        vote.block_id.hash = block_id.hash
-        vote.block_id.part_set_header.total = block_id.parts_total
-        vote.block_id.part_set_header.hash = block_id.parts_hash
-    seconds, nanos = divmod(time_ns, 10**9)
-    vote.timestamp.CopyFrom(timestamp_pb2.Timestamp(seconds=seconds, nanos=nanos))
-    body = vote.SerializeToString()
-    return encoder._VarintBytes(len(body)) + body
+from chaind.cometbft import encode as enc
 
 
 class CommitSigner:
@@ -37,7 +19,7 @@ class CommitSigner:
     def commit(self, chain_id, header, meta, vote_time_ns, validator_address):
         """The Commit JSON for a block: one precommit by our validator, at `vote_time_ns`."""
         bid = enc.block_id_of(meta)
-        signature = self._key.sign(sign_bytes(chain_id, header.height, 0, bid, vote_time_ns))
+        signature = self._key.sign(votes.sign_bytes(chain_id, header.height, 0, bid, vote_time_ns))
         return {"height": str(header.height), "round": 0, "block_id": enc.block_id(bid),
-                "signatures": [{"block_id_flag": BLOCK_ID_FLAG_COMMIT, "validator_address": enc.hexu(validator_address),
+                "signatures": [{"block_id_flag": votes.BLOCK_ID_FLAG_COMMIT, "validator_address": enc.hexu(validator_address),
                                 "timestamp": format_time(vote_time_ns), "signature": enc.b64(signature)}]}

@@ -44,19 +44,21 @@ def header(h):
         "evidence_hash": hexu(h.evidence_hash), "proposer_address": hexu(h.proposer_address)}
 
 
-def last_commit(h):
-    """The block's last_commit as its header commits to it (last_commit_hash).
-
-    The chain records no precommit signatures in its blocks, so the list is empty, matching the
-    header's last_commit_hash (the hash of an empty list); `commit` serves the signed commit.
-    """
+def last_commit(h, sigs):
+    """The block's last_commit: its parent's precommits (chain/votes.py), which last_commit_hash hashes."""
     return {"height": str(max(h.height - 1, 0)), "round": 0, "block_id": block_id(h.last_block_id),
-            "signatures": []}
+            "signatures": [commit_sig(s) for s in sigs]}
 
 
-def block(h, txs):
+def commit_sig(sig):
+    seconds, nanos = sig.timestamp.seconds, sig.timestamp.nanos
+    return {"block_id_flag": sig.block_id_flag, "validator_address": hexu(sig.validator_address),
+            "timestamp": format_time(seconds * 10**9 + nanos), "signature": b64(sig.signature)}
+
+
+def block(h, txs, sigs):
     return {"header": header(h), "data": {"txs": [b64(t) for t in txs]}, "evidence": {"evidence": []},
-            "last_commit": last_commit(h)}
+            "last_commit": last_commit(h, sigs)}
 
 
 def events(evs):

@@ -188,7 +188,7 @@ class CometRoutes:
         height = self._height(height)
         header, meta = self._block(height)
         return {"block_id": enc.block_id(enc.block_id_of(meta)),
-                "block": enc.block(header, self._txs(height, meta.num_txs))}
+                "block": enc.block(header, self._txs(height, meta.num_txs), self.app.commit_sigs(header))}
 
     def block_by_hash(self, hash):
         height = self.app.height_of_hash(hash or b"")

@@ -24,7 +24,8 @@ log = Logger()
 class EventRenderer:
     """Each event's payload and events map, made once however many subscribers get it."""
 
-    def __init__(self):
+    def __init__(self, app):
+        self.app = app
         self._key = None
         self._cache = {}
 
@@ -41,7 +42,7 @@ class EventRenderer:
         return self._cached(event, "map", lambda: _events_map(event))
 
     def data(self, event):
-        return self._cached(event, "data", lambda: orjson.dumps(_data(event)))
+        return self._cached(event, "data", lambda: orjson.dumps(_data(event, self.app)))
 
 
 def _events_map(event):
@@ -56,15 +57,15 @@ def _events_map(event):
     return out
 
 
-def _data(event):
+def _data(event, app):
     block = event.block
     if isinstance(event, ev.NewBlock):
         finalize = {"validator_updates": None}
         if block.results:
             finalize["tx_results"] = [enc.exec_tx_result(r) for r in block.results]
         finalize["app_hash"] = enc.b64(block.meta.app_hash)
-        value = {"block": enc.block(block.header, block.txs), "block_id": enc.block_id(enc.block_id_of(block.meta)),
-                 "result_finalize_block": finalize}
+        value = {"block": enc.block(block.header, block.txs, app.commit_sigs(block.header)),
+                 "block_id": enc.block_id(enc.block_id_of(block.meta)), "result_finalize_block": finalize}
     elif isinstance(event, ev.NewBlockHeader):
         value = {"header": enc.header(block.header)}
     else:
@@ -86,7 +87,7 @@ class CometWebSocketFactory(WebSocketServerFactory):
         self.node = node
         self.settings = settings
         self.dispatcher = Dispatcher(table, settings)
-        self.renderer = EventRenderer()
+        self.renderer = EventRenderer(node.app)
         self.subscribers = set()      # connections holding at least one subscription
         self.protocol = CometSocket
         self.setProtocolOptions(maxMessagePayloadSize=settings.max_body_bytes,
