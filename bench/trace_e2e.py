@@ -12,7 +12,11 @@ its ratio to the bar.
 import argparse
 import json
 import multiprocessing
+import pathlib
+import shutil
+import signal
 import socket
+import subprocess
 import statistics
 import sys
 import threading
@@ -34,6 +38,7 @@ BIG_TRACE_BYTES = 300_000_000
 P99_BAR = 0.050                 # s, eth_blockNumber while that trace streams
 INTERVAL = 1.0                  # s, the node's block interval (empty blocks on)
 PROBE_EVERY = 0.01              # s between two eth_blockNumber probes
+BIG_CONFIG = {"timeout": "60s"}  # the default 5 s bounds a ~4 s trace too closely on a busy box
 
 # The interface document's third filter script (geth's tracing docs), verbatim.
 FILTER = ('{' +
@@ -127,6 +132,27 @@ class _Reader:
             yield piece
 
 
+def slow_read(url, method, params, rate, seconds):
+    """POST, then read the response at about `rate` bytes/s for `seconds` and hang up; bytes read."""
+    address = urllib.parse.urlsplit(url)
+    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    request = (b"POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+               b"Connection: close\r\n\r\n%s" % (address.netloc.encode(), len(body), body))
+    total = 0
+    with socket.create_connection((address.hostname, address.port)) as sock:
+        sock.sendall(request)
+        started = time.monotonic()
+        while time.monotonic() - started < seconds:
+            data = sock.recv(16384)
+            if not data:
+                break
+            total += len(data)
+            ahead = total / rate - (time.monotonic() - started)
+            if ahead > 0:
+                time.sleep(ahead)
+    return total
+
+
 def rpc(url, method, *params):
     _, _, body = post(url, method, list(params), keep=True)
     reply = orjson.loads(body)
@@ -178,9 +204,22 @@ def ratio(value, bar, lower_is_better=False):
     return f"x{value / bar:.2f} of the bar ({'meets' if meets else 'MISSES'})"
 
 
-def timed_traces(url, tx_hash, config, runs):
-    """Median seconds, request to last byte, of `runs` traces of the tx with `config`."""
+def timed_traces(url, tx_hash, config, runs, profile=None):
+    """Median and best seconds, request to last byte, of `runs` traces of the tx with `config`.
+
+    profile: (node pid, output path) to record the node with py-spy meanwhile (collapsed stacks).
+    """
+    spy = None
+    if profile:
+        py_spy = shutil.which("py-spy") or str(pathlib.Path(sys.executable).with_name("py-spy"))
+        spy = subprocess.Popen([py_spy, "record", "--nonblocking", "--threads", "-r", "250", "-f", "raw",
+                                "-p", str(profile[0]), "-o", profile[1]],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
     times = [post(url, "debug_traceTransaction", [tx_hash, config])[0] for _ in range(runs)]
+    if spy is not None:
+        spy.send_signal(signal.SIGINT)
+        spy.wait(timeout=60)
     return statistics.median(times), min(times)
 
 
@@ -258,7 +297,7 @@ class HighWater:
         return max(0.0, self.peak - self.before)
 
 
-def stream_big(node, big_hash, runs):
+def stream_big(node, big_hash, runs, parallel):
     """(c) and (d): a >= 300 MB raw trace, `runs` times, to a client reading it as fast as it comes;
     meanwhile another process asks eth_blockNumber every PROBE_EVERY s."""
     spawn = multiprocessing.get_context("spawn")
@@ -269,18 +308,30 @@ def stream_big(node, big_hash, runs):
     with HighWater(node.pid) as memory:
         trace_start = time.monotonic()
         for _ in range(runs):
-            seconds, size, _ = post(node.url, "debug_traceTransaction", [big_hash, {}])
+            results = []
+            readers = [threading.Thread(target=lambda: results.append(
+                post(node.url, "debug_traceTransaction", [big_hash, BIG_CONFIG]))) for _ in range(parallel)]
+            for reader in readers:
+                reader.start()
+            for reader in readers:
+                reader.join()
+            seconds, size, _ = max(results)
         trace_end = time.monotonic()
     time.sleep(1)
     stop.set()
     samples = out.get(timeout=30)
     prober.join()
+    # The same trace to a client reading 10 MB/s that hangs up after 3 s: back-pressure, then cancel.
+    with HighWater(node.pid) as slow_memory:
+        read = slow_read(node.url, "debug_traceTransaction", [big_hash, BIG_CONFIG], 10e6, 3)
     if size < BIG_TRACE_BYTES:
         print(f"warning: the big trace is only {size / 1e6:.0f} MB; raise --big-iterations")
     print(f"big tx {big_hash}: raw trace {size / 1e6:.0f} MB in {seconds:.1f} s ({size / 1e6 / seconds:.0f} MB/s), "
-          f"streamed {runs} times to a client in this process")
+          f"streamed {runs} times to {parallel} client(s) at once in this process")
     print(f"(c) node peak RSS growth: {memory.growth:.1f} MB (RSS before {memory.before:.1f} MB, peak "
           f"{memory.peak:.1f} MB)  {ratio(memory.growth, RSS_BAR, True)} of < {RSS_BAR:.0f} MB")
+    print(f"    to a client reading 10 MB/s ({read / 1e6:.0f} MB in 3 s, then it hangs up): peak RSS growth "
+          f"{slow_memory.growth:.1f} MB  {ratio(slow_memory.growth, RSS_BAR, True)}")
     during = [latency for sent, latency, _ in samples if trace_start <= sent <= trace_end]
     before = [latency for sent, latency, _ in samples if sent < trace_start]
     print(f"(d) eth_blockNumber every {PROBE_EVERY * 1000:.0f} ms from another process while it streams: "
@@ -301,8 +352,12 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=4166, help="loop iterations of the ~100,000-op tx")
     parser.add_argument("--big-iterations", type=int, default=31000, help="loop iterations of the >= 300 MB trace")
     parser.add_argument("--big-runs", type=int, default=2, help="times the big trace streams (more blocks seen)")
+    parser.add_argument("--parallel", type=int, default=1, help="clients reading the big trace at once")
     parser.add_argument("--runs", type=int, default=5, help="timed traces per figure; the median counts")
     parser.add_argument("--config", default="", help="extra node config (TOML lines)")
+    parser.add_argument("--profile", metavar="PREFIX", help="record the node with py-spy during (a) and (b) "
+                        "into PREFIX-raw.txt and PREFIX-filter.txt (collapsed stacks, per thread)")
+    parser.add_argument("--skip-big", action="store_true", help="measure (a) and (b) only")
     args = parser.parse_args(argv)
     config = (f'api = "eth,net,web3,txpool,debug"\n[chain]\nblock-interval = {INTERVAL}\nempty-blocks = true\n'
               + args.config)
@@ -316,7 +371,8 @@ def main(argv=None):
         big_gas = min(block_gas, int(per_iteration * args.big_iterations * 1.2) + 100_000)
         big = loop_call(sender, loop, args.big_iterations, gas=big_gas)
         tx_hash, big_hash = small["transactionHash"], big["transactionHash"]
-        stream_big(node, big_hash, args.big_runs)   # first, on a node that has traced nothing yet
+        if not args.skip_big:
+            stream_big(node, big_hash, args.big_runs, args.parallel)   # first, on a node that has traced nothing yet
 
         # The whole raw trace once, parsed: its entry count and size, and a check it is the tx's.
         _, size, body = post(node.url, "debug_traceTransaction", [tx_hash, {}], keep=True)
@@ -328,14 +384,16 @@ def main(argv=None):
         print(f"tx {tx_hash}: {entries:,} opcodes (nested CALL included), raw trace {size / 1e6:.1f} MB; "
               f"median of {args.runs} runs, request to last byte, client in another process")
 
-        seconds, best = timed_traces(node.url, tx_hash, {}, args.runs)
+        seconds, best = timed_traces(node.url, tx_hash, {}, args.runs,
+                                     args.profile and (node.pid, args.profile + "-raw.txt"))
         print(f"(a) raw struct-log trace: {seconds:.3f} s  {entries / seconds:,.0f} entries/s "
               f"(best {entries / best:,.0f})  {ratio(entries / seconds, ENTRIES_BAR)} of {ENTRIES_BAR:,}/s")
 
         _, _, body = post(node.url, "debug_traceTransaction", [tx_hash, {"tracer": FILTER}], keep=True)
         lines = orjson.loads(body)["result"]     # the callee SLOADs once too
         assert len(lines) == 2 * args.iterations + 1 and lines[0].split(": ")[1].startswith("SLOAD"), lines[:2]
-        seconds, best = timed_traces(node.url, tx_hash, {"tracer": FILTER}, args.runs)
+        seconds, best = timed_traces(node.url, tx_hash, {"tracer": FILTER}, args.runs,
+                                     args.profile and (node.pid, args.profile + "-filter.txt"))
         print(f"(b) SLOAD/SSTORE filter tracer: {seconds:.3f} s  {entries / seconds:,.0f} steps/s "
               f"(best {entries / best:,.0f})  {ratio(entries / seconds, STEPS_BAR)} of {STEPS_BAR:,}/s "
               f"({len(lines):,} lines)")
