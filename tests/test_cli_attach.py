@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from chaind.cli.main import main
 from conftest import in_thread, url
 from evm_client import DEV0, OTHER, send, w3
+from test_debug_filters import DEBUG, STORAGE_VALUES, VALUE, store_read_revert
 
 
 def attach(*args, stdin=None):
@@ -31,6 +32,36 @@ def test_exec_prints_json_values(node):
                           % (DEV0, DEV0, OTHER))
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == [str(balance), 1, 0, "9000", True]
+
+
+@pytest_twisted.inlineCallbacks
+def test_exec_runs_a_filter_tracer_on_a_committed_tx(node_factory, tmp_path):
+    node = node_factory(json_rpc=DEBUG)
+    stored, read, _ = yield in_thread(store_read_revert, w3(node))
+    # As our interface document writes it: the tracer object literal in a JS string.
+    result = yield attach(url(node), "--exec", "debug.traceTransaction('%s', {tracer: '%s'})"
+                          % (stored.transactionHash.to_0x_hex(), STORAGE_VALUES))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == ["37: SSTORE 0 <- %x" % VALUE]
+    # As geth's tracing docs build it in the console: a helper function, the script concatenated.
+    script = tmp_path / "tracer.js"
+    script.write_text("tracer = function(tx) {\n"
+                      "  return debug.traceTransaction(tx, {tracer:\n"
+                      "      '{' +\n"
+                      "      'retVal: [],' +\n"
+                      "      'step: function(log,db) {' +\n"
+                      "      '   if(log.op.toNumber() == 0x54) ' +\n"
+                      "      '     this.retVal.push(log.getPC() + \": SLOAD \" + ' +\n"
+                      "      '        log.stack.peek(0).toString(16));' +\n"
+                      "      '},' +\n"
+                      "      'fault: function(log,db) {this.retVal.push(\"FAULT: \" + JSON.stringify(log))},' +\n"
+                      "      'result: function(ctx,db) {return this.retVal}' +\n"
+                      "      '}'\n"
+                      "  }) // return debug.traceTransaction ...\n"
+                      "}\n")
+    result = yield attach(url(node), str(script), "--exec", "tracer('%s')" % read.transactionHash.to_0x_hex())
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == ["6: SLOAD 0"]
 
 
 @pytest_twisted.inlineCallbacks

@@ -243,3 +243,49 @@ def test_node_stops_while_a_trace_waits_on_a_client_that_does_not_read(node_fact
     assert time.monotonic() - started < 3
     assert not any(thread.is_alive() for thread in node.trace_pool.threads)
     client.close()
+
+
+@pytest_twisted.inlineCallbacks
+def test_time_waiting_on_a_slow_reader_is_not_tracing_time(node_factory):
+    """The timeout bounds the tracing (as geth's, which holds the trace and sends it after): a streamed
+    trace whose client stops reading for longer than the timeout still completes."""
+    import socket
+
+    node = node_factory(json_rpc={**DEBUG, "stream_buffer_bytes": 4096})
+    web3 = w3(node)
+    spin = yield in_thread(big_trace_tx, web3, 300_000)
+    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "debug_traceTransaction",
+                         "params": [spin.transactionHash.to_0x_hex(), {"timeout": "2s"}]})
+
+    def read_with_a_pause():
+        client = socket.socket()
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.connect(("127.0.0.1", node.port_of("json-rpc")))
+        client.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                       b"\r\n%s" % (len(body), body))
+        raw = client.recv(4096)
+        time.sleep(3)                 # the trace waits on us, longer than its timeout
+        while not raw.endswith(b"\r\n0\r\n\r\n"):
+            data = client.recv(1 << 20)
+            assert data, "the response broke off"
+            raw += data
+        client.close()
+        return raw
+
+    raw = yield in_thread(read_with_a_pause)
+    head, _, chunked = raw.partition(b"\r\n\r\n")
+    assert b"Transfer-Encoding: chunked" in head and chunked.endswith(b"0\r\n\r\n")
+    payload, rest = b"", chunked
+    while True:
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line, 16)
+        if not size:
+            break
+        payload, rest = payload + rest[:size], rest[size + 2:]
+    trace = orjson.loads(payload)["result"]
+    assert trace["failed"] is True and trace["gas"] == spin.gasUsed
+    assert trace["structLogs"][-1]["error"] == "out of gas"
+    # The tracing itself is still bounded (in a batch: held whole, so the timeout is a JSON-RPC error).
+    _, reply = yield in_thread(post, node, [{"jsonrpc": "2.0", "id": 1, "method": "debug_traceTransaction",
+                                             "params": [spin.transactionHash.to_0x_hex(), {"timeout": "1ms"}]}])
+    assert reply[0]["error"]["message"] == "execution timeout: tracing took longer than 0.001s"

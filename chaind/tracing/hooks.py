@@ -68,6 +68,20 @@ _ERRORS = {
 }
 
 
+class Deadline:
+    """When a trace must stop, a time.monotonic() value. Time it spends handing output to a client
+    that reads slowly is added back (extend): the timeout bounds the tracing, as in geth, whose
+    trace is sent after it is made."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, at):
+        self.at = at
+
+    def extend(self, seconds):
+        self.at += seconds
+
+
 class _Frame:
     """One running interpreter (a computation with code) of the trace."""
 
@@ -82,7 +96,7 @@ class TraceRun:
         self.tracer = tracer
         self.db = StateReader(state)
         self.env = env
-        self.deadline = deadline
+        self.deadline = deadline if deadline is None or isinstance(deadline, Deadline) else Deadline(deadline)
         self.cancel = cancel
         self.check_every = check_every
         self.wants_stack = tracer.wants_stack
@@ -95,7 +109,7 @@ class TraceRun:
     def check(self):
         if self.cancel is not None and self.cancel.is_set():
             raise TraceCancelled()
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.deadline is not None and time.monotonic() > self.deadline.at:
             raise TraceTimeout()
 
     def flush(self):
@@ -573,7 +587,7 @@ def trace_transaction(state, tx, tracer, env, *, deadline=None, cancel=None, fin
                       check_every=CHECK_EVERY):
     """Apply `tx` to `state` with `tracer` attached; returns the computation.
 
-    deadline: a time.monotonic() value; cancel: a threading.Event. Either stops the run with
+    deadline: a time.monotonic() value or a Deadline; cancel: a threading.Event. Either stops the run with
     TraceTimeout/TraceCancelled (checked every `check_every` ops and between hooks), after which
     `state` is unusable. finalize(computation), if given, runs after py-evm's own finalization
     and before on_tx_end (the chain's extra fee booking, so prestate's post state matches).

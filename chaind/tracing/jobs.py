@@ -103,7 +103,7 @@ class TraceJob:
         outcome = {}
         tracer = self._tracer(sink, outcome)
         try:
-            hooks.trace_transaction(state, tx, tracer, env, deadline=self._deadline(), cancel=self.cancel)
+            hooks.trace_transaction(state, tx, tracer, env, deadline=self._deadline(outcome), cancel=self.cancel)
             outcome["ran"] = True
         except ValidationError as e:
             raise TraceError(f"tracing failed: {e}") from None
@@ -121,18 +121,26 @@ class TraceJob:
         except LookupError as e:     # PrunedError included: the parent's state is gone
             raise TraceError(str(e)) from None
 
-    def _deadline(self):
-        return time.monotonic() + self.options.timeout if self.options.timeout else None
+    def _deadline(self, outcome):
+        """The deadline of the tx whose tracer writes through `outcome`; its waits on the client extend it."""
+        if not self.options.timeout:
+            return None
+        deadline = outcome["deadline"] = hooks.Deadline(time.monotonic() + self.options.timeout)
+        return deadline
 
     def _tracer(self, sink, outcome, prefix=b""):
         def write(data):
             if self.cancel.is_set():
                 raise hooks.TraceCancelled()
+            started = time.monotonic()
             if not outcome.get("started"):
                 outcome["started"] = True
                 if prefix:
                     sink.write(prefix)
-            sink.write(data)
+            sink.write(data)         # blocks while the client does not read (back-pressure)
+            deadline = outcome.get("deadline")
+            if deadline is not None:
+                deadline.extend(time.monotonic() - started)
 
         tracer = self.options.make_tracer(self.js_memory_limit, write=write)
         outcome["tracer"] = tracer
@@ -148,7 +156,7 @@ class TraceJob:
         def execute(state, decoded, book_fee):
             env = hooks.tx_env(state, decoded.evm, block_hash=ctx.block_hash, tx_index=ctx.evm_tx_count,
                                tx_hash=decoded.evm_hash, log_index=ctx.log_count)
-            computation = hooks.trace_transaction(state, decoded.evm, tracer, env, deadline=self._deadline(),
+            computation = hooks.trace_transaction(state, decoded.evm, tracer, env, deadline=self._deadline(outcome),
                                                   cancel=self.cancel, finalize=book_fee)
             outcome["ran"] = True
             return computation
