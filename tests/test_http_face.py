@@ -230,6 +230,10 @@ def test_http_1_0_closes_unless_asked_to_keep_alive(node):
     assert [r[1]["connection"] for r in responses] == ["keep-alive", "keep-alive"]
     responses, closed = yield in_thread(exchange, node, post(body, b"Connection: close\r\n") + post(body), 2)
     assert responses[0][0] == 200 and responses[1] is None
+    # Also when the answer is bigger than the transport's write buffer.
+    big = json.dumps([json.loads(call("eth_getBlockByNumber", "latest", False, id=i)) for i in range(1000)]).encode()
+    responses, closed = yield in_thread(exchange, node, post(big, b"Connection: close\r\n"))
+    assert len(responses[0][2]) > 256 * 1024 and closed
 
 
 @pytest_twisted.inlineCallbacks

@@ -121,7 +121,16 @@ class JsonRpcHttp(protocol.Protocol):
 
     def _close(self):
         self._done = True
-        self.transport.loseConnection()
+        self._hang_up()
+
+    def _hang_up(self, write_only=False):
+        # While we are its producer, a transport resumes us when its buffer drains instead of
+        # closing: a response bigger than that buffer would keep the connection open.
+        self.transport.unregisterProducer()
+        if write_only:
+            self.transport.loseWriteConnection()
+        else:
+            self.transport.loseConnection()
 
     # The transport pauses us when its write buffer is full (a client not reading its responses).
     def pauseProducing(self):
@@ -198,9 +207,9 @@ class JsonRpcHttp(protocol.Protocol):
         if refused:
             # Close our side only and drop what the client still sends (until it closes, or the idle
             # timeout): closing at once with unread bytes would reset the connection and lose the reply.
-            self.transport.loseWriteConnection()
+            self._hang_up(write_only=True)
         elif self._done:
-            self.transport.loseConnection()
+            self._hang_up()
 
     def _answered(self, outcome, connection):
         self._waiting = False
