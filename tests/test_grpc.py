@@ -281,3 +281,12 @@ def test_disabled_grpc_has_no_listener(node_factory):
     node = node_factory(grpc={"enable": False})
     assert "grpc" not in node.listeners
     assert "\ngrpc: " not in node.out.getvalue() and "\ncometbft: http://" in node.out.getvalue()
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_request_over_max_recv_msg_size_is_refused(node_factory):
+    node = node_factory(grpc={"max_recv_msg_size": 200})
+    _, error = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(address="c" * 300, denom="achain"))
+    assert error[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
+    reply, _ = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(address=b32(DEV0), denom=IBC))
+    assert reply.balance.amount == str(GENESIS_IBC)
