@@ -83,6 +83,7 @@ setup(
         "twisted==26.10.0",
         "autobahn==26.10.2",
         "grpcio==1.85.1",
+        "grpcio-reflection==1.85.1",    # same release as grpcio, which it requires at least
         "protobuf>=6.31,<8",
         "py-evm==0.12.1b1",
         "plyvel==1.5.1",

@@ -91,6 +91,16 @@ class CometRpcSettings:
 
 
 @attrs.frozen
+class GrpcSettings:
+    enable: bool = True
+    address: str = _listen("127.0.0.1:9090")
+    max_recv_msg_size: int = attrs.field(default=10 * 1024 * 1024, validator=_at_least("grpc", 1))
+    max_send_msg_size: int = attrs.field(default=2**31 - 1, validator=_at_least("grpc", 1))
+    max_workers: int = attrs.field(default=8, validator=_at_least("grpc", 1))  # threads answering calls
+    shutdown_grace: float = 5.0         # seconds calls in flight may finish when the node stops
+
+
+@attrs.frozen
 class TracingSettings:
     concurrency: int = 2                # traces running at once (threads)
     max_queued: int = 8                 # traces waiting for a thread; beyond, a request is refused
@@ -107,6 +117,7 @@ class Settings:
     json_rpc: JsonRpcSettings = JsonRpcSettings()
     tracing: TracingSettings = TracingSettings()
     cometbft_rpc: CometRpcSettings = CometRpcSettings()
+    grpc: GrpcSettings = GrpcSettings()
 
     def evolve(self, **sections):
         """A copy with some keys of some sections changed: evolve(chain={"block_interval": 0})."""

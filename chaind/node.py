@@ -25,6 +25,7 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
+from chaind.grpc.server import GrpcServer
 from chaind.home import Home
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_ws import EvmWebSocketFactory
@@ -98,6 +99,11 @@ class Node(service.MultiService):
             table = self.comet_routes.table()
             self.comet_ws_factory = CometWebSocketFactory(self, table, comet)
             self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
+        if settings.grpc.enable:
+            # grpcio binds and serves on its own threads; it is a child service all the same.
+            grpc_server = GrpcServer(self, settings.grpc)
+            grpc_server.setServiceParent(self)
+            self.listeners["grpc"] = grpc_server
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
@@ -127,7 +133,10 @@ class Node(service.MultiService):
 
     def port_of(self, name):
         """The bound port of a face (useful with port 0)."""
-        return self.listeners[name]._waitingForPort.result.getHost().port
+        listener = self.listeners[name]
+        if isinstance(listener, GrpcServer):
+            return listener.port
+        return listener._waitingForPort.result.getHost().port
 
     def startService(self):
         super().startService()
@@ -146,7 +155,7 @@ class Node(service.MultiService):
         lines = [f"chaind: chain-id {g.chain_id} (EVM chain id {g.evm_chain_id}), height {self.app.height}",
                  f"home: {self.home.path}"]
         for name in self.listeners:
-            scheme = "ws" if name == "websocket" else "http"
+            scheme = {"websocket": "ws", "grpc": "grpc+http"}.get(name, "http")
             lines.append(f"{name}: {scheme}://{self._address(name)}")
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
@@ -157,7 +166,8 @@ class Node(service.MultiService):
         self.out.flush()
 
     def _address(self, name):
-        host = self.listeners[name]._waitingForPort.result.getHost().host
+        listener = self.listeners[name]
+        host = listener.host if isinstance(listener, GrpcServer) else listener._waitingForPort.result.getHost().host
         return f"{host}:{self.port_of(name)}"
 
 

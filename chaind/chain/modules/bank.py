@@ -46,6 +46,10 @@ class Bank:
         raw = state.store.get(_supply_key(denom))
         return int(raw) if raw else 0
 
+    def total_supply(self, state):
+        """[(denom, amount)] of every minted denom, sorted by denom (keys sort by denom length first)."""
+        return sorted((_denom_of(key), int(v)) for key, v in state.store.iterate(compose("bank", "supply")))
+
     def mint(self, state, address, denom, amount):
         """Create coins (genesis only for now)."""
         self._add(state, address, denom, amount)

@@ -1,0 +1,85 @@
+"""cosmos.base.tendermint.v1beta1.Service: node info, syncing and blocks, as the SDK's cmtservice answers.
+
+The SDK proxies these to CometBFT's RPC; here they read the same committed blocks that RPC serves.
+"""
+
+import platform
+
+import grpc
+
+import chaind
+from chaind.cometbft import routes
+from chaind.cometbft.encode import block_id_of
+from chaind.crypto.addresses import to_bech32
+from chaind.grpc.common import QueryError, Reader, invalid, query
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc, types_pb2 as sdk_types_pb2
+from chaind.pb.tendermint.p2p import types_pb2 as p2p_pb2
+from chaind.pb.tendermint.types import block_pb2, evidence_pb2, types_pb2
+from chaind.pb.tendermint.version import types_pb2 as version_pb2
+
+
+class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
+    def __init__(self, node):
+        super().__init__(node.app)
+        self.node = node
+        self.valcons_prefix = node.genesis.bech32_prefix + "valcons"
+
+    @query
+    def GetNodeInfo(self, request, view):
+        genesis, validator = self.node.genesis, self.node.genesis.validators
+        comet = self.node.comet_routes
+        rpc_address = comet.rpc_address if comet is not None else ""
+        info = p2p_pb2.DefaultNodeInfo(
+            protocol_version=p2p_pb2.ProtocolVersion(p2p=int(routes.P2P_PROTOCOL), block=int(routes.BLOCK_PROTOCOL)),
+            # No p2p layer: the node's identity is its validator's, its address the RPC's (as /status says).
+            default_node_id=self.node.app.validator_address.hex(), listen_addr=rpc_address,
+            network=genesis.chain_id, version=routes.COMETBFT_VERSION,
+            moniker=validator[0].moniker if validator else "",
+            other=p2p_pb2.DefaultNodeInfoOther(tx_index="on", rpc_address=rpc_address))
+        version = query_pb2.VersionInfo(name="chaind", app_name="chaind", version=chaind.__version__,
+                                        go_version=f"python {platform.python_version()}")
+        return query_pb2.GetNodeInfoResponse(default_node_info=info, application_version=version)
+
+    @query
+    def GetSyncing(self, request, view):
+        # A solo producer is its own source of blocks: it never catches up.
+        return query_pb2.GetSyncingResponse(syncing=False)
+
+    @query
+    def GetLatestBlock(self, request, view):
+        return query_pb2.GetLatestBlockResponse(**self._block(self.app.height))
+
+    @query
+    def GetBlockByHeight(self, request, view):
+        latest = self.app.height
+        if request.height > latest:
+            raise invalid("requested block height is bigger then the chain length")
+        if request.height <= 0:
+            raise QueryError(grpc.StatusCode.UNKNOWN, f"height must be greater than 0, but got {request.height}")
+        earliest = self.app.genesis.initial_height
+        if request.height < earliest:
+            raise QueryError(grpc.StatusCode.UNKNOWN,
+                             f"height {request.height} is not available, lowest height is {earliest}")
+        return query_pb2.GetBlockByHeightResponse(**self._block(request.height))
+
+    def _block(self, height):
+        header, meta = self.app.block_at(height)
+        txs = [self.app.tx_at(height, i) for i in range(meta.num_txs)]
+        commit = types_pb2.Commit(height=max(header.height - 1, 0), block_id=header.last_block_id.proto(),
+                                  signatures=self.app.commit_sigs(header))
+        fields = dict(
+            version=version_pb2.Consensus(block=int(routes.BLOCK_PROTOCOL), app=header.version_app),
+            chain_id=header.chain_id, height=header.height, time=header.timestamp(),
+            last_block_id=header.last_block_id.proto(), last_commit_hash=header.last_commit_hash,
+            data_hash=header.data_hash, validators_hash=header.validators_hash,
+            next_validators_hash=header.next_validators_hash, consensus_hash=header.consensus_hash,
+            app_hash=header.app_hash, last_results_hash=header.last_results_hash,
+            evidence_hash=header.evidence_hash)
+        block = block_pb2.Block(header=types_pb2.Header(proposer_address=header.proposer_address, **fields),
+                                data=types_pb2.Data(txs=txs), evidence=evidence_pb2.EvidenceList(),
+                                last_commit=commit)
+        sdk_block = sdk_types_pb2.Block(
+            header=sdk_types_pb2.Header(proposer_address=to_bech32(self.valcons_prefix, header.proposer_address),
+                                        **fields),
+            data=block.data, evidence=block.evidence, last_commit=commit)
+        return {"block_id": block_id_of(meta).proto(), "block": block, "sdk_block": sdk_block}
