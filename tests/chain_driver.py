@@ -48,7 +48,7 @@ class Chain:
         signed = Account.sign_transaction(tx, self.keys[who].private_key)
         return txs.wrap_evm(signed.raw_transaction, 9000, self.genesis.base_denom).raw
 
-    def native_send(self, who, to, amount):
+    def native_send(self, who, to, amount, pubkey_url=txs.ETH_PUBKEY):
         key, view = self.keys[who], self.app.view()
         number, _ = auth.account(view, key.address)
         prefix = self.genesis.bech32_prefix
@@ -57,7 +57,8 @@ class Chain:
         gas = 200000
         return txs.build_native([(txs.MSG_SEND, msg)], key, self.genesis.chain_id, number,
                                 view.accounts.get_nonce(key.address),
-                                [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas)
+                                [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
+                                pubkey_url=pubkey_url)
 
     def block(self, raws):
         height = self.app.height + 1

@@ -26,6 +26,9 @@ from chaind.pb.ethermint.evm.v1 import tx_pb2 as evm_tx
 MSG_ETHEREUM_TX = "/ethermint.evm.v1.MsgEthereumTx"
 EXTENSION_ETHEREUM_TX = "/ethermint.evm.v1.ExtensionOptionsEthereumTx"
 ETH_PUBKEY = "/ethermint.crypto.v1.ethsecp256k1.PubKey"
+# cosmos/evm's name for the same key message: what @cosmjs knows, so what our accounts show.
+COSMOS_EVM_PUBKEY = "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
+ETH_PUBKEYS = (ETH_PUBKEY, COSMOS_EVM_PUBKEY)
 MSG_SEND = "/cosmos.bank.v1beta1.MsgSend"
 _EVM_TX_DATA = {
     0: ("/ethermint.evm.v1.LegacyTx", evm_tx.LegacyTx),
@@ -217,7 +220,7 @@ def _decode_native(raw, tx_raw, body, auth_info):
     if len(auth_info.signer_infos) != 1 or len(tx_raw.signatures) != 1:
         raise errors.unauthorized("exactly one signer is supported")
     signer = auth_info.signer_infos[0]
-    if signer.public_key.type_url != ETH_PUBKEY:
+    if signer.public_key.type_url not in ETH_PUBKEYS:
         raise errors.TxError(errors.SDK, 8, f"unsupported public key type {signer.public_key.type_url!r}: "
                              "invalid pubkey")
     if signer.mode_info.single.mode != signing_pb2.SIGN_MODE_DIRECT:
@@ -251,12 +254,13 @@ def sign_doc_digest(tx, chain_id, account_number):
     return keccak(doc.SerializeToString())
 
 
-def build_native(messages, key, chain_id, account_number, sequence, fee, gas_limit, memo=""):
+def build_native(messages, key, chain_id, account_number, sequence, fee, gas_limit, memo="",
+                 pubkey_url=ETH_PUBKEY):
     """Sign native messages with an eth_secp256k1 key (SIGN_MODE_DIRECT) into TxRaw bytes."""
     from eth_utils import keccak
 
     body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo)
-    pub = _any(ETH_PUBKEY, ethsecp256k1.PubKey(key=key.compressed_public_key))
+    pub = _any(pubkey_url, ethsecp256k1.PubKey(key=key.compressed_public_key))
     auth = tx_pb2.AuthInfo(
         signer_infos=[tx_pb2.SignerInfo(public_key=pub, sequence=sequence,
                                         mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(

@@ -7,13 +7,14 @@ from chaind.chain import app as app_mod
 from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
 from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, query
+from chaind.chain import txs
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2, query_pb2_grpc
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 
 # Accounts are answered as plain BaseAccounts (not Evmos' EthAccount, which @cosmjs' accountFromAny
 # rejects) with the eth_secp256k1 key under cosmos/evm's type URL, the one @cosmjs decodes. The key
 # message is the same on the wire as Evmos' /ethermint.crypto.v1.ethsecp256k1.PubKey.
-PUBKEY_TYPE_URL = "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
+PUBKEY_TYPE_URL = txs.COSMOS_EVM_PUBKEY
 BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount"
 
 # The SDK's (and Evmos') default auth params; the two fees are the ones the app charges.
