@@ -4,11 +4,14 @@ Only the writer thread calls init_chain, finalize_block and commit; anyone may c
 check_tx and view, which read committed heights only.
 """
 
+import base64
 import hashlib
 import threading
 
 import attrs
+from eth.constants import BLANK_ROOT_HASH
 from eth.vm.execution_context import ExecutionContext
+from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
 from chaind.chain import block as blocks
@@ -17,6 +20,10 @@ from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxRes
 from chaind.chain.modules import auth, evm, feemarket
 from chaind.chain.modules.bank import Bank, format_coins, validate_coins
 from chaind.chain.view import StateView
+from chaind.crypto import addresses
+from chaind.crypto import keys as crypto_keys
+from chaind.pb.tendermint.crypto import keys_pb2
+from chaind.pb.tendermint.types import params_pb2, validator_pb2
 from chaind.store import eventindex, keys
 from chaind.store.pruning import collect_garbage
 from chaind.store.evm_state import pending_state_db
@@ -221,8 +228,6 @@ class App:
         if tx.nonce < nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
         digest = txs.sign_doc_digest(tx, self.genesis.chain_id, number)
-        from chaind.crypto import keys as crypto_keys
-
         if not crypto_keys.verify(tx.public_key, digest, tx.signature):
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
@@ -244,8 +249,6 @@ class App:
             raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
 
     def _validate_msg(self, tx, msg):
-        from chaind.crypto import addresses
-
         try:
             sender = addresses.parse(msg.from_address, self.genesis.bech32_prefix)
             addresses.parse(msg.to_address, self.genesis.bech32_prefix)
@@ -403,8 +406,6 @@ class App:
             events.append(event("message", ("sender", sender_b32)))
         events.append(event("tx", ("fee", format_coins(fee)), ("fee_payer", sender_b32)))
         events.append(event("tx", ("acc_seq", f"{sender_b32}/{tx.nonce}")))
-        import base64
-
         events.append(event("tx", ("signature", base64.b64encode(tx.signature).decode())))
         store_snapshot = dict(ctx.store.changes)
         evm_snapshot = ctx.accounts.snapshot()
@@ -430,8 +431,6 @@ class App:
         return TxResult(code=0, gas_wanted=tx.gas, gas_used=gas, events=tuple(events + msg_events))
 
     def _context(self, height, time_ns, block_hash, base_fee, evm_root):
-        from eth.constants import BLANK_ROOT_HASH
-
         pending, atomic = pending_state_db(self.db)
         exec_ctx = ExecutionContext(
             coinbase=evm.FEE_COLLECTOR, timestamp=time_ns // 10**9, block_number=height, difficulty=0,
@@ -508,17 +507,12 @@ class App:
         return [votes.commit_sig(self.validator_address, time_ns, self.vote_key.sign(data))]
 
     def validators_hash(self):
-        from chaind.pb.tendermint.crypto import keys_pb2
-        from chaind.pb.tendermint.types import validator_pb2
-
         return blocks.merkle.root([
             validator_pb2.SimpleValidator(pub_key=keys_pb2.PublicKey(ed25519=v.consensus_pubkey),
                                           voting_power=v.power).SerializeToString()
             for v in self.genesis.validators])
 
     def consensus_hash(self):
-        from chaind.pb.tendermint.types import params_pb2
-
         return hashlib.sha256(params_pb2.HashedParams(block_max_bytes=self.genesis.max_bytes,
                                                       block_max_gas=self.genesis.max_gas).SerializeToString()).digest()
 
@@ -526,12 +520,8 @@ class App:
         return self.bank.bech32(address)
 
     def _parse(self, text):
-        from chaind.crypto import addresses
-
         return addresses.parse(text, self.genesis.bech32_prefix)
 
 
 def _hex(address):
-    from eth_utils import to_checksum_address
-
     return to_checksum_address(address)
