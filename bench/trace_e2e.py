@@ -26,6 +26,7 @@ import urllib.parse
 import orjson
 from eth_account import Account
 
+from chaind.tracing.js.examples import STORAGE_VALUES
 from devnode import DEV0, DevNode, rss_mb
 from trace_throughput import CALLEE, CALLEE_CODE, LOOP_CODE
 
@@ -41,20 +42,7 @@ PROBE_EVERY = 0.01              # s between two eth_blockNumber probes
 BIG_CONFIG = {"timeout": "60s"}  # the default 5 s bounds a ~4 s trace too closely on a busy box
 
 # The interface document's third filter script (geth's tracing docs), verbatim.
-FILTER = ('{' +
-          'retVal: [],' +
-          'step: function(log,db) {' +
-          '   if(log.op.toNumber() == 0x54) ' +
-          '     this.retVal.push(log.getPC() + ": SLOAD " + ' +
-          '        log.stack.peek(0).toString(16));' +
-          '   if(log.op.toNumber() == 0x55) ' +
-          '     this.retVal.push(log.getPC() + ": SSTORE " +' +
-          '        log.stack.peek(0).toString(16) + " <- " +' +
-          '        log.stack.peek(1).toString(16));' +
-          '},' +
-          'fault: function(log,db) {this.retVal.push("FAULT: " + JSON.stringify(log))},' +
-          'result: function(ctx,db) {return this.retVal}' +
-          '}')
+FILTER = STORAGE_VALUES
 
 
 # -- a minimal HTTP/1.1 client: time to last byte without client-side overhead -------------------

@@ -7,42 +7,10 @@ import pytest_twisted
 
 from conftest import in_thread
 from contracts import INIT
+from chaind.tracing.js.examples import ALL_OPS, STORAGE_OPS, STORAGE_VALUES
 from evm_client import rpc, send, w3
 
 DEBUG = {"api": "eth,net,web3,debug"}
-
-# The three tracers exactly as the console examples build them (string concatenation included).
-ALL_OPS = ('{retVal: [],' +
-           'step: function(log,db) {this.retVal.push(log.getPC() + ":" + log.op.toString())},' +
-           'fault: function(log,db) {this.retVal.push("FAULT: " + JSON.stringify(log))},' +
-           'result: function(ctx,db) {return this.retVal}}')
-
-STORAGE_OPS = ('{' +
-               'retVal: [],' +
-               'step: function(log,db) {' +
-               '   if(log.op.toNumber() == 0x54) ' +
-               '     this.retVal.push(log.getPC() + ": SLOAD");' +
-               '   if(log.op.toNumber() == 0x55) ' +
-               '     this.retVal.push(log.getPC() + ": SSTORE");' +
-               '},' +
-               'fault: function(log,db) {this.retVal.push("FAULT: " + JSON.stringify(log))},' +
-               'result: function(ctx,db) {return this.retVal}' +
-               '}')
-
-STORAGE_VALUES = ('{' +
-                  'retVal: [],' +
-                  'step: function(log,db) {' +
-                  '   if(log.op.toNumber() == 0x54) ' +
-                  '     this.retVal.push(log.getPC() + ": SLOAD " + ' +
-                  '        log.stack.peek(0).toString(16));' +
-                  '   if(log.op.toNumber() == 0x55) ' +
-                  '     this.retVal.push(log.getPC() + ": SSTORE " +' +
-                  '        log.stack.peek(0).toString(16) + " <- " +' +
-                  '        log.stack.peek(1).toString(16));' +
-                  '},' +
-                  'fault: function(log,db) {this.retVal.push("FAULT: " + JSON.stringify(log))},' +
-                  'result: function(ctx,db) {return this.retVal}' +
-                  '}')
 
 VALUE = (1 << 255) | 0xBEEF       # beyond 2**53: toString(16) must give every digit
 FAULT = 'FAULT: {"op":{},"stack":{},"memory":{},"contract":{}}'

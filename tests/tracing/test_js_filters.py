@@ -1,40 +1,8 @@
 """The filter scripts written for the node's console (geth/Evmos tracing docs), verbatim, on SLOAD/SSTORE steps."""
 
 from chaind.tracing.js import JsTracer
+from chaind.tracing.js.examples import ALL_OPS, STORAGE_OPS, STORAGE_VALUES
 from js_driver import make_env, make_step
-
-# The three tracers exactly as the console examples build them (string concatenation included).
-ALL_OPS = ('{retVal: [],' +
-           'step: function(log,db) {this.retVal.push(log.getPC() + ":" + log.op.toString())},' +
-           'fault: function(log,db) {this.retVal.push("FAULT: " + JSON.stringify(log))},' +
-           'result: function(ctx,db) {return this.retVal}}')
-
-STORAGE_OPS = ('{' +
-               'retVal: [],' +
-               'step: function(log,db) {' +
-               '   if(log.op.toNumber() == 0x54) ' +
-               '     this.retVal.push(log.getPC() + ": SLOAD");' +
-               '   if(log.op.toNumber() == 0x55) ' +
-               '     this.retVal.push(log.getPC() + ": SSTORE");' +
-               '},' +
-               'fault: function(log,db) {this.retVal.push("FAULT: " + JSON.stringify(log))},' +
-               'result: function(ctx,db) {return this.retVal}' +
-               '}')
-
-STORAGE_VALUES = ('{' +
-                  'retVal: [],' +
-                  'step: function(log,db) {' +
-                  '   if(log.op.toNumber() == 0x54) ' +
-                  '     this.retVal.push(log.getPC() + ": SLOAD " + ' +
-                  '        log.stack.peek(0).toString(16));' +
-                  '   if(log.op.toNumber() == 0x55) ' +
-                  '     this.retVal.push(log.getPC() + ": SSTORE " +' +
-                  '        log.stack.peek(0).toString(16) + " <- " +' +
-                  '        log.stack.peek(1).toString(16));' +
-                  '},' +
-                  'fault: function(log,db) {this.retVal.push("FAULT: " + JSON.stringify(log))},' +
-                  'result: function(ctx,db) {return this.retVal}' +
-                  '}')
 
 SLOT = 0x290DECD9548B62A8D60345A988386FC84BA6BC95484008F6362F93160EF3E563
 VALUE = (1 << 255) | 0xBEEF
