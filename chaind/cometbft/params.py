@@ -10,6 +10,8 @@ import re
 import attrs
 import orjson
 
+from chaind.rpc.gojson import json_type
+
 INT, BOOL, STR, BYTES, HEX = "int", "bool", "string", "bytes", "hexbytes"
 _DIGITS = re.compile(r"^-?[0-9]+$")
 _GO_TYPES = {INT: "int64", BOOL: "bool", STR: "string", BYTES: "[]uint8", HEX: "bytes.HexBytes"}
@@ -65,7 +67,7 @@ def _uri_value(kind, text):
         raise ParamError(f"invalid character {text[0]!r} looking for beginning of value") from None
     if kind in (BYTES, HEX):
         if not isinstance(value, str):
-            raise ParamError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type {_GO_TYPES[kind]}")
+            raise ParamError(f"json: cannot unmarshal {json_type(value)} into Go value of type {_GO_TYPES[kind]}")
         return value.encode()
     return _json_value(kind, value)
 
@@ -78,13 +80,13 @@ def _json_value(kind, value):
             return int(value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             raise ParamError(f'invalid 64-bit integer encoding "{orjson.dumps(value).decode()}", expected string')
-        raise ParamError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type int64")
+        raise ParamError(f"json: cannot unmarshal {json_type(value)} into Go value of type int64")
     if kind == BOOL:
         if isinstance(value, bool):
             return value
-        raise ParamError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type bool")
+        raise ParamError(f"json: cannot unmarshal {json_type(value)} into Go value of type bool")
     if not isinstance(value, str):
-        raise ParamError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type {_GO_TYPES[kind]}")
+        raise ParamError(f"json: cannot unmarshal {json_type(value)} into Go value of type {_GO_TYPES[kind]}")
     if kind == STR:
         return value
     if kind == BYTES:
@@ -104,15 +106,3 @@ def _bad_b64_at(text):
         if ch not in alphabet:
             return i
     return len(text)
-
-
-def _json_kind(value):
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"

@@ -7,24 +7,11 @@ import re
 
 import orjson
 
+from chaind.rpc.gojson import json_type
+
 
 class ConfigError(ValueError):
     """A bad tracer config; str() is geth's error text."""
-
-
-def json_type(value):
-    """Go's name for a JSON value's kind in unmarshal errors."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
 
 
 def load(raw):
