@@ -136,7 +136,7 @@ def test_subscription_matching_across_events():
         "a.b >= TIME 2013-05-03T14:45:00Z AND c.d CONTAINS 'x'"
 
 
-STEPS = ("NewRound", "CompleteProposal", "Vote", "Polka", "ValidBlock")
+STEPS = ("NewRound", "CompleteProposal", "Vote", "ValidBlock", "Polka", "Lock")
 
 
 @pytest_twisted.inlineCallbacks
@@ -145,21 +145,33 @@ def test_consensus_step_events(node):
     comet = f"http://127.0.0.1:{node.port_of('cometbft')}"
 
     def scenario():
-        with connect(ws_url(node)) as ws:
-            for i, name in enumerate(STEPS):
+        with connect(ws_url(node)) as ws, connect(ws_url(node)) as lock:
+            for i, name in enumerate(STEPS[:-1]):
                 assert call(ws, "subscribe", {"query": f"tm.event='{name}'"}, i)["result"] == {}
+            # Five subscriptions per connection at most.
+            assert call(lock, "subscribe", {"query": "tm.event='Lock'"}, 5)["result"] == {}
             receipt = transfer(web3)
             height = str(receipt["blockNumber"])
             got = []
-            # For this block: NewRound, CompleteProposal, its prevote, the parent's precommit, Polka, ValidBlock.
+            # For this block: NewRound, CompleteProposal, its prevote, the parent's precommit, ValidBlock, Polka.
             while sum(_belongs(m["result"]["data"]["value"], height) for m in got) < 6:
                 got.append(json.loads(ws.recv(timeout=5)))
+            while True:
+                got.append(json.loads(lock.recv(timeout=5)))
+                if _belongs(got[-1]["result"]["data"]["value"], height):
+                    break
             block = json.loads(urllib.request.urlopen(f"{comet}/block?height={height}", timeout=5).read())
             validators = json.loads(urllib.request.urlopen(f"{comet}/validators", timeout=5).read())
             return height, got, block["result"], validators["result"]["validators"][0]
 
     height, got, block, validator = yield in_thread(scenario)
     mine = [m["result"] for m in got if _belongs(m["result"]["data"]["value"], height)]
+    # One of each step; as in CometBFT, subscriptions do not keep order among themselves, each one does
+    # (the parent's precommit comes first: see Producer._steps).
+    assert sorted((r["query"], r["data"]["value"].get("Vote", {}).get("type") or 0) for r in mine) == sorted([
+        ("tm.event='Vote'", 2), ("tm.event='NewRound'", 0), ("tm.event='CompleteProposal'", 0),
+        ("tm.event='Vote'", 1), ("tm.event='ValidBlock'", 0), ("tm.event='Polka'", 0), ("tm.event='Lock'", 0)])
+    assert [r["data"]["value"]["Vote"]["type"] for r in mine if "Vote" in r["data"]["value"]] == [2, 1]
     by_type = {}
     for r in mine:
         assert r["events"] == {"tm.event": [r["query"].split("'")[1]]}
@@ -170,9 +182,9 @@ def test_consensus_step_events(node):
                          "proposer": {"address": validator["address"], "index": 0}}
     [proposal] = by_type["tendermint/event/CompleteProposal"]
     assert proposal == {"height": height, "round": 0, "step": "RoundStepPropose", "block_id": block_id}
-    # Polka and ValidBlock both send EventDataRoundState.
+    # ValidBlock, Polka and Lock all send EventDataRoundState.
     states = by_type["tendermint/event/RoundState"]
-    assert states == [{"height": height, "round": 0, "step": "RoundStepPrevote"}] * 2
+    assert states == [{"height": height, "round": 0, "step": "RoundStepPrevote"}] * 3
     votes = {v["Vote"]["type"]: v["Vote"] for v in by_type["tendermint/event/Vote"]}
     prevote, precommit = votes[1], votes[2]
     assert prevote["block_id"] == block_id and prevote["round"] == 0 and prevote["validator_index"] == 0

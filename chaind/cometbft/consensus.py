@@ -1,4 +1,4 @@
-"""The consensus-step events (NewRound, CompleteProposal, Vote, Polka, ValidBlock) as CometBFT v0.38's
+"""The consensus-step events (NewRound, CompleteProposal, Vote, ValidBlock, Polka, Lock) as CometBFT v0.38's
 /websocket sends them, made from a committed block and the validator's own key.
 """
 
@@ -57,6 +57,6 @@ def data(event, app):
         signature = app.vote_key.sign(prevote_sign_bytes(header.chain_id, height, block_id, header.time_ns))
         kind, value = "Vote", _vote(PREVOTE, height, block_id, header.time_ns, app.validator_address, signature)
     else:
-        # Polka and ValidBlock carry EventDataRoundState, registered as RoundState; both fire in the prevote step.
+        # ValidBlock, Polka and Lock carry EventDataRoundState, registered as RoundState; all fire in the prevote step.
         kind, value = "RoundState", _round_state(height, "RoundStepPrevote")
     return {"type": f"tendermint/event/{kind}", "value": value}

@@ -81,7 +81,7 @@ def _data(event, app):
     return {"type": f"tendermint/event/{event.name}", "value": value}
 
 
-_CONSENSUS = (ev.NewRound, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock)
+_CONSENSUS = (ev.NewRound, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
 _SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.Tx) + _CONSENSUS
 _KINDS = {kind.name: kind for kind in _SUBSCRIBABLE}
 

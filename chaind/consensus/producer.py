@@ -122,13 +122,13 @@ class Producer(service.Service):
 
     def _steps(self, block):
         """The consensus steps this validator went through for `block`, as CometBFT publishes them:
-        its proposal complete, its prevote a polka, the block valid. The precommit for the parent is
+        its proposal complete, its prevote a polka, the block valid and locked. The precommit for the parent is
         signed at this block's time (one validator's median), so it is announced only now."""
         if self.app.vote_key is None:
             return []
         steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height else []
         return steps + [ev.NewRound(block), ev.CompleteProposal(block), ev.Vote(block, precommit=False),
-                        ev.ValidBlock(block), ev.Polka(block)]
+                        ev.ValidBlock(block), ev.Polka(block), ev.Lock(block)]
 
     def _failed(self, failure):
         self._building = None

@@ -70,6 +70,12 @@ class ValidBlock:
 
 
 @attrs.frozen
+class Lock:
+    block: object
+    name = "Lock"
+
+
+@attrs.frozen
 class PendingTx:
     """A tx accepted into the mempool (not a CometBFT event; feeds newPendingTransactions)."""
 
