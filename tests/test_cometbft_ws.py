@@ -1,10 +1,16 @@
 """/websocket on the CometBFT port: tm.event subscriptions fed by the event bus, routes, limits, slow clients."""
 
+import base64
 import json
+import urllib.request
 
 import pytest_twisted
+from cryptography.hazmat.primitives.asymmetric import ed25519
 from websockets.sync.client import connect
 
+from chaind.chain import votes as votes_mod
+from chaind.chain.block import BlockId
+from chaind.cometbft import consensus
 from chaind.cometbft import query as q
 from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
@@ -128,3 +134,80 @@ def test_subscription_matching_across_events():
     assert not query.matches({"tm.event": ["Tx"], "transfer.amount": ["50achain"], "message.module": ["evm"]})
     assert str(q.parse("a.b>=TIME 2013-05-03T14:45:00Z AND c.d CONTAINS 'x'")) == \
         "a.b >= TIME 2013-05-03T14:45:00Z AND c.d CONTAINS 'x'"
+
+
+STEPS = ("NewRound", "CompleteProposal", "Vote", "ValidBlock", "Polka", "Lock")
+
+
+@pytest_twisted.inlineCallbacks
+def test_consensus_step_events(node):
+    web3 = w3(node)
+    comet = f"http://127.0.0.1:{node.port_of('cometbft')}"
+
+    def scenario():
+        with connect(ws_url(node)) as ws, connect(ws_url(node)) as lock:
+            for i, name in enumerate(STEPS[:-1]):
+                assert call(ws, "subscribe", {"query": f"tm.event='{name}'"}, i)["result"] == {}
+            # Five subscriptions per connection at most.
+            assert call(lock, "subscribe", {"query": "tm.event='Lock'"}, 5)["result"] == {}
+            receipt = transfer(web3)
+            height = str(receipt["blockNumber"])
+            got = []
+            # For this block: NewRound, CompleteProposal, its prevote, the parent's precommit, ValidBlock, Polka.
+            while sum(_belongs(m["result"]["data"]["value"], height) for m in got) < 6:
+                got.append(json.loads(ws.recv(timeout=5)))
+            while True:
+                got.append(json.loads(lock.recv(timeout=5)))
+                if _belongs(got[-1]["result"]["data"]["value"], height):
+                    break
+            block = json.loads(urllib.request.urlopen(f"{comet}/block?height={height}", timeout=5).read())
+            validators = json.loads(urllib.request.urlopen(f"{comet}/validators", timeout=5).read())
+            return height, got, block["result"], validators["result"]["validators"][0]
+
+    height, got, block, validator = yield in_thread(scenario)
+    mine = [m["result"] for m in got if _belongs(m["result"]["data"]["value"], height)]
+    # One of each step; as in CometBFT, subscriptions do not keep order among themselves, each one does
+    # (the parent's precommit comes first: see Producer._steps).
+    assert sorted((r["query"], r["data"]["value"].get("Vote", {}).get("type") or 0) for r in mine) == sorted([
+        ("tm.event='Vote'", 2), ("tm.event='NewRound'", 0), ("tm.event='CompleteProposal'", 0),
+        ("tm.event='Vote'", 1), ("tm.event='ValidBlock'", 0), ("tm.event='Polka'", 0), ("tm.event='Lock'", 0)])
+    assert [r["data"]["value"]["Vote"]["type"] for r in mine if "Vote" in r["data"]["value"]] == [2, 1]
+    by_type = {}
+    for r in mine:
+        assert r["events"] == {"tm.event": [r["query"].split("'")[1]]}
+        by_type.setdefault(r["data"]["type"], []).append(r["data"]["value"])
+    block_id = block["block_id"]
+    [new_round] = by_type["tendermint/event/NewRound"]
+    assert new_round == {"height": height, "round": 0, "step": "RoundStepNewRound",
+                         "proposer": {"address": validator["address"], "index": 0}}
+    [proposal] = by_type["tendermint/event/CompleteProposal"]
+    assert proposal == {"height": height, "round": 0, "step": "RoundStepPropose", "block_id": block_id}
+    # ValidBlock, Polka and Lock all send EventDataRoundState.
+    states = by_type["tendermint/event/RoundState"]
+    assert states == [{"height": height, "round": 0, "step": "RoundStepPrevote"}] * 3
+    votes = {v["Vote"]["type"]: v["Vote"] for v in by_type["tendermint/event/Vote"]}
+    prevote, precommit = votes[1], votes[2]
+    assert prevote["block_id"] == block_id and prevote["round"] == 0 and prevote["validator_index"] == 0
+    assert prevote["validator_address"] == validator["address"] and prevote["extension"] is None
+    # The parent's precommit is the very signature this block's last_commit carries.
+    sig = block["block"]["last_commit"]["signatures"][0]
+    assert precommit["block_id"] == block["block"]["last_commit"]["block_id"]
+    assert (precommit["signature"], precommit["timestamp"], precommit["validator_address"]) == \
+        (sig["signature"], sig["timestamp"], sig["validator_address"])
+    # The prevote verifies under the validator's key over CometBFT's prevote sign bytes.
+    public = ed25519.Ed25519PublicKey.from_public_bytes(base64.b64decode(validator["pub_key"]["value"]))
+    bid = BlockId(bytes.fromhex(block_id["hash"]), block_id["parts"]["total"], bytes.fromhex(block_id["parts"]["hash"]))
+    header = block["block"]["header"]
+    time_ns = node.app.block_at(int(height))[0].time_ns
+    public.verify(base64.b64decode(prevote["signature"]),
+                  consensus.prevote_sign_bytes(header["chain_id"], int(height), bid, time_ns))
+    public.verify(base64.b64decode(sig["signature"]), votes_mod.sign_bytes(
+        header["chain_id"], int(height) - 1, 0, node.app.block_at(int(height))[0].last_block_id, time_ns))
+
+
+def _belongs(value, height):
+    """Whether a step event is one of block `height`'s (whose events carry the parent's precommit)."""
+    if "Vote" in value:
+        vote = value["Vote"]
+        return (vote["type"], vote["height"]) in ((1, height), (2, str(int(height) - 1)))
+    return value["height"] == height

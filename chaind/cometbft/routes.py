@@ -352,8 +352,7 @@ class CometRoutes:
         included = defer.Deferred()
         bus = self.node.bus
         # Subscribe before submitting, so the block that takes the tx cannot be missed.
-        sub = bus.subscribe(lambda e: isinstance(e, ev.Tx) and native_hash(e.block.txs[e.index]) == tx_hash,
-                            capacity=1)
+        sub = bus.subscribe(lambda e: native_hash(e.block.txs[e.index]) == tx_hash, capacity=1, kind=ev.Tx)
         sub.on_event = lambda: included.called or included.callback(sub.drain()[0])
         try:
             try:

@@ -112,13 +112,23 @@ class Producer(service.Service):
     def _committed(self, block):
         self._building = None
         self.mempool.remove_committed(self.app.head_nonce)
-        events = [ev.NewBlock(block), ev.NewBlockHeader(block)]
+        events = self._steps(block) + [ev.NewBlock(block), ev.NewBlockHeader(block)]
         events += [ev.Tx(block, i) for i in range(len(block.txs))]
         self.bus.publish(events)
         if self._wanted or (self.settings.block_interval == 0 and len(self.mempool)):
             self._wanted = False
             self.reactor.callLater(0, self._request_block)
         return block
+
+    def _steps(self, block):
+        """The consensus steps this validator went through for `block`, as CometBFT publishes them:
+        its proposal complete, its prevote a polka, the block valid and locked. The precommit for the parent is
+        signed at this block's time (one validator's median), so it is announced only now."""
+        if self.app.vote_key is None:
+            return []
+        steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height else []
+        return steps + [ev.NewRound(block), ev.CompleteProposal(block), ev.Vote(block, precommit=False),
+                        ev.ValidBlock(block), ev.Polka(block), ev.Lock(block)]
 
     def _failed(self, failure):
         self._building = None

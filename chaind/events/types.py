@@ -29,6 +29,52 @@ class ValidatorSetUpdates:
     name = "ValidatorSetUpdates"
 
 
+# The consensus steps the solo producer goes through for each block it commits, published with the
+# block (after it is durable). `block` is that committed block; the payloads are made from it only
+# when a subscriber renders them, so the steps cost a block no more than a few small objects.
+
+
+@attrs.frozen
+class NewRound:
+    block: object
+    name = "NewRound"
+
+
+@attrs.frozen
+class CompleteProposal:
+    block: object
+    name = "CompleteProposal"
+
+
+@attrs.frozen
+class Vote:
+    """The validator's prevote for `block`, or (precommit) the precommit for the parent that `block`'s
+    last_commit carries: with one validator that vote is signed at the next block's time, so it
+    exists only once that block is made."""
+
+    block: object
+    precommit: bool
+    name = "Vote"
+
+
+@attrs.frozen
+class Polka:
+    block: object
+    name = "Polka"
+
+
+@attrs.frozen
+class ValidBlock:
+    block: object
+    name = "ValidBlock"
+
+
+@attrs.frozen
+class Lock:
+    block: object
+    name = "Lock"
+
+
 @attrs.frozen
 class PendingTx:
     """A tx accepted into the mempool (not a CometBFT event; feeds newPendingTransactions)."""
