@@ -90,7 +90,7 @@ def test_info_routes_over_get_and_post(node):
     status, listing, _ = yield in_thread(fetch, base(node) + "/")
     assert status == 200 and b"Available endpoints:" in listing and b"tx_search?query=_" in listing
     status, abci = yield post(node, "abci_query", {"path": "/cosmos.bank.v1beta1.Query/AllBalances", "data": ""})
-    assert abci["error"]["code"] == -32603 and "issue 6" in abci["error"]["data"]
+    assert abci["result"]["response"]["code"] == 18 and abci["result"]["response"]["codespace"] == "sdk"
 
 
 @pytest_twisted.inlineCallbacks
@@ -305,3 +305,39 @@ def test_index_persists_across_restart(node_factory):
     again = node_factory()
     reply = (yield post(again, "tx_search", {"query": f"ethereum_tx.ethereumTxHash='{evm_hash}'"}))[1]["result"]
     assert reply["total_count"] == "1" and reply["txs"][0]["height"] == str(receipt["blockNumber"])
+
+
+@pytest_twisted.inlineCallbacks
+def test_abci_query_answers_the_grpc_query_services(node):
+    from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query
+
+    web3 = w3(node)
+    receipt = yield in_thread(send, web3, {"to": OTHER, "value": 5, "nonce": 0})
+    address = bech32(node, OTHER)
+
+    def balance_at(height=None):
+        request = bank_query.QueryBalanceRequest(address=address, denom=node.genesis.base_denom)
+        params = {"path": "/cosmos.bank.v1beta1.Query/Balance", "data": request.SerializeToString().hex()}
+        if height is not None:
+            params["height"] = str(height)
+        return post(node, "abci_query", params)
+
+    _, reply = yield balance_at()
+    response = reply["result"]["response"]
+    assert response["code"] == 0 and response["height"] == str(node.app.height)
+    answer = bank_query.QueryBalanceResponse.FromString(base64.b64decode(response["value"]))
+    assert int(answer.balance.amount) == 5 == (yield in_thread(web3.eth.get_balance, OTHER))
+    _, reply = yield balance_at(receipt.blockNumber - 1)
+    past = bank_query.QueryBalanceResponse.FromString(base64.b64decode(reply["result"]["response"]["value"] or ""))
+    assert reply["result"]["response"]["height"] == str(receipt.blockNumber - 1) and past.balance.amount in ("", "0")
+    _, reply = yield post(node, "abci_query", {"path": "/cosmos.bank.v1beta1.Query/Nope", "data": ""})
+    assert reply["result"]["response"]["code"] == 6 and "unknown query path" in reply["result"]["response"]["log"]
+    bad = bank_query.QueryBalanceRequest(address="chain1notanaddress", denom="achain").SerializeToString().hex()
+    _, reply = yield post(node, "abci_query", {"path": "/cosmos.bank.v1beta1.Query/Balance", "data": bad})
+    assert reply["result"]["response"]["code"] == 18 and "InvalidArgument" in reply["result"]["response"]["log"]
+
+
+def bech32(node, hex_address):
+    from chaind.crypto.addresses import to_bech32
+
+    return to_bech32(node.genesis.bech32_prefix, bytes.fromhex(hex_address[2:]))

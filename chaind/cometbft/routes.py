@@ -17,6 +17,7 @@ from chaind.cometbft import encode as enc
 from chaind.cometbft import query as q
 from chaind.cometbft import search
 from chaind.cometbft.commit import CommitSigner
+from chaind.grpc.abci import QueryRouter
 from chaind.cometbft.params import BOOL, BYTES, HEX, INT, STR, Arg
 from chaind.cometbft.proof import tx_proof
 from chaind.events import types as ev
@@ -47,6 +48,7 @@ class CometRoutes:
         self.genesis = node.genesis
         self.settings = settings
         self.searcher = search.TxSearch(node.app)
+        self.queries = QueryRouter(node)
         validator = node.genesis.validators[0] if node.genesis.validators else None
         self.validator = validator
         self.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
@@ -150,8 +152,14 @@ class CometRoutes:
                              "last_block_height": str(header.height), "last_block_app_hash": enc.b64(meta.app_hash)}}
 
     def abci_query(self, path, data, height, prove):
-        raise RouteError("abci_query is not served yet: the gRPC query services it answers from come with "
-                         "issue 6 (native modules over gRPC)")
+        if prove:
+            raise RouteError("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
+        if height:
+            self._height(height)
+        answer = self.queries.query(path, data or b"", height or 0)
+        return {"response": {"code": answer.code, "log": answer.log, "info": "", "index": "0", "key": None,
+                             "value": enc.b64(answer.value) if answer.value else None, "proofOps": None,
+                             "height": str(answer.height), "codespace": answer.codespace}}
 
     def genesis_route(self):
         if len(self._genesis_bytes()) > GENESIS_CHUNK:

@@ -1,0 +1,96 @@
+"""The gRPC query services answered through ABCI Query (CometBFT's abci_query), as @cosmjs uses them.
+
+Same servicers as the gRPC server; the path is the full method name, the data the request bytes.
+Errors become ABCI codes as the SDK's gRPCErrorToSDKError maps them.
+"""
+
+import attrs
+import grpc
+
+from chaind.grpc.auth import AuthQuery
+from chaind.grpc.bank import BankQuery
+from chaind.grpc.common import HEIGHT_HEADER
+from chaind.grpc.node_service import NodeService
+from chaind.grpc.tendermint import TendermintService
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_query
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query
+
+# SDK error codes (codespace "sdk") a gRPC status maps to.
+_SDK_ERRORS = {
+    grpc.StatusCode.NOT_FOUND: (38, "key not found"),
+    grpc.StatusCode.INVALID_ARGUMENT: (18, "invalid request"),
+    grpc.StatusCode.FAILED_PRECONDITION: (18, "invalid request"),
+    grpc.StatusCode.UNAUTHENTICATED: (4, "unauthorized"),
+}
+_UNKNOWN_REQUEST = (6, "unknown request")
+
+
+@attrs.frozen
+class AbciAnswer:
+    code: int = 0
+    log: str = ""
+    value: bytes = b""
+    height: int = 0
+    codespace: str = ""
+
+
+class _Aborted(Exception):
+    def __init__(self, code, details):
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class _Context:
+    """What a servicer reads of a gRPC call context: the height header, and where to abort."""
+
+    def __init__(self, height):
+        self._metadata = ((HEIGHT_HEADER, str(height)),) if height else ()
+        self.height = None
+
+    def invocation_metadata(self):
+        return self._metadata
+
+    def send_initial_metadata(self, metadata):
+        for key, value in metadata:
+            if key == HEIGHT_HEADER:
+                self.height = int(value)
+
+    def abort(self, code, details):
+        raise _Aborted(code, details)
+
+
+class QueryRouter:
+    def __init__(self, node):
+        self.node = node
+        self.methods = {}
+        for module, service_name, servicer in (
+                (bank_query, "Query", BankQuery(node.app)), (auth_query, "Query", AuthQuery(node.app)),
+                (cmt_query, "Service", TendermintService(node)), (node_query, "Service", NodeService(node))):
+            service = module.DESCRIPTOR.services_by_name[service_name]
+            for method in service.methods:
+                request_class = getattr(module, method.input_type.name)
+                self.methods[f"/{service.full_name}/{method.name}"] = (getattr(servicer, method.name), request_class)
+
+    def query(self, path, data, height):
+        """The AbciAnswer to a query of `path` with request bytes `data` at `height` (0: latest)."""
+        found = self.methods.get(path)
+        if found is None:
+            code, text = _UNKNOWN_REQUEST
+            return AbciAnswer(code=code, log=f"unknown query path: {path}: {text}", codespace="sdk")
+        handler, request_class = found
+        try:
+            request = request_class.FromString(data)
+        except Exception as e:
+            return AbciAnswer(code=18, log=f"failed to decode request: {e}: invalid request", codespace="sdk")
+        context = _Context(height)
+        try:
+            response = handler(request, context)
+        except _Aborted as e:
+            code, text = _SDK_ERRORS.get(e.code, _UNKNOWN_REQUEST)
+            status = e.code.name.title().replace("_", "")
+            return AbciAnswer(code=code, log=f"rpc error: code = {status} desc = {e.details}: {text}",
+                              codespace="sdk", height=height or self.node.app.height)
+        return AbciAnswer(value=response.SerializeToString(), height=context.height or self.node.app.height)
