@@ -46,7 +46,8 @@ class DevNode:
                         "Home(sys.argv[1]).init('bench', dev=True)", str(home)], env=env, check=True)
         config = self.tmp / "chaind.toml"
         # extra_config may go on with [json-rpc] keys, so that section comes last.
-        config.write_text(f'[cometbft-rpc]\naddress = "127.0.0.1:0"\n[grpc]\naddress = "127.0.0.1:0"\n[json-rpc]\naddress = "127.0.0.1:{self.port}"\n'
+        config.write_text(f'[cometbft-rpc]\naddress = "127.0.0.1:0"\n[grpc]\naddress = "127.0.0.1:0"\n'
+                          f'[rest]\naddress = "127.0.0.1:0"\n[json-rpc]\naddress = "127.0.0.1:{self.port}"\n'
                           f'ws-address = "127.0.0.1:{self.ws_port}"\n{self.extra_config}')
         twistd = pathlib.Path(sys.executable).parent / "twistd"
         self.log = open(self.tmp / "node.log", "wb")

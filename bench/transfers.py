@@ -138,7 +138,7 @@ def start_node(workdir, interval, mempool):
     config = workdir / "bench.toml"
     lines = ["[chain]", f"block-interval = {interval}", "[json-rpc]", f'address = "127.0.0.1:{port}"',
              'ws-address = "127.0.0.1:0"', "[cometbft-rpc]", 'address = "127.0.0.1:0"',
-             "[grpc]", 'address = "127.0.0.1:0"']
+             "[grpc]", 'address = "127.0.0.1:0"', "[rest]", 'address = "127.0.0.1:0"']
     if mempool:
         lines += ["[mempool]"] + [f"{k} = {v}" for k, v in mempool.items()]
     config.write_text("\n".join(lines) + "\n")

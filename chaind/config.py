@@ -110,12 +110,19 @@ class TracingSettings:
 
 
 @attrs.frozen
+class RestSettings:
+    enable: bool = True
+    address: str = _listen("127.0.0.1:9091")
+
+
+@attrs.frozen
 class Settings:
     chain: ChainSettings = ChainSettings()
     mempool: MempoolSettings = MempoolSettings()
     storage: StorageSettings = StorageSettings()
     json_rpc: JsonRpcSettings = JsonRpcSettings()
     tracing: TracingSettings = TracingSettings()
+    rest: RestSettings = RestSettings()
     cometbft_rpc: CometRpcSettings = CometRpcSettings()
     grpc: GrpcSettings = GrpcSettings()
 

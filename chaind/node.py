@@ -7,6 +7,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from twisted.application import internet, service
 from twisted.internet import defer, endpoints
 from twisted.python.threadpool import ThreadPool
+from twisted.web import server
 
 from chaind import config as config_mod
 from chaind.api.debug import DebugApi
@@ -25,7 +26,9 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
+from chaind.grpc.abci import QueryRouter
 from chaind.grpc.server import GrpcServer
+from chaind.rest.gateway import RestGateway
 from chaind.home import Home
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_ws import EvmWebSocketFactory
@@ -93,6 +96,7 @@ class Node(service.MultiService):
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
+        self.queries = QueryRouter(self)    # gRPC query services by method path (abci_query, REST)
         if comet.enable:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
             self.comet_routes = CometRoutes(self, comet)
@@ -104,6 +108,11 @@ class Node(service.MultiService):
             grpc_server = GrpcServer(self, settings.grpc)
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
+        if settings.rest.enable:
+            gateway = RestGateway(self, self.queries, self.reactor)
+            site = server.Site(gateway.resource())
+            site.displayTracebacks = False
+            self._listen("rest", settings.rest.address, site)
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}

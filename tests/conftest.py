@@ -17,7 +17,8 @@ def make_node(home_path, **sections):
         home.init("test", dev=True)
     base = {"chain": {"block_interval": 0.0, "empty_blocks": False},
             "json_rpc": {"address": "127.0.0.1:0", "ws_address": "127.0.0.1:0"},
-            "cometbft_rpc": {"address": "127.0.0.1:0"}, "grpc": {"address": "127.0.0.1:0"}}
+            "cometbft_rpc": {"address": "127.0.0.1:0"}, "grpc": {"address": "127.0.0.1:0"},
+            "rest": {"address": "127.0.0.1:0"}}
     for name, values in sections.items():
         base.setdefault(name, {}).update(values)
     settings = config.Settings().evolve(**base)

@@ -212,7 +212,8 @@ def test_kill_9_at_random_moments_loses_nothing_committed(tmp_path, storage):
     Home(home).init("test", dev=True)
     config = tmp_path / "chaind.toml"
     config.write_text('[chain]\nblock-interval = 0.0\n[json-rpc]\naddress = "127.0.0.1:0"\nws-address = "127.0.0.1:0"\n'
-                      '[cometbft-rpc]\naddress = "127.0.0.1:0"\n[grpc]\naddress = "127.0.0.1:0"\n' + storage)
+                      '[cometbft-rpc]\naddress = "127.0.0.1:0"\n[grpc]\naddress = "127.0.0.1:0"\n'
+                      '[rest]\naddress = "127.0.0.1:0"\n' + storage)
     rng = random.Random(20261122)
     recipients = lambda nonce: to_checksum_address((nonce % 50 + 1).to_bytes(20, "big"))  # noqa: E731
     node = NodeProcess(home, config, tmp_path)

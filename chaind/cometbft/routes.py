@@ -17,7 +17,6 @@ from chaind.cometbft import encode as enc
 from chaind.cometbft import query as q
 from chaind.cometbft import search
 from chaind.cometbft.commit import CommitSigner
-from chaind.grpc.abci import QueryRouter
 from chaind.cometbft.params import BOOL, BYTES, HEX, INT, STR, Arg
 from chaind.cometbft.proof import tx_proof
 from chaind.events import types as ev
@@ -48,7 +47,7 @@ class CometRoutes:
         self.genesis = node.genesis
         self.settings = settings
         self.searcher = search.TxSearch(node.app)
-        self.queries = QueryRouter(node)
+        self.queries = node.queries      # the gRPC query services, for abci_query
         validator = node.genesis.validators[0] if node.genesis.validators else None
         self.validator = validator
         self.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""

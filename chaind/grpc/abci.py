@@ -36,7 +36,9 @@ class AbciAnswer:
     codespace: str = ""
 
 
-class _Aborted(Exception):
+class StatusError(Exception):
+    """A gRPC status a servicer answered with, called outside gRPC (ABCI query, REST)."""
+
     def __init__(self, code, details):
         super().__init__(details)
         self.code = code
@@ -49,6 +51,7 @@ class _Context:
     def __init__(self, height):
         self._metadata = ((HEIGHT_HEADER, str(height)),) if height else ()
         self.height = None
+        self._code = self._details = None
 
     def invocation_metadata(self):
         return self._metadata
@@ -59,10 +62,19 @@ class _Context:
                 self.height = int(value)
 
     def abort(self, code, details):
-        raise _Aborted(code, details)
+        raise StatusError(code, details)
+
+    # What the generated base classes use for a method nobody implemented.
+    def set_code(self, code):
+        self._code = code
+
+    def set_details(self, details):
+        self._details = details
 
 
 class QueryRouter:
+    """The query services by full method path ("/cosmos.bank.v1beta1.Query/Balance")."""
+
     def __init__(self, node):
         self.node = node
         self.methods = {}
@@ -74,23 +86,35 @@ class QueryRouter:
                 request_class = getattr(module, method.input_type.name)
                 self.methods[f"/{service.full_name}/{method.name}"] = (getattr(servicer, method.name), request_class)
 
+    def request_class(self, path):
+        found = self.methods.get(path)
+        return None if found is None else found[1]
+
+    def call(self, path, request, height):
+        """(response, height it was read at); raises StatusError as the servicer answers."""
+        handler, _ = self.methods[path]
+        context = _Context(height)
+        try:
+            response = handler(request, context)
+        except NotImplementedError:
+            raise StatusError(grpc.StatusCode.UNIMPLEMENTED, context._details or "Method not implemented!") from None
+        return response, context.height or self.node.app.height
+
     def query(self, path, data, height):
         """The AbciAnswer to a query of `path` with request bytes `data` at `height` (0: latest)."""
-        found = self.methods.get(path)
-        if found is None:
+        request_class = self.request_class(path)
+        if request_class is None:
             code, text = _UNKNOWN_REQUEST
             return AbciAnswer(code=code, log=f"unknown query path: {path}: {text}", codespace="sdk")
-        handler, request_class = found
         try:
             request = request_class.FromString(data)
         except Exception as e:
             return AbciAnswer(code=18, log=f"failed to decode request: {e}: invalid request", codespace="sdk")
-        context = _Context(height)
         try:
-            response = handler(request, context)
-        except _Aborted as e:
+            response, used = self.call(path, request, height)
+        except StatusError as e:
             code, text = _SDK_ERRORS.get(e.code, _UNKNOWN_REQUEST)
             status = e.code.name.title().replace("_", "")
             return AbciAnswer(code=code, log=f"rpc error: code = {status} desc = {e.details}: {text}",
                               codespace="sdk", height=height or self.node.app.height)
-        return AbciAnswer(value=response.SerializeToString(), height=context.height or self.node.app.height)
+        return AbciAnswer(value=response.SerializeToString(), height=used)

@@ -1,0 +1,160 @@
+"""The REST gateway (port 9091): the SDK's grpc-gateway paths over the same query servicers.
+
+Routes come from the `// REST:` line above each rpc in protos/ (setup.py writes chaind/pb/rest_routes.py).
+Requests become the same protobuf requests; answers are JSON as grpc-gateway writes them.
+"""
+
+import re
+
+import orjson
+from google.protobuf import descriptor, json_format
+from klein import Klein
+from twisted.internet import threads
+from twisted.logger import Logger
+from werkzeug.exceptions import MethodNotAllowed, NotFound
+
+from chaind.grpc.abci import StatusError
+from chaind.grpc.common import HEIGHT_HEADER
+from chaind.pb.rest_routes import ROUTES
+
+log = Logger()
+HEIGHT_OUT = b"Grpc-Metadata-X-Cosmos-Block-Height"
+UNIMPLEMENTED = 12
+# grpc-gateway's HTTP status for each gRPC status code (runtime.HTTPStatusFromCode).
+_HTTP_STATUS = {0: 200, 1: 499, 2: 500, 3: 400, 4: 504, 5: 404, 6: 409, 7: 403, 8: 429, 9: 400, 10: 409,
+                11: 400, 12: 501, 13: 500, 14: 503, 15: 500, 16: 401}
+_PARAM = re.compile(r"\{(\w+)\}")
+_INTEGERS = (descriptor.FieldDescriptor.TYPE_INT32, descriptor.FieldDescriptor.TYPE_UINT32,
+             descriptor.FieldDescriptor.TYPE_SINT32, descriptor.FieldDescriptor.TYPE_ENUM)
+
+
+class RestGateway:
+    def __init__(self, node, router, reactor):
+        self.node = node
+        self.router = router
+        self.reactor = reactor
+        self.app = Klein()
+        served = set()
+        for http_method, template, grpc_path in ROUTES:
+            if (http_method, template) in served:
+                continue          # two rpcs on one template (auth's bech32/{...}): the first wins, as in the SDK
+            served.add((http_method, template))
+            names = _PARAM.findall(template)
+            # The last path parameter may hold slashes (an ibc/... denom).
+            route = _PARAM.sub(lambda m: f"<path:{m.group(1)}>" if m.group(1) == names[-1] else f"<{m.group(1)}>",
+                               template)
+            self.app.route(route, methods=[http_method], branch=False,
+                           endpoint=f"{http_method} {template}")(self._handler(grpc_path))
+        self.app.handle_errors(NotFound, MethodNotAllowed)(self._unrouted)
+        self.app.handle_errors(Exception)(self._crashed)
+
+    def resource(self):
+        return self.app.resource()
+
+    def _handler(self, grpc_path):
+        def handle(request, **path_params):
+            return self._answer(request, grpc_path, path_params)
+        return handle
+
+    def _answer(self, request, grpc_path, path_params):
+        request.setHeader(b"content-type", b"application/json")
+        request_class = self.router.request_class(grpc_path)
+        if request_class is None:
+            return _error(request, UNIMPLEMENTED, f"{grpc_path} is not served by this node yet")
+        try:
+            message = _request_message(request_class, path_params, request.args)
+            height = _height(request)
+        except (json_format.ParseError, ValueError) as e:
+            return _error(request, 3, str(e))
+        d = threads.deferToThreadPool(self.reactor, self.node.call_pool, self.router.call, grpc_path, message, height)
+        d.addCallbacks(lambda answer: _ok(request, *answer), lambda failure: _failed(request, failure))
+        return d
+
+    def _unrouted(self, request, failure):
+        # No route for the path (or method): what the SDK's gateway answers.
+        request.setHeader(b"content-type", b"application/json")
+        return _error(request, UNIMPLEMENTED, "Not Implemented")
+
+    def _crashed(self, request, failure):
+        log.failure("REST request {path} failed", failure, path=request.path)
+        request.setHeader(b"content-type", b"application/json")
+        return _error(request, 13, "internal error")
+
+
+def _request_message(request_class, path_params, args):
+    """The protobuf request from path parameters and query arguments (`pagination.limit=10`)."""
+    values = {}
+    for key, items in args.items():
+        name = key.decode()
+        for item in items:
+            _set(values, request_class.DESCRIPTOR, name.split("."), item.decode())
+    for name, value in path_params.items():
+        _set(values, request_class.DESCRIPTOR, [name], value)
+    return json_format.ParseDict(values, request_class(), ignore_unknown_fields=False)
+
+
+def _set(values, message_descriptor, path, value):
+    field = message_descriptor.fields_by_name.get(path[0]) or next(
+        (f for f in message_descriptor.fields if f.json_name == path[0]), None)
+    if field is None:
+        raise ValueError(f"unknown field {path[0]!r} in {message_descriptor.name}")
+    if len(path) > 1:
+        if field.message_type is None:
+            raise ValueError(f"{path[0]} is not a message")
+        _set(values.setdefault(field.name, {}), field.message_type, path[1:], value)
+        return
+    if field.type == descriptor.FieldDescriptor.TYPE_BOOL:
+        if value not in ("true", "false"):
+            raise ValueError(f"{field.name}: bad bool {value!r}")
+        value = value == "true"
+    elif field.type in _INTEGERS and field.type != descriptor.FieldDescriptor.TYPE_ENUM:
+        value = int(value)
+    values[field.name] = value
+
+
+def _height(request):
+    raw = request.getHeader(HEIGHT_HEADER)
+    if raw is None:
+        return 0
+    height = int(raw)
+    if height < 0:
+        raise ValueError("cannot query with height < 0; please provide a valid height")
+    return height
+
+
+def _ok(request, response, height):
+    request.setHeader(HEIGHT_OUT, str(height).encode())
+    body = json_format.MessageToDict(response, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
+    _empty_bytes_as_null(response, body)
+    return orjson.dumps(body)
+
+
+def _empty_bytes_as_null(message, body):
+    """gogoproto's jsonpb writes unset bytes as null where protobuf's json_format writes "" (next_key)."""
+    for field in message.DESCRIPTOR.fields:
+        if field.name not in body or field.message_type is not None and field.message_type.full_name.startswith(
+                "google.protobuf."):
+            continue
+        value = getattr(message, field.name)
+        if field.type == descriptor.FieldDescriptor.TYPE_BYTES and not field.is_repeated:
+            if not value:
+                body[field.name] = None
+        elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
+            if field.is_repeated:
+                for item, item_body in zip(value, body[field.name]):
+                    _empty_bytes_as_null(item, item_body)
+            elif isinstance(body[field.name], dict):
+                _empty_bytes_as_null(value, body[field.name])
+
+
+def _failed(request, failure):
+    if failure.check(StatusError):
+        return _error(request, failure.value.code.value[0], failure.value.details)
+    log.failure("REST query failed", failure)
+    return _error(request, 13, "internal error")
+
+
+def _error(request, code, message):
+    request.setResponseCode(_HTTP_STATUS.get(code, 500))
+    return orjson.dumps({"code": code, "message": message, "details": []})
