@@ -14,7 +14,6 @@ upper bound) to the last subscriber's notification; every subscriber must get th
 """
 
 import argparse
-import base64
 import hashlib
 import http.client
 import json
@@ -23,9 +22,7 @@ import pathlib
 import random
 import select
 import shutil
-import socket
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
@@ -38,6 +35,7 @@ from eth_account import Account
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from devnode import REPO, DevNode, Profile, free_port  # noqa: E402
+from rawws import RawWebSocket  # noqa: E402
 from chaind.chain import txs as chain_txs  # noqa: E402
 from chaind.chain.app import App  # noqa: E402
 from chaind.chain.genesis import Genesis  # noqa: E402
@@ -147,55 +145,16 @@ def search_latencies(node, hashes, queries):
     return times[len(times) // 2], times[int(len(times) * 0.99)]
 
 
-class Subscriber:
-    """One /websocket connection subscribed to tm.event='NewBlock'; frames parsed only as far as needed."""
+class Subscriber(RawWebSocket):
+    """One /websocket connection subscribed to tm.event='NewBlock'."""
 
     def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET /websocket HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
-                          .encode())
-        self.buffer = b""
-        while b"\r\n\r\n" not in self.buffer:
-            self.buffer += self.recv()
-        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
-        if not head.startswith(b"HTTP/1.1 101"):
-            raise SystemExit(f"handshake refused: {head.decode(errors='replace')}")
-        self.send_text(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "subscribe",
-                                   "params": {"query": "tm.event='NewBlock'"}}))
-        while (reply := self.next_message()) is None:
-            self.buffer += self.recv()
-        if json.loads(reply).get("result") != {}:
-            raise SystemExit(f"subscribe refused: {reply[:300]!r}")
+        super().__init__(f"ws://127.0.0.1:{port}/websocket")
+        reply = self.call({"jsonrpc": "2.0", "id": 7, "method": "subscribe",
+                           "params": {"query": "tm.event='NewBlock'"}})
+        if reply.get("result") != {}:
+            raise SystemExit(f"subscribe refused: {str(reply)[:300]}")
         self.sock.setblocking(False)
-
-    def recv(self):
-        data = self.sock.recv(1 << 20)
-        if not data:
-            raise SystemExit("the node closed a subscriber's connection")
-        return data
-
-    def send_text(self, text):
-        payload, mask = text.encode(), os.urandom(4)
-        header = bytes([0x81, 0x80 | len(payload)]) if len(payload) < 126 else \
-            bytes([0x81, 0x80 | 126]) + struct.pack("!H", len(payload))
-        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-    def next_message(self):
-        """One complete unmasked server frame off the buffer, or None."""
-        if len(self.buffer) < 2:
-            return None
-        length, offset = self.buffer[1] & 0x7F, 2
-        if length == 126:
-            length, offset = struct.unpack_from("!H", self.buffer, 2)[0], 4
-        elif length == 127:
-            length, offset = struct.unpack_from("!Q", self.buffer, 2)[0], 10
-        if len(self.buffer) < offset + length:
-            return None
-        message = self.buffer[offset:offset + length]
-        self.buffer = self.buffer[offset + length:]
-        return message
 
 
 def fanout_round(node, subscribers, poll, raw_hex, tx_hash):

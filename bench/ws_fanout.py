@@ -10,23 +10,20 @@ last one's; every subscriber must get the header of the block holding the transf
 """
 
 import argparse
-import base64
 import json
-import os
 import pathlib
 import select
 import socket
 import statistics
-import struct
 import sys
 import time
-import urllib.parse
 
 from eth_account import Account
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from devnode import DevNode, Profile  # noqa: E402
+from rawws import RawWebSocket  # noqa: E402
 from chaind.home import Home  # noqa: E402
 
 BAR_MS = 100.0
@@ -34,54 +31,14 @@ EVM_CHAIN_ID = 9000
 RECIPIENT = "0x0000000000000000000000000000000000000B0b"
 
 
-class Subscriber:
-    """One WebSocket connection subscribed to newHeads; frames are parsed only as far as needed."""
+class Subscriber(RawWebSocket):
+    """One WebSocket connection subscribed to newHeads."""
 
     def __init__(self, url):
-        parts = urllib.parse.urlsplit(url)
-        self.sock = socket.create_connection((parts.hostname, parts.port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET / HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
-                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
-                          .encode())
-        self.buffer = b""
-        while b"\r\n\r\n" not in self.buffer:
-            self.buffer += self._recv()
-        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
-        if not head.startswith(b"HTTP/1.1 101"):
-            raise SystemExit(f"handshake refused: {head.decode(errors='replace')}")
-        self.send_text(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe", "params": ["newHeads"]}))
-        while (reply := self.next_message()) is None:
-            self.buffer += self._recv()
-        self.subscription = json.loads(reply)["result"]
+        super().__init__(url)
+        self.subscription = self.call({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe",
+                                       "params": ["newHeads"]})["result"]
         self.sock.setblocking(False)
-
-    def _recv(self):
-        data = self.sock.recv(65536)
-        if not data:
-            raise SystemExit("the node closed a subscriber's connection")
-        return data
-
-    def send_text(self, text):
-        payload, mask = text.encode(), os.urandom(4)
-        header = bytes([0x81, 0x80 | len(payload)]) if len(payload) < 126 else \
-            bytes([0x81, 0x80 | 126]) + struct.pack("!H", len(payload))
-        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-    def next_message(self):
-        """One complete unmasked server frame off the buffer, or None."""
-        if len(self.buffer) < 2:
-            return None
-        length, offset = self.buffer[1] & 0x7F, 2
-        if length == 126:
-            length, offset = struct.unpack_from("!H", self.buffer, 2)[0], 4
-        elif length == 127:
-            length, offset = struct.unpack_from("!Q", self.buffer, 2)[0], 10
-        if len(self.buffer) < offset + length:
-            return None
-        message = self.buffer[offset:offset + length]
-        self.buffer = self.buffer[offset + length:]
-        return message
 
 
 def post(port, method, *params):
@@ -112,7 +69,7 @@ def one_round(node, subscribers, poll, raw, tx_hash):
             now = time.monotonic()
             sub = by_fd[fd]
             arrived.setdefault(fd, now)
-            sub.buffer += sub._recv()
+            sub.buffer += sub.recv()
             message = sub.next_message()
             if message is not None:
                 messages[fd] = message
