@@ -62,9 +62,10 @@ class RestGateway:
         if request_class is None:
             return _error(request, UNIMPLEMENTED, f"{grpc_path} is not served by this node yet")
         try:
-            message = _request_message(request_class, path_params, request.args)
+            body = orjson.loads(request.content.read() or b"{}") if request.method == b"POST" else {}
+            message = _request_message(request_class, body, path_params, request.args)
             height = _height(request)
-        except (json_format.ParseError, ValueError) as e:
+        except (json_format.ParseError, orjson.JSONDecodeError, ValueError) as e:
             return _error(request, 3, str(e))
         d = threads.deferToThreadPool(self.reactor, self.node.call_pool, self.router.call, grpc_path, message, height)
         d.addCallbacks(lambda answer: _ok(request, *answer), lambda failure: _failed(request, failure))
@@ -81,9 +82,12 @@ class RestGateway:
         return _error(request, 13, "internal error")
 
 
-def _request_message(request_class, path_params, args):
-    """The protobuf request from path parameters and query arguments (`pagination.limit=10`)."""
-    values = {}
+def _request_message(request_class, body, path_params, args):
+    """The protobuf request from a JSON body (POST), query arguments (`pagination.limit=10`) and
+    path parameters, later ones winning."""
+    if not isinstance(body, dict):
+        raise ValueError("the request body must be a JSON object")
+    values = dict(body)
     for key, items in args.items():
         name = key.decode()
         for item in items:
