@@ -10,7 +10,6 @@ from websockets.sync.client import connect
 
 from chaind.chain import votes as votes_mod
 from chaind.chain.block import BlockId
-from chaind.cometbft import consensus
 from chaind.cometbft import query as q
 from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
@@ -200,7 +199,7 @@ def test_consensus_step_events(node):
     header = block["block"]["header"]
     time_ns = node.app.block_at(int(height))[0].time_ns
     public.verify(base64.b64decode(prevote["signature"]),
-                  consensus.prevote_sign_bytes(header["chain_id"], int(height), bid, time_ns))
+                  votes_mod.sign_bytes(header["chain_id"], int(height), 0, bid, time_ns, vote_type=votes_mod.PREVOTE))
     public.verify(base64.b64decode(sig["signature"]), votes_mod.sign_bytes(
         header["chain_id"], int(height) - 1, 0, node.app.block_at(int(height))[0].last_block_id, time_ns))
 

@@ -285,7 +285,7 @@ class App:
                                 hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
         header = Header(
             chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
-            last_commit_hash=votes.commit_hash(self._commit_sigs(height, last_block_id, time_ns))
+            last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns))
             if height > g.initial_height else b"",
             data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(),
             next_validators_hash=self.validators_hash(), consensus_hash=self.consensus_hash(),
@@ -498,12 +498,13 @@ class App:
         """The signatures of the parent's commit that `header`'s block carries (its last_commit)."""
         if header.height <= self.genesis.initial_height:
             return []
-        return self._commit_sigs(header.height, header.last_block_id, header.time_ns)
+        return self.precommit_sigs(header.height - 1, header.last_block_id, header.time_ns)
 
-    def _commit_sigs(self, height, last_block_id, time_ns):
+    def precommit_sigs(self, height, block_id, time_ns):
+        """Our validator's precommit (as CommitSigs) of block `height` at vote time `time_ns`."""
         if self.vote_key is None:
             return []
-        data = votes.sign_bytes(self.genesis.chain_id, height - 1, 0, last_block_id, time_ns)
+        data = votes.sign_bytes(self.genesis.chain_id, height, 0, block_id, time_ns)
         return [votes.commit_sig(self.validator_address, time_ns, self.vote_key.sign(data))]
 
     def validators_hash(self):

@@ -14,10 +14,12 @@ from chaind.pb.tendermint.types import canonical_pb2, types_pb2
 BLOCK_ID_FLAG_COMMIT = 2
 
 
-def sign_bytes(chain_id, height, round_, block_id, time_ns):
-    """VoteSignBytes of a precommit: the length-delimited CanonicalVote."""
-    vote = canonical_pb2.CanonicalVote(type=types_pb2.SIGNED_MSG_TYPE_PRECOMMIT, height=height, round=round_,
-                                       chain_id=chain_id)
+PREVOTE, PRECOMMIT = types_pb2.SIGNED_MSG_TYPE_PREVOTE, types_pb2.SIGNED_MSG_TYPE_PRECOMMIT
+
+
+def sign_bytes(chain_id, height, round_, block_id, time_ns, vote_type=PRECOMMIT):
+    """VoteSignBytes: the length-delimited CanonicalVote (a precommit unless told otherwise)."""
+    vote = canonical_pb2.CanonicalVote(type=vote_type, height=height, round=round_, chain_id=chain_id)
     if block_id.hash or block_id.parts_total or block_id.parts_hash:
         vote.block_id.hash = block_id.hash
         vote.block_id.part_set_header.total = block_id.parts_total

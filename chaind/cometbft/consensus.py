@@ -2,25 +2,11 @@
 /websocket sends them, made from a committed block and the validator's own key.
 """
 
-from google.protobuf.internal import encoder
-
-from chaind.cometbft import encode as enc
+from chaind.chain import votes
 from chaind.chain.genesis import format_time
+from chaind.chain.votes import PRECOMMIT, PREVOTE
+from chaind.cometbft import encode as enc
 from chaind.events import types as ev
-from chaind.pb.tendermint.types import canonical_pb2, types_pb2
-
-PREVOTE, PRECOMMIT = types_pb2.SIGNED_MSG_TYPE_PREVOTE, types_pb2.SIGNED_MSG_TYPE_PRECOMMIT
-
-
-def prevote_sign_bytes(chain_id, height, block_id, time_ns):
-    """VoteSignBytes of a round-0 prevote for `block_id`: the length-delimited CanonicalVote."""
-    vote = canonical_pb2.CanonicalVote(type=PREVOTE, height=height, round=0, chain_id=chain_id)
-    vote.block_id.hash = block_id.hash
-    vote.block_id.part_set_header.total = block_id.parts_total
-    vote.block_id.part_set_header.hash = block_id.parts_hash
-    vote.timestamp.seconds, vote.timestamp.nanos = divmod(time_ns, 10**9)
-    body = vote.SerializeToString()
-    return encoder._VarintBytes(len(body)) + body
 
 
 def _round_state(height, step):
@@ -54,7 +40,8 @@ def data(event, app):
     elif isinstance(event, ev.Vote):
         # The proposer prevotes its own proposal at the block's time.
         block_id = enc.block_id_of(event.block.meta)
-        signature = app.vote_key.sign(prevote_sign_bytes(header.chain_id, height, block_id, header.time_ns))
+        signature = app.vote_key.sign(votes.sign_bytes(header.chain_id, height, 0, block_id, header.time_ns,
+                                                       vote_type=PREVOTE))
         kind, value = "Vote", _vote(PREVOTE, height, block_id, header.time_ns, app.validator_address, signature)
     else:
         # ValidBlock, Polka and Lock carry EventDataRoundState, registered as RoundState; all fire in the prevote step.

@@ -44,10 +44,14 @@ def header(h):
         "evidence_hash": hexu(h.evidence_hash), "proposer_address": hexu(h.proposer_address)}
 
 
+def commit(height, bid, sigs):
+    """A Commit: the precommits (chain/votes.py) of block `height`."""
+    return {"height": str(height), "round": 0, "block_id": block_id(bid), "signatures": [commit_sig(s) for s in sigs]}
+
+
 def last_commit(h, sigs):
-    """The block's last_commit: its parent's precommits (chain/votes.py), which last_commit_hash hashes."""
-    return {"height": str(max(h.height - 1, 0)), "round": 0, "block_id": block_id(h.last_block_id),
-            "signatures": [commit_sig(s) for s in sigs]}
+    """The block's last_commit: its parent's commit, which last_commit_hash hashes."""
+    return commit(max(h.height - 1, 0), h.last_block_id, sigs)
 
 
 def commit_sig(sig):

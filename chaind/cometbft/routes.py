@@ -16,7 +16,6 @@ from chaind.chain.txs import native_hash
 from chaind.cometbft import encode as enc
 from chaind.cometbft import query as q
 from chaind.cometbft import search
-from chaind.cometbft.commit import CommitSigner
 from chaind.cometbft.params import BOOL, BYTES, HEX, INT, STR, Arg
 from chaind.cometbft.proof import tx_proof
 from chaind.events import types as ev
@@ -51,7 +50,6 @@ class CometRoutes:
         validator = node.genesis.validators[0] if node.genesis.validators else None
         self.validator = validator
         self.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
-        self.signer = CommitSigner(node.home.validator_key()) if validator else None
         self.rpc_address = None      # tcp://host:port, set once the listener is bound
 
     def table(self):
@@ -243,7 +241,8 @@ class CometRoutes:
         # A solo validator's precommit time is the next block's time (CometBFT's MedianTime of one vote);
         # for the head, the earliest vote time CometBFT allows (block time + 1 ms).
         vote_time = following[0].time_ns if following else header.time_ns + 1_000_000
-        commit = self.signer.commit(self.genesis.chain_id, header, meta, vote_time, self.validator_address)
+        bid = enc.block_id_of(meta)
+        commit = enc.commit(height, bid, self.app.precommit_sigs(height, bid, vote_time))
         return {"signed_header": {"header": enc.header(header), "commit": commit},
                 "canonical": following is not None}
 
