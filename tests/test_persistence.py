@@ -32,15 +32,20 @@ REPO = Path(__file__).resolve().parent.parent
 TWISTD = Path(sys.executable).parent / "twistd"
 
 
-def batch(node_or_port, calls):
-    """Replies to a JSON-RPC batch of (method, params), in order."""
-    payload = [{"jsonrpc": "2.0", "id": i, "method": m, "params": list(p)} for i, (m, p) in enumerate(calls)]
-    if isinstance(node_or_port, int):
-        replies = _post_port(node_or_port, payload)
-    else:
-        _, replies = post(node_or_port, payload)
-    assert all("error" not in r for r in replies), [r for r in replies if "error" in r][:3]
-    return [r["result"] for r in sorted(replies, key=lambda r: r["id"])]
+def batch(node_or_port, calls, size=500):
+    """Replies to (method, params) calls, in order, sent as JSON-RPC batches within the node's batch limit."""
+    results = []
+    for start in range(0, len(calls), size):
+        payload = [{"jsonrpc": "2.0", "id": i, "method": m, "params": list(p)}
+                   for i, (m, p) in enumerate(calls[start:start + size])]
+        if isinstance(node_or_port, int):
+            replies = _post_port(node_or_port, payload)
+        else:
+            _, replies = post(node_or_port, payload)
+        assert isinstance(replies, list), replies
+        assert all("error" not in r for r in replies), [r for r in replies if "error" in r][:3]
+        results += [r["result"] for r in sorted(replies, key=lambda r: r["id"])]
+    return results
 
 
 # -- restart in process ----------------------------------------------------------------------------

@@ -52,12 +52,12 @@ def block(chain, header, meta, full_txs):
         if result.receipt is None:
             continue
         tx = txcodec.decode(chain.tx_at(height, index), chain.genesis.evm_chain_id)
-        transactions.append(transaction(tx, header, meta, index, result) if full_txs else d(tx.evm_hash))
+        transactions.append(transaction(tx, header, meta, result) if full_txs else d(tx.evm_hash))
     return {**head(header, meta), "totalDifficulty": "0x0", "size": q(meta.size),
             "transactions": transactions, "uncles": []}
 
 
-def transaction(tx, header=None, meta=None, index=None, result=None, base_fee=None):
+def transaction(tx, header=None, meta=None, result=None):
     """An Ethereum transaction object; block fields are null while the tx is pending."""
     e = tx.evm
     out = {
@@ -93,7 +93,7 @@ def transaction(tx, header=None, meta=None, index=None, result=None, base_fee=No
     return out
 
 
-def receipt(tx, header, meta, index, result):
+def receipt(tx, header, meta, result):
     r = result.receipt
     return {
         "transactionHash": d(tx.evm_hash),

@@ -150,7 +150,7 @@ class EthApi:
         for position, (index, result) in enumerate(logs.evm_results(self.app, height, meta)):
             if position == wanted:
                 tx = txcodec.decode(self.app.tx_at(height, index), self.app.genesis.evm_chain_id)
-                return enc.transaction(tx, header, meta, index, result)
+                return enc.transaction(tx, header, meta, result)
         return None
 
     def tx_by_number_and_index(self, params):
@@ -168,7 +168,7 @@ class EthApi:
         height, index = position
         header, meta = self.app.block_at(height)
         tx = txcodec.decode(self.app.tx_at(height, index), self.app.genesis.evm_chain_id)
-        return tx, header, meta, index, self.app.result_at(height, index)
+        return tx, header, meta, self.app.result_at(height, index)
 
     def get_transaction_by_hash(self, params):
         p.at_most(params, 1)
@@ -191,13 +191,9 @@ class EthApi:
         if found is None:
             return None
         header, meta = found
-        out = []
-        for index in range(meta.num_txs):
-            result = self.app.result_at(height, index)
-            if result.receipt is not None:
-                tx = txcodec.decode(self.app.tx_at(height, index), self.app.genesis.evm_chain_id)
-                out.append(enc.receipt(tx, header, meta, index, result))
-        return out
+        chain_id = self.app.genesis.evm_chain_id
+        return [enc.receipt(txcodec.decode(self.app.tx_at(height, index), chain_id), header, meta, result)
+                for index, result in logs.evm_results(self.app, height, meta)]
 
     # -- sending ---------------------------------------------------------------------------------
 

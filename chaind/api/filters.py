@@ -129,8 +129,8 @@ class FilterApi(service.Service):
         out = []
         for e in events:
             block = e.block
-            for index, result in enumerate(block.results):
-                out += logs.tx_logs(found.criteria, result, block.header, block.meta, index)
+            for result in block.results:
+                out += logs.tx_logs(found.criteria, result, block.header, block.meta)
         return out
 
     def get_filter_logs(self, params):

@@ -156,12 +156,12 @@ def block_logs(chain, criteria, header, meta):
     if not meta.log_count or not criteria.may_be_in(meta.bloom):
         return []
     out = []
-    for index, result in evm_results(chain, header.height, meta):
-        out += tx_logs(criteria, result, header, meta, index)
+    for _, result in evm_results(chain, header.height, meta):
+        out += tx_logs(criteria, result, header, meta)
     return out
 
 
-def tx_logs(criteria, result, header, meta, index):
+def tx_logs(criteria, result, header, meta):
     """Matching logs of one tx result, as JSON objects."""
     receipt = result.receipt
     if receipt is None or not receipt.logs:
