@@ -4,6 +4,7 @@ Runs on the call thread pool. A call that outlives `evm_timeout` is aborted at i
 call, which every unbounded loop must pass through.
 """
 
+import contextlib
 import threading
 import time
 
@@ -63,7 +64,8 @@ class CallRunner:
 
     def call(self, call, view, overrides):
         """The call's output as 0x-hex; reverts and VM errors become RPC errors."""
-        computation = self._timed(call, view, overrides, None)
+        with self._under_timeout():
+            computation = self._execute(call, view, overrides, None)
         if computation.is_error:
             raise revert_error(computation)
         return enc.d(computation.output)
@@ -73,8 +75,7 @@ class CallRunner:
         cap = self.gas_cap or self.app.genesis.max_gas
         if call.get("gas") is not None:
             cap = min(cap, p.quantity(call["gas"], 0))
-        _deadline.at = time.monotonic() + self.timeout if self.timeout else None
-        try:
+        with self._under_timeout():
             computation = self._execute(call, view, overrides, cap)
             if computation.is_error:
                 if type(computation.error).__name__ == "Revert":
@@ -90,16 +91,14 @@ class CallRunner:
                     low = mid
                 else:
                     high = mid
-            return enc.q(high)
-        except CallTimeout:
-            raise server_error(f"execution aborted (timeout = {self.timeout:g}s)") from None
-        finally:
-            _deadline.at = None
+        return enc.q(high)
 
-    def _timed(self, call, view, overrides, gas):
+    @contextlib.contextmanager
+    def _under_timeout(self):
+        """Runs in the block under evm-timeout: the guarded opcodes abort past it, with geth's message."""
         _deadline.at = time.monotonic() + self.timeout if self.timeout else None
         try:
-            return self._execute(call, view, overrides, gas)
+            yield
         except CallTimeout:
             raise server_error(f"execution aborted (timeout = {self.timeout:g}s)") from None
         finally:
