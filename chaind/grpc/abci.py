@@ -7,17 +7,8 @@ Errors become ABCI codes as the SDK's gRPCErrorToSDKError maps them.
 import attrs
 import grpc
 
-from chaind.grpc.auth import AuthQuery
-from chaind.grpc.bank import BankQuery
 from chaind.grpc.common import HEIGHT_HEADER
-from chaind.grpc.node_service import NodeService
-from chaind.grpc.tendermint import TendermintService
-from chaind.grpc.tx import TxService
-from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_query
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query
-from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.grpc.services import SERVICES
 
 # SDK error codes (codespace "sdk") a gRPC status maps to.
 _SDK_ERRORS = {
@@ -77,21 +68,19 @@ class _Context:
 class QueryRouter:
     """The query services by full method path ("/cosmos.bank.v1beta1.Query/Balance").
 
-    With `with_tx`, the tx service too (it broadcasts, so REST serves it and ABCI Query does not,
-    as in the SDK, whose ABCI query router holds only the modules' query services).
+    With `with_tx`, the services ABCI Query does not answer too (the tx service, for REST).
     """
 
     def __init__(self, node, with_tx=False):
         self.node = node
         self.methods = {}
-        services = [(bank_query, "Query", BankQuery(node.app)), (auth_query, "Query", AuthQuery(node.app)),
-                    (cmt_query, "Service", TendermintService(node)), (node_query, "Service", NodeService(node))]
-        if with_tx:
-            services.append((tx_service, "Service", TxService(node)))
-        for module, service_name, servicer in services:
-            service = module.DESCRIPTOR.services_by_name[service_name]
+        for entry in SERVICES:
+            if not (entry.abci or with_tx):
+                continue
+            servicer = entry.servicer(node)
+            service = entry.messages.DESCRIPTOR.services_by_name[entry.name]
             for method in service.methods:
-                request_class = getattr(module, method.input_type.name)
+                request_class = getattr(entry.messages, method.input_type.name)
                 self.methods[f"/{service.full_name}/{method.name}"] = (getattr(servicer, method.name), request_class)
 
     def request_class(self, path):

@@ -10,20 +10,7 @@ from grpc_reflection.v1alpha import reflection
 from twisted.application import service
 from twisted.internet import threads
 
-from chaind.grpc.auth import AuthQuery
-from chaind.grpc.bank import BankQuery
-from chaind.grpc.node_service import NodeService
-from chaind.grpc.tendermint import TendermintService
-from chaind.grpc.tx import TxService
-from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_query, query_pb2_grpc as auth_grpc
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query, query_pb2_grpc as bank_grpc
-from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query, query_pb2_grpc as node_grpc
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-
-
-def _full_name(module, service_name):
-    return module.DESCRIPTOR.services_by_name[service_name].full_name
+from chaind.grpc.services import SERVICES
 
 
 class GrpcServer(service.Service):
@@ -40,15 +27,9 @@ class GrpcServer(service.Service):
             options=[("grpc.max_receive_message_length", s.max_recv_msg_size),
                      ("grpc.max_send_message_length", s.max_send_msg_size),
                      ("grpc.so_reuseport", 0)])
-        node = self.node
-        bank_grpc.add_QueryServicer_to_server(BankQuery(node.app), self.server)
-        auth_grpc.add_QueryServicer_to_server(AuthQuery(node.app), self.server)
-        cmt_grpc.add_ServiceServicer_to_server(TendermintService(node), self.server)
-        node_grpc.add_ServiceServicer_to_server(NodeService(node), self.server)
-        tx_grpc.add_ServiceServicer_to_server(TxService(node), self.server)
-        names = [_full_name(bank_query, "Query"), _full_name(auth_query, "Query"),
-                 _full_name(cmt_query, "Service"), _full_name(node_query, "Service"),
-                 _full_name(tx_service, "Service"), reflection.SERVICE_NAME]
+        for service_entry in SERVICES:
+            service_entry.add_to_server(service_entry.servicer(self.node), self.server)
+        names = [service_entry.full_name for service_entry in SERVICES] + [reflection.SERVICE_NAME]
         reflection.enable_server_reflection(names, self.server)
         host, _, port = self.settings.address.rpartition(":")
         self.host = host or "127.0.0.1"

@@ -1,0 +1,44 @@
+"""The one table of gRPC services: what the gRPC server, ABCI Query and the REST gateway all serve.
+
+Each entry names the generated module, the service in it, how to build its servicer from the node,
+and whether ABCI Query serves it (the SDK's ABCI query router holds only query services).
+"""
+
+import attrs
+
+from chaind.grpc.auth import AuthQuery
+from chaind.grpc.bank import BankQuery
+from chaind.grpc.node_service import NodeService
+from chaind.grpc.tendermint import TendermintService
+from chaind.grpc.tx import TxService
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_query, query_pb2_grpc as auth_grpc
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query, query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query, query_pb2_grpc as node_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
+
+
+@attrs.frozen
+class Service:
+    messages: object          # the generated *_pb2 module
+    stubs: object             # the generated *_pb2_grpc module
+    name: str                 # service name inside the module ("Query", "Service")
+    servicer: object          # servicer(node) -> the servicer instance
+    abci: bool = True         # also answered through ABCI Query
+
+    @property
+    def full_name(self):
+        return self.messages.DESCRIPTOR.services_by_name[self.name].full_name
+
+    def add_to_server(self, servicer, server):
+        getattr(self.stubs, f"add_{self.name}Servicer_to_server")(servicer, server)
+
+
+SERVICES = (
+    Service(bank_query, bank_grpc, "Query", lambda node: BankQuery(node.app)),
+    Service(auth_query, auth_grpc, "Query", lambda node: AuthQuery(node.app)),
+    Service(cmt_query, cmt_grpc, "Service", TendermintService),
+    Service(node_query, node_grpc, "Service", NodeService),
+    # It broadcasts: REST and gRPC serve it, ABCI Query does not.
+    Service(tx_service, tx_grpc, "Service", TxService, abci=False),
+)
