@@ -49,16 +49,23 @@ class Chain:
         return txs.wrap_evm(signed.raw_transaction, 9000, self.genesis.base_denom).raw
 
     def native_send(self, who, to, amount, pubkey_url=txs.ETH_PUBKEY):
-        key, view = self.keys[who], self.app.view()
-        number, _ = auth.account(view, key.address)
         prefix = self.genesis.bech32_prefix
-        msg = bank_tx.MsgSend(from_address=to_bech32(prefix, key.address), to_address=to_bech32(prefix, to),
+        msg = bank_tx.MsgSend(from_address=to_bech32(prefix, self.keys[who].address),
+                              to_address=to_bech32(prefix, to),
                               amount=[coin_pb2.Coin(denom=self.ibc, amount=str(amount))])
-        gas = 200000
-        return txs.build_native([(txs.MSG_SEND, msg)], key, self.genesis.chain_id, number,
-                                view.accounts.get_nonce(key.address),
+        return self.native(self.keys[who], [(txs.MSG_SEND, msg)], pubkey_url=pubkey_url)
+
+    def native(self, key, messages, pubkey_url=txs.ETH_PUBKEY, address=None, gas=200000):
+        """A native tx of `messages` signed by `key` (whose account is `address`, default its eth address)."""
+        view = self.app.view()
+        address = key.address if address is None else address
+        number, _ = auth.account(view, address)
+        return txs.build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
                                 [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
                                 pubkey_url=pubkey_url)
+
+    def b32(self, address):
+        return to_bech32(self.genesis.bech32_prefix, address)
 
     def block(self, raws):
         height = self.app.height + 1

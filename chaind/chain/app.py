@@ -15,10 +15,10 @@ from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
 from chaind.chain import block as blocks
-from chaind.chain import errors, txs, votes
+from chaind.chain import errors, msgs, registry, txs, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, evm, feemarket
-from chaind.chain.modules.bank import Bank, format_coins, validate_coins
+from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
@@ -32,7 +32,9 @@ from chaind.store.versioned import VersionedWriter
 # Gas the SDK charges native txs (auth params and the KV store's gas config).
 TX_SIZE_COST_PER_BYTE = 10
 SIG_VERIFY_COST_ETH_SECP256K1 = 21000
-MSG_SEND_GAS = 20000
+SIG_VERIFY_COST_SECP256K1 = 1000
+_SIG_VERIFY_COST = {crypto_keys.ETH_SECP256K1: SIG_VERIFY_COST_ETH_SECP256K1,
+                    crypto_keys.SECP256K1: SIG_VERIFY_COST_SECP256K1}
 
 log = Logger()
 
@@ -57,6 +59,8 @@ class BlockContext:
     bloom: int = 0
     evm_tx_count: int = 0     # EVM txs executed so far: the next one's index among them (Evmos' txIndex)
     execute: object = None    # replaces the plain EVM run of a tx: execute(state, tx, book_fee) (tracing)
+    events: list = attrs.Factory(list)             # the block's own events (FinalizeBlock's, end blockers')
+    validator_updates: list = attrs.Factory(list)  # (ed25519 pubkey, power) from end blockers
 
 
 class App:
@@ -227,14 +231,14 @@ class App:
         nonce = state.accounts.get_nonce(tx.sender)
         if tx.nonce < nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
-        digest = txs.sign_doc_digest(tx, self.genesis.chain_id, number)
-        if not crypto_keys.verify(tx.public_key, digest, tx.signature):
+        sign_bytes = txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
+        if not crypto_keys.verify_signed(tx.key_type, tx.public_key, sign_bytes, tx.signature):
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
         self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
-        for msg in tx.messages:
-            self._validate_msg(tx, msg)
+        for handler, msg in tx.messages:
+            self._validate_msg(tx, handler, msg)
 
     def _check_fee(self, state, tx, base_fee):
         base = self.genesis.base_denom
@@ -248,21 +252,25 @@ class App:
         if self.bank.balance(state, tx.sender, base) < fee.get(base, 0):
             raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
 
-    def _validate_msg(self, tx, msg):
+    def _validate_msg(self, tx, handler, msg):
+        """The message's stateless checks, and that the tx's one signer is the one it names."""
+        signer = handler.signer(msg)
+        if self._signer_address(signer) != tx.sender:
+            raise errors.unauthorized(f"message signer {signer or '(empty)'} is not the tx signer "
+                                      f"{self._b32(tx.sender)}")
+        handler.validate(self, msg)
+
+    def _signer_address(self, text):
+        """A signer field's account bytes: an account address, or a validator operator's (valoper)."""
+        prefix = self.genesis.bech32_prefix
         try:
-            sender = addresses.parse(msg.from_address, self.genesis.bech32_prefix)
-            addresses.parse(msg.to_address, self.genesis.bech32_prefix)
+            return addresses.parse(text, prefix + "valoper" if text.startswith(prefix + "valoper") else prefix)
         except addresses.AddressError as e:
-            raise errors.invalid_address(str(e)) from None
-        if sender != tx.sender:
-            raise errors.unauthorized(f"message signer {msg.from_address} is not the tx signer")
-        try:
-            coins = [(c.denom, int(c.amount)) for c in msg.amount]
-        except ValueError:
-            raise errors.invalid_coins("amount is not an integer") from None
-        validate_coins(coins)
-        if not coins:
-            raise errors.invalid_coins("empty amount")
+            raise errors.invalid_address(f"invalid signer address: {e}") from None
+
+    def ensure_account(self, state, address):
+        """auth's account for `address`, created (next number) on first sight; for message handlers."""
+        return auth.ensure_account(state, address)
 
     # -- finalize_block and commit -------------------------------------------------------------
 
@@ -300,11 +308,14 @@ class App:
             results.append(result)
             if result.receipt is not None:
                 evm_hashes[index] = tx.evm_hash
+        for end_block in registry.END_BLOCKERS:
+            end_block(self, ctx)
         sealed = self._seal_state(ctx, prev_native=prev_meta.native_hash)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
                          size=sum(len(t) for t in raw_txs), **sealed)
-        committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results))
+        committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
+                                   validator_updates=tuple(ctx.validator_updates))
         self._results_hash = (block_hash, blocks.results_hash(results))
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
         return committed, self._block_puts(committed, puts, evm_hashes)
@@ -339,6 +350,18 @@ class App:
             if index == stop_after:
                 break
         return results
+
+    def simulate(self, raw):
+        """Run a tx on top of the head as the next block would, writing nothing; returns its TxResult.
+
+        The tx is decoded and its signature checked, as the SDK's Simulate does; a tx that fails
+        to decode raises TxError.
+        """
+        tx = txs.decode(raw, self.genesis.evm_chain_id)
+        header, meta = self._head
+        ctx = self._context(header.height + 1, header.time_ns + 1_000_000, b"", self.next_base_fee(),
+                            evm_root=meta.evm_state_root)
+        return self._deliver(ctx, tx, 0)[0]
 
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
@@ -393,10 +416,10 @@ class App:
         nonce = ctx.accounts.get_nonce(tx.sender)
         if tx.nonce != nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
-        gas = len(tx.raw) * TX_SIZE_COST_PER_BYTE + SIG_VERIFY_COST_ETH_SECP256K1
+        gas = len(tx.raw) * TX_SIZE_COST_PER_BYTE + _SIG_VERIFY_COST[tx.key_type]
         if gas > tx.gas:
             raise errors.out_of_gas(f"txSize; gasWanted: {tx.gas}, gasUsed: {gas}")
-        auth.set_public_key(ctx, tx.sender, tx.public_key)
+        auth.set_public_key(ctx, tx.sender, tx.public_key, tx.key_type)
         ctx.accounts.increment_nonce(tx.sender)
         sender_b32 = self._b32(tx.sender)
         fee = [c for c in tx.fee if c[1]]
@@ -409,26 +432,26 @@ class App:
         events.append(event("tx", ("signature", base64.b64encode(tx.signature).decode())))
         store_snapshot = dict(ctx.store.changes)
         evm_snapshot = ctx.accounts.snapshot()
-        try:
-            msg_events = []
-            for msg in tx.messages:
-                gas += MSG_SEND_GAS
+        msg_events, responses = [], []
+        for msg_index, (handler, msg) in enumerate(tx.messages):
+            try:
+                gas += handler.gas
                 if gas > tx.gas:
                     raise errors.out_of_gas(f"WriteFlat; gasWanted: {tx.gas}, gasUsed: {gas}")
-                recipient = self._parse(msg.to_address)
-                auth.ensure_account(ctx, recipient)
-                coins = [(c.denom, int(c.amount)) for c in msg.amount]
-                msg_events.append(event("message", ("action", txs.MSG_SEND), ("sender", sender_b32),
-                                        ("module", "bank")))
-                msg_events += self.bank.send(ctx, tx.sender, recipient, coins)
-                msg_events.append(event("message", ("sender", sender_b32)))
-        except errors.TxError as e:
-            ctx.store.changes = store_snapshot
-            ctx.accounts.revert(evm_snapshot)
-            return TxResult(code=e.code, codespace=e.codespace, log=f"failed to execute message; message index: 0: {e.log}",
-                            gas_wanted=tx.gas, gas_used=gas, events=tuple(events))
+                msg_events.append(event("message", ("action", handler.type_url), ("sender", sender_b32),
+                                        ("module", handler.module)))
+                emitted, response = handler.execute(self, ctx, msg, tx.sender)
+            except errors.TxError as e:
+                ctx.store.changes = store_snapshot
+                ctx.accounts.revert(evm_snapshot)
+                return TxResult(code=e.code, codespace=e.codespace,
+                                log=f"failed to execute message; message index: {msg_index}: {e.log}",
+                                gas_wanted=tx.gas, gas_used=gas, events=tuple(events))
+            msg_events += emitted
+            responses.append((handler.response_url, response))
         ctx.accounts.commit(evm_snapshot)
-        return TxResult(code=0, gas_wanted=tx.gas, gas_used=gas, events=tuple(events + msg_events))
+        return TxResult(code=0, gas_wanted=tx.gas, gas_used=gas, events=tuple(events + msg_events),
+                        data=msgs.tx_msg_data(responses))
 
     def _context(self, height, time_ns, block_hash, base_fee, evm_root):
         pending, atomic = pending_state_db(self.db)
@@ -486,6 +509,11 @@ class App:
         _, meta = self.block_at(height)
         return blocks.results_hash([self.result_at(height, i) for i in range(meta.num_txs)])
 
+    def finalize_info(self, height):
+        """(block events, validator updates) that FinalizeBlock at `height` returned, or None."""
+        raw = self.db.get(keys.block_key(height))
+        return None if raw is None else blocks.load_finalize(raw)
+
     def _load_block(self, height):
         raw = self.db.get(keys.block_key(height))
         return None if raw is None else blocks.load_record(raw)
@@ -519,9 +547,6 @@ class App:
 
     def _b32(self, address):
         return self.bank.bech32(address)
-
-    def _parse(self, text):
-        return addresses.parse(text, self.genesis.bech32_prefix)
 
 
 def _hex(address):

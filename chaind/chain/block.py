@@ -188,6 +188,8 @@ class CommittedBlock:
     meta: BlockMeta
     txs: tuple               # raw envelope bytes
     results: tuple           # TxResult per tx
+    events: tuple = ()       # the block's own events (FinalizeBlock's `events`)
+    validator_updates: tuple = ()   # (ed25519 pubkey, power), FinalizeBlock's validator_updates
 
     @property
     def height(self):
@@ -199,14 +201,25 @@ class CommittedBlock:
 
     def record(self):
         """The block record stored under its height (txs and results are stored apart)."""
-        return orjson.dumps({"header": self.header.to_record(),
-                             "meta": {k: _hexify(v) for k, v in attrs.asdict(self.meta).items()}})
+        record = {"header": self.header.to_record(),
+                  "meta": {k: _hexify(v) for k, v in attrs.asdict(self.meta).items()}}
+        if self.events or self.validator_updates:
+            record["events"] = [e.to_record() for e in self.events]
+            record["validator_updates"] = [[key.hex(), power] for key, power in self.validator_updates]
+        return orjson.dumps(record)
 
 
 def load_record(raw):
     rec = orjson.loads(raw)
     meta = {k: (bytes.fromhex(v) if isinstance(v, str) else v) for k, v in rec["meta"].items()}
     return Header.from_record(rec["header"]), BlockMeta(**meta)
+
+
+def load_finalize(raw):
+    """(events, validator updates) of a stored block record."""
+    rec = orjson.loads(raw)
+    return (tuple(Event.from_record(e) for e in rec.get("events", ())),
+            tuple((bytes.fromhex(key), power) for key, power in rec.get("validator_updates", ())))
 
 
 def data_hash(txs):

@@ -4,20 +4,19 @@ An EVM tx travels as `/ethermint.evm.v1.MsgEthereumTx` (as Evmos v20 builds it),
 has a native hash (SHA-256 of these bytes) and an EVM tx also its own keccak hash.
 """
 
-import functools
 import hashlib
 
 import attrs
 import rlp
 from eth.vm.forks.prague import PragueVM
-from eth_utils import to_checksum_address
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 
-from chaind.chain import errors
+from chaind.chain import errors, registry
 from chaind.crypto import keys
-from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
+from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
@@ -29,21 +28,17 @@ ETH_PUBKEY = "/ethermint.crypto.v1.ethsecp256k1.PubKey"
 # cosmos/evm's name for the same key message: what @cosmjs knows, so what our accounts show.
 COSMOS_EVM_PUBKEY = "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
 ETH_PUBKEYS = (ETH_PUBKEY, COSMOS_EVM_PUBKEY)
+SECP256K1_PUBKEY = "/cosmos.crypto.secp256k1.PubKey"
 MSG_SEND = "/cosmos.bank.v1beta1.MsgSend"
+MSG_MULTI_SEND = "/cosmos.bank.v1beta1.MsgMultiSend"
 _EVM_TX_DATA = {
     0: ("/ethermint.evm.v1.LegacyTx", evm_tx.LegacyTx),
     1: ("/ethermint.evm.v1.AccessListTx", evm_tx.AccessListTx),
     2: ("/ethermint.evm.v1.DynamicFeeTx", evm_tx.DynamicFeeTx),
 }
 _BY_URL = {url: (type_id, cls) for type_id, (url, cls) in _EVM_TX_DATA.items()}
-# Messages a native tx may carry, by type URL.
-NATIVE_MESSAGES = {MSG_SEND: bank_tx.MsgSend}
 
 _builder = PragueVM.get_transaction_builder()
-
-# EIP-55 costs a keccak per call, and the same few addresses recur in every block.
-checksum_address = functools.lru_cache(maxsize=16384)(to_checksum_address)
-
 
 def native_hash(raw):
     return hashlib.sha256(raw).digest()
@@ -90,9 +85,10 @@ class NativeTx:
     body: object           # cosmos.tx.v1beta1.TxBody
     auth_info: object      # cosmos.tx.v1beta1.AuthInfo
     signature: bytes
-    public_key: bytes      # 33-byte compressed eth_secp256k1 key
+    public_key: bytes      # 33-byte compressed secp256k1 key
+    key_type: str          # keys.ETH_SECP256K1 or keys.SECP256K1: how it signs and makes its address
     sender: bytes
-    messages: tuple        # decoded message protos
+    messages: tuple        # (MsgHandler, decoded message proto), in order
     kind = "native"
 
     @property
@@ -220,45 +216,50 @@ def _decode_native(raw, tx_raw, body, auth_info):
     if len(auth_info.signer_infos) != 1 or len(tx_raw.signatures) != 1:
         raise errors.unauthorized("exactly one signer is supported")
     signer = auth_info.signer_infos[0]
-    if signer.public_key.type_url not in ETH_PUBKEYS:
+    key_type = _KEY_TYPES.get(signer.public_key.type_url)
+    if key_type is None:
         raise errors.TxError(errors.SDK, 8, f"unsupported public key type {signer.public_key.type_url!r}: "
                              "invalid pubkey")
     if signer.mode_info.single.mode != signing_pb2.SIGN_MODE_DIRECT:
         raise errors.unauthorized("only SIGN_MODE_DIRECT is supported")
     try:
-        public_key = ethsecp256k1.PubKey.FromString(signer.public_key.value).key
-        sender = keys.address_of_public_key(public_key)
+        # ethsecp256k1.PubKey and secp256k1.PubKey are the same message: bytes key = 1.
+        public_key = secp256k1.PubKey.FromString(signer.public_key.value).key
+        sender = keys.address_of(key_type, public_key)
     except Exception:
-        raise errors.TxError(errors.SDK, 8, "invalid eth_secp256k1 public key: invalid pubkey") from None
+        raise errors.TxError(errors.SDK, 8, f"invalid {key_type} public key: invalid pubkey") from None
     messages = []
     for any_msg in body.messages:
-        cls = NATIVE_MESSAGES.get(any_msg.type_url)
-        if cls is None:
+        handler = registry.HANDLERS.get(any_msg.type_url)
+        if handler is None:
             raise errors.unknown_request(f"unrecognized message type {any_msg.type_url!r}")
         try:
-            messages.append(cls.FromString(any_msg.value))
+            messages.append((handler, handler.message_class.FromString(any_msg.value)))
         except DecodeError as e:
             raise errors.decode_error(str(e)) from None
     return NativeTx(raw=raw, hash=native_hash(raw), body=body, auth_info=auth_info,
-                    signature=tx_raw.signatures[0], public_key=public_key, sender=sender,
+                    signature=tx_raw.signatures[0], public_key=public_key, key_type=key_type, sender=sender,
                     messages=tuple(messages))
 
 
-def sign_doc_digest(tx, chain_id, account_number):
-    """keccak256 of the SIGN_MODE_DIRECT SignDoc, which eth_secp256k1 keys sign."""
-    from eth_utils import keccak
+# Public key type URLs a native tx may be signed with, and the kind of key each one is.
+_KEY_TYPES = {ETH_PUBKEY: keys.ETH_SECP256K1, COSMOS_EVM_PUBKEY: keys.ETH_SECP256K1,
+              SECP256K1_PUBKEY: keys.SECP256K1}
 
-    doc = tx_pb2.SignDoc(body_bytes=tx_pb2.TxRaw.FromString(tx.raw).body_bytes,
-                         auth_info_bytes=tx_pb2.TxRaw.FromString(tx.raw).auth_info_bytes,
-                         chain_id=chain_id, account_number=account_number)
-    return keccak(doc.SerializeToString())
+
+def sign_doc_bytes(tx, chain_id, account_number):
+    """The SIGN_MODE_DIRECT SignDoc a native tx's signer signed."""
+    tx_raw = tx_pb2.TxRaw.FromString(tx.raw)
+    return tx_pb2.SignDoc(body_bytes=tx_raw.body_bytes, auth_info_bytes=tx_raw.auth_info_bytes,
+                          chain_id=chain_id, account_number=account_number).SerializeToString()
 
 
 def build_native(messages, key, chain_id, account_number, sequence, fee, gas_limit, memo="",
                  pubkey_url=ETH_PUBKEY):
-    """Sign native messages with an eth_secp256k1 key (SIGN_MODE_DIRECT) into TxRaw bytes."""
-    from eth_utils import keccak
+    """Sign native messages with an eth_secp256k1 key (SIGN_MODE_DIRECT) into TxRaw bytes.
 
+    With pubkey_url SECP256K1_PUBKEY the key signs as a standard Cosmos secp256k1 key instead.
+    """
     body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo)
     pub = _any(pubkey_url, ethsecp256k1.PubKey(key=key.compressed_public_key))
     auth = tx_pb2.AuthInfo(
@@ -269,7 +270,8 @@ def build_native(messages, key, chain_id, account_number, sequence, fee, gas_lim
     body_bytes, auth_bytes = body.SerializeToString(), auth.SerializeToString()
     doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
                          account_number=account_number)
-    signature = key.sign_digest(keccak(doc.SerializeToString()))
+    # A type URL the chain does not know still gets an eth signature, so tests can send one.
+    signature = key.sign(_KEY_TYPES.get(pubkey_url, keys.ETH_SECP256K1), doc.SerializeToString())
     return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes,
                         signatures=[signature]).SerializeToString()
 

@@ -70,6 +70,19 @@ def events(evs):
             for e in evs]
 
 
+def validator_updates(updates):
+    """FinalizeBlock's validator_updates as jsonpb writes the PublicKey oneof (the `Sum` wrapper); null if none."""
+    if not updates:
+        return None
+    out = []
+    for pubkey, power in updates:
+        entry = {"pub_key": {"Sum": {"type": "tendermint.crypto.PublicKey_Ed25519", "value": {"ed25519": b64(pubkey)}}}}
+        if power:
+            entry["power"] = str(power)
+        out.append(entry)
+    return out
+
+
 def exec_tx_result(r):
     """ExecTxResult as gogo jsonpb writes it (EmitDefaults): every field present, null for no data."""
     return {"code": r.code, "data": b64(r.data) if r.data else None, "log": r.log, "info": "",

@@ -229,8 +229,10 @@ class CometRoutes:
         height = self._height(height)
         _, meta = self._block(height)
         results = [self.app.result_at(height, i) for i in range(meta.num_txs)]
+        block_events, updates = self.app.finalize_info(height)
         return {"height": str(height), "txs_results": [enc.exec_tx_result(r) for r in results] or None,
-                "finalize_block_events": None, "validator_updates": None,
+                "finalize_block_events": enc.events(block_events) or None,
+                "validator_updates": enc.validator_updates(updates),
                 "consensus_param_updates": enc.consensus_params(self.genesis.document),
                 "app_hash": enc.b64(meta.app_hash)}
 

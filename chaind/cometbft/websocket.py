@@ -63,7 +63,10 @@ def _data(event, app):
         return consensus.data(event, app)
     block = event.block
     if isinstance(event, ev.NewBlock):
-        finalize = {"validator_updates": None}
+        finalize = {}
+        if block.events:
+            finalize["events"] = enc.events(block.events)
+        finalize["validator_updates"] = enc.validator_updates(block.validator_updates)
         if block.results:
             finalize["tx_results"] = [enc.exec_tx_result(r) for r in block.results]
         finalize["app_hash"] = enc.b64(block.meta.app_hash)

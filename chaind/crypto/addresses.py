@@ -1,5 +1,6 @@
 """One 20-byte account address, written as bech32 (`chain1...`) or as 0x hex (EIP-55)."""
 
+import functools
 import hashlib
 
 import bech32
@@ -27,8 +28,12 @@ def from_bech32(text, prefix=None):
     return bytes(raw)
 
 
+# EIP-55 costs a keccak per call, and the same few addresses recur in every block.
+checksum_address = functools.lru_cache(maxsize=16384)(to_checksum_address)
+
+
 def to_hex(address):
-    return to_checksum_address(address)
+    return checksum_address(address)
 
 
 def parse(text, prefix=None):

@@ -1,12 +1,22 @@
-"""Account keys (eth_secp256k1) from BIP39 mnemonics, and their public forms."""
+"""Account keys from BIP39 mnemonics, and how each kind of key signs and names its address.
+
+eth_secp256k1 (Evmos): keccak of the sign bytes, address = keccak of the public key. secp256k1
+(the Cosmos SDK's, what cosmpy signs with): SHA-256 of the sign bytes, address = RIPEMD-160(SHA-256).
+"""
+
+import hashlib
 
 import attrs
+from eth_hash.auto import keccak
 from eth_account import Account
 from eth_keys import keys as eth_keys
 
 Account.enable_unaudited_hdwallet_features()
 
 ETH_HD_PATH = "m/44'/60'/0'/0/{index}"
+ETH_SECP256K1 = "eth_secp256k1"
+SECP256K1 = "secp256k1"
+_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 
 @attrs.frozen
@@ -29,6 +39,17 @@ class AccountKey:
         """A 65-byte [R || S || V] signature of a 32-byte digest, as go-ethereum makes it."""
         return self._key.sign_msg_hash(digest).to_bytes()
 
+    def sign(self, key_type, sign_bytes):
+        """The signature a `key_type` key makes of `sign_bytes` (65 bytes for eth, 64 low-S for Cosmos)."""
+        if key_type == ETH_SECP256K1:
+            return self.sign_digest(keccak(sign_bytes))
+        signature = self._key.sign_msg_hash(hashlib.sha256(sign_bytes).digest())
+        s = signature.s if signature.s <= _N // 2 else _N - signature.s
+        return signature.r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+    def address_as(self, key_type):
+        return address_of(key_type, self.compressed_public_key)
+
 
 def from_mnemonic(mnemonic, index=0):
     account = Account.from_mnemonic(mnemonic, account_path=ETH_HD_PATH.format(index=index))
@@ -38,6 +59,23 @@ def from_mnemonic(mnemonic, index=0):
 def address_of_public_key(compressed):
     """The keccak address of a 33-byte compressed secp256k1 public key."""
     return eth_keys.PublicKey.from_compressed_bytes(compressed).to_canonical_address()
+
+
+def address_of(key_type, compressed):
+    if key_type == ETH_SECP256K1:
+        return address_of_public_key(compressed)
+    eth_keys.PublicKey.from_compressed_bytes(compressed)      # raises for a point not on the curve
+    return hashlib.new("ripemd160", hashlib.sha256(compressed).digest()).digest()
+
+
+def verify_signed(key_type, compressed_public_key, sign_bytes, signature):
+    """True when `signature` is the `key_type` key's signature of `sign_bytes`."""
+    if key_type == ETH_SECP256K1:
+        return verify(compressed_public_key, keccak(sign_bytes), signature)
+    # The SDK's secp256k1 takes exactly R || S with S in the lower half (no malleable twins).
+    if len(signature) != 64 or int.from_bytes(signature[32:], "big") > _N // 2:
+        return False
+    return verify(compressed_public_key, hashlib.sha256(sign_bytes).digest(), signature)
 
 
 def verify(compressed_public_key, digest, signature):

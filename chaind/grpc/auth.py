@@ -6,6 +6,7 @@ from google.protobuf import any_pb2
 from chaind.chain import app as app_mod
 from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
+from chaind.crypto.keys import ETH_SECP256K1
 from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, query
 from chaind.chain import txs
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2, query_pb2_grpc
@@ -44,8 +45,9 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
         account = auth_pb2.BaseAccount(address=to_bech32(self.prefix, address), account_number=number,
                                        sequence=auth.sequence(view, address))
         if pubkey:
-            account.pub_key.CopyFrom(any_pb2.Any(type_url=PUBKEY_TYPE_URL,
-                                                 value=ethsecp256k1.PubKey(key=pubkey).SerializeToString()))
+            # Both key messages are `bytes key = 1`; the type URL says which kind of key it is.
+            url = PUBKEY_TYPE_URL if auth.key_type(view, address) == ETH_SECP256K1 else txs.SECP256K1_PUBKEY
+            account.pub_key.CopyFrom(any_pb2.Any(type_url=url, value=ethsecp256k1.PubKey(key=pubkey).SerializeToString()))
         return query_pb2.QueryAccountResponse(
             account=any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL, value=account.SerializeToString()))
 

@@ -2,6 +2,7 @@
 
 import orjson
 
+from chaind.crypto.keys import ETH_SECP256K1
 from chaind.store.keys import compose
 
 NEXT_NUMBER = compose("auth", "next")
@@ -16,8 +17,19 @@ def account(state, address):
     raw = state.store.get(_key(address))
     if raw is None:
         return None
-    number, pubkey = orjson.loads(raw)
+    number, pubkey = orjson.loads(raw)[:2]
     return number, bytes.fromhex(pubkey)
+
+
+def key_type(state, address):
+    """The kind of key (crypto.keys.ETH_SECP256K1 or SECP256K1) an account signs with, None before its first tx."""
+    raw = state.store.get(_key(address))
+    if raw is None:
+        return None
+    record = orjson.loads(raw)
+    if not record[1]:
+        return None
+    return record[2] if len(record) > 2 else ETH_SECP256K1
 
 
 def ensure_account(state, address):
@@ -32,9 +44,9 @@ def ensure_account(state, address):
     return number
 
 
-def set_public_key(state, address, pubkey):
+def set_public_key(state, address, pubkey, kind=ETH_SECP256K1):
     number = ensure_account(state, address)
-    state.store.set(_key(address), orjson.dumps([number, pubkey.hex()]))
+    state.store.set(_key(address), orjson.dumps([number, pubkey.hex(), kind]))
 
 
 def sequence(state, address):

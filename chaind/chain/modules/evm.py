@@ -13,8 +13,7 @@ from eth_bloom import BloomFilter
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event
-from chaind.chain.txs import checksum_address
-from chaind.crypto.addresses import module_address
+from chaind.crypto.addresses import checksum_address, module_address
 
 FEE_COLLECTOR = module_address("fee_collector")
 VM = PragueVM
