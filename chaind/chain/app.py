@@ -145,6 +145,8 @@ class App:
             for denom, amount in coins:
                 self.bank.mint(ctx, address, denom, amount)
         auth.ensure_account(ctx, evm.FEE_COLLECTOR)
+        for init_genesis in registry.GENESIS_INITIALIZERS:
+            init_genesis(self, ctx)
         meta_state = self._seal_state(ctx, prev_native=b"")
         header = Header(chain_id=g.chain_id, height=height, time_ns=g.genesis_time_ns,
                         last_block_id=BlockId(), last_commit_hash=b"", data_hash=b"",

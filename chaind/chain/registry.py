@@ -1,11 +1,14 @@
-"""What the chain's modules plug in: message handlers by type URL, and what runs at the end of each block.
+"""What the chain's modules plug in: message handlers by type URL, genesis setup, and end-of-block work.
 
-End blockers are end_block(app, ctx) functions; they add block events to ctx.events and validator
-power changes to ctx.validator_updates (CometBFT's FinalizeBlock validator_updates).
+Genesis initializers are init_genesis(app, ctx) functions run once, in order, when a new chain's
+state is built. End blockers are end_block(app, ctx) functions; they add block events to ctx.events
+and validator power changes to ctx.validator_updates (CometBFT's FinalizeBlock validator_updates).
 """
 
 from chaind.chain.modules import bank
 
 HANDLERS = {handler.type_url: handler for handler in (*bank.MESSAGES,)}
+
+GENESIS_INITIALIZERS = ()
 
 END_BLOCKERS = ()
