@@ -44,7 +44,7 @@ class Subscriber(RawWebSocket):
 def post(port, method, *params):
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
     with socket.create_connection(("127.0.0.1", port)) as s:
-        s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        s.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n"
                   b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
         data = b""
         while chunk := s.recv(65536):

@@ -50,7 +50,7 @@ class StorageSettings:
 class JsonRpcSettings:
     enable: bool = True
     address: str = _listen("127.0.0.1:8545")
-    api: str = "eth,net,web3,txpool"    # enabled namespaces
+    api: str = "eth,net,web3"           # enabled namespaces (txpool and debug are opt-in)
     max_body_bytes: int = 5 * 1024 * 1024
     max_header_bytes: int = 16384       # request line and headers of one HTTP request
     idle_timeout: float = 120.0         # seconds an HTTP connection may stay idle
@@ -65,12 +65,15 @@ class JsonRpcSettings:
     filter_queue: int = 10000           # events an unpolled filter holds before it is removed
     feehistory_cap: int = 100           # eth_feeHistory blocks at most
     allow_unprotected_txs: bool = False  # accept txs without an EIP-155 chain id
+    vhosts: str = "localhost"           # Host names served (IP addresses always are); * = any
+    cors_domains: str = ""              # browser origins allowed to read answers; * = any; empty = none
     ws_enable: bool = True
     ws_address: str = _listen("127.0.0.1:8546")
     ws_max_connections: int = 1000      # open WebSocket connections at most; 0 = no limit
     ws_max_subscriptions: int = 1000    # eth_subscribe subscriptions per connection at most
     ws_max_message_bytes: int = 5 * 1024 * 1024  # one incoming message at most
     ws_send_queue: int = 10000          # messages queued for a client that reads too slowly
+    ws_origins: str = ""                # browser origins allowed to connect; empty = http://localhost and this host
 
 
 @attrs.frozen

@@ -32,8 +32,9 @@ from chaind.rest.gateway import RestGateway
 from chaind.home import Home
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_ws import EvmWebSocketFactory
-from chaind.rpc.http import HttpLimits, JsonRpcHttpFactory
+from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
+from chaind.rpc.origins import OriginPolicy, split_list
 from chaind.store.db import Database
 
 
@@ -89,7 +90,9 @@ class Node(service.MultiService):
             self.evm_methods = self._evm_methods(rpc.api)
             dispatcher = Dispatcher(self.evm_methods, rpc.max_batch_size)
             limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes)
-            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor))
+            access = HttpAccess(tuple(split_list(rpc.vhosts)),
+                                OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None)
+            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
             self.ws_factory = EvmWebSocketFactory(self, self.evm_methods, rpc)
@@ -166,6 +169,12 @@ class Node(service.MultiService):
         for name in self.listeners:
             scheme = {"websocket": "ws", "grpc": "grpc+http"}.get(name, "http")
             lines.append(f"{name}: {scheme}://{self._address(name)}")
+        rpc = self.settings.json_rpc
+        if rpc.enable:
+            opt_in = sorted({"txpool", "debug"} & {n.strip() for n in rpc.api.split(",")})
+            lines.append(f"json-rpc namespaces: {rpc.api}" + (
+                f" ({' and '.join(opt_in)} enabled: keep this node off untrusted networks, or drop them "
+                f"from [json-rpc] api)" if opt_in else ""))
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):

@@ -7,7 +7,7 @@ import pytest_twisted
 from twisted.internet import reactor, task, threads
 
 from chaind import config
-from chaind.home import Home
+from chaind.home import DEV_API, Home
 from chaind.node import Node
 
 
@@ -16,7 +16,8 @@ def make_node(home_path, **sections):
     if not home.exists():
         home.init("test", dev=True)
     base = {"chain": {"block_interval": 0.0, "empty_blocks": False},
-            "json_rpc": {"address": "127.0.0.1:0", "ws_address": "127.0.0.1:0"},
+            # The tests' chain is a dev chain: it serves what a dev home's config enables.
+            "json_rpc": {"address": "127.0.0.1:0", "ws_address": "127.0.0.1:0", "api": DEV_API},
             "cometbft_rpc": {"address": "127.0.0.1:0"}, "grpc": {"address": "127.0.0.1:0"},
             "rest": {"address": "127.0.0.1:0"}}
     for name, values in sections.items():

@@ -230,7 +230,7 @@ def test_node_stops_while_a_trace_waits_on_a_client_that_does_not_read(node_fact
                          "params": [spin.transactionHash.to_0x_hex(), {}]})
     client = socket.create_connection(("127.0.0.1", node.port_of("json-rpc")))
     client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    client.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+    client.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
                    % (len(body), body))
     debug = node.ws_factory.methods["debug_traceTransaction"].__self__
     for _ in range(100):
@@ -261,7 +261,7 @@ def test_time_waiting_on_a_slow_reader_is_not_tracing_time(node_factory):
         client = socket.socket()
         client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         client.connect(("127.0.0.1", node.port_of("json-rpc")))
-        client.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+        client.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
                        b"\r\n%s" % (len(body), body))
         raw = client.recv(4096)
         time.sleep(3)                 # the trace waits on us, longer than its timeout

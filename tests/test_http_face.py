@@ -19,7 +19,7 @@ def call(method, *params, id=1):
 
 
 def post(body, extra=b""):
-    return b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s\r\n%s" % (
+    return b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s\r\n%s" % (
         len(body), extra, body)
 
 

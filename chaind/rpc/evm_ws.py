@@ -21,6 +21,7 @@ from chaind.api import params as p
 from chaind.events import types as ev
 from chaind.rpc.errors import RPCError, invalid_params, server_error
 from chaind.rpc.jsonrpc import Dispatcher
+from chaind.rpc.origins import websocket_origin_allowed, websocket_origins
 
 log = Logger()
 
@@ -36,6 +37,7 @@ class EvmWebSocketFactory(WebSocketServerFactory):
         self.settings = settings
         self.protocol = EvmSocket
         self.connections = set()
+        self.origins = websocket_origins(settings.ws_origins)
         self.setProtocolOptions(maxMessagePayloadSize=settings.ws_max_message_bytes,
                                 maxFramePayloadSize=settings.ws_max_message_bytes,
                                 failByDrop=False)  # a client is told why (1009 for a big message)
@@ -99,6 +101,10 @@ class EvmSocket(WebSocketServerProtocol):
     """One client connection: its requests, its subscriptions and its bounded send queue."""
 
     def onConnect(self, request):
+        origin = request.headers.get("origin")
+        if not websocket_origin_allowed(self.factory.origins, origin):
+            # geth's answer to a page on another site: the handshake is refused, nothing is served.
+            raise ConnectionDeny(403, f"origin {origin} not allowed; list it in [json-rpc] ws-origins")
         limit = self.factory.settings.ws_max_connections
         if limit and len(self.factory.connections) >= limit:
             raise ConnectionDeny(503, f"too many connections: this node serves at most {limit}")

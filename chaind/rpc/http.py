@@ -14,12 +14,13 @@ from twisted.logger import Logger
 
 from chaind.rpc.errors import INTERNAL_ERROR, INVALID_REQUEST, RPCError
 from chaind.rpc.jsonrpc import StreamedResponse
+from chaind.rpc.origins import cors_headers, host_allowed
 from chaind.rpc.streaming import StreamAborted, StreamTooLarge
 
 log = Logger()
 
 _ALLOW = b"Allow: POST, OPTIONS\r\n"
-_REASONS = {200: b"OK", 400: b"Bad Request", 405: b"Method Not Allowed", 413: b"Content Too Large",
+_REASONS = {200: b"OK", 204: b"No Content", 400: b"Bad Request", 403: b"Forbidden", 405: b"Method Not Allowed", 413: b"Content Too Large",
             431: b"Request Header Fields Too Large", 500: b"Internal Server Error", 501: b"Not Implemented",
             505: b"HTTP Version Not Supported"}
 _HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
@@ -38,6 +39,14 @@ class HttpLimits:
     stream_buffer_bytes: int = 1 << 20   # a streamed result this small is sent whole (errors stay JSON)
 
 
+@attrs.frozen
+class HttpAccess:
+    """Which Host names are served and which browser origins may read answers (rpc/origins.py)."""
+
+    vhosts: tuple = ("localhost",)
+    cors: object = None          # an OriginPolicy, or None: no CORS headers at all
+
+
 class HttpError(Exception):
     """A request this server cannot answer as asked; the connection closes after the reply."""
 
@@ -52,6 +61,10 @@ class _Request:
     method: bytes
     connection: bytes   # the Connection header line of the response, if one is due
     body: bytes
+    host: str = None
+    origin: str = None
+    preflight: tuple = None  # (method, headers) an OPTIONS preflight asks for
+    headers: bytes = b""     # extra header lines of the response (CORS)
 
     @property
     def keep_alive(self):
@@ -61,9 +74,10 @@ class _Request:
 class JsonRpcHttpFactory(protocol.Factory):
     """Serves a Dispatcher (rpc/jsonrpc.py) over HTTP/1.1."""
 
-    def __init__(self, dispatcher, limits, reactor):
+    def __init__(self, dispatcher, limits, reactor, access=HttpAccess()):
         self.dispatcher = dispatcher
         self.limits = limits
+        self.access = access
         self.reactor = reactor
         self._date_second = None
         self._date = b""
@@ -192,9 +206,9 @@ class JsonRpcHttp(protocol.Protocol):
                 if not done:        # answered later: wait for it before reading on
                     self._waiting = True
                     self._pause("waiting", True)
-                    result.addCallback(lambda _: self._answered(done[0], request.connection))
+                    result.addCallback(lambda _: self._answered(done[0], request))
                     break
-                result = self._payload(done[0], request.connection)
+                result = self._payload(done[0], request)
             out.append(result)
             if not request.keep_alive:
                 self._done = True
@@ -211,43 +225,49 @@ class JsonRpcHttp(protocol.Protocol):
         elif self._done:
             self._hang_up()
 
-    def _answered(self, outcome, connection):
+    def _answered(self, outcome, request):
         self._waiting = False
         if self._done:
             return
-        self.transport.write(self._payload(outcome, connection))
-        if connection == _CLOSE:
+        self.transport.write(self._payload(outcome, request))
+        if not request.keep_alive:
             self._close()
             return
         self._pause("waiting", False)
         if self._have and self._have >= self._need:
             self._process()
 
-    def _payload(self, outcome, connection):
+    def _payload(self, outcome, request):
         """The HTTP response for the dispatcher's outcome (bytes, None or a Failure)."""
         if outcome is _WRITTEN:
             return b""
         if isinstance(outcome, (bytes, type(None))):
-            return _response(200, outcome or b"", connection, self.factory.date())
+            return _response(200, outcome or b"", request.connection, self.factory.date(), extra=request.headers)
         log.failure("JSON-RPC dispatch crashed", outcome)
-        return _response(500, _CRASHED, connection, self.factory.date())
+        return _response(500, _CRASHED, request.connection, self.factory.date(), extra=request.headers)
 
     def _answer(self, request):
         """The response bytes for a complete request, or a Deferred of the dispatcher's outcome."""
-        date = self.factory.date()
+        date, access = self.factory.date(), self.factory.access
+        if not host_allowed(access.vhosts, request.host):
+            return _response(403, b"invalid host specified\n", request.connection, date, b"text/plain")
+        if access.cors is not None:
+            request.headers = cors_headers(access.cors, request.origin, request.preflight)
         if request.method == b"POST":
             try:
                 payload = self.dispatcher.respond(request.body, stream=True)
             except Exception:
                 log.failure("JSON-RPC dispatch crashed")
-                return _response(500, _CRASHED, request.connection, date)
+                return _response(500, _CRASHED, request.connection, date, extra=request.headers)
             if isinstance(payload, StreamedResponse):
-                self._stream = _ResponseStream(self, payload, request.connection)
+                self._stream = _ResponseStream(self, payload, request)
                 return self._stream.start()
             if isinstance(payload, defer.Deferred):
                 return payload
-            return _response(200, payload or b"", request.connection, date)
+            return _response(200, payload or b"", request.connection, date, extra=request.headers)
         if request.method == b"OPTIONS":
+            if request.preflight is not None and access.cors is not None:
+                return _response(204, b"", request.connection, date, extra=request.headers)
             return _response(200, b"", request.connection, date, extra=_ALLOW)
         return _response(405, b"method not allowed: send JSON-RPC requests with POST\n", request.connection, date,
                          b"text/plain", _ALLOW, head=request.method == b"HEAD")
@@ -269,7 +289,8 @@ class JsonRpcHttp(protocol.Protocol):
         lines = buf[pos:head_end].split(b"\r\n")
         method, http10 = _request_line(lines[0])
         keep_alive = not http10
-        length = coding = expect = None
+        length = coding = expect = host = origin = None
+        wanted_method = wanted_headers = None
         for line in lines[1:]:
             name, colon, value = line.partition(b":")
             if not colon or not name or name[-1:] in b" \t" or name[:1] in b" \t":
@@ -289,6 +310,14 @@ class JsonRpcHttp(protocol.Protocol):
                     keep_alive = True
             elif name == b"expect":
                 expect = value.lower()
+            elif name == b"host":
+                host = value.decode("latin-1")
+            elif name == b"origin":
+                origin = value.decode("latin-1")
+            elif name == b"access-control-request-method":
+                wanted_method = value
+            elif name == b"access-control-request-headers":
+                wanted_headers = value
         start = head_end + 4
         max_body = self.limits.max_body_bytes
         if coding is not None:
@@ -302,12 +331,15 @@ class JsonRpcHttp(protocol.Protocol):
         connection = (_KEEP_ALIVE if http10 else b"") if keep_alive else _CLOSE
         if expect == b"100-continue" and not http10 and len(buf) == start:
             self._send_continue()
+        preflight = (wanted_method, wanted_headers) if method == b"OPTIONS" and wanted_method else None
         if coding is not None:
-            return self._chunked(buf, start, method, connection)
-        length = length or 0
-        if len(buf) < start + length:
-            return None, start + length
-        return _Request(method, connection, buf[start:start + length]), start + length
+            found, end = self._chunked(buf, start, method, connection)
+        else:
+            end = start + (length or 0)
+            found = _Request(method, connection, buf[start:end]) if len(buf) >= end else None
+        if found is not None:
+            found.host, found.origin, found.preflight = host, origin, preflight
+        return found, end
 
     def _send_continue(self):
         # curl and others wait (a second) for this before sending a larger body.
@@ -378,10 +410,10 @@ class _ResponseStream:
 
     SLOTS = 4            # chunks in flight between the producer and the socket
 
-    def __init__(self, protocol, response, connection):
+    def __init__(self, protocol, response, request):
         self.protocol = protocol
         self.response = response
-        self.connection = connection
+        self.request = request
         self.reactor = protocol.factory.reactor
         self.threshold = protocol.limits.stream_buffer_bytes
         self.cancel = threading.Event()
@@ -425,7 +457,7 @@ class _ResponseStream:
         if self.cancel.is_set():
             return
         head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n" \
-               b"Date: %s\r\n%s\r\n" % (self.protocol.factory.date(), self.connection)
+               b"Date: %s\r\n%s%s\r\n" % (self.protocol.factory.date(), self.request.headers, self.request.connection)
         self.protocol.transport.write(head + _chunk(self.response.envelope()[0]))
 
     def _chunk(self, data):
