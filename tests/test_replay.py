@@ -1,5 +1,8 @@
 """Replaying a committed block (what every trace does) gives back exactly what the block stored."""
 
+from chaind.chain.replay import replay_chain
+from chaind.store import keys
+
 from chain_driver import Chain
 
 
@@ -18,5 +21,32 @@ def test_replay_reproduces_every_stored_result(tmp_path):
             assert any(r.receipt is None for r in stored) or height < 2   # native sends are replayed too
         # Nothing a replay did reached the disk.
         assert app.head == head and [chain.reads(h) for h in range(1, app.height + 1)] == reads
+    finally:
+        chain.close()
+
+
+def test_a_chain_replayed_from_genesis_gives_the_same_block_and_app_hashes(tmp_path):
+    chain = Chain(tmp_path, "chain.db")
+    try:
+        for step in range(8):
+            chain.block(chain.workload(step))
+        seen = []
+        report = replay_chain(chain.app, tmp_path / "replayed.db", progress=lambda h, last: seen.append(h))
+        assert report.ok and (report.first_height, report.last_height) == (1, chain.app.height)
+        assert seen == list(range(1, chain.app.height + 1))
+    finally:
+        chain.close()
+
+
+def test_a_replay_finds_the_first_block_that_differs(tmp_path):
+    chain = Chain(tmp_path, "chain.db")
+    try:
+        for step in range(6):
+            chain.block(chain.workload(step))
+        # Another (valid) tx in place of block 4's first one: what a corrupted store would hold.
+        chain.db.write({keys.tx_key(4, 0): chain.app.tx_at(5, 0)})
+        report = replay_chain(chain.app, tmp_path / "replayed.db")
+        assert not report.ok and report.mismatch.height == 4 and report.mismatch.field == "block hash"
+        assert str(report.mismatch).startswith("height 4: block hash differs: stored ")
     finally:
         chain.close()
