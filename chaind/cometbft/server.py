@@ -50,7 +50,12 @@ def request_id_of(message):
         kind = {bool: "bool", list: "[]interface {}", dict: "map[string]interface {}"}.get(type(value), "nil")
         raise CallError(PARSE_ERROR, f"error unmarshaling request: json-rpc ID ({orjson.dumps(value).decode()}) "
                                      f"is of unknown type ({kind})")
-    return int(value) if isinstance(value, float) else value
+    if isinstance(value, str):
+        return value
+    # Go decodes a JSON number as float64 and converts it to an int64; out of range (x86-64) that
+    # gives the smallest int64, which is also what keeps the id encodable.
+    number = int(float(value))
+    return number if -2**63 <= number < 2**63 else -2**63
 
 
 class Dispatcher:
@@ -64,7 +69,8 @@ class Dispatcher:
         """A Deferred of the response object for one request, or of None for a notification."""
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             return defer.succeed(error_object(None, INVALID_REQUEST, "invalid request object", with_id=False))
-        if "id" not in message:
+        if message.get("id") is None:
+            # CometBFT reads an id of null as no id: a notification, which gets no answer.
             return defer.succeed(None)
         try:
             request_id = request_id_of(message)

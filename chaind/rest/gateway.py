@@ -12,6 +12,7 @@ from klein import Klein
 from twisted.internet import threads
 from twisted.logger import Logger
 from werkzeug.exceptions import MethodNotAllowed, NotFound
+from werkzeug.routing import RequestRedirect
 
 from chaind.grpc.abci import StatusError
 from chaind.grpc.common import HEIGHT_HEADER
@@ -45,7 +46,10 @@ class RestGateway:
                                template)
             self.app.route(route, methods=[http_method], branch=False,
                            endpoint=f"{http_method} {template}")(self._handler(grpc_path))
-        self.app.handle_errors(NotFound, MethodNotAllowed)(self._unrouted)
+        # grpc-gateway matches the path as sent: no slash merging, no redirects to another path.
+        self.app.url_map.merge_slashes = False
+        self.app.url_map.strict_slashes = False
+        self.app.handle_errors(NotFound, MethodNotAllowed, RequestRedirect)(self._unrouted)
         self.app.handle_errors(Exception)(self._crashed)
 
     def resource(self):

@@ -39,8 +39,12 @@ class TraceOptions:
         tracer = value.get("tracer")
         if tracer is not None and not isinstance(tracer, str):
             raise TraceError("invalid argument 1: tracer must be a string")
+        timeout = value.get("timeout")
+        if timeout is not None and not isinstance(timeout, str):
+            raise TraceError(f"invalid argument 1: json: cannot unmarshal {trace_config.json_type(timeout)} "
+                             "into Go struct field TraceConfig.timeout of type string")
         try:
-            timeout = trace_config.parse_duration(value.get("timeout") or "5s")
+            timeout = trace_config.parse_duration(timeout or "5s")
             logger = LoggerConfig.from_trace_config(value) if not tracer else LoggerConfig()
         except trace_config.ConfigError as e:
             raise TraceError(str(e)) from None
