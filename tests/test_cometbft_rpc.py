@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from chaind.chain import votes
 from chaind.chain.votes import sign_bytes
 from chaind.chain.block import BlockId
+from chaind.store import eventindex, keys
 from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
 
@@ -221,6 +222,64 @@ def test_and_across_event_types_paging_and_order(node):
     blocks = (yield get(node, "block_search", query="\"block.height >= 2 AND block.height <= 4\""))[1]["result"]
     assert [b["block"]["header"]["height"] for b in blocks["blocks"]] == ["4", "3", "2"]
     assert blocks["total_count"] == "3"
+
+
+@pytest_twisted.inlineCallbacks
+def test_block_events_indexed_and_block_search(node):
+    receipts = yield send_transfers(node, 3)
+    heights = [r["blockNumber"] for r in receipts]
+    # Every block carries x/feemarket's events, BeginBlock's first, with the mode the SDK appends.
+    results = (yield get(node, "block_results", height=str(heights[0])))[1]["result"]
+    base_fee = str(node.app.block_at(heights[0])[1].base_fee)
+    assert results["finalize_block_events"] == [
+        {"type": "fee_market", "attributes": [{"key": "base_fee", "value": base_fee, "index": True},
+                                              {"key": "mode", "value": "BeginBlock", "index": True}]},
+        {"type": "block_gas", "attributes": [{"key": "height", "value": str(heights[0]), "index": True},
+                                             {"key": "amount", "value": "21000", "index": True},
+                                             {"key": "mode", "value": "EndBlock", "index": True}]}]
+
+    def search(query, **params):
+        return post(node, "block_search", {"query": query, **params}).addCallback(lambda r: r[1])
+
+    def block_heights(reply):
+        return [int(b["block"]["header"]["height"]) for b in reply["result"]["blocks"]]
+
+    # Blocks with gas used: the ones holding the transfers (block 1 is empty), newest first by default.
+    used = yield search("block_gas.amount > 0")
+    assert block_heights(used) == heights[::-1] and used["result"]["total_count"] == "3"
+    first = used["result"]["blocks"][-1]
+    assert first == (yield get(node, "block", height=str(heights[0])))[1]["result"]
+    assert block_heights((yield search(f"block_gas.height = {heights[1]}"))) == [heights[1]]
+    # Conditions on different events of a block and on block.height intersect; asc pages upward.
+    both = yield search(f"fee_market.mode = 'BeginBlock' AND block_gas.amount = 21000 AND block.height > {heights[0]}",
+                        order_by="asc", per_page="1", page="2")
+    assert block_heights(both) == [heights[2]] and both["result"]["total_count"] == "2"
+    assert block_heights((yield search("tm.event = 'NewBlock' AND block_gas.amount < 1"))) == [1]
+    assert (yield search("tm.event = 'Tx' AND block.height > 0"))["result"] == {"blocks": [], "total_count": "0"}
+    assert (yield search("block_gas.amount EXISTS AND block_gas.mode CONTAINS 'End'"))["result"]["total_count"] == \
+        str(node.app.height)
+    status, over = yield get(node, "block_search", query='"block.height >= 1"', per_page="1000")
+    assert status == 200 and len(over["result"]["blocks"]) == min(100, node.app.height)
+    status, bad = yield get(node, "block_search", query='"block.height >= 1"', page="9")
+    assert status == 500 and bad["error"]["data"] == "page should be within [1, 1] range, given 9"
+    assert (yield search("block.height >= 1", order_by="sideways"))["error"]["data"] == \
+        "expected order_by to be either `asc` or `desc` or empty"
+    assert (yield search("block_gas.amount >"))["error"]["data"] == "offset 18: EOF"
+    status, unquoted = yield get(node, "block_search", query="block.height>1")
+    assert status == 500 and unquoted["error"]["code"] == -32602
+
+
+@pytest_twisted.inlineCallbacks
+def test_block_search_uses_the_index_after_restart(node_factory):
+    node = node_factory()
+    receipt, = yield send_transfers(node, 1)
+    yield node.stopService()
+    again = node_factory()
+    reply = (yield post(again, "block_search", {"query": f"block_gas.height={receipt['blockNumber']}"}))[1]
+    assert [b["block"]["header"]["height"] for b in reply["result"]["blocks"]] == [str(receipt["blockNumber"])]
+    # The block's index entries landed in its own batch: one key per indexed attribute, ending in the height.
+    prefix = eventindex.value_prefix(keys.BLOCK_EVENT, "block_gas.height", str(receipt["blockNumber"]))
+    assert list(again.app.db.keys(prefix)) == [prefix + keys.height_bytes(receipt["blockNumber"])]
 
 
 @pytest.mark.parametrize("params, data", [

@@ -46,6 +46,7 @@ class CometRoutes:
         self.genesis = node.genesis
         self.settings = settings
         self.searcher = search.TxSearch(node.app)
+        self.block_searcher = search.BlockSearch(node.app)
         self.queries = node.queries      # the gRPC query services, for abci_query
         validator = node.genesis.validators[0] if node.genesis.validators else None
         self.validator = validator
@@ -309,7 +310,10 @@ class CometRoutes:
             order = search.order_of(order_by, "desc")
         except search.SearchError as e:
             raise RouteError(str(e)) from None
-        heights = search.block_heights(parsed, self._earliest(), self.app.height)
+        return self._off_reactor(self._block_search, parsed, page, per_page, order)
+
+    def _block_search(self, parsed, page, per_page, order):
+        heights = self.block_searcher.heights(parsed, self._earliest(), self.app.height)
         if order == "desc":
             heights = heights[::-1]
         start, stop = self._page(len(heights), page, per_page)
