@@ -66,6 +66,40 @@ def test_new_block_and_tx_by_evm_hash(node):
 
 
 @pytest_twisted.inlineCallbacks
+def test_block_events_in_new_block_and_new_block_events(node):
+    web3 = w3(node)
+
+    def scenario():
+        with connect(ws_url(node)) as ws:
+            # Only blocks past the next one match: the block events' keys are in NewBlock's events map.
+            after = node.app.height + 1
+            query = f"tm.event='NewBlock' AND block_gas.height > {after}"
+            assert call(ws, "subscribe", {"query": query}, 3)["result"] == {}
+            assert call(ws, "subscribe", {"query": "tm.event='NewBlockEvents' AND block_gas.amount > 0"}, 4)[
+                "result"] == {}
+            got = {}
+            transfer(web3)      # block `after`: NewBlockEvents only
+            transfer(web3)      # block `after + 1`: both
+            while len(got.get(3, [])) < 1 or len(got.get(4, [])) < 2:
+                message = json.loads(ws.recv(timeout=5))
+                got.setdefault(message["id"], []).append(message["result"])
+            results = call(ws, "block_results", {"height": str(after)}, 5)["result"]
+            return after, got, results
+
+    after, got, results = yield in_thread(scenario)
+    [block] = got[3]
+    assert block["data"]["value"]["block"]["header"]["height"] == str(after + 1)
+    assert block["events"]["block_gas.height"] == [str(after + 1)] and block["events"]["tm.event"] == ["NewBlock"]
+    assert block["events"]["fee_market.mode"] == ["BeginBlock"] and block["events"]["block_gas.amount"] == ["21000"]
+    finalize = block["data"]["value"]["result_finalize_block"]
+    assert [e["type"] for e in finalize["events"]] == ["fee_market", "block_gas"]
+    first, second = got[4]
+    assert first["data"] == {"type": "tendermint/event/NewBlockEvents", "value": {
+        "height": str(after), "events": results["finalize_block_events"], "num_txs": "1"}}
+    assert first["events"]["tm.event"] == ["NewBlockEvents"] and second["data"]["value"]["height"] == str(after + 1)
+
+
+@pytest_twisted.inlineCallbacks
 def test_unsubscribe_and_limits(node_factory):
     node = node_factory(cometbft_rpc={"max_subscriptions_per_client": 2, "max_subscription_clients": 1})
 
@@ -210,3 +244,40 @@ def _belongs(value, height):
         vote = value["Vote"]
         return (vote["type"], vote["height"]) in ((1, height), (2, str(int(height) - 1)))
     return value["height"] == height
+
+
+@pytest_twisted.inlineCallbacks
+def test_every_event_of_a_block_in_cometbft_order(node):
+    web3 = w3(node)
+
+    def scenario():
+        with connect(ws_url(node)) as ws:
+            assert call(ws, "subscribe", {"query": "tm.event EXISTS"}, 1)["result"] == {}
+            height = transfer(web3)["blockNumber"]
+            got = []
+            while not got or got[-1]["events"]["tm.event"] != ["NewRoundStep"] or \
+                    got[-1]["data"]["value"]["step"] != "RoundStepNewHeight":
+                got.append(json.loads(ws.recv(timeout=5))["result"])
+            return height, got
+
+    height, got = yield in_thread(scenario)
+
+    def label(result):
+        name, value = result["events"]["tm.event"][0], result["data"]["value"]
+        if name == "NewRoundStep":
+            return name, value["step"], int(value["height"])
+        if name == "Vote":
+            return name, value["Vote"]["type"], int(value["Vote"]["height"])
+        return name
+
+    # One validator goes through CometBFT's steps in order (consensus/state.go), no timeouts; its
+    # precommit for the parent comes first, being signed at this block's time.
+    assert [label(r) for r in got] == [
+        ("Vote", 2, height - 1), "NewRound", ("NewRoundStep", "RoundStepPropose", height), "CompleteProposal",
+        ("NewRoundStep", "RoundStepPrevote", height), ("Vote", 1, height), "ValidBlock", "Polka", "Lock",
+        ("NewRoundStep", "RoundStepPrecommit", height), ("NewRoundStep", "RoundStepCommit", height),
+        "NewBlock", "NewBlockHeader", "NewBlockEvents", "Tx", ("NewRoundStep", "RoundStepNewHeight", height + 1)]
+    steps = [r["data"] for r in got if r["events"]["tm.event"] == ["NewRoundStep"]]
+    assert steps[0] == {"type": "tendermint/event/RoundState",
+                        "value": {"height": str(height), "round": 0, "step": "RoundStepPropose"}}
+    assert steps[-1]["value"] == {"height": str(height + 1), "round": 0, "step": "RoundStepNewHeight"}

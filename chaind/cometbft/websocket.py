@@ -34,7 +34,8 @@ class EventRenderer:
         block_hash = event.block.meta.hash
         if block_hash != self._key:
             self._key, self._cache = block_hash, {}
-        key = (event.name, getattr(event, "index", None), getattr(event, "precommit", None), what)
+        key = (event.name, getattr(event, "index", None), getattr(event, "precommit", None),
+               getattr(event, "step", None), what)
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]
@@ -52,6 +53,9 @@ def _events_map(event):
         out = enc.flat_events(block.results[event.index].events)
         out["tx.hash"] = [enc.hexu(native_hash(block.txs[event.index]))]
         out["tx.height"] = [str(block.height)]
+    elif isinstance(event, (ev.NewBlock, ev.NewBlockEvents)):
+        # FinalizeBlock's events, so `tm.event='NewBlock' AND block_gas.height > 5` can match.
+        out = enc.flat_events(event.block.events)
     else:
         out = {}
     out["tm.event"] = [event.name]
@@ -74,6 +78,9 @@ def _data(event, app):
                  "block_id": enc.block_id(enc.block_id_of(block.meta)), "result_finalize_block": finalize}
     elif isinstance(event, ev.NewBlockHeader):
         value = {"header": enc.header(block.header)}
+    elif isinstance(event, ev.NewBlockEvents):
+        value = {"height": str(block.height), "events": enc.events(block.events) or None,
+                 "num_txs": str(len(block.txs))}
     else:
         tx_result = {"height": str(block.height)}
         if event.index:
@@ -84,8 +91,8 @@ def _data(event, app):
     return {"type": f"tendermint/event/{event.name}", "value": value}
 
 
-_CONSENSUS = (ev.NewRound, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
-_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.Tx) + _CONSENSUS
+_CONSENSUS = (ev.NewRound, ev.NewRoundStep, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
+_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.NewBlockEvents, ev.Tx) + _CONSENSUS
 _KINDS = {kind.name: kind for kind in _SUBSCRIBABLE}
 
 
