@@ -211,6 +211,10 @@ class CometRoutes:
         return {"header": None} if height is None else self.header(height)
 
     def blockchain(self, minHeight, maxHeight):
+        # Up to 20 block reads, and block_results' one read per tx: LevelDB work kept off the reactor.
+        return self._off_reactor(self._blockchain, minHeight, maxHeight)
+
+    def _blockchain(self, minHeight, maxHeight):
         latest, base = self.app.height, self._earliest()
         low, high = minHeight or 0, maxHeight or 0
         if low < 0 or high < 0:
@@ -227,6 +231,9 @@ class CometRoutes:
         return {"last_height": str(latest), "block_metas": metas}
 
     def block_results(self, height):
+        return self._off_reactor(self._block_results, height)
+
+    def _block_results(self, height):
         height = self._height(height)
         _, meta = self._block(height)
         results = [self.app.result_at(height, i) for i in range(meta.num_txs)]
