@@ -330,6 +330,77 @@ def test_envelope_and_argument_errors(node):
 
 
 @pytest_twisted.inlineCallbacks
+def test_page_size_limits_are_settings(node_factory):
+    node = node_factory(cometbft_rpc={"default_per_page": 2, "max_per_page": 3})
+    yield send_transfers(node, 4)
+    query = "message.module='evm'"
+    default = (yield post(node, "tx_search", {"query": query}))[1]["result"]
+    assert len(default["txs"]) == 2 and default["total_count"] == "4"
+    capped = (yield post(node, "tx_search", {"query": query, "per_page": "50"}))[1]["result"]
+    assert len(capped["txs"]) == 3
+    # With the cap of 3, four txs make two pages: page 2 holds the last one, page 3 is out of range.
+    last = (yield post(node, "tx_search", {"query": query, "per_page": "50", "page": "2"}))[1]["result"]
+    assert [t["height"] for t in last["txs"]] == [str(node.app.height)]
+    status, beyond = yield get(node, "tx_search", query=f'"{query}"', per_page="50", page="3")
+    assert status == 500 and beyond["error"]["data"] == "page should be within [1, 2] range, given 3"
+    blocks = (yield post(node, "block_search", {"query": "block.height >= 1", "per_page": "0"}))[1]["result"]
+    assert len(blocks["blocks"]) == 2 and blocks["total_count"] == "5"
+    blocks = (yield post(node, "block_search", {"query": "block.height >= 1", "per_page": "100"}))[1]["result"]
+    assert [b["block"]["header"]["height"] for b in blocks["blocks"]] == ["5", "4", "3"]
+    assert (yield post(node, "block_search", {"query": "block.height >= 1", "page": "0"}))[1]["error"]["data"] == \
+        "page should be within [1, 3] range, given 0"
+
+
+@pytest_twisted.inlineCallbacks
+def test_query_length_limit_is_a_setting(node_factory):
+    node = node_factory(cometbft_rpc={"max_query_length": 20})
+    ok = (yield post(node, "tx_search", {"query": "a.b='" + "x" * 14 + "'"}))[1]
+    assert ok["result"] == {"txs": [], "total_count": "0"}
+    for route in ("tx_search", "block_search"):
+        over = (yield post(node, route, {"query": "a.b='" + "x" * 15 + "'"}))[1]
+        assert over["error"]["data"] == "maximum query length exceeded"
+
+
+@pytest.mark.parametrize("request_body, status, error", [
+    (b'{"jsonrpc":"2.0","id":true,"method":"health"}', 500,
+     {"code": -32700, "message": "Parse error. Invalid JSON",
+      "data": "error unmarshaling request: json-rpc ID (true) is of unknown type (bool)"}),
+    (b'{"jsonrpc":"2.0","id":1}', 200, {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
+    (b'[1]', 200, {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
+    (b'{"jsonrpc":"2.0","id":1,"method":"tx","params":{"hash":"not base64!"}}', 200,
+     {"code": -32602, "message": "Invalid params",
+      "data": "error converting json params to arguments: illegal base64 data at input byte 3"}),
+    (b'{"jsonrpc":"2.0","id":1,"method":"header_by_hash","params":{"hash":"ZZ"}}', 200,
+     {"code": -32602, "message": "Invalid params",
+      "data": "error converting json params to arguments: encoding/hex: invalid hex string 'ZZ'"}),
+    (b'{"jsonrpc":"2.0","id":1,"method":"tx_search","params":{"query":5}}', 200,
+     {"code": -32602, "message": "Invalid params",
+      "data": "error converting json params to arguments: json: cannot unmarshal number into Go value of type string"}),
+])
+@pytest_twisted.inlineCallbacks
+def test_malformed_json_rpc(node, request_body, status, error):
+    got_status, body, _ = yield in_thread(fetch, base(node) + "/", request_body)
+    reply = json.loads(body)
+    reply = reply[0] if isinstance(reply, list) else reply
+    assert got_status == status and reply["error"] == error
+    assert (yield get(node, "health"))[0] == 200
+
+
+@pytest.mark.parametrize("route, args, data", [
+    ("tx", {"hash": "0xZZ"}, "error converting http params to arguments: encoding/hex: invalid hex 'ZZ'"),
+    ("header_by_hash", {"hash": "0x12G4"}, "error converting http params to arguments: encoding/hex: invalid hex '12G4'"),
+    ("block", {"height": "ten"}, "error converting http params to arguments: invalid character 't' looking for "
+                                 "beginning of value"),
+    ("tx_search", {"query": "'tx.height=1'"}, "error converting http params to arguments: invalid character \"'\" "
+                                              "looking for beginning of value"),
+])
+@pytest_twisted.inlineCallbacks
+def test_bad_uri_arguments(node, route, args, data):
+    status, reply = yield get(node, route, **args)
+    assert status == 500 and reply["error"] == {"code": -32602, "message": "Invalid params", "data": data}
+
+
+@pytest_twisted.inlineCallbacks
 def test_broadcast_and_check_tx(node):
     from evm_client import sign
     from chaind.chain import txs

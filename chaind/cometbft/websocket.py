@@ -4,6 +4,8 @@ Events come from the event bus after commit; each subscription has a bounded buf
 overflows is canceled with CometBFT's "subscription was canceled (reason: ...)".
 """
 
+import hashlib
+
 import orjson
 from autobahn.twisted.resource import WebSocketResource
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
@@ -15,6 +17,7 @@ from chaind.chain.txs import native_hash
 from chaind.cometbft import consensus
 from chaind.cometbft import encode as enc
 from chaind.cometbft import query as q
+from chaind.cometbft.params import STR, Arg, ParamError, from_json
 from chaind.cometbft.routes import RouteError
 from chaind.cometbft.server import INVALID_REQUEST, PARSE_ERROR, Dispatcher, error_object
 from chaind.events import types as ev
@@ -31,9 +34,11 @@ class EventRenderer:
         self._cache = {}
 
     def _cached(self, event, what, make):
-        block_hash = event.block.meta.hash
-        if block_hash != self._key:
-            self._key, self._cache = block_hash, {}
+        # A block's events share one cache; an event without a block (ValidatorSetUpdates) is keyed by height.
+        block = getattr(event, "block", None)
+        block_key = block.meta.hash if block is not None else event.height
+        if block_key != self._key:
+            self._key, self._cache = block_key, {}
         key = (event.name, getattr(event, "index", None), getattr(event, "precommit", None),
                getattr(event, "step", None), what)
         if key not in self._cache:
@@ -65,6 +70,10 @@ def _events_map(event):
 def _data(event, app):
     if isinstance(event, _CONSENSUS):
         return consensus.data(event, app)
+    if isinstance(event, ev.ValidatorSetUpdates):
+        value = {"validator_updates": [enc.validator(hashlib.sha256(pubkey).digest()[:20], pubkey, power)
+                                       for pubkey, power in event.updates]}
+        return {"type": "tendermint/event/ValidatorSetUpdates", "value": value}
     block = event.block
     if isinstance(event, ev.NewBlock):
         finalize = {}
@@ -92,7 +101,7 @@ def _data(event, app):
 
 
 _CONSENSUS = (ev.NewRound, ev.NewRoundStep, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
-_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.NewBlockEvents, ev.Tx) + _CONSENSUS
+_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.NewBlockEvents, ev.Tx, ev.ValidatorSetUpdates) + _CONSENSUS
 _KINDS = {kind.name: kind for kind in _SUBSCRIBABLE}
 
 
@@ -249,9 +258,12 @@ class CometSocket(WebSocketServerProtocol):
         self.factory.subscribers.discard(self)
 
 
+_QUERY_ARGS = (Arg("query", STR),)
+
+
 def _query_param(params):
-    if isinstance(params, list) and len(params) == 1:
-        params = {"query": params[0]}
-    if not isinstance(params, dict) or not isinstance(params.get("query"), str):
-        raise RouteError("error converting json params to arguments: query must be a string")
-    return params["query"]
+    """The query of subscribe/unsubscribe, decoded as the routes' arguments are (absent: empty)."""
+    try:
+        return from_json(_QUERY_ARGS, params)["query"] or ""
+    except ParamError as e:
+        raise RouteError(f"error converting json params to arguments: {e}") from None

@@ -33,7 +33,7 @@ class Tx:
 @attrs.frozen
 class ValidatorSetUpdates:
     height: int
-    updates: tuple
+    updates: tuple       # (ed25519 pubkey, power) pairs, as CommittedBlock.validator_updates
     name = "ValidatorSetUpdates"
 
 
