@@ -30,20 +30,22 @@ class EventRenderer:
 
     def __init__(self, app):
         self.app = app
-        self._key = None
-        self._cache = {}
+        self._caches = {}       # block hash (or height, for events without a block) -> rendered pieces
 
     def _cached(self, event, what, make):
-        # A block's events share one cache; an event without a block (ValidatorSetUpdates) is keyed by height.
         block = getattr(event, "block", None)
-        block_key = block.meta.hash if block is not None else event.height
-        if block_key != self._key:
-            self._key, self._cache = block_key, {}
+        block_key = block.meta.hash if block is not None else ("height", event.height)
+        cache = self._caches.get(block_key)
+        if cache is None:
+            # Two kept: a block's ValidatorSetUpdates (keyed by height) must not evict the block's own.
+            if len(self._caches) >= 2:
+                del self._caches[next(iter(self._caches))]
+            cache = self._caches[block_key] = {}
         key = (event.name, getattr(event, "index", None), getattr(event, "precommit", None),
                getattr(event, "step", None), what)
-        if key not in self._cache:
-            self._cache[key] = make()
-        return self._cache[key]
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
 
     def events_map(self, event):
         return self._cached(event, "map", lambda: _events_map(event))
