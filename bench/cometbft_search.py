@@ -4,13 +4,15 @@ The chain is filled without a node, through the real App: finalize_block and com
 signed EVM transfers per block (as tests/chain_driver.py drives it), the node's validator key
 signing the commits, in the node's own home; then the node is started on that home and measured.
 This process times `GET /tx_search?query="ethereum_tx.ethereumTxHash='0x...'"` on one keep-alive
-connection (random hashes of indexed txs); then 1,000 WebSocket connections each subscribe to
+connection (random hashes of indexed txs); at the biggest size it times the heavy reads (block_results of a
+full block, blockchain, block_search over 100 full blocks) and /health on a second connection while
+those run, which shows whether they hold the reactor; then 1,000 WebSocket connections each subscribe to
 `tm.event='NewBlock'` on /websocket, held on one epoll with a minimal client, and each block
 (one transfer sent over HTTP in instant mode) is timed from the send (before the commit, so an
 upper bound) to the last subscriber's notification; every subscriber must get that block.
 
     /work/venv/bin/python bench/cometbft_search.py [--sizes 10000,100000] [--per-block 700]
-        [--queries 1000] [--subscribers 1000] [--rounds 30] [--profile PREFIX]
+        [--queries 1000] [--heavy 50] [--subscribers 1000] [--rounds 30] [--profile PREFIX]
 """
 
 import argparse
@@ -26,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -145,6 +148,48 @@ def search_latencies(node, hashes, queries):
     return times[len(times) // 2], times[int(len(times) * 0.99)]
 
 
+def timed_get(conn, path):
+    t = time.perf_counter()
+    conn.request("GET", path)
+    response = conn.getresponse()
+    body = response.read()
+    if response.status != 200:
+        raise SystemExit(f"GET {path} answered {response.status}: {body[:300]!r}")
+    return (time.perf_counter() - t) * 1000
+
+
+def heavy_reads(node, height, count):
+    """p50 of each heavy route alone, then /health p50/p99 while a second client loops over them."""
+    paths = {"block_results (a full block)": f"/block_results?height={height}",
+             "blockchain (20 metas)": "/blockchain",
+             "block_search (100 full blocks)": "/block_search?per_page=100&query=" +
+             urllib.parse.quote('"block.height>=1"')}
+    conn = http.client.HTTPConnection("127.0.0.1", node.comet_port, timeout=30)
+    alone = {}
+    for name, path in paths.items():
+        times = sorted(timed_get(conn, path) for _ in range(count))
+        alone[name] = times[len(times) // 2]
+    stop = threading.Event()
+
+    def load():
+        heavy = http.client.HTTPConnection("127.0.0.1", node.comet_port, timeout=30)
+        while not stop.is_set():
+            for path in paths.values():
+                timed_get(heavy, path)
+        heavy.close()
+
+    loader = threading.Thread(target=load)
+    loader.start()
+    time.sleep(0.2)
+    try:
+        health = sorted(timed_get(conn, "/health") for _ in range(count * 10))
+    finally:
+        stop.set()
+        loader.join()
+    conn.close()
+    return alone, health[len(health) // 2], health[int(len(health) * 0.99)]
+
+
 class Subscriber(RawWebSocket):
     """One /websocket connection subscribed to tm.event='NewBlock'."""
 
@@ -210,6 +255,7 @@ def main():
     parser.add_argument("--per-block", type=int, default=700,
                         help="transfers per block while filling (700 stays under the gas target: base fee flat)")
     parser.add_argument("--queries", type=int, default=1000, help="tx_search requests timed per size")
+    parser.add_argument("--heavy", type=int, default=50, help="requests timed per heavy route (0: skip)")
     parser.add_argument("--subscribers", type=int, default=1000, help="WebSocket connections, one NewBlock each")
     parser.add_argument("--rounds", type=int, default=30, help="blocks timed for the fan-out, one transfer each")
     parser.add_argument("--profile", metavar="PREFIX", help="record the node with py-spy (PREFIX-search-N.txt, "
@@ -231,6 +277,12 @@ def main():
                 p50s[size] = p50
                 print(f"  tx_search by ethereum_tx.ethereumTxHash ({args.queries} queries, one keep-alive "
                       f"connection): p50 {p50:.2f} ms  p99 {p99:.2f} ms")
+                if size == sizes[-1] and args.heavy:
+                    alone, health_p50, health_p99 = heavy_reads(node, 2, args.heavy)
+                    for name, p50 in alone.items():
+                        print(f"  {name}: p50 {p50:.1f} ms")
+                    print(f"  /health while those run on another connection: p50 {health_p50:.2f} ms  "
+                          f"p99 {health_p99:.2f} ms")
                 if size == sizes[-1] and args.subscribers:
                     rounds = fanout(node, home, args.subscribers, args.rounds,
                                     args.profile and f"{args.profile}-fanout.txt")

@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from chaind.chain import votes
 from chaind.chain.votes import sign_bytes
 from chaind.chain.block import BlockId
+from chaind.store import eventindex, keys
 from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
 
@@ -223,6 +224,64 @@ def test_and_across_event_types_paging_and_order(node):
     assert blocks["total_count"] == "3"
 
 
+@pytest_twisted.inlineCallbacks
+def test_block_events_indexed_and_block_search(node):
+    receipts = yield send_transfers(node, 3)
+    heights = [r["blockNumber"] for r in receipts]
+    # Every block carries x/feemarket's events, BeginBlock's first, with the mode the SDK appends.
+    results = (yield get(node, "block_results", height=str(heights[0])))[1]["result"]
+    base_fee = str(node.app.block_at(heights[0])[1].base_fee)
+    assert results["finalize_block_events"] == [
+        {"type": "fee_market", "attributes": [{"key": "base_fee", "value": base_fee, "index": True},
+                                              {"key": "mode", "value": "BeginBlock", "index": True}]},
+        {"type": "block_gas", "attributes": [{"key": "height", "value": str(heights[0]), "index": True},
+                                             {"key": "amount", "value": "21000", "index": True},
+                                             {"key": "mode", "value": "EndBlock", "index": True}]}]
+
+    def search(query, **params):
+        return post(node, "block_search", {"query": query, **params}).addCallback(lambda r: r[1])
+
+    def block_heights(reply):
+        return [int(b["block"]["header"]["height"]) for b in reply["result"]["blocks"]]
+
+    # Blocks with gas used: the ones holding the transfers (block 1 is empty), newest first by default.
+    used = yield search("block_gas.amount > 0")
+    assert block_heights(used) == heights[::-1] and used["result"]["total_count"] == "3"
+    first = used["result"]["blocks"][-1]
+    assert first == (yield get(node, "block", height=str(heights[0])))[1]["result"]
+    assert block_heights((yield search(f"block_gas.height = {heights[1]}"))) == [heights[1]]
+    # Conditions on different events of a block and on block.height intersect; asc pages upward.
+    both = yield search(f"fee_market.mode = 'BeginBlock' AND block_gas.amount = 21000 AND block.height > {heights[0]}",
+                        order_by="asc", per_page="1", page="2")
+    assert block_heights(both) == [heights[2]] and both["result"]["total_count"] == "2"
+    assert block_heights((yield search("tm.event = 'NewBlock' AND block_gas.amount < 1"))) == [1]
+    assert (yield search("tm.event = 'Tx' AND block.height > 0"))["result"] == {"blocks": [], "total_count": "0"}
+    assert (yield search("block_gas.amount EXISTS AND block_gas.mode CONTAINS 'End'"))["result"]["total_count"] == \
+        str(node.app.height)
+    status, over = yield get(node, "block_search", query='"block.height >= 1"', per_page="1000")
+    assert status == 200 and len(over["result"]["blocks"]) == min(100, node.app.height)
+    status, bad = yield get(node, "block_search", query='"block.height >= 1"', page="9")
+    assert status == 500 and bad["error"]["data"] == "page should be within [1, 1] range, given 9"
+    assert (yield search("block.height >= 1", order_by="sideways"))["error"]["data"] == \
+        "expected order_by to be either `asc` or `desc` or empty"
+    assert (yield search("block_gas.amount >"))["error"]["data"] == "offset 18: EOF"
+    status, unquoted = yield get(node, "block_search", query="block.height>1")
+    assert status == 500 and unquoted["error"]["code"] == -32602
+
+
+@pytest_twisted.inlineCallbacks
+def test_block_search_uses_the_index_after_restart(node_factory):
+    node = node_factory()
+    receipt, = yield send_transfers(node, 1)
+    yield node.stopService()
+    again = node_factory()
+    reply = (yield post(again, "block_search", {"query": f"block_gas.height={receipt['blockNumber']}"}))[1]
+    assert [b["block"]["header"]["height"] for b in reply["result"]["blocks"]] == [str(receipt["blockNumber"])]
+    # The block's index entries landed in its own batch: one key per indexed attribute, ending in the height.
+    prefix = eventindex.value_prefix(keys.BLOCK_EVENT, "block_gas.height", str(receipt["blockNumber"]))
+    assert list(again.app.db.keys(prefix)) == [prefix + keys.height_bytes(receipt["blockNumber"])]
+
+
 @pytest.mark.parametrize("params, data", [
     ({"query": "tx.height 5"}, "offset 10: got number, wanted <= operator, >= operator, < operator, > operator, "
                                "= operator, CONTAINS operator or EXISTS operator"),
@@ -268,6 +327,77 @@ def test_envelope_and_argument_errors(node):
     assert headers["Cache-Control"] == "public, max-age=86400" and "X-Server-Time" in headers
     # Still serving after all that.
     assert (yield get(node, "health"))[0] == 200
+
+
+@pytest_twisted.inlineCallbacks
+def test_page_size_limits_are_settings(node_factory):
+    node = node_factory(cometbft_rpc={"default_per_page": 2, "max_per_page": 3})
+    yield send_transfers(node, 4)
+    query = "message.module='evm'"
+    default = (yield post(node, "tx_search", {"query": query}))[1]["result"]
+    assert len(default["txs"]) == 2 and default["total_count"] == "4"
+    capped = (yield post(node, "tx_search", {"query": query, "per_page": "50"}))[1]["result"]
+    assert len(capped["txs"]) == 3
+    # With the cap of 3, four txs make two pages: page 2 holds the last one, page 3 is out of range.
+    last = (yield post(node, "tx_search", {"query": query, "per_page": "50", "page": "2"}))[1]["result"]
+    assert [t["height"] for t in last["txs"]] == [str(node.app.height)]
+    status, beyond = yield get(node, "tx_search", query=f'"{query}"', per_page="50", page="3")
+    assert status == 500 and beyond["error"]["data"] == "page should be within [1, 2] range, given 3"
+    blocks = (yield post(node, "block_search", {"query": "block.height >= 1", "per_page": "0"}))[1]["result"]
+    assert len(blocks["blocks"]) == 2 and blocks["total_count"] == "5"
+    blocks = (yield post(node, "block_search", {"query": "block.height >= 1", "per_page": "100"}))[1]["result"]
+    assert [b["block"]["header"]["height"] for b in blocks["blocks"]] == ["5", "4", "3"]
+    assert (yield post(node, "block_search", {"query": "block.height >= 1", "page": "0"}))[1]["error"]["data"] == \
+        "page should be within [1, 3] range, given 0"
+
+
+@pytest_twisted.inlineCallbacks
+def test_query_length_limit_is_a_setting(node_factory):
+    node = node_factory(cometbft_rpc={"max_query_length": 20})
+    ok = (yield post(node, "tx_search", {"query": "a.b='" + "x" * 14 + "'"}))[1]
+    assert ok["result"] == {"txs": [], "total_count": "0"}
+    for route in ("tx_search", "block_search"):
+        over = (yield post(node, route, {"query": "a.b='" + "x" * 15 + "'"}))[1]
+        assert over["error"]["data"] == "maximum query length exceeded"
+
+
+@pytest.mark.parametrize("request_body, status, error", [
+    (b'{"jsonrpc":"2.0","id":true,"method":"health"}', 500,
+     {"code": -32700, "message": "Parse error. Invalid JSON",
+      "data": "error unmarshaling request: json-rpc ID (true) is of unknown type (bool)"}),
+    (b'{"jsonrpc":"2.0","id":1}', 200, {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
+    (b'[1]', 200, {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
+    (b'{"jsonrpc":"2.0","id":1,"method":"tx","params":{"hash":"not base64!"}}', 200,
+     {"code": -32602, "message": "Invalid params",
+      "data": "error converting json params to arguments: illegal base64 data at input byte 3"}),
+    (b'{"jsonrpc":"2.0","id":1,"method":"header_by_hash","params":{"hash":"ZZ"}}', 200,
+     {"code": -32602, "message": "Invalid params",
+      "data": "error converting json params to arguments: encoding/hex: invalid hex string 'ZZ'"}),
+    (b'{"jsonrpc":"2.0","id":1,"method":"tx_search","params":{"query":5}}', 200,
+     {"code": -32602, "message": "Invalid params",
+      "data": "error converting json params to arguments: json: cannot unmarshal number into Go value of type string"}),
+])
+@pytest_twisted.inlineCallbacks
+def test_malformed_json_rpc(node, request_body, status, error):
+    got_status, body, _ = yield in_thread(fetch, base(node) + "/", request_body)
+    reply = json.loads(body)
+    reply = reply[0] if isinstance(reply, list) else reply
+    assert got_status == status and reply["error"] == error
+    assert (yield get(node, "health"))[0] == 200
+
+
+@pytest.mark.parametrize("route, args, data", [
+    ("tx", {"hash": "0xZZ"}, "error converting http params to arguments: encoding/hex: invalid hex 'ZZ'"),
+    ("header_by_hash", {"hash": "0x12G4"}, "error converting http params to arguments: encoding/hex: invalid hex '12G4'"),
+    ("block", {"height": "ten"}, "error converting http params to arguments: invalid character 't' looking for "
+                                 "beginning of value"),
+    ("tx_search", {"query": "'tx.height=1'"}, "error converting http params to arguments: invalid character \"'\" "
+                                              "looking for beginning of value"),
+])
+@pytest_twisted.inlineCallbacks
+def test_bad_uri_arguments(node, route, args, data):
+    status, reply = yield get(node, route, **args)
+    assert status == 500 and reply["error"] == {"code": -32602, "message": "Invalid params", "data": data}
 
 
 @pytest_twisted.inlineCallbacks

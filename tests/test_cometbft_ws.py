@@ -1,6 +1,7 @@
 """/websocket on the CometBFT port: tm.event subscriptions fed by the event bus, routes, limits, slow clients."""
 
 import base64
+import hashlib
 import json
 import urllib.request
 
@@ -63,6 +64,40 @@ def test_new_block_and_tx_by_evm_hash(node):
     value = block_event["result"]["data"]["value"]
     assert value["block"]["header"]["height"] == tx_result["height"]
     assert value["result_finalize_block"]["tx_results"][0]["code"] == 0
+
+
+@pytest_twisted.inlineCallbacks
+def test_block_events_in_new_block_and_new_block_events(node):
+    web3 = w3(node)
+
+    def scenario():
+        with connect(ws_url(node)) as ws:
+            # Only blocks past the next one match: the block events' keys are in NewBlock's events map.
+            after = node.app.height + 1
+            query = f"tm.event='NewBlock' AND block_gas.height > {after}"
+            assert call(ws, "subscribe", {"query": query}, 3)["result"] == {}
+            assert call(ws, "subscribe", {"query": "tm.event='NewBlockEvents' AND block_gas.amount > 0"}, 4)[
+                "result"] == {}
+            got = {}
+            transfer(web3)      # block `after`: NewBlockEvents only
+            transfer(web3)      # block `after + 1`: both
+            while len(got.get(3, [])) < 1 or len(got.get(4, [])) < 2:
+                message = json.loads(ws.recv(timeout=5))
+                got.setdefault(message["id"], []).append(message["result"])
+            results = call(ws, "block_results", {"height": str(after)}, 5)["result"]
+            return after, got, results
+
+    after, got, results = yield in_thread(scenario)
+    [block] = got[3]
+    assert block["data"]["value"]["block"]["header"]["height"] == str(after + 1)
+    assert block["events"]["block_gas.height"] == [str(after + 1)] and block["events"]["tm.event"] == ["NewBlock"]
+    assert block["events"]["fee_market.mode"] == ["BeginBlock"] and block["events"]["block_gas.amount"] == ["21000"]
+    finalize = block["data"]["value"]["result_finalize_block"]
+    assert [e["type"] for e in finalize["events"]] == ["fee_market", "block_gas"]
+    first, second = got[4]
+    assert first["data"] == {"type": "tendermint/event/NewBlockEvents", "value": {
+        "height": str(after), "events": results["finalize_block_events"], "num_txs": "1"}}
+    assert first["events"]["tm.event"] == ["NewBlockEvents"] and second["data"]["value"]["height"] == str(after + 1)
 
 
 @pytest_twisted.inlineCallbacks
@@ -210,3 +245,108 @@ def _belongs(value, height):
         vote = value["Vote"]
         return (vote["type"], vote["height"]) in ((1, height), (2, str(int(height) - 1)))
     return value["height"] == height
+
+
+@pytest_twisted.inlineCallbacks
+def test_every_event_of_a_block_in_cometbft_order(node):
+    web3 = w3(node)
+
+    def scenario():
+        with connect(ws_url(node)) as ws:
+            assert call(ws, "subscribe", {"query": "tm.event EXISTS"}, 1)["result"] == {}
+            height = transfer(web3)["blockNumber"]
+            got = []
+            while not got or got[-1]["events"]["tm.event"] != ["NewRoundStep"] or \
+                    got[-1]["data"]["value"]["step"] != "RoundStepNewHeight":
+                got.append(json.loads(ws.recv(timeout=5))["result"])
+            return height, got
+
+    height, got = yield in_thread(scenario)
+
+    def label(result):
+        name, value = result["events"]["tm.event"][0], result["data"]["value"]
+        if name == "NewRoundStep":
+            return name, value["step"], int(value["height"])
+        if name == "Vote":
+            return name, value["Vote"]["type"], int(value["Vote"]["height"])
+        return name
+
+    # One validator goes through CometBFT's steps in order (consensus/state.go), no timeouts; its
+    # precommit for the parent comes first, being signed at this block's time.
+    assert [label(r) for r in got] == [
+        ("Vote", 2, height - 1), "NewRound", ("NewRoundStep", "RoundStepPropose", height), "CompleteProposal",
+        ("NewRoundStep", "RoundStepPrevote", height), ("Vote", 1, height), "ValidBlock", "Polka", "Lock",
+        ("NewRoundStep", "RoundStepPrecommit", height), ("NewRoundStep", "RoundStepCommit", height),
+        "NewBlock", "NewBlockHeader", "NewBlockEvents", "Tx", ("NewRoundStep", "RoundStepNewHeight", height + 1)]
+    steps = [r["data"] for r in got if r["events"]["tm.event"] == ["NewRoundStep"]]
+    assert steps[0] == {"type": "tendermint/event/RoundState",
+                        "value": {"height": str(height), "round": 0, "step": "RoundStepPropose"}}
+    assert steps[-1]["value"] == {"height": str(height + 1), "round": 0, "step": "RoundStepNewHeight"}
+
+
+@pytest_twisted.inlineCallbacks
+def test_bad_input_over_websocket(node_factory):
+    node = node_factory(cometbft_rpc={"max_query_length": 30})
+
+    def scenario():
+        out = {}
+        with connect(ws_url(node)) as ws:
+            ws.send("{not json")
+            out["json"] = json.loads(ws.recv(timeout=5))
+            ws.send(json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "health"}]))
+            out["batch"] = json.loads(ws.recv(timeout=5))
+            out["unknown"] = call(ws, "no_such_route", {}, 2)
+            out["int"] = call(ws, "block", {"height": 1}, 3)
+            out["long"] = call(ws, "subscribe", {"query": "tm.event='NewBlock' AND a.b EXISTS"}, 4)
+            out["empty"] = call(ws, "subscribe", {}, 5)
+            out["number"] = call(ws, "subscribe", {"query": 5}, 6)
+            out["arity"] = call(ws, "unsubscribe", ["tm.event='Tx'", 1], 7)
+            out["none"] = call(ws, "unsubscribe_all", {}, 8)
+            out["still"] = call(ws, "subscribe", ["tm.event='Tx'"], 9)
+        return out
+
+    out = yield in_thread(scenario)
+    assert out["json"]["error"]["code"] == -32700 and "id" not in out["json"]
+    assert out["batch"]["error"]["code"] == -32600
+    assert out["unknown"] == {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}}
+    # Over WebSocket CometBFT reports argument errors as internal errors.
+    assert out["int"]["error"] == {"code": -32603, "message": "Internal error", "data": (
+        'error converting json params to arguments: invalid 64-bit integer encoding "1", expected string')}
+    assert out["long"]["error"]["data"] == "maximum query length exceeded"
+    assert out["empty"]["error"]["data"] == "failed to parse query: offset 0: EOF"
+    assert out["number"]["error"]["data"] == ("error converting json params to arguments: json: cannot unmarshal "
+                                              "number into Go value of type string")
+    assert out["arity"]["error"]["data"] == ('error converting json params to arguments: expected 1 parameters '
+                                             '([query]), got 2 (["tm.event=\'Tx\'" 1])')
+    assert out["none"]["error"]["data"] == "subscription not found"
+    assert out["still"] == {"jsonrpc": "2.0", "id": 9, "result": {}}
+
+
+@pytest_twisted.inlineCallbacks
+def test_validator_set_updates_payload(node):
+    # Until a staking change makes one, the event is put on the node's own bus as the producer would.
+    from chaind.events import types as ev
+
+    pubkey = bytes(range(32))
+    received = []
+
+    def subscribe():
+        ws = connect(ws_url(node)).__enter__()     # closed in read()
+        assert call(ws, "subscribe", {"query": "tm.event='ValidatorSetUpdates'"}, 4)["result"] == {}
+        return ws
+
+    def read(ws):
+        try:
+            received.append(json.loads(ws.recv(timeout=5)))
+        finally:
+            ws.close()
+
+    ws = yield in_thread(subscribe)
+    node.bus.publish([ev.ValidatorSetUpdates(node.app.height + 1, ((pubkey, 10),))])
+    yield in_thread(read, ws)
+    result = received[0]["result"]
+    assert result["data"] == {"type": "tendermint/event/ValidatorSetUpdates", "value": {"validator_updates": [
+        {"address": hashlib.sha256(pubkey).hexdigest()[:40].upper(),
+         "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(pubkey).decode()},
+         "voting_power": "10", "proposer_priority": "0"}]}}
+    assert result["events"] == {"tm.event": ["ValidatorSetUpdates"]}

@@ -500,6 +500,8 @@ class App:
                 puts[keys.EVM_TX_BY_HASH + evm_hashes[index]] = position
             # tx_search's index lands in the block's own batch: a committed tx is always findable.
             puts.update(eventindex.tx_entries(height, index, result.events))
+        # block_search's index too (the block's own events, FinalizeBlock's `events`).
+        puts.update(eventindex.block_entries(height, committed.events))
         puts[keys.HEAD] = keys.height_bytes(height)
         return puts
 

@@ -5,10 +5,10 @@ state is built. End blockers are end_block(app, ctx) functions; they add block e
 and validator power changes to ctx.validator_updates (CometBFT's FinalizeBlock validator_updates).
 """
 
-from chaind.chain.modules import bank
+from chaind.chain.modules import bank, feemarket
 
 HANDLERS = {handler.type_url: handler for handler in (*bank.MESSAGES,)}
 
 GENESIS_INITIALIZERS = ()
 
-END_BLOCKERS = ()
+END_BLOCKERS = (feemarket.end_block,)

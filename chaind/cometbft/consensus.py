@@ -1,5 +1,5 @@
-"""The consensus-step events (NewRound, CompleteProposal, Vote, ValidBlock, Polka, Lock) as CometBFT v0.38's
-/websocket sends them, made from a committed block and the validator's own key.
+"""The consensus-step events (NewRound, NewRoundStep, CompleteProposal, Vote, ValidBlock, Polka, Lock) as
+CometBFT v0.38's /websocket sends them, made from a committed block and the validator's own key.
 """
 
 from chaind.chain import votes
@@ -43,7 +43,12 @@ def data(event, app):
         signature = app.vote_key.sign(votes.sign_bytes(header.chain_id, height, 0, block_id, header.time_ns,
                                                        vote_type=PREVOTE))
         kind, value = "Vote", _vote(PREVOTE, height, block_id, header.time_ns, app.validator_address, signature)
+    elif isinstance(event, ev.NewRoundStep):
+        # EventDataRoundState, registered as RoundState; NewHeight is the next height's first step.
+        step = event.step
+        kind, value = "RoundState", _round_state(height + 1 if step == "RoundStepNewHeight" else height, step)
     else:
-        # ValidBlock, Polka and Lock carry EventDataRoundState, registered as RoundState; all fire in the prevote step.
+        # ValidBlock, Polka and Lock carry EventDataRoundState too; all fire in the prevote step (CometBFT
+        # updates the step to precommit only when enterPrecommit returns).
         kind, value = "RoundState", _round_state(height, "RoundStepPrevote")
     return {"type": f"tendermint/event/{kind}", "value": value}

@@ -46,6 +46,7 @@ class CometRoutes:
         self.genesis = node.genesis
         self.settings = settings
         self.searcher = search.TxSearch(node.app)
+        self.block_searcher = search.BlockSearch(node.app)
         self.queries = node.queries      # the gRPC query services, for abci_query
         validator = node.genesis.validators[0] if node.genesis.validators else None
         self.validator = validator
@@ -210,6 +211,10 @@ class CometRoutes:
         return {"header": None} if height is None else self.header(height)
 
     def blockchain(self, minHeight, maxHeight):
+        # Up to 20 block reads, and block_results' one read per tx: LevelDB work kept off the reactor.
+        return self._off_reactor(self._blockchain, minHeight, maxHeight)
+
+    def _blockchain(self, minHeight, maxHeight):
         latest, base = self.app.height, self._earliest()
         low, high = minHeight or 0, maxHeight or 0
         if low < 0 or high < 0:
@@ -226,6 +231,9 @@ class CometRoutes:
         return {"last_height": str(latest), "block_metas": metas}
 
     def block_results(self, height):
+        return self._off_reactor(self._block_results, height)
+
+    def _block_results(self, height):
         height = self._height(height)
         _, meta = self._block(height)
         results = [self.app.result_at(height, i) for i in range(meta.num_txs)]
@@ -309,7 +317,10 @@ class CometRoutes:
             order = search.order_of(order_by, "desc")
         except search.SearchError as e:
             raise RouteError(str(e)) from None
-        heights = search.block_heights(parsed, self._earliest(), self.app.height)
+        return self._off_reactor(self._block_search, parsed, page, per_page, order)
+
+    def _block_search(self, parsed, page, per_page, order):
+        heights = self.block_searcher.heights(parsed, self._earliest(), self.app.height)
         if order == "desc":
             heights = heights[::-1]
         start, stop = self._page(len(heights), page, per_page)

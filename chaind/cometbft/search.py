@@ -1,7 +1,7 @@
 """tx_search and block_search: a parsed query answered from the event index, then paged.
 
-Conditions are ANDed per tx (across different events of it), which is what users expect; CometBFT
-v0.38's kv indexer instead needs them all inside one event (cometbft/cometbft#4003).
+Conditions are ANDed per tx or block (across its different events), which is what users expect;
+CometBFT v0.38's kv indexer instead needs them all inside one event (cometbft/cometbft#4003).
 """
 
 import math
@@ -143,22 +143,63 @@ class TxSearch:
                    if indexed and f"{e.type}.{key}" == tag)
 
 
-def block_heights(query, initial_height, head):
-    """The range of heights matching a block_search query.
+class BlockSearch:
+    """Finds block heights for a block_search query: block.height narrows a range of heights, the
+    other conditions read the block event index (bounded to that range), or, once few heights are
+    left, those blocks' own events."""
 
-    Blocks carry no FinalizeBlock events yet, so only block.height and tm.event can match.
-    """
-    low, high = initial_height, head
-    for cond in query.conditions:
-        if cond.tag == "tm.event":
-            if not cond.matches_value("NewBlock"):
-                return range(0)
-        elif cond.tag == "block.height" and cond.kind == q.NUMBER:
-            a, b = _height_bounds(cond)
-            low = low if a is None else max(low, a)
-            high = high if b is None else min(high, b)
-        elif cond.tag == "block.height" and cond.op == q.EXISTS:
-            continue
-        else:
+    def __init__(self, app):
+        self.app = app
+        self.db = app.db
+
+    def heights(self, query, initial_height, head):
+        """The matching heights, ascending (a range when block.height alone decides)."""
+        low, high = initial_height, head
+        others = []
+        for cond in query.conditions:
+            if cond.tag == "tm.event":
+                if not cond.matches_value("NewBlock"):
+                    return range(0)
+            elif cond.tag == "block.height" and cond.kind == q.NUMBER:
+                a, b = _height_bounds(cond)
+                low = low if a is None else max(low, a)
+                high = high if b is None else min(high, b)
+            elif cond.tag == "block.height" and cond.op == q.EXISTS:
+                continue
+            else:
+                others.append(cond)
+        if low > high:
             return range(0)
-    return range(low, high + 1) if low <= high else range(0)
+        if not others:
+            return range(low, high + 1)
+        candidates, cache = None, {}
+        # Index lookups by value first, then scans of a tag; block.height tests last, on what is left.
+        for cond in sorted(others, key=lambda c: (c.tag == "block.height", c.op != q.EQ)):
+            if cond.tag == "block.height":
+                # block.height against a string, date or time: the heights themselves decide.
+                pool = range(low, high + 1) if candidates is None else candidates
+                candidates = {h for h in pool if cond.matches_value(str(h))}
+            elif candidates is not None and len(candidates) <= CHECK_BELOW:
+                candidates = {h for h in candidates if self._check(cond, h, cache)}
+            else:
+                found = self._lookup(cond, low, high)
+                candidates = found if candidates is None else candidates & found
+            if not candidates:
+                return []
+        return sorted(candidates)
+
+    def _lookup(self, cond, low, high):
+        if cond.op == q.EQ:
+            found = eventindex.lookup_equal(self.db, keys.BLOCK_EVENT, cond.tag, cond.text,
+                                            keys.height_bytes(low), keys.height_bytes(high + 1))
+            return {keys.height_of(p) for p in found}
+        found = eventindex.scan_tag(self.db, keys.BLOCK_EVENT, cond.tag, lambda v: _index_match(cond, v))
+        return {h for h in map(keys.height_of, found) if low <= h <= high}
+
+    def _check(self, cond, height, cache):
+        events = cache.get(height)
+        if events is None:
+            info = self.app.finalize_info(height)
+            events = cache[height] = info[0] if info else ()
+        return any(_index_match(cond, value) for e in events for key, value, indexed in e.attributes
+                   if indexed and f"{e.type}.{key}" == cond.tag)

@@ -4,6 +4,8 @@ Events come from the event bus after commit; each subscription has a bounded buf
 overflows is canceled with CometBFT's "subscription was canceled (reason: ...)".
 """
 
+import hashlib
+
 import orjson
 from autobahn.twisted.resource import WebSocketResource
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
@@ -15,6 +17,7 @@ from chaind.chain.txs import native_hash
 from chaind.cometbft import consensus
 from chaind.cometbft import encode as enc
 from chaind.cometbft import query as q
+from chaind.cometbft.params import STR, Arg, ParamError, from_json
 from chaind.cometbft.routes import RouteError
 from chaind.cometbft.server import INVALID_REQUEST, PARSE_ERROR, Dispatcher, error_object
 from chaind.events import types as ev
@@ -27,17 +30,22 @@ class EventRenderer:
 
     def __init__(self, app):
         self.app = app
-        self._key = None
-        self._cache = {}
+        self._caches = {}       # block hash (or height, for events without a block) -> rendered pieces
 
     def _cached(self, event, what, make):
-        block_hash = event.block.meta.hash
-        if block_hash != self._key:
-            self._key, self._cache = block_hash, {}
-        key = (event.name, getattr(event, "index", None), getattr(event, "precommit", None), what)
-        if key not in self._cache:
-            self._cache[key] = make()
-        return self._cache[key]
+        block = getattr(event, "block", None)
+        block_key = block.meta.hash if block is not None else ("height", event.height)
+        cache = self._caches.get(block_key)
+        if cache is None:
+            # Two kept: a block's ValidatorSetUpdates (keyed by height) must not evict the block's own.
+            if len(self._caches) >= 2:
+                del self._caches[next(iter(self._caches))]
+            cache = self._caches[block_key] = {}
+        key = (event.name, getattr(event, "index", None), getattr(event, "precommit", None),
+               getattr(event, "step", None), what)
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
 
     def events_map(self, event):
         return self._cached(event, "map", lambda: _events_map(event))
@@ -52,6 +60,9 @@ def _events_map(event):
         out = enc.flat_events(block.results[event.index].events)
         out["tx.hash"] = [enc.hexu(native_hash(block.txs[event.index]))]
         out["tx.height"] = [str(block.height)]
+    elif isinstance(event, (ev.NewBlock, ev.NewBlockEvents)):
+        # FinalizeBlock's events, so `tm.event='NewBlock' AND block_gas.height > 5` can match.
+        out = enc.flat_events(event.block.events)
     else:
         out = {}
     out["tm.event"] = [event.name]
@@ -61,6 +72,10 @@ def _events_map(event):
 def _data(event, app):
     if isinstance(event, _CONSENSUS):
         return consensus.data(event, app)
+    if isinstance(event, ev.ValidatorSetUpdates):
+        value = {"validator_updates": [enc.validator(hashlib.sha256(pubkey).digest()[:20], pubkey, power)
+                                       for pubkey, power in event.updates]}
+        return {"type": "tendermint/event/ValidatorSetUpdates", "value": value}
     block = event.block
     if isinstance(event, ev.NewBlock):
         finalize = {}
@@ -74,6 +89,9 @@ def _data(event, app):
                  "block_id": enc.block_id(enc.block_id_of(block.meta)), "result_finalize_block": finalize}
     elif isinstance(event, ev.NewBlockHeader):
         value = {"header": enc.header(block.header)}
+    elif isinstance(event, ev.NewBlockEvents):
+        value = {"height": str(block.height), "events": enc.events(block.events) or None,
+                 "num_txs": str(len(block.txs))}
     else:
         tx_result = {"height": str(block.height)}
         if event.index:
@@ -84,8 +102,8 @@ def _data(event, app):
     return {"type": f"tendermint/event/{event.name}", "value": value}
 
 
-_CONSENSUS = (ev.NewRound, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
-_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.Tx) + _CONSENSUS
+_CONSENSUS = (ev.NewRound, ev.NewRoundStep, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
+_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.NewBlockEvents, ev.Tx, ev.ValidatorSetUpdates) + _CONSENSUS
 _KINDS = {kind.name: kind for kind in _SUBSCRIBABLE}
 
 
@@ -242,9 +260,12 @@ class CometSocket(WebSocketServerProtocol):
         self.factory.subscribers.discard(self)
 
 
+_QUERY_ARGS = (Arg("query", STR),)
+
+
 def _query_param(params):
-    if isinstance(params, list) and len(params) == 1:
-        params = {"query": params[0]}
-    if not isinstance(params, dict) or not isinstance(params.get("query"), str):
-        raise RouteError("error converting json params to arguments: query must be a string")
-    return params["query"]
+    """The query of subscribe/unsubscribe, decoded as the routes' arguments are (absent: empty)."""
+    try:
+        return from_json(_QUERY_ARGS, params)["query"] or ""
+    except ParamError as e:
+        raise RouteError(f"error converting json params to arguments: {e}") from None

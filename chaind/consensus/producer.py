@@ -112,23 +112,30 @@ class Producer(service.Service):
     def _committed(self, block):
         self._building = None
         self.mempool.remove_committed(self.app.head_nonce)
-        events = self._steps(block) + [ev.NewBlock(block), ev.NewBlockHeader(block)]
+        events = self._steps(block) + [ev.NewBlock(block), ev.NewBlockHeader(block), ev.NewBlockEvents(block)]
         events += [ev.Tx(block, i) for i in range(len(block.txs))]
-        self.bus.publish(events)
+        self.bus.publish(events + self._next_height(block))
         if self._wanted or (self.settings.block_interval == 0 and len(self.mempool)):
             self._wanted = False
             self.reactor.callLater(0, self._request_block)
         return block
 
     def _steps(self, block):
-        """The consensus steps this validator went through for `block`, as CometBFT publishes them:
-        its proposal complete, its prevote a polka, the block valid and locked. The precommit for the parent is
-        signed at this block's time (one validator's median), so it is announced only now."""
+        """The consensus steps this validator went through for `block`, in CometBFT's order: a new round,
+        its proposal complete, its prevote a polka (the block valid and locked), precommit, commit.
+        The precommit for the parent is signed at this block's time (one validator's median), so it is
+        announced only now, first. No timeouts fire: one validator has every vote at once."""
         if self.app.vote_key is None:
             return []
         steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height else []
-        return steps + [ev.NewRound(block), ev.CompleteProposal(block), ev.Vote(block, precommit=False),
-                        ev.ValidBlock(block), ev.Polka(block), ev.Lock(block)]
+        return steps + [ev.NewRound(block), ev.NewRoundStep(block, "RoundStepPropose"), ev.CompleteProposal(block),
+                        ev.NewRoundStep(block, "RoundStepPrevote"), ev.Vote(block, precommit=False),
+                        ev.ValidBlock(block), ev.Polka(block), ev.Lock(block),
+                        ev.NewRoundStep(block, "RoundStepPrecommit"), ev.NewRoundStep(block, "RoundStepCommit")]
+
+    def _next_height(self, block):
+        """After the block's events, CometBFT moves to the next height (its NewHeight step)."""
+        return [] if self.app.vote_key is None else [ev.NewRoundStep(block, "RoundStepNewHeight")]
 
     def _failed(self, failure):
         self._building = None

@@ -16,6 +16,14 @@ class NewBlockHeader:
 
 
 @attrs.frozen
+class NewBlockEvents:
+    """CometBFT v0.38's block events alone: height, FinalizeBlock's events and the tx count."""
+
+    block: object
+    name = "NewBlockEvents"
+
+
+@attrs.frozen
 class Tx:
     block: object
     index: int
@@ -25,7 +33,7 @@ class Tx:
 @attrs.frozen
 class ValidatorSetUpdates:
     height: int
-    updates: tuple
+    updates: tuple       # (ed25519 pubkey, power) pairs, as CommittedBlock.validator_updates
     name = "ValidatorSetUpdates"
 
 
@@ -38,6 +46,16 @@ class ValidatorSetUpdates:
 class NewRound:
     block: object
     name = "NewRound"
+
+
+@attrs.frozen
+class NewRoundStep:
+    """The validator entered `step` (a CometBFT RoundStepType name) of round 0 for `block`; the
+    NewHeight step belongs to the height after it, entered once `block` is committed."""
+
+    block: object
+    step: str
+    name = "NewRoundStep"
 
 
 @attrs.frozen

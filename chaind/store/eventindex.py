@@ -1,7 +1,7 @@
-"""The event index behind tx_search: the indexed attributes of tx events as LevelDB keys.
+"""The event index behind tx_search and block_search: indexed event attributes as LevelDB keys.
 
-A key is prefix, tag, value (each length-prefixed), then the position, so `tag = value` is one
-prefix range and every other operator reads only the keys of its tag.
+A key is prefix, tag, value (each length-prefixed), then the position (a tx's height and index, or a
+block's height), so `tag = value` is one prefix range and every other operator reads only the keys of its tag.
 """
 
 import struct
@@ -30,6 +30,13 @@ def tx_entries(height, index, events):
             for tag, value in _indexed(events)}
 
 
+def block_entries(height, events):
+    """Index keys of a block's own events (block.height needs none: every committed height has a block)."""
+    position = keys.height_bytes(height)
+    return {value_prefix(keys.BLOCK_EVENT, tag, value) + position: b""
+            for tag, value in _indexed(events)}
+
+
 def _indexed(events):
     for e in events:
         for key, value, index in e.attributes:
@@ -39,10 +46,15 @@ def _indexed(events):
                 yield tag, value
 
 
-def lookup_equal(db, prefix, tag, value):
-    """Positions (the raw trailing bytes) of entries with exactly `tag` = `value`."""
-    start = value_prefix(prefix, tag, value)
-    return {key[len(start):] for key in db.keys(start)}
+def lookup_equal(db, prefix, tag, value, start=None, stop=None):
+    """Positions (the raw trailing bytes) of entries with exactly `tag` = `value`; `start`/`stop`
+    bound the positions read (inclusive, exclusive: position bytes sort as heights do)."""
+    head = value_prefix(prefix, tag, value)
+    if start is None and stop is None:
+        return {key[len(head):] for key in db.keys(head)}
+    low = head + (start or b"")
+    high = head + stop if stop is not None else head + b"\xff" * 16
+    return {key[len(head):] for key in db.keys_between(low, high)}
 
 
 def scan_tag(db, prefix, tag, accept):
