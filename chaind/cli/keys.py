@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from chaind.cli.common import emit, home_option, home_path, output_option, prefix, setting, to_bech32
+from chaind.cli.common import home_option, home_path, output_option, prefix, setting, to_bech32
 from chaind.keyring import BACKENDS, Keyring, KeyringError
 
 ETH_PUBKEY = "/ethermint.crypto.v1.ethsecp256k1.PubKey"

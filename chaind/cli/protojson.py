@@ -46,6 +46,9 @@ def to_dict(message):
         return _any(message)
     out = {}
     for field in message.DESCRIPTOR.fields:
+        oneof = field.containing_oneof
+        if oneof is not None and message.WhichOneof(oneof.name) != field.name:
+            continue        # Go holds a oneof as one interface value: only the set member prints
         value = getattr(message, field.name)
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value_field = field.message_type.fields_by_name["value"]

@@ -7,7 +7,7 @@ import base64
 
 import click
 
-from chaind.cli.common import (bech32_address, address_bytes, emit, emit_proto, prefix, query_options,
+from chaind.cli.common import (bech32_address, address_bytes, emit_proto, prefix, query_options,
                                rpc_client, to_bech32)
 
 
