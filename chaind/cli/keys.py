@@ -67,7 +67,9 @@ def _print_records(ctx, outputs, single=False):
         click.echo(yamlout.dump(outputs) if outputs else "[]\n")
 
 
-class _Keys(click.Group):
+class KeyringErrors(click.Group):
+    """A group whose commands' keyring errors are one-line CLI errors."""
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -75,7 +77,7 @@ class _Keys(click.Group):
             raise click.ClickException(str(e)) from None
 
 
-@click.group(cls=_Keys)
+@click.group(cls=KeyringErrors)
 def keys():
     """Manage the keyring's account keys."""
 

@@ -17,7 +17,7 @@ import click
 
 from chaind.cli.common import (address_bytes, bech32_address, emit_proto, home_option, output_option, prefix,
                                rpc_client, setting, to_bech32)
-from chaind.cli.keys import find_record, keyring_options, open_keyring
+from chaind.cli.keys import KeyringErrors, find_record, keyring_options, open_keyring
 
 DEFAULT_GAS = 200000                 # the SDK's default gas limit
 ETH_PUBKEY = "/ethermint.crypto.v1.ethsecp256k1.PubKey"
@@ -286,7 +286,7 @@ def read_tx(path):
 
 # -- commands ------------------------------------------------------------------------------------
 
-@click.group()
+@click.group(cls=KeyringErrors)
 def tx():
     """Build, sign and broadcast transactions."""
 
@@ -315,10 +315,16 @@ def send(from_, to_address, amount, **_):
 
 
 def _sender_address(ctx, from_):
+    """The address of --from: a key's name, or an address (which --generate-only needs no key for)."""
+    from chaind.cli.common import AddressError
+
     ring = open_keyring(ctx)
     if from_ in ring.names():
         return ring.get(from_).address
-    return address_bytes(from_)
+    try:
+        return address_bytes(from_)
+    except AddressError:
+        raise click.ClickException(f"{from_}.info: key not found") from None
 
 
 @bank.command("multi-send")

@@ -15,9 +15,11 @@ _BOOLS = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "Tr
           "FALSE", "on", "On", "ON", "off", "Off", "OFF"}
 _SPECIAL_FLOATS = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN",
                    ".NAN", "<<"}
-_NUMBER = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
+_NUMBER = re.compile(r"[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
                      r"|0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][-+]?\d+|inf|infinity|nan)\Z",
                      re.IGNORECASE)
+# Go's ParseInt/ParseUint with base 0 read these too, but only within 64 bits.
+_PREFIXED_INT = re.compile(r"([-+]?)0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)\Z")
 _BASE60 = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?\Z")
 _TIMESTAMP = re.compile(r"\d{4}-\d{1,2}-\d{1,2}([Tt ]\d{1,2}:\d{1,2}:\d{1,2}(\.\d+)?(Z|[-+]\d{2}:\d{2})?)?\Z")
 _FIRST_INDICATORS = set("#,[]{}&*!|>'\"%@`")
@@ -131,6 +133,10 @@ def _resolves_to_other_type(text):
         plain = text.replace("_", "")
         if _NUMBER.match(plain) or _BASE60.match(text) or _TIMESTAMP.match(text):
             return True
+        prefixed = _PREFIXED_INT.match(plain)
+        if prefixed:
+            value = int(plain[len(prefixed.group(1)):], 0)
+            return value < 2 ** 64 if prefixed.group(1) != "-" else value <= 2 ** 63
     return False
 
 
