@@ -6,7 +6,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 import pytest_twisted
 from click.testing import CliRunner
 
