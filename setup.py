@@ -113,6 +113,8 @@ setup(
         "attrs>=25",
         "coincurve==21.0.0",
         "eth-account==0.14.0",
+        "eth-keyfile==0.10.0",          # the CLI's file keyring (Web3 Secret Storage)
+        "mnemonic==0.21",               # the CLI's BIP39 mnemonics
         "eth-keys==0.8.0",
         "eth-utils>=6",
         "rlp>=4",

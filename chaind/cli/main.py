@@ -1,15 +1,28 @@
-"""The `chaind` command: init a home, start a node."""
+"""The `chaind` command: the node (init, start), and a client of nodes (keys, query, tx, debug, attach).
+
+Subcommands load lazily, so a query imports only the client's few modules, never the node's.
+"""
 
 import sys
 
 import click
 
-from chaind.cli.attach import attach
+from chaind.cli.common import LazyGroup
 
 
-@click.group()
+@click.group(cls=LazyGroup, lazy={
+    "attach": "chaind.cli.attach:attach",
+    "keys": "chaind.cli.keys:keys",
+    "query": "chaind.cli.query:query",
+    "q": "chaind.cli.query:query",
+    "tx": "chaind.cli.tx:tx",
+    "debug": "chaind.cli.debug:debug",
+    "config": "chaind.cli.misc:config",
+    "version": "chaind.cli.misc:version",
+    "completion": "chaind.cli.misc:completion",
+})
 def main():
-    """chaind: a proof-of-stake EVM chain node."""
+    """chaind: a proof-of-stake EVM chain node, and its command-line client."""
 
 
 @main.command()
@@ -40,4 +53,5 @@ def start(home, config):
     run()
 
 
-main.add_command(attach)
+if __name__ == "__main__":
+    main()
