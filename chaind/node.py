@@ -112,7 +112,7 @@ class Node(service.MultiService):
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
         if settings.rest.enable:
-            gateway = RestGateway(self, QueryRouter(self, with_tx=True), self.reactor)
+            gateway = RestGateway(self, self.queries, self.reactor)
             site = server.Site(gateway.resource())
             site.displayTracebacks = False
             self._listen("rest", settings.rest.address, site)

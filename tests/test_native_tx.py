@@ -137,3 +137,19 @@ def test_simulate_runs_a_tx_without_writing_it(chain):
     assert app.bank.balance(app.view(), chain.keys[3].address, chain.ibc) == before
     # The same tx still goes through: simulation took no nonce.
     assert chain.block([raw]).results[0].gas_used == result.gas_used
+
+
+def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
+    """What @cosmjs and cosmpy send to learn the gas: no fee, gas limit 0, an empty signature."""
+    msg = bank_tx.MsgSend(from_address=chain.b32(chain.keys[2].address), to_address=chain.b32(b"\x54" * 20),
+                          amount=coins((chain.ibc, 9)))
+    view = chain.app.view()
+    number, _ = auth.account(view, chain.keys[2].address)
+    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
+                           view.accounts.get_nonce(chain.keys[2].address), [], 0)
+    tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
+    tx_raw.signatures[0] = b""
+    result = chain.app.simulate(tx_raw.SerializeToString())
+    assert result.code == 0 and result.gas_used > 20000, result.log
+    with pytest.raises(errors.TxError):
+        chain.app.check_tx(tx_raw.SerializeToString())

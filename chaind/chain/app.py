@@ -225,7 +225,7 @@ class App:
             view = self._local.view = self.view()
         return view
 
-    def _check_native(self, state, tx, base_fee=None):
+    def _check_native(self, state, tx, base_fee=None, simulate=False):
         account = auth.account(state, tx.sender)
         if account is None:
             raise errors.TxError(errors.SDK, 9, f"account {self._b32(tx.sender)} not found: unknown address")
@@ -234,11 +234,14 @@ class App:
         if tx.nonce < nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
         sign_bytes = txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
-        if not crypto_keys.verify_signed(tx.key_type, tx.public_key, sign_bytes, tx.signature):
+        # A simulation is not checked for its signature or fee, as in the SDK's ante handlers: clients
+        # simulate to learn the gas, before they know the fee to sign.
+        if not simulate and not crypto_keys.verify_signed(tx.key_type, tx.public_key, sign_bytes, tx.signature):
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
-        self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
+        if not simulate:
+            self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
         for handler, msg in tx.messages:
             self._validate_msg(tx, handler, msg)
 
@@ -356,14 +359,14 @@ class App:
     def simulate(self, raw):
         """Run a tx on top of the head as the next block would, writing nothing; returns its TxResult.
 
-        The tx is decoded and its signature checked, as the SDK's Simulate does; a tx that fails
-        to decode raises TxError.
+        As in the SDK's simulate mode, the signature and fee are not checked and gas is unlimited
+        (clients simulate to learn the gas to ask for). A tx that fails to decode raises TxError.
         """
         tx = txs.decode(raw, self.genesis.evm_chain_id)
         header, meta = self._head
         ctx = self._context(header.height + 1, header.time_ns + 1_000_000, b"", self.next_base_fee(),
                             evm_root=meta.evm_state_root)
-        return self._deliver(ctx, tx, 0)[0]
+        return self._deliver(ctx, tx, 0, simulate=True)[0]
 
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
@@ -390,7 +393,7 @@ class App:
         self._pruned_below = horizon
         return stats
 
-    def _deliver(self, ctx, tx, index):
+    def _deliver(self, ctx, tx, index, simulate=False):
         if isinstance(tx, bytes):
             try:
                 tx = txs.decode(tx, self.genesis.evm_chain_id)
@@ -407,19 +410,21 @@ class App:
                 elif result.receipt.contract_address:
                     auth.ensure_account(ctx, result.receipt.contract_address)
                 return result, tx
-            return self._deliver_native(ctx, tx), tx
+            return self._deliver_native(ctx, tx, simulate), tx
         except errors.TxError as e:
             return TxResult(code=e.code, codespace=e.codespace, log=e.log, gas_wanted=tx.gas), tx
 
-    def _deliver_native(self, ctx, tx):
+    def _deliver_native(self, ctx, tx, simulate=False):
         """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
         # The block's own base fee: a replay of an old block must not use today's.
-        self._check_native(ctx, tx, ctx.base_fee)
+        self._check_native(ctx, tx, ctx.base_fee, simulate)
         nonce = ctx.accounts.get_nonce(tx.sender)
         if tx.nonce != nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
         gas = len(tx.raw) * TX_SIZE_COST_PER_BYTE + _SIG_VERIFY_COST[tx.key_type]
-        if gas > tx.gas:
+        # A simulation runs on an unlimited gas meter: its point is to measure the gas.
+        limit = float("inf") if simulate else tx.gas
+        if gas > limit:
             raise errors.out_of_gas(f"txSize; gasWanted: {tx.gas}, gasUsed: {gas}")
         auth.set_public_key(ctx, tx.sender, tx.public_key, tx.key_type)
         ctx.accounts.increment_nonce(tx.sender)
@@ -438,7 +443,7 @@ class App:
         for msg_index, (handler, msg) in enumerate(tx.messages):
             try:
                 gas += handler.gas
-                if gas > tx.gas:
+                if gas > limit:
                     raise errors.out_of_gas(f"WriteFlat; gasWanted: {tx.gas}, gasUsed: {gas}")
                 msg_events.append(event("message", ("action", handler.type_url), ("sender", sender_b32),
                                         ("module", handler.module)))

@@ -66,17 +66,13 @@ class _Context:
 
 
 class QueryRouter:
-    """The query services by full method path ("/cosmos.bank.v1beta1.Query/Balance").
+    """The gRPC services' methods by full path ("/cosmos.bank.v1beta1.Query/Balance"), for ABCI Query
+    and the REST gateway."""
 
-    With `with_tx`, the services ABCI Query does not answer too (the tx service, for REST).
-    """
-
-    def __init__(self, node, with_tx=False):
+    def __init__(self, node):
         self.node = node
         self.methods = {}
         for entry in SERVICES:
-            if not (entry.abci or with_tx):
-                continue
             servicer = entry.servicer(node)
             service = entry.messages.DESCRIPTOR.services_by_name[entry.name]
             for method in service.methods:

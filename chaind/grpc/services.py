@@ -1,7 +1,8 @@
 """The one table of gRPC services: what the gRPC server, ABCI Query and the REST gateway all serve.
 
-Each entry names the generated module, the service in it, how to build its servicer from the node,
-and whether ABCI Query serves it (the SDK's ABCI query router holds only query services).
+Each entry names the generated module, the service in it, and how to build its servicer from the node.
+ABCI Query serves them all, as the SDK's gRPC query router does (the tx service included: a client
+with only a CometBFT address simulates txs through abci_query).
 """
 
 import attrs
@@ -24,7 +25,6 @@ class Service:
     stubs: object             # the generated *_pb2_grpc module
     name: str                 # service name inside the module ("Query", "Service")
     servicer: object          # servicer(node) -> the servicer instance
-    abci: bool = True         # also answered through ABCI Query
 
     @property
     def full_name(self):
@@ -39,6 +39,5 @@ SERVICES = (
     Service(auth_query, auth_grpc, "Query", lambda node: AuthQuery(node.app)),
     Service(cmt_query, cmt_grpc, "Service", TendermintService),
     Service(node_query, node_grpc, "Service", NodeService),
-    # It broadcasts: REST and gRPC serve it, ABCI Query does not.
-    Service(tx_service, tx_grpc, "Service", TxService, abci=False),
+    Service(tx_service, tx_grpc, "Service", TxService),
 )
