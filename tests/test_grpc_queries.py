@@ -1,5 +1,5 @@
-"""auth, tendermint and tx queries beyond balances, through generated stubs, REST and abci_query:
-accounts paged, module accounts, validator sets, ABCIQuery, GetTxsEvent and GetBlockWithTxs."""
+"""auth, tendermint and tx services beyond balances, through generated stubs, REST and abci_query:
+accounts paged, module accounts, validator sets, ABCIQuery, GetTxsEvent, GetBlockWithTxs and Simulate."""
 
 import base64
 import hashlib
@@ -121,10 +121,7 @@ def _comet(node, method, params):
 
 
 def _native_send(node, who, to, amount):
-    raw = signed_send(node, who, to, amount)
-    result = _comet(node, "broadcast_tx_commit", {"tx": base64.b64encode(raw).decode()})["result"]
-    assert result["tx_result"]["code"] == 0
-    return raw, int(result["height"])
+    return _native_send_raw(node, signed_send(node, who, to, amount))
 
 
 @pytest_twisted.inlineCallbacks
@@ -219,3 +216,41 @@ def _tx_of(raw):
     tx_raw = tx_pb2.TxRaw.FromString(raw)
     return tx_pb2.Tx(body=tx_pb2.TxBody.FromString(tx_raw.body_bytes),
                      auth_info=tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes), signatures=tx_raw.signatures)
+
+
+@pytest_twisted.inlineCallbacks
+def test_simulate_runs_on_the_head_and_changes_nothing(node):
+    key = node.dev_keys[6]
+    recipient = bytes([0x78]) * 20
+    raw = signed_send(node, 6, recipient, 500)
+    view = node.app.view()
+    before = (view.accounts.get_balance(key.address), view.accounts.get_nonce(key.address))
+    simulated, _ = yield call(node, TX, "Simulate", tx_s.SimulateRequest(tx_bytes=raw))
+    assert simulated.gas_info.gas_wanted == 200000 and 0 < simulated.gas_info.gas_used < 200000
+    events = {e.type for e in simulated.result.events}
+    assert {"transfer", "coin_spent", "message", "tx"} <= events
+    assert [r.type_url for r in simulated.result.msg_responses] == ["/cosmos.bank.v1beta1.MsgSendResponse"]
+    view = node.app.view()
+    assert (view.accounts.get_balance(key.address), view.accounts.get_nonce(key.address)) == before
+    assert view.accounts.get_balance(recipient) == 0
+    # The same tx delivered uses the gas the simulation said.
+    _, height = yield in_thread(_native_send_raw, node, raw)
+    delivered = node.app.result_at(height, 0)
+    assert delivered.gas_used == simulated.gas_info.gas_used
+    status, _, body = yield rest(node, "/cosmos/tx/v1beta1/simulate", {"tx_bytes": base64.b64encode(
+        signed_send(node, 6, recipient, 1)).decode()})
+    assert status == 200 and body["gas_info"]["gas_used"] == str(simulated.gas_info.gas_used)
+    # Re-sent (its sequence is used now), too rich, empty, garbage: the SDK's errors.
+    for request, code, text in (
+            (tx_s.SimulateRequest(tx_bytes=raw), UNKNOWN, "account sequence mismatch"),
+            (tx_s.SimulateRequest(tx_bytes=signed_send(node, 6, recipient, 10**40)), UNKNOWN, "insufficient funds"),
+            (tx_s.SimulateRequest(), INVALID, "empty txBytes is not allowed"),
+            (tx_s.SimulateRequest(tx_bytes=b"\x01\x02"), UNKNOWN, "with gas used: '0'")):
+        reply, error = yield call(node, TX, "Simulate", request)
+        assert reply is None and error[0] == code and text in error[1], error
+
+
+def _native_send_raw(node, raw):
+    result = _comet(node, "broadcast_tx_commit", {"tx": base64.b64encode(raw).decode()})["result"]
+    assert result["tx_result"]["code"] == 0
+    return raw, int(result["height"])

@@ -74,6 +74,26 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
         return service_pb2.BroadcastTxResponse(tx_response=abci_pb2.TxResponse(
             txhash=txhash, gas_wanted=checked.gas))
 
+    def Simulate(self, request, context):
+        raw = bytes(request.tx_bytes)
+        if not raw and request.HasField("tx"):
+            # The deprecated `tx` field: re-encoded, as the SDK does (signatures may then not verify).
+            tx = request.tx
+            raw = tx_pb2.TxRaw(body_bytes=tx.body.SerializeToString(), auth_info_bytes=tx.auth_info.SerializeToString(),
+                               signatures=tx.signatures).SerializeToString()
+        if not raw:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty txBytes is not allowed")
+        try:
+            result = self.app.simulate(raw)
+        except TxError as e:
+            context.abort(grpc.StatusCode.UNKNOWN, f"{e.log} with gas used: '0'")
+        if result.code:
+            context.abort(grpc.StatusCode.UNKNOWN, f"{result.log} with gas used: '{result.gas_used}'")
+        return service_pb2.SimulateResponse(
+            gas_info=abci_pb2.GasInfo(gas_wanted=result.gas_wanted, gas_used=result.gas_used),
+            result=abci_pb2.Result(data=result.data, log=result.log, events=_events(result),
+                                   msg_responses=abci_pb2.TxMsgData.FromString(result.data).msg_responses))
+
     def GetTxsEvent(self, request, context):
         """v0.50's `query` (a CometBFT query); without one, v0.47's `events` joined by AND, paged by `pagination`."""
         legacy = not request.query and len(request.events) > 0
@@ -145,9 +165,12 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
             code=result.code, data=result.data.hex().upper(), raw_log=result.log, gas_wanted=result.gas_wanted,
             gas_used=result.gas_used, tx=any_pb2.Any(type_url="/cosmos.tx.v1beta1.Tx", value=tx.SerializeToString()),
             timestamp=format_time(header.time_ns),
-            events=[abci_types.Event(type=e.type, attributes=[
-                abci_types.EventAttribute(key=k, value=v, index=bool(i)) for k, v, i in e.attributes])
-                for e in result.events])
+            events=_events(result))
+
+
+def _events(result):
+    return [abci_types.Event(type=e.type, attributes=[abci_types.EventAttribute(key=k, value=v, index=bool(i))
+                                                      for k, v, i in e.attributes]) for e in result.events]
 
 
 def _tx(raw):
