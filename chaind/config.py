@@ -101,6 +101,12 @@ class GrpcSettings:
     max_send_msg_size: int = attrs.field(default=2**31 - 1, validator=_at_least("grpc", 1))
     max_workers: int = attrs.field(default=8, validator=_at_least("grpc", 1))  # threads answering calls
     shutdown_grace: float = 5.0         # seconds calls in flight may finish when the node stops
+    tls_cert_file: str = ""             # PEM certificate chain; with tls_key_file, gRPC over TLS ("" = plaintext)
+    tls_key_file: str = ""              # PEM private key of that certificate
+
+    def __attrs_post_init__(self):
+        if bool(self.tls_cert_file) != bool(self.tls_key_file):
+            raise ConfigError("[grpc] tls-cert-file and tls-key-file go together: set both (TLS) or neither")
 
 
 @attrs.frozen

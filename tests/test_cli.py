@@ -297,11 +297,18 @@ def test_generate_only_sign_encode_decode_broadcast(node, tmp_path):
 
 
 @pytest_twisted.inlineCallbacks
-def test_gas_auto_says_what_the_node_lacks(node, tmp_path):
+def test_gas_auto_simulates_through_the_node(node, tmp_path):
     keys = ("--home", tmp_path, "--keyring-backend", "test")
+    n = node_flag(node)
     ok((yield run("keys", "import-hex", "dev0", DEV0_KEY, *keys)))
-    failed((yield run("tx", "bank", "send", "dev0", OTHER_B32, "1achain", "--gas", "auto", FEE, "-y",
-                      node_flag(node), *keys)), "--gas auto: the node does not simulate txs")
+    result = ok((yield run("tx", "bank", "send", "dev0", OTHER_B32, "1achain", "--gas", "auto",
+                           "--gas-adjustment", "1.5", FEE, "-y", "-o", "json", n, *keys)))
+    estimated = int(result.stderr.split("estimated gas: ")[1].split()[0])
+    sent = json.loads(result.stdout)
+    assert sent["code"] == 0 and 20000 < estimated < 200000
+    yield committed(n, sent["txhash"])
+    found = json.loads(ok((yield run("q", "tx", sent["txhash"], n, "-o", "json"))).stdout)
+    assert int(found["gas_wanted"]) == estimated and int(found["gas_used"]) <= estimated
 
 
 @pytest_twisted.inlineCallbacks

@@ -93,6 +93,16 @@ class CallRunner:
                     high = mid
         return enc.q(high)
 
+    def run(self, call, view):
+        """(computation, gas used) of the call at `view` under evm-timeout; a revert is the caller's to read."""
+        with self._under_timeout():
+            state, tx = self.prepare(call, view, {})
+            try:
+                computation = state.apply_transaction(tx)
+            except ValidationError as e:
+                raise server_error(str(e)) from None
+        return computation, evm_module.VM.finalize_gas_used(tx, computation)
+
     @contextlib.contextmanager
     def _under_timeout(self):
         """Runs in the block under evm-timeout: the guarded opcodes abort past it, with geth's message."""

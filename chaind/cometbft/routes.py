@@ -154,6 +154,10 @@ class CometRoutes:
             raise RouteError("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
         if height:
             self._height(height)
+        # Off the reactor: a query may run the EVM (ethermint.evm.v1.Query/EthCall).
+        return self._off_reactor(self._abci_query, path, data, height)
+
+    def _abci_query(self, path, data, height):
         answer = self.queries.query(path, data or b"", height or 0)
         return {"response": {"code": answer.code, "log": answer.log, "info": "", "index": "0", "key": None,
                              "value": enc.b64(answer.value) if answer.value else None, "proofOps": None,

@@ -7,12 +7,13 @@ Errors become ABCI codes as the SDK's gRPCErrorToSDKError maps them.
 import attrs
 import grpc
 
+import chaind
 from chaind.grpc.common import HEIGHT_HEADER
 from chaind.grpc.services import SERVICES
 
 # SDK error codes (codespace "sdk") a gRPC status maps to.
 _SDK_ERRORS = {
-    grpc.StatusCode.NOT_FOUND: (38, "key not found"),
+    grpc.StatusCode.NOT_FOUND: (22, "key not found"),
     grpc.StatusCode.INVALID_ARGUMENT: (18, "invalid request"),
     grpc.StatusCode.FAILED_PRECONDITION: (18, "invalid request"),
     grpc.StatusCode.UNAUTHENTICATED: (4, "unauthorized"),
@@ -97,8 +98,7 @@ class QueryRouter:
         """The AbciAnswer to a query of `path` with request bytes `data` at `height` (0: latest)."""
         request_class = self.request_class(path)
         if request_class is None:
-            code, text = _UNKNOWN_REQUEST
-            return AbciAnswer(code=code, log=f"unknown query path: {path}: {text}", codespace="sdk")
+            return self._app_query(path)
         try:
             request = request_class.FromString(data)
         except Exception as e:
@@ -111,3 +111,28 @@ class QueryRouter:
             return AbciAnswer(code=code, log=f"rpc error: code = {status} desc = {e.details}: {text}",
                               codespace="sdk", height=height or self.node.app.height)
         return AbciAnswer(value=response.SerializeToString(), height=used)
+
+    def _app_query(self, path):
+        """baseapp's own paths (/app, /store, /p2p), answered as far as this app has them."""
+        parts = path.removeprefix("/").split("/")
+        height = self.node.app.height
+        if parts[0] == "app" and parts[1:] == ["version"]:
+            return AbciAnswer(value=chaind.__version__.encode(), height=height)
+        if parts[0] == "app":
+            return _unknown(f"unknown query: {path}")
+        if parts[0] == "store":
+            # The SDK answers raw IAVL reads here; this app's stores are laid out differently.
+            return _unknown("multi-store does not support queries")
+        if parts[0] == "p2p":
+            if len(parts) < 4:
+                return _unknown("path should be p2p filter <addr|id> <parameter>")
+            if parts[1] != "filter":
+                return _unknown("expected second parameter to be 'filter'")
+            # No peer filter is set: every peer is accepted, as baseapp answers then.
+            return AbciAnswer(height=height)
+        return _unknown("unknown query path")
+
+
+def _unknown(message):
+    code, text = _UNKNOWN_REQUEST
+    return AbciAnswer(code=code, log=f"{message}: {text}", codespace="sdk")

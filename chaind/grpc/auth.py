@@ -4,11 +4,12 @@ import grpc
 from google.protobuf import any_pb2
 
 from chaind.chain import app as app_mod
+from chaind.chain import txs
 from chaind.chain.modules import auth
+from chaind.chain.modules.evm import FEE_COLLECTOR
 from chaind.crypto.addresses import to_bech32
 from chaind.crypto.keys import ETH_SECP256K1
-from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, query
-from chaind.chain import txs
+from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, paginate, query
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2, query_pb2_grpc
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 
@@ -17,6 +18,9 @@ from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 # message is the same on the wire as Evmos' /ethermint.crypto.v1.ethsecp256k1.PubKey.
 PUBKEY_TYPE_URL = txs.COSMOS_EVM_PUBKEY
 BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount"
+MODULE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.ModuleAccount"
+# The module accounts this app keeps (name: (address, permissions)), as x/auth's permission map lists them.
+MODULE_ACCOUNTS = {"fee_collector": (FEE_COLLECTOR, ())}
 
 # The SDK's (and Evmos') default auth params; the two fees are the ones the app charges.
 PARAMS = auth_pb2.Params(max_memo_characters=256, tx_sig_limit=7,
@@ -29,18 +33,18 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
         super().__init__(app)
         self.prefix = app.genesis.bech32_prefix
 
-    @query
-    def Account(self, request, view):
-        if not request.address:
-            raise invalid("Address cannot be empty")
+    def _parse(self, text):
         try:
-            address = address_bytes(request.address, self.prefix)
+            return address_bytes(text, self.prefix)
         except ValueError as e:
             # x/auth returns the codec's error as it is: status Unknown.
             raise QueryError(grpc.StatusCode.UNKNOWN, str(e)) from None
+
+    def _base_account(self, view, address):
+        """The BaseAccount of a known address (None if the chain has never seen it)."""
         found = auth.account(view, address)
         if found is None:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.address} not found")
+            return None
         number, pubkey = found
         account = auth_pb2.BaseAccount(address=to_bech32(self.prefix, address), account_number=number,
                                        sequence=auth.sequence(view, address))
@@ -48,8 +52,58 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
             # Both key messages are `bytes key = 1`; the type URL says which kind of key it is.
             url = PUBKEY_TYPE_URL if auth.key_type(view, address) == ETH_SECP256K1 else txs.SECP256K1_PUBKEY
             account.pub_key.CopyFrom(any_pb2.Any(type_url=url, value=ethsecp256k1.PubKey(key=pubkey).SerializeToString()))
-        return query_pb2.QueryAccountResponse(
-            account=any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL, value=account.SerializeToString()))
+        return account
+
+    def _any(self, view, address):
+        for name, (module_address, permissions) in MODULE_ACCOUNTS.items():
+            if module_address == address:
+                return self._module_account(view, name)
+        return any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL,
+                           value=self._base_account(view, address).SerializeToString())
+
+    def _module_account(self, view, name):
+        address, permissions = MODULE_ACCOUNTS[name]
+        base = self._base_account(view, address) or auth_pb2.BaseAccount(address=to_bech32(self.prefix, address))
+        account = auth_pb2.ModuleAccount(base_account=base, name=name, permissions=permissions)
+        return any_pb2.Any(type_url=MODULE_ACCOUNT_TYPE_URL, value=account.SerializeToString())
+
+    @query
+    def Account(self, request, view):
+        if not request.address:
+            raise invalid("Address cannot be empty")
+        address = self._parse(request.address)
+        if auth.account(view, address) is None:
+            raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.address} not found")
+        return query_pb2.QueryAccountResponse(account=self._any(view, address))
+
+    @query
+    def Accounts(self, request, view):
+        # Keys are the raw account addresses, in byte order, as x/auth's accounts collection keeps them.
+        taken, page = paginate([(a, a) for a in auth.all_addresses(view)], request.pagination)
+        return query_pb2.QueryAccountsResponse(accounts=[self._any(view, a) for a in taken], pagination=page)
+
+    @query
+    def AccountInfo(self, request, view):
+        if not request.address:
+            raise invalid("address cannot be empty")
+        address = self._parse(request.address)
+        account = self._base_account(view, address)
+        if account is None:
+            raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.address} not found")
+        return query_pb2.QueryAccountInfoResponse(info=account)
+
+    @query
+    def ModuleAccounts(self, request, view):
+        return query_pb2.QueryModuleAccountsResponse(
+            accounts=[self._module_account(view, name) for name in sorted(MODULE_ACCOUNTS)])
+
+    @query
+    def ModuleAccountByName(self, request, view):
+        if not request.name:
+            raise invalid("module name is empty")
+        if request.name not in MODULE_ACCOUNTS:
+            raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.name} not found")
+        return query_pb2.QueryModuleAccountByNameResponse(account=self._module_account(view, request.name))
 
     @query
     def Params(self, request, view):
@@ -72,8 +126,4 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
     def AddressStringToBytes(self, request, view):
         if not request.address_string.strip():
             raise invalid("empty address string is not allowed")
-        try:
-            raw = address_bytes(request.address_string, self.prefix)
-        except ValueError as e:
-            raise QueryError(grpc.StatusCode.UNKNOWN, str(e)) from None
-        return query_pb2.AddressStringToBytesResponse(address_bytes=raw)
+        return query_pb2.AddressStringToBytesResponse(address_bytes=self._parse(request.address_string))

@@ -1,6 +1,7 @@
 """grpcio's server as a Twisted service: bound when the node starts, drained when it stops.
 
 grpcio answers calls on its own thread pool; the servicers only read committed state (App.view).
+Plaintext unless [grpc] tls-cert-file and tls-key-file are set.
 """
 
 from concurrent import futures
@@ -10,6 +11,7 @@ from grpc_reflection.v1alpha import reflection
 from twisted.application import service
 from twisted.internet import threads
 
+from chaind.config import ConfigError
 from chaind.grpc.services import SERVICES
 
 
@@ -19,6 +21,8 @@ class GrpcServer(service.Service):
         self.settings = settings
         self.server = None
         self.host = self.port = None
+        # Read now, so a bad file stops the node before anything starts.
+        self.credentials = self._credentials() if settings.tls_cert_file else None
 
     def startService(self):
         s = self.settings
@@ -34,9 +38,20 @@ class GrpcServer(service.Service):
         host, _, port = self.settings.address.rpartition(":")
         self.host = host or "127.0.0.1"
         # Raises RuntimeError when the address cannot be bound, so the node fails to start, as for TCP faces.
-        self.port = self.server.add_insecure_port(f"{self.host}:{port}")
+        if self.credentials is not None:
+            self.port = self.server.add_secure_port(f"{self.host}:{port}", self.credentials)
+        else:
+            self.port = self.server.add_insecure_port(f"{self.host}:{port}")
         self.server.start()
         super().startService()
+
+    def _credentials(self):
+        s = self.settings
+        try:
+            with open(s.tls_key_file, "rb") as key, open(s.tls_cert_file, "rb") as cert:
+                return grpc.ssl_server_credentials([(key.read(), cert.read())])
+        except OSError as e:
+            raise ConfigError(f"[grpc] cannot read the TLS key or certificate: {e}") from None
 
     def stopService(self):
         super().stopService()

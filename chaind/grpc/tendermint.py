@@ -3,15 +3,19 @@
 The SDK proxies these to CometBFT's RPC; here they read the same committed blocks that RPC serves.
 """
 
+import hashlib
 import platform
 
 import grpc
+from google.protobuf import any_pb2
 
 import chaind
 from chaind.cometbft import routes
 from chaind.cometbft.encode import block_id_of
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc.common import QueryError, Reader, invalid, query
+from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, invalid, query
+from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
+from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
 from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc, types_pb2 as sdk_types_pb2
 from chaind.pb.tendermint.p2p import types_pb2 as p2p_pb2
 from chaind.pb.tendermint.types import block_pb2, evidence_pb2, types_pb2
@@ -23,6 +27,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         super().__init__(node.app)
         self.node = node
         self.valcons_prefix = node.genesis.bech32_prefix + "valcons"
+        self.max_per_page = node.settings.cometbft_rpc.max_per_page
 
     @query
     def GetNodeInfo(self, request, view):
@@ -47,39 +52,89 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
 
     @query
     def GetLatestBlock(self, request, view):
-        return query_pb2.GetLatestBlockResponse(**self._block(self.app.height))
+        return query_pb2.GetLatestBlockResponse(**block_parts(self.app, self.app.height, self.valcons_prefix))
 
     @query
     def GetBlockByHeight(self, request, view):
         latest = self.app.height
         if request.height > latest:
             raise invalid("requested block height is bigger then the chain length")
-        if request.height <= 0:
-            raise QueryError(grpc.StatusCode.UNKNOWN, f"height must be greater than 0, but got {request.height}")
-        earliest = self.app.genesis.initial_height
-        if request.height < earliest:
-            raise QueryError(grpc.StatusCode.UNKNOWN,
-                             f"height {request.height} is not available, lowest height is {earliest}")
-        return query_pb2.GetBlockByHeightResponse(**self._block(request.height))
+        self._check_height(request.height)
+        return query_pb2.GetBlockByHeightResponse(**block_parts(self.app, request.height, self.valcons_prefix))
 
-    def _block(self, height):
-        header, meta = self.app.block_at(height)
-        txs = [self.app.tx_at(height, i) for i in range(meta.num_txs)]
-        commit = types_pb2.Commit(height=max(header.height - 1, 0), block_id=header.last_block_id.proto(),
-                                  signatures=self.app.commit_sigs(header))
-        fields = dict(
-            version=version_pb2.Consensus(block=int(routes.BLOCK_PROTOCOL), app=header.version_app),
-            chain_id=header.chain_id, height=header.height, time=header.timestamp(),
-            last_block_id=header.last_block_id.proto(), last_commit_hash=header.last_commit_hash,
-            data_hash=header.data_hash, validators_hash=header.validators_hash,
-            next_validators_hash=header.next_validators_hash, consensus_hash=header.consensus_hash,
-            app_hash=header.app_hash, last_results_hash=header.last_results_hash,
-            evidence_hash=header.evidence_hash)
-        block = block_pb2.Block(header=types_pb2.Header(proposer_address=header.proposer_address, **fields),
-                                data=types_pb2.Data(txs=txs), evidence=evidence_pb2.EvidenceList(),
-                                last_commit=commit)
-        sdk_block = sdk_types_pb2.Block(
-            header=sdk_types_pb2.Header(proposer_address=to_bech32(self.valcons_prefix, header.proposer_address),
-                                        **fields),
-            data=block.data, evidence=block.evidence, last_commit=commit)
-        return {"block_id": block_id_of(meta).proto(), "block": block, "sdk_block": sdk_block}
+    @query
+    def GetLatestValidatorSet(self, request, view):
+        return query_pb2.GetLatestValidatorSetResponse(**self._validators(self.app.height, request.pagination))
+
+    @query
+    def GetValidatorSetByHeight(self, request, view):
+        if request.height > self.app.height:
+            raise invalid("requested block height is bigger then the chain length")
+        self._check_height(request.height)
+        return query_pb2.GetValidatorSetByHeightResponse(**self._validators(request.height, request.pagination))
+
+    @query
+    def ABCIQuery(self, request, view):
+        if not request.path:
+            raise invalid("empty query path")
+        if request.path.removeprefix("/").split("/")[0] not in ("app", "store", "p2p", "custom"):
+            raise invalid(f"unsupported ABCI query path: {request.path}")
+        if request.prove:
+            raise invalid("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
+        if request.height:
+            self._check_height(request.height)
+        answer = self.node.queries.query(request.path, request.data, request.height)
+        return query_pb2.ABCIQueryResponse(code=answer.code, log=answer.log, value=answer.value,
+                                           height=answer.height, codespace=answer.codespace)
+
+    def _check_height(self, height):
+        """CometBFT's checks of a height argument, which the SDK passes on as they are."""
+        if height <= 0:
+            raise QueryError(grpc.StatusCode.UNKNOWN, f"height must be greater than 0, but got {height}")
+        if height > self.app.height:
+            raise QueryError(grpc.StatusCode.UNKNOWN, f"height {height} must be less than or equal to the "
+                                                      f"current blockchain height {self.app.height}")
+        earliest = self.app.genesis.initial_height
+        if height < earliest:
+            raise QueryError(grpc.StatusCode.UNKNOWN, f"height {height} is not available, lowest height is {earliest}")
+
+    def _validators(self, height, page):
+        """The SDK's ValidatorsOutput: offset/limit become CometBFT's page/per_page, which bound them."""
+        limit = page.limit or DEFAULT_LIMIT
+        number = page.offset // limit + 1
+        per_page = min(limit, self.max_per_page)
+        validators = self.node.genesis.validators
+        pages = max(1, -(-len(validators) // per_page))
+        if number > pages:
+            raise QueryError(grpc.StatusCode.UNKNOWN, f"page should be within [1, {pages}] range, given {number}")
+        start = (number - 1) * per_page
+        return {"block_height": height, "pagination": pagination_pb2.PageResponse(total=len(validators)),
+                "validators": [query_pb2.Validator(
+                    address=to_bech32(self.valcons_prefix, hashlib.sha256(v.consensus_pubkey).digest()[:20]),
+                    pub_key=any_pb2.Any(type_url="/cosmos.crypto.ed25519.PubKey",
+                                        value=ed25519.PubKey(key=v.consensus_pubkey).SerializeToString()),
+                    voting_power=v.power, proposer_priority=0) for v in validators[start:start + per_page]]}
+
+
+def block_parts(app, height, valcons_prefix):
+    """block_id, block and sdk_block of a committed height, as GetBlockByHeight answers them."""
+    header, meta = app.block_at(height)
+    txs = [app.tx_at(height, i) for i in range(meta.num_txs)]
+    commit = types_pb2.Commit(height=max(header.height - 1, 0), block_id=header.last_block_id.proto(),
+                              signatures=app.commit_sigs(header))
+    fields = dict(
+        version=version_pb2.Consensus(block=int(routes.BLOCK_PROTOCOL), app=header.version_app),
+        chain_id=header.chain_id, height=header.height, time=header.timestamp(),
+        last_block_id=header.last_block_id.proto(), last_commit_hash=header.last_commit_hash,
+        data_hash=header.data_hash, validators_hash=header.validators_hash,
+        next_validators_hash=header.next_validators_hash, consensus_hash=header.consensus_hash,
+        app_hash=header.app_hash, last_results_hash=header.last_results_hash,
+        evidence_hash=header.evidence_hash)
+    block = block_pb2.Block(header=types_pb2.Header(proposer_address=header.proposer_address, **fields),
+                            data=types_pb2.Data(txs=txs), evidence=evidence_pb2.EvidenceList(),
+                            last_commit=commit)
+    sdk_block = sdk_types_pb2.Block(
+        header=sdk_types_pb2.Header(proposer_address=to_bech32(valcons_prefix, header.proposer_address),
+                                    **fields),
+        data=block.data, evidence=block.evidence, last_commit=commit)
+    return {"block_id": block_id_of(meta).proto(), "block": block, "sdk_block": sdk_block}

@@ -117,7 +117,11 @@ def _set(values, message_descriptor, path, value):
         value = value == "true"
     elif field.type in _INTEGERS and field.type != descriptor.FieldDescriptor.TYPE_ENUM:
         value = int(value)
-    values[field.name] = value
+    if field.is_repeated:
+        # A repeated field is the parameter given several times (events=a&events=b).
+        values.setdefault(field.name, []).append(value)
+    else:
+        values[field.name] = value
 
 
 def _height(request):
@@ -139,10 +143,14 @@ def _ok(request, response, height):
 
 
 def _empty_bytes_as_null(message, body):
-    """gogoproto's jsonpb writes unset bytes as null where protobuf's json_format writes "" (next_key)."""
+    """gogoproto's jsonpb writes unset bytes as null where protobuf's json_format writes "" (next_key),
+    and an unset message as null where json_format leaves it out (a deprecated pagination)."""
     for field in message.DESCRIPTOR.fields:
-        if field.name not in body or field.message_type is not None and field.message_type.full_name.startswith(
-                "google.protobuf."):
+        if field.name not in body:
+            if field.message_type is not None and not field.is_repeated and field.containing_oneof is None:
+                body[field.name] = None
+            continue
+        if field.message_type is not None and field.message_type.full_name.startswith("google.protobuf."):
             continue
         value = getattr(message, field.name)
         if field.type == descriptor.FieldDescriptor.TYPE_BYTES and not field.is_repeated:

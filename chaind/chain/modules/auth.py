@@ -6,6 +6,7 @@ from chaind.crypto.keys import ETH_SECP256K1
 from chaind.store.keys import compose
 
 NEXT_NUMBER = compose("auth", "next")
+_ACCOUNTS = compose("auth", "acct")
 
 
 def _key(address):
@@ -51,3 +52,9 @@ def set_public_key(state, address, pubkey, kind=ETH_SECP256K1):
 
 def sequence(state, address):
     return state.accounts.get_nonce(address)
+
+
+def all_addresses(state):
+    """The address of every account, in byte order (all are 20 bytes: one length byte precedes each)."""
+    for key, _ in state.store.iterate(_ACCOUNTS):
+        yield key[len(_ACCOUNTS) + 1:]
