@@ -11,7 +11,7 @@ from chaind.crypto.addresses import to_bech32
 from chaind.crypto.keys import ETH_SECP256K1
 from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, paginate, query
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2, query_pb2_grpc
-from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
+from chaind.pb.cosmos.evm.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 
 # Accounts are answered as plain BaseAccounts (not Evmos' EthAccount, which @cosmjs' accountFromAny
 # rejects) with the eth_secp256k1 key under cosmos/evm's type URL, the one @cosmjs decodes. The key
