@@ -158,7 +158,7 @@ class CometRoutes:
         return self._off_reactor(self._abci_query, path, data, height)
 
     def _abci_query(self, path, data, height):
-        answer = self.queries.query(path, data or b"", height or 0)
+        answer = self.queries.query(path or "", data or b"", height or 0)
         return {"response": {"code": answer.code, "log": answer.log, "info": "", "index": "0", "key": None,
                              "value": enc.b64(answer.value) if answer.value else None, "proofOps": None,
                              "height": str(answer.height), "codespace": answer.codespace}}
