@@ -245,10 +245,13 @@ def test_rest_gateway_answers_every_generated_request(node):
         if query:
             path += "?" + urllib.parse.urlencode(query)
         status, answer = http(port, path, body if method == "POST" else None, method)
-        assert 200 <= status < 600 and status != 500, (status, path, answer[:300])
+        assert 200 <= status < 600, (status, path, answer[:300])
         reply = json.loads(answer)
         if status != 200:
             assert isinstance(reply["code"], int) and isinstance(reply["message"], str), reply
+            # 500 is grpc-gateway's status for Unknown, which x/auth answers bad addresses with;
+            # Internal (13) would be a crash.
+            assert reply["code"] != 13, (path, reply)
 
     with FailureLog() as failures:
         yield in_thread(exchange)
