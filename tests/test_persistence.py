@@ -405,6 +405,18 @@ def test_sigterm_under_load_shuts_down_cleanly_and_restarts(tmp_path):
         ports = node.start()
         assert int(call(ports["json-rpc"], "eth_blockNumber"), 16) == max(disk)
         check_seen(ports, receipts, commits)
+        busy = chaind("replay", "--home", home)
+        assert busy.returncode == 1 and "is the node still running?" in busy.stderr, busy.stderr
         node.stop()
     finally:
         node.kill()
+    done = chaind("replay", "--home", home)
+    assert done.returncode == 0, done.stderr
+    assert f"blocks 1..{max(disk)} replayed from genesis: every block hash and app hash matches" in done.stdout
+
+
+def chaind(*args):
+    """The `chaind` command as a user runs it."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([str(Path(sys.executable).parent / "chaind"), *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=120)
