@@ -169,6 +169,11 @@ def test_eth_call_of_a_transfer_moves_nothing(chain):
     before = bank(chain, k0), bank(chain, k1)
     out = call(chain, STAKE, calldata("transfer(address,uint256)", k1, 9), sender=k0)
     assert decode(["bool"], out) == (True,)
+    estimate = CallRunner(chain.app, 0, 10).estimate(
+        {"from": "0x" + k0.hex(), "to": "0x" + STAKE.hex(),
+         "data": "0x" + calldata("transfer(address,uint256)", k1, 9).hex()}, chain.app.view(), {})
+    assert int(estimate, 16) == 21000 + _calldata_gas(calldata("transfer(address,uint256)", k1, 9)) \
+        + erc20_precompile.GAS_TRANSFER
     assert (bank(chain, k0), bank(chain, k1)) == before
 
 
