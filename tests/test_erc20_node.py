@@ -24,7 +24,7 @@ from chaind.pb.evmos.erc20.v1 import erc20_pb2, query_pb2 as erc20_q, query_pb2_
 from chain_driver import contract_address
 from conftest import in_thread
 from contracts import token_init
-from evm_client import DEV0, OTHER, send, w3
+from evm_client import DEV0, OTHER, post, send, w3
 
 STAKE = "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -233,3 +233,23 @@ def _register_and_convert(node):
 @pytest_twisted.inlineCallbacks
 def test_an_external_erc20_registers_and_converts_through_the_node(node):
     yield in_thread(_register_and_convert, node)
+
+
+def _trace_a_transfer(node):
+    web3 = w3(node)
+    data = "0xa9059cbb" + encode(["address", "uint256"], [OTHER, 77]).hex()
+    receipt = send(web3, {"to": STAKE, "data": data, "nonce": 0, "gas": 100000})
+    _, reply = post(node, {"jsonrpc": "2.0", "id": 1, "method": "debug_traceTransaction",
+                           "params": [receipt.transactionHash.to_0x_hex(),
+                                      {"tracer": "callTracer", "tracerConfig": '{"withLog": true}'}]})
+    call = reply["result"]
+    assert call["to"].lower() == STAKE.lower() and int(call["gasUsed"], 16) == receipt.gasUsed
+    assert call["logs"][0]["topics"][0] == "0x" + keccak(b"Transfer(address,address,uint256)").hex()
+    # The replay wrote nothing: the bank move happened once.
+    assert web3.eth.contract(address=STAKE, abi=ERC20_ABI).functions.balanceOf(OTHER).call() == 77
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_precompile_transfer_traces_like_a_contract_call(node_factory):
+    node = node_factory(json_rpc={"api": "eth,net,web3,debug"})
+    yield in_thread(_trace_a_transfer, node)

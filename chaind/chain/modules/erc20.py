@@ -237,10 +237,13 @@ def set_params(state, new):
         raise errors.TxError(errors.SDK, 18, f"{e}: invalid request") from None
     old = precompile_addresses(params(state))
     active = precompile_addresses(new)
+    # Unlike Evmos, which sets the code hash whatever was there, a real contract's code is left alone.
     for address in sorted(old - active):
-        state.accounts.set_code(address, b"")
+        if state.accounts.get_code(address) == PRECOMPILE_CODE:
+            state.accounts.set_code(address, b"")
     for address in sorted(active - old):
-        state.accounts.set_code(address, PRECOMPILE_CODE)
+        if not state.accounts.get_code(address):
+            state.accounts.set_code(address, PRECOMPILE_CODE)
         auth.ensure_account(state, address)
     state.store.set(PARAMS_KEY, new.SerializeToString())
 
@@ -482,8 +485,7 @@ def _convert_erc20(app, ctx, msg, signer):
 def _validate_convert_coin(app, msg):
     denom = msg.coin.denom
     if not (denom.startswith("erc20/") and is_hex_address(denom[6:])) and not denom.startswith("ibc/"):
-        raise errors.TxError(errors.SDK, 1, f"invalid denom. {denom} denomination should be prefixed with the "
-                             "format 'erc20/")
+        raise errors.invalid_coins(f"invalid denom. {denom} denomination should be prefixed with the format 'erc20/")
     _amount(msg.coin.amount)
     _bech32(app, msg.sender, "sender")
     if not is_hex_address(msg.receiver):
