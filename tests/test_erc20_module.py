@@ -334,3 +334,12 @@ def test_module_disabled_by_params_refuses_registration_and_conversion(chain):
         authority=chain.b32(k0), params=params))])
     assert chain.app.view().accounts.get_code(STAKE) == b""
     assert call(chain, STAKE, calldata("balanceOf(address)", k0)) == b""
+
+
+def test_toggling_an_unknown_or_malformed_token_fails_the_message_only(chain):
+    k0 = chain.keys[0].address
+    for token in ("uosmo", "x" * 300, "0x" + "34" * 20):
+        toggle = tx_pb2.MsgToggleConversion(authority=chain.b32(k0), token=token)
+        [result] = run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgToggleConversion", toggle)], ok=False)
+        assert (result.codespace, result.code) == ("erc20", 4)
+        assert f"token '{token}' not registered by id" in result.log

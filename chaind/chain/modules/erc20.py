@@ -161,7 +161,8 @@ def pair_id_of(state, token):
     """Evmos' GetTokenPairID: by contract address when `token` is hex, else by denom."""
     if is_hex_address(token):
         return state.store.get(_by_erc20_key(hex_bytes(token)))
-    return state.store.get(_by_denom_key(token))
+    # No pair has a malformed denom (and no store key may be that long).
+    return state.store.get(_by_denom_key(token)) if is_denom(token) else None
 
 
 def pair_of(state, token):
@@ -372,7 +373,7 @@ def query_erc20(ctx, budget, contract):
         computation = _call_evm(ctx, budget, MODULE_ADDRESS, contract, selector, False, method)
         try:
             out.append(abi_decode([kind], computation.output)[0])
-        except (DecodingError, OverflowError) as e:
+        except (DecodingError, ValueError, OverflowError) as e:
             raise abi_unpack(f"failed to unpack {method}: {e}") from None
     return tuple(out)
 

@@ -320,8 +320,11 @@ def _decimals(call):
     display = found.get("display")
     for unit in reversed(found.get("denom_units", ())):
         if unit.get("denom") == display:
-            exponent = int(unit.get("exponent", 0))
-            if exponent > 255:
+            try:
+                exponent = int(unit.get("exponent", 0))
+            except (TypeError, ValueError):
+                raise _Failure() from None
+            if not 0 <= exponent <= 255:
                 raise _Failure()
             return abi_encode(["uint8"], [exponent])
     raise _Failure()
