@@ -5,10 +5,10 @@ state is built. End blockers are end_block(app, ctx) functions; they add block e
 and validator power changes to ctx.validator_updates (CometBFT's FinalizeBlock validator_updates).
 """
 
-from chaind.chain.modules import bank, feemarket
+from chaind.chain.modules import bank, erc20, feemarket
 
-HANDLERS = {handler.type_url: handler for handler in (*bank.MESSAGES,)}
+HANDLERS = {handler.type_url: handler for handler in (*bank.MESSAGES, *erc20.MESSAGES)}
 
-GENESIS_INITIALIZERS = ()
+GENESIS_INITIALIZERS = (erc20.init_genesis,)
 
 END_BLOCKERS = (feemarket.end_block,)
