@@ -5,10 +5,10 @@ state is built. End blockers are end_block(app, ctx) functions; they add block e
 and validator power changes to ctx.validator_updates (CometBFT's FinalizeBlock validator_updates).
 """
 
-from chaind.chain.modules import bank
+from chaind.chain.modules import bank, staking
 
-HANDLERS = {handler.type_url: handler for handler in (*bank.MESSAGES,)}
+HANDLERS = {handler.type_url: handler for handler in (*bank.MESSAGES, *staking.MESSAGES)}
 
-GENESIS_INITIALIZERS = ()
+GENESIS_INITIALIZERS = (staking.init_genesis,)
 
-END_BLOCKERS = ()
+END_BLOCKERS = (staking.end_block,)
