@@ -11,6 +11,7 @@ from twisted.internet.interfaces import IPushProducer
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from chaind.chain import valset
 from chaind.chain.txs import native_hash
 from chaind.cometbft import consensus
 from chaind.cometbft import encode as enc
@@ -74,6 +75,10 @@ def _data(event, app):
                  "block_id": enc.block_id(enc.block_id_of(block.meta)), "result_finalize_block": finalize}
     elif isinstance(event, ev.NewBlockHeader):
         value = {"header": enc.header(block.header)}
+    elif isinstance(event, ev.ValidatorSetUpdates):
+        # types.Validator per update, as CometBFT makes them (priority 0; power 0 for one removed).
+        value = {"validator_updates": [enc.validator(valset.address_of(pubkey), pubkey, power)
+                                       for pubkey, power in block.validator_updates]}
     else:
         tx_result = {"height": str(block.height)}
         if event.index:
@@ -85,7 +90,7 @@ def _data(event, app):
 
 
 _CONSENSUS = (ev.NewRound, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
-_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.Tx) + _CONSENSUS
+_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.Tx, ev.ValidatorSetUpdates) + _CONSENSUS
 _KINDS = {kind.name: kind for kind in _SUBSCRIBABLE}
 
 

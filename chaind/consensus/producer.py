@@ -114,6 +114,8 @@ class Producer(service.Service):
         self.mempool.remove_committed(self.app.head_nonce)
         events = self._steps(block) + [ev.NewBlock(block), ev.NewBlockHeader(block)]
         events += [ev.Tx(block, i) for i in range(len(block.txs))]
+        if block.validator_updates:
+            events.append(ev.ValidatorSetUpdates(block))
         self.bus.publish(events)
         if self._wanted or (self.settings.block_interval == 0 and len(self.mempool)):
             self._wanted = False
@@ -126,9 +128,16 @@ class Producer(service.Service):
         signed at this block's time (one validator's median), so it is announced only now."""
         if self.app.vote_key is None:
             return []
-        steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height else []
-        return steps + [ev.NewRound(block), ev.CompleteProposal(block), ev.Vote(block, precommit=False),
-                        ev.ValidBlock(block), ev.Polka(block), ev.Lock(block)]
+        # It votes only at heights whose validator set holds it (staking can take it out).
+        steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height and \
+            self._in_set(block.height - 1) else []
+        steps += [ev.NewRound(block), ev.CompleteProposal(block)]
+        if self._in_set(block.height):
+            steps.append(ev.Vote(block, precommit=False))
+        return steps + [ev.ValidBlock(block), ev.Polka(block), ev.Lock(block)]
+
+    def _in_set(self, height):
+        return any(v.address == self.app.validator_address for v in self.app.validator_set(height))
 
     def _failed(self, failure):
         self._building = None

@@ -24,8 +24,9 @@ class Tx:
 
 @attrs.frozen
 class ValidatorSetUpdates:
-    height: int
-    updates: tuple
+    """The validator updates a committed block returned (block.validator_updates, never empty)."""
+
+    block: object
     name = "ValidatorSetUpdates"
 
 
