@@ -9,12 +9,14 @@ import attrs
 from chaind.grpc.auth import AuthQuery
 from chaind.grpc.bank import BankQuery
 from chaind.grpc.node_service import NodeService
+from chaind.grpc.staking import StakingQuery
 from chaind.grpc.tendermint import TendermintService
 from chaind.grpc.tx import TxService
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_query, query_pb2_grpc as auth_grpc
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query, query_pb2_grpc as bank_grpc
 from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query, query_pb2_grpc as node_grpc
 from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_query, query_pb2_grpc as staking_grpc
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
 
 
@@ -39,6 +41,7 @@ SERVICES = (
     Service(auth_query, auth_grpc, "Query", lambda node: AuthQuery(node.app)),
     Service(cmt_query, cmt_grpc, "Service", TendermintService),
     Service(node_query, node_grpc, "Service", NodeService),
+    Service(staking_query, staking_grpc, "Query", lambda node: StakingQuery(node.app)),
     # It broadcasts: REST and gRPC serve it, ABCI Query does not.
     Service(tx_service, tx_grpc, "Service", TxService, abci=False),
 )

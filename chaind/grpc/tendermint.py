@@ -6,12 +6,16 @@ The SDK proxies these to CometBFT's RPC; here they read the same committed block
 import platform
 
 import grpc
+from google.protobuf import any_pb2
 
 import chaind
-from chaind.cometbft import routes
+from chaind.chain.modules.staking import ED25519_PUBKEY
+from chaind.cometbft import routes, search
 from chaind.cometbft.encode import block_id_of
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc.common import QueryError, Reader, invalid, query
+from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, invalid, query
+from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
+from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
 from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc, types_pb2 as sdk_types_pb2
 from chaind.pb.tendermint.p2p import types_pb2 as p2p_pb2
 from chaind.pb.tendermint.types import block_pb2, evidence_pb2, types_pb2
@@ -67,15 +71,8 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         txs = [self.app.tx_at(height, i) for i in range(meta.num_txs)]
         commit = types_pb2.Commit(height=max(header.height - 1, 0), block_id=header.last_block_id.proto(),
                                   signatures=self.app.commit_sigs(header))
-        fields = dict(
-            version=version_pb2.Consensus(block=int(routes.BLOCK_PROTOCOL), app=header.version_app),
-            chain_id=header.chain_id, height=header.height, time=header.timestamp(),
-            last_block_id=header.last_block_id.proto(), last_commit_hash=header.last_commit_hash,
-            data_hash=header.data_hash, validators_hash=header.validators_hash,
-            next_validators_hash=header.next_validators_hash, consensus_hash=header.consensus_hash,
-            app_hash=header.app_hash, last_results_hash=header.last_results_hash,
-            evidence_hash=header.evidence_hash)
-        block = block_pb2.Block(header=types_pb2.Header(proposer_address=header.proposer_address, **fields),
+        fields = _header_fields(header)
+        block = block_pb2.Block(header=header_proto(header),
                                 data=types_pb2.Data(txs=txs), evidence=evidence_pb2.EvidenceList(),
                                 last_commit=commit)
         sdk_block = sdk_types_pb2.Block(
@@ -83,3 +80,57 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
                                         **fields),
             data=block.data, evidence=block.evidence, last_commit=commit)
         return {"block_id": block_id_of(meta).proto(), "block": block, "sdk_block": sdk_block}
+
+    @query
+    def GetLatestValidatorSet(self, request, view):
+        return query_pb2.GetLatestValidatorSetResponse(**self._validator_set(None, request.pagination))
+
+    @query
+    def GetValidatorSetByHeight(self, request, view):
+        if request.height > self.app.height:
+            raise invalid("requested block height is bigger then the chain length")
+        return query_pb2.GetValidatorSetByHeightResponse(**self._validator_set(request.height, request.pagination))
+
+    def _validator_set(self, height, pagination):
+        """The SDK's ValidatorsOutput over CometBFT's validators route: no height is the next block's set;
+        offset and limit become a page (ParsePagination)."""
+        limit = pagination.limit or DEFAULT_LIMIT
+        page = pagination.offset // limit + 1
+        latest = self.app.height
+        if height is None:
+            height = latest + 1
+        elif height <= 0:
+            raise QueryError(grpc.StatusCode.UNKNOWN, f"height must be greater than 0, but got {height}")
+        elif height < self.app.genesis.initial_height:
+            raise QueryError(grpc.StatusCode.UNKNOWN, f"height {height} is not available, lowest height is "
+                                                      f"{self.app.genesis.initial_height}")
+        validators = self.app.validator_set(height)
+        comet = self.node.settings.cometbft_rpc
+        try:
+            start, stop = search.page_bounds(len(validators), page, limit, comet.default_per_page,
+                                             comet.max_per_page)
+        except search.SearchError as e:
+            raise QueryError(grpc.StatusCode.UNKNOWN, str(e)) from None
+        return {"block_height": height, "pagination": pagination_pb2.PageResponse(total=len(validators)),
+                "validators": [query_pb2.Validator(
+                    address=to_bech32(self.valcons_prefix, v.address),
+                    pub_key=any_pb2.Any(type_url=ED25519_PUBKEY,
+                                        value=ed25519_pb2.PubKey(key=v.pubkey).SerializeToString()),
+                    voting_power=v.power, proposer_priority=0) for v in validators[start:stop]]}
+
+
+def _header_fields(header):
+    """The fields the CometBFT header and the SDK's header (bech32 proposer) share."""
+    return dict(
+        version=version_pb2.Consensus(block=int(routes.BLOCK_PROTOCOL), app=header.version_app),
+        chain_id=header.chain_id, height=header.height, time=header.timestamp(),
+        last_block_id=header.last_block_id.proto(), last_commit_hash=header.last_commit_hash,
+        data_hash=header.data_hash, validators_hash=header.validators_hash,
+        next_validators_hash=header.next_validators_hash, consensus_hash=header.consensus_hash,
+        app_hash=header.app_hash, last_results_hash=header.last_results_hash,
+        evidence_hash=header.evidence_hash)
+
+
+def header_proto(header):
+    """A chain Header as tendermint.types.Header."""
+    return types_pb2.Header(proposer_address=header.proposer_address, **_header_fields(header))
