@@ -6,6 +6,7 @@ from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
 
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import PRECISION
+from chaind.crypto.addresses import to_bech32
 from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, paginate, query
 from chaind.grpc.tendermint import header_proto
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -35,10 +36,10 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     # -- encoding ------------------------------------------------------------------------------
 
     def valoper(self, operator):
-        return staking.to_bech32(self.valoper_prefix, operator)
+        return to_bech32(self.valoper_prefix, operator)
 
     def account(self, address):
-        return staking.to_bech32(self.prefix, address)
+        return to_bech32(self.prefix, address)
 
     def validator_proto(self, v):
         pubkey = any_pb2.Any(type_url=staking.ED25519_PUBKEY,
