@@ -1,7 +1,6 @@
 """/websocket on the CometBFT port: tm.event subscriptions fed by the event bus, routes, limits, slow clients."""
 
 import base64
-import hashlib
 import json
 import urllib.request
 
@@ -320,33 +319,3 @@ def test_bad_input_over_websocket(node_factory):
                                              '([query]), got 2 (["tm.event=\'Tx\'" 1])')
     assert out["none"]["error"]["data"] == "subscription not found"
     assert out["still"] == {"jsonrpc": "2.0", "id": 9, "result": {}}
-
-
-@pytest_twisted.inlineCallbacks
-def test_validator_set_updates_payload(node):
-    # Until a staking change makes one, the event is put on the node's own bus as the producer would.
-    from chaind.events import types as ev
-
-    pubkey = bytes(range(32))
-    received = []
-
-    def subscribe():
-        ws = connect(ws_url(node)).__enter__()     # closed in read()
-        assert call(ws, "subscribe", {"query": "tm.event='ValidatorSetUpdates'"}, 4)["result"] == {}
-        return ws
-
-    def read(ws):
-        try:
-            received.append(json.loads(ws.recv(timeout=5)))
-        finally:
-            ws.close()
-
-    ws = yield in_thread(subscribe)
-    node.bus.publish([ev.ValidatorSetUpdates(node.app.height + 1, ((pubkey, 10),))])
-    yield in_thread(read, ws)
-    result = received[0]["result"]
-    assert result["data"] == {"type": "tendermint/event/ValidatorSetUpdates", "value": {"validator_updates": [
-        {"address": hashlib.sha256(pubkey).hexdigest()[:40].upper(),
-         "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(pubkey).decode()},
-         "voting_power": "10", "proposer_priority": "0"}]}}
-    assert result["events"] == {"tm.event": ["ValidatorSetUpdates"]}

@@ -65,7 +65,5 @@ def test_other_services_and_errors(node):
     assert status == 400 and body["code"] == 3
     status, _, body = yield in_thread(rest, node, "/cosmos/nope/v1/things")
     assert status == 501 and body == {"code": 12, "message": "Not Implemented", "details": []}
-    status, _, body = yield in_thread(rest, node, "/cosmos/staking/v1beta1/validators")
-    assert status == 501 and body["code"] == 12
     status, _, body = yield in_thread(rest, node, "/cosmos/bank/v1beta1/params", -1)
     assert status == 400 and "height < 0" in body["message"]

@@ -15,15 +15,14 @@ from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
 from chaind.chain import block as blocks
-from chaind.chain import errors, msgs, registry, txs, votes
+from chaind.chain import errors, msgs, registry, txs, valset, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20_precompile, evm, feemarket
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
-from chaind.pb.tendermint.crypto import keys_pb2
-from chaind.pb.tendermint.types import params_pb2, validator_pb2
+from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys
 from chaind.store.pruning import collect_garbage
 from chaind.store.evm_state import pending_state_db
@@ -147,16 +146,20 @@ class App:
         auth.ensure_account(ctx, evm.FEE_COLLECTOR)
         for init_genesis in registry.GENESIS_INITIALIZERS:
             init_genesis(self, ctx)
+        # InitChain's validators: the set of the first block and of the one after it.
+        first_set = valset.apply_updates((), ctx.validator_updates) if ctx.validator_updates else ()
         meta_state = self._seal_state(ctx, prev_native=b"")
         header = Header(chain_id=g.chain_id, height=height, time_ns=g.genesis_time_ns,
                         last_block_id=BlockId(), last_commit_hash=b"", data_hash=b"",
-                        validators_hash=self.validators_hash(), next_validators_hash=self.validators_hash(),
+                        validators_hash=valset.hash_of(first_set), next_validators_hash=valset.hash_of(first_set),
                         consensus_hash=self.consensus_hash(), app_hash=b"", last_results_hash=b"",
                         evidence_hash=b"", proposer_address=b"")
         meta = BlockMeta(hash=b"", num_txs=0, gas_limit=g.max_gas, gas_used=0, base_fee=g.base_fee,
                          bloom=bytes(256), log_count=0, size=0, **meta_state)
         committed = CommittedBlock(header, meta, (), ())
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
+        if first_set:
+            puts[valset.key(g.initial_height)] = valset.to_record(first_set)
         self.db.write(self._block_puts(committed, puts))
         self._head = (header, meta)
 
@@ -300,8 +303,8 @@ class App:
             chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
             last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns))
             if height > g.initial_height else b"",
-            data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(),
-            next_validators_hash=self.validators_hash(), consensus_hash=self.consensus_hash(),
+            data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(height),
+            next_validators_hash=self.validators_hash(height + 1), consensus_hash=self.consensus_hash(),
             app_hash=prev_meta.app_hash, last_results_hash=self._last_results_hash(prev_header.height, prev_meta.hash),
             evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
         block_hash = header.hash()
@@ -323,6 +326,10 @@ class App:
                                    validator_updates=tuple(ctx.validator_updates))
         self._results_hash = (block_hash, blocks.results_hash(results))
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
+        if ctx.validator_updates:
+            # CometBFT applies them to the set after next: this block's updates sign block height + 2.
+            changed = valset.apply_updates(self.validator_set(height + 1), ctx.validator_updates)
+            puts[valset.key(height + 2)] = valset.to_record(changed)
         return committed, self._block_puts(committed, puts, evm_hashes)
 
     def replay_block(self, height, before_tx, after_tx=None, stop_after=None):
@@ -540,17 +547,24 @@ class App:
         return self.precommit_sigs(header.height - 1, header.last_block_id, header.time_ns)
 
     def precommit_sigs(self, height, block_id, time_ns):
-        """Our validator's precommit (as CommitSigs) of block `height` at vote time `time_ns`."""
-        if self.vote_key is None:
-            return []
-        data = votes.sign_bytes(self.genesis.chain_id, height, 0, block_id, time_ns)
-        return [votes.commit_sig(self.validator_address, time_ns, self.vote_key.sign(data))]
+        """The commit of block `height` as CommitSigs, one per validator of its set, in the set's order:
+        our validator's precommit at vote time `time_ns`, and absent for those whose key we lack."""
+        sigs = []
+        for v in self.validator_set(height):
+            if self.vote_key is not None and v.address == self.validator_address:
+                data = votes.sign_bytes(self.genesis.chain_id, height, 0, block_id, time_ns)
+                sigs.append(votes.commit_sig(v.address, time_ns, self.vote_key.sign(data)))
+            else:
+                sigs.append(votes.absent_sig())
+        return sigs
 
-    def validators_hash(self):
-        return blocks.merkle.root([
-            validator_pb2.SimpleValidator(pub_key=keys_pb2.PublicKey(ed25519=v.consensus_pubkey),
-                                          voting_power=v.power).SerializeToString()
-            for v in self.genesis.validators])
+    def validator_set(self, height):
+        """The validator set (valset.SetValidator, CometBFT's order) that signs block `height`;
+        known up to the head's height + 2."""
+        return valset.at(self.db, height)
+
+    def validators_hash(self, height):
+        return valset.hash_of(self.validator_set(height))
 
     def consensus_hash(self):
         return hashlib.sha256(params_pb2.HashedParams(block_max_bytes=self.genesis.max_bytes,

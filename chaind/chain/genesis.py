@@ -13,7 +13,7 @@ import re
 import attrs
 from google.protobuf import json_format
 
-from chaind.chain.modules import erc20
+from chaind.chain.modules import erc20, staking
 from chaind.crypto import addresses, keys
 from chaind.resources import etc_file
 
@@ -28,9 +28,33 @@ class GenesisError(ValueError):
 class Validator:
     operator: bytes            # account address of the operator
     consensus_pubkey: bytes    # 32-byte ed25519 public key
-    power: int
-    tokens: int
+    power: int                 # tokens / 10^18
+    tokens: int                # its self-delegation, bonded at genesis
     moniker: str
+    rate: int = staking.parse_dec("0.1")            # commission rates, LegacyDec atomics
+    max_rate: int = staking.parse_dec("0.2")
+    max_change_rate: int = staking.parse_dec("0.01")
+    min_self_delegation: int = 1
+
+
+def _validator(doc, prefix):
+    """A genesis validator; its commission and minimum self-delegation default to what `gentx` sets."""
+    tokens = int(doc["tokens"])
+    if tokens <= 0:
+        raise GenesisError("a genesis validator's tokens must be positive")
+    pubkey = base64.b64decode(doc["consensus_pubkey"])
+    if len(pubkey) != 32:
+        raise GenesisError("a genesis validator's consensus_pubkey must be a 32-byte ed25519 key (base64)")
+    commission = doc.get("commission", {})
+    defaults = attrs.fields_dict(Validator)
+    rates = {name: staking.parse_dec(commission[name]) if name in commission else defaults[name].default
+             for name in ("rate", "max_rate", "max_change_rate")}
+    validator = Validator(addresses.parse(doc["operator"], prefix), pubkey, tokens // staking.POWER_REDUCTION,
+                          tokens, doc.get("moniker", ""),
+                          min_self_delegation=int(doc.get("min_self_delegation", "1")), **rates)
+    if validator.min_self_delegation > tokens:
+        raise GenesisError("a genesis validator's tokens are below its min_self_delegation")
+    return validator
 
 
 @attrs.frozen
@@ -51,6 +75,7 @@ class Genesis:
     elasticity_multiplier: int
     no_base_fee: bool
     validators: tuple
+    staking_params: staking.Params
     erc20: object = None       # evmos.erc20.v1.GenesisState
     erc20_authority: bytes = b""   # who may register pairs and change erc20 params (Evmos: gov)
 
@@ -69,10 +94,9 @@ class Genesis:
                 (addresses.parse(b["address"], prefix),
                  tuple((c["denom"], int(c["amount"])) for c in b["coins"]))
                 for b in app["bank"]["balances"])
-            validators = tuple(
-                Validator(addresses.parse(v["operator"], prefix), base64.b64decode(v["consensus_pubkey"]),
-                          int(v["power"]), int(v["tokens"]), v.get("moniker", ""))
-                for v in app["staking"]["validators"])
+            validators = tuple(_validator(v, prefix) for v in app["staking"]["validators"])
+            base_denom = app["evm"]["params"]["evm_denom"]
+            staking_params = staking.parse_params(app["staking"].get("params", {}), base_denom)
             try:
                 erc20_state, erc20_authority = erc20.parse_genesis(app.get("erc20"), prefix)
             except (ValueError, json_format.ParseError) as e:
@@ -82,11 +106,12 @@ class Genesis:
                 genesis_time_ns=_parse_time(doc["genesis_time"]),
                 initial_height=int(doc.get("initial_height", "1")),
                 max_gas=int(block["max_gas"]), max_bytes=int(block["max_bytes"]),
-                bech32_prefix=prefix, base_denom=app["evm"]["params"]["evm_denom"],
+                bech32_prefix=prefix, base_denom=base_denom,
                 balances=balances, denom_metadata=tuple(app["bank"].get("denom_metadata", ())),
                 base_fee=int(fm["base_fee"]), base_fee_change_denominator=int(fm["base_fee_change_denominator"]),
                 elasticity_multiplier=int(fm["elasticity_multiplier"]), no_base_fee=bool(fm["no_base_fee"]),
-                validators=validators, erc20=erc20_state, erc20_authority=erc20_authority)
+                validators=validators, staking_params=staking_params, erc20=erc20_state,
+                erc20_authority=erc20_authority)
         except GenesisError:
             raise
         except (KeyError, TypeError, ValueError) as e:
@@ -127,7 +152,7 @@ def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None):
     staking["validators"] = [{
         "operator": addresses.to_bech32(prefix, accounts[0].address),
         "consensus_pubkey": base64.b64encode(validator_pubkey).decode(),
-        "power": str(tokens // 10**18), "tokens": str(tokens), "moniker": moniker}]
+        "tokens": str(tokens), "moniker": moniker}]
     erc20_section = app.get("erc20", {})
     if "dev_authority_account" in erc20_section:
         authority = accounts[erc20_section.pop("dev_authority_account")]

@@ -11,7 +11,8 @@ from google.protobuf.internal import encoder
 from chaind.chain import merkle
 from chaind.pb.tendermint.types import canonical_pb2, types_pb2
 
-BLOCK_ID_FLAG_COMMIT = 2
+BLOCK_ID_FLAG_ABSENT, BLOCK_ID_FLAG_COMMIT = 1, 2
+GO_ZERO_TIME_SECONDS = -62135596800       # 0001-01-01T00:00:00Z, what an absent vote's time is
 
 
 PREVOTE, PRECOMMIT = types_pb2.SIGNED_MSG_TYPE_PREVOTE, types_pb2.SIGNED_MSG_TYPE_PRECOMMIT
@@ -32,6 +33,12 @@ def sign_bytes(chain_id, height, round_, block_id, time_ns, vote_type=PRECOMMIT)
 def commit_sig(validator_address, time_ns, signature):
     return types_pb2.CommitSig(block_id_flag=BLOCK_ID_FLAG_COMMIT, validator_address=validator_address,
                                timestamp=_timestamp(time_ns), signature=signature)
+
+
+def absent_sig():
+    """A validator that did not precommit: no address, Go's zero time, no signature (CometBFT's NewCommitSigAbsent)."""
+    return types_pb2.CommitSig(block_id_flag=BLOCK_ID_FLAG_ABSENT,
+                               timestamp=timestamp_pb2.Timestamp(seconds=GO_ZERO_TIME_SECONDS))
 
 
 def commit_hash(sigs):

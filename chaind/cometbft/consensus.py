@@ -33,7 +33,7 @@ def data(event, app):
                                            "block_id": enc.block_id(enc.block_id_of(event.block.meta))}
     elif isinstance(event, ev.Vote) and event.precommit:
         # The parent's precommit, exactly as this block's last_commit carries it.
-        sig = app.commit_sigs(header)[0]
+        sig = next(s for s in app.commit_sigs(header) if s.block_id_flag == votes.BLOCK_ID_FLAG_COMMIT)
         time_ns = sig.timestamp.seconds * 10**9 + sig.timestamp.nanos
         kind, value = "Vote", _vote(PRECOMMIT, height - 1, header.last_block_id, time_ns, sig.validator_address,
                                     sig.signature)

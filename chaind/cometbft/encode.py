@@ -55,6 +55,10 @@ def last_commit(h, sigs):
 
 
 def commit_sig(sig):
+    if not sig.signature:
+        # An absent validator: Go's zero time and a nil signature.
+        return {"block_id_flag": sig.block_id_flag, "validator_address": "", "timestamp": ZERO_TIME,
+                "signature": None}
     seconds, nanos = sig.timestamp.seconds, sig.timestamp.nanos
     return {"block_id_flag": sig.block_id_flag, "validator_address": hexu(sig.validator_address),
             "timestamp": format_time(seconds * 10**9 + nanos), "signature": b64(sig.signature)}

@@ -121,10 +121,13 @@ class CometRoutes:
         header, meta = self.app.head
         first_header, first_meta = self._block(self._earliest()) if self.app.height >= self._earliest() \
             else self.app.head
+        # Its power in the set of the next block (0 once it is out of the set), as CometBFT reports it.
+        power = next((v.power for v in self.app.validator_set(header.height + 1)
+                      if v.address == self.validator_address), 0)
         validator = {"address": enc.hexu(self.validator_address),
                      "pub_key": {"type": "tendermint/PubKeyEd25519",
                                  "value": enc.b64(self.validator.consensus_pubkey) if self.validator else ""},
-                     "voting_power": str(self.validator.power if self.validator else 0)}
+                     "voting_power": str(power)}
         return {
             "node_info": {
                 "protocol_version": {"p2p": P2P_PROTOCOL, "block": BLOCK_PROTOCOL, "app": "0"},
@@ -186,8 +189,7 @@ class CometRoutes:
 
     def validators(self, height, page, per_page):
         height = self.app.height + 1 if height is None else self._height(height)
-        vals = [enc.validator(hashlib.sha256(v.consensus_pubkey).digest()[:20], v.consensus_pubkey, v.power)
-                for v in self.genesis.validators]
+        vals = [enc.validator(v.address, v.pubkey, v.power) for v in self.app.validator_set(height)]
         start, stop = self._page(len(vals), page, per_page)
         return {"block_height": str(height), "validators": vals[start:stop], "count": str(stop - start),
                 "total": str(len(vals))}

@@ -4,7 +4,6 @@ Events come from the event bus after commit; each subscription has a bounded buf
 overflows is canceled with CometBFT's "subscription was canceled (reason: ...)".
 """
 
-import hashlib
 
 import orjson
 from autobahn.twisted.resource import WebSocketResource
@@ -13,6 +12,7 @@ from twisted.internet.interfaces import IPushProducer
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from chaind.chain import valset
 from chaind.chain.txs import native_hash
 from chaind.cometbft import consensus
 from chaind.cometbft import encode as enc
@@ -30,22 +30,18 @@ class EventRenderer:
 
     def __init__(self, app):
         self.app = app
-        self._caches = {}       # block hash (or height, for events without a block) -> rendered pieces
+        self._key = None
+        self._cache = {}
 
     def _cached(self, event, what, make):
-        block = getattr(event, "block", None)
-        block_key = block.meta.hash if block is not None else ("height", event.height)
-        cache = self._caches.get(block_key)
-        if cache is None:
-            # Two kept: a block's ValidatorSetUpdates (keyed by height) must not evict the block's own.
-            if len(self._caches) >= 2:
-                del self._caches[next(iter(self._caches))]
-            cache = self._caches[block_key] = {}
+        block_hash = event.block.meta.hash
+        if block_hash != self._key:
+            self._key, self._cache = block_hash, {}
         key = (event.name, getattr(event, "index", None), getattr(event, "precommit", None),
                getattr(event, "step", None), what)
-        if key not in cache:
-            cache[key] = make()
-        return cache[key]
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
 
     def events_map(self, event):
         return self._cached(event, "map", lambda: _events_map(event))
@@ -72,10 +68,6 @@ def _events_map(event):
 def _data(event, app):
     if isinstance(event, _CONSENSUS):
         return consensus.data(event, app)
-    if isinstance(event, ev.ValidatorSetUpdates):
-        value = {"validator_updates": [enc.validator(hashlib.sha256(pubkey).digest()[:20], pubkey, power)
-                                       for pubkey, power in event.updates]}
-        return {"type": "tendermint/event/ValidatorSetUpdates", "value": value}
     block = event.block
     if isinstance(event, ev.NewBlock):
         finalize = {}
@@ -92,6 +84,10 @@ def _data(event, app):
     elif isinstance(event, ev.NewBlockEvents):
         value = {"height": str(block.height), "events": enc.events(block.events) or None,
                  "num_txs": str(len(block.txs))}
+    elif isinstance(event, ev.ValidatorSetUpdates):
+        # types.Validator per update, as CometBFT makes them (priority 0; power 0 for one removed).
+        value = {"validator_updates": [enc.validator(valset.address_of(pubkey), pubkey, power)
+                                       for pubkey, power in block.validator_updates]}
     else:
         tx_result = {"height": str(block.height)}
         if event.index:

@@ -114,6 +114,8 @@ class Producer(service.Service):
         self.mempool.remove_committed(self.app.head_nonce)
         events = self._steps(block) + [ev.NewBlock(block), ev.NewBlockHeader(block), ev.NewBlockEvents(block)]
         events += [ev.Tx(block, i) for i in range(len(block.txs))]
+        if block.validator_updates:
+            events.append(ev.ValidatorSetUpdates(block))
         self.bus.publish(events + self._next_height(block))
         if self._wanted or (self.settings.block_interval == 0 and len(self.mempool)):
             self._wanted = False
@@ -127,11 +129,18 @@ class Producer(service.Service):
         announced only now, first. No timeouts fire: one validator has every vote at once."""
         if self.app.vote_key is None:
             return []
-        steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height else []
-        return steps + [ev.NewRound(block), ev.NewRoundStep(block, "RoundStepPropose"), ev.CompleteProposal(block),
-                        ev.NewRoundStep(block, "RoundStepPrevote"), ev.Vote(block, precommit=False),
-                        ev.ValidBlock(block), ev.Polka(block), ev.Lock(block),
+        # It votes only at heights whose validator set holds it (staking can take it out).
+        steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height and \
+            self._in_set(block.height - 1) else []
+        steps += [ev.NewRound(block), ev.NewRoundStep(block, "RoundStepPropose"), ev.CompleteProposal(block),
+                  ev.NewRoundStep(block, "RoundStepPrevote")]
+        if self._in_set(block.height):
+            steps.append(ev.Vote(block, precommit=False))
+        return steps + [ev.ValidBlock(block), ev.Polka(block), ev.Lock(block),
                         ev.NewRoundStep(block, "RoundStepPrecommit"), ev.NewRoundStep(block, "RoundStepCommit")]
+
+    def _in_set(self, height):
+        return any(v.address == self.app.validator_address for v in self.app.validator_set(height))
 
     def _next_height(self, block):
         """After the block's events, CometBFT moves to the next height (its NewHeight step)."""

@@ -32,8 +32,9 @@ class Tx:
 
 @attrs.frozen
 class ValidatorSetUpdates:
-    height: int
-    updates: tuple       # (ed25519 pubkey, power) pairs, as CommittedBlock.validator_updates
+    """The validator updates a committed block returned (block.validator_updates, never empty)."""
+
+    block: object
     name = "ValidatorSetUpdates"
 
 

@@ -3,7 +3,6 @@
 The SDK proxies these to CometBFT's RPC; here they read the same committed blocks that RPC serves.
 """
 
-import hashlib
 import platform
 
 import grpc
@@ -64,7 +63,8 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
 
     @query
     def GetLatestValidatorSet(self, request, view):
-        return query_pb2.GetLatestValidatorSetResponse(**self._validators(self.app.height, request.pagination))
+        # CometBFT's validators route without a height: the set of the next block, the latest one known.
+        return query_pb2.GetLatestValidatorSetResponse(**self._validators(self.app.height + 1, request.pagination))
 
     @query
     def GetValidatorSetByHeight(self, request, view):
@@ -103,16 +103,16 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         limit = page.limit or DEFAULT_LIMIT
         number = page.offset // limit + 1
         per_page = min(limit, self.max_per_page)
-        validators = self.node.genesis.validators
+        validators = self.app.validator_set(height)
         pages = max(1, -(-len(validators) // per_page))
         if number > pages:
             raise QueryError(grpc.StatusCode.UNKNOWN, f"page should be within [1, {pages}] range, given {number}")
         start = (number - 1) * per_page
         return {"block_height": height, "pagination": pagination_pb2.PageResponse(total=len(validators)),
                 "validators": [query_pb2.Validator(
-                    address=to_bech32(self.valcons_prefix, hashlib.sha256(v.consensus_pubkey).digest()[:20]),
+                    address=to_bech32(self.valcons_prefix, v.address),
                     pub_key=any_pb2.Any(type_url="/cosmos.crypto.ed25519.PubKey",
-                                        value=ed25519.PubKey(key=v.consensus_pubkey).SerializeToString()),
+                                        value=ed25519.PubKey(key=v.pubkey).SerializeToString()),
                     voting_power=v.power, proposer_priority=0) for v in validators[start:start + per_page]]}
 
 
@@ -122,15 +122,8 @@ def block_parts(app, height, valcons_prefix):
     txs = [app.tx_at(height, i) for i in range(meta.num_txs)]
     commit = types_pb2.Commit(height=max(header.height - 1, 0), block_id=header.last_block_id.proto(),
                               signatures=app.commit_sigs(header))
-    fields = dict(
-        version=version_pb2.Consensus(block=int(routes.BLOCK_PROTOCOL), app=header.version_app),
-        chain_id=header.chain_id, height=header.height, time=header.timestamp(),
-        last_block_id=header.last_block_id.proto(), last_commit_hash=header.last_commit_hash,
-        data_hash=header.data_hash, validators_hash=header.validators_hash,
-        next_validators_hash=header.next_validators_hash, consensus_hash=header.consensus_hash,
-        app_hash=header.app_hash, last_results_hash=header.last_results_hash,
-        evidence_hash=header.evidence_hash)
-    block = block_pb2.Block(header=types_pb2.Header(proposer_address=header.proposer_address, **fields),
+    fields = _header_fields(header)
+    block = block_pb2.Block(header=header_proto(header),
                             data=types_pb2.Data(txs=txs), evidence=evidence_pb2.EvidenceList(),
                             last_commit=commit)
     sdk_block = sdk_types_pb2.Block(
@@ -138,3 +131,20 @@ def block_parts(app, height, valcons_prefix):
                                     **fields),
         data=block.data, evidence=block.evidence, last_commit=commit)
     return {"block_id": block_id_of(meta).proto(), "block": block, "sdk_block": sdk_block}
+
+
+def _header_fields(header):
+    """The fields tendermint.types.Header and the SDK's Header (bech32 proposer) share."""
+    return dict(
+        version=version_pb2.Consensus(block=int(routes.BLOCK_PROTOCOL), app=header.version_app),
+        chain_id=header.chain_id, height=header.height, time=header.timestamp(),
+        last_block_id=header.last_block_id.proto(), last_commit_hash=header.last_commit_hash,
+        data_hash=header.data_hash, validators_hash=header.validators_hash,
+        next_validators_hash=header.next_validators_hash, consensus_hash=header.consensus_hash,
+        app_hash=header.app_hash, last_results_hash=header.last_results_hash,
+        evidence_hash=header.evidence_hash)
+
+
+def header_proto(header):
+    """A chain Header as tendermint.types.Header."""
+    return types_pb2.Header(proposer_address=header.proposer_address, **_header_fields(header))

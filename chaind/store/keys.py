@@ -19,6 +19,7 @@ EVM_NODE = b"s:"                # py-evm trie node / code hash -> bytes
 VERSIONED = b"v:"               # native module key, inverted height -> value
 TX_EVENT = b"xt:"               # event tag, value, height, index -> b"" (indexed tx event attributes)
 BLOCK_EVENT = b"xb:"            # event tag, value, height -> b"" (indexed block event attributes)
+VALIDATOR_SET = b"vs:"          # inverted height -> the validator set from that height on (written on change)
 
 _HEIGHT = struct.Struct(">Q")
 _POS = struct.Struct(">QI")
