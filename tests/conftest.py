@@ -30,8 +30,8 @@ def make_node(home_path, **sections):
 def node_factory(tmp_path):
     started = []
 
-    def start(**sections):
-        node = make_node(tmp_path / "home", **sections)
+    def start(home="home", **sections):
+        node = make_node(tmp_path / home, **sections)
         node.startService()
         started.append(node)
         return node

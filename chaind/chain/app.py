@@ -105,8 +105,13 @@ class App:
         return None if raw is None else keys.height_of(raw)
 
     def tx_position(self, tx_hash, evm=False):
+        """(height, index) of a committed tx, or None. A tx of a block written but not yet made the
+        head is not found: a client that sees its receipt must find its block at `latest`."""
         raw = self.db.get((keys.EVM_TX_BY_HASH if evm else keys.TX_BY_HASH) + tx_hash)
-        return None if raw is None else keys.position_of(raw)
+        if raw is None:
+            return None
+        position = keys.position_of(raw)
+        return position if position[0] <= self.height else None
 
     def tx_at(self, height, index):
         return self.db.get(keys.tx_key(height, index))
