@@ -3,6 +3,7 @@
 Keys match case-insensitively and unknown keys are ignored, as Go's decoder does.
 """
 
+import math
 import re
 
 import orjson
@@ -54,7 +55,8 @@ def decode(raw, struct, fields):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"json: cannot unmarshal {json_type(value)} into Go struct field "
                                   f"{struct}.{name} of type int")
-            if value != int(value):
+            # Go's int is 64 bits: a fraction, or a number out of its range, does not decode.
+            if not math.isfinite(value) or value != int(value) or not -2**63 <= value < 2**63:
                 raise ConfigError(f"json: cannot unmarshal number {value} into Go struct field "
                                   f"{struct}.{name} of type int")
             value = int(value)
