@@ -265,23 +265,27 @@ def emit_json(ctx, message):
 
 def read_tx(path):
     """A Tx from a JSON file (or - for stdin), as --generate-only and sign print it."""
+    try:
+        text = sys.stdin.read() if path == "-" else open(path).read()
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror}") from None
+    return parse_tx(text, path)
+
+
+def parse_tx(text, where):
+    import importlib
+
     from google.protobuf import json_format
 
-    from chaind.cli.protojson import ANY_MODULES
-
-    import importlib
+    from chaind.cli.protojson import ANY_MODULES, from_dict
 
     for module in ANY_MODULES:
         importlib.import_module("chaind.pb." + module)
     tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
     try:
-        text = sys.stdin.read() if path == "-" else open(path).read()
-    except OSError as e:
-        raise click.ClickException(f"cannot read {path}: {e.strerror}") from None
-    try:
-        return json_format.Parse(text, tx_pb2.Tx())
-    except json_format.ParseError as e:
-        raise click.ClickException(f"{path} is not a JSON tx: {e}") from None
+        return from_dict(json.loads(text), tx_pb2.Tx())
+    except (ValueError, json_format.ParseError) as e:
+        raise click.ClickException(f"{where} is not a JSON tx: {e}") from None
 
 
 # -- commands ------------------------------------------------------------------------------------
