@@ -299,3 +299,99 @@ def test_multi_send_and_erc20_conversions_and_the_authority(node, tmp_path):
                             *keys)))
     found = yield committed(n, refused["txhash"])
     assert found["code"] != 0 and "disabled" in found["raw_log"]
+
+
+# -- multisig, sign-batch, validate-signatures -----------------------------------------------------------
+
+@pytest_twisted.inlineCallbacks
+def test_multisig_two_of_three_sends_and_one_signature_is_refused(node, tmp_path):
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    ok((yield run("keys", "import-hex", "dev0", node.dev_keys[0].private_key.hex(), *keys)))
+    for name in ("k1", "k2", "k3"):
+        ok((yield run("keys", "add", name, *keys)))
+    shown = js((yield run("keys", "add", "msig", "--multisig", "k1,k2,k3", "--multisig-threshold", "2", *keys,
+                          "-o", "json")))
+    assert shown["type"] == "multi"
+    pubkey = json.loads(shown["pubkey"])
+    assert pubkey["@type"] == "/cosmos.crypto.multisig.LegacyAminoPubKey" and pubkey["threshold"] == 2
+    assert len(pubkey["public_keys"]) == 3
+    msig = shown["address"]
+    failed((yield run("keys", "add", "bad", "--multisig", "k1,k2", "--multisig-threshold", "3", *keys)),
+           "threshold k of n multisignature: 2 < 3")
+    failed((yield run("keys", "unsafe-export-eth-key", "msig", "-y", *keys)), "is a multisig key")
+    yield send_tx(n, keys, "bank", "send", "dev0", msig, f"{CHAIN}achain")
+
+    to = js((yield run("keys", "add", "to", *keys, "-o", "json")))["address"]
+    unsigned = ok((yield run("tx", "bank", "send", "msig", to, "777achain", FEE, "--gas", "300000",
+                             "--generate-only", n, *keys))).stdout
+    (tmp_path / "unsigned.json").write_text(unsigned)
+    failed((yield run("tx", "bank", "send", "msig", to, "1achain", FEE, "-y", n, *keys)),
+           "msig is a multisig key: build the tx with --generate-only")
+    for member in ("k1", "k3"):
+        ok((yield run("tx", "sign", tmp_path / "unsigned.json", "--from", member, "--multisig", "msig",
+                      "--multisig-signers", "k1,k3", "--output-document", tmp_path / f"{member}.json", n, *keys)))
+    signature = json.loads((tmp_path / "k1.json").read_text())["signatures"][0]
+    assert signature["data"]["single"]["mode"] == "SIGN_MODE_DIRECT" and signature["sequence"] == "0"
+    failed((yield run("tx", "sign", tmp_path / "unsigned.json", "--from", "dev0", "--multisig", "msig",
+                      "--multisig-signers", "k1,k3", n, *keys)), "dev0 is not a member of the multisig msig")
+    failed((yield run("tx", "sign", tmp_path / "unsigned.json", "--from", "k2", "--multisig", "msig", n, *keys)),
+           "--multisig needs --multisig-signers")
+    # One signature is not enough, nor a signature made for another choice of signers.
+    failed((yield run("tx", "multisign", tmp_path / "unsigned.json", "msig", tmp_path / "k1.json", n, *keys)),
+           "1 signatures; the multisig needs 2")
+    ok((yield run("tx", "sign", tmp_path / "unsigned.json", "--from", "k2", "--multisig", "msig",
+                  "--multisig-signers", "k1,k2", "--output-document", tmp_path / "k2.json", n, *keys)))
+    failed((yield run("tx", "multisign", tmp_path / "unsigned.json", "msig", tmp_path / "k1.json",
+                      tmp_path / "k2.json", n, *keys)), "the signature of member")
+
+    signed = ok((yield run("tx", "multisign", tmp_path / "unsigned.json", "msig", tmp_path / "k1.json",
+                           tmp_path / "k3.json", n, *keys))).stdout
+    (tmp_path / "signed.json").write_text(signed)
+    info = json.loads(signed)["auth_info"]["signer_infos"][0]
+    assert info["public_key"]["@type"] == "/cosmos.crypto.multisig.LegacyAminoPubKey"
+    assert len(info["mode_info"]["multi"]["mode_infos"]) == 2
+    checked = ok((yield run("tx", "validate-signatures", tmp_path / "signed.json", n, *keys))).stdout
+    assert f"Signers:\n  0: {msig}\n" in checked and "[OK]" in checked
+
+    # A 1-signature tx, put together by hand, is refused by the node.
+    one = json.loads(signed)
+    import base64
+    from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
+    parts = multisig_pb2.MultiSignature.FromString(base64.b64decode(one["signatures"][0])).signatures
+    one["signatures"] = [base64.b64encode(multisig_pb2.MultiSignature(signatures=parts[:1]).SerializeToString())
+                         .decode()]
+    (tmp_path / "one.json").write_text(json.dumps(one))
+    failed((yield run("tx", "validate-signatures", tmp_path / "one.json", n, *keys)), "signatures validation failed")
+    failed((yield run("tx", "broadcast", tmp_path / "one.json", n)), "signature size is incorrect 1")
+
+    sent = js((yield run("tx", "broadcast", tmp_path / "signed.json", n, "-o", "json")))
+    found = yield committed(n, sent["txhash"])
+    assert found["code"] == 0, found["raw_log"]
+    assert js((yield run("q", "bank", "balances", to, n, "-o", "json")))["balances"] == [
+        {"denom": "achain", "amount": "777"}]
+
+
+@pytest_twisted.inlineCallbacks
+def test_sign_batch_signs_consecutive_sequences(node, tmp_path):
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    ok((yield run("keys", "import-hex", "dev0", node.dev_keys[0].private_key.hex(), *keys)))
+    lines = []
+    for amount in (1, 2, 3):
+        lines.append(ok((yield run("tx", "bank", "send", DEV0_B32, "chain1gv4f8d987c8cjzn2u6xxe4s9yxjeedfm4dst73",
+                                   f"{amount}achain", FEE, "--generate-only", n, *keys))).stdout.strip())
+    (tmp_path / "batch.json").write_text("\n".join(lines) + "\n")
+    signed = ok((yield run("tx", "sign-batch", tmp_path / "batch.json", "--from", "dev0", n, *keys))).stdout
+    txs = [json.loads(line) for line in signed.splitlines()]
+    assert [t["auth_info"]["signer_infos"][0]["sequence"] for t in txs] == ["0", "1", "2"]
+    hashes = []
+    for i, doc in enumerate(txs):
+        (tmp_path / f"s{i}.json").write_text(json.dumps(doc))
+        if i == 0:
+            checked = ok((yield run("tx", "validate-signatures", tmp_path / "s0.json", n, *keys))).stdout
+            assert f"  0: {DEV0_B32}" in checked and "[OK]" in checked and "MISMATCH" not in checked
+        hashes.append(js((yield run("tx", "broadcast", tmp_path / f"s{i}.json", n, "-o", "json")))["txhash"])
+    for txhash in hashes:
+        assert (yield committed(n, txhash))["code"] == 0
+    failed((yield run("tx", "sign-batch", tmp_path / "nothing.json", "--from", "dev0", n, *keys)), "cannot read")
