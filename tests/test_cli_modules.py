@@ -1,6 +1,7 @@
 """The `chaind` CLI's staking, erc20, evm and feemarket commands, the issue's full flow, and multisig,
 through the real entry point against a real node."""
 
+import base64
 import json
 import time
 
@@ -9,6 +10,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from eth_utils import to_checksum_address
+
+from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 
 from chain_driver import contract_address
 from conftest import in_thread
@@ -188,7 +191,6 @@ def test_flow_keys_send_tx_balances_delegate_and_the_validator_set(node_factory,
 def new_consensus_key():
     key = ed25519.Ed25519PrivateKey.generate().public_key()
     raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    import base64
     return json.dumps({"@type": "/cosmos.crypto.ed25519.PubKey", "key": base64.b64encode(raw).decode()})
 
 
@@ -356,8 +358,6 @@ def test_multisig_two_of_three_sends_and_one_signature_is_refused(node, tmp_path
 
     # A 1-signature tx, put together by hand, is refused by the node.
     one = json.loads(signed)
-    import base64
-    from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
     parts = multisig_pb2.MultiSignature.FromString(base64.b64decode(one["signatures"][0])).signatures
     one["signatures"] = [base64.b64encode(multisig_pb2.MultiSignature(signatures=parts[:1]).SerializeToString())
                          .decode()]

@@ -1,13 +1,20 @@
-"""Native txs: key types (eth_secp256k1 under both type URLs, Cosmos secp256k1), bank messages, simulation."""
+"""Native txs: key types (eth_secp256k1 under both type URLs, Cosmos secp256k1, multisig), bank messages,
+simulation."""
 
 import pytest
+from google.protobuf import any_pb2
 
 from chaind.chain import errors, txs
 from chaind.chain.modules import auth
-from chaind.crypto import keys
+from chaind.crypto import keys, multisig
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys
+from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
+from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1_keys
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
+from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 
 from chain_driver import Chain
 
@@ -157,15 +164,6 @@ def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
 
 # -- multisig (LegacyAminoPubKey) signers ---------------------------------------------------------------
 
-from google.protobuf import any_pb2  # noqa: E402
-
-from chaind.crypto import multisig  # noqa: E402
-from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys  # noqa: E402
-from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2  # noqa: E402
-from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1_keys  # noqa: E402
-from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2  # noqa: E402
-from chaind.pb.cosmos.tx.v1beta1 import tx_pb2  # noqa: E402
-
 _URLS = {keys.ETH_SECP256K1: txs.ETH_PUBKEY, keys.SECP256K1: txs.SECP256K1_PUBKEY}
 
 
@@ -174,7 +172,7 @@ def _any(url, message):
 
 
 def multisig_tx(chain, members, threshold, signers, messages, gas=300000, mangle=None):
-    """A tx of the `threshold`-of-`members` multisig ((key type, AccountKey) each) signed by member indexes `signers`."""
+    """A tx of the `threshold`-of-`members` multisig ((key type, AccountKey) each) signed by members `signers`."""
     address = multisig.address(threshold, [(t, k.compressed_public_key) for t, k in members])
     view = chain.app.view()
     found = auth.account(view, address)
@@ -184,7 +182,8 @@ def multisig_tx(chain, members, threshold, signers, messages, gas=300000, mangle
     extra, elems = multisig.bit_array(len(members), signers)
     direct = tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=signing_pb2.SIGN_MODE_DIRECT))
     mode = tx_pb2.ModeInfo(multi=tx_pb2.ModeInfo.Multi(
-        bitarray=multisig_pb2.CompactBitArray(extra_bits_stored=extra, elems=elems), mode_infos=[direct] * len(signers)))
+        bitarray=multisig_pb2.CompactBitArray(extra_bits_stored=extra, elems=elems),
+        mode_infos=[direct] * len(signers)))
     body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages])
     auth_info = tx_pb2.AuthInfo(
         signer_infos=[tx_pb2.SignerInfo(public_key=_any(multisig.PUBKEY_URL, pubkey), mode_info=mode,

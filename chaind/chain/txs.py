@@ -238,7 +238,8 @@ def _decode_native(raw, tx_raw, body, auth_info):
         sender = multisig.address(multi.threshold, multi.members)
     else:
         key_type, public_key = _single_key(signer.public_key)
-        if signer.mode_info.WhichOneof("sum") != "single" or signer.mode_info.single.mode != signing_pb2.SIGN_MODE_DIRECT:
+        mode = signer.mode_info
+        if mode.WhichOneof("sum") != "single" or mode.single.mode != signing_pb2.SIGN_MODE_DIRECT:
             raise errors.unauthorized("only SIGN_MODE_DIRECT is supported")
         sender = keys.address_of(key_type, public_key)
     messages = []

@@ -347,8 +347,8 @@ def unbonding_delegations(delegator, **params):
 @query_options
 def unbonding_delegation(delegator, validator, **_):
     """A delegator's unbonding delegation from a validator."""
-    _ask(_STAKING, "Query", "UnbondingDelegation", delegator_addr=bech32_address(click.get_current_context(), delegator),
-         validator_addr=_valoper(validator))
+    _ask(_STAKING, "Query", "UnbondingDelegation",
+         delegator_addr=bech32_address(click.get_current_context(), delegator), validator_addr=_valoper(validator))
 
 
 @staking.command("unbonding-delegations-from")

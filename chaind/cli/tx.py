@@ -812,6 +812,7 @@ def multisign(file, name, signature_files, output_document, **_):
     ring = open_keyring(ctx)
     record = _multisig_record(ring, ctx, name)
     signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
+    keys_pb2 = _pb("cosmos.crypto.secp256k1.keys_pb2")
     found, sequences = {}, set()
     for path in signature_files:
         try:
@@ -820,7 +821,6 @@ def multisign(file, name, signature_files, output_document, **_):
         except (OSError, ValueError) as e:
             raise click.ClickException(f"cannot read the signature file {path}: {e}") from None
         for d in descriptors.signatures:
-            keys_pb2 = _pb("cosmos.crypto.secp256k1.keys_pb2")
             if d.data.WhichOneof("sum") != "single" or d.data.single.mode != signing.SIGN_MODE_DIRECT:
                 raise click.ClickException(f"{path}: want a SIGN_MODE_DIRECT signature of one member")
             index = _member_index(record, keys_pb2.PubKey.FromString(d.public_key.value).key, f"the key of {path}")

@@ -15,7 +15,7 @@ MEMBER_AMINO_NAMES = {keys.ETH_SECP256K1: "ethermint/PubKeyEthSecp256k1", keys.S
 
 
 def amino_prefix(name):
-    """go-amino's 4 prefix bytes of a registered type name: SHA-256 of it, past zero bytes and 3 disambiguation bytes."""
+    """go-amino's 4 prefix bytes of a registered type name: its SHA-256 past zero bytes and 3 disambiguation bytes."""
     digest = hashlib.sha256(name.encode()).digest().lstrip(b"\0")[3:].lstrip(b"\0")
     return digest[:4]
 
