@@ -1,13 +1,20 @@
-"""Native txs: key types (eth_secp256k1 under both type URLs, Cosmos secp256k1), bank messages, simulation."""
+"""Native txs: key types (eth_secp256k1 under both type URLs, Cosmos secp256k1, multisig), bank messages,
+simulation."""
 
 import pytest
+from google.protobuf import any_pb2
 
 from chaind.chain import errors, txs
 from chaind.chain.modules import auth
-from chaind.crypto import keys
+from chaind.crypto import keys, multisig
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys
+from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
+from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1_keys
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
+from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 
 from chain_driver import Chain
 
@@ -153,3 +160,114 @@ def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
     assert result.code == 0 and result.gas_used > 20000, result.log
     with pytest.raises(errors.TxError):
         chain.app.check_tx(tx_raw.SerializeToString())
+
+
+# -- multisig (LegacyAminoPubKey) signers ---------------------------------------------------------------
+
+_URLS = {keys.ETH_SECP256K1: txs.ETH_PUBKEY, keys.SECP256K1: txs.SECP256K1_PUBKEY}
+
+
+def _any(url, message):
+    return any_pb2.Any(type_url=url, value=message.SerializeToString())
+
+
+def multisig_tx(chain, members, threshold, signers, messages, gas=300000, mangle=None):
+    """A tx of the `threshold`-of-`members` multisig ((key type, AccountKey) each) signed by members `signers`."""
+    address = multisig.address(threshold, [(t, k.compressed_public_key) for t, k in members])
+    view = chain.app.view()
+    found = auth.account(view, address)
+    number = found[0] if found else 0
+    pubkey = multisig_keys.LegacyAminoPubKey(threshold=threshold, public_keys=[
+        _any(_URLS[t], secp256k1_keys.PubKey(key=k.compressed_public_key)) for t, k in members])
+    extra, elems = multisig.bit_array(len(members), signers)
+    direct = tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=signing_pb2.SIGN_MODE_DIRECT))
+    mode = tx_pb2.ModeInfo(multi=tx_pb2.ModeInfo.Multi(
+        bitarray=multisig_pb2.CompactBitArray(extra_bits_stored=extra, elems=elems),
+        mode_infos=[direct] * len(signers)))
+    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages])
+    auth_info = tx_pb2.AuthInfo(
+        signer_infos=[tx_pb2.SignerInfo(public_key=_any(multisig.PUBKEY_URL, pubkey), mode_info=mode,
+                                        sequence=view.accounts.get_nonce(address))],
+        fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=chain.genesis.base_denom,
+                                             amount=str(chain.app.next_base_fee() * gas))], gas_limit=gas))
+    body_bytes, auth_bytes = body.SerializeToString(), auth_info.SerializeToString()
+    doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain.genesis.chain_id,
+                         account_number=number).SerializeToString()
+    signatures = [members[i][1].sign(members[i][0], doc) for i in signers]
+    if mangle:
+        signatures = mangle(signatures)
+    aggregate = multisig_pb2.MultiSignature(signatures=signatures).SerializeToString()
+    return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes, signatures=[aggregate]).SerializeToString()
+
+
+def test_multisig_address_is_the_sdks():
+    # cosmjs' vector (amino/src/addresses.spec.ts): a 2-of-3 of secp256k1 keys.
+    import bech32
+    members = []
+    for text in ("wasmpub1addwnpepqwxttx8w2sfs6d8cuzqcuau84grp8xsw95qzdjkmvc44tnckskdxw3zw2km",
+                 "wasmpub1addwnpepq2gx7x7e29kge5a4ycunytyqr0u8ynql5h583s8r9wdads9m3v8ks6y0nhc",
+                 "wasmpub1addwnpepq0xfx5vavxmgdkn0p6x0l9p3udttghu3qcldd7ql08wa3xy93qq0xuzvtxc"):
+        amino = bytes(bech32.convertbits(bech32.bech32_decode(text)[1], 5, 8, False))
+        assert amino[:5] == multisig.amino_prefix("tendermint/PubKeySecp256k1") + b"\x21"
+        members.append((keys.SECP256K1, amino[5:]))
+    assert multisig.address(2, members).hex() == "0892a77fab2fa7e192c3b7b2741e6682f3abb72f"
+    assert multisig.set_bits(*multisig.bit_array(3, [0, 2])) == [0, 2]
+    assert multisig.bit_array(9, [8]) == (1, b"\0\x80")
+
+
+@pytest.fixture
+def funded_multisig(chain):
+    """A 2-of-3 multisig (two eth_secp256k1 members, one Cosmos secp256k1) holding coins."""
+    members = [(keys.ETH_SECP256K1, chain.keys[4]), (keys.SECP256K1, chain.keys[5]),
+               (keys.ETH_SECP256K1, chain.keys[6])]
+    address = multisig.address(2, [(t, k.compressed_public_key) for t, k in members])
+    fund = bank_tx.MsgSend(from_address=chain.b32(chain.keys[2].address), to_address=chain.b32(address),
+                           amount=coins((chain.genesis.base_denom, 10**18)))
+    chain.block([chain.native(chain.keys[2], [(txs.MSG_SEND, fund)])])
+    return members, address
+
+
+def test_a_multisig_sends_with_two_of_three_signatures(chain, funded_multisig):
+    members, address = funded_multisig
+    base, to = chain.genesis.base_denom, b"\x61" * 20
+    send = bank_tx.MsgSend(from_address=chain.b32(address), to_address=chain.b32(to), amount=coins((base, 1234)))
+    raw = multisig_tx(chain, members, 2, [0, 1], [(txs.MSG_SEND, send)])
+    tx = chain.app.check_tx(raw)
+    assert tx.sender == address and tx.key_type == txs.MULTISIG
+    result = chain.block([raw]).results[0]
+    assert chain.app.bank.balance(chain.app.view(), to, base) == 1234
+    # Gas: size, then each signing member's verify cost (eth 21000 + secp256k1 1000).
+    from chaind.chain import registry
+    from chaind.chain.app import TX_SIZE_COST_PER_BYTE
+    assert result.gas_used == len(raw) * TX_SIZE_COST_PER_BYTE + 21000 + 1000 + registry.HANDLERS[txs.MSG_SEND].gas
+    signatures = [a[1] for e in result.events if e.type == "tx" for a in e.attributes if a[0] == "signature"]
+    assert len(signatures) == 3       # two members', then the aggregate
+    # Members 1 and 2 (the next sequence) work too; the account's sequence moved.
+    again = multisig_tx(chain, members, 2, [1, 2], [(txs.MSG_SEND, send)])
+    chain.block([again])
+    assert chain.app.bank.balance(chain.app.view(), to, base) == 2468
+    assert chain.app.view().accounts.get_nonce(address) == 2
+
+
+@pytest.mark.parametrize("signers, mangle, message", [
+    ([0], None, "signature size is incorrect 1"),
+    ([0], lambda s: s + s, "minimum number of signatures not set, have 1, expected 2"),
+    ([0, 2], lambda s: [s[0], s[0]], "signature verification failed"),
+    ([0, 2], lambda s: s[:1], "signature size is incorrect 1"),
+    ([0, 2], lambda s: s + [s[0]], "2 members marked as signing, 2 modes and 3 signatures"),
+])
+def test_a_multisig_without_enough_valid_signatures_is_refused(chain, funded_multisig, signers, mangle, message):
+    members, address = funded_multisig
+    send = bank_tx.MsgSend(from_address=chain.b32(address), to_address=chain.b32(b"\x62" * 20),
+                           amount=coins((chain.genesis.base_denom, 1)))
+    raw = multisig_tx(chain, members, 2, signers, [(txs.MSG_SEND, send)], mangle=mangle)
+    with pytest.raises(errors.TxError, match=message):
+        chain.app.check_tx(raw)
+
+
+def test_a_multisig_of_another_threshold_is_another_account(chain, funded_multisig):
+    members, address = funded_multisig
+    send = bank_tx.MsgSend(from_address=chain.b32(address), to_address=chain.b32(b"\x63" * 20),
+                           amount=coins((chain.genesis.base_denom, 1)))
+    with pytest.raises(errors.TxError, match="not found: unknown address"):
+        chain.app.check_tx(multisig_tx(chain, members, 1, [0], [(txs.MSG_SEND, send)]))

@@ -244,7 +244,7 @@ class App:
         sign_bytes = txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
         # A simulation is not checked for its signature or fee, as in the SDK's ante handlers: clients
         # simulate to learn the gas, before they know the fee to sign.
-        if not simulate and not crypto_keys.verify_signed(tx.key_type, tx.public_key, sign_bytes, tx.signature):
+        if not simulate and not _signature_valid(tx, sign_bytes):
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
@@ -433,12 +433,16 @@ class App:
         nonce = ctx.accounts.get_nonce(tx.sender)
         if tx.nonce != nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
-        gas = len(tx.raw) * TX_SIZE_COST_PER_BYTE + _SIG_VERIFY_COST[tx.key_type]
+        gas = len(tx.raw) * TX_SIZE_COST_PER_BYTE + _sig_verify_gas(tx)
         # A simulation runs on an unlimited gas meter: its point is to measure the gas.
         limit = float("inf") if simulate else tx.gas
         if gas > limit:
             raise errors.out_of_gas(f"txSize; gasWanted: {tx.gas}, gasUsed: {gas}")
-        auth.set_public_key(ctx, tx.sender, tx.public_key, tx.key_type)
+        if tx.multisig is None:
+            auth.set_public_key(ctx, tx.sender, tx.public_key, tx.key_type)
+        else:
+            # auth keeps single keys only: a multisig account stays keyless (its txs carry the key anyway).
+            auth.ensure_account(ctx, tx.sender)
         ctx.accounts.increment_nonce(tx.sender)
         sender_b32 = self._b32(tx.sender)
         fee = [c for c in tx.fee if c[1]]
@@ -448,7 +452,10 @@ class App:
             events.append(event("message", ("sender", sender_b32)))
         events.append(event("tx", ("fee", format_coins(fee)), ("fee_payer", sender_b32)))
         events.append(event("tx", ("acc_seq", f"{sender_b32}/{tx.nonce}")))
-        events.append(event("tx", ("signature", base64.b64encode(tx.signature).decode())))
+        # As the SDK's signatureDataToBz: a multisig's member signatures, then the aggregate.
+        signatures = [] if tx.multisig is None else [signature for _, signature in tx.multisig.signed]
+        for signature in signatures + [tx.signature]:
+            events.append(event("tx", ("signature", base64.b64encode(signature).decode())))
         store_snapshot = dict(ctx.store.changes)
         evm_snapshot = ctx.accounts.snapshot()
         msg_events, responses = [], []
@@ -577,6 +584,22 @@ class App:
 
     def _b32(self, address):
         return self.bank.bech32(address)
+
+
+def _signature_valid(tx, sign_bytes):
+    """A single key's signature, or every signing member's (SIGN_MODE_DIRECT over the same SignDoc)."""
+    if tx.multisig is None:
+        return crypto_keys.verify_signed(tx.key_type, tx.public_key, sign_bytes, tx.signature)
+    members = tx.multisig.members
+    return all(crypto_keys.verify_signed(members[i][0], members[i][1], sign_bytes, signature)
+               for i, signature in tx.multisig.signed)
+
+
+def _sig_verify_gas(tx):
+    """The ante's signature gas; a multisig's is each signing member's (ConsumeMultisignatureVerificationGas)."""
+    if tx.multisig is None:
+        return _SIG_VERIFY_COST[tx.key_type]
+    return sum(_SIG_VERIFY_COST[tx.multisig.members[i][0]] for i, _ in tx.multisig.signed)
 
 
 def _hex(address):

@@ -13,9 +13,11 @@ from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 
 from chaind.chain import errors, registry
-from chaind.crypto import keys
+from chaind.crypto import keys, multisig
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys
+from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
@@ -29,6 +31,9 @@ ETH_PUBKEY = "/ethermint.crypto.v1.ethsecp256k1.PubKey"
 COSMOS_EVM_PUBKEY = "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
 ETH_PUBKEYS = (ETH_PUBKEY, COSMOS_EVM_PUBKEY)
 SECP256K1_PUBKEY = "/cosmos.crypto.secp256k1.PubKey"
+MULTISIG = "multisig"          # NativeTx.key_type of a LegacyAminoPubKey signer
+# The SDK's auth param tx_sig_limit: keys (a multisig's members each count) one tx may be signed with.
+TX_SIG_LIMIT = 7
 MSG_SEND = "/cosmos.bank.v1beta1.MsgSend"
 MSG_MULTI_SEND = "/cosmos.bank.v1beta1.MsgMultiSend"
 _EVM_TX_DATA = {
@@ -77,18 +82,28 @@ class EvmTx:
 
 
 @attrs.frozen
+class Multisig:
+    """A K-of-N LegacyAminoPubKey signer: its members, and who signed (member index, signature) in order."""
+
+    threshold: int
+    members: tuple         # (key type, 33-byte compressed key)
+    signed: tuple          # (member index, signature)
+
+
+@attrs.frozen
 class NativeTx:
-    """A decoded native tx with one signer (its fee payer)."""
+    """A decoded native tx with one signer (its fee payer): a single key, or a multisig."""
 
     raw: bytes
     hash: bytes
     body: object           # cosmos.tx.v1beta1.TxBody
     auth_info: object      # cosmos.tx.v1beta1.AuthInfo
     signature: bytes
-    public_key: bytes      # 33-byte compressed secp256k1 key
-    key_type: str          # keys.ETH_SECP256K1 or keys.SECP256K1: how it signs and makes its address
+    public_key: bytes      # 33-byte compressed secp256k1 key (a multisig: its amino bytes)
+    key_type: str          # keys.ETH_SECP256K1, keys.SECP256K1 or MULTISIG: how it signs and makes its address
     sender: bytes
     messages: tuple        # (MsgHandler, decoded message proto), in order
+    multisig: Multisig = None
     kind = "native"
 
     @property
@@ -216,18 +231,17 @@ def _decode_native(raw, tx_raw, body, auth_info):
     if len(auth_info.signer_infos) != 1 or len(tx_raw.signatures) != 1:
         raise errors.unauthorized("exactly one signer is supported")
     signer = auth_info.signer_infos[0]
-    key_type = _KEY_TYPES.get(signer.public_key.type_url)
-    if key_type is None:
-        raise errors.TxError(errors.SDK, 8, f"unsupported public key type {signer.public_key.type_url!r}: "
-                             "invalid pubkey")
-    if signer.mode_info.single.mode != signing_pb2.SIGN_MODE_DIRECT:
-        raise errors.unauthorized("only SIGN_MODE_DIRECT is supported")
-    try:
-        # ethsecp256k1.PubKey and secp256k1.PubKey are the same message: bytes key = 1.
-        public_key = secp256k1.PubKey.FromString(signer.public_key.value).key
+    multi = None
+    if signer.public_key.type_url == multisig.PUBKEY_URL:
+        multi = _decode_multisig(signer, tx_raw.signatures[0])
+        key_type, public_key = MULTISIG, multisig.amino_bytes(multi.threshold, multi.members)
+        sender = multisig.address(multi.threshold, multi.members)
+    else:
+        key_type, public_key = _single_key(signer.public_key)
+        mode = signer.mode_info
+        if mode.WhichOneof("sum") != "single" or mode.single.mode != signing_pb2.SIGN_MODE_DIRECT:
+            raise errors.unauthorized("only SIGN_MODE_DIRECT is supported")
         sender = keys.address_of(key_type, public_key)
-    except Exception:
-        raise errors.TxError(errors.SDK, 8, f"invalid {key_type} public key: invalid pubkey") from None
     messages = []
     for any_msg in body.messages:
         handler = registry.HANDLERS.get(any_msg.type_url)
@@ -239,7 +253,62 @@ def _decode_native(raw, tx_raw, body, auth_info):
             raise errors.decode_error(str(e)) from None
     return NativeTx(raw=raw, hash=native_hash(raw), body=body, auth_info=auth_info,
                     signature=tx_raw.signatures[0], public_key=public_key, key_type=key_type, sender=sender,
-                    messages=tuple(messages))
+                    messages=tuple(messages), multisig=multi)
+
+
+def _single_key(any_key):
+    """(key type, compressed key) of a single-key Any, checked to be a point on the curve."""
+    key_type = _KEY_TYPES.get(any_key.type_url)
+    if key_type is None:
+        raise errors.TxError(errors.SDK, 8, f"unsupported public key type {any_key.type_url!r}: invalid pubkey")
+    try:
+        # ethsecp256k1.PubKey and secp256k1.PubKey are the same message: bytes key = 1.
+        public_key = secp256k1.PubKey.FromString(any_key.value).key
+        keys.address_of(key_type, public_key)
+    except Exception:
+        raise errors.TxError(errors.SDK, 8, f"invalid {key_type} public key: invalid pubkey") from None
+    return key_type, public_key
+
+
+def _decode_multisig(signer, signature):
+    """The Multisig of a LegacyAminoPubKey signer: ModeInfo.Multi names who signed, MultiSignature holds their
+    signatures; each member signs in SIGN_MODE_DIRECT (the SDK's VerifyMultisignature checks these counts)."""
+    try:
+        key = multisig_keys.LegacyAminoPubKey.FromString(signer.public_key.value)
+        signatures = multisig_pb2.MultiSignature.FromString(signature).signatures
+    except DecodeError as e:
+        raise errors.decode_error(f"invalid multisig: {e}") from None
+    if len(key.public_keys) > TX_SIG_LIMIT:
+        raise errors.TxError(errors.SDK, 14, f"signatures: {len(key.public_keys)}, limit: {TX_SIG_LIMIT}: "
+                             "too many signatures")
+    if not 0 < key.threshold <= len(key.public_keys):
+        raise errors.TxError(errors.SDK, 8, f"invalid multisig threshold {key.threshold} of "
+                             f"{len(key.public_keys)} keys: invalid pubkey")
+    members = []
+    for member in key.public_keys:
+        if member.type_url not in (ETH_PUBKEY, SECP256K1_PUBKEY):
+            raise errors.TxError(errors.SDK, 8, f"unsupported multisig member key type {member.type_url!r}: "
+                                 "invalid pubkey")
+        members.append(_single_key(member))
+    if signer.mode_info.WhichOneof("sum") != "multi":
+        raise errors.unauthorized("a multisig signer needs ModeInfo.Multi")
+    multi = signer.mode_info.multi
+    size = multisig.bit_array_size(multi.bitarray.extra_bits_stored, multi.bitarray.elems)
+    if size != len(members):
+        raise errors.unauthorized(f"bit array size is incorrect {len(members)}")
+    indexes = multisig.set_bits(multi.bitarray.extra_bits_stored, multi.bitarray.elems)
+    if len(signatures) < key.threshold or len(signatures) > size:
+        raise errors.unauthorized(f"signature size is incorrect {len(signatures)}")
+    if len(indexes) < key.threshold:
+        raise errors.unauthorized(f"minimum number of signatures not set, have {len(indexes)}, "
+                                  f"expected {key.threshold}")
+    if len(indexes) != len(signatures) or len(multi.mode_infos) != len(signatures):
+        raise errors.unauthorized(f"{len(indexes)} members marked as signing, {len(multi.mode_infos)} modes and "
+                                  f"{len(signatures)} signatures")
+    for mode in multi.mode_infos:
+        if mode.WhichOneof("sum") != "single" or mode.single.mode != signing_pb2.SIGN_MODE_DIRECT:
+            raise errors.unauthorized("only SIGN_MODE_DIRECT is supported for multisig members")
+    return Multisig(threshold=key.threshold, members=tuple(members), signed=tuple(zip(indexes, signatures)))
 
 
 # Public key type URLs a native tx may be signed with, and the kind of key each one is.

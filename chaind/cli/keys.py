@@ -48,9 +48,22 @@ def open_keyring(ctx):
         raise click.ClickException(str(e)) from None
 
 
+MULTISIG_PUBKEY = "/cosmos.crypto.multisig.LegacyAminoPubKey"
+SECP256K1_PUBKEY = "/cosmos.crypto.secp256k1.PubKey"
+PUBKEY_URLS = {"eth_secp256k1": ETH_PUBKEY, "secp256k1": SECP256K1_PUBKEY}
+
+
+def pubkey_json(record):
+    """A record's public key as the SDK's keys commands print it (proto JSON of the key's Any)."""
+    if record.type == "multi":
+        return {"@type": MULTISIG_PUBKEY, "threshold": record.threshold,
+                "public_keys": [{"@type": PUBKEY_URLS[t], "key": base64.b64encode(k).decode()}
+                                for t, k in record.members]}
+    return {"@type": ETH_PUBKEY, "key": base64.b64encode(record.pubkey).decode()}
+
+
 def key_output(ctx, record, bech="acc"):
-    pubkey = json.dumps({"@type": ETH_PUBKEY, "key": base64.b64encode(record.pubkey).decode()},
-                        separators=(",", ":"))
+    pubkey = json.dumps(pubkey_json(record), separators=(",", ":"))
     return {"name": record.name, "type": record.type, "address": to_bech32(prefix(ctx, bech), record.address),
             "pubkey": pubkey}
 
@@ -88,10 +101,17 @@ def keys():
 @click.option("--index", type=click.IntRange(min=0), default=0, help="Address index N of m/44'/60'/0'/0/N")
 @click.option("--no-backup", is_flag=True, help="Do not print the new mnemonic")
 @click.option("--dry-run", is_flag=True, help="Derive and print the key without storing it")
+@click.option("--multisig", default=None, help="Make a multisig key of these comma-separated stored keys")
+@click.option("--multisig-threshold", type=click.IntRange(min=1), default=1,
+              help="K of the K-of-N multisig (with --multisig)")
+@click.option("--nosort", is_flag=True, help="Keep --multisig's order (default: sorted by address, as the SDK)")
 @keyring_options
 @output_option
-def add(name, recover, index, no_backup, dry_run, **_):
-    """Create a key from a new 24-word mnemonic (printed once), or recover one with --recover."""
+def add(name, recover, index, no_backup, dry_run, multisig, multisig_threshold, nosort, **_):
+    """Create a key from a new 24-word mnemonic (printed once), or recover one with --recover.
+
+    With --multisig k1,k2,k3 --multisig-threshold 2: a 2-of-3 multisig key of stored keys (no secret).
+    """
     from mnemonic import Mnemonic
 
     from chaind.crypto import keys as crypto_keys
@@ -101,6 +121,9 @@ def add(name, recover, index, no_backup, dry_run, **_):
     ring = open_keyring(ctx)
     if not dry_run and name in ring.names():
         raise click.ClickException(f"key {name!r} already exists in the {ring.backend} keyring")
+    if multisig is not None:
+        _add_multisig(ctx, ring, name, multisig, multisig_threshold, nosort)
+        return
     words = Mnemonic("english")
     if recover:
         phrase = " ".join(read_secret("your bip39 mnemonic").split())
@@ -127,6 +150,18 @@ def add(name, recover, index, no_backup, dry_run, **_):
         click.echo("\n**Important** write this mnemonic phrase in a safe place.\n"
                    "It is the only way to recover your account if you ever forget your password.\n\n" + phrase,
                    err=True)
+
+
+def _add_multisig(ctx, ring, name, names, threshold, nosort):
+    records = [find_record(ring, ctx, n.strip()) for n in names.split(",") if n.strip()]
+    if any(r.type == "multi" for r in records):
+        raise click.ClickException("a multisig's members must be single keys")
+    if len({r.address for r in records}) != len(records):
+        raise click.ClickException("duplicate multisig keys")
+    if not nosort:
+        records.sort(key=lambda r: r.address)
+    record = ring.add_multisig(name, threshold, [("eth_secp256k1", r.pubkey) for r in records])
+    _print_records(ctx, [key_output(ctx, record)], single=True)
 
 
 @keys.command("import-hex")

@@ -341,6 +341,74 @@ def unbonding_delegations(delegator, **params):
          delegator_addr=bech32_address(click.get_current_context(), delegator), pagination=page_request(params))
 
 
+@staking.command("unbonding-delegation")
+@click.argument("delegator")
+@click.argument("validator")
+@query_options
+def unbonding_delegation(delegator, validator, **_):
+    """A delegator's unbonding delegation from a validator."""
+    _ask(_STAKING, "Query", "UnbondingDelegation",
+         delegator_addr=bech32_address(click.get_current_context(), delegator), validator_addr=_valoper(validator))
+
+
+@staking.command("unbonding-delegations-from")
+@click.argument("validator")
+@pagination_options
+@query_options
+def unbonding_delegations_from(validator, **params):
+    """All unbonding delegations from a validator."""
+    _ask(_STAKING, "Query", "ValidatorUnbondingDelegations", validator_addr=_valoper(validator),
+         pagination=page_request(params))
+
+
+@staking.command("redelegation")
+@click.argument("delegator")
+@click.argument("src_validator")
+@click.argument("dst_validator")
+@query_options
+def redelegation(delegator, src_validator, dst_validator, **_):
+    """A delegator's redelegation from one validator to another."""
+    _ask(_STAKING, "Query", "Redelegations", delegator_addr=bech32_address(click.get_current_context(), delegator),
+         src_validator_addr=_valoper(src_validator), dst_validator_addr=_valoper(dst_validator))
+
+
+@staking.command("redelegations")
+@click.argument("delegator")
+@pagination_options
+@query_options
+def redelegations(delegator, **params):
+    """All redelegations of a delegator."""
+    _ask(_STAKING, "Query", "Redelegations", delegator_addr=bech32_address(click.get_current_context(), delegator),
+         pagination=page_request(params))
+
+
+@staking.command("redelegations-from")
+@click.argument("validator")
+@pagination_options
+@query_options
+def redelegations_from(validator, **params):
+    """All redelegations away from a validator."""
+    _ask(_STAKING, "Query", "Redelegations", src_validator_addr=_valoper(validator), pagination=page_request(params))
+
+
+@staking.command("delegator-validators")
+@click.argument("delegator")
+@pagination_options
+@query_options
+def delegator_validators(delegator, **params):
+    """The validators a delegator delegates to."""
+    _ask(_STAKING, "Query", "DelegatorValidators",
+         delegator_addr=bech32_address(click.get_current_context(), delegator), pagination=page_request(params))
+
+
+@staking.command("historical-info")
+@click.argument("info_height", metavar="HEIGHT", type=click.IntRange(min=1))
+@query_options
+def historical_info(info_height, **_):
+    """The header and validator set the staking module kept for HEIGHT."""
+    _ask(_STAKING, "Query", "HistoricalInfo", height=info_height)
+
+
 @staking.command("pool")
 @query_options
 def pool(**_):

@@ -111,15 +111,15 @@ class Signer:
             self._rpc = rpc_client(self.ctx)
         return self._rpc
 
-    def account(self):
-        """(account number, sequence): the flags', else the node's."""
+    def account(self, address=None):
+        """(account number, sequence) of the signer (or of `address`): the flags', else the node's."""
         number, sequence = self.ctx.params.get("account_number"), self.ctx.params.get("sequence")
         if number is not None and sequence is not None:
             return number, sequence
         if self.offline:
             raise click.ClickException("--offline needs --account-number and --sequence")
         auth = _pb("cosmos.auth.v1beta1.query_pb2")
-        response = self.rpc.query(auth, "Query", "Account", address=self.bech32)
+        response = self.rpc.query(auth, "Query", "Account", address=address or self.bech32)
         from chaind.cli.protojson import message_class
 
         cls = message_class(response.account.type_url)
@@ -229,8 +229,12 @@ def broadcast(ctx, raw, rpc=None):
                                    f"({response.codespace}): {response.raw_log}")
 
 
-def generate_or_broadcast(ctx, from_, messages):
-    """The SDK's GenerateOrBroadcastTxCLI: print the unsigned tx, or sign (after asking) and broadcast it."""
+def generate_or_broadcast(ctx, from_, messages, precheck=False):
+    """The SDK's GenerateOrBroadcastTxCLI: print the unsigned tx, or sign (after asking) and broadcast it.
+
+    With `precheck`, the node simulates the tx first, so a message the block would refuse (an authority's,
+    checked only when executed) fails here with the node's reason instead of in a committed tx.
+    """
     params = ctx.params
     generate_only = params.get("generate_only")
     signer = Signer(ctx, from_, need_key=not generate_only)
@@ -240,7 +244,12 @@ def generate_or_broadcast(ctx, from_, messages):
             raise click.ClickException("--gas auto cannot be used with --generate-only")
         emit_json(ctx, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit)))
         return
+    if signer.record is not None and signer.record.type == "multi":
+        raise click.ClickException(f"{signer.record.name} is a multisig key: build the tx with --generate-only, "
+                                   "have its members sign it (tx sign --multisig) and join them (tx multisign)")
     number, sequence = signer.account()
+    if precheck and gas_limit is not None and not signer.offline:
+        simulate(signer, unsigned_tx(messages, params, 0, fees(params, 0)), sequence)
     if gas_limit is None:
         estimate = simulate(signer, unsigned_tx(messages, params, 0, fees(params, 0)), sequence)
         gas_limit = int(estimate * params.get("gas_adjustment", 1.0))
@@ -265,23 +274,27 @@ def emit_json(ctx, message):
 
 def read_tx(path):
     """A Tx from a JSON file (or - for stdin), as --generate-only and sign print it."""
+    try:
+        text = sys.stdin.read() if path == "-" else open(path).read()
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror}") from None
+    return parse_tx(text, path)
+
+
+def parse_tx(text, where):
+    import importlib
+
     from google.protobuf import json_format
 
-    from chaind.cli.protojson import ANY_MODULES
-
-    import importlib
+    from chaind.cli.protojson import ANY_MODULES, from_dict
 
     for module in ANY_MODULES:
         importlib.import_module("chaind.pb." + module)
     tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
     try:
-        text = sys.stdin.read() if path == "-" else open(path).read()
-    except OSError as e:
-        raise click.ClickException(f"cannot read {path}: {e.strerror}") from None
-    try:
-        return json_format.Parse(text, tx_pb2.Tx())
-    except json_format.ParseError as e:
-        raise click.ClickException(f"{path} is not a JSON tx: {e}") from None
+        return from_dict(json.loads(text), tx_pb2.Tx())
+    except (ValueError, json_format.ParseError) as e:
+        raise click.ClickException(f"{where} is not a JSON tx: {e}") from None
 
 
 # -- commands ------------------------------------------------------------------------------------
@@ -411,6 +424,137 @@ def redelegate(src_validator, dst_validator, amount, from_, **_):
     generate_or_broadcast(ctx, from_, [("/cosmos.staking.v1beta1.MsgBeginRedelegate", msg)])
 
 
+def _dec(text, what):
+    from chaind.cli.protojson import dec_atomics
+
+    try:
+        return dec_atomics(text)
+    except ValueError as e:
+        raise click.ClickException(f"invalid {what}: {e}") from None
+
+
+def _consensus_pubkey(value):
+    """An ed25519 consensus key given as the SDK prints it ({"@type":"/cosmos.crypto.ed25519.PubKey","key":...})."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise click.ClickException(f"invalid --pubkey {value!r}: want the JSON of an ed25519 key, e.g. "
+                                       '{"@type":"/cosmos.crypto.ed25519.PubKey","key":"<base64>"}') from None
+    if not isinstance(value, dict) or value.get("@type") != "/cosmos.crypto.ed25519.PubKey":
+        raise click.ClickException(f"invalid validator pubkey {value!r}: want an /cosmos.crypto.ed25519.PubKey")
+    try:
+        key = base64.b64decode(value.get("key") or "", validate=True)
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise click.ClickException("invalid validator pubkey: want a 32-byte ed25519 key in base64")
+    ed25519 = _pb("cosmos.crypto.ed25519.keys_pb2")
+    return _any("/cosmos.crypto.ed25519.PubKey", ed25519.PubKey(key=key))
+
+
+# The SDK's defaults for the commission flags (x/staking/client/cli), used when a flag is not given.
+_VALIDATOR_DEFAULTS = {"commission-rate": "0.1", "commission-max-rate": "0.2", "commission-max-change-rate": "0.01",
+                       "min-self-delegation": "1"}
+_VALIDATOR_FIELDS = ("pubkey", "amount", "moniker", "identity", "website", "security", "details", "commission-rate",
+                     "commission-max-rate", "commission-max-change-rate", "min-self-delegation")
+
+
+@staking.command("create-validator")
+@click.argument("validator_file", required=False, type=click.Path(dir_okay=False))
+@click.option("--from", "from_", required=True, help="Operator key (name or address): the self-delegator")
+@click.option("--pubkey", default=None, help='Consensus key: {"@type":"/cosmos.crypto.ed25519.PubKey","key":"..."}')
+@click.option("--amount", default=None, help="Self-delegation, e.g. 1000000000000000000achain")
+@click.option("--moniker", default=None, help="The validator's name")
+@click.option("--identity", default="", help="Identity signature (e.g. Keybase)")
+@click.option("--website", default="", help="Website")
+@click.option("--security-contact", default="", help="Security contact email")
+@click.option("--details", default="", help="Details")
+@click.option("--commission-rate", default=None, help="Initial commission rate (default 0.1)")
+@click.option("--commission-max-rate", default=None, help="Maximum commission rate (default 0.2)")
+@click.option("--commission-max-change-rate", default=None, help="Maximum daily change of the rate (default 0.01)")
+@click.option("--min-self-delegation", default=None, help="Minimum self-delegation (default 1)")
+@tx_options
+def create_validator(validator_file, from_, **params):
+    """Create a validator self-delegating --amount: from flags, or from VALIDATOR_FILE (JSON, as v0.50 takes:
+    pubkey, amount, moniker, identity, website, security, details, commission-rate, commission-max-rate,
+    commission-max-change-rate, min-self-delegation)."""
+    ctx = click.get_current_context()
+    if validator_file:
+        given = [f for f in ("pubkey", "amount", "moniker") if params.get(f)]
+        if given:
+            raise click.UsageError(f"give either VALIDATOR_FILE or --{', --'.join(given)}")
+        try:
+            with open(validator_file) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise click.ClickException(f"cannot read {validator_file}: {e}") from None
+        if not isinstance(doc, dict):
+            raise click.ClickException(f"{validator_file}: want a JSON object")
+        unknown = set(doc) - set(_VALIDATOR_FIELDS)
+        if unknown:
+            raise click.ClickException(f"{validator_file}: unknown field(s) {', '.join(sorted(unknown))}")
+    else:
+        doc = {"pubkey": params["pubkey"], "amount": params["amount"], "moniker": params["moniker"],
+               "identity": params["identity"], "website": params["website"],
+               "security": params["security_contact"], "details": params["details"]}
+        for name in _VALIDATOR_DEFAULTS:
+            doc[name] = params[name.replace("-", "_")]
+    for name in ("pubkey", "amount", "moniker"):
+        if not doc.get(name):
+            raise click.ClickException(f"must specify the validator's {name}"
+                                       + ("" if validator_file else f" (--{name})"))
+    values = {**_VALIDATOR_DEFAULTS, **{k: v for k, v in doc.items() if v not in (None, "")}}
+    min_self = str(values["min-self-delegation"])
+    if not min_self.isdigit() or int(min_self) == 0:
+        raise click.ClickException(f"invalid min-self-delegation {min_self!r}: want a positive integer")
+    staking_tx = _pb("cosmos.staking.v1beta1.tx_pb2")
+    staking_pb2 = _pb("cosmos.staking.v1beta1.staking_pb2")
+    operator = _sender_address(ctx, from_)
+    msg = staking_tx.MsgCreateValidator(
+        description=staking_pb2.Description(moniker=str(doc["moniker"]), identity=str(doc.get("identity") or ""),
+                                            website=str(doc.get("website") or ""),
+                                            security_contact=str(doc.get("security") or ""),
+                                            details=str(doc.get("details") or "")),
+        commission=staking_pb2.CommissionRates(
+            rate=_dec(str(values["commission-rate"]), "commission rate"),
+            max_rate=_dec(str(values["commission-max-rate"]), "commission max rate"),
+            max_change_rate=_dec(str(values["commission-max-change-rate"]), "commission max change rate")),
+        min_self_delegation=min_self, validator_address=to_bech32(prefix(ctx, "val"), operator),
+        pubkey=_consensus_pubkey(doc["pubkey"]), value=_coin(ctx, str(doc["amount"])))
+    generate_or_broadcast(ctx, from_, [("/cosmos.staking.v1beta1.MsgCreateValidator", msg)])
+
+
+DO_NOT_MODIFY = "[do-not-modify]"        # the SDK's marker for a description field left as it is
+
+
+@staking.command("edit-validator")
+@click.option("--from", "from_", required=True, help="Operator key (name or address)")
+@click.option("--new-moniker", default=DO_NOT_MODIFY, help="The validator's new name")
+@click.option("--identity", default=DO_NOT_MODIFY, help="Identity signature")
+@click.option("--website", default=DO_NOT_MODIFY, help="Website")
+@click.option("--security-contact", default=DO_NOT_MODIFY, help="Security contact email")
+@click.option("--details", default=DO_NOT_MODIFY, help="Details")
+@click.option("--commission-rate", default=None, help="New commission rate (at most once a day)")
+@click.option("--min-self-delegation", default=None, help="New minimum self-delegation (only upward)")
+@tx_options
+def edit_validator(from_, new_moniker, identity, website, security_contact, details, commission_rate,
+                   min_self_delegation, **_):
+    """Change a validator's description, commission rate or minimum self-delegation."""
+    ctx = click.get_current_context()
+    staking_tx = _pb("cosmos.staking.v1beta1.tx_pb2")
+    staking_pb2 = _pb("cosmos.staking.v1beta1.staking_pb2")
+    if min_self_delegation is not None and (not min_self_delegation.isdigit() or int(min_self_delegation) == 0):
+        raise click.ClickException(f"invalid --min-self-delegation {min_self_delegation!r}: want a positive integer")
+    msg = staking_tx.MsgEditValidator(
+        description=staking_pb2.Description(moniker=new_moniker, identity=identity, website=website,
+                                            security_contact=security_contact, details=details),
+        validator_address=to_bech32(prefix(ctx, "val"), _sender_address(ctx, from_)),
+        commission_rate=_dec(commission_rate, "commission rate") if commission_rate else "",
+        min_self_delegation=min_self_delegation or "")
+    generate_or_broadcast(ctx, from_, [("/cosmos.staking.v1beta1.MsgEditValidator", msg)])
+
+
 @tx.group()
 def erc20():
     """Convert between ERC-20 tokens and native coins."""
@@ -433,6 +577,50 @@ def convert_erc20(contract_address, amount, receiver, from_, **_):
                                    receiver=bech32_address(ctx, receiver) if receiver else
                                    to_bech32(prefix(ctx), sender), sender="0x" + sender.hex())
     generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgConvertERC20", msg)])
+
+
+@erc20.command("convert-coin")
+@click.argument("coin")
+@click.argument("receiver", required=False)
+@click.option("--from", "from_", required=True, help="Sender key (name or address)")
+@tx_options
+def convert_coin(coin, receiver, from_, **_):
+    """Convert a native COIN (e.g. 100stake) into its ERC-20 token (to RECEIVER, 0x or bech32; default the sender)."""
+    ctx = click.get_current_context()
+    erc20_tx = _pb("evmos.erc20.v1.tx_pb2")
+    sender = _sender_address(ctx, from_)
+    to = address_bytes(receiver) if receiver else sender
+    from chaind.cli.common import to_hex
+
+    msg = erc20_tx.MsgConvertCoin(coin=_coin(ctx, coin), receiver=to_hex(to), sender=to_bech32(prefix(ctx), sender))
+    generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgConvertCoin", msg)])
+
+
+@erc20.command("register-erc20")
+@click.argument("contract_addresses", nargs=-1, required=True)
+@click.option("--from", "from_", required=True, help="The erc20 module's authority (the node refuses others)")
+@tx_options
+def register_erc20(contract_addresses, from_, **_):
+    """Register ERC-20 contracts as token pairs (authority only)."""
+    ctx = click.get_current_context()
+    from chaind.cli.common import to_hex
+
+    erc20_tx = _pb("evmos.erc20.v1.tx_pb2")
+    msg = erc20_tx.MsgRegisterERC20(authority=to_bech32(prefix(ctx), _sender_address(ctx, from_)),
+                                    erc20addresses=[to_hex(address_bytes(a)) for a in contract_addresses])
+    generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgRegisterERC20", msg)], precheck=True)
+
+
+@erc20.command("toggle-conversion")
+@click.argument("token")
+@click.option("--from", "from_", required=True, help="The erc20 module's authority (the node refuses others)")
+@tx_options
+def toggle_conversion(token, from_, **_):
+    """Enable or disable conversions of a token pair (by denom or contract address; authority only)."""
+    ctx = click.get_current_context()
+    erc20_tx = _pb("evmos.erc20.v1.tx_pb2")
+    msg = erc20_tx.MsgToggleConversion(authority=to_bech32(prefix(ctx), _sender_address(ctx, from_)), token=token)
+    generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgToggleConversion", msg)], precheck=True)
 
 
 @tx.group()
@@ -468,22 +656,307 @@ def raw(tx_hex, **_):
     broadcast(ctx, wrapped.raw, rpc)
 
 
+def signing_options(f):
+    for option in reversed([
+        click.option("--chain-id", default=None, help="Chain id (default: client.toml's, else the node's)"),
+        click.option("--sequence", type=click.IntRange(min=0), default=None, help="Signer's sequence (offline)"),
+        click.option("--account-number", type=click.IntRange(min=0), default=None, help="Signer's account number"),
+        click.option("--offline", is_flag=True, help="Do not ask the node"),
+        click.option("--node", default=None, envvar="CHAIND_NODE", help="<host>:<port> of the node's CometBFT RPC"),
+    ]):
+        f = option(f)
+    return keyring_options(f)
+
+
+MULTISIG_PUBKEY = "/cosmos.crypto.multisig.LegacyAminoPubKey"
+
+
+def multisig_signer_info(record, indexes, sequence):
+    """The SignerInfo of a multisig key whose members `indexes` sign, each in SIGN_MODE_DIRECT."""
+    from chaind.crypto import multisig
+
+    tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
+    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
+    keys_pb2 = _pb("cosmos.crypto.multisig.keys_pb2")
+    bits = _pb("cosmos.crypto.multisig.v1beta1.multisig_pb2")
+    from chaind.cli.keys import PUBKEY_URLS
+
+    secp = _pb("cosmos.crypto.secp256k1.keys_pb2")
+    pubkey = keys_pb2.LegacyAminoPubKey(threshold=record.threshold, public_keys=[
+        _any(PUBKEY_URLS[t], secp.PubKey(key=k)) for t, k in record.members])
+    extra, elems = multisig.bit_array(len(record.members), indexes)
+    direct = tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=signing.SIGN_MODE_DIRECT))
+    return tx_pb2.SignerInfo(
+        public_key=_any(MULTISIG_PUBKEY, pubkey), sequence=sequence,
+        mode_info=tx_pb2.ModeInfo(multi=tx_pb2.ModeInfo.Multi(
+            bitarray=bits.CompactBitArray(extra_bits_stored=extra, elems=elems), mode_infos=[direct] * len(indexes))))
+
+
+def sign_doc(tx, chain_id, account_number):
+    tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
+    return tx_pb2.SignDoc(body_bytes=tx.body.SerializeToString(), auth_info_bytes=tx.auth_info.SerializeToString(),
+                          chain_id=chain_id, account_number=account_number).SerializeToString()
+
+
+def _multisig_record(ring, ctx, name):
+    record = find_record(ring, ctx, name)
+    if record.type != "multi":
+        raise click.ClickException(f"{name} is not a multisig key")
+    return record
+
+
+def _member_index(record, pubkey, what):
+    for i, (_, key) in enumerate(record.members):
+        if key == pubkey:
+            return i
+    raise click.ClickException(f"{what} is not a member of the multisig {record.name}")
+
+
 @tx.command("sign")
 @click.argument("file")
 @click.option("--from", "from_", required=True, help="Signing key (name or address)")
-@click.option("--chain-id", default=None, help="Chain id (default: client.toml's, else the node's)")
-@click.option("--sequence", type=click.IntRange(min=0), default=None, help="Signer's sequence (offline)")
-@click.option("--account-number", type=click.IntRange(min=0), default=None, help="Signer's account number")
-@click.option("--offline", is_flag=True, help="Do not ask the node")
-@click.option("--node", default=None, envvar="CHAIND_NODE", help="<host>:<port> of the node's CometBFT RPC")
-@keyring_options
-def sign_command(file, from_, **_):
-    """Sign an unsigned tx JSON file (from --generate-only; - for stdin) and print the signed tx."""
+@click.option("--multisig", default=None,
+              help="Sign as a member of this multisig key (name or address in the keyring): prints the signature")
+@click.option("--multisig-signers", default=None,
+              help="With --multisig: the comma-separated members who will sign (SIGN_MODE_DIRECT signs this "
+                   "choice, so every member names the same ones)")
+@click.option("--output-document", default=None, type=click.Path(dir_okay=False), help="Write to this file")
+@signing_options
+def sign_command(file, from_, multisig, multisig_signers, output_document, **_):
+    """Sign an unsigned tx JSON file (from --generate-only; - for stdin) and print the signed tx.
+
+    With --multisig, print this member's signature (for tx multisign) instead.
+    """
     ctx = click.get_current_context()
     tx = read_tx(file)
     signer = Signer(ctx, from_)
-    number, sequence = signer.account()
-    emit_json(ctx, sign(tx, signer, number, sequence))
+    if multisig is None:
+        if multisig_signers:
+            raise click.UsageError("--multisig-signers needs --multisig")
+        number, sequence = signer.account()
+        return _emit_to(ctx, sign(tx, signer, number, sequence), output_document)
+    record = _multisig_record(signer.ring, ctx, multisig)
+    if not multisig_signers:
+        raise click.UsageError("--multisig needs --multisig-signers: the members who will sign")
+    indexes = sorted({_member_index(record, find_record(signer.ring, ctx, n.strip()).pubkey, n.strip())
+                      for n in multisig_signers.split(",") if n.strip()})
+    own = _member_index(record, signer.record.pubkey, from_)
+    if own not in indexes:
+        raise click.ClickException(f"--multisig-signers must name the signing key {from_}")
+    if len(indexes) < record.threshold:
+        raise click.ClickException(f"{len(indexes)} signers named; the multisig needs {record.threshold}")
+    number, sequence = signer.account(to_bech32(prefix(ctx), record.address))
+    del tx.auth_info.signer_infos[:]
+    tx.auth_info.signer_infos.append(multisig_signer_info(record, indexes, sequence))
+    from chaind.crypto.keys import ETH_SECP256K1
+
+    signature = signer.key().sign(ETH_SECP256K1, sign_doc(tx, signer.chain_id, number))
+    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
+    keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
+    descriptors = signing.SignatureDescriptors(signatures=[signing.SignatureDescriptor(
+        public_key=_any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)), sequence=sequence,
+        data=signing.SignatureDescriptor.Data(single=signing.SignatureDescriptor.Data.Single(
+            mode=signing.SIGN_MODE_DIRECT, signature=signature)))])
+    _emit_to(ctx, descriptors, output_document)
+
+
+def _emit_to(ctx, message, path):
+    if path is None:
+        return emit_json(ctx, message)
+    from chaind.cli import protojson
+
+    try:
+        with open(path, "w") as f:
+            f.write(json.dumps(protojson.to_dict(message), separators=(",", ":")) + "\n")
+    except OSError as e:
+        raise click.ClickException(f"cannot write {path}: {e.strerror}") from None
+
+
+@tx.command("sign-batch")
+@click.argument("files", nargs=-1, required=True)
+@click.option("--from", "from_", required=True, help="Signing key (name or address)")
+@signing_options
+def sign_batch(files, from_, sequence, **_):
+    """Sign every tx of FILES (one JSON tx a line, as --generate-only prints them), with consecutive
+    sequences from the account's (or --sequence); prints one signed tx a line."""
+    ctx = click.get_current_context()
+    unsigned = []
+    for path in files:
+        try:
+            text = sys.stdin.read() if path == "-" else open(path).read()
+        except OSError as e:
+            raise click.ClickException(f"cannot read {path}: {e.strerror}") from None
+        unsigned += [parse_tx(line, f"{path} line {n}") for n, line in enumerate(text.splitlines(), 1)
+                     if line.strip()]
+    if not unsigned:
+        raise click.ClickException("no txs to sign")
+    signer = Signer(ctx, from_)
+    number, first = signer.account()
+    for offset, tx in enumerate(unsigned):
+        emit_json(ctx, sign(tx, signer, number, first + offset))
+
+
+@tx.command("multisign")
+@click.argument("file")
+@click.argument("name")
+@click.argument("signature_files", nargs=-1, required=True)
+@click.option("--output-document", default=None, type=click.Path(dir_okay=False), help="Write to this file")
+@signing_options
+def multisign(file, name, signature_files, output_document, **_):
+    """Join members' signatures (from tx sign --multisig) into the multisig NAME's signed tx."""
+    ctx = click.get_current_context()
+    from chaind.cli.protojson import from_dict
+    from chaind.crypto.keys import verify_signed
+
+    tx = read_tx(file)
+    ring = open_keyring(ctx)
+    record = _multisig_record(ring, ctx, name)
+    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
+    keys_pb2 = _pb("cosmos.crypto.secp256k1.keys_pb2")
+    found, sequences = {}, set()
+    for path in signature_files:
+        try:
+            with open(path) as f:
+                descriptors = from_dict(json.load(f), signing.SignatureDescriptors())
+        except (OSError, ValueError) as e:
+            raise click.ClickException(f"cannot read the signature file {path}: {e}") from None
+        for d in descriptors.signatures:
+            if d.data.WhichOneof("sum") != "single" or d.data.single.mode != signing.SIGN_MODE_DIRECT:
+                raise click.ClickException(f"{path}: want a SIGN_MODE_DIRECT signature of one member")
+            index = _member_index(record, keys_pb2.PubKey.FromString(d.public_key.value).key, f"the key of {path}")
+            found[index] = d.data.single.signature
+            sequences.add(d.sequence)
+    if len(sequences) != 1:
+        raise click.ClickException(f"the signatures were made for different sequences {sorted(sequences)}")
+    if len(found) < record.threshold:
+        raise click.ClickException(f"{len(found)} signatures; the multisig needs {record.threshold}")
+    indexes = sorted(found)
+    chain_id = setting(ctx, "chain-id", ctx.params.get("chain_id"))
+    if not chain_id:
+        if ctx.params.get("offline"):
+            raise click.ClickException("--offline needs --chain-id")
+        chain_id = rpc_client(ctx).call("status")["node_info"]["network"]
+    number = ctx.params.get("account_number")
+    if number is None:
+        if ctx.params.get("offline"):
+            raise click.ClickException("--offline needs --account-number")
+        number = _account_number(ctx, to_bech32(prefix(ctx), record.address))
+    del tx.auth_info.signer_infos[:]
+    tx.auth_info.signer_infos.append(multisig_signer_info(record, indexes, sequences.pop()))
+    doc = sign_doc(tx, chain_id, number)
+    for i in indexes:
+        if not verify_signed(record.members[i][0], record.members[i][1], doc, found[i]):
+            raise click.ClickException(
+                f"the signature of member {i} ({to_bech32(prefix(ctx), _member_address(record.members[i]))}) does "
+                f"not verify: each member must sign this tx with --multisig-signers naming exactly the members "
+                f"whose signatures are given here")
+    multi = _pb("cosmos.crypto.multisig.v1beta1.multisig_pb2")
+    del tx.signatures[:]
+    tx.signatures.append(multi.MultiSignature(signatures=[found[i] for i in indexes]).SerializeToString())
+    _emit_to(ctx, tx, output_document)
+
+
+def _member_address(member):
+    from chaind.crypto.keys import address_of
+
+    return address_of(*member)
+
+
+def _account_number(ctx, address):
+    auth = _pb("cosmos.auth.v1beta1.query_pb2")
+    response = rpc_client(ctx).query(auth, "Query", "Account", address=address)
+    from chaind.cli.protojson import message_class
+
+    account = message_class(response.account.type_url).FromString(response.account.value)
+    return (account.base_account if hasattr(account, "base_account") else account).account_number
+
+
+# Where each message names its signer, for validate-signatures' list of expected signers.
+_SIGNER_FIELDS = {
+    "/cosmos.bank.v1beta1.MsgSend": "from_address", "/cosmos.staking.v1beta1.MsgDelegate": "delegator_address",
+    "/cosmos.staking.v1beta1.MsgUndelegate": "delegator_address",
+    "/cosmos.staking.v1beta1.MsgBeginRedelegate": "delegator_address",
+    "/cosmos.staking.v1beta1.MsgCreateValidator": "validator_address",
+    "/cosmos.staking.v1beta1.MsgEditValidator": "validator_address",
+    "/evmos.erc20.v1.MsgConvertERC20": "sender", "/evmos.erc20.v1.MsgConvertCoin": "sender",
+    "/evmos.erc20.v1.MsgRegisterERC20": "authority", "/evmos.erc20.v1.MsgToggleConversion": "authority",
+}
+
+
+def _message_signers(tx):
+    from chaind.cli.protojson import message_class
+
+    signers = []
+    for any_msg in tx.body.messages:
+        msg = message_class(any_msg.type_url).FromString(any_msg.value)
+        if any_msg.type_url == "/cosmos.bank.v1beta1.MsgMultiSend":
+            text = msg.inputs[0].address if msg.inputs else ""
+        else:
+            field = _SIGNER_FIELDS.get(any_msg.type_url)
+            if field is None:
+                raise click.ClickException(f"cannot tell the signer of a {any_msg.type_url}")
+            text = getattr(msg, field)
+        address = address_bytes(text)
+        if address not in signers:
+            signers.append(address)
+    return signers
+
+
+@tx.command("validate-signatures")
+@click.argument("file")
+@signing_options
+def validate_signatures(file, **_):
+    """Check a signed tx JSON file's signatures against its signers (account numbers from the node unless
+    --offline with --account-number); exits non-zero when one fails."""
+    ctx = click.get_current_context()
+    from chaind.crypto import keys as crypto_keys
+    from chaind.crypto import multisig
+
+    tx = read_tx(file)
+    acc = prefix(ctx)
+    expected = _message_signers(tx)
+    click.echo("Signers:")
+    for i, address in enumerate(expected):
+        click.echo(f"  {i}: {to_bech32(acc, address)}")
+    chain_id = setting(ctx, "chain-id", ctx.params.get("chain_id"))
+    if not chain_id and not ctx.params.get("offline"):
+        chain_id = rpc_client(ctx).call("status")["node_info"]["network"]
+    infos = tx.auth_info.signer_infos
+    success = len(infos) == len(tx.signatures) == len(expected)
+    click.echo("\nSignatures:")
+    secp = _pb("cosmos.crypto.secp256k1.keys_pb2")
+    for i, info in enumerate(infos):
+        signature = tx.signatures[i] if i < len(tx.signatures) else b""
+        if info.public_key.type_url == MULTISIG_PUBKEY:
+            key = _pb("cosmos.crypto.multisig.keys_pb2").LegacyAminoPubKey.FromString(info.public_key.value)
+            members = [(crypto_keys.ETH_SECP256K1 if m.type_url == ETH_PUBKEY else crypto_keys.SECP256K1,
+                        secp.PubKey.FromString(m.value).key) for m in key.public_keys]
+            address = multisig.address(key.threshold, members)
+        else:
+            kind = crypto_keys.ETH_SECP256K1 if info.public_key.type_url == ETH_PUBKEY else crypto_keys.SECP256K1
+            members = None
+            address = crypto_keys.address_of(kind, secp.PubKey.FromString(info.public_key.value).key)
+        number = ctx.params.get("account_number")
+        if number is None and not ctx.params.get("offline"):
+            number = _account_number(ctx, to_bech32(acc, address))
+        if number is None or not chain_id:
+            raise click.ClickException("--offline needs --chain-id and --account-number")
+        doc = sign_doc(tx, chain_id, number)
+        if members is None:
+            valid = crypto_keys.verify_signed(kind, secp.PubKey.FromString(info.public_key.value).key, doc,
+                                              signature)
+        else:
+            bits = info.mode_info.multi.bitarray
+            indexes = multisig.set_bits(bits.extra_bits_stored, bits.elems)
+            parts = _pb("cosmos.crypto.multisig.v1beta1.multisig_pb2").MultiSignature.FromString(signature).signatures
+            valid = len(parts) == len(indexes) >= key.threshold and all(
+                crypto_keys.verify_signed(*members[m], doc, part) for m, part in zip(indexes, parts))
+        matches = i < len(expected) and expected[i] == address
+        success = success and valid and matches
+        state = "OK" if valid else "ERROR"
+        click.echo(f"  {i}: {to_bech32(acc, address)}\t\t\t[{state}]" + ("" if matches else "  [MISMATCH]"))
+    if not success:
+        raise click.ClickException("signatures validation failed")
 
 
 @tx.command("broadcast")

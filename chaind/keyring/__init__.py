@@ -2,6 +2,7 @@
 
 Backends: `test` keeps private keys in the clear (throwaway dev keys); `file` keeps each as a Web3
 Secret Storage v3 keystore (eth-keyfile: scrypt + AES-128-CTR), one passphrase for the whole keyring.
+A multisig key (type multi) holds only its threshold and its members' public keys.
 """
 
 import json
@@ -23,8 +24,10 @@ class KeyringError(Exception):
 class Record:
     name: str
     address: bytes                 # 20-byte account address
-    pubkey: bytes                  # 33-byte compressed eth_secp256k1 key
+    pubkey: bytes                  # 33-byte compressed eth_secp256k1 key (a multisig: its amino bytes)
     type: str = "local"
+    threshold: int = 0             # a multisig's K
+    members: tuple = ()            # a multisig's (key type, compressed key), in its order
 
 
 class Keyring:
@@ -58,8 +61,9 @@ class Keyring:
 
     def get(self, name):
         doc = self._read(name)
+        members = tuple((m["algo"], bytes.fromhex(m["pubkey"])) for m in doc.get("members", ()))
         return Record(name=name, address=bytes.fromhex(doc["address"]), pubkey=bytes.fromhex(doc["pubkey"]),
-                      type=doc.get("type", "local"))
+                      type=doc.get("type", "local"), threshold=doc.get("threshold", 0), members=members)
 
     def by_address(self, address):
         for name in self.names():
@@ -88,16 +92,38 @@ class Keyring:
 
             passphrase = self._passphrase_for_writing()
             doc["keystore"] = eth_keyfile.create_keyfile_json(key.private_key, passphrase.encode(), kdf="scrypt")
+        self._write(path, doc)
+        return self.get(name)
+
+    def add_multisig(self, name, threshold, members):
+        """Store a `threshold`-of-`members` multisig ((key type, compressed key) each, in order) under `name`."""
+        from chaind.crypto import multisig
+
+        path = self._path(name)
+        if path.exists():
+            raise KeyringError(f"key {name!r} already exists in the {self.backend} keyring")
+        if not 0 < threshold <= len(members):
+            raise KeyringError(f"threshold k of n multisignature: {len(members)} < {threshold}"
+                               if threshold > len(members) else "threshold must be a positive integer")
+        doc = {"name": name, "type": "multi", "algo": "multi", "threshold": threshold,
+               "address": multisig.address(threshold, members).hex(),
+               "pubkey": multisig.amino_bytes(threshold, members).hex(),
+               "members": [{"algo": t, "pubkey": k.hex()} for t, k in members]}
+        self._write(path, doc)
+        return self.get(name)
+
+    def _write(self, path, doc):
         self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         temporary = path.with_suffix(".tmp")
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f)
         os.replace(temporary, path)
-        return self.get(name)
 
     def private_key(self, name):
         doc = self._read(name)
+        if doc.get("type") == "multi":
+            raise KeyringError(f"{name} is a multisig key: it has no private key, its members sign")
         if self.backend == "test":
             return bytes.fromhex(doc["private_key"])
         return self._decrypt(doc["keystore"], self._passphrase_for_reading())
@@ -125,7 +151,7 @@ class Keyring:
         """A new keyring's passphrase is asked twice; an existing one's is checked against a stored key."""
         if self._passphrase is not None:
             return self._passphrase
-        existing = self.names()
+        existing = [n for n in self.names() if "keystore" in self._read(n)]
         passphrase = self._prompt(confirm=not existing)
         if existing:
             self._decrypt(self._read(existing[0])["keystore"], passphrase)
