@@ -395,3 +395,9 @@ def test_sign_batch_signs_consecutive_sequences(node, tmp_path):
     for txhash in hashes:
         assert (yield committed(n, txhash))["code"] == 0
     failed((yield run("tx", "sign-batch", tmp_path / "nothing.json", "--from", "dev0", n, *keys)), "cannot read")
+
+
+def test_register_coin_says_how_native_coins_are_paired():
+    result = cli("tx", "erc20", "register-coin", "uatom", "--from", "dev0")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: there is no coin registration message") and "genesis" in result.stderr

@@ -611,6 +611,16 @@ def register_erc20(contract_addresses, from_, **_):
     generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgRegisterERC20", msg)], precheck=True)
 
 
+@erc20.command("register-coin", context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def register_coin(args):
+    """Not a message on this chain: native coins are paired in genesis (Evmos v20 has no MsgRegisterCoin)."""
+    raise click.ClickException(
+        "there is no coin registration message: as in Evmos v20, a native coin's token pair comes from "
+        "genesis (app_state.erc20.token_pairs with contract_owner OWNER_MODULE); ERC-20 contracts are "
+        "registered with `tx erc20 register-erc20`")
+
+
 @erc20.command("toggle-conversion")
 @click.argument("token")
 @click.option("--from", "from_", required=True, help="The erc20 module's authority (the node refuses others)")
