@@ -115,6 +115,8 @@ class Node(service.MultiService):
             gateway = RestGateway(self, self.queries, self.reactor)
             site = server.Site(gateway.resource())
             site.displayTracebacks = False
+            site.noisy = False
+            site.log = lambda request: None     # no access log line per request, as the SDK's gateway
             self._listen("rest", settings.rest.address, site)
 
     def _evm_methods(self, api):

@@ -34,6 +34,10 @@ class Database:
         with self._db.iterator(start=start, stop=stop, include_value=False) as it:
             yield from it
 
+    def cursor(self, start, stop):
+        """A plyvel iterator over start <= key < stop (a context manager; `seek` moves it)."""
+        return self._db.iterator(start=start, stop=stop)
+
     def seek_first(self, start, stop):
         """The first (key, value) with start <= key < stop, or None."""
         with self._db.iterator(start=start, stop=stop) as it:

@@ -27,19 +27,21 @@ class VersionedReader:
         return found[1][1:]
 
     def iterate(self, prefix, start_after=None):
-        """Yield (key, value) of live keys under `prefix`, in key order."""
+        """Yield (key, value) of live keys under `prefix`, in key order.
+
+        One LevelDB iterator serves the whole scan: for each key it seeks that key's newest version
+        at or below the height, then past all its versions (opening an iterator costs more than a read).
+        """
         full = keys.VERSIONED + prefix
-        cursor = full if start_after is None else keys.VERSIONED + start_after + _PAST_VERSIONS
-        stop = prefix_end(full)
-        while True:
-            first = self._db.seek_first(cursor, stop)
-            if first is None:
-                return
-            key = first[0][len(keys.VERSIONED):-8]
-            value = self.get(key)
-            if value is not None:
-                yield key, value
-            cursor = keys.VERSIONED + key + _PAST_VERSIONS
+        start = full if start_after is None else keys.VERSIONED + start_after + _PAST_VERSIONS
+        with self._db.cursor(start, prefix_end(full)) as it:
+            for entry_key, _ in it:
+                base = entry_key[:-8]
+                it.seek(base + self._floor)
+                found = next(it, None)
+                if found is not None and found[0][:-8] == base and found[1][:1] == _LIVE:
+                    yield base[len(keys.VERSIONED):], found[1][1:]
+                it.seek(base + _PAST_VERSIONS)
 
 
 class VersionedWriter(VersionedReader):
