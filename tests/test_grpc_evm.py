@@ -135,7 +135,7 @@ def test_params_base_fee_and_block_gas(node):
     params, _ = yield call(node, FM, "Params", fm_q.QueryParamsRequest(), height)
     p = params.params
     assert (p.base_fee, p.base_fee_change_denominator, p.elasticity_multiplier, p.min_gas_multiplier) == (
-        fee.base_fee, 8, 2, "0.500000000000000000")
+        fee.base_fee, 8, 2, "500000000000000000")      # LegacyDec: its atomics on the wire
     # x/feemarket: gas wanted (100000) times min_gas_multiplier (0.5), being more than the 21000 used.
     gas, _ = yield call(node, FM, "BlockGas", fm_q.QueryBlockGasRequest(), height)
     assert gas.gas == 50000

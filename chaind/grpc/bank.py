@@ -1,11 +1,18 @@
 """cosmos.bank.v1beta1.Query: balances, supply, params and denom metadata, as x/bank's gRPC querier answers."""
 
 import grpc
+import orjson
 from google.protobuf import json_format
 
+from chaind.chain.modules import erc20
 from chaind.grpc.common import QueryError, Reader, address_bytes, check_denom, invalid, paginate, query
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, query_pb2, query_pb2_grpc
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.store.keys import compose
+
+# Where x/erc20's registrations store the new coins' metadata (bank's keyspace, as Evmos' keeper writes it
+# through x/bank): erc20._metadata_key(denom) is this prefix and the denom.
+_REGISTERED_METADATA = compose("bank", "meta")
 
 
 def _coin(denom, amount):
@@ -17,8 +24,9 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         super().__init__(app)
         genesis = app.genesis
         self.prefix = genesis.bech32_prefix
-        # Metadata is set in genesis only: parsed once, sorted by base denom as the SDK's store keeps it.
-        self.metadata = {m["base"]: json_format.ParseDict(m, bank_pb2.Metadata()) for m in genesis.denom_metadata}
+        # Genesis' metadata, parsed once; registered ERC-20 coins add theirs in state (read at the height asked).
+        self.genesis_metadata = {m["base"]: json_format.ParseDict(m, bank_pb2.Metadata())
+                                 for m in genesis.denom_metadata}
 
     def _address(self, text):
         try:
@@ -43,8 +51,9 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         balances, page = self._balances(view, request)
         if request.resolve_denom:
             for coin in balances:
-                if coin.denom in self.metadata and self.metadata[coin.denom].display:
-                    coin.denom = self.metadata[coin.denom].display
+                found = self._metadata(view, coin.denom)
+                if found is not None and found.display:
+                    coin.denom = found.display
         return query_pb2.QueryAllBalancesResponse(balances=balances, pagination=page)
 
     # Nothing is locked or vesting on this chain: every coin held is spendable.
@@ -76,16 +85,28 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         # No denom has sending disabled: every send the app accepts is enabled.
         return query_pb2.QueryParamsResponse(params=bank_pb2.Params(default_send_enabled=True))
 
+    def _metadata(self, view, denom):
+        found = self.genesis_metadata.get(denom)
+        if found is None:
+            stored = erc20.metadata(view, self.app.genesis, denom)
+            found = None if stored is None else json_format.ParseDict(stored, bank_pb2.Metadata())
+        return found
+
     @query
     def DenomMetadata(self, request, view):
         check_denom(request.denom)
-        found = self.metadata.get(request.denom)
+        found = self._metadata(view, request.denom)
         if found is None:
             raise QueryError(grpc.StatusCode.NOT_FOUND, f"client metadata for denom {request.denom}")
         return query_pb2.QueryDenomMetadataResponse(metadata=found)
 
     @query
     def DenomsMetadata(self, request, view):
-        items = [(base.encode(), m) for base, m in sorted(self.metadata.items())]
+        everything = dict(self.genesis_metadata)
+        for _, raw in view.store.iterate(_REGISTERED_METADATA):
+            stored = orjson.loads(raw)
+            everything.setdefault(stored["base"], json_format.ParseDict(stored, bank_pb2.Metadata()))
+        # Sorted by base denom, as the SDK's store keeps them.
+        items = [(base.encode(), m) for base, m in sorted(everything.items())]
         metadatas, page = paginate(items, request.pagination)
         return query_pb2.QueryDenomsMetadataResponse(metadatas=metadatas, pagination=page)

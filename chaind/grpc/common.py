@@ -132,3 +132,47 @@ def paginate(items, page):
     if count_total:
         response.total = len(ordered)
     return [v for _, v in taken], response
+
+
+# cosmossdk.io/math.LegacyDec: 18 decimal places; on the gRPC wire the integer scaled by 10^18 ("atomics"),
+# in JSON the decimal text. Bounds and messages as math/dec.go gives them.
+DECIMAL_PLACES = 18
+_ONE = 10 ** DECIMAL_PLACES
+_MAX_DECIMAL_BITS = 256 + 59
+
+
+def decimal_text(atomics):
+    """A LegacyDec's JSON text from its wire string: "320000000000000000000" -> "320.000000000000000000"."""
+    if not atomics:
+        return "0"       # nothing on the wire: a nil LegacyDec, whose MarshalJSON writes "0"
+    value = int(atomics)
+    whole, fraction = divmod(abs(value), _ONE)
+    return f"{'-' if value < 0 else ''}{whole}.{fraction:0{DECIMAL_PLACES}d}"
+
+
+def decimal_atomics(text):
+    """A LegacyDec's wire string from its text ("0.5" -> "500000000000000000"): LegacyNewDecFromStr.
+    Raises ValueError with its message."""
+    if not isinstance(text, str):
+        raise ValueError(f"a decimal must be a JSON string, got {text!r}")
+    negative = text.startswith("-")
+    digits = text[1:] if negative else text
+    if not digits:
+        raise ValueError("decimal string cannot be empty")
+    parts = digits.split(".")
+    if len(parts) > 2:
+        raise ValueError("invalid decimal string")
+    fraction = parts[1] if len(parts) == 2 else ""
+    if len(parts) == 2 and not (fraction and parts[0]):
+        raise ValueError("invalid decimal length")
+    if len(fraction) > DECIMAL_PLACES:
+        raise ValueError(f"value '{digits}' exceeds max precision by {DECIMAL_PLACES - len(fraction)} decimal "
+                         f"places: max precision {DECIMAL_PLACES}")
+    combined = parts[0] + fraction + "0" * (DECIMAL_PLACES - len(fraction))
+    if not (combined.isascii() and combined.isdigit()):
+        raise ValueError(f"failed to set decimal string with base 10: {combined}")
+    value = int(combined)
+    if value.bit_length() > _MAX_DECIMAL_BITS:
+        raise ValueError(f"decimal '{digits}' out of range; bitLen: got {value.bit_length()}, "
+                         f"max {_MAX_DECIMAL_BITS}")
+    return str(-value if negative else value)

@@ -14,7 +14,7 @@ from chaind.api import calls
 from chaind.chain.modules import auth
 from chaind.chain.modules import evm as evm_module
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, query
+from chaind.grpc.common import QueryError, Reader, address_bytes, decimal_atomics, invalid, query
 from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
 from chaind.pb.ethermint.feemarket.v1 import (feemarket_pb2, query_pb2 as fm_query_pb2,
                                               query_pb2_grpc as fm_query_pb2_grpc)
@@ -173,6 +173,9 @@ class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
         self.genesis = node.genesis
         self.params = node.genesis.document["app_state"]["feemarket"]["params"]
         self.min_gas_multiplier = fractions.Fraction(self.params["min_gas_multiplier"])
+        # Genesis writes these LegacyDec params as decimals; the gRPC wire carries them scaled by 10^18.
+        self.min_gas_price_atomics = decimal_atomics(self.params["min_gas_price"])
+        self.min_gas_multiplier_atomics = decimal_atomics(self.params["min_gas_multiplier"])
 
     def _base_fee(self, view):
         return "" if self.genesis.no_base_fee else str(self.app.block_at(view.height)[1].base_fee)
@@ -184,8 +187,8 @@ class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
         return fm_query_pb2.QueryParamsResponse(params=feemarket_pb2.Params(
             no_base_fee=self.genesis.no_base_fee, base_fee_change_denominator=self.genesis.base_fee_change_denominator,
             elasticity_multiplier=self.genesis.elasticity_multiplier, enable_height=int(p["enable_height"]),
-            base_fee=self._base_fee(view), min_gas_price=p["min_gas_price"],
-            min_gas_multiplier=p["min_gas_multiplier"]))
+            base_fee=self._base_fee(view), min_gas_price=self.min_gas_price_atomics,
+            min_gas_multiplier=self.min_gas_multiplier_atomics))
 
     @query
     def BaseFee(self, request, view):

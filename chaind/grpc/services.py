@@ -9,6 +9,7 @@ import attrs
 
 from chaind.grpc.auth import AuthQuery
 from chaind.grpc.bank import BankQuery
+from chaind.grpc.consensus import ConsensusQuery
 from chaind.grpc.erc20 import Erc20Query
 from chaind.grpc.evm import EvmQuery, FeeMarketQuery
 from chaind.grpc.node_service import NodeService
@@ -19,6 +20,7 @@ from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_query, query_pb2_grp
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query, query_pb2_grpc as bank_grpc
 from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query, query_pb2_grpc as node_grpc
 from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_query, query_pb2_grpc as consensus_grpc
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_query, query_pb2_grpc as staking_grpc
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
 from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_query, query_pb2_grpc as evm_grpc
@@ -46,6 +48,7 @@ SERVICES = (
     Service(auth_query, auth_grpc, "Query", lambda node: AuthQuery(node.app)),
     Service(cmt_query, cmt_grpc, "Service", TendermintService),
     Service(node_query, node_grpc, "Service", NodeService),
+    Service(consensus_query, consensus_grpc, "Query", ConsensusQuery),
     Service(evm_query, evm_grpc, "Query", EvmQuery),
     Service(feemarket_query, feemarket_grpc, "Query", FeeMarketQuery),
     Service(erc20_query, erc20_grpc, "Query", lambda node: Erc20Query(node.app)),

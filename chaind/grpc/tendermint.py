@@ -3,7 +3,10 @@
 The SDK proxies these to CometBFT's RPC; here they read the same committed blocks that RPC serves.
 """
 
+import importlib.metadata
 import platform
+import re
+import sys
 
 import grpc
 from google.protobuf import any_pb2
@@ -20,6 +23,39 @@ from chaind.pb.tendermint.p2p import types_pb2 as p2p_pb2
 from chaind.pb.tendermint.types import block_pb2, evidence_pb2, types_pb2
 from chaind.pb.tendermint.version import types_pb2 as version_pb2
 
+# The SDK release whose protos (protos/ headers) and behaviour this node answers with. The node is not the SDK:
+# the semver build metadata says so, and keeps the value parseable (Go semver, and PEP 440 for cosmpy's
+# packaging.Version, which sees 0.50.9 with a local label).
+COSMOS_SDK_WIRE = "v0.50.9"
+
+
+def cosmos_sdk_version():
+    local = re.sub(r"[^A-Za-z0-9]+", ".", chaind.__version__).strip(".")
+    return f"{COSMOS_SDK_WIRE}+chaind.{local}"
+
+
+def version_info():
+    """application_version as the SDK's version.NewInfo fills it, from what a Python install knows: the build
+    deps are the installed versions of chaind's requirements (no go.sum hash: `sum` stays empty). There is no
+    commit nor build tags in an installed package; the SDK leaves those empty too when not set at build time."""
+    deps = []
+    try:
+        requirements = importlib.metadata.requires("chaind") or []
+    except importlib.metadata.PackageNotFoundError:
+        requirements = []          # run from a source tree that was never installed
+    for requirement in requirements:
+        if "extra ==" in requirement:
+            continue
+        name = re.match(r"[A-Za-z0-9._-]+", requirement).group(0)
+        try:
+            deps.append(query_pb2.Module(path=name, version=importlib.metadata.version(name)))
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return query_pb2.VersionInfo(
+        name="chaind", app_name="chaind", version=chaind.__version__,
+        go_version=f"python {platform.python_version()} {sys.platform}/{platform.machine()}",
+        build_deps=sorted(deps, key=lambda d: d.path), cosmos_sdk_version=cosmos_sdk_version())
+
 
 class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
     def __init__(self, node):
@@ -27,6 +63,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         self.node = node
         self.valcons_prefix = node.genesis.bech32_prefix + "valcons"
         self.max_per_page = node.settings.cometbft_rpc.max_per_page
+        self.version = version_info()
 
     @query
     def GetNodeInfo(self, request, view):
@@ -40,9 +77,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
             network=genesis.chain_id, version=routes.COMETBFT_VERSION,
             moniker=validator[0].moniker if validator else "",
             other=p2p_pb2.DefaultNodeInfoOther(tx_index="on", rpc_address=rpc_address))
-        version = query_pb2.VersionInfo(name="chaind", app_name="chaind", version=chaind.__version__,
-                                        go_version=f"python {platform.python_version()}")
-        return query_pb2.GetNodeInfoResponse(default_node_info=info, application_version=version)
+        return query_pb2.GetNodeInfoResponse(default_node_info=info, application_version=self.version)
 
     @query
     def GetSyncing(self, request, view):

@@ -1,13 +1,14 @@
 """The REST gateway (port 9091): the SDK's grpc-gateway paths over the same query servicers.
 
 Routes come from the `// REST:` line above each rpc in protos/ (setup.py writes chaind/pb/rest_routes.py).
-Requests become the same protobuf requests; answers are JSON as grpc-gateway writes them.
+Requests become the same protobuf requests; answers are JSON as the SDK's gogoproto gateway writes them
+(LegacyDec fields as decimals, both ways).
 """
 
 import re
 
 import orjson
-from google.protobuf import descriptor, json_format
+from google.protobuf import descriptor, descriptor_pool, json_format, message_factory
 from klein import Klein
 from twisted.internet import threads
 from twisted.logger import Logger
@@ -15,8 +16,8 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound
 from werkzeug.routing import RequestRedirect
 
 from chaind.grpc.abci import StatusError
-from chaind.grpc.common import HEIGHT_HEADER
-from chaind.pb.rest_routes import ROUTES
+from chaind.grpc.common import HEIGHT_HEADER, decimal_atomics, decimal_text
+from chaind.pb.rest_routes import DECIMALS, ROUTES
 
 log = Logger()
 HEIGHT_OUT = b"Grpc-Metadata-X-Cosmos-Block-Height"
@@ -98,7 +99,42 @@ def _request_message(request_class, body, path_params, args):
             _set(values, request_class.DESCRIPTOR, name.split("."), item.decode())
     for name, value in path_params.items():
         _set(values, request_class.DESCRIPTOR, [name], value)
+    _decimals_in(request_class.DESCRIPTOR, values)
     return json_format.ParseDict(values, request_class(), ignore_unknown_fields=False)
+
+
+def _decimals_in(message_descriptor, values):
+    """LegacyDec fields of a JSON request from their decimal text to the wire's scaled integer, in place
+    (inside Any values too, as gogoproto's jsonpb unmarshals them). Raises ValueError."""
+    if message_descriptor.full_name == "google.protobuf.Any":
+        message_descriptor = _any_descriptor(values.get("@type")) if isinstance(values, dict) else None
+    if message_descriptor is None or not isinstance(values, dict):
+        return      # not a message, or an Any of a type unknown here: json_format names the fault
+    for key, value in values.items():
+        field = message_descriptor.fields_by_name.get(key) or message_descriptor.fields_by_camelcase_name.get(key)
+        if field is None:
+            continue
+        if field.full_name in DECIMALS:
+            try:
+                values[key] = ([decimal_atomics(v) for v in value] if field.is_repeated and isinstance(value, list)
+                               else decimal_atomics(value))
+            except ValueError as e:
+                raise ValueError(f"{field.name}: {e}") from None
+        elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
+            for item in (value if field.is_repeated and isinstance(value, list) else [value]):
+                _decimals_in(field.message_type, item)
+
+
+def _any_descriptor(type_url):
+    if not isinstance(type_url, str):
+        return None
+    name = type_url.rpartition("/")[2]
+    if name.startswith("google.protobuf."):
+        return None     # well-known types carry a "value" of their own JSON form, no LegacyDec
+    try:
+        return descriptor_pool.Default().FindMessageTypeByName(name)
+    except KeyError:
+        return None
 
 
 def _set(values, message_descriptor, path, value):
@@ -138,19 +174,32 @@ def _ok(request, response, height):
     request.setHeader(HEIGHT_OUT, str(height).encode())
     body = json_format.MessageToDict(response, preserving_proto_field_name=True,
                                      always_print_fields_with_no_presence=True)
-    _empty_bytes_as_null(response, body)
+    _gogo_json(response, body)
     return orjson.dumps(body)
 
 
-def _empty_bytes_as_null(message, body):
-    """gogoproto's jsonpb writes unset bytes as null where protobuf's json_format writes "" (next_key),
-    and an unset message as null where json_format leaves it out (a deprecated pagination)."""
+def _gogo_json(message, body):
+    """What gogoproto's jsonpb writes differently from protobuf's json_format, in place: unset bytes as null
+    where json_format writes "" (next_key), an unset message as null where json_format leaves it out
+    (a deprecated pagination), LegacyDec fields as decimals; inside Any values too."""
+    if message.DESCRIPTOR.full_name == "google.protobuf.Any":
+        inner = _any_descriptor(message.type_url)
+        if inner is None:
+            return
+        unpacked = message_factory.GetMessageClass(inner)()
+        message.Unpack(unpacked)
+        message = unpacked
     for field in message.DESCRIPTOR.fields:
         if field.name not in body:
             if field.message_type is not None and not field.is_repeated and field.containing_oneof is None:
                 body[field.name] = None
             continue
-        if field.message_type is not None and field.message_type.full_name.startswith("google.protobuf."):
+        if field.full_name in DECIMALS:
+            value = getattr(message, field.name)
+            body[field.name] = [decimal_text(v) for v in value] if field.is_repeated else decimal_text(value)
+            continue
+        if field.message_type is not None and field.message_type.full_name.startswith("google.protobuf.") \
+                and field.message_type.full_name != "google.protobuf.Any":
             continue
         value = getattr(message, field.name)
         if field.type == descriptor.FieldDescriptor.TYPE_BYTES and not field.is_repeated:
@@ -159,9 +208,9 @@ def _empty_bytes_as_null(message, body):
         elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
             if field.is_repeated:
                 for item, item_body in zip(value, body[field.name]):
-                    _empty_bytes_as_null(item, item_body)
+                    _gogo_json(item, item_body)
             elif isinstance(body[field.name], dict):
-                _empty_bytes_as_null(value, body[field.name])
+                _gogo_json(value, body[field.name])
 
 
 def _failed(request, failure):
