@@ -138,21 +138,6 @@ def test_erc20_evm_feemarket_queries_text_and_json(node):
     assert "gas" in js((yield run("q", "feemarket", "block-gas", n, "-o", "json", "--height", "1")))
 
 
-def test_legacy_dec_round_trips():
-    from chaind.cli.protojson import dec_atomics, dec_string
-    assert dec_string("100000000000000000") == "0.100000000000000000"
-    assert dec_string("5") == "0.000000000000000005"
-    assert dec_string("-1500000000000000000") == "-1.500000000000000000"
-    assert dec_string("") == ""
-    assert dec_atomics("0.1") == "100000000000000000" and dec_atomics("1") == "1000000000000000000"
-    for bad in ("x", "0.0000000000000000001", "inf"):
-        try:
-            dec_atomics(bad)
-        except ValueError:
-            continue
-        raise AssertionError(bad)
-
-
 # -- the flow --------------------------------------------------------------------------------
 
 @pytest_twisted.inlineCallbacks

@@ -7,7 +7,7 @@ from google.protobuf import json_format
 
 from chaind.chain import txs
 from chaind.chain.modules import auth
-from chaind.grpc.common import decimal_atomics, decimal_text
+from chaind.chain.legacy_dec import text_of_wire as decimal_text, wire_of_text as decimal_atomics
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_q, query_pb2_grpc as staking_grpc, tx_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2 as cosmos_tx
 from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q, query_pb2_grpc as fm_grpc

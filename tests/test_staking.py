@@ -8,6 +8,7 @@ import pytest
 from google.protobuf import any_pb2
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from chaind.chain import legacy_dec
 from chaind.chain import errors, valset, votes
 from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
@@ -345,12 +346,12 @@ def test_max_entries_bounds_unbonding_entries(tmp_path):
 
 
 def test_decimals_round_as_legacy_dec():
-    assert staking.parse_dec("0.1") == 10**17 and staking.format_dec(10**17) == "0.100000000000000000"
-    assert staking.format_dec(-5) == "-0.000000000000000005"
+    assert legacy_dec.parse("0.1") == 10**17 and legacy_dec.format(10**17) == "0.100000000000000000"
+    assert legacy_dec.format(-5) == "-0.000000000000000005"
     # Quotients exactly halfway between two atomics round to the even one.
     assert [staking.dec_quo(a * 10**17, 10**36) for a in (5, 15, 25, 26)] == [0, 2, 2, 3]
     assert staking.dec_quo(3 * 10**18, 2 * 10**18) == 15 * 10**17
-    with pytest.raises(ValueError, match="invalid precision"):
-        staking.parse_dec("0." + "1" * 19)
+    with pytest.raises(ValueError, match="exceeds max precision"):
+        legacy_dec.parse("0." + "1" * 19)
     assert staking.parse_duration("1814400s") == 1814400 * 10**9
     assert staking.format_duration(1500 * 10**6) == "1.5s"

@@ -13,6 +13,7 @@ import re
 import attrs
 from google.protobuf import json_format
 
+from chaind.chain import legacy_dec
 from chaind.chain.modules import erc20, staking
 from chaind.crypto import addresses, keys
 from chaind.resources import etc_file
@@ -31,9 +32,9 @@ class Validator:
     power: int                 # tokens / 10^18
     tokens: int                # its self-delegation, bonded at genesis
     moniker: str
-    rate: int = staking.parse_dec("0.1")            # commission rates, LegacyDec atomics
-    max_rate: int = staking.parse_dec("0.2")
-    max_change_rate: int = staking.parse_dec("0.01")
+    rate: int = legacy_dec.parse("0.1")            # commission rates, LegacyDec atomics
+    max_rate: int = legacy_dec.parse("0.2")
+    max_change_rate: int = legacy_dec.parse("0.01")
     min_self_delegation: int = 1
 
 
@@ -47,7 +48,7 @@ def _validator(doc, prefix):
         raise GenesisError("a genesis validator's consensus_pubkey must be a 32-byte ed25519 key (base64)")
     commission = doc.get("commission", {})
     defaults = attrs.fields_dict(Validator)
-    rates = {name: staking.parse_dec(commission[name]) if name in commission else defaults[name].default
+    rates = {name: legacy_dec.parse(commission[name]) if name in commission else defaults[name].default
              for name in ("rate", "max_rate", "max_change_rate")}
     validator = Validator(addresses.parse(doc["operator"], prefix), pubkey, tokens // staking.POWER_REDUCTION,
                           tokens, doc.get("moniker", ""),

@@ -11,19 +11,11 @@ import importlib
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import FieldDescriptor as F
 
+from chaind.chain import legacy_dec
+from chaind.pb.rest_routes import DECIMALS
+
 _INT64 = {F.TYPE_INT64, F.TYPE_UINT64, F.TYPE_SINT64, F.TYPE_FIXED64, F.TYPE_SFIXED64}
 _WELL_KNOWN = {"google.protobuf.Timestamp", "google.protobuf.Duration"}
-DEC_PRECISION = 18
-# The string fields that are gogoproto customtype LegacyDec in the SDK's and Evmos' protos (our protos
-# drop the option, so it is listed here): the wire holds the integer of atomics, JSON shows the decimal.
-DEC_FIELDS = frozenset({
-    "cosmos.staking.v1beta1.CommissionRates.rate", "cosmos.staking.v1beta1.CommissionRates.max_rate",
-    "cosmos.staking.v1beta1.CommissionRates.max_change_rate", "cosmos.staking.v1beta1.Validator.delegator_shares",
-    "cosmos.staking.v1beta1.Delegation.shares", "cosmos.staking.v1beta1.RedelegationEntry.shares_dst",
-    "cosmos.staking.v1beta1.Params.min_commission_rate", "cosmos.staking.v1beta1.MsgEditValidator.commission_rate",
-    "cosmos.base.v1beta1.DecCoin.amount", "cosmos.base.v1beta1.DecProto.dec",
-    "ethermint.feemarket.v1.Params.min_gas_price", "ethermint.feemarket.v1.Params.min_gas_multiplier",
-})
 
 # Generated modules whose messages travel in Any fields (txs, accounts, keys): loaded when an
 # Any names a type the pool does not hold yet, so plain queries never import them.
@@ -69,36 +61,11 @@ def to_dict(message):
             out[field.name] = [_value(field, v) for v in value]
         elif field.type == F.TYPE_MESSAGE and not message.HasField(field.name):
             out[field.name] = None
-        elif field.full_name in DEC_FIELDS:
-            out[field.name] = dec_string(value)
+        elif field.full_name in DECIMALS:
+            out[field.name] = legacy_dec.text_of_wire(value)
         else:
             out[field.name] = _value(field, value)
     return out
-
-
-def dec_string(atomics):
-    """math.LegacyDec's String() of its wire form (an integer of 10^-18 units); "" stays "" (a nil Dec).
-
-    A value already holding a point is shown as it is: the wire form never has one.
-    """
-    if not atomics or "." in atomics or not atomics.lstrip("-").isdigit():
-        return atomics
-    negative = atomics.startswith("-")
-    digits = atomics.lstrip("-").rjust(DEC_PRECISION + 1, "0")
-    return ("-" if negative else "") + digits[:-DEC_PRECISION] + "." + digits[-DEC_PRECISION:]
-
-
-def dec_atomics(text):
-    """The wire form of a decimal string (at most 18 decimals); ValueError when it is not one."""
-    import decimal
-
-    try:
-        value = decimal.Decimal(text)
-    except decimal.InvalidOperation:
-        raise ValueError(f"invalid decimal {text!r}") from None
-    if not value.is_finite() or value.as_tuple().exponent < -DEC_PRECISION:
-        raise ValueError(f"invalid decimal {text!r}: at most {DEC_PRECISION} decimal places")
-    return str(int(value.scaleb(DEC_PRECISION)))
 
 
 def from_dict(value, message):
@@ -120,8 +87,8 @@ def _decs_to_wire(value, descriptor):
         field = descriptor.fields_by_name.get(name)
         if field is None or item is None:
             continue
-        if field.full_name in DEC_FIELDS and isinstance(item, str) and item:
-            out[name] = dec_atomics(item)
+        if field.full_name in DECIMALS and isinstance(item, str) and item:
+            out[name] = legacy_dec.wire_of_text(item)
         elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
             out[name] = [_decs_to_wire(i, field.message_type) for i in item] if isinstance(item, list) \
                 else _decs_to_wire(item, field.message_type)

@@ -425,10 +425,10 @@ def redelegate(src_validator, dst_validator, amount, from_, **_):
 
 
 def _dec(text, what):
-    from chaind.cli.protojson import dec_atomics
+    from chaind.chain import legacy_dec
 
     try:
-        return dec_atomics(text)
+        return legacy_dec.wire_of_text(text)
     except ValueError as e:
         raise click.ClickException(f"invalid {what}: {e}") from None
 

@@ -10,11 +10,12 @@ import re
 import grpc
 import orjson
 
+from chaind.chain import legacy_dec
 from chaind.api import calls
 from chaind.chain.modules import auth
 from chaind.chain.modules import evm as evm_module
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc.common import QueryError, Reader, address_bytes, decimal_atomics, invalid, query
+from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, query
 from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
 from chaind.pb.ethermint.feemarket.v1 import (feemarket_pb2, query_pb2 as fm_query_pb2,
                                               query_pb2_grpc as fm_query_pb2_grpc)
@@ -174,8 +175,8 @@ class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
         self.params = node.genesis.document["app_state"]["feemarket"]["params"]
         self.min_gas_multiplier = fractions.Fraction(self.params["min_gas_multiplier"])
         # Genesis writes these LegacyDec params as decimals; the gRPC wire carries them scaled by 10^18.
-        self.min_gas_price_atomics = decimal_atomics(self.params["min_gas_price"])
-        self.min_gas_multiplier_atomics = decimal_atomics(self.params["min_gas_multiplier"])
+        self.min_gas_price_atomics = legacy_dec.wire_of_text(self.params["min_gas_price"])
+        self.min_gas_multiplier_atomics = legacy_dec.wire_of_text(self.params["min_gas_multiplier"])
 
     def _base_fee(self, view):
         return "" if self.genesis.no_base_fee else str(self.app.block_at(view.height)[1].base_fee)

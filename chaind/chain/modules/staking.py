@@ -10,7 +10,7 @@ import re
 import attrs
 import orjson
 
-from chaind.chain import errors
+from chaind.chain import errors, legacy_dec
 from chaind.chain.block import event
 from chaind.chain.modules.bank import format_coins
 from chaind.chain.msgs import MsgHandler
@@ -21,7 +21,7 @@ from chaind.store.keys import compose
 
 CODESPACE = "staking"
 POWER_REDUCTION = 10**18          # tokens per unit of consensus power (Evmos: 18-decimal coins)
-PRECISION = 10**18                # LegacyDec: a decimal is an integer of 10^-18 units ("atomics")
+PRECISION = legacy_dec.ONE        # LegacyDec: a decimal is an integer of 10^-18 units ("atomics")
 BONDED_POOL = module_address("bonded_tokens_pool")
 NOT_BONDED_POOL = module_address("not_bonded_tokens_pool")
 UNBONDED, UNBONDING, BONDED = 1, 2, 3            # BondStatus
@@ -33,7 +33,6 @@ DESCRIPTION_LIMITS = (("moniker", 70), ("identity", 3000), ("website", 140), ("s
                       ("details", 280))
 DESCRIPTION_FIELDS = tuple(name for name, _ in DESCRIPTION_LIMITS)
 DAY_NS = 24 * 3600 * 10**9
-_DEC = re.compile(r"^(-?)(\d*)(?:\.(\d+))?$")
 _DURATION = re.compile(r"^(\d+)(?:\.(\d{1,9}))?s$")
 GO_ZERO_TIME_NS = -62135596800 * 10**9   # Go's zero time.Time (0001-01-01T00:00:00Z)
 
@@ -47,27 +46,6 @@ NO_VALIDATOR = (3, "validator does not exist")
 
 
 # -- decimals ----------------------------------------------------------------------------------
-
-def parse_dec(text):
-    """LegacyNewDecFromStr: "0.1" -> 10^17 atomics; raises ValueError with the SDK's words."""
-    if not text:
-        raise ValueError("decimal string cannot be empty")
-    match = _DEC.match(text)
-    if not match or not (match.group(2) or match.group(3)):
-        raise ValueError(f"failed to set decimal string with base 10: {text}")
-    sign, whole, frac = match.group(1), match.group(2) or "0", match.group(3) or ""
-    if len(frac) > 18:
-        raise ValueError(f"invalid precision; max: 18, got: {len(frac)}")
-    value = int(whole) * PRECISION + int(frac.ljust(18, "0"))
-    return -value if sign else value
-
-
-def format_dec(atomics):
-    """LegacyDec.String(): always 18 decimals."""
-    sign = "-" if atomics < 0 else ""
-    whole, frac = divmod(abs(atomics), PRECISION)
-    return f"{sign}{whole}.{frac:018d}"
-
 
 def dec_from_wire(text, what):
     """A LegacyDec field of a message: protobuf carries its atomics as an integer string."""
@@ -137,7 +115,7 @@ def parse_params(doc, default_denom):
         max_validators=int(doc.get("max_validators", defaults.max_validators)),
         max_entries=int(doc.get("max_entries", defaults.max_entries)),
         historical_entries=int(doc.get("historical_entries", defaults.historical_entries)),
-        min_commission_rate=parse_dec(doc["min_commission_rate"]) if "min_commission_rate" in doc else 0)
+        min_commission_rate=legacy_dec.parse(doc["min_commission_rate"]) if "min_commission_rate" in doc else 0)
     # Params.Validate of the SDK.
     if params.unbonding_time_ns <= 0:
         raise ValueError("staking params: unbonding time must be positive")
@@ -466,7 +444,7 @@ class _Keeper:
         if held is None:
             raise error(21, "delegator does not contain delegation")
         if held < shares:
-            raise error(24, "not enough delegation shares", format_dec(held))
+            raise error(24, "not enough delegation shares", legacy_dec.format(held))
         v = validator(self.ctx, operator)
         if v is None:
             raise error(*NO_VALIDATOR)
@@ -806,7 +784,7 @@ def _create_validator(app, ctx, msg, signer):
     # The msg server.
     if rate < keeper.params.min_commission_rate:
         raise error(40, "commission cannot be less than min rate", "cannot set validator commission to less than "
-                    f"minimum rate of {format_dec(keeper.params.min_commission_rate)}")
+                    f"minimum rate of {legacy_dec.format(keeper.params.min_commission_rate)}")
     if validator(ctx, operator) is not None:
         raise error(4, "validator already exist for this operator address; must use new validator operator address")
     pubkey = _pubkey(msg.pubkey)
@@ -838,7 +816,7 @@ def _edit_validator(app, ctx, msg, signer):
             raise errors.invalid_request("commission rate must be between 0 and 1 (inclusive)")
         if new_rate < keeper.params.min_commission_rate:
             raise errors.invalid_request("commission rate cannot be less than the min commission rate "
-                                         f"{format_dec(keeper.params.min_commission_rate)}")
+                                         f"{legacy_dec.format(keeper.params.min_commission_rate)}")
     v = validator(ctx, operator)
     if v is None:
         raise error(*NO_VALIDATOR)
@@ -862,7 +840,7 @@ def _edit_validator(app, ctx, msg, signer):
             raise error(16, "validator's self delegation must be greater than their minimum self delegation")
         v.min_self_delegation = min_self
     _set_validator(ctx, v)
-    keeper.events.append(event("edit_validator", ("commission_rate", format_dec(v.rate)),
+    keeper.events.append(event("edit_validator", ("commission_rate", legacy_dec.format(v.rate)),
                                ("min_self_delegation", str(v.min_self_delegation))))
     return keeper.events, tx_pb2.MsgEditValidatorResponse()
 
@@ -879,7 +857,7 @@ def _delegate(app, ctx, msg, signer):
     issued = keeper.delegate(delegator, amount, UNBONDED, v, from_account=True)
     keeper.events.append(event("delegate", ("validator", msg.validator_address),
                                ("delegator", msg.delegator_address), ("amount", f"{amount}{denom}"),
-                               ("new_shares", format_dec(issued))))
+                               ("new_shares", legacy_dec.format(issued))))
     return keeper.events, tx_pb2.MsgDelegateResponse()
 
 
