@@ -11,6 +11,7 @@ import grpc
 from twisted.logger import Logger
 
 from chaind.chain.app import PrunedError
+from chaind.grpc.header import send_header
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 
 HEIGHT_HEADER = "x-cosmos-block-height"
@@ -43,7 +44,7 @@ def query(method):
     def handler(self, request, context):
         try:
             view = self.app_view(_requested_height(context))
-            context.send_initial_metadata(((HEIGHT_HEADER, str(view.height)),))
+            send_header(context, ((HEIGHT_HEADER, str(view.height)),))
             return method(self, request, view)
         except QueryError as e:
             context.abort(e.code, e.message)

@@ -12,6 +12,7 @@ from twisted.application import service
 from twisted.internet import threads
 
 from chaind.config import ConfigError
+from chaind.grpc import header
 from chaind.grpc.services import SERVICES
 
 
@@ -26,6 +27,7 @@ class GrpcServer(service.Service):
 
     def startService(self):
         s = self.settings
+        header.install()
         self.server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=s.max_workers, thread_name_prefix="chaind-grpc"),
             options=[("grpc.max_receive_message_length", s.max_recv_msg_size),
