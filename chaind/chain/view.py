@@ -47,6 +47,15 @@ class CommittedAccounts(AccountDB):
         AccountDB.__init__(self, AtomicDB(CommittedNodes(self._db)), self._root)
         return getattr(self, name)
 
+    def get_balance(self, address):
+        # The one field a balance read needs, without building an Account (the hot path of queries).
+        encoded = self._get_encoded_account(address)
+        return int.from_bytes(rlp_list(encoded)[1], "big") if encoded else 0
+
+    def get_nonce(self, address):
+        encoded = self._get_encoded_account(address)
+        return int.from_bytes(rlp_list(encoded)[0], "big") if encoded else 0
+
     def _get_account(self, address, from_journal=True):
         encoded = self._get_encoded_account(address)
         if not encoded:
