@@ -4,9 +4,14 @@ StoreContract: empty calldata returns slot 0; a non-zero word stores it in slot 
 LOG1(STORED, word); a zero word reverts with the 32-byte word 42.
 """
 
+from eth_utils import keccak
+
 OPS = {"STOP": 0x00, "MSTORE": 0x52, "SLOAD": 0x54, "SSTORE": 0x55, "JUMP": 0x56, "JUMPI": 0x57, "JUMPDEST": 0x5B,
        "CALLDATALOAD": 0x35, "CALLDATASIZE": 0x36, "CODECOPY": 0x39, "DUP1": 0x80, "LOG1": 0xA1,
-       "RETURN": 0xF3, "REVERT": 0xFD}
+       "RETURN": 0xF3, "REVERT": 0xFD,
+       "ADD": 0x01, "SUB": 0x03, "LT": 0x10, "EQ": 0x14, "SHL": 0x1B, "SHR": 0x1C, "CALLER": 0x33,
+       "CALLDATACOPY": 0x37, "GAS": 0x5A, "DUP2": 0x81, "DUP3": 0x82, "SWAP1": 0x90, "LOG3": 0xA3,
+       "CALL": 0xF1, "DELEGATECALL": 0xF4}
 
 STORED = bytes.fromhex("aa" * 32)
 
@@ -57,3 +62,80 @@ def init_code(runtime):
 INIT = init_code(RUNTIME)
 # A loop that runs until its gas is gone: every call to it fails out of gas, after many steps.
 SPIN = assemble([("LABEL", "top"), "JUMPDEST", ("REF", "top"), "JUMP"])
+
+
+def _selector(signature):
+    return keccak(signature.encode())[:4]
+
+
+def _return_string(text):
+    """Return the ABI encoding of a string of up to 32 bytes."""
+    return [("PUSH", 32, 1), ("PUSH", 0, 1), "MSTORE", ("PUSH", len(text), 1), ("PUSH", 32, 1), "MSTORE",
+            ("PUSH", text.encode(), len(text)), ("PUSH", 256 - 8 * len(text), 1), "SHL", ("PUSH", 64, 1), "MSTORE",
+            ("PUSH", 96, 1), ("PUSH", 0, 1), "RETURN"]
+
+
+TRANSFER_TOPIC = bytes.fromhex("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
+
+# A minimal ERC-20 ("Test Token", TT, 18 decimals): balances in the slot numbered by the holder's address;
+# balanceOf, transfer (Transfer log, reverts when the balance is short), name, symbol, decimals.
+TOKEN_RUNTIME = assemble([
+    ("PUSH", 0, 1), "CALLDATALOAD", ("PUSH", 224, 1), "SHR",
+    "DUP1", ("PUSH", _selector("balanceOf(address)"), 4), "EQ", ("REF", "balance"), "JUMPI",
+    "DUP1", ("PUSH", _selector("transfer(address,uint256)"), 4), "EQ", ("REF", "transfer"), "JUMPI",
+    "DUP1", ("PUSH", _selector("name()"), 4), "EQ", ("REF", "name"), "JUMPI",
+    "DUP1", ("PUSH", _selector("symbol()"), 4), "EQ", ("REF", "symbol"), "JUMPI",
+    "DUP1", ("PUSH", _selector("decimals()"), 4), "EQ", ("REF", "decimals"), "JUMPI",
+    ("LABEL", "fail"), "JUMPDEST", ("PUSH", 0, 1), ("PUSH", 0, 1), "REVERT",
+    ("LABEL", "balance"), "JUMPDEST",
+    ("PUSH", 4, 1), "CALLDATALOAD", "SLOAD", ("PUSH", 0, 1), "MSTORE", ("PUSH", 32, 1), ("PUSH", 0, 1), "RETURN",
+    ("LABEL", "transfer"), "JUMPDEST",
+    ("PUSH", 36, 1), "CALLDATALOAD", "CALLER", "SLOAD",                   # [sel, amount, balance]
+    "DUP2", "DUP2", "LT", ("REF", "fail"), "JUMPI",
+    "DUP2", "SWAP1", "SUB", "CALLER", "SSTORE",                             # balance[caller] -= amount
+    "DUP1", ("PUSH", 4, 1), "CALLDATALOAD", "SLOAD", "ADD", ("PUSH", 4, 1), "CALLDATALOAD", "SSTORE",
+    ("PUSH", 0, 1), "MSTORE",
+    ("PUSH", 4, 1), "CALLDATALOAD", "CALLER", ("PUSH", TRANSFER_TOPIC, 32), ("PUSH", 32, 1), ("PUSH", 0, 1), "LOG3",
+    ("PUSH", 1, 1), ("PUSH", 0, 1), "MSTORE", ("PUSH", 32, 1), ("PUSH", 0, 1), "RETURN",
+    ("LABEL", "decimals"), "JUMPDEST", ("PUSH", 18, 1), ("PUSH", 0, 1), "MSTORE", ("PUSH", 32, 1), ("PUSH", 0, 1),
+    "RETURN",
+    ("LABEL", "name"), "JUMPDEST", *_return_string("Test Token"),
+    ("LABEL", "symbol"), "JUMPDEST", *_return_string("TT"),
+])
+
+
+def token_init(supply):
+    """Creation code of TOKEN_RUNTIME that gives the deployer `supply` tokens."""
+    def header(offset):
+        return assemble([("PUSH", supply, 32), "CALLER", "SSTORE",
+                         ("PUSH", len(TOKEN_RUNTIME), 2), "DUP1", ("PUSH", offset, 2), ("PUSH", 0, 1), "CODECOPY",
+                         ("PUSH", 0, 1), "RETURN"])
+
+    return header(len(header(0))) + TOKEN_RUNTIME
+
+
+# Calldata: word 0 a flag, word 1 a target; the rest is forwarded to the target by CALL. The call's
+# first 32 bytes of output are returned; a failed call, or a non-zero flag, reverts afterwards.
+FORWARDER_RUNTIME = assemble([
+    ("PUSH", 64, 1), "CALLDATASIZE", "SUB",
+    "DUP1", ("PUSH", 64, 1), ("PUSH", 0, 1), "CALLDATACOPY",
+    ("PUSH", 32, 1), ("PUSH", 0, 1), "DUP3", ("PUSH", 0, 1), ("PUSH", 0, 1), ("PUSH", 32, 1), "CALLDATALOAD",
+    "GAS", "CALL",
+    ("PUSH", 0, 1), "CALLDATALOAD", ("REF", "revert"), "JUMPI",
+    ("REF", "ok"), "JUMPI",
+    ("LABEL", "revert"), "JUMPDEST", ("PUSH", 0, 1), ("PUSH", 0, 1), "REVERT",
+    ("LABEL", "ok"), "JUMPDEST", ("PUSH", 32, 1), ("PUSH", 0, 1), "RETURN",
+])
+FORWARDER_INIT = init_code(FORWARDER_RUNTIME)
+# The same, with DELEGATECALL (no value argument).
+DELEGATOR_RUNTIME = assemble([
+    ("PUSH", 64, 1), "CALLDATASIZE", "SUB",
+    "DUP1", ("PUSH", 64, 1), ("PUSH", 0, 1), "CALLDATACOPY",
+    ("PUSH", 32, 1), ("PUSH", 0, 1), "DUP3", ("PUSH", 0, 1), ("PUSH", 32, 1), "CALLDATALOAD",
+    "GAS", "DELEGATECALL",
+    ("PUSH", 0, 1), "CALLDATALOAD", ("REF", "revert"), "JUMPI",
+    ("REF", "ok"), "JUMPI",
+    ("LABEL", "revert"), "JUMPDEST", ("PUSH", 0, 1), ("PUSH", 0, 1), "REVERT",
+    ("LABEL", "ok"), "JUMPDEST", ("PUSH", 32, 1), ("PUSH", 0, 1), "RETURN",
+])
+DELEGATOR_INIT = init_code(DELEGATOR_RUNTIME)

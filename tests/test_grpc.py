@@ -73,7 +73,7 @@ def test_balances_equal_eth_getBalance_and_genesis_at_latest_and_past_heights(no
     assert list(spendable.balances) == list(reply.balances)
     resolved, _ = yield call(node, "bank", "AllBalances",
                              bank_q.QueryAllBalancesRequest(address=b32(DEV0), resolve_denom=True))
-    assert [c.denom for c in resolved.balances] == ["chain", "atom", "stake"]
+    assert [c.denom for c in resolved.balances] == ["chain", "atom", "stk"]
     # An unknown denom and an address that never held anything both have a zero balance.
     for address, denom in ((b32(DEV0), "nothing"), (b32("0x" + "33" * 20), "achain")):
         zero, _ = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(address=address, denom=denom))
@@ -119,7 +119,7 @@ def test_supply_params_and_metadata(node):
     assert (meta.metadata.display, [(u.denom, u.exponent) for u in meta.metadata.denom_units]) == (
         "chain", [("achain", 0), ("chain", 18)])
     metas, _ = yield call(node, "bank", "DenomsMetadata", bank_q.QueryDenomsMetadataRequest())
-    assert [m.base for m in metas.metadatas] == ["achain", IBC] and metas.pagination.total == 2
+    assert [m.base for m in metas.metadatas] == ["achain", IBC, "stake"] and metas.pagination.total == 3
 
 
 def _broadcast(node, raw):
@@ -189,8 +189,8 @@ def _bad_cases():
         ("bank", "AllBalances", bank_q.QueryAllBalancesRequest(address=cosmos), invalid,
          "invalid address: hrp does not match bech32 prefix: expected 'chain' got 'cosmos'"),
         ("bank", "SupplyOf", bank_q.QuerySupplyOfRequest(denom="a"), invalid, "invalid denom: a"),
-        ("bank", "DenomMetadata", bank_q.QueryDenomMetadataRequest(denom="stake"), not_found,
-         "client metadata for denom stake"),
+        ("bank", "DenomMetadata", bank_q.QueryDenomMetadataRequest(denom="uosmo"), not_found,
+         "client metadata for denom uosmo"),
         ("auth", "Account", auth_q.QueryAccountRequest(address=""), invalid, "Address cannot be empty"),
         ("auth", "Account", auth_q.QueryAccountRequest(address=cosmos), unknown,
          "hrp does not match bech32 prefix: expected 'chain' got 'cosmos'"),
@@ -252,7 +252,7 @@ def test_reflection_lists_the_services(node):
     assert f"\ngrpc: grpc+http://127.0.0.1:{node.port_of('grpc')}\n" in node.out.getvalue()
     assert names == ["cosmos.auth.v1beta1.Query", "cosmos.bank.v1beta1.Query", "cosmos.base.node.v1beta1.Service",
                      "cosmos.base.tendermint.v1beta1.Service", "cosmos.tx.v1beta1.Service",
-                     "ethermint.evm.v1.Query", "ethermint.feemarket.v1.Query",
+                     "ethermint.evm.v1.Query", "ethermint.feemarket.v1.Query", "evmos.erc20.v1.Query",
                      "grpc.reflection.v1alpha.ServerReflection"]
 
 

@@ -11,6 +11,8 @@ import grpc
 import pytest_twisted
 from twisted.internet import defer
 
+from chaind.chain import registry
+from chaind.chain.modules import erc20
 from chaind.chain.modules.evm import FEE_COLLECTOR
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
@@ -37,7 +39,12 @@ def _address_of(any_account):
 
 @pytest_twisted.inlineCallbacks
 def test_accounts_paged_by_address_and_module_accounts(node):
-    everyone = sorted([k.address for k in node.dev_keys] + [FEE_COLLECTOR])
+    modules = {name: address for name, (address, _) in registry.MODULE_ACCOUNTS.items()}
+    assert set(modules) == {"fee_collector", "erc20"}
+    # The dev genesis' native token pairs put an ERC-20 precompile, with an account, at these addresses.
+    precompiles = [erc20.pair_address(p.denom) for p in node.genesis.erc20.token_pairs]
+    assert len(precompiles) == 2
+    everyone = sorted([k.address for k in node.dev_keys] + list(modules.values()) + precompiles)
     expected = [to_bech32("chain", a) for a in everyone]
     first, _ = yield call(node, AUTH, "Accounts", auth_q.QueryAccountsRequest(
         pagination=PageRequest(limit=4, count_total=True)))
@@ -56,7 +63,9 @@ def test_accounts_paged_by_address_and_module_accounts(node):
     decoded = auth_pb2.ModuleAccount.FromString(module.account.value)
     assert (decoded.name, decoded.base_account.address) == ("fee_collector", to_bech32("chain", FEE_COLLECTOR))
     listed, _ = yield call(node, AUTH, "ModuleAccounts", auth_q.QueryModuleAccountsRequest())
-    assert list(listed.accounts) == [module.account]
+    assert listed.accounts[1] == module.account       # sorted by name: erc20, fee_collector
+    erc20_account = auth_pb2.ModuleAccount.FromString(listed.accounts[0].value)
+    assert (erc20_account.name, list(erc20_account.permissions)) == ("erc20", ["minter", "burner"])
     by_address, _ = yield call(node, AUTH, "Account", auth_q.QueryAccountRequest(
         address=to_bech32("chain", FEE_COLLECTOR)))
     assert by_address.account == module.account

@@ -15,9 +15,11 @@ from eth_utils import ValidationError, keccak
 
 from chaind.api import encoding as enc
 from chaind.api import params as p
+from chaind.chain.modules import erc20_precompile
 from chaind.chain.modules import evm as evm_module
 from chaind.rpc.errors import EXECUTION_REVERTED, RPCError, invalid_params, server_error
 from chaind.store.evm_state import pending_state_db
+from chaind.store.versioned import VersionedWriter
 
 _deadline = threading.local()
 
@@ -139,7 +141,9 @@ class CallRunner:
             coinbase=evm_module.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
             difficulty=0, mix_hash=bytes(32), gas_limit=max(gas, meta.gas_limit), prev_hashes=(),
             chain_id=self.app.genesis.evm_chain_id, base_fee_per_gas=0, excess_blob_gas=0)
-        state = state_class(atomic, context, meta.evm_state_root)
+        # The ERC-20 precompiles read (and a call may move) native balances: a throwaway store over the view.
+        state = erc20_precompile.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
+                                            atomic, context, meta.evm_state_root)
         apply_overrides(state, overrides)
         unsigned = evm_module.VM.get_transaction_builder().create_unsigned_transaction(
             nonce=state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=value, data=data)

@@ -17,7 +17,7 @@ from twisted.logger import Logger
 from chaind.chain import block as blocks
 from chaind.chain import errors, msgs, registry, txs, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
-from chaind.chain.modules import auth, evm, feemarket
+from chaind.chain.modules import auth, erc20_precompile, evm, feemarket
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import StateView
 from chaind.crypto import addresses
@@ -466,9 +466,11 @@ class App:
             coinbase=evm.FEE_COLLECTOR, timestamp=time_ns // 10**9, block_number=height, difficulty=0,
             mix_hash=b"\0" * 32, gas_limit=self.genesis.max_gas, prev_hashes=self._prev_hashes(height),
             chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee, excess_blob_gas=0)
-        state = evm.STATE_CLASS(atomic, exec_ctx, evm_root or BLANK_ROOT_HASH)
+        store = VersionedWriter(self.db, height)
+        state = erc20_precompile.open_state(self, store, evm.STATE_CLASS, atomic, exec_ctx,
+                                            evm_root or BLANK_ROOT_HASH)
         return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,
-                            store=VersionedWriter(self.db, height), accounts=state, pending_nodes=pending)
+                            store=store, accounts=state, pending_nodes=pending)
 
     def _prev_hashes(self, height):
         """Hashes of the up to 256 blocks before `height`, newest first (BLOCKHASH)."""

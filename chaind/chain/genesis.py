@@ -11,7 +11,9 @@ import json
 import re
 
 import attrs
+from google.protobuf import json_format
 
+from chaind.chain.modules import erc20
 from chaind.crypto import addresses, keys
 from chaind.resources import etc_file
 
@@ -49,6 +51,8 @@ class Genesis:
     elasticity_multiplier: int
     no_base_fee: bool
     validators: tuple
+    erc20: object = None       # evmos.erc20.v1.GenesisState
+    erc20_authority: bytes = b""   # who may register pairs and change erc20 params (Evmos: gov)
 
     @classmethod
     def from_document(cls, doc):
@@ -69,6 +73,10 @@ class Genesis:
                 Validator(addresses.parse(v["operator"], prefix), base64.b64decode(v["consensus_pubkey"]),
                           int(v["power"]), int(v["tokens"]), v.get("moniker", ""))
                 for v in app["staking"]["validators"])
+            try:
+                erc20_state, erc20_authority = erc20.parse_genesis(app.get("erc20"), prefix)
+            except (ValueError, json_format.ParseError) as e:
+                raise GenesisError(f"invalid genesis: app_state.erc20: {e}") from None
             return cls(
                 document=doc, chain_id=chain_id, evm_chain_id=int(match.group(1)),
                 genesis_time_ns=_parse_time(doc["genesis_time"]),
@@ -78,7 +86,7 @@ class Genesis:
                 balances=balances, denom_metadata=tuple(app["bank"].get("denom_metadata", ())),
                 base_fee=int(fm["base_fee"]), base_fee_change_denominator=int(fm["base_fee_change_denominator"]),
                 elasticity_multiplier=int(fm["elasticity_multiplier"]), no_base_fee=bool(fm["no_base_fee"]),
-                validators=validators)
+                validators=validators, erc20=erc20_state, erc20_authority=erc20_authority)
         except GenesisError:
             raise
         except (KeyError, TypeError, ValueError) as e:
@@ -120,6 +128,10 @@ def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None):
         "operator": addresses.to_bech32(prefix, accounts[0].address),
         "consensus_pubkey": base64.b64encode(validator_pubkey).decode(),
         "power": str(tokens // 10**18), "tokens": str(tokens), "moniker": moniker}]
+    erc20_section = app.get("erc20", {})
+    if "dev_authority_account" in erc20_section:
+        authority = accounts[erc20_section.pop("dev_authority_account")]
+        erc20_section["authority"] = addresses.to_bech32(prefix, authority.address)
     doc["genesis_time"] = format_time(now_ns)
     return doc, accounts
 

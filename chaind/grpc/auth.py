@@ -4,9 +4,8 @@ import grpc
 from google.protobuf import any_pb2
 
 from chaind.chain import app as app_mod
-from chaind.chain import txs
+from chaind.chain import registry, txs
 from chaind.chain.modules import auth
-from chaind.chain.modules.evm import FEE_COLLECTOR
 from chaind.crypto.addresses import to_bech32
 from chaind.crypto.keys import ETH_SECP256K1
 from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, paginate, query
@@ -19,8 +18,6 @@ from chaind.pb.cosmos.evm.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 PUBKEY_TYPE_URL = txs.COSMOS_EVM_PUBKEY
 BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount"
 MODULE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.ModuleAccount"
-# The module accounts this app keeps (name: (address, permissions)), as x/auth's permission map lists them.
-MODULE_ACCOUNTS = {"fee_collector": (FEE_COLLECTOR, ())}
 
 # The SDK's (and Evmos') default auth params; the two fees are the ones the app charges.
 PARAMS = auth_pb2.Params(max_memo_characters=256, tx_sig_limit=7,
@@ -55,14 +52,14 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
         return account
 
     def _any(self, view, address):
-        for name, (module_address, permissions) in MODULE_ACCOUNTS.items():
+        for name, (module_address, permissions) in registry.MODULE_ACCOUNTS.items():
             if module_address == address:
                 return self._module_account(view, name)
         return any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL,
                            value=self._base_account(view, address).SerializeToString())
 
     def _module_account(self, view, name):
-        address, permissions = MODULE_ACCOUNTS[name]
+        address, permissions = registry.MODULE_ACCOUNTS[name]
         base = self._base_account(view, address) or auth_pb2.BaseAccount(address=to_bech32(self.prefix, address))
         account = auth_pb2.ModuleAccount(base_account=base, name=name, permissions=permissions)
         return any_pb2.Any(type_url=MODULE_ACCOUNT_TYPE_URL, value=account.SerializeToString())
@@ -95,13 +92,13 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def ModuleAccounts(self, request, view):
         return query_pb2.QueryModuleAccountsResponse(
-            accounts=[self._module_account(view, name) for name in sorted(MODULE_ACCOUNTS)])
+            accounts=[self._module_account(view, name) for name in sorted(registry.MODULE_ACCOUNTS)])
 
     @query
     def ModuleAccountByName(self, request, view):
         if not request.name:
             raise invalid("module name is empty")
-        if request.name not in MODULE_ACCOUNTS:
+        if request.name not in registry.MODULE_ACCOUNTS:
             raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.name} not found")
         return query_pb2.QueryModuleAccountByNameResponse(account=self._module_account(view, request.name))
 

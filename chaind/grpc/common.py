@@ -84,8 +84,10 @@ class Reader:
                                                       "please provide a valid height") from None
 
 
+# Clients ask about the same addresses again and again; decoding bech32 is most of a balance query's cost.
+@functools.lru_cache(maxsize=16384)
 def address_bytes(text, prefix):
-    """The SDK bech32 codec's StringToBytes; raises ValueError with its message."""
+    """The SDK bech32 codec's StringToBytes; raises ValueError with its message (not remembered)."""
     if not text.strip():
         raise ValueError("empty address string is not allowed")
     hrp, data = bech32.bech32_decode(text)

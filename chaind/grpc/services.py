@@ -9,6 +9,7 @@ import attrs
 
 from chaind.grpc.auth import AuthQuery
 from chaind.grpc.bank import BankQuery
+from chaind.grpc.erc20 import Erc20Query
 from chaind.grpc.evm import EvmQuery, FeeMarketQuery
 from chaind.grpc.node_service import NodeService
 from chaind.grpc.tendermint import TendermintService
@@ -20,6 +21,7 @@ from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, que
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
 from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_query, query_pb2_grpc as evm_grpc
 from chaind.pb.ethermint.feemarket.v1 import query_pb2 as feemarket_query, query_pb2_grpc as feemarket_grpc
+from chaind.pb.evmos.erc20.v1 import query_pb2 as erc20_query, query_pb2_grpc as erc20_grpc
 
 
 @attrs.frozen
@@ -44,5 +46,6 @@ SERVICES = (
     Service(node_query, node_grpc, "Service", NodeService),
     Service(evm_query, evm_grpc, "Query", EvmQuery),
     Service(feemarket_query, feemarket_grpc, "Query", FeeMarketQuery),
+    Service(erc20_query, erc20_grpc, "Query", lambda node: Erc20Query(node.app)),
     Service(tx_service, tx_grpc, "Service", TxService),
 )

@@ -77,6 +77,14 @@ class Bank:
             self._add(state, address, denom, -amount)
         return [event("coin_spent", ("spender", self.bech32(address)), ("amount", format_coins(coins)))]
 
+    def burn(self, state, address, coins):
+        """Destroy coins an account holds (the SDK's BurnCoins from a module account): coin_spent, burn."""
+        events = self.burn_from(state, address, coins)
+        for denom, amount in coins:
+            state.store.set(_supply_key(denom), str(self.supply(state, denom) - amount).encode())
+        events.append(event("burn", ("burner", self.bech32(address)), ("amount", format_coins(coins))))
+        return events
+
     def credit(self, state, address, coins):
         """Put coins into an account (an output of a multi-send): coin_received."""
         for denom, amount in coins:

@@ -8,16 +8,17 @@ import base64
 import orjson
 from eth_utils import ValidationError
 from eth.vm.forks.prague import PragueVM
-from eth.vm.forks.prague.state import PragueState
 from eth_bloom import BloomFilter
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event
+from chaind.chain.modules import erc20_precompile
 from chaind.crypto.addresses import checksum_address, module_address
 
 FEE_COLLECTOR = module_address("fee_collector")
 VM = PragueVM
-STATE_CLASS = PragueState
+# Prague's State whose snapshots also cover the native store: ERC-20 precompiles move bank balances.
+STATE_CLASS = erc20_precompile.NativeState
 
 
 def deliver(ctx, tx, bank):
@@ -37,7 +38,10 @@ def deliver(ctx, tx, bank):
         else:
             computation = ctx.execute(state, tx, book_fee)
     except ValidationError as e:
+        state.native.take_events()
         raise errors.invalid_request(str(e)) from None
+    # The bank events of the ERC-20 precompile calls that were not reverted.
+    precompile_events = state.native.take_events()
     gas_used = VM.finalize_gas_used(tx.evm, computation)
     effective_price = state.get_gas_price(tx.evm)
     index = ctx.evm_tx_count
@@ -77,6 +81,7 @@ def deliver(ctx, tx, bank):
         events.append(event("tx", ("fee", f"{fee}{bank.base_denom}")))
     events.append(event("ethereum_tx", ("ethereumTxHash", evm_hash), ("txIndex", str(index))))
     events.append(event("message", ("action", "/ethermint.evm.v1.MsgEthereumTx"), ("sender", sender_b32)))
+    events += precompile_events
     recipient = tx.evm.to or contract
     attributes = [("amount", str(tx.evm.value)), ("ethereumTxHash", evm_hash),
                   ("txIndex", str(index)), ("txGasUsed", str(gas_used)), ("txHash", tx.hash.hex())]
