@@ -205,12 +205,15 @@ def send_all(url, keys, count, chain_id, connections, threads, workdir, profile_
             nonces = [int(n, 16) for n in rpc.batch([("eth_getTransactionCount", [a, "latest"]) for a in addresses])]
             if nonces == finals:
                 break
+            if sent_at is not None and time.monotonic() - sent_at > 30:
+                break       # every send answered, and 30 s later still not all committed: wrk's tally says why
             if wrk.poll() is not None:
                 raise SystemExit(f"wrk exited early:\n{wrk.stdout.read()}")
             if time.monotonic() - start > 600:
                 raise SystemExit(f"timed out; committed nonces {nonces} of {finals}")
             time.sleep(0.02)
         elapsed = time.monotonic() - start
+        committed = nonces == finals
     finally:
         if spy is not None:
             spy.send_signal(signal.SIGINT)
@@ -223,6 +226,8 @@ def send_all(url, keys, count, chain_id, connections, threads, workdir, profile_
     _, ok, failed, *error = result[0].split(" ", 3)
     if int(failed) or int(ok) != count:
         raise SystemExit(f"{failed} of {count} sends refused ({ok} accepted); first: {' '.join(error)}")
+    if not committed:
+        raise SystemExit(f"every send accepted, but 30 s later committed nonces are {nonces}, not {finals}")
     receipts = []
     for i in range(0, count, 1000):
         receipts += rpc.batch([("eth_getTransactionReceipt", [h]) for h in hashes[i:i + 1000]])
