@@ -37,7 +37,8 @@ RECIPIENT = bytes.fromhex("00000000000000000000000000000000000b0b00")
 MAX_FEE = 100 * 10**9          # far above the base fee even after several full blocks
 TIP = 10**9
 
-# Walks this thread's share of the request bodies; once the share is answered the thread stops.
+# Walks this thread's share of the request bodies (the txs of its senders: line n is sender n % nsenders's);
+# once the share is answered the thread stops.
 WRK_SCRIPT = textwrap.dedent("""\
     local threads, counter = {}, 0
     function setup(thread)
@@ -46,14 +47,14 @@ WRK_SCRIPT = textwrap.dedent("""\
       table.insert(threads, thread)
     end
     function init(args)
-      local nthreads = tonumber(args[2])
+      local nthreads, nsenders = tonumber(args[2]), tonumber(args[4])
       args_marker = args[3]
       reqs, i, answered, ok, failed, first_error = {}, 0, 0, 0, 0, ""
       -- wrk calls thread 0's request() once before the run to check it; that call must not use a tx.
       if tid == 0 then i = -1 end
       local n = 0
       for line in io.lines(args[1]) do
-        if n % nthreads == tid then
+        if (n % nsenders) % nthreads == tid then
           reqs[#reqs + 1] = wrk.format("POST", "/", {["Content-Type"] = "application/json"}, line)
         end
         n = n + 1
@@ -169,6 +170,9 @@ def send_all(url, keys, count, chain_id, connections, threads, workdir, profile_
     eth_getTransactionReceipt are used. Returns {elapsed, rate, blocks, accept}.
     """
     rpc = Rpc(url)
+    # A sender's txs all go through one wrk thread, so they arrive nearly in nonce order: a gap of more
+    # than the mempool's max-queued-per-sender (64) would be refused, as in geth.
+    threads = min(threads, len(keys))
     raws, hashes, finals = sign_transfers(keys, count, chain_id)
     bodies = workdir / "txs.jsonl"
     bodies.write_text("".join(
@@ -194,7 +198,7 @@ def send_all(url, keys, count, chain_id, connections, threads, workdir, profile_
     start = time.monotonic()
     wrk = subprocess.Popen(["wrk", "-t", str(threads), "-c", str(connections), "-d", "600s", "--timeout", "60s",
                             "-s", str(script), url.rstrip("/") + "/",
-                            "--", str(bodies), str(threads), str(workdir / "sent.")],
+                            "--", str(bodies), str(threads), str(workdir / "sent."), str(len(keys))],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         # The last receipt: every sender's committed nonce reaches its final value.
