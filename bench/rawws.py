@@ -61,6 +61,8 @@ class RawWebSocket:
             return None
         self.opcode = self.buffer[0] & 0x0F
         length, offset = self.buffer[1] & 0x7F, 2
+        if len(self.buffer) < {126: 4, 127: 10}.get(length, 2):
+            return None
         if length == 126:
             length, offset = struct.unpack_from("!H", self.buffer, 2)[0], 4
         elif length == 127:
