@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 
+from results import Result, run_script
+
 HERE = pathlib.Path(__file__).resolve().parent.parent
 BAR_MS = 400.0
 DEV0 = "chain17w0adeg64ky0daxwd2ugyuneellmjgnxkl0eq4"
@@ -49,12 +51,7 @@ def start_node(tmp):
     raise SystemExit("the node did not open its CometBFT RPC")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--node")
-    parser.add_argument("--address", default=DEV0)
-    parser.add_argument("--runs", type=int, default=20)
-    args = parser.parse_args()
+def measure(args):
     tmp = tempfile.mkdtemp()
     process = None
     try:
@@ -74,11 +71,21 @@ def main():
         print(f"chaind query bank balances: median {median:.1f} ms, min {min(times):.1f} ms, "
               f"max {max(times):.1f} ms over {args.runs} runs")
         print(f"bar {BAR_MS:.0f} ms: ratio {median / BAR_MS:.2f} ({'within' if median <= BAR_MS else 'OVER'})")
+        return [Result("cli.query_balances", "chaind query bank balances, start to exit (median)", "ms", median,
+                       BAR_MS, higher=False, issue=7, note=f"min {min(times):.0f} ms over {args.runs} runs")]
     finally:
         if process is not None:
             process.terminate()
             process.wait(10)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--node")
+    parser.add_argument("--address", default=DEV0)
+    parser.add_argument("--runs", type=int, default=20)
+    run_script(parser, measure, argv)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ from chaind.chain.app import App  # noqa: E402
 from chaind.chain.genesis import Genesis  # noqa: E402
 from chaind.home import Home  # noqa: E402
 from chaind.store.db import Database  # noqa: E402
+from results import Result, run_script  # noqa: E402
 
 SEARCH_BAR_MS = 5.0
 FLAT_BAR = 1.5          # p50 at the biggest size over p50 at the smallest, at most
@@ -249,18 +250,8 @@ def fanout(node, home, subscribers_count, rounds, profile):
     return results
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000,100000", help="indexed tx counts measured, ascending")
-    parser.add_argument("--per-block", type=int, default=700,
-                        help="transfers per block while filling (700 stays under the gas target: base fee flat)")
-    parser.add_argument("--queries", type=int, default=1000, help="tx_search requests timed per size")
-    parser.add_argument("--heavy", type=int, default=50, help="requests timed per heavy route (0: skip)")
-    parser.add_argument("--subscribers", type=int, default=1000, help="WebSocket connections, one NewBlock each")
-    parser.add_argument("--rounds", type=int, default=30, help="blocks timed for the fan-out, one transfer each")
-    parser.add_argument("--profile", metavar="PREFIX", help="record the node with py-spy (PREFIX-search-N.txt, "
-                                                            "PREFIX-fanout.txt; collapsed stacks)")
-    args = parser.parse_args()
+def measure(args):
+    results = []
     sizes = [int(s) for s in args.sizes.split(",")]
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="chaind-bench-comet-"))
     try:
@@ -291,10 +282,16 @@ def main():
     worst = max(p50s.values())
     print(f"bar: tx_search p50 under {SEARCH_BAR_MS:g} ms  ratio worst/bar {worst / SEARCH_BAR_MS:.2f}  "
           f"{'PASS' if worst < SEARCH_BAR_MS else 'FAIL'}")
+    results.append(Result("comet.tx_search_p50", "tx_search by EVM hash p50, worst of "
+                          + " and ".join(f"{size:,}" for size in sizes) + " txs", "ms",
+                          worst, SEARCH_BAR_MS, higher=False, issue=4,
+                          note=", ".join(f"{size:,}: {p50:.2f}" for size, p50 in p50s.items())))
     if len(sizes) > 1:
         growth = p50s[sizes[-1]] / p50s[sizes[0]]
         print(f"bar: flat from {sizes[0]:,} to {sizes[-1]:,} txs (p50 ratio at most {FLAT_BAR:g})  "
               f"ratio {growth:.2f}  {'PASS' if growth <= FLAT_BAR else 'FAIL'}")
+        results.append(Result("comet.tx_search_flat", f"tx_search p50 at {sizes[-1]:,} / at {sizes[0]:,} txs", "x",
+                              growth, FLAT_BAR, higher=False, issue=4))
     if args.subscribers:
         to_last = sorted(r[0] for r in rounds)
         spread = sorted(r[1] for r in rounds)
@@ -306,6 +303,25 @@ def main():
               f"(commit -> last is at most this)")
         print(f"bar: all notified within {FANOUT_BAR_MS:g} ms of the commit  ratio worst/bar "
               f"{to_last[-1] / FANOUT_BAR_MS:.2f}  {'PASS' if to_last[-1] < FANOUT_BAR_MS else 'FAIL'}")
+        results.append(Result("comet.newblock_fanout",
+                              f"{args.subscribers:,} NewBlock subscribers: send to last, worst block", "ms",
+                              to_last[-1], FANOUT_BAR_MS, higher=False, issue=4,
+                              note=f"median {statistics.median(to_last):.1f} ms over {len(to_last)} blocks"))
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000", help="indexed tx counts measured, ascending")
+    parser.add_argument("--per-block", type=int, default=700,
+                        help="transfers per block while filling (700 stays under the gas target: base fee flat)")
+    parser.add_argument("--queries", type=int, default=1000, help="tx_search requests timed per size")
+    parser.add_argument("--heavy", type=int, default=50, help="requests timed per heavy route (0: skip)")
+    parser.add_argument("--subscribers", type=int, default=1000, help="WebSocket connections, one NewBlock each")
+    parser.add_argument("--rounds", type=int, default=30, help="blocks timed for the fan-out, one transfer each")
+    parser.add_argument("--profile", metavar="PREFIX", help="record the node with py-spy (PREFIX-search-N.txt, "
+                                                            "PREFIX-fanout.txt; collapsed stacks)")
+    run_script(parser, measure, argv)
 
 
 if __name__ == "__main__":

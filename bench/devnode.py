@@ -26,17 +26,23 @@ def free_port():
 
 
 class DevNode:
-    """`with DevNode() as node:` a started node; node.url, node.ws_url, node.pid.
+    """`with DevNode() as node:` a started node; node.url, node.ws_url, node.pid, and the other faces' ports
+    (comet_port, grpc_port, rest_port).
 
-    `config` is appended to the file after the [json-rpc] settings, so it may add json-rpc keys first.
+    `config` is appended to the file after the [json-rpc] settings, so it may add json-rpc keys first;
+    `comet_config` goes into the [cometbft-rpc] section.
     """
 
-    def __init__(self, config=""):
+    def __init__(self, config="", comet_config=""):
         self.port = free_port()
         self.ws_port = free_port()
+        self.comet_port = free_port()
+        self.grpc_port = free_port()
+        self.rest_port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.ws_port}"
         self.extra_config = config
+        self.comet_config = comet_config
 
     def __enter__(self):
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="chaind-bench-"))
@@ -46,8 +52,9 @@ class DevNode:
                         "Home(sys.argv[1]).init('bench', dev=True)", str(home)], env=env, check=True)
         config = self.tmp / "chaind.toml"
         # extra_config may go on with [json-rpc] keys, so that section comes last.
-        config.write_text(f'[cometbft-rpc]\naddress = "127.0.0.1:0"\n[grpc]\naddress = "127.0.0.1:0"\n'
-                          f'[rest]\naddress = "127.0.0.1:0"\n[json-rpc]\naddress = "127.0.0.1:{self.port}"\n'
+        config.write_text(f'[cometbft-rpc]\naddress = "127.0.0.1:{self.comet_port}"\n{self.comet_config}'
+                          f'[grpc]\naddress = "127.0.0.1:{self.grpc_port}"\n'
+                          f'[rest]\naddress = "127.0.0.1:{self.rest_port}"\n[json-rpc]\naddress = "127.0.0.1:{self.port}"\n'
                           f'ws-address = "127.0.0.1:{self.ws_port}"\n{self.extra_config}')
         twistd = pathlib.Path(sys.executable).parent / "twistd"
         self.log = open(self.tmp / "node.log", "wb")

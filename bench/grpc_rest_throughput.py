@@ -32,6 +32,7 @@ from chaind.crypto.addresses import to_bech32  # noqa: E402
 from chaind.home import Home  # noqa: E402
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc, tx_pb2 as bank_tx  # noqa: E402
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2  # noqa: E402
+from results import Result, run_script  # noqa: E402
 
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
 DEV0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
@@ -98,6 +99,8 @@ def throughput(args):
             rate, mean = h2load(grpc_address, path, grpc_frame(request), args.connections, args.seconds)
         print(f"gRPC AllBalances      {rate:9,.0f} calls/s  mean {mean:>8}  target {TARGETS['grpc']:,}  "
               f"ratio {rate / TARGETS['grpc']:.2f}")
+        results = [Result("grpc.all_balances", f"gRPC AllBalances, h2load {args.connections} clients", "calls/s",
+                          rate, TARGETS["grpc"], issue=6, note=f"mean {mean}")]
         url = f"http://{rest_address}/cosmos/bank/v1beta1/balances/{address}"
         with urllib.request.urlopen(url, timeout=5) as response:
             if len(json.loads(response.read())["balances"]) != 3:
@@ -107,6 +110,9 @@ def throughput(args):
             rate, p50 = wrk(url, args.connections, args.seconds)
         print(f"REST balances         {rate:9,.0f} req/s    p50  {p50:>8}  target {TARGETS['rest']:,}  "
               f"ratio {rate / TARGETS['rest']:.2f}")
+        results.append(Result("rest.balances", f"REST balances, wrk {args.connections} clients", "req/s", rate,
+                              TARGETS["rest"], issue=6, note=f"p50 {p50}"))
+    return results
 
 
 class Mover(threading.Thread):
@@ -168,6 +174,7 @@ def historical(args):
         print(f"chain of {head} blocks built in {time.monotonic() - started:.0f} s, {mover.sent} txs moving the "
               f"probe's balances; reading height {past} against the latest (blocks still come every ms)")
         path = "/cosmos.bank.v1beta1.Query/Balance"
+        results = []
         for denom in ("achain", IBC):
             request = query_pb2.QueryBalanceRequest(address=to_bech32("chain", PROBE), denom=denom)
             with grpc.insecure_channel(grpc_address) as channel:
@@ -187,9 +194,26 @@ def historical(args):
             latest, old_rate = statistics.median(rates["latest"]), statistics.median(rates["past"])
             print(f"Balance {denom[:12]:12}  latest {latest:8,.0f} calls/s  {args.depth:,} back {old_rate:8,.0f} "
                   f"calls/s  cost ratio {latest / old_rate:.2f}  (bar <= 2)")
+            results.append(Result(f"grpc.historical.{'evm' if denom == 'achain' else 'ibc'}",
+                                  f"gRPC Balance ({'achain' if denom == 'achain' else 'ibc/...'}) {args.depth:,} "
+                                  f"blocks back: cost / latest's", "x", latest / old_rate, 2.0, higher=False,
+                                  issue=6, note=f"latest {latest:,.0f}, past {old_rate:,.0f} calls/s"))
+    return results
 
 
-def main():
+def measure(args):
+    for tool in ("h2load", "wrk"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} is missing: apt-get install -y nghttp2-client wrk")
+    results = []
+    if args.only != "historical":
+        results += throughput(args)
+    if args.only != "throughput":
+        results += historical(args)
+    return results
+
+
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--warmup", type=int, default=3, help="seconds of load before measuring")
@@ -199,14 +223,7 @@ def main():
     parser.add_argument("--round-seconds", type=int, default=4)
     parser.add_argument("--only", choices=("throughput", "historical"))
     parser.add_argument("--profile", help="py-spy the node into PREFIX-grpc.txt / PREFIX-rest.txt")
-    args = parser.parse_args()
-    for tool in ("h2load", "wrk"):
-        if shutil.which(tool) is None:
-            sys.exit(f"{tool} is missing: apt-get install -y nghttp2-client wrk")
-    if args.only != "historical":
-        throughput(args)
-    if args.only != "throughput":
-        historical(args)
+    run_script(parser, measure, argv)
 
 
 if __name__ == "__main__":

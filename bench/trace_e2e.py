@@ -28,6 +28,7 @@ from eth_account import Account
 
 from chaind.tracing.js.examples import STORAGE_VALUES
 from devnode import DEV0, DevNode, rss_mb
+from results import Result, run_script
 from trace_throughput import CALLEE, CALLEE_CODE, LOOP_CODE
 
 DEV0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"   # dev account 0
@@ -333,20 +334,20 @@ def stream_big(node, big_hash, runs, parallel):
               f"max {ratio(max(intervals), INTERVAL * 1.5, True)} of < {INTERVAL * 1.5:g} s")
     else:
         print("    block interval: MISSES: no new block while it streamed")
+    # No block while it streamed counts as an interval as long as the stream.
+    worst_interval = max(intervals) if intervals else trace_end - trace_start
+    return [
+        Result("trace.big_rss", f"node peak RSS growth, {size / 1e6:.0f} MB raw trace streaming", "MB",
+               memory.growth, RSS_BAR, higher=False, issue=3, note=f"slow reader: {slow_memory.growth:.1f} MB"),
+        Result("trace.big_p99", "eth_blockNumber p99 while it streams", "ms", p99(during) * 1000, P99_BAR * 1000,
+               higher=False, issue=3),
+        Result("trace.big_interval", f"block interval while it streams (block-interval {INTERVAL:g} s), max", "s",
+               worst_interval, INTERVAL * 1.5, higher=False, issue=3),
+    ]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=4166, help="loop iterations of the ~100,000-op tx")
-    parser.add_argument("--big-iterations", type=int, default=31000, help="loop iterations of the >= 300 MB trace")
-    parser.add_argument("--big-runs", type=int, default=2, help="times the big trace streams (more blocks seen)")
-    parser.add_argument("--parallel", type=int, default=1, help="clients reading the big trace at once")
-    parser.add_argument("--runs", type=int, default=5, help="timed traces per figure; the median counts")
-    parser.add_argument("--config", default="", help="extra node config (TOML lines)")
-    parser.add_argument("--profile", metavar="PREFIX", help="record the node with py-spy during (a) and (b) "
-                        "into PREFIX-raw.txt and PREFIX-filter.txt (collapsed stacks, per thread)")
-    parser.add_argument("--skip-big", action="store_true", help="measure (a) and (b) only")
-    args = parser.parse_args(argv)
+def measure(args):
+    results = []
     config = (f'api = "eth,net,web3,txpool,debug"\n[chain]\nblock-interval = {INTERVAL}\nempty-blocks = true\n'
               + args.config)
     with DevNode(config) as node:
@@ -360,7 +361,8 @@ def main(argv=None):
         big = loop_call(sender, loop, args.big_iterations, gas=big_gas)
         tx_hash, big_hash = small["transactionHash"], big["transactionHash"]
         if not args.skip_big:
-            stream_big(node, big_hash, args.big_runs, args.parallel)   # first, on a node that has traced nothing yet
+            # first, on a node that has traced nothing yet
+            results += stream_big(node, big_hash, args.big_runs, args.parallel)
 
         # The whole raw trace once, parsed: its entry count and size, and a check it is the tx's.
         _, size, body = post(node.url, "debug_traceTransaction", [tx_hash, {}], keep=True)
@@ -376,6 +378,9 @@ def main(argv=None):
                                      args.profile and (node.pid, args.profile + "-raw.txt"))
         print(f"(a) raw struct-log trace: {seconds:.3f} s  {entries / seconds:,.0f} entries/s "
               f"(best {entries / best:,.0f})  {ratio(entries / seconds, ENTRIES_BAR)} of {ENTRIES_BAR:,}/s")
+        results.insert(0, Result("trace.raw_entries", "raw struct-log trace, ~100,000 ops, request to last byte",
+                                 "entries/s", entries / seconds, ENTRIES_BAR, issue=3,
+                                 compare="trace.raw_entries", note=f"median of {args.runs}"))
 
         _, _, body = post(node.url, "debug_traceTransaction", [tx_hash, {"tracer": FILTER}], keep=True)
         lines = orjson.loads(body)["result"]     # the callee SLOADs once too
@@ -385,9 +390,24 @@ def main(argv=None):
         print(f"(b) SLOAD/SSTORE filter tracer: {seconds:.3f} s  {entries / seconds:,.0f} steps/s "
               f"(best {entries / best:,.0f})  {ratio(entries / seconds, STEPS_BAR)} of {STEPS_BAR:,}/s "
               f"({len(lines):,} lines)")
+        results.insert(1, Result("trace.filter_steps", "SLOAD/SSTORE filter JS tracer, request to last byte",
+                                 "steps/s", entries / seconds, STEPS_BAR, issue=3, note=f"median of {args.runs}"))
+    return results
 
-    return 0
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=4166, help="loop iterations of the ~100,000-op tx")
+    parser.add_argument("--big-iterations", type=int, default=31000, help="loop iterations of the >= 300 MB trace")
+    parser.add_argument("--big-runs", type=int, default=2, help="times the big trace streams (more blocks seen)")
+    parser.add_argument("--parallel", type=int, default=1, help="clients reading the big trace at once")
+    parser.add_argument("--runs", type=int, default=5, help="timed traces per figure; the median counts")
+    parser.add_argument("--config", default="", help="extra node config (TOML lines)")
+    parser.add_argument("--profile", metavar="PREFIX", help="record the node with py-spy during (a) and (b) "
+                        "into PREFIX-raw.txt and PREFIX-filter.txt (collapsed stacks, per thread)")
+    parser.add_argument("--skip-big", action="store_true", help="measure (a) and (b) only")
+    run_script(parser, measure, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

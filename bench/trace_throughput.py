@@ -10,7 +10,6 @@ import argparse
 import gc
 import resource
 import statistics
-import sys
 import time
 
 from eth.constants import BLANK_ROOT_HASH
@@ -22,6 +21,7 @@ from eth.vm.spoof import SpoofTransaction
 
 from chaind.tracing.hooks import trace_transaction, tx_env
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from results import Result, run_script
 
 SENDER = bytes.fromhex("a0" * 20)
 LOOP = bytes.fromhex("10" * 20)
@@ -118,11 +118,7 @@ def run(base, tx, traced, pause_gc):
     return elapsed, (logger.entries if traced else 0), sink.bytes
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=4166, help="loop iterations (24 ops each)")
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args(argv)
+def measure(args):
     base = base_state()
     tx = make_tx(args.iterations)
     rss_before = rss_mb()            # state built, nothing traced yet
@@ -144,8 +140,17 @@ def main(argv=None):
               + ("" if name == "untraced" else f"  {'meets' if rate >= BAR else 'MISSES'} the {BAR:,}/s bar"))
     print(f"peak RSS growth while tracing: {max(0.0, peak_after - rss_before):.1f} MB "
           f"(RSS before {rss_before:.1f} MB, JSON streamed {size / 1e6:.1f} MB per run)")
-    return 0
+    traced = entries / statistics.median(rows["traced"])
+    return [Result("trace.core_entries", "struct-log tracing in process (py-evm + logger, no HTTP)", "entries/s",
+                   traced, BAR, issue=3, note=f"untraced {entries / untraced:,.0f} ops/s")]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=4166, help="loop iterations (24 ops each)")
+    parser.add_argument("--runs", type=int, default=5)
+    run_script(parser, measure, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

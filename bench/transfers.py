@@ -29,6 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from chaind.home import Home  # noqa: E402
+from results import Result, run_script  # noqa: E402
 
 TARGET = 800.0                 # transfers/s on the 2-core reference box
 EVM_CHAIN_ID = 9000
@@ -36,7 +37,8 @@ RECIPIENT = bytes.fromhex("00000000000000000000000000000000000b0b00")
 MAX_FEE = 100 * 10**9          # far above the base fee even after several full blocks
 TIP = 10**9
 
-# Walks this thread's share of the request bodies; once the share is answered the thread stops.
+# Walks this thread's share of the request bodies (the txs of its senders: line n is sender n % nsenders's);
+# once the share is answered the thread stops.
 WRK_SCRIPT = textwrap.dedent("""\
     local threads, counter = {}, 0
     function setup(thread)
@@ -45,14 +47,14 @@ WRK_SCRIPT = textwrap.dedent("""\
       table.insert(threads, thread)
     end
     function init(args)
-      local nthreads = tonumber(args[2])
+      local nthreads, nsenders = tonumber(args[2]), tonumber(args[4])
       args_marker = args[3]
       reqs, i, answered, ok, failed, first_error = {}, 0, 0, 0, 0, ""
       -- wrk calls thread 0's request() once before the run to check it; that call must not use a tx.
       if tid == 0 then i = -1 end
       local n = 0
       for line in io.lines(args[1]) do
-        if n % nthreads == tid then
+        if (n % nsenders) % nthreads == tid then
           reqs[#reqs + 1] = wrk.format("POST", "/", {["Content-Type"] = "application/json"}, line)
         end
         n = n + 1
@@ -116,14 +118,14 @@ class Rpc:
         return [a["result"] for a in answers]
 
 
-def sign_transfers(keys, count):
+def sign_transfers(keys, count, chain_id=EVM_CHAIN_ID):
     """`count` raw txs round-robin over the senders, each sender's nonces from 0; (raws, hashes, finals)."""
     raws, hashes = [], []
     nonces = [0] * len(keys)
     for i in range(count):
         k = i % len(keys)
         signed = Account.sign_transaction({
-            "type": 2, "chainId": EVM_CHAIN_ID, "nonce": nonces[k], "to": to_checksum_address(RECIPIENT),
+            "type": 2, "chainId": chain_id, "nonce": nonces[k], "to": to_checksum_address(RECIPIENT),
             "value": 1, "gas": 21000, "maxFeePerGas": MAX_FEE, "maxPriorityFeePerGas": TIP, "data": b"",
         }, keys[k].private_key)
         nonces[k] += 1
@@ -160,34 +162,45 @@ def start_node(workdir, interval, mempool):
     return proc, rpc, home, port
 
 
-def run(senders, count, interval, connections, threads, mempool, keep, profile):
-    workdir = pathlib.Path(tempfile.mkdtemp(prefix="chaind-bench-"))
-    proc = None
-    try:
-        proc, rpc, home, port = start_node(workdir, interval, mempool)
-        keys = home.dev_keys()[:senders]
-        raws, hashes, finals = sign_transfers(keys, count)
-        bodies = workdir / "txs.jsonl"
-        bodies.write_text("".join(
-            json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "eth_sendRawTransaction", "params": [raw]}) + "\n"
-            for i, raw in enumerate(raws)))
-        script = workdir / "send.lua"
-        script.write_text(WRK_SCRIPT)
-        addresses = ["0x" + k.address.hex() for k in keys]
+def send_all(url, keys, count, chain_id, connections, threads, workdir, profile_pid=None, profile_path=None):
+    """Pre-sign `count` transfers from `keys`, send them with wrk to the node at `url` as fast as it takes
+    them and wait for the last to commit; every one must be accepted and have a status-1 receipt.
 
-        spy = None
-        if profile:
-            # --gil: samples only the thread holding the GIL, i.e. where the node's one core of Python goes.
-            spy = subprocess.Popen([shutil.which("py-spy") or str(pathlib.Path(sys.executable).with_name("py-spy")),
-                                    "record", "--nonblocking", "--gil", "-r", "250", "-f", "raw", "-p", str(proc.pid),
-                                    "-o", f"{profile}-{senders}-{interval:g}.txt"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(1)
-        start = time.monotonic()
-        wrk = subprocess.Popen(["wrk", "-t", str(threads), "-c", str(connections), "-d", "600s", "--timeout", "60s",
-                                "-s", str(script), f"http://127.0.0.1:{port}/",
-                                "--", str(bodies), str(threads), str(workdir / "sent.")],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    Works against any EVM node (the peers too): only eth_sendRawTransaction, eth_getTransactionCount and
+    eth_getTransactionReceipt are used. Returns {elapsed, rate, blocks, accept}.
+    """
+    rpc = Rpc(url)
+    # A sender's txs all go through one wrk thread, so they arrive nearly in nonce order: a gap of more
+    # than the mempool's max-queued-per-sender (64) would be refused, as in geth.
+    threads = min(threads, len(keys))
+    raws, hashes, finals = sign_transfers(keys, count, chain_id)
+    bodies = workdir / "txs.jsonl"
+    bodies.write_text("".join(
+        json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "eth_sendRawTransaction", "params": [raw]}) + "\n"
+        for i, raw in enumerate(raws)))
+    script = workdir / "send.lua"
+    script.write_text(WRK_SCRIPT)
+    addresses = ["0x" + bytes(k.address).hex() if isinstance(k.address, bytes) else k.address for k in keys]
+    starts = [int(n, 16) for n in rpc.batch([("eth_getTransactionCount", [a, "latest"]) for a in addresses])]
+    if any(starts):
+        raise SystemExit(f"the senders have sent txs already (nonces {starts}); use a fresh chain")
+    for marker in workdir.glob("sent.*"):
+        marker.unlink()
+
+    spy = None
+    if profile_path:
+        # --gil: samples only the thread holding the GIL, i.e. where the node's one core of Python goes.
+        spy = subprocess.Popen([shutil.which("py-spy") or str(pathlib.Path(sys.executable).with_name("py-spy")),
+                                "record", "--nonblocking", "--gil", "-r", "250", "-f", "raw", "-p", str(profile_pid),
+                                "-o", profile_path],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+    start = time.monotonic()
+    wrk = subprocess.Popen(["wrk", "-t", str(threads), "-c", str(connections), "-d", "600s", "--timeout", "60s",
+                            "-s", str(script), url.rstrip("/") + "/",
+                            "--", str(bodies), str(threads), str(workdir / "sent."), str(len(keys))],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
         # The last receipt: every sender's committed nonce reaches its final value.
         sent_at = None
         while True:
@@ -196,32 +209,47 @@ def run(senders, count, interval, connections, threads, mempool, keep, profile):
             nonces = [int(n, 16) for n in rpc.batch([("eth_getTransactionCount", [a, "latest"]) for a in addresses])]
             if nonces == finals:
                 break
+            if sent_at is not None and time.monotonic() - sent_at > 30:
+                break       # every send answered, and 30 s later still not all committed: wrk's tally says why
             if wrk.poll() is not None:
                 raise SystemExit(f"wrk exited early:\n{wrk.stdout.read()}")
             if time.monotonic() - start > 600:
                 raise SystemExit(f"timed out; committed nonces {nonces} of {finals}")
             time.sleep(0.02)
         elapsed = time.monotonic() - start
+        committed = nonces == finals
+    finally:
         if spy is not None:
             spy.send_signal(signal.SIGINT)
             spy.wait(timeout=60)
         wrk.send_signal(signal.SIGINT)
         out, _ = wrk.communicate(timeout=60)
-        result = [line for line in out.splitlines() if line.startswith("WRKRESULT")]
-        if not result:
-            raise SystemExit(f"no result from wrk:\n{out}")
-        _, ok, failed, *error = result[0].split(" ", 3)
-        if int(failed) or int(ok) != count:
-            raise SystemExit(f"{failed} of {count} sends refused ({ok} accepted); first: {' '.join(error)}")
-        receipts = []
-        for i in range(0, count, 1000):
-            receipts += rpc.batch([("eth_getTransactionReceipt", [h]) for h in hashes[i:i + 1000]])
-        bad = [h for h, r in zip(hashes, receipts) if r is None or r["status"] != "0x1"]
-        if bad:
-            raise SystemExit(f"{len(bad)} txs without a status-1 receipt, e.g. {bad[0]}")
-        blocks = {r["blockNumber"] for r in receipts}
-        return {"elapsed": elapsed, "rate": count / elapsed, "blocks": len(blocks),
-                "accept": count / ((sent_at or time.monotonic()) - start)}
+    result = [line for line in out.splitlines() if line.startswith("WRKRESULT")]
+    if not result:
+        raise SystemExit(f"no result from wrk:\n{out}")
+    _, ok, failed, *error = result[0].split(" ", 3)
+    if int(failed) or int(ok) != count:
+        raise SystemExit(f"{failed} of {count} sends refused ({ok} accepted); first: {' '.join(error)}")
+    if not committed:
+        raise SystemExit(f"every send accepted, but 30 s later committed nonces are {nonces}, not {finals}")
+    receipts = []
+    for i in range(0, count, 1000):
+        receipts += rpc.batch([("eth_getTransactionReceipt", [h]) for h in hashes[i:i + 1000]])
+    bad = [h for h, r in zip(hashes, receipts) if r is None or r["status"] != "0x1"]
+    if bad:
+        raise SystemExit(f"{len(bad)} txs without a status-1 receipt, e.g. {bad[0]}")
+    blocks = {r["blockNumber"] for r in receipts}
+    return {"elapsed": elapsed, "rate": count / elapsed, "blocks": len(blocks),
+            "accept": count / ((sent_at or time.monotonic()) - start)}
+
+
+def run(senders, count, interval, connections, threads, mempool, keep, profile):
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="chaind-bench-"))
+    proc = None
+    try:
+        proc, rpc, home, port = start_node(workdir, interval, mempool)
+        return send_all(f"http://127.0.0.1:{port}", home.dev_keys()[:senders], count, EVM_CHAIN_ID, connections,
+                        threads, workdir, proc.pid, profile and f"{profile}-{senders}-{interval:g}.txt")
     finally:
         if proc is not None and proc.poll() is None:
             proc.terminate()
@@ -235,25 +263,13 @@ def run(senders, count, interval, connections, threads, mempool, keep, profile):
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--txs", type=int, default=4000, help="transfers per run")
-    parser.add_argument("--senders", default="1,8", help="comma-separated sender counts (at most 10 dev accounts)")
-    parser.add_argument("--interval", default="1,0", help="comma-separated block intervals in seconds (0 = instant)")
-    parser.add_argument("--connections", type=int, default=8, help="keep-alive connections wrk keeps open")
-    parser.add_argument("--threads", type=int, default=2, help="wrk threads")
-    parser.add_argument("--mempool", action="append", default=[], metavar="KEY=VALUE",
-                        help="a [mempool] setting for the node, e.g. size=20000 (repeatable)")
-    parser.add_argument("--runs", type=int, default=3, help="runs per case, each on a fresh chain; the median counts")
-    parser.add_argument("--profile", metavar="PREFIX",
-                        help="record the node with py-spy into PREFIX-<senders>-<interval>.txt (collapsed stacks)")
-    parser.add_argument("--keep", action="store_true", help="keep the temp home and node log")
-    args = parser.parse_args()
+def measure(args):
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install -y wrk")
     mempool = dict(kv.split("=", 1) for kv in args.mempool)
     print(f"{args.txs} signed EIP-1559 transfers per run, wrk -t{args.threads} -c{args.connections}; "
           f"target {TARGET:.0f} transfers/s")
+    results = []
     for interval in [float(x) for x in args.interval.split(",")]:
         for senders in [int(x) for x in args.senders.split(",")]:
             mode = "instant" if interval == 0 else f"{interval:g}s blocks"
@@ -266,6 +282,27 @@ def main():
                       f"sends answered at {r['accept']:.0f}/s)", flush=True)
             median = statistics.median(rates)
             print(f"{case}: median {median:7.1f} transfers/s  ratio to {TARGET:.0f}: {median / TARGET:.2f}", flush=True)
+            results.append(Result(f"transfers.{'instant' if interval == 0 else f'{interval:g}s'}.{senders}",
+                                  f"transfers end to end, {mode}, {senders} sender{'s' if senders > 1 else ''}",
+                                  "tx/s", median, TARGET, issue=2, compare=f"transfers.{senders}",
+                                  note=f"{args.txs} txs, median of {args.runs}"))
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--txs", type=int, default=4000, help="transfers per run")
+    parser.add_argument("--senders", default="1,8", help="comma-separated sender counts (at most 10 dev accounts)")
+    parser.add_argument("--interval", default="1,0", help="comma-separated block intervals in seconds (0 = instant)")
+    parser.add_argument("--connections", type=int, default=8, help="keep-alive connections wrk keeps open")
+    parser.add_argument("--threads", type=int, default=2, help="wrk threads")
+    parser.add_argument("--mempool", action="append", default=[], metavar="KEY=VALUE",
+                        help="a [mempool] setting for the node, e.g. size=20000 (repeatable)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per case, each on a fresh chain; the median counts")
+    parser.add_argument("--profile", metavar="PREFIX",
+                        help="record the node with py-spy into PREFIX-<senders>-<interval>.txt (collapsed stacks)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp home and node log")
+    run_script(parser, measure, argv)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from devnode import DevNode, Profile  # noqa: E402
 from rawws import RawWebSocket  # noqa: E402
 from chaind.home import Home  # noqa: E402
+from results import Result, run_script  # noqa: E402
 
 BAR_MS = 100.0
 EVM_CHAIN_ID = 9000
@@ -83,12 +84,7 @@ def one_round(node, subscribers, poll, raw, tx_hash):
     return (times[-1] - start) * 1000, (times[-1] - times[0]) * 1000, (times[0] - start) * 1000
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--subscribers", type=int, default=1000, help="WebSocket connections, one newHeads each")
-    parser.add_argument("--rounds", type=int, default=30, help="blocks timed, one transfer each")
-    parser.add_argument("--profile", metavar="FILE", help="record the node with py-spy into FILE (collapsed stacks)")
-    args = parser.parse_args()
+def measure(args):
     with DevNode("[chain]\nblock-interval = 0\n") as node:
         key = Home(str(node.tmp / "home")).dev_keys()[0]
         txs = []
@@ -118,6 +114,17 @@ def main():
           f"(commit -> last is at most this)")
     print(f"bar: all notified within {BAR_MS:g} ms of the commit  ratio worst/bar {to_last[-1] / BAR_MS:.2f}  "
           f"{'PASS' if to_last[-1] < BAR_MS else 'FAIL'}")
+    return [Result("ws.newheads_fanout", f"{len(subscribers):,} newHeads subscribers: send to last, worst block",
+                   "ms", to_last[-1], BAR_MS, higher=False, issue=5,
+                   note=f"median {statistics.median(to_last):.1f} ms over {len(rounds)} blocks")]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--subscribers", type=int, default=1000, help="WebSocket connections, one newHeads each")
+    parser.add_argument("--rounds", type=int, default=30, help="blocks timed, one transfer each")
+    parser.add_argument("--profile", metavar="FILE", help="record the node with py-spy into FILE (collapsed stacks)")
+    run_script(parser, measure, argv)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from devnode import DevNode, Profile  # noqa: E402
 from ws_latency import Http  # noqa: E402
 from chaind.home import Home  # noqa: E402
+from results import Result, run_script  # noqa: E402
 
 BAR = 0.10                     # at most 10% slower
 EVM_CHAIN_ID = 9000
@@ -175,15 +176,7 @@ def phase(node, senders, calls):
     return calls / elapsed, blocks, elapsed * 1000 / blocks
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--subscriptions", type=int, default=10000, help="logs subscriptions, distinct filters")
-    parser.add_argument("--probes", type=int, default=100, help="calls sent one at a time per phase")
-    parser.add_argument("--calls", type=int, default=1000, help="log-emitting calls per phase, as fast as taken")
-    parser.add_argument("--runs", type=int, default=3, help="phases of each kind (alternating); medians count")
-    parser.add_argument("--profile", metavar="FILE",
-                        help="record the node with py-spy during the phases with subscriptions")
-    args = parser.parse_args()
+def measure(args):
     with DevNode("[chain]\nblock-interval = 0\n") as node:
         keys = Home(str(node.tmp / "home")).dev_keys()
         deployed = rpc(node.url, [("eth_sendRawTransaction", [sign(keys[0], 0, data=INIT, gas=100000)])])[0]
@@ -241,6 +234,20 @@ def main():
           f"calls/s ({rate_without / rate_with - 1:+.1%} time)")
     print(f"bar: block commit no more than {BAR:.0%} slower  slowdown {slowdown:+.1%}  ratio to bar "
           f"{max(slowdown, 0) / BAR:.2f}  {'PASS' if slowdown <= BAR else 'FAIL'}")
+    return [Result("ws.logs_load", f"block time with {args.subscriptions:,} logs subscriptions: slowdown", "%",
+                   slowdown * 100, BAR * 100, higher=False, issue=5,
+                   note=f"median {without:.2f} -> {with_:.2f} ms")]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--subscriptions", type=int, default=10000, help="logs subscriptions, distinct filters")
+    parser.add_argument("--probes", type=int, default=100, help="calls sent one at a time per phase")
+    parser.add_argument("--calls", type=int, default=1000, help="log-emitting calls per phase, as fast as taken")
+    parser.add_argument("--runs", type=int, default=3, help="phases of each kind (alternating); medians count")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="record the node with py-spy during the phases with subscriptions")
+    run_script(parser, measure, argv)
 
 
 if __name__ == "__main__":
