@@ -19,13 +19,11 @@ import argparse
 import hashlib
 import http.client
 import json
-import os
 import pathlib
 import random
 import select
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -37,7 +35,7 @@ from eth_account import Account
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from devnode import REPO, DevNode, Profile, free_port  # noqa: E402
+from devnode import DevNode, Profile  # noqa: E402
 from rawws import RawWebSocket  # noqa: E402
 from chaind.chain import txs as chain_txs  # noqa: E402
 from chaind.chain.app import App  # noqa: E402
@@ -101,31 +99,6 @@ class Filler:
                   f"({signing:.0f} s signing, the rest finalize_block + commit)")
         finally:
             db.close()
-
-
-class HomeNode(DevNode):
-    """A node started on an existing home (kept on exit), with the CometBFT RPC on a known port."""
-
-    def __init__(self, home, config=""):
-        super().__init__(config)
-        self.home = home
-        self.comet_port = free_port()
-
-    def __enter__(self):
-        self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="chaind-bench-"))
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        config = self.tmp / "chaind.toml"
-        config.write_text(f'[cometbft-rpc]\naddress = "127.0.0.1:{self.comet_port}"\n'
-                          f'max-subscription-clients = 1000\n'
-                          f'[json-rpc]\naddress = "127.0.0.1:{self.port}"\nws-address = "127.0.0.1:{self.ws_port}"\n'
-                          f'{self.extra_config}')
-        twistd = pathlib.Path(sys.executable).parent / "twistd"
-        self.log = open(self.tmp / "node.log", "wb")
-        self.process = subprocess.Popen(
-            [str(twistd), "-n", "--pidfile=", "chaind", "--home", str(self.home.path), "--config", str(config)],
-            cwd=self.tmp, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        self._wait_ready(timeout=120)
-        return self
 
 
 def search_latencies(node, hashes, queries):
@@ -262,7 +235,8 @@ def measure(args):
         for size in sizes:
             print(f"{size:,} indexed txs:")
             filler.fill(size, args.per_block)
-            with HomeNode(home, "[chain]\nblock-interval = 0\n") as node:
+            with DevNode("[chain]\nblock-interval = 0\n", "max-subscription-clients = 1000\n", home=home,
+                         start_timeout=120) as node:
                 with Profile(node.pid, args.profile and f"{args.profile}-search-{size}.txt"):
                     p50, p99 = search_latencies(node, filler.hashes, args.queries)
                 p50s[size] = p50

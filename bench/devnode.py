@@ -30,10 +30,11 @@ class DevNode:
     (comet_port, grpc_port, rest_port).
 
     `config` is appended to the file after the [json-rpc] settings, so it may add json-rpc keys first;
-    `comet_config` goes into the [cometbft-rpc] section.
+    `comet_config` goes into the [cometbft-rpc] section. With `home` (a chaind.home.Home), the node runs
+    on that existing home, which is kept on exit; else on a new dev home in a temp dir.
     """
 
-    def __init__(self, config="", comet_config=""):
+    def __init__(self, config="", comet_config="", home=None, start_timeout=30):
         self.port = free_port()
         self.ws_port = free_port()
         self.comet_port = free_port()
@@ -43,13 +44,18 @@ class DevNode:
         self.ws_url = f"ws://127.0.0.1:{self.ws_port}"
         self.extra_config = config
         self.comet_config = comet_config
+        self.home = home
+        self.start_timeout = start_timeout
 
     def __enter__(self):
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="chaind-bench-"))
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        home = self.tmp / "home"
-        subprocess.run([sys.executable, "-c", "import sys; from chaind.home import Home; "
-                        "Home(sys.argv[1]).init('bench', dev=True)", str(home)], env=env, check=True)
+        if self.home is not None:
+            home = self.home.path
+        else:
+            home = self.tmp / "home"
+            subprocess.run([sys.executable, "-c", "import sys; from chaind.home import Home; "
+                            "Home(sys.argv[1]).init('bench', dev=True)", str(home)], env=env, check=True)
         config = self.tmp / "chaind.toml"
         # extra_config may go on with [json-rpc] keys, so that section comes last.
         config.write_text(f'[cometbft-rpc]\naddress = "127.0.0.1:{self.comet_port}"\n{self.comet_config}'
@@ -61,7 +67,7 @@ class DevNode:
         self.process = subprocess.Popen(
             [str(twistd), "-n", "--pidfile=", "chaind", "--home", str(home), "--config", str(config)],
             cwd=self.tmp, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        self._wait_ready()
+        self._wait_ready(self.start_timeout)
         return self
 
     @property

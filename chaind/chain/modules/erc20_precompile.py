@@ -387,33 +387,36 @@ def _transfer_from(call, owner, to, amount):
     return abi_encode(["bool"], [True])
 
 
-def _approve(call, spender, amount):
+def _owner_and_spender(call, spender):
     owner, spender = call.caller, _address(spender)
     if owner == spender:
         raise _Failure("spender cannot be the owner")
+    return owner, spender
+
+
+def _set_allowance(call, owner, spender, amount):
+    """Store the allowance and log Approval; the methods' `true`."""
     call.set_allowance(owner, spender, amount)
     call.log(APPROVAL_TOPIC, owner, spender, amount)
     return abi_encode(["bool"], [True])
 
 
+def _approve(call, spender, amount):
+    return _set_allowance(call, *_owner_and_spender(call, spender), amount)
+
+
 def _increase_allowance(call, spender, added):
-    owner, spender = call.caller, _address(spender)
-    if owner == spender:
-        raise _Failure("spender cannot be the owner")
+    owner, spender = _owner_and_spender(call, spender)
     if added <= 0:
         raise _Failure("cannot increase allowance with non-positive values")
     amount = call.allowance(owner, spender) + added
     if amount > MAX_UINT256:
         raise _Failure()
-    call.set_allowance(owner, spender, amount)
-    call.log(APPROVAL_TOPIC, owner, spender, amount)
-    return abi_encode(["bool"], [True])
+    return _set_allowance(call, owner, spender, amount)
 
 
 def _decrease_allowance(call, spender, subtracted):
-    owner, spender = call.caller, _address(spender)
-    if owner == spender:
-        raise _Failure("spender cannot be the owner")
+    owner, spender = _owner_and_spender(call, spender)
     if subtracted <= 0:
         raise _Failure("cannot decrease allowance with non-positive values")
     allowed = call.allowance(owner, spender)
@@ -422,9 +425,7 @@ def _decrease_allowance(call, spender, subtracted):
     if subtracted > allowed:
         raise _Failure("ERC20: decreased allowance below zero")
     amount = allowed - subtracted
-    call.set_allowance(owner, spender, amount)
-    call.log(APPROVAL_TOPIC, owner, spender, amount)
-    return abi_encode(["bool"], [True])
+    return _set_allowance(call, owner, spender, amount)
 
 
 _METHODS = {_selector(signature): _Method(signature.split("(")[0], inputs, gas, writes, handler)
