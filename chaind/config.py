@@ -99,7 +99,7 @@ class GrpcSettings:
     address: str = _listen("127.0.0.1:9090")
     max_recv_msg_size: int = attrs.field(default=10 * 1024 * 1024, validator=_at_least("grpc", 1))
     max_send_msg_size: int = attrs.field(default=2**31 - 1, validator=_at_least("grpc", 1))
-    max_workers: int = attrs.field(default=8, validator=_at_least("grpc", 1))  # threads answering calls
+    max_workers: int = attrs.field(default=8, validator=_at_least("grpc", 1))  # threads answering the longer calls
     shutdown_grace: float = 5.0         # seconds calls in flight may finish when the node stops
     tls_cert_file: str = ""             # PEM certificate chain; with tls_key_file, gRPC over TLS ("" = plaintext)
     tls_key_file: str = ""              # PEM private key of that certificate

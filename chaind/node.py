@@ -26,7 +26,7 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
-from chaind.grpc.abci import QueryRouter
+from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
 from chaind.rest.gateway import RestGateway
 from chaind.home import Home
@@ -108,7 +108,7 @@ class Node(service.MultiService):
             self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
         if settings.grpc.enable:
             # grpcio binds and serves on its own threads; it is a child service all the same.
-            grpc_server = GrpcServer(self, settings.grpc)
+            grpc_server = GrpcServer(self, settings.grpc, self.reactor)
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
         if settings.rest.enable:

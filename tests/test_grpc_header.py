@@ -1,11 +1,11 @@
-"""The x-cosmos-block-height header goes out with a unary call's answer (one batch, chaind.grpc.header), and
-clients still read it as header metadata: on answers, on errors, and at a requested height."""
+"""The x-cosmos-block-height header, as clients read it: header (initial) metadata on answers, on errors,
+and at a requested height; calls answered on the gRPC server's event loop and on its threads alike."""
 
 import grpc
 import pytest_twisted
 
-from chaind.grpc import header
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_q, query_pb2_grpc as staking_grpc
 
 from conftest import in_thread
 from evm_client import OTHER, send, w3
@@ -23,17 +23,22 @@ def _calls(node, height):
             failed = None
         except grpc.RpcError as e:
             failed = e
-        return ok, past, failed
+        # A list (not inline): answered on the server's thread pool.
+        _, listed = staking_grpc.QueryStub(channel).Validators.with_call(
+            staking_q.QueryValidatorsRequest(), timeout=10, metadata=(("x-cosmos-block-height", str(height)),))
+        return ok, past, failed, listed
 
 
 @pytest_twisted.inlineCallbacks
 def test_height_header_rides_with_answers_and_errors(node):
-    assert header.installed      # the pinned grpcio: a new release must be checked before it is let in
     receipt = yield in_thread(send, w3(node), {"to": OTHER, "value": 1, "nonce": 0})
-    ok, past, failed = yield in_thread(_calls, node, receipt.blockNumber - 1)
+    ok, past, failed, listed = yield in_thread(_calls, node, receipt.blockNumber - 1)
+    assert node.queries.methods["/cosmos.bank.v1beta1.Query/AllBalances"].inline
+    assert not node.queries.methods["/cosmos.staking.v1beta1.Query/Validators"].inline
     assert dict(ok.initial_metadata())["x-cosmos-block-height"] == str(node.app.height)
     assert "x-cosmos-block-height" not in dict(ok.trailing_metadata())
     assert dict(past.initial_metadata())["x-cosmos-block-height"] == str(receipt.blockNumber - 1)
+    assert dict(listed.initial_metadata())["x-cosmos-block-height"] == str(receipt.blockNumber - 1)
     assert failed.code() == grpc.StatusCode.NOT_FOUND
     assert dict(failed.initial_metadata()).get("x-cosmos-block-height") == str(node.app.height), (
         failed.initial_metadata(), failed.trailing_metadata())

@@ -19,6 +19,7 @@ from chaind.cometbft import search
 from chaind.cometbft.params import BOOL, BYTES, HEX, INT, STR, Arg
 from chaind.cometbft.proof import tx_proof
 from chaind.events import types as ev
+from chaind.grpc import abci
 from chaind.store import keys
 
 COMETBFT_VERSION = "0.38.12"       # the CometBFT release whose RPC this is (clients pick decoders by it)
@@ -161,7 +162,7 @@ class CometRoutes:
         return self._off_reactor(self._abci_query, path, data, height)
 
     def _abci_query(self, path, data, height):
-        answer = self.queries.query(path or "", data or b"", height or 0)
+        answer = abci.query(self.queries, path or "", data or b"", height or 0)
         return {"response": {"code": answer.code, "log": answer.log, "info": "", "index": "0", "key": None,
                              "value": enc.b64(answer.value) if answer.value else None, "proofOps": None,
                              "height": str(answer.height), "codespace": answer.codespace}}

@@ -64,7 +64,7 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
         account = auth_pb2.ModuleAccount(base_account=base, name=name, permissions=permissions)
         return any_pb2.Any(type_url=MODULE_ACCOUNT_TYPE_URL, value=account.SerializeToString())
 
-    @query
+    @query(inline=True)
     def Account(self, request, view):
         if not request.address:
             raise invalid("Address cannot be empty")
@@ -79,7 +79,7 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
         taken, page = paginate([(a, a) for a in auth.all_addresses(view)], request.pagination)
         return query_pb2.QueryAccountsResponse(accounts=[self._any(view, a) for a in taken], pagination=page)
 
-    @query
+    @query(inline=True)
     def AccountInfo(self, request, view):
         if not request.address:
             raise invalid("address cannot be empty")
@@ -94,7 +94,7 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
         return query_pb2.QueryModuleAccountsResponse(
             accounts=[self._module_account(view, name) for name in sorted(registry.MODULE_ACCOUNTS)])
 
-    @query
+    @query(inline=True)
     def ModuleAccountByName(self, request, view):
         if not request.name:
             raise invalid("module name is empty")
@@ -102,15 +102,15 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
             raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.name} not found")
         return query_pb2.QueryModuleAccountByNameResponse(account=self._module_account(view, request.name))
 
-    @query
+    @query(inline=True)
     def Params(self, request, view):
         return query_pb2.QueryParamsResponse(params=PARAMS)
 
-    @query
+    @query(inline=True)
     def Bech32Prefix(self, request, view):
         return query_pb2.Bech32PrefixResponse(bech32_prefix=self.prefix)
 
-    @query
+    @query(inline=True)
     def AddressBytesToString(self, request, view):
         if not request.address_bytes:
             raise invalid("empty address bytes is not allowed")
@@ -119,7 +119,7 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
                              f"address max length is 255, got {len(request.address_bytes)}: unknown address")
         return query_pb2.AddressBytesToStringResponse(address_string=to_bech32(self.prefix, request.address_bytes))
 
-    @query
+    @query(inline=True)
     def AddressStringToBytes(self, request, view):
         if not request.address_string.strip():
             raise invalid("empty address string is not allowed")

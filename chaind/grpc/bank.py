@@ -39,14 +39,14 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         items = [(d.encode(), _coin(d, a)) for d, a in self.app.bank.all_balances(view, address)]
         return paginate(items, request.pagination)
 
-    @query
+    @query(inline=True)
     def Balance(self, request, view):
         check_denom(request.denom)
         address = self._address(request.address)
         return query_pb2.QueryBalanceResponse(
             balance=_coin(request.denom, self.app.bank.balance(view, address, request.denom)))
 
-    @query
+    @query(inline=True)
     def AllBalances(self, request, view):
         balances, page = self._balances(view, request)
         if request.resolve_denom:
@@ -57,12 +57,12 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         return query_pb2.QueryAllBalancesResponse(balances=balances, pagination=page)
 
     # Nothing is locked or vesting on this chain: every coin held is spendable.
-    @query
+    @query(inline=True)
     def SpendableBalances(self, request, view):
         balances, page = self._balances(view, request)
         return query_pb2.QuerySpendableBalancesResponse(balances=balances, pagination=page)
 
-    @query
+    @query(inline=True)
     def SpendableBalanceByDenom(self, request, view):
         address = self._address(request.address)
         check_denom(request.denom)
@@ -75,12 +75,12 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         supply, page = paginate(items, request.pagination)
         return query_pb2.QueryTotalSupplyResponse(supply=supply, pagination=page)
 
-    @query
+    @query(inline=True)
     def SupplyOf(self, request, view):
         check_denom(request.denom)
         return query_pb2.QuerySupplyOfResponse(amount=_coin(request.denom, self.app.bank.supply(view, request.denom)))
 
-    @query
+    @query(inline=True)
     def Params(self, request, view):
         # No denom has sending disabled: every send the app accepts is enabled.
         return query_pb2.QueryParamsResponse(params=bank_pb2.Params(default_send_enabled=True))
@@ -92,7 +92,7 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
             found = None if stored is None else json_format.ParseDict(stored, bank_pb2.Metadata())
         return found
 
-    @query
+    @query(inline=True)
     def DenomMetadata(self, request, view):
         check_denom(request.denom)
         found = self._metadata(view, request.denom)

@@ -1,6 +1,7 @@
 """What every servicer shares: the x-cosmos-block-height header, SDK-shaped errors, bech32, pagination.
 
-Servicers run on grpcio's own threads; they read committed state through App.view only.
+Servicers are called through the QueryRouter (gRPC, ABCI Query, REST); they read committed state through
+App.view only.
 """
 
 import functools
@@ -11,7 +12,6 @@ import grpc
 from twisted.logger import Logger
 
 from chaind.chain.app import PrunedError
-from chaind.grpc.header import send_header
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 
 HEIGHT_HEADER = "x-cosmos-block-height"
@@ -34,23 +34,28 @@ def invalid(message):
     return QueryError(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
-def query(method):
+def query(method=None, *, inline=False):
     """A servicer method that reads state at the requested height: method(self, request, view).
 
     Resolves x-cosmos-block-height as the SDK's gRPC interceptor does, echoes the height used in the
-    response header, and turns QueryError into the status it names.
+    response header, and turns QueryError into the status it names. `inline` marks a read short and
+    bounded enough for the gRPC server to answer on its event loop rather than hand to a thread.
     """
+    if method is None:
+        return functools.partial(query, inline=inline)
+
     @functools.wraps(method)
     def handler(self, request, context):
         try:
             view = self.app_view(_requested_height(context))
-            send_header(context, ((HEIGHT_HEADER, str(view.height)),))
+            context.send_initial_metadata(((HEIGHT_HEADER, str(view.height)),))
             return method(self, request, view)
         except QueryError as e:
             context.abort(e.code, e.message)
         except Exception:
             log.failure("gRPC {method} failed", method=method.__name__)
             context.abort(grpc.StatusCode.INTERNAL, "internal error")
+    handler.inline = inline
     return handler
 
 

@@ -31,6 +31,6 @@ class ConsensusQuery(Reader, query_pb2_grpc.QueryServicer):
         # No message changes them on this chain (no x/gov): genesis' params hold at every height.
         self.params = consensus_params(node.genesis.document)
 
-    @query
+    @query(inline=True)
     def Params(self, request, view):
         return query_pb2.QueryParamsResponse(params=self.params)

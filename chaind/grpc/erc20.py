@@ -18,7 +18,7 @@ class Erc20Query(Reader, query_pb2_grpc.QueryServicer):
             raise QueryError(grpc.StatusCode.INTERNAL, e.message.removeprefix("paginate: ")) from None
         return query_pb2.QueryTokenPairsResponse(token_pairs=pairs, pagination=page)
 
-    @query
+    @query(inline=True)
     def TokenPair(self, request, view):
         token = request.token
         if not erc20.is_hex_address(token) and not erc20.is_denom(token):
@@ -29,6 +29,6 @@ class Erc20Query(Reader, query_pb2_grpc.QueryServicer):
             raise QueryError(grpc.StatusCode.NOT_FOUND, f"token pair with token '{token}'")
         return query_pb2.QueryTokenPairResponse(token_pair=pair)
 
-    @query
+    @query(inline=True)
     def Params(self, request, view):
         return query_pb2.QueryParamsResponse(params=erc20.params(view))

@@ -50,7 +50,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         rpc = node.settings.json_rpc
         self.runner = calls.CallRunner(node.app, rpc.gas_cap, rpc.evm_timeout)
 
-    @query
+    @query(inline=True)
     def Account(self, request, view):
         address = _hex_address(request.address)
         accounts = view.accounts
@@ -58,7 +58,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
                                               code_hash="0x" + accounts.get_code_hash(address).hex(),
                                               nonce=accounts.get_nonce(address))
 
-    @query
+    @query(inline=True)
     def CosmosAccount(self, request, view):
         address = _hex_address(request.address)
         response = query_pb2.QueryCosmosAccountResponse(cosmos_address=to_bech32(self.genesis.bech32_prefix, address))
@@ -68,7 +68,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
             response.sequence = auth.sequence(view, address)
         return response
 
-    @query
+    @query(inline=True)
     def ValidatorAccount(self, request, view):
         prefix = self.genesis.bech32_prefix + "valcons"
         try:
@@ -87,12 +87,12 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
             response.sequence = auth.sequence(view, operator)
         return response
 
-    @query
+    @query(inline=True)
     def Balance(self, request, view):
         address = _hex_address(request.address)
         return query_pb2.QueryBalanceResponse(balance=str(view.accounts.get_balance(address)))
 
-    @query
+    @query(inline=True)
     def Storage(self, request, view):
         address = _hex_address(request.address)
         key = request.key[2:] if request.key[:2] in ("0x", "0X") else request.key
@@ -101,19 +101,19 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         slot = int(key or "0", 16)
         return query_pb2.QueryStorageResponse(value=_word(view.accounts.get_storage(address, slot)))
 
-    @query
+    @query(inline=True)
     def Code(self, request, view):
         address = _hex_address(request.address)
         return query_pb2.QueryCodeResponse(code=view.accounts.get_code(address))
 
-    @query
+    @query(inline=True)
     def Params(self, request, view):
         return query_pb2.QueryParamsResponse(params=evm_pb2.Params(
             evm_denom=self.genesis.base_denom, chain_config=CHAIN_CONFIG,
             allow_unprotected_txs=self.app.allow_unprotected,
             access_control=evm_pb2.AccessControl(create=evm_pb2.AccessControlType(), call=evm_pb2.AccessControlType())))
 
-    @query
+    @query(inline=True)
     def BaseFee(self, request, view):
         response = query_pb2.QueryBaseFeeResponse()
         if not self.genesis.no_base_fee:
@@ -181,7 +181,7 @@ class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
     def _base_fee(self, view):
         return "" if self.genesis.no_base_fee else str(self.app.block_at(view.height)[1].base_fee)
 
-    @query
+    @query(inline=True)
     def Params(self, request, view):
         p = self.params
         # The base fee param moves every block: it is the one of the block at the height read.
@@ -191,11 +191,11 @@ class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
             base_fee=self._base_fee(view), min_gas_price=self.min_gas_price_atomics,
             min_gas_multiplier=self.min_gas_multiplier_atomics))
 
-    @query
+    @query(inline=True)
     def BaseFee(self, request, view):
         return fm_query_pb2.QueryBaseFeeResponse(base_fee=self._base_fee(view))
 
-    @query
+    @query(inline=True)
     def BlockGas(self, request, view):
         # x/feemarket's EndBlock: the block's gas wanted times min_gas_multiplier, or its gas used if more.
         _, meta = self.app.block_at(view.height)

@@ -9,13 +9,13 @@ class NodeService(Reader, query_pb2_grpc.ServiceServicer):
         super().__init__(node.app)
         self.storage = node.settings.storage
 
-    @query
+    @query(inline=True)
     def Config(self, request, view):
         # No minimum gas price is configured: the fee market's base fee is the only floor.
         return query_pb2.ConfigResponse(minimum_gas_price="", pruning_keep_recent=str(self.storage.pruning),
                                         pruning_interval=str(self.storage.prune_interval), halt_height=0)
 
-    @query
+    @query(inline=True)
     def Status(self, request, view):
         header, _ = self.app.block_at(view.height)
         return query_pb2.StatusResponse(

@@ -1,51 +1,91 @@
-"""grpcio's server as a Twisted service: bound when the node starts, drained when it stops.
+"""grpcio's asyncio server as a Twisted service: bound when the node starts, drained when it stops.
 
-grpcio answers calls on its own thread pool; the servicers only read committed state (App.view).
-Plaintext unless [grpc] tls-cert-file and tls-key-file are set.
+Every call goes through the QueryRouter, as ABCI Query and REST do. Reads marked inline (common.query)
+are answered on the server's event loop, where grpcio's per-call cost is lowest; the rest (block and
+tx searches, simulation, broadcasts) run on a pool of [grpc] max-workers threads. Nothing here runs on
+the reactor thread. Plaintext unless [grpc] tls-cert-file and tls-key-file are set.
 """
 
+import asyncio
 from concurrent import futures
 
 import grpc
 from grpc_reflection.v1alpha import reflection
 from twisted.application import service
-from twisted.internet import threads
+from twisted.internet import reactor as default_reactor
+from twisted.logger import Logger
 
 from chaind.config import ConfigError
-from chaind.grpc import header
+from chaind.grpc import event_loop
+from chaind.grpc.common import HEIGHT_HEADER
 from chaind.grpc.services import SERVICES
+
+log = Logger()
 
 
 class GrpcServer(service.Service):
-    def __init__(self, node, settings):
+    def __init__(self, node, settings, reactor=default_reactor):
         self.node = node
         self.settings = settings
-        self.server = None
+        self.reactor = reactor
+        self.server = self.pool = None
         self.host = self.port = None
         # Read now, so a bad file stops the node before anything starts.
         self.credentials = self._credentials() if settings.tls_cert_file else None
 
     def startService(self):
-        s = self.settings
-        header.install()
-        self.server = grpc.server(
-            futures.ThreadPoolExecutor(max_workers=s.max_workers, thread_name_prefix="chaind-grpc"),
-            options=[("grpc.max_receive_message_length", s.max_recv_msg_size),
-                     ("grpc.max_send_message_length", s.max_send_msg_size),
-                     ("grpc.so_reuseport", 0)])
-        for service_entry in SERVICES:
-            service_entry.add_to_server(service_entry.servicer(self.node), self.server)
-        names = [service_entry.full_name for service_entry in SERVICES] + [reflection.SERVICE_NAME]
-        reflection.enable_server_reflection(names, self.server)
-        host, _, port = self.settings.address.rpartition(":")
-        self.host = host or "127.0.0.1"
+        self.pool = futures.ThreadPoolExecutor(max_workers=self.settings.max_workers, thread_name_prefix="chaind-grpc")
         # Raises RuntimeError when the address cannot be bound, so the node fails to start, as for TCP faces.
+        event_loop.submit(self._start()).result()
+        super().startService()
+
+    async def _start(self):
+        s = self.settings
+        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", s.max_recv_msg_size),
+                                               ("grpc.max_send_message_length", s.max_send_msg_size),
+                                               ("grpc.so_reuseport", 0)])
+        for entry in SERVICES:
+            service_descriptor = entry.messages.DESCRIPTOR.services_by_name[entry.name]
+            handlers = {method.name: self._handler(f"/{service_descriptor.full_name}/{method.name}")
+                        for method in service_descriptor.methods}
+            # Registered as the generated add_*Servicer_to_server registers them: grpcio's core then matches
+            # the path itself, with no Python lookup per call.
+            self.server.add_generic_rpc_handlers(
+                (grpc.method_handlers_generic_handler(service_descriptor.full_name, handlers),))
+            self.server.add_registered_method_handlers(service_descriptor.full_name, handlers)
+        names = [entry.full_name for entry in SERVICES] + [reflection.SERVICE_NAME]
+        reflection.enable_server_reflection(names, self.server)
+        host, _, port = s.address.rpartition(":")
+        self.host = host or "127.0.0.1"
         if self.credentials is not None:
             self.port = self.server.add_secure_port(f"{self.host}:{port}", self.credentials)
         else:
             self.port = self.server.add_insecure_port(f"{self.host}:{port}")
-        self.server.start()
-        super().startService()
+        await self.server.start()
+
+    def _handler(self, path):
+        router = self.node.queries
+        method = router.methods[path]
+
+        async def answer(request, context):
+            metadata = context.invocation_metadata() or ()
+            try:
+                if method.inline:
+                    result = router.answer(path, request, metadata)
+                else:
+                    result = await asyncio.get_running_loop().run_in_executor(
+                        self.pool, router.answer, path, request, metadata)
+            except Exception:
+                log.failure("gRPC {path} failed", path=path)
+                await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            if result.height is not None:
+                await context.send_initial_metadata(((HEIGHT_HEADER, str(result.height)),))
+            if result.error is not None:
+                await context.abort(result.error.code, result.error.message)
+            return result.response
+
+        return grpc.unary_unary_rpc_method_handler(answer, request_deserializer=method.request_class.FromString,
+                                                   response_serializer=method.response_class.SerializeToString)
 
     def _credentials(self):
         s = self.settings
@@ -57,6 +97,7 @@ class GrpcServer(service.Service):
 
     def stopService(self):
         super().stopService()
-        # stop() returns at once; calls in flight get the grace period, waited for off the reactor.
-        done = self.server.stop(self.settings.shutdown_grace)
-        return threads.deferToThread(done.wait)
+        # Calls in flight get the grace period; then the pool's threads finish what they hold.
+        d = event_loop.deferred(self.reactor, self.server.stop(self.settings.shutdown_grace))
+        d.addCallback(lambda _: self.pool.shutdown(wait=False))
+        return d

@@ -121,7 +121,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         return query_pb2.QueryValidatorsResponse(validators=[self.validator_proto(v) for v in found],
                                                  pagination=page)
 
-    @query
+    @query(inline=True)
     def Validator(self, request, view):
         operator = self._operator(request.validator_addr)
         v = staking.validator(view, operator)
@@ -147,7 +147,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         return query_pb2.QueryValidatorUnbondingDelegationsResponse(
             unbonding_responses=[self.unbonding_proto(d, operator, e) for d, e in found], pagination=page)
 
-    @query
+    @query(inline=True)
     def Delegation(self, request, view):
         delegator = self._delegator(request.delegator_addr)
         operator = self._operator(request.validator_addr)
@@ -159,7 +159,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         return query_pb2.QueryDelegationResponse(
             delegation_response=self.delegation_response(view, delegator, operator, shares, denom))
 
-    @query
+    @query(inline=True)
     def UnbondingDelegation(self, request, view):
         delegator = self._delegator(request.delegator_addr)
         operator = self._operator(request.validator_addr)
@@ -225,7 +225,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
             validators.append(self.validator_proto(v))
         return query_pb2.QueryDelegatorValidatorsResponse(validators=validators, pagination=page)
 
-    @query
+    @query(inline=True)
     def DelegatorValidator(self, request, view):
         delegator = self._delegator(request.delegator_addr)
         operator = self._operator(request.validator_addr)
@@ -257,13 +257,13 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         return query_pb2.QueryHistoricalInfoResponse(hist=staking_pb2.HistoricalInfo(
             header=header_proto(found[0]), valset=[self.validator_proto(v) for v in bonded]))
 
-    @query
+    @query(inline=True)
     def Pool(self, request, view):
         not_bonded, bonded = staking.pool_balances(self.app, view)
         return query_pb2.QueryPoolResponse(pool=staking_pb2.Pool(not_bonded_tokens=str(not_bonded),
                                                                   bonded_tokens=str(bonded)))
 
-    @query
+    @query(inline=True)
     def Params(self, request, view):
         p = staking.params(view)
         unbonding = duration_pb2.Duration()

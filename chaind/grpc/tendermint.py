@@ -15,6 +15,7 @@ import chaind
 from chaind.cometbft import routes
 from chaind.cometbft.encode import block_id_of
 from chaind.crypto.addresses import to_bech32
+from chaind.grpc import abci
 from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, invalid, query
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
@@ -65,7 +66,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         self.max_per_page = node.settings.cometbft_rpc.max_per_page
         self.version = version_info()
 
-    @query
+    @query(inline=True)
     def GetNodeInfo(self, request, view):
         genesis, validator = self.node.genesis, self.node.genesis.validators
         comet = self.node.comet_routes
@@ -79,7 +80,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
             other=p2p_pb2.DefaultNodeInfoOther(tx_index="on", rpc_address=rpc_address))
         return query_pb2.GetNodeInfoResponse(default_node_info=info, application_version=self.version)
 
-    @query
+    @query(inline=True)
     def GetSyncing(self, request, view):
         # A solo producer is its own source of blocks: it never catches up.
         return query_pb2.GetSyncingResponse(syncing=False)
@@ -118,7 +119,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
             raise invalid("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
         if request.height:
             self._check_height(request.height)
-        answer = self.node.queries.query(request.path, request.data, request.height)
+        answer = abci.query(self.node.queries, request.path, request.data, request.height)
         return query_pb2.ABCIQueryResponse(code=answer.code, log=answer.log, value=answer.value,
                                            height=answer.height, codespace=answer.codespace)
 

@@ -16,8 +16,7 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound
 from werkzeug.routing import RequestRedirect
 
 from chaind.chain import legacy_dec
-from chaind.grpc.abci import StatusError
-from chaind.grpc.common import HEIGHT_HEADER
+from chaind.grpc.common import HEIGHT_HEADER, QueryError
 from chaind.pb.rest_routes import DECIMALS, ROUTES
 
 log = Logger()
@@ -215,8 +214,8 @@ def _gogo_json(message, body):
 
 
 def _failed(request, failure):
-    if failure.check(StatusError):
-        return _error(request, failure.value.code.value[0], failure.value.details)
+    if failure.check(QueryError):
+        return _error(request, failure.value.code.value[0], failure.value.message)
     log.failure("REST query failed", failure)
     return _error(request, 13, "internal error")
 
