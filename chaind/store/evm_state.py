@@ -3,6 +3,8 @@
 Nodes are never overwritten, so the state of any kept height is read through its root.
 """
 
+import functools
+
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.atomic import AtomicDB
 from eth.db.backends.base import BaseDB
@@ -79,10 +81,10 @@ def trie_get(db, root, key):
     path, pos, ref = key.hex(), 0, root
     while True:
         if len(ref) == 32:
-            raw = db.get(keys.EVM_NODE + ref)
-            if raw is None:
-                raise LookupError(f"trie node 0x{ref.hex()} of state root 0x{root.hex()} is missing")
-            node = rlp_list(raw)
+            try:
+                node = _stored_node(db, ref)
+            except KeyError:
+                raise LookupError(f"trie node 0x{ref.hex()} of state root 0x{root.hex()} is missing") from None
         elif ref:                       # a node under 32 bytes is inlined in its parent
             node = rlp_list(ref)
         else:
@@ -103,6 +105,17 @@ def trie_get(db, root, key):
             return b""
         pos += len(segment)
         ref = node[1]
+
+
+# A node's key is the hash of its content, so a decoded node never goes stale. The nodes near the root
+# are read by every balance query of a block; decoding a 17-item branch cost more than the rest of a read.
+@functools.lru_cache(maxsize=4096)
+def _stored_node(db, ref):
+    """The items of committed trie node `ref` (a tuple); KeyError when it is not stored (not remembered)."""
+    raw = db.get(keys.EVM_NODE + ref)
+    if raw is None:
+        raise KeyError(ref)
+    return tuple(rlp_list(raw))
 
 
 def rlp_list(data):
