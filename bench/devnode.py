@@ -67,7 +67,12 @@ class DevNode:
         self.process = subprocess.Popen(
             [str(twistd), "-n", "--pidfile=", "chaind", "--home", str(home), "--config", str(config)],
             cwd=self.tmp, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        self._wait_ready(self.start_timeout)
+        try:
+            self._wait_ready(self.start_timeout)
+        except BaseException:
+            # `with` calls __exit__ only once __enter__ has returned: stop a node that never got ready here.
+            self.__exit__(None, None, None)
+            raise
         return self
 
     @property

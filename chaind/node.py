@@ -99,7 +99,7 @@ class Node(service.MultiService):
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
-        self.queries = QueryRouter(self)    # gRPC query services by method path (abci_query, REST)
+        self.queries = QueryRouter(self)    # gRPC query services by method path (gRPC, abci_query, REST)
         if comet.enable:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
             self.comet_routes = CometRoutes(self, comet)
@@ -107,7 +107,7 @@ class Node(service.MultiService):
             self.comet_ws_factory = CometWebSocketFactory(self, table, comet)
             self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
         if settings.grpc.enable:
-            # grpcio binds and serves on its own threads; it is a child service all the same.
+            # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
             grpc_server = GrpcServer(self, settings.grpc, self.reactor)
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
