@@ -3,6 +3,7 @@
 from twisted.python import usage
 
 from chaind.config import ConfigError
+from chaind.malloc import limit_arenas
 from chaind.node import open_node
 
 
@@ -14,6 +15,8 @@ class Options(usage.Options):
 
 
 def makeService(options):
+    # Before the node starts its threads, each of which could otherwise take an arena of its own.
+    limit_arenas()
     try:
         return open_node(options["home"], options["config"])
     except ConfigError as e:
