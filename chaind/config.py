@@ -44,6 +44,8 @@ class StorageSettings:
     pruning: int = attrs.field(default=0, validator=_at_least("storage", 0))
     # blocks between pruning passes, and how long a height's state outlives its readability
     prune_interval: int = attrs.field(default=100, validator=_at_least("storage", 1))
+    # MB of LevelDB's block cache; the OS page cache holds the files as well
+    leveldb_cache_mb: int = attrs.field(default=1, validator=_at_least("storage", 1))
 
 
 @attrs.frozen

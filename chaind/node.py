@@ -63,7 +63,7 @@ class Node(service.MultiService):
         self.settings = settings
         self.out = out or sys.stdout
         self.genesis = Genesis.load(home.genesis_file)
-        self.db = Database(home.data_dir / "chain.db")
+        self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
         self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
                        prune_interval=settings.storage.prune_interval)
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs

@@ -15,6 +15,7 @@ def test_shipped_config_equals_defaults():
     ("[chain]\nblock-speed = 1\n", "unknown key 'block-speed' in [chain]"),
     ("[chain]\nblock-interval = \"fast\"\n", "[chain] block-interval must be float"),
     ("[chain\n", "config"),
+    ("[storage]\nleveldb-cache-mb = 0\n", "[storage] leveldb-cache-mb must be at least 1, got 0"),
 ])
 def test_bad_config_is_a_clear_error(text, message):
     with pytest.raises(config.ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):

@@ -9,9 +9,10 @@ class Database:
     Reads are thread-safe; the single writer thread commits through `write`.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, cache_bytes=None):
+        """`cache_bytes`: LevelDB's block cache of uncompressed blocks (None: LevelDB's own 8 MB)."""
         self.path = path
-        self._db = plyvel.DB(str(path), create_if_missing=True)
+        self._db = plyvel.DB(str(path), create_if_missing=True, lru_cache_size=cache_bytes)
 
     def get(self, key):
         return self._db.get(key)
