@@ -25,6 +25,14 @@ def free_port():
         return s.getsockname()[1]
 
 
+def json_rpc(url, method, *params, timeout=5):
+    """One JSON-RPC call over HTTP: the decoded answer (result or error)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
+    request = urllib.request.Request(url, data=body, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
 class DevNode:
     """`with DevNode() as node:` a started node; node.url, node.ws_url, node.pid, and the other faces' ports
     (comet_port, grpc_port, rest_port).
@@ -80,10 +88,7 @@ class DevNode:
         return self.process.pid
 
     def rpc(self, method, *params):
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
-        request = urllib.request.Request(self.url, data=body, headers={"content-type": "application/json"})
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return json.loads(response.read())
+        return json_rpc(self.url, method, *params)
 
     def _wait_ready(self, timeout=30):
         deadline = time.monotonic() + timeout

@@ -22,12 +22,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 import attrs
 from eth_account import Account
 
-from devnode import free_port, rss_mb
+from devnode import free_port, json_rpc, rss_mb
 from results import Result, run_script
 from rpc_throughput import need_wrk, read_rates
 from transfers import send_all
@@ -139,10 +138,7 @@ class Peer:
         return self.process.pid
 
     def rpc(self, method, *params):
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
-        request = urllib.request.Request(self.url, data=body, headers={"content-type": "application/json"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
+        return json_rpc(self.url, method, *params, timeout=30)
 
     def __exit__(self, *exc):
         self.process.terminate()
