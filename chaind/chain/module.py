@@ -1,0 +1,62 @@
+"""What a native module is: one package that owns its state, messages, queries, genesis, block hooks and CLI.
+
+A module package exposes MODULE, a Module; chain/registry.py lists the built-in ones, and every face
+(gRPC, abci_query, REST, the CLI) serves whatever modules the registry it is given holds.
+"""
+
+from typing import Callable
+
+import attrs
+
+
+@attrs.frozen
+class QueryService:
+    """A gRPC service a module serves (its Query service, usually), described for every face at once.
+
+    messages/stubs are the generated *_pb2 and *_pb2_grpc modules, name the service's name inside them
+    ("Query"), and servicer(app) builds the implementation, which reads through App.view. rest lists
+    (HTTP method, path template, rpc name) routes for the REST gateway; None takes the `// REST:` lines
+    compiled from protos/.
+    """
+
+    messages: object
+    stubs: object
+    name: str
+    servicer: Callable
+    rest: tuple | None = None
+
+    @property
+    def descriptor(self):
+        return self.messages.DESCRIPTOR.services_by_name[self.name]
+
+    @property
+    def full_name(self):
+        return self.descriptor.full_name
+
+    def add_to_server(self, servicer, server):
+        getattr(self.stubs, f"add_{self.name}Servicer_to_server")(servicer, server)
+
+
+@attrs.frozen
+class Module:
+    """Everything the app and the faces need to know of one module.
+
+    - messages: MsgHandlers (chain/msgs.py), routed by type URL.
+    - services: QueryServices, served over gRPC, abci_query and REST.
+    - init_genesis(app, ctx): builds its state once, when a new chain starts.
+    - begin_block(app, ctx) / end_block(app, ctx): block hooks; they add block events to ctx.events and
+      validator power changes to ctx.validator_updates.
+    - module_accounts: {name: (address, permissions)}, as x/auth's permission map lists them.
+    - invariants: (name, check) pairs; check(app, view) returns None, or a message saying what broke.
+    - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).
+    """
+
+    name: str
+    messages: tuple = ()
+    services: tuple = ()
+    init_genesis: Callable | None = None
+    begin_block: Callable | None = None
+    end_block: Callable | None = None
+    module_accounts: dict = attrs.field(factory=dict)
+    invariants: tuple = ()
+    cli: str | None = None
