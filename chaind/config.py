@@ -52,7 +52,7 @@ class StorageSettings:
 class JsonRpcSettings:
     enable: bool = True
     address: str = _listen("127.0.0.1:8545")
-    api: str = "eth,net,web3"           # enabled namespaces (txpool and debug are opt-in)
+    api: str = "eth,net,web3"           # enabled namespaces (txpool, debug and dev are opt-in)
     max_body_bytes: int = 5 * 1024 * 1024
     max_header_bytes: int = 16384       # request line and headers of one HTTP request
     idle_timeout: float = 120.0         # seconds an HTTP connection may stay idle

@@ -20,7 +20,7 @@ from chaind.resources import etc_file
 DEFAULT_HOME = pathlib.Path("~/.chaind").expanduser()
 DEV_MARKER = "dev-mnemonic.txt"
 DEFAULT_API = JsonRpcSettings().api
-DEV_API = f"{DEFAULT_API},txpool,debug"     # what a dev home serves: the opt-in namespaces too
+DEV_API = f"{DEFAULT_API},txpool,debug,dev"     # what a dev home serves: the opt-in namespaces too
 
 
 class Home:
@@ -86,7 +86,8 @@ class Home:
         self.genesis_file.write_text(json.dumps(doc, indent=2))
         config_text = etc_file("chaind.toml").read_text()
         if dev:
-            # The dev chain serves the txpool and debug (tracing) namespaces too, and says so at start.
+            # The dev chain serves the txpool, debug (tracing) and dev (Anvil's methods) namespaces too,
+            # and says so at start.
             config_text = config_text.replace(f'api = "{DEFAULT_API}"', f'api = "{DEV_API}"', 1)
         self.config_file.write_text(config_text)
         return self

@@ -11,6 +11,7 @@ from twisted.web import server
 
 from chaind import config as config_mod
 from chaind.api.debug import DebugApi
+from chaind.api.dev import DevApi, disabled_methods
 from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
 from chaind.api.fees import FeeApi
@@ -128,11 +129,14 @@ class Node(service.MultiService):
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
                           **DevWallet(self, eth.runner, fees).methods()},
                   "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods(),
-                  "debug": debug.methods()}
+                  "debug": debug.methods(), "dev": DevApi(self, filters).methods()}
         methods = {}
         for namespace, table in tables.items():
             if namespace in enabled:
                 methods.update(table)
+        if "dev" not in enabled:
+            # A test suite pointed at a non-dev node learns which setting it needs.
+            methods.update(disabled_methods(tables["dev"]))
         if "eth" in enabled:
             methods["eth_subscribe"] = methods["eth_unsubscribe"] = _notifications_unsupported
         return methods
@@ -173,10 +177,13 @@ class Node(service.MultiService):
             lines.append(f"{name}: {scheme}://{self._address(name)}")
         rpc = self.settings.json_rpc
         if rpc.enable:
-            opt_in = sorted({"txpool", "debug"} & {n.strip() for n in rpc.api.split(",")})
+            opt_in = sorted({"txpool", "debug", "dev"} & {n.strip() for n in rpc.api.split(",")})
             lines.append(f"json-rpc namespaces: {rpc.api}" + (
-                f" ({' and '.join(opt_in)} enabled: keep this node off untrusted networks, or drop them "
+                f" ({', '.join(opt_in)} enabled: keep this node off untrusted networks, or drop them "
                 f"from [json-rpc] api)" if opt_in else ""))
+            if "dev" in opt_in:
+                lines.append("dev methods on: evm_snapshot/evm_revert, evm_mine/anvil_mine, time controls, "
+                             "anvil_set*, impersonation (Anvil's names, and hardhat_* for anvil_*)")
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):

@@ -27,5 +27,5 @@ def test_dev_home_enables_debug_and_a_plain_home_does_not(tmp_path):
 
     dev = config.load(Home(tmp_path / "dev").init("dev", dev=True).config_file)
     plain = config.load(Home(tmp_path / "plain").init("plain", chain_id="mychain_7-1").config_file)
-    assert dev.json_rpc.api == "eth,net,web3,txpool,debug"
+    assert dev.json_rpc.api == "eth,net,web3,txpool,debug,dev"
     assert plain.json_rpc.api == config.Settings().json_rpc.api

@@ -105,6 +105,14 @@ class FilterApi(service.Service):
         p.at_most(params, 1)
         return self._remove(p.arg(params, 0))
 
+    def rewound(self, height):
+        """The chain went back to `height` (a dev revert): what filters hold of later blocks is gone."""
+        for found in self.filters.values():
+            queue = found.subscription.queue
+            kept = [e for e in queue if getattr(e, "block", None) is None or e.block.height <= height]
+            queue.clear()
+            queue.extend(kept)
+
     # -- polling ------------------------------------------------------------------------------
 
     def _polled(self, params):

@@ -26,6 +26,7 @@ from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys
 from chaind.store.pruning import collect_garbage
 from chaind.store.evm_state import pending_state_db
+from chaind.store.undo import UndoLog
 from chaind.store.versioned import VersionedWriter
 
 # Gas the SDK charges native txs (auth params and the KV store's gas config).
@@ -74,6 +75,7 @@ class App:
         self._head = None
         self._local = threading.local()     # each checking thread's view of the head
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
+        self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
@@ -228,10 +230,11 @@ class App:
     def _head_view(self):
         """view() of the head, reused until the head moves: committed state never changes, and the
         accounts it caches spare the next check of the same senders their trie reads."""
-        view = getattr(self._local, "view", None)
-        if view is None or view.height != self.height:
-            view = self._local.view = self.view()
-        return view
+        # Keyed by the head itself: a dev revert or state change replaces the head at the same height.
+        head = self._head
+        if getattr(self._local, "head", None) is not head:
+            self._local.view, self._local.head = self.view(), head
+        return self._local.view
 
     def _check_native(self, state, tx, base_fee=None, simulate=False):
         account = auth.account(state, tx.sender)
@@ -287,7 +290,12 @@ class App:
 
     # -- finalize_block and commit -------------------------------------------------------------
 
+    # A dev node's base fee for the next block only (anvil_setNextBlockBaseFeePerGas).
+    next_base_fee_override = None
+
     def next_base_fee(self):
+        if self.next_base_fee_override is not None:
+            return self.next_base_fee_override
         _, meta = self._head
         return feemarket.next_base_fee(self.genesis, meta.base_fee, meta.gas_used, self.genesis.max_gas)
 
@@ -300,20 +308,12 @@ class App:
         g = self.genesis
         raw_txs = [tx if isinstance(tx, bytes) else tx.raw for tx in block_txs]
         prev_header, prev_meta = self._head
-        height = prev_header.height + 1
-        time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
-        last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
-                                hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
-        header = Header(
-            chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
-            last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns))
-            if height > g.initial_height else b"",
-            data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(height),
-            next_validators_hash=self.validators_hash(height + 1), consensus_hash=self.consensus_hash(),
-            app_hash=prev_meta.app_hash, last_results_hash=self._last_results_hash(prev_header.height, prev_meta.hash),
-            evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
+        header = self.next_header(prev_header, prev_meta, raw_txs, time_ns, proposer_address,
+                                  self._last_results_hash(prev_header.height, prev_meta.hash))
+        height, time_ns = header.height, header.time_ns
         block_hash = header.hash()
         base_fee = self.next_base_fee()
+        self.next_base_fee_override = None
         ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
         results, evm_hashes = [], {}
         for index, item in enumerate(block_txs):
@@ -336,6 +336,25 @@ class App:
             changed = valset.apply_updates(self.validator_set(height + 1), ctx.validator_updates)
             puts[valset.key(height + 2)] = valset.to_record(changed)
         return committed, self._block_puts(committed, puts, evm_hashes)
+
+    def next_header(self, prev_header, prev_meta, raw_txs, time_ns, proposer_address, last_results_hash,
+                    sets=None):
+        """The header of the block after `prev_header`; its time at least 1 ms after the parent's.
+        `sets`: (signers of the parent, validators, next validators) when the caller knows them."""
+        g = self.genesis
+        height = prev_header.height + 1
+        time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
+        last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
+                                hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
+        signers, current, following = sets or (None, self.validator_set(height), self.validator_set(height + 1))
+        return Header(
+            chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
+            last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns, signers))
+            if height > g.initial_height else b"",
+            data_hash=blocks.data_hash(raw_txs), validators_hash=valset.hash_of(current),
+            next_validators_hash=valset.hash_of(following), consensus_hash=self.consensus_hash(),
+            app_hash=prev_meta.app_hash, last_results_hash=last_results_hash,
+            evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
 
     def replay_block(self, height, before_tx, after_tx=None, stop_after=None):
         """Re-execute committed block `height` on its parent's state; nothing is written.
@@ -382,7 +401,7 @@ class App:
 
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
-        self.db.write(puts)
+        self.write(puts)
         self._head = (committed.header, committed.meta)
         if self.pruning and committed.height % self.prune_interval == 0:
             try:
@@ -390,6 +409,16 @@ class App:
             except Exception:
                 # The block is durable either way: announce it, keep the state, say why.
                 log.failure("state pruning skipped")
+
+    def write(self, puts, deletes=()):
+        """One atomic, durable batch (what dev snapshots may have to undo is noted first)."""
+        self.undo.record(puts, deletes)
+        self.db.write(puts, deletes)
+
+    def reload_head(self):
+        """Take the head from the store again, after a dev revert or load rewrote it under us."""
+        self._head = self._load_block(keys.height_of(self.db.get(keys.HEAD)))
+        self._results_hash = (None, None)
 
     def prune(self):
         """Delete state below the horizon, one pass; writer thread only. Returns PruneStats or None.
@@ -558,11 +587,11 @@ class App:
             return []
         return self.precommit_sigs(header.height - 1, header.last_block_id, header.time_ns)
 
-    def precommit_sigs(self, height, block_id, time_ns):
+    def precommit_sigs(self, height, block_id, time_ns, validators=None):
         """The commit of block `height` as CommitSigs, one per validator of its set, in the set's order:
         our validator's precommit at vote time `time_ns`, and absent for those whose key we lack."""
         sigs = []
-        for v in self.validator_set(height):
+        for v in self.validator_set(height) if validators is None else validators:
             if self.vote_key is not None and v.address == self.validator_address:
                 data = votes.sign_bytes(self.genesis.chain_id, height, 0, block_id, time_ns)
                 sigs.append(votes.commit_sig(v.address, time_ns, self.vote_key.sign(data)))

@@ -121,6 +121,27 @@ class Mempool:
             if not sender.txs:
                 del self._senders[address]
 
+    def txs(self):
+        return list(self._by_hash.values())
+
+    def drop(self, tx):
+        """Take a pending tx out (a dev node's anvil_dropTransaction); its sender's later txs wait
+        behind the gap it leaves."""
+        self._forget(tx)
+        sender = self._senders.get(tx.sender)
+        if sender is not None:
+            sender.ready = min(sender.ready, tx.nonce)
+            if not sender.txs:
+                del self._senders[tx.sender]
+
+    def clear(self):
+        """Take every pending tx out; returns them."""
+        txs = list(self._by_hash.values())
+        self._senders.clear()
+        self._by_hash.clear()
+        self._evm_hashes.clear()
+        return txs
+
     def content(self):
         """{sender: {nonce: tx}} split into (pending, queued) as geth's txpool reports them."""
         return {address: dict(sorted(sender.txs.items())) for address, sender in self._senders.items()}

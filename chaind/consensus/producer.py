@@ -4,13 +4,13 @@ Execution and the write batch run on one writer thread; events are published on 
 after the block is durable, so a notification never precedes a readable block.
 """
 
-import time
-
 from twisted.application import service
 from twisted.internet import defer, task, threads
 from twisted.logger import Logger
 from twisted.python.threadpool import ThreadPool
 
+from chaind.chain import devstate
+from chaind.consensus.clock import BlockClock
 from chaind.events import types as ev
 
 log = Logger()
@@ -31,18 +31,43 @@ class Producer(service.Service):
         self._loop = None
         self._building = None
         self._wanted = False
+        self.clock = BlockClock()
+        # Instant mode (a block as soon as a tx arrives) is Anvil's automine; a dev node switches it.
+        self.automine = settings.block_interval == 0
+        self.interval = settings.block_interval
 
     def startService(self):
         super().startService()
         self.writer.start()
         self.checker.start()
-        interval = self.settings.block_interval
-        if interval > 0:
-            self._loop = task.LoopingCall(self._tick)
-            self._loop.clock = self.reactor
-            self._loop.start(interval, now=False)
+        self._start_loop()
         if self.app.height < self.app.genesis.initial_height:
             self._tick()
+
+    def _start_loop(self):
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        self._loop = None
+        if self.interval > 0:
+            self._loop = task.LoopingCall(self._tick)
+            self._loop.clock = self.reactor
+            self._loop.start(self.interval, now=False)
+
+    def set_automine(self, on):
+        """A block for each tx as it arrives (on), or only on the interval or when mined (off)."""
+        self.automine = on
+        if on:
+            self.set_interval(0)
+            if len(self.mempool):
+                self._request_block()
+
+    def set_interval(self, seconds):
+        """Blocks every `seconds` (0: none on a timer); a running node switches at once."""
+        self.interval = seconds
+        if seconds > 0:
+            self.automine = False
+        if self.running:
+            self._start_loop()
 
     @defer.inlineCallbacks
     def stopService(self):
@@ -78,7 +103,7 @@ class Producer(service.Service):
         tx, state_nonce = checked
         self.mempool.add(tx, state_nonce)
         self.bus.publish([ev.PendingTx(tx)])
-        if self.settings.block_interval == 0:
+        if self.automine:
             self._request_block()
         return tx
 
@@ -99,7 +124,8 @@ class Producer(service.Service):
         if not chosen and not self.settings.empty_blocks and not first:
             return None
         # The decoded txs go to the writer, which then need not decode them again.
-        d = threads.deferToThreadPool(self.reactor, self.writer, self._build, chosen, time.time_ns())
+        d = threads.deferToThreadPool(self.reactor, self.writer, self._build, chosen,
+                                      self.clock.block_time(self.app.head[0].time_ns))
         d.addCallbacks(self._committed, self._failed)
         self._building = d
         return d
@@ -111,15 +137,93 @@ class Producer(service.Service):
 
     def _committed(self, block):
         self._building = None
+        self._announce([block])
+        self._more()
+        return block
+
+    def _announce(self, made):
+        """Drop what the blocks included from the mempool, and publish their events."""
         self.mempool.remove_committed(self.app.head_nonce)
-        events = self._steps(block) + [ev.NewBlock(block), ev.NewBlockHeader(block), ev.NewBlockEvents(block)]
-        events += [ev.Tx(block, i) for i in range(len(block.txs))]
-        if block.validator_updates:
-            events.append(ev.ValidatorSetUpdates(block))
-        self.bus.publish(events + self._next_height(block))
-        if self._wanted or (self.settings.block_interval == 0 and len(self.mempool)):
+        events = []
+        for block in made:
+            events += self._steps(block) + [ev.NewBlock(block), ev.NewBlockHeader(block), ev.NewBlockEvents(block)]
+            events += [ev.Tx(block, i) for i in range(len(block.txs))]
+            if block.validator_updates:
+                events.append(ev.ValidatorSetUpdates(block))
+            events += self._next_height(block)
+        self.bus.publish(events)
+
+    def announce_head(self, block):
+        """Tell subscribers the head is `block` again (after a dev revert): its NewBlock, as new."""
+        self.bus.publish([ev.NewBlock(block), ev.NewBlockHeader(block)])
+
+    def _more(self):
+        if self._wanted or (self.automine and len(self.mempool)):
             self._wanted = False
             self.reactor.callLater(0, self._request_block)
+
+    # -- dev controls: each runs on the writer between blocks ------------------------------------
+
+    @defer.inlineCallbacks
+    def exclusive(self, work, *args, prepare=None):
+        """work(*args) on the writer thread with no block being built meanwhile; fires with its result.
+        `prepare()`, when given, makes the args on the reactor once the writer is free."""
+        while self._building is not None:
+            try:
+                yield self._building
+            except Exception:
+                pass
+        if prepare is not None:
+            args = prepare()
+        d = self._building = threads.deferToThreadPool(self.reactor, self.writer, work, *args)
+        try:
+            result = yield d
+        finally:
+            self._building = None
+            self._more()
+        return result
+
+    @defer.inlineCallbacks
+    def mine(self, count=1, interval_s=None, timestamp_s=None):
+        """Mine `count` blocks now with the pending txs, `interval_s` apart (moving the clock), the
+        first at `timestamp_s` when given. Once the pool is empty, the blocks before the last are an
+        empty run stored as headers alone (chain/devstate.py); the last is built in full. Fires with
+        the blocks made."""
+        made = []
+        while len(made) < count and (not made or len(self.mempool) or len(made) == count - 1):
+            made.append((yield self._mine_one(interval_s, None if made else timestamp_s)))
+        if len(made) < count:
+            run = yield self.exclusive(devstate.empty_blocks, prepare=lambda: (
+                self.app, self._run_times(count - len(made) - 1, interval_s), self.proposer_address))
+            self._announce(run)
+            made += run
+            made.append((yield self._mine_one(interval_s, None)))
+        return made
+
+    def _next_time(self, interval_s, parent_ns):
+        if interval_s is not None:
+            self.clock.offset_ns += interval_s * 10**9
+        return max(self.clock.block_time(parent_ns), parent_ns + 1_000_000)
+
+    def _run_times(self, count, interval_s):
+        times, parent = [], self.app.head[0].time_ns
+        for _ in range(count):
+            parent = self._next_time(interval_s, parent)
+            times.append(parent)
+        return times
+
+    def _mine_one(self, interval_s, timestamp_s):
+        def prepare():
+            if timestamp_s is not None:
+                self.clock.next_ns = timestamp_s * 10**9
+            chosen = self.mempool.select(self.app.head_nonce, self.settings.max_block_txs, self.app.genesis.max_gas)
+            return chosen, self._next_time(interval_s, self.app.head[0].time_ns)
+
+        d = self.exclusive(self._build, prepare=prepare)
+        return d.addCallback(self._mined)
+
+    def _mined(self, block):
+        self._announce([block])
         return block
 
     def _steps(self, block):

@@ -1,0 +1,320 @@
+"""The dev namespace: Anvil's methods (and Hardhat's names for them) for test suites to drive the node.
+
+Snapshots, mining, time, state setters and node info, with Anvil 1.7's params and results. Served only
+when `[json-rpc] api` lists `dev`; each change runs on the writer between blocks (Producer.exclusive).
+"""
+
+import os
+
+import attrs
+from twisted.internet import defer
+
+import chaind
+from chaind.api import encoding as enc
+from chaind.api import params as p
+from chaind.chain import devstate
+from chaind.chain import errors as chain_errors
+from chaind.chain.modules import auth
+from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError, invalid_params, server_error
+
+NAMESPACE_SETTING = "[json-rpc] api"
+
+
+class DevApi:
+    def __init__(self, node, filters):
+        self.node = node
+        self.app = node.app
+        self.producer = node.producer
+        self.mempool = node.mempool
+        self.filters = filters
+        self.snapshots = {}     # id -> Snapshot; ids count up and are never reused, as Anvil's
+        self._next_id = 0
+        self.instance_id = os.urandom(32)
+
+    def methods(self):
+        table = {
+            "evm_snapshot": self.snapshot,
+            "evm_revert": self.revert,
+            "evm_mine": self.evm_mine,
+            "evm_setAutomine": self.set_automine,
+            "evm_setIntervalMining": self.set_interval_mining,
+            "evm_increaseTime": self.increase_time,
+            "evm_setNextBlockTimestamp": self.set_next_block_timestamp,
+        }
+        anvil = {
+            "mine": self.anvil_mine,
+            "getAutomine": lambda params: _no_params(params) or self.producer.automine,
+            "dropTransaction": self.drop_transaction,
+            "dropAllTransactions": self.drop_all_transactions,
+            "setBlockTimestampInterval": self.set_block_timestamp_interval,
+            "removeBlockTimestampInterval": self.remove_block_timestamp_interval,
+            "setBalance": self.set_balance,
+            "setCode": self.set_code,
+            "setNonce": self.set_nonce,
+            "setStorageAt": self.set_storage_at,
+            "setNextBlockBaseFeePerGas": self.set_next_block_base_fee,
+            "setMinGasPrice": self.set_min_gas_price,
+            "nodeInfo": self.node_info,
+            "metadata": self.metadata,
+        }
+        for name, method in anvil.items():
+            table["anvil_" + name] = table["hardhat_" + name] = method
+        return table
+
+    # -- snapshots -------------------------------------------------------------------------------
+
+    def snapshot(self, params):
+        _no_params(params)
+        snapshot_id = self._next_id
+        self._next_id += 1
+
+        def taken(mark):
+            header, meta = self.app.head
+            self.snapshots[snapshot_id] = _Snapshot(mark, header.height, meta.hash, self.producer.clock.state(),
+                                                    tuple(self.mempool.txs()))
+            return enc.q(snapshot_id)
+
+        # The mark is opened on the writer, between blocks: it undoes exactly the blocks after this head.
+        return self.producer.exclusive(self.app.undo.mark).addCallback(taken)
+
+    @defer.inlineCallbacks
+    def revert(self, params):
+        p.at_most(params, 1)
+        snapshot_id = _number(p.arg(params, 0), 0)
+        found = self.snapshots.get(snapshot_id)
+        if found is None:
+            return False
+        # This snapshot and every later one are used up (their undo marks close with it).
+        for later in [i for i in self.snapshots if i >= snapshot_id]:
+            del self.snapshots[later]
+        yield self.producer.exclusive(devstate.rewind, self.app, found.mark)
+        self.producer.clock.restore(found.clock)
+        self.mempool.clear()
+        for tx in found.pending:
+            try:
+                self.mempool.add(tx, self.app.head_nonce(tx.sender))
+            except chain_errors.TxError:
+                pass
+        self.filters.rewound(self.app.height)
+        self.producer.announce_head(devstate.committed_head(self.app))
+        return True
+
+    # -- mining ----------------------------------------------------------------------------------
+
+    def evm_mine(self, params):
+        p.at_most(params, 1)
+        value = p.arg(params, 0, required=False)
+        timestamp, count = None, 1
+        if isinstance(value, dict):
+            # Hardhat/ganache's options form: {timestamp, blocks}.
+            unknown = set(value) - {"timestamp", "blocks"}
+            if unknown:
+                raise invalid_params(f"invalid argument 0: unknown field {sorted(unknown)[0]}")
+            timestamp = _number(value["timestamp"], 0) if value.get("timestamp") is not None else None
+            count = _number(value["blocks"], 0) if value.get("blocks") is not None else 1
+        elif value is not None:
+            timestamp = _number(value, 0)
+        self._check_timestamp(timestamp)
+        return self._mine(count, None, timestamp).addCallback(lambda _: "0x0")
+
+    def anvil_mine(self, params):
+        p.at_most(params, 2)
+        count = _number(p.arg(params, 0, required=False, default=1), 0)
+        interval = p.arg(params, 1, required=False)
+        interval = None if interval is None else _number(interval, 1)
+        return self._mine(count, interval, None).addCallback(lambda _: None)
+
+    def _mine(self, count, interval, timestamp):
+        if count < 1:
+            return defer.succeed(None)
+        return self.producer.mine(count, interval, timestamp)
+
+    def set_automine(self, params):
+        p.at_most(params, 1)
+        on = p.arg(params, 0)
+        if not isinstance(on, bool):
+            raise invalid_params(f"invalid argument 0: expected a boolean, got {on!r}")
+        self.producer.set_automine(on)
+
+    def set_interval_mining(self, params):
+        p.at_most(params, 1)
+        self.producer.set_interval(_number(p.arg(params, 0), 0))
+
+    def drop_transaction(self, params):
+        p.at_most(params, 1)
+        tx = self.mempool.get(evm_hash=p.block_hash(p.arg(params, 0), 0))
+        if tx is None:
+            return None
+        self.mempool.drop(tx)
+        return enc.d(tx.evm_hash)
+
+    def drop_all_transactions(self, params):
+        _no_params(params)
+        self.mempool.clear()
+
+    # -- time ------------------------------------------------------------------------------------
+
+    def increase_time(self, params):
+        p.at_most(params, 1)
+        seconds = _number(p.arg(params, 0), 0)
+        clock = self.producer.clock
+        clock.offset_ns += seconds * 10**9
+        return clock.offset_ns // 10**9
+
+    def set_next_block_timestamp(self, params):
+        p.at_most(params, 1)
+        timestamp = _number(p.arg(params, 0), 0)
+        self._check_timestamp(timestamp)
+        self.producer.clock.next_ns = timestamp * 10**9
+
+    def _check_timestamp(self, timestamp):
+        """Block times only go forward."""
+        head_seconds = self.app.head[0].time_ns // 10**9
+        if timestamp is not None and timestamp <= head_seconds:
+            raise server_error(f"timestamp {timestamp} is not after the latest block's ({head_seconds})")
+
+    def set_block_timestamp_interval(self, params):
+        p.at_most(params, 1)
+        self.producer.clock.interval_ns = _number(p.arg(params, 0), 0) * 10**9
+
+    def remove_block_timestamp_interval(self, params):
+        _no_params(params)
+        had = self.producer.clock.interval_ns is not None
+        self.producer.clock.interval_ns = None
+        return had
+
+    # -- state -----------------------------------------------------------------------------------
+
+    def _amend(self, change):
+        return self.producer.exclusive(devstate.amend_head, self.app, change)
+
+    def set_balance(self, params):
+        p.at_most(params, 2)
+        address, value = p.address(p.arg(params, 0), 0), _number(p.arg(params, 1), 1)
+        bank, base = self.app.bank, self.app.genesis.base_denom
+
+        def change(ctx):
+            # The base denom's bank balance is the EVM balance: mint or burn the difference, so the
+            # supply stays the sum of the balances.
+            auth.ensure_account(ctx, address)
+            delta = value - ctx.accounts.get_balance(address)
+            if delta > 0:
+                bank.mint(ctx, address, base, delta)
+            elif delta < 0:
+                bank.burn(ctx, address, [(base, -delta)])
+
+        return self._amend(change).addCallback(lambda _: None)
+
+    def set_code(self, params):
+        p.at_most(params, 2)
+        address, code = p.address(p.arg(params, 0), 0), p.data(p.arg(params, 1), 1)
+
+        def change(ctx):
+            auth.ensure_account(ctx, address)
+            ctx.accounts.set_code(address, code)
+
+        return self._amend(change).addCallback(lambda _: None)
+
+    def set_nonce(self, params):
+        p.at_most(params, 2)
+        address, nonce = p.address(p.arg(params, 0), 0), _number(p.arg(params, 1), 1)
+        if nonce >= 2**64:
+            raise invalid_params("invalid argument 1: nonce exceeds 2^64-1")
+
+        def change(ctx):
+            auth.ensure_account(ctx, address)
+            ctx.accounts.set_nonce(address, nonce)
+
+        return self._amend(change).addCallback(lambda _: None)
+
+    def set_storage_at(self, params):
+        p.at_most(params, 3)
+        address = p.address(p.arg(params, 0), 0)
+        slot = _number(p.arg(params, 1), 1)
+        value = int.from_bytes(p.fixed(p.arg(params, 2), 2, 32, "common.Hash"), "big")
+        if slot >= 2**256:
+            raise invalid_params("invalid argument 1: slot exceeds 256 bits")
+
+        def change(ctx):
+            auth.ensure_account(ctx, address)
+            ctx.accounts.set_storage(address, slot, value)
+
+        return self._amend(change).addCallback(lambda _: True)
+
+    def set_next_block_base_fee(self, params):
+        p.at_most(params, 1)
+        self.app.next_base_fee_override = _number(p.arg(params, 0), 0)
+
+    def set_min_gas_price(self, params):
+        p.at_most(params, 1)
+        _number(p.arg(params, 0), 0)
+        if not self.app.genesis.no_base_fee:
+            raise invalid_params("anvil_setMinGasPrice is not supported when EIP-1559 is active")
+        raise invalid_params("anvil_setMinGasPrice is not supported: this chain has no minimum gas price")
+
+    # -- about the node --------------------------------------------------------------------------
+
+    def node_info(self, params):
+        _no_params(params)
+        header, meta = self.app.head
+        g = self.app.genesis
+        return {
+            "currentBlockNumber": enc.q(header.height),
+            "currentBlockTimestamp": header.time_ns // 10**9,
+            "currentBlockHash": enc.d(meta.hash),
+            "hardFork": "Prague",
+            "transactionOrder": "fees",
+            "environment": {"baseFee": enc.q(self.app.next_base_fee()), "chainId": g.evm_chain_id,
+                            "gasLimit": enc.q(g.max_gas), "gasPrice": enc.q(self.app.next_base_fee())},
+            "forkConfig": {"forkUrl": None, "forkBlockNumber": None, "forkRetryBackoff": None},
+        }
+
+    def metadata(self, params):
+        _no_params(params)
+        header, meta = self.app.head
+        return {
+            "clientVersion": f"chaind/v{chaind.__version__}/python",
+            "clientSemver": chaind.__version__,
+            "clientCommitSha": "",
+            "chainId": self.app.genesis.evm_chain_id,
+            "instanceId": enc.d(self.instance_id),
+            "latestBlockNumber": header.height,
+            "latestBlockHash": enc.d(meta.hash),
+            "forkedNetwork": None,
+            "snapshots": {enc.q(i): [s.height, enc.d(s.block_hash)] for i, s in sorted(self.snapshots.items())},
+        }
+
+
+@attrs.frozen
+class _Snapshot:
+    mark: int               # the app's undo mark (store/undo.py)
+    height: int
+    block_hash: bytes
+    clock: tuple            # BlockClock.state()
+    pending: tuple          # the mempool's txs
+
+
+def _no_params(params):
+    p.at_most(params, 0)
+
+
+def _number(value, index):
+    """A quantity as Anvil takes it: a JSON number or a 0x hex string, not negative."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise invalid_params(f"invalid argument {index}: negative number {value}")
+        return value
+    if isinstance(value, str) and p.is_hex(value) and 2 < len(value) <= 66:
+        return int(value, 16)
+    raise invalid_params(f"invalid argument {index}: expected a number or a 0x hex string, got {value!r}")
+
+
+def disabled_methods(table):
+    """The same names answering that the namespace is off, and which setting turns it on."""
+    def refuse(name):
+        def method(params):
+            raise RPCError(METHOD_NOT_FOUND, f"the method {name} is not available: the dev namespace is off; "
+                                             f"add dev to {NAMESPACE_SETTING} to enable it (a dev home does)")
+        return method
+
+    return {name: refuse(name) for name in table}

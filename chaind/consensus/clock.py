@@ -1,0 +1,33 @@
+"""The producer's block clock: wall time, moved by a dev node's time controls.
+
+Block times stay monotonic whatever is asked: the app keeps each block at least 1 ms after its parent.
+"""
+
+import time
+
+import attrs
+
+
+@attrs.define
+class BlockClock:
+    offset_ns: int = 0              # added to wall time (evm_increaseTime, anvil_mine's interval)
+    next_ns: int = None             # the exact time of the next block (evm_setNextBlockTimestamp)
+    interval_ns: int = None         # each block this long after its parent (anvil_setBlockTimestampInterval)
+
+    def block_time(self, parent_ns):
+        """The time of the block after one made at `parent_ns`; an exact next time is used once, and
+        time goes on from it."""
+        now = time.time_ns()
+        if self.next_ns is not None:
+            chosen, self.next_ns = self.next_ns, None
+            self.offset_ns = chosen - now
+            return chosen
+        if self.interval_ns is not None:
+            return parent_ns + self.interval_ns
+        return now + self.offset_ns
+
+    def state(self):
+        return (self.offset_ns, self.next_ns, self.interval_ns)
+
+    def restore(self, state):
+        self.offset_ns, self.next_ns, self.interval_ns = state

@@ -1,0 +1,123 @@
+"""The dev namespace against a real node: snapshots and reverts, mining, time, setters, node info."""
+
+import time
+
+import pytest_twisted
+from web3 import Web3
+
+from conftest import in_thread
+from contracts import INIT, RUNTIME
+from evm_client import DEV0, OTHER, rpc, send, w3
+
+
+def call(node, method, *params):
+    """Fires with the result; fails the test on an error reply."""
+    d = rpc(node, method, *params)
+
+    def result(reply):
+        assert "error" not in reply[1], (method, reply[1])
+        return reply[1]["result"]
+
+    return d.addCallback(result)
+
+
+def error(node, method, *params):
+    return rpc(node, method, *params).addCallback(lambda reply: reply[1]["error"])
+
+
+@pytest_twisted.inlineCallbacks
+def test_snapshot_revert_rewinds_the_chain(node):
+    web3 = w3(node)
+    start = node.app.height
+    before = yield in_thread(web3.eth.get_balance, OTHER)
+    snap = yield call(node, "evm_snapshot")
+    assert snap == "0x0"
+    receipts = []
+    for nonce in range(3):
+        receipts.append((yield in_thread(send, web3, {"to": OTHER, "value": 7, "nonce": nonce})))
+    assert (yield in_thread(web3.eth.get_balance, OTHER)) == before + 21
+    assert node.app.height == start + 3
+    assert (yield call(node, "evm_revert", snap)) is True
+    assert node.app.height == start
+    assert (yield call(node, "eth_blockNumber")) == hex(start)
+    assert (yield in_thread(web3.eth.get_balance, OTHER)) == before
+    assert (yield call(node, "eth_getTransactionReceipt", Web3.to_hex(receipts[0].transactionHash))) is None
+    assert (yield call(node, "eth_getTransactionCount", DEV0, "latest")) == "0x0"
+    # Single-use, like Anvil's: the id is gone, and an unknown id is false too.
+    assert (yield call(node, "evm_revert", snap)) is False
+    assert (yield call(node, "evm_revert", "0x99")) is False
+    # The chain goes on from the snapshot's head: the same nonce is usable again.
+    again = yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 0})
+    assert again.blockNumber == start + 1 and again.status == 1
+    assert (yield call(node, "evm_snapshot")) == "0x1"
+
+
+@pytest_twisted.inlineCallbacks
+def test_mining_and_time(node):
+    height = node.app.height
+    assert (yield call(node, "evm_mine")) == "0x0"
+    assert node.app.height == height + 1
+    assert (yield call(node, "anvil_mine", "0x5", "0x3c")) is None
+    assert node.app.height == height + 6
+    web3 = w3(node)
+    blocks = yield in_thread(lambda: [web3.eth.get_block(h) for h in range(height + 1, height + 7)])
+    gaps = [b.timestamp - a.timestamp for a, b in zip(blocks, blocks[1:])]
+    assert all(59 <= g <= 61 for g in gaps), gaps
+    future = blocks[-1].timestamp + 1000
+    assert (yield call(node, "evm_mine", future)) == "0x0"
+    assert (yield in_thread(web3.eth.get_block, "latest")).timestamp == future
+    offset = yield call(node, "evm_increaseTime", 3600)
+    assert isinstance(offset, int) and offset >= 3600 + 999
+    yield call(node, "evm_mine")
+    assert (yield in_thread(web3.eth.get_block, "latest")).timestamp >= future + 3600
+    err = yield error(node, "evm_setNextBlockTimestamp", 5)
+    assert err["code"] == -32000
+    err = yield error(node, "anvil_mine", "zz")
+    assert err["code"] == -32602
+
+
+@pytest_twisted.inlineCallbacks
+def test_mine_many_blocks(node):
+    height = node.app.height
+    yield call(node, "hardhat_mine", hex(1000))
+    assert node.app.height == height + 1000
+    web3 = w3(node)
+    block = yield in_thread(web3.eth.get_block, height + 500)
+    assert block.number == height + 500 and block.transactions == []
+    parent = yield in_thread(web3.eth.get_block, height + 499)
+    assert block.parentHash == parent.hash
+    # The chain goes on after the run: a tx lands in the next block.
+    receipt = yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 0})
+    assert receipt.blockNumber == height + 1001
+
+
+@pytest_twisted.inlineCallbacks
+def test_state_setters(node):
+    web3 = w3(node)
+    height = node.app.height
+    target = "0x" + "33" * 20
+    assert (yield call(node, "anvil_setBalance", target, hex(10**21))) is None
+    assert (yield in_thread(web3.eth.get_balance, target)) == 10**21
+    assert node.app.height == height
+    yield call(node, "hardhat_setBalance", target, "0x5")
+    assert (yield in_thread(web3.eth.get_balance, target)) == 5
+    yield call(node, "anvil_setCode", target, "0x" + RUNTIME.hex())
+    assert (yield in_thread(web3.eth.get_code, target)) == RUNTIME
+    yield call(node, "anvil_setNonce", target, "0x7")
+    assert (yield in_thread(web3.eth.get_transaction_count, target)) == 7
+    assert (yield call(node, "anvil_setStorageAt", target, "0x0", "0x" + "00" * 31 + "2a")) is True
+    assert (yield in_thread(web3.eth.get_storage_at, target, 0)) == (42).to_bytes(32, "big")
+    for method, params in (("anvil_setBalance", ["0x22", "0x1"]), ("anvil_setBalance", [target, "zz"]),
+                           ("anvil_setCode", [target, "0x1"]), ("anvil_setStorageAt", [target, "0x0", "0x01"])):
+        err = yield error(node, method, *params)
+        assert err["code"] == -32602, (method, err)
+    # A tx still goes through on the amended head.
+    receipt = yield in_thread(send, web3, {"to": target, "value": 1, "nonce": 0, "gas": 100000})
+    assert receipt.status == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_dev_namespace_off(node_factory):
+    node = node_factory(json_rpc={"api": "eth,net,web3"})
+    err = yield error(node, "evm_snapshot")
+    assert err["code"] == -32601 and "[json-rpc] api" in err["message"]
