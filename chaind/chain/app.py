@@ -340,19 +340,20 @@ class App:
     def next_header(self, prev_header, prev_meta, raw_txs, time_ns, proposer_address, last_results_hash,
                     sets=None):
         """The header of the block after `prev_header`; its time at least 1 ms after the parent's.
-        `sets`: (signers of the parent, validators, next validators) when the caller knows them."""
+        `sets`: (signers of the parent, hash of the validators, of the next validators) when the
+        caller knows them."""
         g = self.genesis
         height = prev_header.height + 1
         time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
         last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
                                 hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
-        signers, current, following = sets or (None, self.validator_set(height), self.validator_set(height + 1))
+        signers, current, following = sets or (None, self.validators_hash(height), self.validators_hash(height + 1))
         return Header(
             chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
             last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns, signers))
             if height > g.initial_height else b"",
-            data_hash=blocks.data_hash(raw_txs), validators_hash=valset.hash_of(current),
-            next_validators_hash=valset.hash_of(following), consensus_hash=self.consensus_hash(),
+            data_hash=blocks.data_hash(raw_txs), validators_hash=current,
+            next_validators_hash=following, consensus_hash=self.consensus_hash(),
             app_hash=prev_meta.app_hash, last_results_hash=last_results_hash,
             evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
 

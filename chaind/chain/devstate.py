@@ -10,6 +10,7 @@ import types
 import attrs
 
 from chaind.chain import block as blocks
+from chaind.chain import valset
 from chaind.chain.block import CommittedBlock
 from chaind.chain.modules import feemarket
 from chaind.store import keys
@@ -46,11 +47,12 @@ def empty_blocks(app, times_ns, proposer_address):
     header, meta = app.head
     if header.height < app.genesis.initial_height:
         raise ValueError("the chain has no first block yet")
-    sets = (app.validator_set(header.height), app.validator_set(header.height + 1),
-            app.validator_set(header.height + 2))
-    if not (sets[0] == sets[1] == sets[2]):
+    validators = app.validator_set(header.height)
+    if not (validators == app.validator_set(header.height + 1) == app.validator_set(header.height + 2)):
         # A validator set change is pending: the headers of the run would have to follow it.
         raise ValueError("the validator set is changing; mine these blocks one by one")
+    validators_hash = valset.hash_of(validators)
+    sets = (validators, validators_hash, validators_hash)
     results_hash = app._last_results_hash(header.height, meta.hash)
     made, puts = [], {}
     g = app.genesis
