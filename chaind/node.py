@@ -207,7 +207,8 @@ def open_node(home_path=None, config_path=None, settings=None, reactor=None, out
     home = Home(home_path) if home_path else Home(_default_home())
     if not home.exists():
         if home_path:
-            raise SystemExit(f"no chain at {home.path}: run `chaind init MONIKER --home {home.path}` first")
+            raise SystemExit(f"no chain at {home.path}: make one with `chaind init MONIKER --home {home.path}` "
+                             f"(add --dev for a dev chain with funded accounts and the dev methods)")
         home.init("dev-validator", dev=True)
     if settings is None:
         path = config_path or (home.config_file if home.config_file.is_file() else None)

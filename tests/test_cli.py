@@ -326,3 +326,24 @@ def test_evm_raw_broadcasts_a_signed_ethereum_tx(node):
                                            "json"))).stdout)
     assert by_evm_hash["txhash"] == sent["txhash"]
     failed((yield run("tx", "evm", "raw", "0xzz", node_flag(node))), "TX_HEX is not hex")
+
+
+def test_init_dev_makes_a_dev_home_anywhere(tmp_path):
+    from chaind.config import load
+    from chaind.home import Home
+    from chaind.node import open_node
+
+    result = cli("init", "devbox", "--home", tmp_path / "dev", "--dev")
+    ok(result)
+    assert "a dev chain" in result.output
+    home = Home(tmp_path / "dev")
+    assert home.dev_keys() and home.dev_keys()[0].address.hex() == DEV0[2:].lower()
+    assert "dev" in load(home.config_file).json_rpc.api.split(",")
+    ok(cli("init", "plain", "--home", tmp_path / "plain"))
+    assert Home(tmp_path / "plain").dev_keys() == []
+    # twistd on an empty directory says how to make a home there.
+    try:
+        open_node(str(tmp_path / "empty"))
+    except SystemExit as e:
+        message = str(e)
+    assert f"chaind init MONIKER --home {tmp_path / 'empty'}" in message and "--dev" in message

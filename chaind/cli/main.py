@@ -29,16 +29,18 @@ def main():
 @click.argument("moniker")
 @click.option("--chain-id", default=None, help="Chain id <name>_<EIP-155 id>-<version> (default chain_9000-1)")
 @click.option("--home", required=True, type=click.Path(file_okay=False), help="Home directory to create")
-def init(moniker, chain_id, home):
+@click.option("--dev", is_flag=True, help="A dev chain: funded dev accounts (public keys), and the txpool, "
+              "debug and dev JSON-RPC namespaces on")
+def init(moniker, chain_id, home, dev):
     """Write a home with config, validator key and genesis for a new chain."""
     from chaind.chain.genesis import GenesisError
     from chaind.home import Home
 
     try:
-        created = Home(home).init(moniker, chain_id=chain_id)
+        created = Home(home).init(moniker, chain_id=chain_id, dev=dev)
     except (FileExistsError, GenesisError) as e:
         raise click.ClickException(str(e))
-    click.echo(f"initialized {created.path} (genesis {created.genesis_file})")
+    click.echo(f"initialized {'a dev chain in ' if dev else ''}{created.path} (genesis {created.genesis_file})")
 
 
 @main.command()
