@@ -11,7 +11,7 @@ from twisted.web import server
 
 from chaind import config as config_mod
 from chaind.api.debug import DebugApi
-from chaind.api.dev import DevApi, disabled_methods
+from chaind.api.dev import DevApi, Impersonation, disabled_methods
 from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
 from chaind.api.fees import FeeApi
@@ -126,10 +126,13 @@ class Node(service.MultiService):
         filters.setServiceParent(self)
         debug = DebugApi(self, eth.runner)
         debug.setServiceParent(self)
+        impersonation = Impersonation()
+        # A chain whose node serves the dev namespace runs (and replays) the txs of impersonated accounts.
+        self.app.allow_impersonated = "dev" in enabled
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
-                          **DevWallet(self, eth.runner, fees).methods()},
+                          **DevWallet(self, eth.runner, fees, impersonation if "dev" in enabled else None).methods()},
                   "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods(),
-                  "debug": debug.methods(), "dev": DevApi(self, filters).methods()}
+                  "debug": debug.methods(), "dev": DevApi(self, filters, impersonation).methods()}
         methods = {}
         for namespace, table in tables.items():
             if namespace in enabled:

@@ -121,3 +121,56 @@ def test_dev_namespace_off(node_factory):
     node = node_factory(json_rpc={"api": "eth,net,web3"})
     err = yield error(node, "evm_snapshot")
     assert err["code"] == -32601 and "[json-rpc] api" in err["message"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_impersonation(node):
+    web3 = w3(node)
+    whale = "0x" + "77" * 20
+    yield call(node, "anvil_setBalance", whale, hex(10**20))
+    err = yield error(node, "eth_sendTransaction", {"from": whale, "to": OTHER, "value": "0x5"})
+    assert err["message"] == "unknown account"
+    assert (yield call(node, "anvil_impersonateAccount", whale)) is None
+    tx_hash = yield call(node, "eth_sendTransaction", {"from": whale, "to": OTHER, "value": "0x5"})
+    receipt = yield in_thread(web3.eth.wait_for_transaction_receipt, tx_hash, 10, 0.05)
+    assert receipt.status == 1 and receipt["from"].lower() == whale
+    tx = yield call(node, "eth_getTransactionByHash", tx_hash)
+    assert tx["from"].lower() == whale and tx["hash"] == tx_hash
+    trace = yield call(node, "debug_traceTransaction", tx_hash, {"tracer": "callTracer"})
+    assert trace["from"].lower() == whale and trace["value"] == "0x5"
+    deploy = yield call(node, "eth_sendTransaction", {"from": whale, "data": "0x" + INIT.hex()})
+    deployed = yield in_thread(web3.eth.wait_for_transaction_receipt, deploy, 10, 0.05)
+    assert (yield in_thread(web3.eth.get_code, deployed.contractAddress)) == RUNTIME
+    yield call(node, "hardhat_stopImpersonatingAccount", whale)
+    err = yield error(node, "eth_sendTransaction", {"from": whale, "to": OTHER, "value": "0x5"})
+    assert err["message"] == "unknown account"
+    yield call(node, "anvil_autoImpersonateAccount", True)
+    anyone = "0x" + "78" * 20
+    yield call(node, "anvil_setBalance", anyone, hex(10**20))
+    tx_hash = yield call(node, "eth_sendTransaction", {"from": anyone, "to": OTHER, "value": "0x1"})
+    assert (yield in_thread(web3.eth.wait_for_transaction_receipt, tx_hash, 10, 0.05)).status == 1
+
+
+def test_impersonated_txs_never_enter_signed_roads(node):
+    from chaind.chain import errors, txs
+
+    g = node.app.genesis
+    fields = {"chainId": 9000, "nonce": 0, "gas": 21000, "to": OTHER, "value": 1, "data": b"",
+              "maxFeePerGas": 10**10, "maxPriorityFeePerGas": 0}
+    unsigned = txs.wrap_impersonated(fields, bytes.fromhex("77" * 20), g.evm_chain_id, g.base_denom)
+    assert unsigned.impersonated
+    # broadcast_tx, gRPC BroadcastTx and eth_sendRawTransaction all check through check_tx.
+    for check in (lambda: node.app.check_tx(unsigned.raw), lambda: node.app.check_decoded(unsigned)):
+        try:
+            check()
+        except errors.TxError as e:
+            assert "impersonated" in e.log
+        else:
+            raise AssertionError("an impersonated tx passed check_tx")
+    node.app.allow_impersonated = False
+    try:
+        node.app.check_decoded(unsigned, impersonated=True)
+    except errors.TxError as e:
+        assert "impersonated" in e.log
+    else:
+        raise AssertionError("a chain that does not allow impersonation took the tx")

@@ -21,8 +21,9 @@ NAMESPACE_SETTING = "[json-rpc] api"
 
 
 class DevApi:
-    def __init__(self, node, filters):
+    def __init__(self, node, filters, impersonation):
         self.node = node
+        self.impersonation = impersonation
         self.app = node.app
         self.producer = node.producer
         self.mempool = node.mempool
@@ -54,6 +55,9 @@ class DevApi:
             "setStorageAt": self.set_storage_at,
             "setNextBlockBaseFeePerGas": self.set_next_block_base_fee,
             "setMinGasPrice": self.set_min_gas_price,
+            "impersonateAccount": lambda params: self._impersonate(params, True),
+            "stopImpersonatingAccount": lambda params: self._impersonate(params, False),
+            "autoImpersonateAccount": self.auto_impersonate,
             "nodeInfo": self.node_info,
             "metadata": self.metadata,
         }
@@ -252,6 +256,23 @@ class DevApi:
             raise invalid_params("anvil_setMinGasPrice is not supported when EIP-1559 is active")
         raise invalid_params("anvil_setMinGasPrice is not supported: this chain has no minimum gas price")
 
+    # -- identity --------------------------------------------------------------------------------
+
+    def _impersonate(self, params, on):
+        p.at_most(params, 1)
+        address = p.address(p.arg(params, 0), 0)
+        if on:
+            self.impersonation.addresses.add(address)
+        else:
+            self.impersonation.addresses.discard(address)
+
+    def auto_impersonate(self, params):
+        p.at_most(params, 1)
+        on = p.arg(params, 0)
+        if not isinstance(on, bool):
+            raise invalid_params(f"invalid argument 0: expected a boolean, got {on!r}")
+        self.impersonation.auto = on
+
     # -- about the node --------------------------------------------------------------------------
 
     def node_info(self, params):
@@ -283,6 +304,17 @@ class DevApi:
             "forkedNetwork": None,
             "snapshots": {enc.q(i): [s.height, enc.d(s.block_hash)] for i, s in sorted(self.snapshots.items())},
         }
+
+
+@attrs.define
+class Impersonation:
+    """Accounts eth_sendTransaction sends for without a key (never eth_sendRawTransaction)."""
+
+    addresses: set = attrs.Factory(set)
+    auto: bool = False          # every account
+
+    def covers(self, address):
+        return address is not None and (self.auto or address in self.addresses)
 
 
 @attrs.frozen

@@ -9,12 +9,14 @@ from twisted.internet import defer, threads
 from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.chain import errors as chain_errors
+from chaind.chain import txs as txcodec
 from chaind.rpc.errors import invalid_params, server_error
 
 
 class DevWallet:
-    def __init__(self, node, runner, fees):
+    def __init__(self, node, runner, fees, impersonation=None):
         self.node = node
+        self.impersonation = impersonation   # api.dev.Impersonation when the dev namespace is on
         self.app = node.app
         self.runner = runner
         self.fees = fees
@@ -34,7 +36,7 @@ class DevWallet:
         if not isinstance(args, dict):
             raise invalid_params("invalid argument 0: transaction object expected")
         sender = p.address(args["from"], 0) if args.get("from") else None
-        if sender not in self.keys:
+        if sender not in self.keys and not (self.impersonation and self.impersonation.covers(sender)):
             raise server_error("unknown account")
         lock = self._locks.setdefault(sender, defer.DeferredLock())
         return lock.run(self._send, sender, args)
@@ -48,9 +50,14 @@ class DevWallet:
             gas = yield threads.deferToThreadPool(self.node.reactor, self.node.call_pool,
                                                   self.runner.estimate, call, view, {})
             tx["gas"] = int(gas, 16)
-        signed = Account.sign_transaction(tx, self.keys[sender].private_key)
         try:
-            checked = yield self.node.producer.submit_eth(bytes(signed.raw_transaction))
+            if sender in self.keys:
+                signed = Account.sign_transaction(tx, self.keys[sender].private_key)
+                checked = yield self.node.producer.submit_eth(bytes(signed.raw_transaction))
+            else:
+                g = self.app.genesis
+                unsigned = txcodec.wrap_impersonated(tx, sender, g.evm_chain_id, g.base_denom)
+                checked = yield self.node.producer.submit_impersonated(unsigned)
         except chain_errors.TxError as e:
             raise server_error(e.evm_message or e.log) from None
         return enc.d(checked.evm_hash)

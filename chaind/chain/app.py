@@ -184,8 +184,12 @@ class App:
         g = self.genesis
         return self.check_decoded(txs.wrap_evm(raw_evm, g.evm_chain_id, g.base_denom))
 
-    def check_decoded(self, tx):
-        """check_tx for a tx already decoded (signatures checked) by txs.decode or txs.wrap_evm."""
+    def check_decoded(self, tx, impersonated=False):
+        """check_tx for a tx already decoded (signatures checked) by txs.decode or txs.wrap_evm.
+        `impersonated`: the dev namespace sends it for an account it impersonates (txs.wrap_impersonated);
+        no other road takes an unsigned tx."""
+        if getattr(tx, "impersonated", False) and not (impersonated and self.allow_impersonated):
+            raise errors.unauthorized("an impersonated tx is accepted only from a dev node's eth_sendTransaction")
         state = self._head_view()
         if tx.kind == "evm":
             self._check_evm(state, tx)
@@ -222,6 +226,8 @@ class App:
                 f"insufficient funds for gas * price + value: address {_hex(tx.sender)} have {have} want {cost}")
 
     allow_unprotected = False
+    # Unsigned txs of impersonated accounts may run (a dev chain, whose node sets this).
+    allow_impersonated = False
 
     def head_nonce(self, address):
         """The account's nonce at the head, through this thread's view of the head (cached until it moves)."""
@@ -445,6 +451,8 @@ class App:
             if tx.kind == "evm":
                 if tx.evm.gas > self.genesis.max_gas - ctx.gas_used:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
+                if tx.impersonated and not self.allow_impersonated:
+                    raise errors.unauthorized("impersonated txs run only on a dev chain")
                 auth.ensure_account(ctx, tx.sender)
                 result = evm.deliver(ctx, tx, self.bank)
                 if tx.evm.to:

@@ -8,6 +8,8 @@ import hashlib
 
 import attrs
 import rlp
+from eth_hash.auto import keccak
+from eth_utils import ValidationError
 from eth.vm.forks.prague import PragueVM
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
@@ -58,6 +60,7 @@ class EvmTx:
     evm: object            # py-evm signed transaction
     evm_hash: bytes
     sender: bytes
+    impersonated: bool = False  # sent by a dev node for an account it impersonates: no signature
     kind = "evm"
 
     @property
@@ -125,6 +128,29 @@ def wrap_evm(raw_evm, chain_id, base_denom):
         tx = _builder.decode(raw_evm)
     except Exception as e:
         raise errors.decode_error(f"rlp: {e}") from None
+    return _wrap(tx, chain_id, base_denom)
+
+
+# Anvil's r and s for a tx sent as an impersonated account: no key signed it.
+IMPERSONATED_R = IMPERSONATED_S = 1
+
+
+def wrap_impersonated(fields, sender, chain_id, base_denom):
+    """An EVM tx from `sender` that no key signed (a dev node's impersonated account), wrapped as a
+    signed one is, with `sender` in MsgEthereumTx.from and Anvil's marker signature (r = s = 1).
+    `fields`: chainId, nonce, gas, to, value, data, and gasPrice or maxFeePerGas/maxPriorityFeePerGas."""
+    to = bytes.fromhex(fields["to"][2:]) if fields.get("to") else b""
+    common = [fields["gas"], to, fields["value"], fields["data"]]
+    if "gasPrice" in fields:
+        encoded = rlp.encode([fields["nonce"], fields["gasPrice"], *common,
+                              chain_id * 2 + 35, IMPERSONATED_R, IMPERSONATED_S])
+    else:
+        encoded = b"\x02" + rlp.encode([chain_id, fields["nonce"], fields["maxPriorityFeePerGas"],
+                                        fields["maxFeePerGas"], *common, [], 0, IMPERSONATED_R, IMPERSONATED_S])
+    return _wrap(_builder.decode(encoded), chain_id, base_denom, sender)
+
+
+def _wrap(tx, chain_id, base_denom, impersonated_sender=None):
     type_id = tx.type_id or 0
     if type_id not in _EVM_TX_DATA:
         raise errors.TxError(errors.SDK, 2, f"transaction type {type_id} not supported: tx parse error",
@@ -155,6 +181,9 @@ def wrap_evm(raw_evm, chain_id, base_denom):
             data.gas_fee_cap = str(tx.max_fee_per_gas)
     fee_price = tx.gas_price if type_id in (0, 1) else tx.max_fee_per_gas
     msg = evm_tx.MsgEthereumTx(data=_any(url, data), hash="0x" + tx.hash.hex())
+    if impersonated_sender is not None:
+        setattr(msg, "from", checksum_address(impersonated_sender))
+        msg.hash = "0x" + _impersonated_hash(tx, impersonated_sender).hex()
     body = tx_pb2.TxBody(messages=[_any(MSG_ETHEREUM_TX, msg)],
                          extension_options=[_any(EXTENSION_ETHEREUM_TX, evm_tx.ExtensionOptionsEthereumTx())])
     fee = tx_pb2.Fee(gas_limit=tx.gas)
@@ -162,6 +191,8 @@ def wrap_evm(raw_evm, chain_id, base_denom):
         fee.amount.append(coin_pb2.Coin(denom=base_denom, amount=str(fee_price * tx.gas)))
     raw = tx_pb2.TxRaw(body_bytes=body.SerializeToString(),
                        auth_info_bytes=tx_pb2.AuthInfo(fee=fee).SerializeToString()).SerializeToString()
+    if impersonated_sender is not None:
+        return decode(raw, chain_id)
     return _checked_evm(raw, tx, chain_id)
 
 
@@ -208,7 +239,41 @@ def _decode_evm_envelope(raw, body, chain_id):
         tx = _builder.decode(encoded)
     except Exception as e:
         raise errors.decode_error(f"invalid Ethereum tx: {e}") from None
+    claimed = getattr(msg, "from")
+    if claimed and r == IMPERSONATED_R and s == IMPERSONATED_S:
+        # Whether such a tx may run is the app's call (App.allow_impersonated), never the decoder's.
+        sender = bytes.fromhex(claimed[2:])
+        return EvmTx(raw=raw, hash=native_hash(raw), evm=Impersonated(tx, sender),
+                     evm_hash=_impersonated_hash(tx, sender), sender=sender, impersonated=True)
     return _checked_evm(raw, tx, chain_id)
+
+
+def _impersonated_hash(tx, sender):
+    """Anvil's hash of an impersonated tx: keccak of its encoding and the sender, so that the same
+    fields sent as two accounts are two txs."""
+    return keccak(tx.encode() + sender)
+
+
+class Impersonated:
+    """A py-evm transaction whose sender is given rather than recovered from a signature."""
+
+    def __init__(self, tx, sender):
+        self._tx = tx
+        self.sender = sender
+
+    def __getattr__(self, name):
+        return getattr(self._tx, name)
+
+    def check_signature_validity(self):
+        pass
+
+    def validate(self):
+        # The signed tx's checks but the signature's.
+        if self._tx.gas < self._tx.intrinsic_gas:
+            raise ValidationError("Insufficient gas")
+
+    def get_sender(self):
+        return self.sender
 
 
 def _checked_evm(raw, tx, chain_id):

@@ -90,6 +90,10 @@ class Producer(service.Service):
         """submit() for a signed Ethereum tx, wrapped in its envelope off the reactor too."""
         return self._submit(self.app.check_eth_tx, raw_evm)
 
+    def submit_impersonated(self, tx):
+        """submit() for a tx the dev namespace made for an impersonated account (txs.wrap_impersonated)."""
+        return self._submit(lambda checked: self.app.check_decoded(checked, impersonated=True), tx)
+
     def _submit(self, check, raw):
         d = threads.deferToThreadPool(self.reactor, self.checker, self._check, check, raw)
         d.addCallback(self._admit)
