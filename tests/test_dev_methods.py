@@ -174,3 +174,36 @@ def test_impersonated_txs_never_enter_signed_roads(node):
         assert "impersonated" in e.log
     else:
         raise AssertionError("a chain that does not allow impersonation took the tx")
+
+
+@pytest_twisted.inlineCallbacks
+def test_dump_load_and_reset(node_factory):
+    first = node_factory("a")
+    second = node_factory("b")
+    for n in (first, second):
+        while n.app.height < 1:
+            yield in_thread(time.sleep, 0.02)
+    target = "0x" + "44" * 20
+    yield call(first, "anvil_setBalance", target, hex(12345))
+    yield call(first, "anvil_setCode", target, "0x" + RUNTIME.hex())
+    yield call(first, "anvil_setStorageAt", target, "0x1", "0x" + "00" * 31 + "07")
+    dump = yield call(first, "anvil_dumpState")
+    assert dump.startswith("0x1f8b")    # gzip, as Anvil's
+    assert (yield call(second, "anvil_loadState", dump)) is True
+    web3 = w3(second)
+    assert (yield in_thread(web3.eth.get_balance, target)) == 12345
+    assert (yield in_thread(web3.eth.get_code, target)) == RUNTIME
+    assert (yield in_thread(web3.eth.get_storage_at, target, 1))[-1] == 7
+    err = yield error(second, "anvil_loadState", "0x00")
+    assert err["code"] == -32602 and "Failed to decode state dump" in err["message"]
+    # The loaded chain still takes txs.
+    receipt = yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 0})
+    assert receipt.status == 1
+    yield call(first, "anvil_mine", "0x5")
+    assert (yield call(first, "anvil_reset")) is None
+    assert first.app.height == 1
+    assert (yield in_thread(w3(first).eth.get_balance, target)) == 0
+    receipt = yield in_thread(send, w3(first), {"to": OTHER, "value": 1, "nonce": 0})
+    assert receipt.blockNumber == 2
+    err = yield error(first, "anvil_reset", {"forking": {"jsonRpcUrl": "http://x"}})
+    assert err["code"] == -32602

@@ -7,7 +7,7 @@ when `[json-rpc] api` lists `dev`; each change runs on the writer between blocks
 import os
 
 import attrs
-from twisted.internet import defer
+from twisted.internet import defer, threads
 
 import chaind
 from chaind.api import encoding as enc
@@ -15,6 +15,7 @@ from chaind.api import params as p
 from chaind.chain import devstate
 from chaind.chain import errors as chain_errors
 from chaind.chain.modules import auth
+from chaind.consensus.clock import BlockClock
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError, invalid_params, server_error
 
 NAMESPACE_SETTING = "[json-rpc] api"
@@ -58,6 +59,9 @@ class DevApi:
             "impersonateAccount": lambda params: self._impersonate(params, True),
             "stopImpersonatingAccount": lambda params: self._impersonate(params, False),
             "autoImpersonateAccount": self.auto_impersonate,
+            "dumpState": self.dump_state,
+            "loadState": self.load_state,
+            "reset": self.reset,
             "nodeInfo": self.node_info,
             "metadata": self.metadata,
         }
@@ -255,6 +259,41 @@ class DevApi:
         if not self.app.genesis.no_base_fee:
             raise invalid_params("anvil_setMinGasPrice is not supported when EIP-1559 is active")
         raise invalid_params("anvil_setMinGasPrice is not supported: this chain has no minimum gas price")
+
+    # -- whole states ----------------------------------------------------------------------------
+
+    def dump_state(self, params):
+        p.at_most(params, 1)
+        height = self.app.height
+        d = threads.deferToThreadPool(self.node.reactor, self.node.call_pool, devstate.dump_state, self.app, height)
+        return d.addCallback(enc.d)
+
+    @defer.inlineCallbacks
+    def load_state(self, params):
+        p.at_most(params, 1)
+        blob = p.data(p.arg(params, 0), 0)
+        try:
+            parsed = yield threads.deferToThreadPool(self.node.reactor, self.node.call_pool,
+                                                     devstate.parse_state, blob)
+        except ValueError as e:
+            raise invalid_params(f"Failed to decode state dump: {e}") from None
+        yield self.producer.exclusive(devstate.load_state, self.app, parsed)
+        return True
+
+    @defer.inlineCallbacks
+    def reset(self, params):
+        p.at_most(params, 1)
+        if p.arg(params, 0, required=False) not in (None, {}):
+            raise invalid_params("anvil_reset: forking is not supported; call it without params to go back "
+                                 "to genesis")
+        yield self.producer.exclusive(devstate.reset, self.app)
+        self.snapshots.clear()
+        self.mempool.clear()
+        self.producer.clock.restore(BlockClock().state())
+        self.instance_id = os.urandom(32)
+        self.filters.rewound(self.app.height)
+        # The first block, made as at a new chain's start.
+        yield self.producer.mine(1)
 
     # -- identity --------------------------------------------------------------------------------
 

@@ -78,7 +78,7 @@ class App:
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         raw = db.get(keys.HEAD)
         if raw is None:
-            self._init_chain()
+            self.init_chain()
         else:
             self._head = self._load_block(keys.height_of(raw))
 
@@ -142,7 +142,7 @@ class App:
 
     # -- genesis ---------------------------------------------------------------------------------
 
-    def _init_chain(self):
+    def init_chain(self):
         g = self.genesis
         height = g.initial_height - 1
         ctx = self._context(height, g.genesis_time_ns, b"", g.base_fee, evm_root=None)

@@ -4,8 +4,11 @@ Writer thread only (the producer runs them between blocks). Each is one atomic b
 so dev snapshots can undo it like a block.
 """
 
+import gzip
 import hashlib
 import types
+
+import orjson
 
 import attrs
 
@@ -14,6 +17,10 @@ from chaind.chain import valset
 from chaind.chain.block import CommittedBlock
 from chaind.chain.modules import feemarket
 from chaind.store import keys
+from chaind.store.pruning import live_nodes
+from chaind.store.versioned import VersionedReader
+
+STATE_FORMAT = "chaind-state/1"
 
 
 def amend_head(app, change):
@@ -90,4 +97,58 @@ def committed_head(app):
 def rewind(app, mark):
     """Undo every batch written since undo mark `mark` (blocks, indexes, state, dev changes)."""
     app.undo.rollback(mark)
+    app.reload_head()
+
+
+def dump_state(app, height):
+    """The whole state at `height` (EVM trie nodes and code from its root, live native keys) as gzipped
+    JSON, so a fixture can be kept in a file and loaded into another dev chain."""
+    _, meta = app.block_at(height)
+    root = meta.evm_state_root
+    nodes = {}
+    for node in live_nodes(app.db, [root]):
+        value = app.db.get(keys.EVM_NODE + node)
+        if value is not None:
+            nodes[node.hex()] = value.hex()
+    native = {key.hex(): value.hex() for key, value in VersionedReader(app.db, height).iterate(b"")}
+    doc = {"format": STATE_FORMAT, "chainId": app.genesis.chain_id, "height": height,
+           "evmStateRoot": root.hex(), "nodes": nodes, "native": native}
+    return gzip.compress(orjson.dumps(doc), compresslevel=1)
+
+
+def parse_state(blob):
+    """(EVM root, {node: bytes}, {native key: value}) of a dump_state blob; ValueError when it is not one."""
+    try:
+        doc = orjson.loads(gzip.decompress(blob))
+        if doc.get("format") != STATE_FORMAT:
+            raise ValueError(f"not a {STATE_FORMAT} dump")
+        return (bytes.fromhex(doc["evmStateRoot"]),
+                {bytes.fromhex(k): bytes.fromhex(v) for k, v in doc["nodes"].items()},
+                {bytes.fromhex(k): bytes.fromhex(v) for k, v in doc["native"].items()})
+    except (OSError, EOFError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"not a state dump: {e}") from None
+
+
+def load_state(app, parsed):
+    """Make the head's state the dumped one (committed into the head, as amend_head does)."""
+    root, nodes, native = parsed
+
+    def change(ctx):
+        for key, _ in list(ctx.store.iterate(b"")):
+            if key not in native:
+                ctx.store.delete(key)
+        for key, value in native.items():
+            ctx.store.set(key, value)
+        ctx.pending_nodes.written.update(nodes)
+        # The dumped root replaces the head's: nothing to execute, so no py-evm state to persist.
+        ctx.accounts = types.SimpleNamespace(persist=lambda: None, state_root=root)
+
+    amend_head(app, change)
+
+
+def reset(app):
+    """Back to genesis: every key goes, genesis is written again (the producer then makes block 1)."""
+    app.db.write({}, list(app.db.keys(b"")))
+    app.undo.clear()
+    app.init_chain()
     app.reload_head()
