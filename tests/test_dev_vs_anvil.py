@@ -1,0 +1,164 @@
+"""The dev namespace next to Anvil 1.7.1 (npm `@foundry-rs/anvil`): the same calls on both, the same
+result shapes (null, bool, number, hex, objects with the same keys) and the same error codes.
+
+Anvil is installed once into ~/.cache/chaind-peers/anvil (never the repo); without npm or network the test
+is skipped with the reason, except under CI=true, where it fails.
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+
+import pytest
+import pytest_twisted
+
+from conftest import in_thread, url
+
+pytestmark = pytest.mark.external
+
+ANVIL_VERSION = "1.7.1"
+DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+CODE_ACCOUNT = "0x" + "a1" * 20
+SENDER = "0x" + "b2" * 20
+
+
+def anvil_binary():
+    cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "chaind-peers" / "anvil"
+    binary = cache / "node_modules" / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
+    package = cache / "node_modules" / "@foundry-rs" / "anvil" / "package.json"
+    if binary.is_file() and package.is_file() and json.loads(package.read_text())["version"] == ANVIL_VERSION:
+        return binary, None
+    if shutil.which("npm") is None:
+        return None, "npm is missing (apt-get install -y nodejs npm)"
+    cache.mkdir(parents=True, exist_ok=True)
+    if not (cache / "package.json").exists():
+        (cache / "package.json").write_text(json.dumps({"name": "chaind-peer-anvil", "private": True}))
+    try:
+        run = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
+                              f"@foundry-rs/anvil@{ANVIL_VERSION}"], cwd=cache, capture_output=True, text=True,
+                             timeout=300)
+    except subprocess.TimeoutExpired:
+        return None, "npm install @foundry-rs/anvil timed out"
+    if run.returncode != 0 or not binary.is_file():
+        return None, f"npm install @foundry-rs/anvil@{ANVIL_VERSION} failed: {run.stderr[-500:]}"
+    return binary, None
+
+
+@pytest.fixture
+def anvil():
+    binary, problem = anvil_binary()
+    if problem:
+        if os.environ.get("CI") == "true":
+            pytest.fail(problem)
+        pytest.skip(problem)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(port), "--silent"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    address = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                post(address, "eth_chainId")
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield address
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def post(address, method, *params):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
+    request = urllib.request.Request(address, data=body, headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def shape(value):
+    if value is None or isinstance(value, bool):
+        return repr(value) if value is None else "bool"
+    if isinstance(value, int):
+        return "number"
+    if isinstance(value, str):
+        return "hex" if value.startswith("0x") else "string"
+    if isinstance(value, dict):
+        return {k: shape(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shape(v) for v in value[:1]]
+    return value        # ("error", code): the codes must match
+
+
+def session(address):
+    """The same dev calls on the node at `address`: [(label, result or ("error", code))]."""
+    out = []
+
+    def call(label, method, *params):
+        reply = post(address, method, *params)
+        out.append((label, ("error", reply["error"]["code"]) if "error" in reply else reply["result"]))
+        return reply.get("result")
+
+    snapshot = call("snapshot", "evm_snapshot")
+    call("setBalance", "anvil_setBalance", CODE_ACCOUNT, "0x100")
+    call("setCode", "anvil_setCode", CODE_ACCOUNT, "0x6000")
+    call("setNonce", "anvil_setNonce", CODE_ACCOUNT, "0x5")
+    call("setStorageAt", "anvil_setStorageAt", CODE_ACCOUNT, "0x0", "0x" + "00" * 31 + "01")
+    call("setNextBlockBaseFeePerGas", "anvil_setNextBlockBaseFeePerGas", "0x1")
+    call("setMinGasPrice", "anvil_setMinGasPrice", "0x1")
+    call("setAutomine off", "evm_setAutomine", False)
+    call("getAutomine", "hardhat_getAutomine")
+    call("setIntervalMining", "evm_setIntervalMining", 0)
+    pending = call("send pending", "eth_sendTransaction", {"from": DEV0, "to": SENDER, "value": "0x1"})
+    call("dropTransaction", "anvil_dropTransaction", pending)
+    call("dropTransaction unknown", "anvil_dropTransaction", "0x" + "ab" * 32)
+    call("dropAllTransactions", "anvil_dropAllTransactions")
+    call("setAutomine on", "evm_setAutomine", True)
+    call("evm_mine", "evm_mine")
+    head = int(post(address, "eth_getBlockByNumber", "latest", False)["result"]["timestamp"], 16)
+    call("evm_mine at", "evm_mine", head + 100)
+    call("anvil_mine", "anvil_mine", "0x3", "0x10")
+    call("hardhat_mine", "hardhat_mine", "0x2")
+    call("increaseTime", "evm_increaseTime", 100)
+    call("setNextBlockTimestamp", "evm_setNextBlockTimestamp", head + 100000)
+    call("setBlockTimestampInterval", "anvil_setBlockTimestampInterval", 5)
+    call("removeBlockTimestampInterval", "anvil_removeBlockTimestampInterval")
+    call("setBalance sender", "hardhat_setBalance", SENDER, hex(10**20))
+    call("impersonate", "anvil_impersonateAccount", SENDER)
+    call("impersonated send", "eth_sendTransaction", {"from": SENDER, "to": DEV0, "value": "0x1"})
+    call("stopImpersonating", "anvil_stopImpersonatingAccount", SENDER)
+    call("autoImpersonate on", "anvil_autoImpersonateAccount", True)
+    call("autoImpersonate off", "anvil_autoImpersonateAccount", False)
+    call("nodeInfo", "anvil_nodeInfo")
+    call("metadata", "anvil_metadata")
+    call("hardhat_metadata", "hardhat_metadata")
+    dump = call("dumpState", "anvil_dumpState")
+    call("loadState", "anvil_loadState", dump)
+    call("loadState garbage", "anvil_loadState", "0x00")
+    call("revert", "evm_revert", snapshot)
+    call("revert used", "evm_revert", snapshot)
+    call("revert unknown", "evm_revert", "0x99")
+    call("bad address", "anvil_setBalance", "0x22", "0x1")
+    call("bad number", "anvil_mine", "zz")
+    call("bad bool", "evm_setAutomine", "x")
+    call("reset", "anvil_reset")
+    return out
+
+
+@pytest_twisted.inlineCallbacks
+def test_dev_methods_answer_as_anvil_does(node, anvil):
+    ours = yield in_thread(session, url(node))
+    theirs = yield in_thread(session, anvil)
+    assert [label for label, _ in ours] == [label for label, _ in theirs]
+    for (label, mine), (_, anvils) in zip(ours, theirs):
+        assert shape(mine) == shape(anvils), (label, mine, anvils)
+    # The calls did what they say on our side too (Anvil's answers are the reference for the shapes).
+    answers = dict(ours)
+    assert answers["revert"] is True and answers["revert used"] is False and answers["loadState"] is True
+    assert answers["bad address"] == ("error", -32602) and answers["setMinGasPrice"] == ("error", -32602)
