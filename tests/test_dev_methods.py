@@ -111,9 +111,13 @@ def test_state_setters(node):
                            ("anvil_setCode", [target, "0x1"]), ("anvil_setStorageAt", [target, "0x0", "0x01"])):
         err = yield error(node, method, *params)
         assert err["code"] == -32602, (method, err)
-    # A tx still goes through on the amended head.
-    receipt = yield in_thread(send, web3, {"to": target, "value": 1, "nonce": 0, "gas": 100000})
+    # A tx still goes through on the amended head; its tip goes to the coinbase set.
+    coinbase = "0x" + "55" * 20
+    assert (yield call(node, "anvil_setCoinbase", coinbase)) is None
+    receipt = yield in_thread(send, web3, {"to": target, "value": 1, "nonce": 0, "gas": 100000,
+                                           "maxPriorityFeePerGas": 3})
     assert receipt.status == 1
+    assert (yield in_thread(web3.eth.get_balance, coinbase)) == 3 * receipt.gasUsed
 
 
 @pytest_twisted.inlineCallbacks

@@ -112,6 +112,7 @@ def session(address):
     call("setStorageAt", "anvil_setStorageAt", CODE_ACCOUNT, "0x0", "0x" + "00" * 31 + "01")
     call("setNextBlockBaseFeePerGas", "anvil_setNextBlockBaseFeePerGas", "0x1")
     call("setMinGasPrice", "anvil_setMinGasPrice", "0x1")
+    call("setCoinbase", "anvil_setCoinbase", SENDER)
     call("setAutomine off", "evm_setAutomine", False)
     call("getAutomine", "hardhat_getAutomine")
     call("setIntervalMining", "evm_setIntervalMining", 0)

@@ -16,6 +16,7 @@ from chaind.chain import devstate
 from chaind.chain import errors as chain_errors
 from chaind.chain.modules import auth
 from chaind.consensus.clock import BlockClock
+from chaind.store import keys
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError, invalid_params, server_error
 
 NAMESPACE_SETTING = "[json-rpc] api"
@@ -55,6 +56,7 @@ class DevApi:
             "setNonce": self.set_nonce,
             "setStorageAt": self.set_storage_at,
             "setNextBlockBaseFeePerGas": self.set_next_block_base_fee,
+            "setCoinbase": self.set_coinbase,
             "setMinGasPrice": self.set_min_gas_price,
             "impersonateAccount": lambda params: self._impersonate(params, True),
             "stopImpersonatingAccount": lambda params: self._impersonate(params, False),
@@ -248,6 +250,12 @@ class DevApi:
             ctx.accounts.set_storage(address, slot, value)
 
         return self._amend(change).addCallback(lambda _: True)
+
+    def set_coinbase(self, params):
+        p.at_most(params, 1)
+        address = p.address(p.arg(params, 0), 0)
+        # The next blocks' COINBASE and tip recipient; the base fee still goes to the fee collector.
+        return self._amend(lambda ctx: ctx.store.set(keys.DEV_COINBASE, address)).addCallback(lambda _: None)
 
     def set_next_block_base_fee(self, params):
         p.at_most(params, 1)

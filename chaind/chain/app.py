@@ -519,11 +519,11 @@ class App:
 
     def _context(self, height, time_ns, block_hash, base_fee, evm_root):
         pending, atomic = pending_state_db(self.db)
+        store = VersionedWriter(self.db, height)
         exec_ctx = ExecutionContext(
-            coinbase=evm.FEE_COLLECTOR, timestamp=time_ns // 10**9, block_number=height, difficulty=0,
+            coinbase=store.get(keys.DEV_COINBASE) or evm.FEE_COLLECTOR, timestamp=time_ns // 10**9, block_number=height, difficulty=0,
             mix_hash=b"\0" * 32, gas_limit=self.genesis.max_gas, prev_hashes=self._prev_hashes(height),
             chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee, excess_blob_gas=0)
-        store = VersionedWriter(self.db, height)
         state = erc20_precompile.open_state(self, store, evm.STATE_CLASS, atomic, exec_ctx,
                                             evm_root or BLANK_ROOT_HASH)
         return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,

@@ -70,3 +70,7 @@ def compose(*parts):
         out.append(len(part))
         out += part
     return bytes(out)
+
+
+# The block coinbase a dev node set (anvil_setCoinbase), a native key so that replays see it too.
+DEV_COINBASE = compose("dev", "coinbase")
