@@ -211,3 +211,46 @@ def test_dump_load_and_reset(node_factory):
     assert receipt.blockNumber == 2
     err = yield error(first, "anvil_reset", {"forking": {"jsonRpcUrl": "http://x"}})
     assert err["code"] == -32602
+
+
+@pytest_twisted.inlineCallbacks
+def test_revert_tells_subscribers_and_filters(node):
+    from chaind.events import types as ev
+
+    web3 = w3(node)
+    snap = yield call(node, "evm_snapshot")
+    head = node.app.height
+    block_filter = yield call(node, "eth_newBlockFilter")
+    yield call(node, "evm_setAutomine", False)
+    pending = yield call(node, "eth_sendTransaction", {"from": DEV0, "to": OTHER, "value": "0x1"})
+    yield call(node, "evm_setAutomine", True)
+    yield call(node, "evm_mine")
+    yield call(node, "anvil_mine", "0x3")
+    heads = node.bus.subscribe(lambda e: isinstance(e, ev.NewBlock))
+    assert (yield call(node, "evm_revert", snap)) is True
+    announced = heads.drain()
+    assert [e.block.height for e in announced] == [head]
+    assert announced[0].block.hash == node.app.head[1].hash
+    # The filter keeps nothing of the blocks that are gone.
+    changes = yield call(node, "eth_getFilterChanges", block_filter)
+    assert changes == [Web3.to_hex(node.app.head[1].hash)]
+    assert (yield call(node, "eth_getTransactionByHash", pending)) is None
+    assert (yield in_thread(web3.eth.get_transaction_count, DEV0)) == 0
+
+
+@pytest_twisted.inlineCallbacks
+def test_interval_mining_and_dropping(node):
+    yield call(node, "evm_setAutomine", False)
+    tx_hash = yield call(node, "eth_sendTransaction", {"from": DEV0, "to": OTHER, "value": "0x1"})
+    assert (yield call(node, "anvil_dropTransaction", tx_hash)) == tx_hash
+    assert (yield call(node, "eth_getTransactionByHash", tx_hash)) is None
+    assert (yield call(node, "anvil_dropTransaction", tx_hash)) is None
+    height = node.app.height
+    yield call(node, "evm_setIntervalMining", 1)
+    for _ in range(100):
+        if node.app.height >= height + 2:
+            break
+        yield in_thread(time.sleep, 0.05)
+    assert node.app.height >= height + 2
+    yield call(node, "evm_setIntervalMining", 0)
+    assert (yield call(node, "hardhat_getAutomine")) is False

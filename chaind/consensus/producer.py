@@ -35,6 +35,7 @@ class Producer(service.Service):
         # Instant mode (a block as soon as a tx arrives) is Anvil's automine; a dev node switches it.
         self.automine = settings.block_interval == 0
         self.interval = settings.block_interval
+        self.empty_blocks = settings.empty_blocks
 
     def startService(self):
         super().startService()
@@ -62,10 +63,12 @@ class Producer(service.Service):
                 self._request_block()
 
     def set_interval(self, seconds):
-        """Blocks every `seconds` (0: none on a timer); a running node switches at once."""
+        """Blocks every `seconds` (0: none on a timer), empty or not as Anvil's interval mining makes
+        them; a running node switches at once."""
         self.interval = seconds
         if seconds > 0:
             self.automine = False
+            self.empty_blocks = True
         if self.running:
             self._start_loop()
 
@@ -125,7 +128,7 @@ class Producer(service.Service):
         # As CometBFT does, the first block is made even when empty blocks are off, so that
         # "latest" always names a real block.
         first = self.app.height < self.app.genesis.initial_height
-        if not chosen and not self.settings.empty_blocks and not first:
+        if not chosen and not self.empty_blocks and not first:
             return None
         # The decoded txs go to the writer, which then need not decode them again.
         d = threads.deferToThreadPool(self.reactor, self.writer, self._build, chosen,
