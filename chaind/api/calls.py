@@ -64,21 +64,22 @@ class CallRunner:
         self.gas_cap = gas_cap
         self.timeout = timeout
 
-    def call(self, call, view, overrides):
-        """The call's output as 0x-hex; reverts and VM errors become RPC errors."""
+    def call(self, call, view, overrides, block=None):
+        """The call's output as 0x-hex; reverts and VM errors become RPC errors. `block`: parsed
+        block overrides (parse_block_overrides)."""
         with self._under_timeout():
-            computation = self._execute(call, view, overrides, None)
+            computation = self._execute(call, view, overrides, None, block)
         if computation.is_error:
             raise revert_error(computation)
         return enc.d(computation.output)
 
-    def estimate(self, call, view, overrides):
+    def estimate(self, call, view, overrides, block=None):
         """The least gas limit at which the call succeeds (geth's binary search)."""
         cap = self.gas_cap or self.app.genesis.max_gas
         if call.get("gas") is not None:
             cap = min(cap, p.quantity(call["gas"], 0))
         with self._under_timeout():
-            computation = self._execute(call, view, overrides, cap)
+            computation = self._execute(call, view, overrides, cap, block)
             if computation.is_error:
                 if type(computation.error).__name__ == "Revert":
                     raise revert_error(computation)
@@ -89,7 +90,7 @@ class CallRunner:
                 low = used - 1
             while low + 1 < high:
                 mid = (low + high) // 2
-                if self._execute(call, view, overrides, mid).is_error:
+                if self._execute(call, view, overrides, mid, block).is_error:
                     low = mid
                 else:
                     high = mid
@@ -116,15 +117,16 @@ class CallRunner:
         finally:
             _deadline.at = None
 
-    def _execute(self, call, view, overrides, gas):
-        state, tx = self.prepare(call, view, overrides, gas)
+    def _execute(self, call, view, overrides, gas, block=None):
+        state, tx = self.prepare(call, view, overrides, gas, block=block)
         try:
             return state.apply_transaction(tx)
         except ValidationError as e:
             raise server_error(str(e)) from None
 
-    def prepare(self, call, view, overrides, gas=None, state_class=CALL_STATE_CLASS):
-        """(state, tx): a throwaway state at `view` with `overrides`, and the call as a spoofed tx."""
+    def prepare(self, call, view, overrides, gas=None, state_class=CALL_STATE_CLASS, block=None):
+        """(state, tx): a throwaway state at `view` with `overrides`, and the call as a spoofed tx;
+        `block` overrides the block context's fields (parse_block_overrides)."""
         if not isinstance(call, dict):
             raise invalid_params("invalid argument 0: call object expected")
         sender = p.address(call["from"], 0) if call.get("from") else bytes(20)
@@ -137,10 +139,11 @@ class CallRunner:
             gas = self.gas_cap
         header, meta = self.app.block_at(view.height)
         _, atomic = pending_state_db(self.app.db)
-        context = ExecutionContext(
-            coinbase=evm_module.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
-            difficulty=0, mix_hash=bytes(32), gas_limit=max(gas, meta.gas_limit), prev_hashes=(),
-            chain_id=self.app.genesis.evm_chain_id, base_fee_per_gas=0, excess_blob_gas=0)
+        fields = dict(coinbase=evm_module.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
+                      difficulty=0, mix_hash=bytes(32), gas_limit=max(gas, meta.gas_limit), base_fee_per_gas=0)
+        fields.update(block or {})
+        context = ExecutionContext(prev_hashes=(), chain_id=self.app.genesis.evm_chain_id, excess_blob_gas=0,
+                                   **fields)
         # The ERC-20 precompiles read (and a call may move) native balances: a throwaway store over the view.
         state = erc20_precompile.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
                                             atomic, context, meta.evm_state_root)
@@ -181,6 +184,38 @@ def parse_overrides(value, index):
                 parsed[field] = {int.from_bytes(p.block_hash(k, index), "big"):
                                  int.from_bytes(p.block_hash(v, index), "big") for k, v in slots.items()}
         out[key] = parsed
+    return out
+
+
+# geth's BlockOverrides fields (both its current and its older names) -> (ExecutionContext field, parser).
+_BLOCK_FIELDS = {
+    "number": ("block_number", p.quantity), "time": ("timestamp", p.quantity),
+    "gasLimit": ("gas_limit", p.quantity), "difficulty": ("difficulty", p.quantity),
+    "feeRecipient": ("coinbase", p.address), "coinbase": ("coinbase", p.address),
+    "prevRandao": ("mix_hash", p.block_hash), "random": ("mix_hash", p.block_hash),
+}
+# Calls run with no base fee (geth's NoBaseFee for a call without a gas price), and py-evm's BASEFEE reads
+# the same field its fee checks do: a base fee override could not be applied without charging the sender.
+_REFUSED_BLOCK_FIELDS = ("baseFeePerGas", "baseFee")
+
+
+def parse_block_overrides(value, index):
+    """geth's BlockOverrides as ExecutionContext fields; a field this node cannot apply is refused by
+    name, never dropped (blob base fee, beacon root and withdrawals have no part in its blocks)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise invalid_params(f"invalid argument {index}: block overrides must be an object")
+    out = {}
+    for name, raw in value.items():
+        if name in _REFUSED_BLOCK_FIELDS:
+            raise invalid_params(f"invalid argument {index}: block override {name!r} is not supported: calls run "
+                                 f"without a base fee here")
+        if name not in _BLOCK_FIELDS:
+            raise invalid_params(f"invalid argument {index}: block override {name!r} is not supported; "
+                                 f"supported: {', '.join(sorted(_BLOCK_FIELDS))}")
+        field, parse = _BLOCK_FIELDS[name]
+        out[field] = parse(raw, index)
     return out
 
 

@@ -77,12 +77,13 @@ class DebugApi(service.Service):
         if not isinstance(config, dict):
             raise server_error("invalid argument 2: trace config must be an object")
         overrides = calls.parse_overrides(config.get("stateOverrides"), 2)
+        block = calls.parse_block_overrides(config.get("blockOverrides"), 2)
         options = self._options({k: v for k, v in config.items() if k not in ("stateOverrides", "blockOverrides")})
         view = self._check_state(height)
         _, meta = self.app.block_at(height)
 
         def run(job, sink):
-            state, tx = self.runner.prepare(call, view, overrides, state_class=calls.PLAIN_STATE_CLASS)
+            state, tx = self.runner.prepare(call, view, overrides, state_class=calls.PLAIN_STATE_CLASS, block=block)
             job.call(state, tx, hooks.tx_env(state, tx, block_hash=meta.hash), sink)
 
         return self._stream(options, run)

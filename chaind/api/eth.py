@@ -207,19 +207,18 @@ class EthApi:
     # -- calls ---------------------------------------------------------------------------------
 
     def _call_args(self, params):
-        p.at_most(params, 3)
+        p.at_most(params, 4)
         call = p.arg(params, 0)
         if not isinstance(call, dict):
             raise RPCError(-32602, "invalid argument 0: call object expected")
-        return call, self._view(params, 1), calls.parse_overrides(p.arg(params, 2, required=False), 2)
+        return (call, self._view(params, 1), calls.parse_overrides(p.arg(params, 2, required=False), 2),
+                calls.parse_block_overrides(p.arg(params, 3, required=False), 3))
 
     def call(self, params):
-        call, view, overrides = self._call_args(params)
-        return self._in_call_pool(self.runner.call, call, view, overrides)
+        return self._in_call_pool(self.runner.call, *self._call_args(params))
 
     def estimate_gas(self, params):
-        call, view, overrides = self._call_args(params)
-        return self._in_call_pool(self.runner.estimate, call, view, overrides)
+        return self._in_call_pool(self.runner.estimate, *self._call_args(params))
 
     def _in_call_pool(self, fn, *args):
         return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
