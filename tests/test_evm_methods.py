@@ -173,3 +173,17 @@ def test_gas_cap_bounds_calls_and_estimates(node_factory):
     assert reply["error"] == {"code": -32000, "message": "gas required exceeds allowance (30000)"}
     _, reply = yield rpc(node, "eth_estimateGas", {"from": DEV0, "to": OTHER, "value": "0x1"})
     assert reply["result"] == hex(21000)
+
+
+@pytest_twisted.inlineCallbacks
+def test_max_priority_fee_follows_recent_tips(node):
+    web3 = w3(node)
+    _, reply = yield rpc(node, "eth_maxPriorityFeePerGas")
+    assert reply["result"] == "0x0"     # no tips paid yet
+    for nonce, tip in enumerate((5, 7, 9, 11, 1)):
+        yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": nonce, "maxPriorityFeePerGas": tip})
+    # geth's oracle: samples 5, 7, 9, 11 (a tip of 1 wei is ignored); their 60th percentile.
+    _, reply = yield rpc(node, "eth_maxPriorityFeePerGas")
+    assert reply["result"] == hex(7)
+    _, price = yield rpc(node, "eth_gasPrice")
+    assert int(price["result"], 16) == node.app.next_base_fee() + 7

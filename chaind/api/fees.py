@@ -9,12 +9,19 @@ from chaind.api import params as p
 from chaind.rpc.errors import invalid_params, server_error
 
 MAX_PERCENTILES = 100
+# geth's gas price oracle (eth/gasprice): the blocks it samples, the lowest tips taken from each, the
+# percentile of the samples it suggests, and tips below which a tx is not sampled (wei).
+ORACLE_BLOCKS = 20
+ORACLE_SAMPLES = 3
+ORACLE_PERCENTILE = 60
+ORACLE_IGNORE_BELOW = 2
 
 
 class FeeApi:
     def __init__(self, node):
         self.app = node.app
         self.settings = node.settings.json_rpc
+        self._tip = (None, 0)       # (head hash, its suggestion): the head moves less often than it is asked
 
     def methods(self):
         return {
@@ -24,8 +31,24 @@ class FeeApi:
         }
 
     def suggested_tip(self):
-        """Blocks are never full on a solo chain, so any tip is included: suggest none."""
-        return 0
+        """geth's oracle over recent tips: the 3 lowest of each of the last 20 blocks, their 60th
+        percentile; no tips paid lately (a solo chain's blocks are never full): none needed, 0."""
+        header, meta = self.app.head
+        if self._tip[0] == meta.hash:
+            return self._tip[1]
+        samples = []
+        oldest = max(self.app.genesis.initial_height, header.height - ORACLE_BLOCKS + 1)
+        for height in range(header.height, oldest - 1, -1):
+            _, block = self.app.block_at(height)
+            if not block.num_txs:
+                continue
+            tips = sorted(r.receipt.effective_gas_price - block.base_fee
+                          for _, r in logs.evm_results(self.app, height, block))
+            samples += [t for t in tips if t >= ORACLE_IGNORE_BELOW][:ORACLE_SAMPLES]
+        samples.sort()
+        tip = samples[(len(samples) - 1) * ORACLE_PERCENTILE // 100] if samples else 0
+        self._tip = (meta.hash, tip)
+        return tip
 
     def fee_history(self, params):
         p.at_most(params, 3)
