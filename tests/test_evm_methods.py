@@ -187,3 +187,33 @@ def test_max_priority_fee_follows_recent_tips(node):
     assert reply["result"] == hex(7)
     _, price = yield rpc(node, "eth_gasPrice")
     assert int(price["result"], 16) == node.app.next_base_fee() + 7
+
+
+@pytest_twisted.inlineCallbacks
+def test_signing_with_dev_keys(node):
+    from eth_account import Account
+    from eth_account.messages import encode_defunct, encode_typed_data
+
+    _, reply = yield rpc(node, "eth_sign", DEV0, "0x68656c6c6f")
+    signature = reply["result"]
+    assert Account.recover_message(encode_defunct(b"hello"), signature=signature) == DEV0
+    _, reply = yield rpc(node, "personal_sign", "0x68656c6c6f", DEV0)
+    assert reply["result"] == signature
+    typed = {"types": {"EIP712Domain": [{"name": "name", "type": "string"}, {"name": "chainId", "type": "uint256"}],
+                       "Mail": [{"name": "contents", "type": "string"}]},
+             "primaryType": "Mail", "domain": {"name": "test", "chainId": 9000}, "message": {"contents": "hi"}}
+    _, reply = yield rpc(node, "eth_signTypedData_v4", DEV0, typed)
+    assert Account.recover_message(encode_typed_data(full_message=typed), signature=reply["result"]) == DEV0
+    _, as_text = yield rpc(node, "eth_signTypedData_v4", DEV0, __import__("json").dumps(typed))
+    assert as_text["result"] == reply["result"]
+    _, reply = yield rpc(node, "eth_signTransaction", {"from": DEV0, "to": OTHER, "value": "0x1"})
+    raw = reply["result"]
+    assert Account.recover_transaction(raw) == DEV0
+    # Not sent: the node takes it when it is sent.
+    assert len(node.mempool) == 0
+    _, sent = yield rpc(node, "eth_sendRawTransaction", raw)
+    assert "result" in sent
+    for method, params in (("eth_sign", [OTHER, "0x00"]), ("personal_sign", ["0x00", OTHER]),
+                           ("eth_signTypedData_v4", [DEV0, {"types": 1}]), ("eth_sign", [DEV0, "zz"])):
+        _, reply = yield rpc(node, method, *params)
+        assert reply["error"]["code"] in (-32000, -32602), (method, reply)

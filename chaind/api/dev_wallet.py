@@ -1,9 +1,13 @@
-"""eth_accounts and eth_sendTransaction: the dev accounts' keys sign for the caller, as a dev node does.
+"""eth_accounts, eth_sendTransaction and the signing methods: the dev accounts' keys sign for the caller,
+as a dev node does.
 
 Only the dev chain's published keys are held; no other account can send this way.
 """
 
+import json
+
 from eth_account import Account
+from eth_account.messages import encode_defunct, encode_typed_data
 from twisted.internet import defer, threads
 
 from chaind.api import encoding as enc
@@ -28,7 +32,49 @@ class DevWallet:
         return {
             "eth_accounts": lambda params: [enc.addr(k.address) for k in self.node.dev_keys],
             "eth_sendTransaction": self.send_transaction,
+            "eth_sign": lambda params: self._sign_message(params, address_at=0),
+            "personal_sign": lambda params: self._sign_message(params, address_at=1),
+            "eth_signTypedData_v4": self.sign_typed_data,
+            "eth_signTransaction": self.sign_transaction,
         }
+
+    def _key(self, value, index):
+        key = self.keys.get(p.address(value, index))
+        if key is None:
+            raise server_error("unknown account")
+        return key
+
+    def _sign_message(self, params, address_at):
+        """EIP-191's personal message signature (geth's eth_sign takes address then data;
+        personal_sign data then address, and an ignored password)."""
+        p.at_most(params, 3 if address_at else 2)
+        key = self._key(p.arg(params, address_at), address_at)
+        message = p.data(p.arg(params, 1 - address_at), 1 - address_at)
+        signed = Account.sign_message(encode_defunct(primitive=message), key.private_key)
+        return enc.d(bytes(signed.signature))
+
+    def sign_typed_data(self, params):
+        p.at_most(params, 2)
+        key = self._key(p.arg(params, 0), 0)
+        data = p.arg(params, 1)
+        try:
+            if isinstance(data, str):
+                data = json.loads(data)
+            signable = encode_typed_data(full_message=data)
+        except Exception as e:  # eth_account raises several kinds for a malformed document
+            raise invalid_params(f"invalid argument 1: not EIP-712 typed data: {e}") from None
+        return enc.d(bytes(Account.sign_message(signable, key.private_key).signature))
+
+    @defer.inlineCallbacks
+    def sign_transaction(self, params):
+        """The signed tx, filled as eth_sendTransaction fills it, RLP-encoded and not sent (Anvil's answer)."""
+        p.at_most(params, 1)
+        args = p.arg(params, 0)
+        if not isinstance(args, dict):
+            raise invalid_params("invalid argument 0: transaction object expected")
+        key = self._key(args.get("from") or "0x", 0)
+        tx = yield self._filled(key.address, args)
+        return enc.d(bytes(Account.sign_transaction(tx, key.private_key).raw_transaction))
 
     def send_transaction(self, params):
         p.at_most(params, 1)
@@ -42,7 +88,7 @@ class DevWallet:
         return lock.run(self._send, sender, args)
 
     @defer.inlineCallbacks
-    def _send(self, sender, args):
+    def _filled(self, sender, args):
         tx = self._fill(sender, args)
         if "gas" not in tx:
             call = {k: v for k, v in args.items() if k in ("from", "to", "value", "data", "input")}
@@ -50,6 +96,11 @@ class DevWallet:
             gas = yield threads.deferToThreadPool(self.node.reactor, self.node.call_pool,
                                                   self.runner.estimate, call, view, {})
             tx["gas"] = int(gas, 16)
+        return tx
+
+    @defer.inlineCallbacks
+    def _send(self, sender, args):
+        tx = yield self._filled(sender, args)
         try:
             if sender in self.keys:
                 signed = Account.sign_transaction(tx, self.keys[sender].private_key)
