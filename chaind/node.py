@@ -17,6 +17,7 @@ from chaind.api.eth import EthApi
 from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
+from chaind.api.raw import RawApi
 from chaind.api.txpool import TxPoolApi
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
@@ -132,7 +133,7 @@ class Node(service.MultiService):
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
                           **DevWallet(self, eth.runner, fees, impersonation if "dev" in enabled else None).methods()},
                   "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods(),
-                  "debug": debug.methods(), "dev": DevApi(self, filters, impersonation).methods()}
+                  "debug": {**debug.methods(), **RawApi(self).methods()}, "dev": DevApi(self, filters, impersonation).methods()}
         methods = {}
         for namespace, table in tables.items():
             if namespace in enabled:

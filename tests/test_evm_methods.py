@@ -217,3 +217,30 @@ def test_signing_with_dev_keys(node):
                            ("eth_signTypedData_v4", [DEV0, {"types": 1}]), ("eth_sign", [DEV0, "zz"])):
         _, reply = yield rpc(node, method, *params)
         assert reply["error"]["code"] in (-32000, -32602), (method, reply)
+
+
+@pytest_twisted.inlineCallbacks
+def test_raw_debug_encodings(node):
+    web3 = w3(node)
+    signed = sign({"to": OTHER, "value": 1, "nonce": 0})
+    receipt = yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 0})
+    tx_hash = "0x" + bytes(receipt.transactionHash).hex()
+    _, reply = yield rpc(node, "debug_getRawTransaction", tx_hash)
+    assert reply["result"] == "0x" + bytes(signed.raw_transaction).hex()
+    _, reply = yield rpc(node, "debug_getRawTransaction", "0x" + "00" * 32)
+    assert reply["result"] == "0x"
+    number = hex(receipt.blockNumber)
+    _, reply = yield rpc(node, "debug_getRawReceipts", number)
+    [raw_receipt] = reply["result"]
+    assert raw_receipt[:4] == "0x02"
+    status, cumulative, bloom, logs = rlp.decode(bytes.fromhex(raw_receipt[4:]))
+    assert status == b"\x01" and int.from_bytes(cumulative, "big") == receipt.cumulativeGasUsed and logs == []
+    _, reply = yield rpc(node, "debug_getRawHeader", number)
+    header = rlp.decode(bytes.fromhex(reply["result"][2:]))
+    block = yield in_thread(web3.eth.get_block, receipt.blockNumber)
+    assert int.from_bytes(header[8], "big") == receipt.blockNumber and header[3] == bytes(block.stateRoot)
+    _, reply = yield rpc(node, "debug_getRawBlock", {"blockHash": "0x" + bytes(block.hash).hex()})
+    raw_header, body, uncles = rlp.decode(bytes.fromhex(reply["result"][2:]))
+    assert raw_header == header and body == [bytes(signed.raw_transaction)] and uncles == []
+    _, reply = yield rpc(node, "debug_getRawBlock", "0xffffff")
+    assert reply["error"]["code"] == -32000
