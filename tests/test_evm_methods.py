@@ -244,3 +244,22 @@ def test_raw_debug_encodings(node):
     assert raw_header == header and body == [bytes(signed.raw_transaction)] and uncles == []
     _, reply = yield rpc(node, "debug_getRawBlock", "0xffffff")
     assert reply["error"]["code"] == -32000
+
+
+@pytest_twisted.inlineCallbacks
+def test_create_access_list(node):
+    from contracts import INIT, RUNTIME
+
+    web3 = w3(node)
+    deployed = yield in_thread(send, web3, {"data": INIT, "nonce": 0, "gas": 200000, "to": None})
+    store = deployed.contractAddress
+    # Storing a word: the recipient's slot 0 is listed (the recipient itself is warm anyway).
+    _, reply = yield rpc(node, "eth_createAccessList", {"from": DEV0, "to": store, "data": "0x" + "00" * 31 + "05"})
+    result = reply["result"]
+    assert result["accessList"] == [{"address": store.lower(), "storageKeys": ["0x" + "00" * 32]}]
+    gas_with_list = int(result["gasUsed"], 16)
+    assert gas_with_list > 21000 and "error" not in result
+    _, reply = yield rpc(node, "eth_createAccessList", {"from": DEV0, "to": store, "data": "0x" + "00" * 32})
+    assert reply["result"]["error"].startswith("execution reverted")
+    _, reply = yield rpc(node, "eth_createAccessList", "nope")
+    assert reply["error"]["code"] == -32602

@@ -20,6 +20,8 @@ from chaind.chain.modules import evm as evm_module
 from chaind.rpc.errors import EXECUTION_REVERTED, RPCError, invalid_params, server_error
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
+from chaind.tracing import hooks
+from chaind.tracing.native.access_list import AccessListTracer
 
 _deadline = threading.local()
 
@@ -96,6 +98,28 @@ class CallRunner:
                     high = mid
         return enc.q(high)
 
+    def create_access_list(self, call, view):
+        """geth's eth_createAccessList: run the call with the list found so far until it stops growing;
+        the list, the gas used with it, and the execution error if any."""
+        found = _access_list_arg(call.get("accessList"))
+        with self._under_timeout():
+            while True:
+                state, tx = self.prepare(call, view, {}, access_list=found)
+                excluded = {tx.sender, hooks.tx_env(state, tx).to, *state.computation_class._precompiles}
+                excluded |= set(getattr(state, "precompile_addresses", lambda: ())())
+                tracer = AccessListTracer(excluded, found)
+                try:
+                    computation = hooks.trace_transaction(state, tx, tracer, hooks.tx_env(state, tx))
+                except ValidationError as e:
+                    raise server_error(str(e)) from None
+                if tracer.access_list() == found:
+                    break
+                found = tracer.access_list()
+        out = {"accessList": tracer.result(), "gasUsed": enc.q(evm_module.VM.finalize_gas_used(tx, computation))}
+        if computation.is_error:
+            out["error"] = revert_error(computation).message
+        return out
+
     def run(self, call, view):
         """(computation, gas used) of the call at `view` under evm-timeout; a revert is the caller's to read."""
         with self._under_timeout():
@@ -124,7 +148,7 @@ class CallRunner:
         except ValidationError as e:
             raise server_error(str(e)) from None
 
-    def prepare(self, call, view, overrides, gas=None, state_class=CALL_STATE_CLASS, block=None):
+    def prepare(self, call, view, overrides, gas=None, state_class=CALL_STATE_CLASS, block=None, access_list=None):
         """(state, tx): a throwaway state at `view` with `overrides`, and the call as a spoofed tx;
         `block` overrides the block context's fields (parse_block_overrides)."""
         if not isinstance(call, dict):
@@ -148,9 +172,29 @@ class CallRunner:
         state = erc20_precompile.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
                                             atomic, context, meta.evm_state_root)
         apply_overrides(state, overrides)
-        unsigned = evm_module.VM.get_transaction_builder().create_unsigned_transaction(
-            nonce=state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=value, data=data)
+        builder = evm_module.VM.get_transaction_builder()
+        if access_list is None:
+            unsigned = builder.create_unsigned_transaction(
+                nonce=state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=value, data=data)
+        else:
+            unsigned = builder.new_unsigned_access_list_transaction(
+                self.app.genesis.evm_chain_id, state.get_nonce(sender), 0, gas, to, value, data, access_list)
         return state, SpoofTransaction(unsigned, from_=sender)
+
+
+def _access_list_arg(value):
+    """A call object's accessList as [(address, [slot int])]."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise invalid_params("invalid argument 0: accessList must be an array")
+    out = []
+    for entry in value:
+        if not isinstance(entry, dict):
+            raise invalid_params("invalid argument 0: accessList entries must be objects")
+        slots = entry.get("storageKeys") or []
+        out.append((p.address(entry.get("address"), 0), [int.from_bytes(p.block_hash(s, 0), "big") for s in slots]))
+    return out
 
 
 def parse_overrides(value, index):

@@ -49,6 +49,7 @@ class EthApi:
             "eth_getUncleByBlockHashAndIndex": lambda params: None,
             "eth_call": self.call,
             "eth_estimateGas": self.estimate_gas,
+            "eth_createAccessList": self.create_access_list,
         }
 
     # -- state at a height ------------------------------------------------------------------------
@@ -219,6 +220,13 @@ class EthApi:
 
     def estimate_gas(self, params):
         return self._in_call_pool(self.runner.estimate, *self._call_args(params))
+
+    def create_access_list(self, params):
+        p.at_most(params, 2)
+        call = p.arg(params, 0)
+        if not isinstance(call, dict):
+            raise RPCError(-32602, "invalid argument 0: call object expected")
+        return self._in_call_pool(self.runner.create_access_list, call, self._view(params, 1))
 
     def _in_call_pool(self, fn, *args):
         return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
