@@ -25,9 +25,10 @@ CONFIG = 'api = "eth,net,web3,dev"\n[chain]\nblock-interval = 0.0\nempty-blocks 
 class Client:
     """JSON-RPC over one keep-alive HTTP connection, as a test suite's provider holds it."""
 
-    def __init__(self, url):
+    def __init__(self, url, timeout=900):
+        # Anvil 1.7.1 takes minutes for anvil_mine of 10,000 blocks on a small box: wait that long.
         host, port = url.split("//")[1].split(":")
-        self.connection = http.client.HTTPConnection(host, int(port), timeout=60)
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
 
     def call(self, method, *params):
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)})
