@@ -289,3 +289,19 @@ def test_time_waiting_on_a_slow_reader_is_not_tracing_time(node_factory):
     _, reply = yield in_thread(post, node, [{"jsonrpc": "2.0", "id": 1, "method": "debug_traceTransaction",
                                              "params": [spin.transactionHash.to_0x_hex(), {"timeout": "1ms"}]}])
     assert reply[0]["error"]["message"] == "execution timeout: tracing took longer than 0.001s"
+
+
+@pytest_twisted.inlineCallbacks
+def test_mux_tracer_runs_several_native_tracers(node):
+    web3 = w3(node)
+    receipt = yield in_thread(send, web3, {"to": OTHER, "value": 9, "nonce": 0})
+    tx_hash = "0x" + bytes(receipt.transactionHash).hex()
+    config = {"tracer": "muxTracer", "tracerConfig": {"callTracer": {}, "4byteTracer": {}, "prestateTracer": {}}}
+    _, reply = yield rpc(node, "debug_traceTransaction", tx_hash, config)
+    result = reply["result"]
+    assert set(result) == {"callTracer", "4byteTracer", "prestateTracer"}
+    _, alone = yield rpc(node, "debug_traceTransaction", tx_hash, {"tracer": "callTracer"})
+    assert result["callTracer"] == alone["result"]
+    _, reply = yield rpc(node, "debug_traceTransaction", tx_hash,
+                         {"tracer": "muxTracer", "tracerConfig": {"nopeTracer": {}}})
+    assert "nopeTracer" in reply["error"]["message"]

@@ -1,10 +1,12 @@
-"""Native tracers by name (geth's DefaultDirectory): callTracer, prestateTracer, 4byteTracer, noopTracer.
+"""Native tracers by name (geth's DefaultDirectory): callTracer, prestateTracer, 4byteTracer, noopTracer, and
+muxTracer, which runs several of them at once.
 
 make(name, tracer_config) builds one; tracerConfig may be an object or a JSON string.
 """
 
 from chaind.tracing.native.call import CallTracer
 from chaind.tracing.native.fourbyte import FourByteTracer
+from chaind.tracing.native.mux import MuxTracer
 from chaind.tracing.native.noop import NoopTracer
 from chaind.tracing.native.prestate import PrestateTracer
 
@@ -13,6 +15,7 @@ TRACERS = {
     "prestateTracer": PrestateTracer,
     "4byteTracer": FourByteTracer,
     "noopTracer": NoopTracer,
+    "muxTracer": lambda config: MuxTracer(config, {name: made for name, made in TRACERS.items() if name != "muxTracer"}),
 }
 
 
