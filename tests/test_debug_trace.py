@@ -305,3 +305,26 @@ def test_mux_tracer_runs_several_native_tracers(node):
     _, reply = yield rpc(node, "debug_traceTransaction", tx_hash,
                          {"tracer": "muxTracer", "tracerConfig": {"nopeTracer": {}}})
     assert "nopeTracer" in reply["error"]["message"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_trace_block_rlp_and_intermediate_roots(node):
+    web3 = w3(node)
+    node.producer.set_automine(False)
+    for nonce in range(2):
+        yield in_thread(web3.eth.send_raw_transaction, __import__("evm_client").sign(
+            {"to": OTHER, "value": 1 + nonce, "nonce": nonce}).raw_transaction)
+    yield node.producer.mine(1)
+    height = node.app.height
+    block = yield in_thread(web3.eth.get_block, height)
+    assert len(block.transactions) == 2
+    _, raw = yield rpc(node, "debug_getRawBlock", hex(height))
+    _, traced = yield rpc(node, "debug_traceBlock", raw["result"], {"tracer": "callTracer"})
+    _, by_number = yield rpc(node, "debug_traceBlockByNumber", hex(height), {"tracer": "callTracer"})
+    assert traced["result"] == by_number["result"] and len(traced["result"]) == 2
+    _, reply = yield rpc(node, "debug_traceBlock", "0xc0")
+    assert reply["error"]["code"] == -32000
+    _, roots = yield rpc(node, "debug_intermediateRoots", "0x" + bytes(block.hash).hex())
+    assert len(roots["result"]) == 2 and roots["result"][0] != roots["result"][1]
+    # The root after the last tx, before the end blockers (which change no EVM state here): the block's.
+    assert roots["result"][-1] == "0x" + bytes(block.stateRoot).hex()

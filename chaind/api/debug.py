@@ -3,11 +3,15 @@
 Results stream (rpc/streaming.py): a raw trace goes out as it is made, never whole in memory.
 """
 
+import rlp
 from twisted.application import service
 from twisted.internet import threads
 
 from chaind.api import calls
+from chaind.api import encoding as enc
+from chaind.api import logs
 from chaind.api import params as p
+from chaind.chain import txs as txcodec
 from chaind.chain.app import PrunedError
 from chaind.rpc.errors import server_error
 from chaind.rpc.streaming import StreamedResult
@@ -37,6 +41,8 @@ class DebugApi(service.Service):
             "debug_traceBlockByNumber": lambda params: self.trace_block(params, by_hash=False),
             "debug_traceBlockByHash": lambda params: self.trace_block(params, by_hash=True),
             "debug_traceCall": self.trace_call,
+            "debug_traceBlock": self.trace_block_rlp,
+            "debug_intermediateRoots": self.intermediate_roots,
         }
 
     # -- methods ---------------------------------------------------------------------------------
@@ -68,6 +74,47 @@ class DebugApi(service.Service):
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
         return self._stream(options, lambda job, sink: job.block(height, sink))
+
+    def trace_block_rlp(self, params):
+        """geth's debug_traceBlock: a block given as RLP (debug_getRawBlock's encoding). This node traces
+        blocks it has: the block of that number whose EVM txs are the same."""
+        p.at_most(params, 2)
+        try:
+            header, body, _ = rlp.decode(p.data(p.arg(params, 0), 0))
+            height = int.from_bytes(header[8], "big")
+            given = [bytes(tx) if isinstance(tx, bytes) else rlp.encode(tx) for tx in body]
+        except (rlp.DecodingError, ValueError, TypeError, IndexError) as e:
+            raise server_error(f"could not decode block: {e}") from None
+        found = self.app.block_at(height)
+        if found is None or height < self.app.genesis.initial_height or given != self._evm_tx_bytes(height, found[1]):
+            raise server_error(f"block #{height} with these transactions is not a block of this chain: "
+                               f"debug_traceBlock traces blocks this node holds")
+        options = self._options(p.arg(params, 1, required=False))
+        self._check_state(height - 1)
+        return self._stream(options, lambda job, sink: job.block(height, sink))
+
+    def _evm_tx_bytes(self, height, meta):
+        chain_id = self.app.genesis.evm_chain_id
+        return [txcodec.decode(self.app.tx_at(height, index), chain_id).evm.encode()
+                for index, _ in logs.evm_results(self.app, height, meta)]
+
+    def intermediate_roots(self, params):
+        """geth's debug_intermediateRoots: the EVM state root after each tx of the block."""
+        p.at_most(params, 2)
+        height = self.app.height_of_hash(p.block_hash(p.arg(params, 0), 0))
+        if height is None:
+            raise server_error(f"block {p.arg(params, 0)} not found")
+        if height < self.app.genesis.initial_height:
+            raise server_error("genesis is not traceable")
+        self._check_state(height - 1)
+        roots = []
+
+        def replay():
+            self.app.replay_block(height, lambda ctx, index, tx: None,
+                                  after_tx=lambda ctx, index, tx: roots.append(enc.d(ctx.accounts.make_state_root())))
+            return roots
+
+        return threads.deferToThreadPool(self.node.reactor, self.pool, replay)
 
     def trace_call(self, params):
         p.at_most(params, 3)
