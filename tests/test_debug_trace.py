@@ -328,3 +328,44 @@ def test_trace_block_rlp_and_intermediate_roots(node):
     assert len(roots["result"]) == 2 and roots["result"][0] != roots["result"][1]
     # The root after the last tx, before the end blockers (which change no EVM state here): the block's.
     assert roots["result"][-1] == "0x" + bytes(block.stateRoot).hex()
+
+
+@pytest_twisted.inlineCallbacks
+def test_flat_call_tracer(node):
+    from contracts import FORWARDER_INIT, RUNTIME
+
+    web3 = w3(node)
+    forwarder = (yield in_thread(send, web3, {"data": "0x" + FORWARDER_INIT.hex(), "gas": 300000,
+                                              "nonce": 0})).contractAddress
+    store = (yield in_thread(send, web3, {"data": "0x" + INIT.hex(), "gas": 300000, "nonce": 1})).contractAddress
+    # Through the forwarder to the store (stores 7), and to the identity precompile (0x4).
+    data = "0x" + "00" * 32 + "00" * 12 + store[2:].lower() + "00" * 31 + "07"
+    receipt = yield in_thread(send, web3, {"to": forwarder, "data": data, "gas": 300000, "nonce": 2})
+    tx_hash = "0x" + bytes(receipt.transactionHash).hex()
+    _, reply = yield rpc(node, "debug_traceTransaction", tx_hash, {"tracer": "flatCallTracer"})
+    top, child = reply["result"]
+    assert top["type"] == "call" and top["action"]["callType"] == "call" and top["traceAddress"] == []
+    assert top["subtraces"] == 1 and top["transactionHash"] == tx_hash
+    assert top["blockNumber"] == receipt.blockNumber and top["transactionPosition"] == 0
+    assert top["blockHash"] == "0x" + bytes(receipt.blockHash).hex()
+    assert child["traceAddress"] == [0] and child["action"]["to"] == store.lower()
+    assert child["action"]["value"] == "0x0" and "gasUsed" in child["result"]
+    to_identity = "0x" + "00" * 32 + "00" * 31 + "04" + "ab" * 4
+    _, reply = yield rpc(node, "debug_traceCall", {"from": DEV0, "to": forwarder, "data": to_identity}, "latest",
+                         {"tracer": "flatCallTracer"})
+    [only] = reply["result"]
+    assert "error" not in only and only["subtraces"] == 0
+    # Not a tx of a block: no block or tx fields, as geth's traceCall.
+    assert only["transactionHash"] is None and only["blockHash"] is None and only["blockNumber"] == 0
+    _, reply = yield rpc(node, "debug_traceCall", {"from": DEV0, "to": forwarder, "data": to_identity}, "latest",
+                         {"tracer": "flatCallTracer", "tracerConfig": {"includePrecompiles": True}})
+    assert len(reply["result"]) == 2 and reply["result"][1]["action"]["to"] == "0x" + "00" * 19 + "04"
+    # A create, and a revert in Parity's words.
+    _, reply = yield rpc(node, "debug_traceCall", {"from": DEV0, "data": "0x" + INIT.hex()}, "latest",
+                         {"tracer": "flatCallTracer"})
+    [created] = reply["result"]
+    assert created["type"] == "create" and created["result"]["code"] == "0x" + RUNTIME.hex()
+    reverting = "0x" + "00" * 31 + "01" + "00" * 12 + store[2:].lower() + "00" * 31 + "07"
+    _, reply = yield rpc(node, "debug_traceCall", {"from": DEV0, "to": forwarder, "data": reverting}, "latest",
+                         {"tracer": "flatCallTracer", "tracerConfig": {"convertParityErrors": True}})
+    assert reply["result"][0]["error"] == "Reverted"
