@@ -1,6 +1,7 @@
 """ethermint.evm.v1.Query and ethermint.feemarket.v1.Query, as Evmos' x/evm and x/feemarket queriers answer.
 
-EthCall and EstimateGas run through the JSON-RPC's CallRunner (chaind/api/calls.py) at the height read.
+EthCall and EstimateGas run through the JSON-RPC's CallRunner (chaind/api/calls.py) at the height read;
+TraceTx and TraceBlock through the trace jobs on the trace pool, as debug_trace* do.
 """
 
 import fractions
@@ -9,6 +10,7 @@ import re
 
 import grpc
 import orjson
+from twisted.internet import threads
 
 from chaind.chain import legacy_dec
 from chaind.api import calls
@@ -20,6 +22,8 @@ from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb
 from chaind.pb.ethermint.feemarket.v1 import (feemarket_pb2, query_pb2 as fm_query_pb2,
                                               query_pb2_grpc as fm_query_pb2_grpc)
 from chaind.rpc.errors import EXECUTION_REVERTED, INVALID_PARAMS, RPCError
+from chaind.rpc.streaming import BufferSink
+from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 
 _HEX_ADDRESS = re.compile(r"^(0x|0X)?[0-9a-fA-F]{40}$")
 _HEX = re.compile(r"^[0-9a-fA-F]*$")
@@ -144,6 +148,55 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
             raise self._error(e, grpc.StatusCode.UNKNOWN) from None
         return query_pb2.EstimateGasResponse(gas=gas)
 
+    def TraceTx(self, request, context):
+        """The trace of a committed EVM tx (msg.hash), its block's earlier txs replayed first."""
+        return self._traced(context, lambda: self._trace_tx(request), query_pb2.QueryTraceTxResponse)
+
+    def TraceBlock(self, request, context):
+        """The traces of every EVM tx of committed block `block_number`, as debug_traceBlockByNumber."""
+        return self._traced(context, lambda: self._trace_block(request), query_pb2.QueryTraceBlockResponse)
+
+    def _traced(self, context, run, response):
+        try:
+            return response(data=run())
+        except QueryError as e:
+            context.abort(e.code, e.message)
+
+    def _trace_tx(self, request):
+        try:
+            evm_hash = bytes.fromhex(request.msg.hash[2:] if request.msg.hash.startswith("0x") else "zz")
+        except ValueError:
+            raise invalid(f"invalid tx hash {request.msg.hash!r}") from None
+        position = self.app.tx_position(evm_hash, evm=True)
+        if position is None:
+            raise QueryError(grpc.StatusCode.NOT_FOUND, f"tx {request.msg.hash} not found")
+        height, index = position
+        return self._run_trace(request.trace_config, height, lambda job, sink: job.transaction(height, index, sink))
+
+    def _trace_block(self, request):
+        height = request.block_number
+        if height < self.genesis.initial_height or self.app.block_at(height) is None:
+            raise QueryError(grpc.StatusCode.NOT_FOUND, f"block {height} not found")
+        return self._run_trace(request.trace_config, height, lambda job, sink: job.block(height, sink))
+
+    def _run_trace(self, config, height, work):
+        settings = self.node.settings.tracing
+        self.app_view(height - 1)       # the parent's state must be kept
+        try:
+            options = TraceOptions.parse(_trace_config(config), settings.js_memory_limit)
+        except TraceError as e:
+            raise invalid(str(e)) from None
+        sink = BufferSink(settings.max_buffered_bytes)
+        job = TraceJob(self.app, options, settings.js_memory_limit, sink.cancel)
+        reactor = self.node.reactor
+        try:
+            # grpcio's thread waits; the trace runs on the trace pool, bounded as debug_trace* are.
+            threads.blockingCallFromThread(
+                reactor, lambda: threads.deferToThreadPool(reactor, self.node.trace_pool, work, job, sink))
+        except TraceError as e:
+            raise QueryError(grpc.StatusCode.INTERNAL, str(e)) from None
+        return sink.value()
+
     @staticmethod
     def _call(request):
         """The JSON TransactionArgs of an EthCallRequest, its gas bounded by gas_cap as Evmos' ToMessage does."""
@@ -166,6 +219,25 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
     @staticmethod
     def _error(error, code):
         return QueryError(grpc.StatusCode.INVALID_ARGUMENT if error.code == INVALID_PARAMS else code, error.message)
+
+
+def _trace_config(config):
+    """Evmos' TraceConfig message as the JSON-RPC's trace config object."""
+    out = {}
+    if config.tracer:
+        out["tracer"] = config.tracer
+    if config.timeout:
+        out["timeout"] = config.timeout
+    for field, name in (("disable_stack", "disableStack"), ("disable_storage", "disableStorage"),
+                        ("enable_memory", "enableMemory"), ("enable_return_data", "enableReturnData"),
+                        ("debug", "debug")):
+        if getattr(config, field):
+            out[name] = True
+    if config.limit:
+        out["limit"] = config.limit
+    if config.tracer_json_config:
+        out["tracerConfig"] = config.tracer_json_config
+    return out
 
 
 class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
