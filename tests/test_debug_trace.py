@@ -369,3 +369,26 @@ def test_flat_call_tracer(node):
     _, reply = yield rpc(node, "debug_traceCall", {"from": DEV0, "to": forwarder, "data": reverting}, "latest",
                          {"tracer": "flatCallTracer", "tracerConfig": {"convertParityErrors": True}})
     assert reply["result"][0]["error"] == "Reverted"
+
+
+@pytest_twisted.inlineCallbacks
+def test_storage_range_at(node):
+    from eth_utils import keccak as keccak256
+
+    web3 = w3(node)
+    contract = (yield in_thread(send, web3, {"data": "0x" + INIT.hex(), "gas": 200000, "nonce": 0})).contractAddress
+    first = yield in_thread(send, web3, {"to": contract, "data": "0x" + "00" * 31 + "05", "gas": 100000, "nonce": 1})
+    second = yield in_thread(send, web3, {"to": contract, "data": "0x" + "00" * 31 + "06", "gas": 100000, "nonce": 2})
+    slot0 = "0x" + keccak256(bytes(32)).hex()
+    # Before the second store ran: the first's value.
+    block = "0x" + bytes(second.blockHash).hex()
+    _, reply = yield rpc(node, "debug_storageRangeAt", block, 0, contract, "0x", 10)
+    assert reply["result"] == {"storage": {slot0: {"key": None, "value": "0x" + "00" * 31 + "05"}}, "nextKey": None}
+    _, reply = yield rpc(node, "debug_storageRangeAt", "0x" + bytes(first.blockHash).hex(), 0, contract, "0x", 10)
+    assert reply["result"]["storage"] == {}
+    _, reply = yield rpc(node, "debug_storageRangeAt", block, 0, contract, "0x", 0)
+    assert reply["result"] == {"storage": {}, "nextKey": slot0}
+    _, reply = yield rpc(node, "debug_storageRangeAt", block, 5, contract, "0x", 10)
+    assert reply["error"]["code"] == -32000
+    _, reply = yield rpc(node, "debug_storageRangeAt", block, -1, contract, "0x", 10)
+    assert reply["error"]["code"] == -32602

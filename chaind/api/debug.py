@@ -4,6 +4,9 @@ Results stream (rpc/streaming.py): a raw trace goes out as it is made, never who
 """
 
 import rlp
+from eth_utils import keccak
+from trie import HexaryTrie
+from trie.iter import NodeIterator
 from twisted.application import service
 from twisted.internet import threads
 
@@ -13,7 +16,7 @@ from chaind.api import logs
 from chaind.api import params as p
 from chaind.chain import txs as txcodec
 from chaind.chain.app import PrunedError
-from chaind.rpc.errors import server_error
+from chaind.rpc.errors import invalid_params, server_error
 from chaind.rpc.streaming import StreamedResult
 from chaind.tracing import hooks
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
@@ -43,6 +46,7 @@ class DebugApi(service.Service):
             "debug_traceCall": self.trace_call,
             "debug_traceBlock": self.trace_block_rlp,
             "debug_intermediateRoots": self.intermediate_roots,
+            "debug_storageRangeAt": self.storage_range_at,
         }
 
     # -- methods ---------------------------------------------------------------------------------
@@ -115,6 +119,60 @@ class DebugApi(service.Service):
             return roots
 
         return threads.deferToThreadPool(self.node.reactor, self.pool, replay)
+
+    def storage_range_at(self, params):
+        """geth's debug_storageRangeAt: up to maxResult storage entries of an account, from keyStart in
+        the order of their hashed keys, in the state before tx txIndex of the block ran."""
+        p.at_most(params, 5)
+        height = self.app.height_of_hash(p.block_hash(p.arg(params, 0), 0))
+        tx_index, max_result = p.arg(params, 1), p.arg(params, 4)
+        for index, value in ((1, tx_index), (4, max_result)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise invalid_params(f"invalid argument {index}: a non-negative number expected")
+        address = p.address(p.arg(params, 2), 2)
+        start = p.data(p.arg(params, 3), 3)
+        if len(start) > 32:
+            raise invalid_params("invalid argument 3: a key start of at most 32 bytes expected")
+        if height is None:
+            raise server_error(f"block {p.arg(params, 0)} not found")
+        if height < self.app.genesis.initial_height:
+            raise server_error("genesis is not traceable")
+        _, meta = self.app.block_at(height)
+        # txIndex counts the block's EVM txs, as geth's; the block may hold native txs between them.
+        evm_positions = [index for index, _ in logs.evm_results(self.app, height, meta)]
+        if tx_index >= len(evm_positions):
+            raise server_error(f"transaction index {tx_index} out of range for block {p.arg(params, 0)}")
+        self._check_state(height - 1)
+        return threads.deferToThreadPool(self.node.reactor, self.pool, self._storage_range, height,
+                                         evm_positions[tx_index], address, start.ljust(32, b"\0"), max_result)
+
+    def _storage_range(self, height, tx_index, address, start, max_result):
+        found = {}
+
+        class _Reached(Exception):
+            pass
+
+        def before(ctx, index, tx):
+            if index == tx_index:
+                found["ctx"] = ctx
+                raise _Reached()
+
+        try:
+            self.app.replay_block(height, before)
+        except _Reached:
+            pass
+        ctx = found["ctx"]
+        ctx.accounts.persist()  # the txs before it, into nodes the tries below can read
+        nodes = ctx.pending_nodes
+        encoded = HexaryTrie(nodes, ctx.accounts.state_root).get(keccak(address))
+        storage_root = rlp.decode(encoded)[2] if encoded else HexaryTrie.BLANK_NODE_HASH
+        storage = HexaryTrie(nodes, storage_root)
+        entries, key = {}, start if storage.get(start) else NodeIterator(storage).next(start)
+        while key is not None and len(entries) < max_result:
+            value = int.from_bytes(rlp.decode(storage.get(key)), "big")
+            entries[enc.d(key)] = {"key": None, "value": "0x%064x" % value}
+            key = NodeIterator(storage).next(key)
+        return {"storage": entries, "nextKey": None if key is None else enc.d(key)}
 
     def trace_call(self, params):
         p.at_most(params, 3)
