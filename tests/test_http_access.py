@@ -134,7 +134,8 @@ def test_txpool_and_debug_are_opt_in(node_factory):
 
 
 @pytest_twisted.inlineCallbacks
-def test_a_dev_chain_says_it_serves_txpool_and_debug(node):
+def test_a_dev_chain_says_it_serves_txpool_debug_and_dev(node):
     status, _, body = yield in_thread(request, node, b"localhost", b"", b"POST", call("txpool_status"))
     assert "result" in json.loads(body)
-    assert "debug and txpool enabled" in node.out.getvalue()
+    banner = node.out.getvalue()
+    assert "debug, dev, txpool enabled" in banner and "dev methods on: evm_snapshot/evm_revert" in banner
