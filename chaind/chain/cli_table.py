@@ -1,0 +1,138 @@
+"""What a module's CLI table says: one entry per query or message command, as plain data the CLI turns into commands.
+
+A module's cli.py builds QUERY (a Queries) and TX (a Txs) from these; it never imports the CLI (chaind.cli).
+"""
+
+# Frozen dataclasses, not attrs: every CLI run loads a table, and importing attrs alone costs it ~10 ms.
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# What an argument's text becomes in the request (the CLI parses each kind, and words its errors):
+#   text    the text as given
+#   acc     an account address, bech32 or 0x, as this chain's bech32
+#   val     a validator operator address, valoper bech32 or 0x, as this chain's valoper bech32
+#   evm     an address, bech32 or 0x, as lower-case 0x hex
+#   eip55   an address, bech32 or 0x, as EIP-55 checksummed 0x hex
+#   uint    a positive integer (an int field)
+#   amount  a non-negative integer amount written in digits (a string field, as sdk.Int)
+#   coin    one positive coin, e.g. 10achain (a Coin field)
+#   coins   positive coins, e.g. 10achain,5stake (a repeated Coin field)
+KINDS = ("text", "acc", "val", "evm", "eip55", "uint", "amount", "coin", "coins")
+
+
+def _check(kind, kinds):
+    if kind not in kinds:
+        raise ValueError(f"kind {kind!r}: want one of {', '.join(kinds)}")
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A positional argument filling one request field.
+
+    parse, when given, replaces the kind: parse(text) returns the field's value or raises ValueError saying why.
+    An optional argument (required=False) is left unset, or with signer_default set to the signer's address.
+    many takes one or more values into a repeated field.
+    """
+
+    field: str
+    kind: str = "text"
+    name: str | None = None               # shown as NAME in the usage line; default the field's name
+    required: bool = True
+    signer_default: bool = False
+    many: bool = False
+    parse: Callable | None = None
+
+    def __post_init__(self):
+        _check(self.kind, KINDS)
+
+    @property
+    def metavar(self):
+        return (self.name or self.field).upper()
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A --name option filling one request field (name's dashes as underscores, unless field says otherwise)."""
+
+    name: str
+    help: str
+    kind: str = "text"
+    default: object = ""
+    field: str | None = None
+
+    def __post_init__(self):
+        _check(self.kind, ("text", "bool"))
+
+    @property
+    def field_name(self):
+        return self.field or self.name.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Narrow:
+    """An optional --flag that, when given, asks another RPC for just that one (e.g. one denom's balance):
+    the positional arguments and the flag's field, no other flags, no pagination."""
+
+    flag: str
+    rpc: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query command: `name` calls the service's method `rpc`.
+
+    Pagination flags come with a request that has a pagination field, unless paginate says False.
+    root_alias also puts the command at the query root (`query account`, as the SDK has it).
+    """
+
+    name: str
+    rpc: str
+    help: str
+    args: tuple = ()
+    flags: tuple = ()
+    narrow: Narrow | None = None
+    paginate: bool = True
+    root_alias: str | None = None
+
+
+@dataclass(frozen=True)
+class Queries:
+    """A module's query commands: `service` is the generated module under chaind.pb (a query_pb2) and
+    `service_name` its service; help is the group's one line."""
+
+    service: str
+    help: str
+    commands: tuple
+    service_name: str = "Query"
+
+
+@dataclass(frozen=True)
+class Msg:
+    """One message command: the positional arguments fill the message's fields, the signer's address fills
+    signer_field (as signer_kind writes it). The signer is --from, or the first positional FROM with from_arg.
+    With precheck the node simulates the message first (an authority's message fails there, not in a block)."""
+
+    name: str
+    message: str                  # the message's name in the Txs' module, e.g. MsgSend
+    help: str
+    signer_field: str
+    args: tuple = ()
+    signer_kind: str = "acc"
+    from_arg: bool = False
+    from_help: str = "Signing key (name or address)"
+    precheck: bool = False
+
+    def __post_init__(self):
+        _check(self.signer_kind, ("acc", "val", "evm", "eip55"))
+
+
+@dataclass(frozen=True)
+class Txs:
+    """A module's tx commands: messages from `module` (a tx_pb2 under chaind.pb), and, where a table does
+    not fit, custom(kit): hand-written click commands built with the tx plumbing the CLI passes in as kit."""
+
+    module: str
+    help: str
+    commands: tuple = ()
+    custom: Callable | None = None
