@@ -17,6 +17,7 @@ from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.txpool import TxPoolApi
+from chaind.chain import registry
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
@@ -28,6 +29,7 @@ from chaind.crypto import addresses
 from chaind.events.bus import EventBus
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
+from chaind.grpc.services import SERVICES
 from chaind.rest.gateway import RestGateway
 from chaind.home import Home
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
@@ -54,7 +56,9 @@ class _Pool(service.Service):
 
 
 class Node(service.MultiService):
-    def __init__(self, home, settings, reactor=None, out=None):
+    """modules: the chain's Modules (chain/registry.py's by default); every face serves theirs."""
+
+    def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES):
         super().__init__()
         from twisted.internet import reactor as default_reactor
 
@@ -65,7 +69,7 @@ class Node(service.MultiService):
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
         self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                       prune_interval=settings.storage.prune_interval)
+                       prune_interval=settings.storage.prune_interval, modules=modules)
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
@@ -99,7 +103,8 @@ class Node(service.MultiService):
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
-        self.queries = QueryRouter(self)    # gRPC query services by method path (gRPC, abci_query, REST)
+        # The query services by method path (gRPC, abci_query, REST): the modules', then the node's own.
+        self.queries = QueryRouter(self.app, self._query_services())
         if comet.enable:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
             self.comet_routes = CometRoutes(self, comet)
@@ -108,16 +113,22 @@ class Node(service.MultiService):
             self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
-            grpc_server = GrpcServer(self, settings.grpc, self.reactor)
+            grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor)
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
         if settings.rest.enable:
-            gateway = RestGateway(self, self.queries, self.reactor)
+            gateway = RestGateway(self.queries, self.call_pool, self.reactor)
             site = server.Site(gateway.resource())
             site.displayTracebacks = False
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway
             self._listen("rest", settings.rest.address, site)
+
+    def _query_services(self):
+        """(QueryService, servicer) of every module of the app, then of the node's own services."""
+        found = [(entry, entry.servicer(self.app, self.settings)) for module in self.app.modules
+                 for entry in module.services]
+        return found + [(entry, entry.servicer(self)) for entry in SERVICES]
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}

@@ -54,8 +54,8 @@ def _guarded_state_class(state_class):
     return type("Guarded" + state_class.__name__, (state_class,), {"computation_class": guarded_computation})
 
 
-CALL_STATE_CLASS = _guarded_state_class(evm_module.STATE_CLASS)
-PLAIN_STATE_CLASS = evm_module.STATE_CLASS    # traces bring their own deadline (tracing/hooks.py)
+CALL_STATE_CLASS = _guarded_state_class(erc20_precompile.NativeState)
+PLAIN_STATE_CLASS = erc20_precompile.NativeState    # traces bring their own deadline (tracing/hooks.py)
 
 
 class CallRunner:

@@ -3,7 +3,7 @@ as x/consensus answers them from what InitChain stored; cosmpy's gas estimate re
 
 from google.protobuf import duration_pb2
 
-from chaind.grpc.common import Reader, query
+from chaind.chain.queries import Reader, query
 from chaind.pb.cosmos.consensus.v1 import query_pb2, query_pb2_grpc
 from chaind.pb.tendermint.types import params_pb2
 

@@ -7,7 +7,6 @@ import fractions
 import hashlib
 import re
 
-import grpc
 import orjson
 
 from chaind.chain import legacy_dec
@@ -15,7 +14,8 @@ from chaind.api import calls
 from chaind.chain.modules import auth
 from chaind.chain.modules import evm as evm_module
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, query
+from chaind import errors
+from chaind.chain.queries import Reader, address_bytes, query
 from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
 from chaind.pb.ethermint.feemarket.v1 import (feemarket_pb2, query_pb2 as fm_query_pb2,
                                               query_pb2_grpc as fm_query_pb2_grpc)
@@ -34,7 +34,7 @@ CHAIN_CONFIG = evm_pb2.ChainConfig(dao_fork_support=True, eip150_hash="0x" + "00
 def _hex_address(text):
     """go-ethereum's IsHexAddress (0x optional), with Evmos' error when it fails."""
     if not _HEX_ADDRESS.match(text):
-        raise invalid(f"address '{text}' is not a valid ethereum hex address: invalid address")
+        raise errors.invalid_argument(f"address '{text}' is not a valid ethereum hex address: invalid address")
     return bytes.fromhex(text[-40:])
 
 
@@ -74,11 +74,11 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         try:
             consensus = address_bytes(request.cons_address, prefix)
         except ValueError as e:
-            raise invalid(str(e)) from None
+            raise errors.invalid_argument(str(e)) from None
         operator = next((v.operator for v in self.genesis.validators
                          if hashlib.sha256(v.consensus_pubkey).digest()[:20] == consensus), None)
         if operator is None:
-            raise QueryError(grpc.StatusCode.UNKNOWN, f"validator not found for {to_bech32(prefix, consensus)}")
+            raise errors.failed(f"validator not found for {to_bech32(prefix, consensus)}")
         response = query_pb2.QueryValidatorAccountResponse(
             account_address=to_bech32(self.genesis.bech32_prefix, operator))
         found = auth.account(view, operator)
@@ -97,7 +97,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         address = _hex_address(request.address)
         key = request.key[2:] if request.key[:2] in ("0x", "0X") else request.key
         if not _HEX.match(key) or len(key) > 64:
-            raise invalid(f"invalid storage key {request.key!r}: want up to 32 bytes of hex")
+            raise errors.invalid_argument(f"invalid storage key {request.key!r}: want up to 32 bytes of hex")
         slot = int(key or "0", 16)
         return query_pb2.QueryStorageResponse(value=_word(view.accounts.get_storage(address, slot)))
 
@@ -126,7 +126,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         try:
             computation, gas_used = self.runner.run(call, view)
         except RPCError as e:
-            raise self._error(e, grpc.StatusCode.INTERNAL) from None
+            raise self._error(e, errors.internal) from None
         response = tx_pb2.MsgEthereumTxResponse(ret=computation.output, gas_used=gas_used)
         if computation.is_error:
             response.vm_error = evm_module._vm_error(computation)
@@ -141,7 +141,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
             if e.code == EXECUTION_REVERTED:
                 # Evmos answers a revert with its data, not an error.
                 return query_pb2.EstimateGasResponse(ret=bytes.fromhex(e.data[2:]), vm_error="execution reverted")
-            raise self._error(e, grpc.StatusCode.UNKNOWN) from None
+            raise self._error(e, errors.failed) from None
         return query_pb2.EstimateGasResponse(gas=gas)
 
     @staticmethod
@@ -150,22 +150,22 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         try:
             call = orjson.loads(request.args)
         except orjson.JSONDecodeError as e:
-            raise invalid(str(e)) from None
+            raise errors.invalid_argument(str(e)) from None
         if not isinstance(call, dict):
-            raise invalid("args must be a JSON object (TransactionArgs)")
+            raise errors.invalid_argument("args must be a JSON object (TransactionArgs)")
         if request.gas_cap:
             gas = call.get("gas")
             try:
                 over = gas is None or int(gas, 16) > request.gas_cap
             except (TypeError, ValueError):
-                raise invalid(f"invalid gas {gas!r}") from None
+                raise errors.invalid_argument(f"invalid gas {gas!r}") from None
             if over:
                 call["gas"] = hex(request.gas_cap)
         return call
 
     @staticmethod
-    def _error(error, code):
-        return QueryError(grpc.StatusCode.INVALID_ARGUMENT if error.code == INVALID_PARAMS else code, error.message)
+    def _error(error, kind):
+        return (errors.invalid_argument if error.code == INVALID_PARAMS else kind)(error.message)
 
 
 class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):

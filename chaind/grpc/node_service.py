@@ -1,6 +1,6 @@
 """cosmos.base.node.v1beta1.Service: the node's config and status, as the SDK's node service answers."""
 
-from chaind.grpc.common import Reader, query
+from chaind.chain.queries import Reader, query
 from chaind.pb.cosmos.base.node.v1beta1 import query_pb2, query_pb2_grpc
 
 

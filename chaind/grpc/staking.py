@@ -1,13 +1,13 @@
 """cosmos.staking.v1beta1.Query: validators, delegations, unbondings, redelegations, history, pool and params,
 as x/staking's gRPC querier answers them (LegacyDec fields carry their atomics, as on the SDK's wire)."""
 
-import grpc
 from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
 
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import PRECISION
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, paginate, query
+from chaind import errors
+from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.grpc.tendermint import header_proto
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
@@ -57,7 +57,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     def delegation_response(self, view, delegator, operator, shares, denom):
         v = staking.validator(view, operator)
         if v is None:
-            raise QueryError(grpc.StatusCode.UNKNOWN, "validator does not exist")
+            raise errors.failed("validator does not exist")
         balance = v.tokens_from_shares(shares) // PRECISION if v.shares else 0
         return staking_pb2.DelegationResponse(
             delegation=staking_pb2.Delegation(delegator_address=self.account(delegator),
@@ -90,12 +90,12 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
 
     def _operator(self, text):
         if not text:
-            raise invalid("validator address cannot be empty")
+            raise errors.invalid_argument("validator address cannot be empty")
         return self._decode(text, self.valoper_prefix)
 
     def _delegator(self, text):
         if not text:
-            raise invalid("delegator address cannot be empty")
+            raise errors.invalid_argument("delegator address cannot be empty")
         return self._decode(text, self.prefix)
 
     @staticmethod
@@ -104,7 +104,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         try:
             return address_bytes(text, prefix)
         except ValueError as e:
-            raise QueryError(grpc.StatusCode.UNKNOWN, str(e)) from None
+            raise errors.failed(str(e)) from None
 
     # -- methods ---------------------------------------------------------------------------------
 
@@ -114,7 +114,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         if request.status:
             wanted = _STATUS_BY_NAME.get(request.status)
             if wanted is None:
-                raise invalid(f"invalid validator status {request.status}")
+                raise errors.invalid_argument(f"invalid validator status {request.status}")
         items = [(_page_key(v.operator), v) for v in staking.validators(view)
                  if wanted is None or v.status == wanted]
         found, page = paginate(items, request.pagination)
@@ -126,7 +126,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         operator = self._operator(request.validator_addr)
         v = staking.validator(view, operator)
         if v is None:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"validator {request.validator_addr} not found")
+            raise errors.not_found(f"validator {request.validator_addr} not found")
         return query_pb2.QueryValidatorResponse(validator=self.validator_proto(v))
 
     @query
@@ -153,7 +153,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         operator = self._operator(request.validator_addr)
         shares = staking.delegation(view, delegator, operator)
         if shares is None:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"delegation with delegator {request.delegator_addr} "
+            raise errors.not_found(f"delegation with delegator {request.delegator_addr} "
                                                         f"not found for validator {request.validator_addr}")
         denom = staking.params(view).bond_denom
         return query_pb2.QueryDelegationResponse(
@@ -165,7 +165,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         operator = self._operator(request.validator_addr)
         entries = staking.unbonding(view, delegator, operator)
         if not entries:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"unbonding delegation with delegator "
+            raise errors.not_found(f"unbonding delegation with delegator "
                                                         f"{request.delegator_addr} not found for validator "
                                                         f"{request.validator_addr}")
         return query_pb2.QueryUnbondingDelegationResponse(unbond=self.unbonding_proto(delegator, operator, entries))
@@ -196,8 +196,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
             src, dst = self._operator(req.src_validator_addr), self._operator(req.dst_validator_addr)
             entries = staking.redelegation(view, delegator, src, dst)
             if not entries:
-                raise QueryError(grpc.StatusCode.NOT_FOUND,
-                                 f"redelegation not found for delegator address {req.delegator_addr} "
+                raise errors.not_found(f"redelegation not found for delegator address {req.delegator_addr} "
                                  f"from validator address {req.src_validator_addr}")
             found, page = [(delegator, src, dst, entries)], None
         elif not req.delegator_addr and req.src_validator_addr and not req.dst_validator_addr:
@@ -221,7 +220,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         for operator in found:
             v = staking.validator(view, operator)
             if v is None:
-                raise QueryError(grpc.StatusCode.UNKNOWN, "validator does not exist")
+                raise errors.failed("validator does not exist")
             validators.append(self.validator_proto(v))
         return query_pb2.QueryDelegatorValidatorsResponse(validators=validators, pagination=page)
 
@@ -230,10 +229,10 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         delegator = self._delegator(request.delegator_addr)
         operator = self._operator(request.validator_addr)
         if staking.delegation(view, delegator, operator) is None:
-            raise QueryError(grpc.StatusCode.UNKNOWN, "no delegation for (address, validator) tuple")
+            raise errors.failed("no delegation for (address, validator) tuple")
         v = staking.validator(view, operator)
         if v is None:
-            raise QueryError(grpc.StatusCode.UNKNOWN, "validator does not exist")
+            raise errors.failed("validator does not exist")
         return query_pb2.QueryDelegatorValidatorResponse(validator=self.validator_proto(v))
 
     @query
@@ -242,15 +241,15 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         historical_entries heights (the SDK stores them at BeginBlock; here both are read back)."""
         height = request.height
         if height < 0:
-            raise invalid("height cannot be negative")
+            raise errors.invalid_argument("height cannot be negative")
         kept = staking.params(view).historical_entries
         found = self.app.block_at(height) if view.height - kept < height <= view.height else None
         if found is None or height < self.app.genesis.initial_height:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"historical info for height {height} not found")
+            raise errors.not_found(f"historical info for height {height} not found")
         try:
             before = self.app.view(height - 1)
         except LookupError:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"historical info for height {height} not found") from None
+            raise errors.not_found(f"historical info for height {height} not found") from None
         # NewHistoricalInfo's order: consensus power descending, then consensus address.
         bonded = sorted((staking.validator(before, operator) for operator in staking.last_powers(before)),
                         key=lambda v: (-v.power, v.cons_address))

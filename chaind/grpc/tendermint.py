@@ -8,7 +8,6 @@ import platform
 import re
 import sys
 
-import grpc
 from google.protobuf import any_pb2
 
 import chaind
@@ -16,7 +15,8 @@ from chaind.cometbft import routes
 from chaind.cometbft.encode import block_id_of
 from chaind.crypto.addresses import to_bech32
 from chaind.grpc import abci
-from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, invalid, query
+from chaind import errors
+from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
 from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc, types_pb2 as sdk_types_pb2
@@ -93,7 +93,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
     def GetBlockByHeight(self, request, view):
         latest = self.app.height
         if request.height > latest:
-            raise invalid("requested block height is bigger then the chain length")
+            raise errors.invalid_argument("requested block height is bigger then the chain length")
         self._check_height(request.height)
         return query_pb2.GetBlockByHeightResponse(**block_parts(self.app, request.height, self.valcons_prefix))
 
@@ -105,18 +105,18 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
     @query
     def GetValidatorSetByHeight(self, request, view):
         if request.height > self.app.height:
-            raise invalid("requested block height is bigger then the chain length")
+            raise errors.invalid_argument("requested block height is bigger then the chain length")
         self._check_height(request.height)
         return query_pb2.GetValidatorSetByHeightResponse(**self._validators(request.height, request.pagination))
 
     @query
     def ABCIQuery(self, request, view):
         if not request.path:
-            raise invalid("empty query path")
+            raise errors.invalid_argument("empty query path")
         if request.path.removeprefix("/").split("/")[0] not in ("app", "store", "p2p", "custom"):
-            raise invalid(f"unsupported ABCI query path: {request.path}")
+            raise errors.invalid_argument(f"unsupported ABCI query path: {request.path}")
         if request.prove:
-            raise invalid("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
+            raise errors.invalid_argument("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
         if request.height:
             self._check_height(request.height)
         answer = abci.query(self.node.queries, request.path, request.data, request.height)
@@ -126,13 +126,13 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
     def _check_height(self, height):
         """CometBFT's checks of a height argument, which the SDK passes on as they are."""
         if height <= 0:
-            raise QueryError(grpc.StatusCode.UNKNOWN, f"height must be greater than 0, but got {height}")
+            raise errors.failed(f"height must be greater than 0, but got {height}")
         if height > self.app.height:
-            raise QueryError(grpc.StatusCode.UNKNOWN, f"height {height} must be less than or equal to the "
+            raise errors.failed(f"height {height} must be less than or equal to the "
                                                       f"current blockchain height {self.app.height}")
         earliest = self.app.genesis.initial_height
         if height < earliest:
-            raise QueryError(grpc.StatusCode.UNKNOWN, f"height {height} is not available, lowest height is {earliest}")
+            raise errors.failed(f"height {height} is not available, lowest height is {earliest}")
 
     def _validators(self, height, page):
         """The SDK's ValidatorsOutput: offset/limit become CometBFT's page/per_page, which bound them."""
@@ -142,7 +142,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         validators = self.app.validator_set(height)
         pages = max(1, -(-len(validators) // per_page))
         if number > pages:
-            raise QueryError(grpc.StatusCode.UNKNOWN, f"page should be within [1, {pages}] range, given {number}")
+            raise errors.failed(f"page should be within [1, {pages}] range, given {number}")
         start = (number - 1) * per_page
         return {"block_height": height, "pagination": pagination_pb2.PageResponse(total=len(validators)),
                 "validators": [query_pb2.Validator(

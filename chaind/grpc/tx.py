@@ -7,7 +7,6 @@ waits for that check, async does not. GetTxsEvent runs CometBFT's tx_search (cha
 import hashlib
 import re
 
-import grpc
 from google.protobuf import any_pb2
 from twisted.internet import threads
 
@@ -15,7 +14,8 @@ from chaind.chain.errors import TxError
 from chaind.chain.genesis import format_time
 from chaind.cometbft import query as event_query
 from chaind.cometbft import search
-from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, query
+from chaind import errors
+from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
 from chaind.grpc.tendermint import block_parts
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
@@ -44,10 +44,10 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
         except ValueError:
             tx_hash = b""
         if len(tx_hash) != 32:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid tx hash {request.hash!r}: want 64 hex digits")
+            raise errors.invalid_argument(f"invalid tx hash {request.hash!r}: want 64 hex digits")
         position = self.app.tx_position(tx_hash)
         if position is None:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"tx not found: {request.hash}")
+            raise errors.not_found(f"tx not found: {request.hash}")
         height, index = position
         raw = self.app.tx_at(height, index)
         tx = _tx(raw)
@@ -55,11 +55,11 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
 
     def BroadcastTx(self, request, context):
         if not request.tx_bytes:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "invalid empty tx")
+            raise errors.invalid_argument("invalid empty tx")
         if request.mode == _BLOCK:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "block broadcast mode is deprecated; use sync or async")
+            raise errors.invalid_argument("block broadcast mode is deprecated; use sync or async")
         if request.mode not in (_SYNC, _ASYNC):
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unsupported broadcast mode {request.mode}")
+            raise errors.invalid_argument(f"unsupported broadcast mode {request.mode}")
         raw = bytes(request.tx_bytes)
         txhash = hashlib.sha256(raw).hexdigest().upper()
         reactor = self.node.reactor
@@ -82,13 +82,13 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
             raw = tx_pb2.TxRaw(body_bytes=tx.body.SerializeToString(), auth_info_bytes=tx.auth_info.SerializeToString(),
                                signatures=tx.signatures).SerializeToString()
         if not raw:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty txBytes is not allowed")
+            raise errors.invalid_argument("empty txBytes is not allowed")
         try:
             result = self.app.simulate(raw)
         except TxError as e:
-            context.abort(grpc.StatusCode.UNKNOWN, f"{e.log} with gas used: '0'")
+            raise errors.failed(f"{e.log} with gas used: '0'")
         if result.code:
-            context.abort(grpc.StatusCode.UNKNOWN, f"{result.log} with gas used: '{result.gas_used}'")
+            raise errors.failed(f"{result.log} with gas used: '{result.gas_used}'")
         return service_pb2.SimulateResponse(
             gas_info=abci_pb2.GasInfo(gas_wanted=result.gas_wanted, gas_used=result.gas_used),
             result=abci_pb2.Result(data=result.data, log=result.log, events=_events(result),
@@ -106,11 +106,9 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
                 found.reverse()
             start, stop = search.page_bounds(len(found), page, limit, self.comet.default_per_page,
                                              self.comet.max_per_page)
-        except QueryError as e:
-            context.abort(e.code, e.message)
         except (search.SearchError, event_query.QueryError) as e:
             # The SDK passes CometBFT's error on as Internal.
-            context.abort(grpc.StatusCode.INTERNAL, str(e))
+            raise errors.internal(str(e)) from None
         txs, responses = [], []
         for position in found[start:stop]:
             height, index = keys.position_of(position)
@@ -132,7 +130,7 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
             return request.query, request.page or 1, request.limit or DEFAULT_LIMIT
         for event in request.events:
             if not _EVENT.match(event):
-                raise QueryError(grpc.StatusCode.INVALID_ARGUMENT, f"invalid event; event {event} should be of "
+                raise errors.invalid_argument(f"invalid event; event {event} should be of "
                                                                    "the format: {eventType}.{eventAttribute}={value}")
         page_request = request.pagination
         limit = request.limit or page_request.limit or DEFAULT_LIMIT
@@ -142,14 +140,14 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
     @query
     def GetBlockWithTxs(self, request, view):
         if request.height < 1 or request.height > view.height:
-            raise QueryError(grpc.StatusCode.UNKNOWN, f"invalid height: requested height {request.height} but height "
+            raise errors.failed(f"invalid height: requested height {request.height} but height "
                                                       "must not be less than 1 or greater than the current height "
                                                       f"{view.height}")
         parts = block_parts(self.app, request.height, self.valcons_prefix)
         raw_txs = parts["block"].data.txs
         offset, limit = request.pagination.offset, request.pagination.limit or DEFAULT_LIMIT
         if offset >= len(raw_txs) and raw_txs:
-            raise QueryError(grpc.StatusCode.UNKNOWN, f"invalid request: out of range: cannot paginate "
+            raise errors.failed(f"invalid request: out of range: cannot paginate "
                                                       f"{len(raw_txs)} txs with offset {offset} and limit {limit}")
         # Reverse pages count from the block's last tx (the SDK's own reverse loop skips tx 0).
         ordered = raw_txs[::-1] if request.pagination.reverse else raw_txs

@@ -7,7 +7,6 @@ pair (OWNER_EXTERNAL) moves value with MsgConvertERC20 / MsgConvertCoin through 
 import hashlib
 import re
 
-import orjson
 from eth.vm.message import Message
 from eth_abi import decode as abi_decode, encode as abi_encode
 from eth_abi.exceptions import DecodingError
@@ -16,8 +15,10 @@ from google.protobuf import json_format
 
 from chaind.chain import errors
 from chaind.chain.block import event
+from chaind.chain.module import Module
 from chaind.chain.modules import auth, evm
 from chaind.chain.modules.bank import format_coins
+from chaind.chain.modules.bank import keeper as bank_keeper
 from chaind.chain.msgs import MSG_GAS, MsgHandler
 from chaind.crypto.addresses import AddressError, checksum_address, module_address, parse
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, genesis_pb2, tx_pb2
@@ -57,11 +58,6 @@ def _by_erc20_key(address):
 
 def _by_denom_key(denom):
     return compose("erc20", "by_denom", denom)
-
-
-def _metadata_key(denom):
-    # bank's keyspace: Evmos' registration writes the new coin's metadata through the bank keeper.
-    return compose("bank", "meta", denom)
 
 
 # -- errors (x/erc20/types/errors.go) ------------------------------------------------------------
@@ -197,21 +193,6 @@ def delete_pair(state, pair):
     state.store.delete(_pair_key(pair_id(pair)))
     state.store.delete(_by_erc20_key(hex_bytes(pair.erc20_address)))
     state.store.delete(_by_denom_key(pair.denom))
-
-
-def metadata(state, genesis, denom):
-    """A denom's bank metadata as a dict (SDK JSON names): genesis' own, else one registration stored."""
-    for found in genesis.denom_metadata:
-        if found["base"] == denom:
-            return found
-    raw = state.store.get(_metadata_key(denom))
-    if raw is None:
-        return None
-    return orjson.loads(raw)
-
-
-def _set_metadata(state, found):
-    state.store.set(_metadata_key(found["base"]), orjson.dumps(found))
 
 
 def validate_params(found):
@@ -547,7 +528,7 @@ def _register_erc20(app, ctx, msg, signer):
         denom = erc20_denom(contract)
         try:
             name, symbol, decimals = query_erc20(ctx, budget, contract)
-            if metadata(ctx, app.genesis, denom) is not None:
+            if bank_keeper.metadata(ctx, app.genesis, denom) is not None:
                 raise internal_token_pair("denom metadata already registered")
             if pair_of(ctx, denom) is not None:
                 raise internal_token_pair(f"coin denomination already registered: {name}")
@@ -562,7 +543,8 @@ def _register_erc20(app, ctx, msg, signer):
         except errors.TxError as e:
             raise errors.TxError(e.codespace, e.code,
                                  f"failed to create wrapped coin denom metadata for ERC20: {e.log}") from None
-        _set_metadata(ctx, found)
+        # Evmos' registration writes the new coin's metadata through the bank keeper.
+        bank_keeper.set_metadata(ctx, found)
         pair = erc20_pb2.TokenPair(erc20_address=checksum_address(contract), denom=denom, enabled=True,
                                    contract_owner=OWNER_EXTERNAL)
         set_pair(ctx, pair)
@@ -633,3 +615,7 @@ MESSAGES = (
     MsgHandler("/evmos.erc20.v1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
                _validate_update_params, _update_params),
 )
+
+
+MODULE = Module(name="erc20", messages=MESSAGES, init_genesis=init_genesis,
+                module_accounts={"erc20": (MODULE_ADDRESS, ("minter", "burner"))})

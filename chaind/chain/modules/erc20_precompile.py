@@ -22,6 +22,7 @@ from eth_utils import keccak
 from chaind.chain import errors
 from chaind.chain.block import event
 from chaind.chain.modules import auth, erc20
+from chaind.chain.modules.bank import keeper as bank_keeper
 from chaind.store.keys import compose
 
 MAX_UINT256 = 2**256 - 1
@@ -286,7 +287,7 @@ class _Call:
                                                       int.from_bytes(second, "big")), amount.to_bytes(32, "big"))
 
     def metadata(self):
-        found = erc20.metadata(self.frame, self.native.genesis, self.denom)
+        found = bank_keeper.metadata(self.frame, self.native.genesis, self.denom)
         if found is None:
             raise _Failure()    # Evmos: a coin without metadata has no name; plain "execution reverted"
         return found

@@ -12,13 +12,11 @@ from eth_bloom import BloomFilter
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event
-from chaind.chain.modules import erc20_precompile
-from chaind.crypto.addresses import checksum_address, module_address
+from chaind.chain.module import Module
+from chaind.chain.modules.auth import FEE_COLLECTOR
+from chaind.crypto.addresses import checksum_address
 
-FEE_COLLECTOR = module_address("fee_collector")
 VM = PragueVM
-# Prague's State whose snapshots also cover the native store: ERC-20 precompiles move bank balances.
-STATE_CLASS = erc20_precompile.NativeState
 
 
 def deliver(ctx, tx, bank):
@@ -141,3 +139,6 @@ def _log_json(log, tx, index, ctx, i):
 
 def _b64(data):
     return base64.b64encode(data).decode()
+
+
+MODULE = Module(name="evm")

@@ -1,6 +1,7 @@
 """feemarket: the EIP-1559 base fee, moved each block toward half-full blocks, and its block events."""
 
 from chaind.chain.block import event
+from chaind.chain.module import Module
 
 
 def next_base_fee(genesis, parent_base_fee, parent_gas_used, gas_limit):
@@ -30,3 +31,6 @@ def end_block(app, ctx):
         ctx.events.insert(0, event("fee_market", ("base_fee", str(ctx.base_fee)), ("mode", "BeginBlock")))
     ctx.events.append(event("block_gas", ("height", str(ctx.height)), ("amount", str(ctx.gas_used)),
                             ("mode", "EndBlock")))
+
+
+MODULE = Module(name="feemarket", end_block=end_block)

@@ -12,6 +12,7 @@ import orjson
 
 from chaind.chain import errors, legacy_dec
 from chaind.chain.block import event
+from chaind.chain.module import Module
 from chaind.chain.modules.bank import format_coins
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, module_address, parse, to_bech32
@@ -922,3 +923,8 @@ MESSAGES = (
                lambda m: m.delegator_address, _validate_signer_field("delegator_address", False),
                _begin_redelegate),
 )
+
+
+MODULE = Module(name="staking", messages=MESSAGES, init_genesis=init_genesis, end_block=end_block,
+                module_accounts={"bonded_tokens_pool": (BONDED_POOL, ("burner", "staking")),
+                                 "not_bonded_tokens_pool": (NOT_BONDED_POOL, ("burner", "staking"))})

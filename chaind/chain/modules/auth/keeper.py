@@ -1,9 +1,13 @@
-"""auth: account numbers and public keys. An account's sequence is its EVM nonce."""
+"""auth's state: account numbers and public keys. An account's sequence is its EVM nonce."""
 
 import orjson
 
+from chaind.crypto.addresses import module_address
 from chaind.crypto.keys import ETH_SECP256K1
 from chaind.store.keys import compose
+
+# x/auth's own module account: the fees of every tx (and the EVM's coinbase) land here.
+FEE_COLLECTOR = module_address("fee_collector")
 
 NEXT_NUMBER = compose("auth", "next")
 _ACCOUNTS = compose("auth", "acct")

@@ -1,18 +1,19 @@
-"""bank: balances per denom, and MsgSend / MsgMultiSend.
+"""bank's state: balances per denom, supply, and the denom metadata registrations store.
 
 The base denom's balance is the EVM balance: one source of truth.
 """
 
 import functools
 
+import orjson
+
 from chaind.chain import errors
 from chaind.chain.block import event
-from chaind.chain.msgs import MsgHandler
-from chaind.crypto.addresses import AddressError, parse, to_bech32
-from chaind.pb.cosmos.bank.v1beta1 import tx_pb2
+from chaind.crypto.addresses import to_bech32
 from chaind.store.keys import compose
 
 CODESPACE = "bank"
+METADATA = compose("bank", "meta")
 
 
 # Every tx's events name its sender and recipient in bech32; the same addresses recur block after block.
@@ -25,6 +26,10 @@ def _balance_key(address, denom):
 
 def _supply_key(denom):
     return compose("bank", "supply", denom)
+
+
+def _metadata_key(denom):
+    return compose("bank", "meta", denom)
 
 
 class Bank:
@@ -142,78 +147,21 @@ def validate_coins(coins):
         seen.add(denom)
 
 
-# -- messages ----------------------------------------------------------------------------------
-
-def _coins(proto_coins):
-    try:
-        coins = [(c.denom, int(c.amount)) for c in proto_coins]
-    except ValueError:
-        raise errors.invalid_coins("amount is not an integer") from None
-    validate_coins(coins)
-    return coins
-
-
-def _address(app, text, what="address"):
-    try:
-        return parse(text, app.genesis.bech32_prefix)
-    except AddressError as e:
-        raise errors.invalid_address(f"invalid {what}: {e}") from None
+def metadata(state, genesis, denom):
+    """A denom's metadata as a dict (SDK JSON names): genesis' own, else one stored (an ERC-20 registration)."""
+    for found in genesis.denom_metadata:
+        if found["base"] == denom:
+            return found
+    raw = state.store.get(_metadata_key(denom))
+    if raw is None:
+        return None
+    return orjson.loads(raw)
 
 
-def _validate_send(app, msg):
-    _address(app, msg.from_address, "from address")
-    _address(app, msg.to_address, "to address")
-    if not _coins(msg.amount):
-        raise errors.invalid_coins("empty amount")
+def stored_metadata(state):
+    """Every metadata stored in state (not genesis'), as dicts in key order."""
+    return [orjson.loads(raw) for _, raw in state.store.iterate(METADATA)]
 
 
-def _send(app, ctx, msg, signer):
-    recipient = _address(app, msg.to_address)
-    app.ensure_account(ctx, recipient)
-    events = app.bank.send(ctx, signer, recipient, _coins(msg.amount))
-    events.append(event("message", ("sender", app.bank.bech32(signer))))
-    return events, tx_pb2.MsgSendResponse()
-
-
-def _validate_multi_send(app, msg):
-    if not msg.inputs:
-        raise errors.TxError(CODESPACE, 2, "no inputs to send transaction")
-    if len(msg.inputs) != 1:
-        raise errors.TxError(CODESPACE, 9, "multiple senders not allowed")
-    if not msg.outputs:
-        raise errors.TxError(CODESPACE, 3, "no outputs to send transaction")
-    total_in, total_out = {}, {}
-    for side, totals in ((msg.inputs, total_in), (msg.outputs, total_out)):
-        for entry in side:
-            _address(app, entry.address)
-            coins = _coins(entry.coins)
-            if not coins:
-                raise errors.invalid_coins(f"empty coins for {entry.address}")
-            for denom, amount in coins:
-                totals[denom] = totals.get(denom, 0) + amount
-    if total_in != total_out:
-        raise errors.TxError(CODESPACE, 4, "sum inputs != sum outputs")
-
-
-def _multi_send(app, ctx, msg, signer):
-    """x/bank v0.50 InputOutputCoins: take from the one input, then credit each output."""
-    bank = app.bank
-    sender_b32 = bank.bech32(signer)
-    taken = _coins(msg.inputs[0].coins)
-    events = bank.burn_from(ctx, signer, taken)
-    events.append(event("message", ("sender", sender_b32)))
-    for output in msg.outputs:
-        recipient = _address(app, output.address)
-        app.ensure_account(ctx, recipient)
-        coins = _coins(output.coins)
-        events += bank.credit(ctx, recipient, coins)
-        events.append(event("transfer", ("recipient", bank.bech32(recipient)), ("amount", format_coins(coins))))
-    return events, tx_pb2.MsgMultiSendResponse()
-
-
-MESSAGES = (
-    MsgHandler("/cosmos.bank.v1beta1.MsgSend", tx_pb2.MsgSend, lambda m: m.from_address,
-               _validate_send, _send),
-    MsgHandler("/cosmos.bank.v1beta1.MsgMultiSend", tx_pb2.MsgMultiSend,
-               lambda m: m.inputs[0].address if m.inputs else "", _validate_multi_send, _multi_send),
-)
+def set_metadata(state, found):
+    state.store.set(_metadata_key(found["base"]), orjson.dumps(found))

@@ -1,18 +1,12 @@
 """cosmos.bank.v1beta1.Query: balances, supply, params and denom metadata, as x/bank's gRPC querier answers."""
 
-import grpc
-import orjson
 from google.protobuf import json_format
 
-from chaind.chain.modules import erc20
-from chaind.grpc.common import QueryError, Reader, address_bytes, check_denom, invalid, paginate, query
+from chaind import errors
+from chaind.chain.modules.bank import keeper
+from chaind.chain.queries import Reader, address_bytes, check_denom, paginate, query
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, query_pb2, query_pb2_grpc
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from chaind.store.keys import compose
-
-# Where x/erc20's registrations store the new coins' metadata (bank's keyspace, as Evmos' keeper writes it
-# through x/bank): erc20._metadata_key(denom) is this prefix and the denom.
-_REGISTERED_METADATA = compose("bank", "meta")
 
 
 def _coin(denom, amount):
@@ -32,7 +26,7 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         try:
             return address_bytes(text, self.prefix)
         except ValueError as e:
-            raise invalid(f"invalid address: {e}") from None
+            raise errors.invalid_argument(f"invalid address: {e}") from None
 
     def _balances(self, view, request):
         address = self._address(request.address)
@@ -88,7 +82,7 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
     def _metadata(self, view, denom):
         found = self.genesis_metadata.get(denom)
         if found is None:
-            stored = erc20.metadata(view, self.app.genesis, denom)
+            stored = keeper.metadata(view, self.app.genesis, denom)
             found = None if stored is None else json_format.ParseDict(stored, bank_pb2.Metadata())
         return found
 
@@ -97,14 +91,13 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         check_denom(request.denom)
         found = self._metadata(view, request.denom)
         if found is None:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"client metadata for denom {request.denom}")
+            raise errors.not_found(f"client metadata for denom {request.denom}")
         return query_pb2.QueryDenomMetadataResponse(metadata=found)
 
     @query
     def DenomsMetadata(self, request, view):
         everything = dict(self.genesis_metadata)
-        for _, raw in view.store.iterate(_REGISTERED_METADATA):
-            stored = orjson.loads(raw)
+        for stored in keeper.stored_metadata(view):
             everything.setdefault(stored["base"], json_format.ParseDict(stored, bank_pb2.Metadata()))
         # Sorted by base denom, as the SDK's store keeps them.
         items = [(base.encode(), m) for base, m in sorted(everything.items())]

@@ -1,76 +1,40 @@
-"""What every servicer shares: the x-cosmos-block-height header, SDK-shaped errors, bech32, pagination.
+"""What every query servicer shares: reading state at the asked height, pagination, address and denom checks.
 
-Servicers are called through the QueryRouter (gRPC, ABCI Query, REST); they read committed state through
-App.view only.
+Servicers (a module's query.py, the node's services in api/cosmos/) raise ChainError; the faces that call
+them through the QueryRouter (gRPC, abci_query, REST) map its kind to their wire once.
 """
 
 import functools
 import re
 
 import bech32
-import grpc
-from twisted.logger import Logger
 
-from chaind.chain.app import PrunedError
+from chaind import errors
+from chaind.chain.view import PrunedError
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 
-HEIGHT_HEADER = "x-cosmos-block-height"
 DEFAULT_LIMIT = 100     # the SDK's page size when a request names none
 _DENOM = re.compile(r"^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$")
-
-log = Logger()
-
-
-class QueryError(Exception):
-    """A gRPC status a handler answers with: code and message as the SDK gives them."""
-
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def invalid(message):
-    return QueryError(grpc.StatusCode.INVALID_ARGUMENT, message)
 
 
 def query(method=None, *, inline=False):
     """A servicer method that reads state at the requested height: method(self, request, view).
 
-    Resolves x-cosmos-block-height as the SDK's gRPC interceptor does, echoes the height used in the
-    response header, and turns QueryError into the status it names. `inline` marks a read short and
-    bounded enough for the gRPC server to answer on its event loop rather than hand to a thread.
+    The call context (grpc/router.py's CallContext) gives the height the caller asked for
+    (requested_height(), None for latest) and learns the height answered at (answered_at(height)).
+    `inline` marks a read short and bounded enough for the gRPC server to answer on its event loop
+    rather than hand to a thread.
     """
     if method is None:
         return functools.partial(query, inline=inline)
 
     @functools.wraps(method)
     def handler(self, request, context):
-        try:
-            view = self.app_view(_requested_height(context))
-            context.send_initial_metadata(((HEIGHT_HEADER, str(view.height)),))
-            return method(self, request, view)
-        except QueryError as e:
-            context.abort(e.code, e.message)
-        except Exception:
-            log.failure("gRPC {method} failed", method=method.__name__)
-            context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        view = self.app_view(context.requested_height())
+        context.answered_at(view.height)
+        return method(self, request, view)
     handler.inline = inline
     return handler
-
-
-def _requested_height(context):
-    for key, value in context.invocation_metadata():
-        if key == HEIGHT_HEADER:
-            try:
-                height = int(value)
-            except ValueError:
-                raise invalid(f'Baseapp.RegisterGRPCServer: invalid height header "{HEIGHT_HEADER}": '
-                              f'strconv.ParseInt: parsing "{value}": invalid syntax') from None
-            if height < 0:
-                raise invalid("cannot query with height < 0; please provide a valid height")
-            return height or None
-    return None
 
 
 class Reader:
@@ -83,11 +47,11 @@ class Reader:
         try:
             return self.app.view(height)
         except PrunedError as e:
-            raise invalid(f"invalid request: failed to load state at height {height}; {e} "
-                          f"(latest height: {self.app.height})") from None
+            raise errors.pruned(f"invalid request: failed to load state at height {height}; {e} "
+                                f"(latest height: {self.app.height})") from None
         except LookupError:
-            raise QueryError(grpc.StatusCode.UNKNOWN, "invalid height: cannot query with height in the future; "
-                                                      "please provide a valid height") from None
+            raise errors.failed("invalid height: cannot query with height in the future; "
+                                "please provide a valid height") from None
 
 
 # Clients ask about the same addresses again and again; decoding bech32 is most of a balance query's cost.
@@ -112,7 +76,7 @@ def address_bytes(text, prefix):
 
 def check_denom(denom):
     if not _DENOM.match(denom):
-        raise invalid(f"invalid denom: {denom}")
+        raise errors.invalid_argument(f"invalid denom: {denom}")
 
 
 def paginate(items, page):
@@ -123,7 +87,7 @@ def paginate(items, page):
     key, offset, limit = page.key, page.offset, page.limit
     count_total, reverse = page.count_total, page.reverse
     if key and offset:
-        raise invalid("paginate: invalid request, either offset or key is expected, got both")
+        raise errors.invalid_argument("paginate: invalid request, either offset or key is expected, got both")
     if not limit:
         limit, count_total = DEFAULT_LIMIT, True
     ordered = list(reversed(items)) if reverse else items

@@ -1,14 +1,14 @@
 """cosmos.auth.v1beta1.Query: accounts, params and bech32 conversions, as x/auth's gRPC querier answers."""
 
-import grpc
 from google.protobuf import any_pb2
 
-from chaind.chain import app as app_mod
-from chaind.chain import registry, txs
-from chaind.chain.modules import auth
+from chaind import errors
+from chaind.chain import txs
+from chaind.chain.modules.auth import keeper as auth
+from chaind.chain.modules.auth.params import PARAMS
+from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.crypto.addresses import to_bech32
 from chaind.crypto.keys import ETH_SECP256K1
-from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, paginate, query
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2, query_pb2_grpc
 from chaind.pb.cosmos.evm.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 
@@ -18,11 +18,6 @@ from chaind.pb.cosmos.evm.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 PUBKEY_TYPE_URL = txs.COSMOS_EVM_PUBKEY
 BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount"
 MODULE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.ModuleAccount"
-
-# The SDK's (and Evmos') default auth params; the two fees are the ones the app charges.
-PARAMS = auth_pb2.Params(max_memo_characters=256, tx_sig_limit=7,
-                         tx_size_cost_per_byte=app_mod.TX_SIZE_COST_PER_BYTE, sig_verify_cost_ed25519=590,
-                         sig_verify_cost_secp256k1=app_mod.SIG_VERIFY_COST_ETH_SECP256K1)
 
 
 class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
@@ -35,7 +30,7 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
             return address_bytes(text, self.prefix)
         except ValueError as e:
             # x/auth returns the codec's error as it is: status Unknown.
-            raise QueryError(grpc.StatusCode.UNKNOWN, str(e)) from None
+            raise errors.failed(str(e)) from None
 
     def _base_account(self, view, address):
         """The BaseAccount of a known address (None if the chain has never seen it)."""
@@ -52,14 +47,14 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
         return account
 
     def _any(self, view, address):
-        for name, (module_address, permissions) in registry.MODULE_ACCOUNTS.items():
+        for name, (module_address, permissions) in self.app.module_accounts.items():
             if module_address == address:
                 return self._module_account(view, name)
         return any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL,
                            value=self._base_account(view, address).SerializeToString())
 
     def _module_account(self, view, name):
-        address, permissions = registry.MODULE_ACCOUNTS[name]
+        address, permissions = self.app.module_accounts[name]
         base = self._base_account(view, address) or auth_pb2.BaseAccount(address=to_bech32(self.prefix, address))
         account = auth_pb2.ModuleAccount(base_account=base, name=name, permissions=permissions)
         return any_pb2.Any(type_url=MODULE_ACCOUNT_TYPE_URL, value=account.SerializeToString())
@@ -67,10 +62,10 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def Account(self, request, view):
         if not request.address:
-            raise invalid("Address cannot be empty")
+            raise errors.invalid_argument("Address cannot be empty")
         address = self._parse(request.address)
         if auth.account(view, address) is None:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.address} not found")
+            raise errors.not_found(f"account {request.address} not found")
         return query_pb2.QueryAccountResponse(account=self._any(view, address))
 
     @query
@@ -82,24 +77,24 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def AccountInfo(self, request, view):
         if not request.address:
-            raise invalid("address cannot be empty")
+            raise errors.invalid_argument("address cannot be empty")
         address = self._parse(request.address)
         account = self._base_account(view, address)
         if account is None:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.address} not found")
+            raise errors.not_found(f"account {request.address} not found")
         return query_pb2.QueryAccountInfoResponse(info=account)
 
     @query
     def ModuleAccounts(self, request, view):
         return query_pb2.QueryModuleAccountsResponse(
-            accounts=[self._module_account(view, name) for name in sorted(registry.MODULE_ACCOUNTS)])
+            accounts=[self._module_account(view, name) for name in sorted(self.app.module_accounts)])
 
     @query(inline=True)
     def ModuleAccountByName(self, request, view):
         if not request.name:
-            raise invalid("module name is empty")
-        if request.name not in registry.MODULE_ACCOUNTS:
-            raise QueryError(grpc.StatusCode.NOT_FOUND, f"account {request.name} not found")
+            raise errors.invalid_argument("module name is empty")
+        if request.name not in self.app.module_accounts:
+            raise errors.not_found(f"account {request.name} not found")
         return query_pb2.QueryModuleAccountByNameResponse(account=self._module_account(view, request.name))
 
     @query(inline=True)
@@ -113,14 +108,13 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def AddressBytesToString(self, request, view):
         if not request.address_bytes:
-            raise invalid("empty address bytes is not allowed")
+            raise errors.invalid_argument("empty address bytes is not allowed")
         if len(request.address_bytes) > 255:
-            raise QueryError(grpc.StatusCode.UNKNOWN,
-                             f"address max length is 255, got {len(request.address_bytes)}: unknown address")
+            raise errors.failed(f"address max length is 255, got {len(request.address_bytes)}: unknown address")
         return query_pb2.AddressBytesToStringResponse(address_string=to_bech32(self.prefix, request.address_bytes))
 
     @query(inline=True)
     def AddressStringToBytes(self, request, view):
         if not request.address_string.strip():
-            raise invalid("empty address string is not allowed")
+            raise errors.invalid_argument("empty address string is not allowed")
         return query_pb2.AddressStringToBytesResponse(address_bytes=self._parse(request.address_string))
