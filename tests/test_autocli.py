@@ -104,3 +104,9 @@ def test_a_module_the_cli_never_heard_of_is_served_from_its_table(node):
     assert doc["pagination"]["total"] == "3"
     text = ok((yield in_thread(CliRunner().invoke, cli, ["query", "toy", "supply-of", "stake", n]))).stdout
     assert text.startswith("amount:\n  amount: \"") and "  denom: stake\n" in text
+
+
+def test_the_cli_finds_the_registrys_tables():
+    from chaind.chain.registry import MODULES
+
+    assert {m.name: m.cli for m in MODULES if m.cli} == {m.name: m.cli for m in autocli.builtin_modules()}

@@ -618,4 +618,5 @@ MESSAGES = (
 
 
 MODULE = Module(name="erc20", messages=MESSAGES, init_genesis=init_genesis,
-                module_accounts={"erc20": (MODULE_ADDRESS, ("minter", "burner"))})
+                module_accounts={"erc20": (MODULE_ADDRESS, ("minter", "burner"))},
+                cli="chaind.chain.modules.erc20.cli")

@@ -141,4 +141,4 @@ def _b64(data):
     return base64.b64encode(data).decode()
 
 
-MODULE = Module(name="evm")
+MODULE = Module(name="evm", cli="chaind.chain.modules.evm.cli")

@@ -33,4 +33,4 @@ def end_block(app, ctx):
                             ("mode", "EndBlock")))
 
 
-MODULE = Module(name="feemarket", end_block=end_block)
+MODULE = Module(name="feemarket", end_block=end_block, cli="chaind.chain.modules.feemarket.cli")

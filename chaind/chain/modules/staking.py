@@ -927,4 +927,5 @@ MESSAGES = (
 
 MODULE = Module(name="staking", messages=MESSAGES, init_genesis=init_genesis, end_block=end_block,
                 module_accounts={"bonded_tokens_pool": (BONDED_POOL, ("burner", "staking")),
-                                 "not_bonded_tokens_pool": (NOT_BONDED_POOL, ("burner", "staking"))})
+                                 "not_bonded_tokens_pool": (NOT_BONDED_POOL, ("burner", "staking"))},
+                cli="chaind.chain.modules.staking.cli")

@@ -18,4 +18,5 @@ MODULE = Module(
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: AuthQuery(app)),),
     init_genesis=init_genesis,
     module_accounts={"fee_collector": (FEE_COLLECTOR, ())},
+    cli="chaind.chain.modules.auth.cli",
 )

@@ -14,4 +14,5 @@ MODULE = Module(
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: BankQuery(app)),),
     init_genesis=init_genesis,
+    cli="chaind.chain.modules.bank.cli",
 )
