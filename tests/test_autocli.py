@@ -52,6 +52,18 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
                 fields = getattr(pb, entry.message).DESCRIPTOR.fields_by_name
                 for name in [a.field for a in entry.args] + [entry.signer_field]:
                     assert name in fields, (ref.name, entry.name, name)
+            for message, field in table.TX.signers.items():
+                assert field in getattr(pb, message).DESCRIPTOR.fields_by_name, (ref.name, message)
+    # validate-signatures knows the signer of every message the CLI builds.
+    assert autocli.signer_fields(autocli.Modules(found)) == {
+        "/cosmos.bank.v1beta1.MsgSend": "from_address", "/cosmos.bank.v1beta1.MsgMultiSend": "inputs",
+        "/cosmos.staking.v1beta1.MsgDelegate": "delegator_address",
+        "/cosmos.staking.v1beta1.MsgUndelegate": "delegator_address",
+        "/cosmos.staking.v1beta1.MsgBeginRedelegate": "delegator_address",
+        "/cosmos.staking.v1beta1.MsgCreateValidator": "validator_address",
+        "/cosmos.staking.v1beta1.MsgEditValidator": "validator_address",
+        "/evmos.erc20.v1.MsgConvertERC20": "sender", "/evmos.erc20.v1.MsgConvertCoin": "sender",
+        "/evmos.erc20.v1.MsgRegisterERC20": "authority", "/evmos.erc20.v1.MsgToggleConversion": "authority"}
 
 
 def test_a_table_imports_neither_the_cli_nor_its_package():

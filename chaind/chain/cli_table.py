@@ -5,7 +5,7 @@ A module's cli.py builds QUERY (a Queries) and TX (a Txs) from these; it never i
 
 # Frozen dataclasses, not attrs: every CLI run loads a table, and importing attrs alone costs it ~10 ms.
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # What an argument's text becomes in the request (the CLI parses each kind, and words its errors):
 #   text    the text as given
@@ -130,9 +130,14 @@ class Msg:
 @dataclass(frozen=True)
 class Txs:
     """A module's tx commands: messages from `module` (a tx_pb2 under chaind.pb), and, where a table does
-    not fit, custom(kit): hand-written click commands built with the tx plumbing the CLI passes in as kit."""
+    not fit, custom(kit): hand-written click commands built with the tx plumbing the CLI passes in as kit.
+
+    signers names the signer field of each message the hand-written commands build ({"MsgCreateValidator":
+    "validator_address"}; a repeated field's first element's address, as cosmos.msg.v1.signer reads "inputs").
+    """
 
     module: str
     help: str
     commands: tuple = ()
     custom: Callable | None = None
+    signers: dict = field(default_factory=dict)

@@ -111,6 +111,20 @@ class Modules:
         return getattr(self._tables[name], part, None)
 
 
+def signer_fields(modules):
+    """{message type URL: its signer field} of every message the modules' TX tables build."""
+    fields = {}
+    for name in modules.names():
+        table = modules.table(name, "TX")
+        if table is None:
+            continue
+        pb = _pb(table.module)
+        named = {**{e.message: e.signer_field for e in table.commands}, **table.signers}
+        for message, field in named.items():
+            fields["/" + getattr(pb, message).DESCRIPTOR.full_name] = field
+    return fields
+
+
 class ModuleGroup(click.Group):
     """A group whose subcommands are its own plus one group per module with a `part` (QUERY or TX) table.
 

@@ -593,32 +593,22 @@ def _account_number(ctx, address):
     return (account.base_account if hasattr(account, "base_account") else account).account_number
 
 
-# Where each message names its signer, for validate-signatures' list of expected signers.
-_SIGNER_FIELDS = {
-    "/cosmos.bank.v1beta1.MsgSend": "from_address", "/cosmos.staking.v1beta1.MsgDelegate": "delegator_address",
-    "/cosmos.staking.v1beta1.MsgUndelegate": "delegator_address",
-    "/cosmos.staking.v1beta1.MsgBeginRedelegate": "delegator_address",
-    "/cosmos.staking.v1beta1.MsgCreateValidator": "validator_address",
-    "/cosmos.staking.v1beta1.MsgEditValidator": "validator_address",
-    "/evmos.erc20.v1.MsgConvertERC20": "sender", "/evmos.erc20.v1.MsgConvertCoin": "sender",
-    "/evmos.erc20.v1.MsgRegisterERC20": "authority", "/evmos.erc20.v1.MsgToggleConversion": "authority",
-}
-
-
-def _message_signers(tx):
+def _message_signers(ctx, tx):
+    """The signers a tx's messages name, in order (where the modules' TX tables say each message names it)."""
     from chaind.cli.protojson import message_class
 
+    while not isinstance(ctx.command, autocli.ModuleGroup):
+        ctx = ctx.parent
+    fields = autocli.signer_fields(ctx.command.modules)
     signers = []
     for any_msg in tx.body.messages:
-        msg = message_class(any_msg.type_url).FromString(any_msg.value)
-        if any_msg.type_url == "/cosmos.bank.v1beta1.MsgMultiSend":
-            text = msg.inputs[0].address if msg.inputs else ""
-        else:
-            field = _SIGNER_FIELDS.get(any_msg.type_url)
-            if field is None:
-                raise click.ClickException(f"cannot tell the signer of a {any_msg.type_url}")
-            text = getattr(msg, field)
-        address = address_bytes(text)
+        field = fields.get(any_msg.type_url)
+        if field is None:
+            raise click.ClickException(f"cannot tell the signer of a {any_msg.type_url}")
+        value = getattr(message_class(any_msg.type_url).FromString(any_msg.value), field)
+        if not isinstance(value, str):      # a repeated message field: its first element's address
+            value = value[0].address if len(value) else ""
+        address = address_bytes(value)
         if address not in signers:
             signers.append(address)
     return signers
@@ -636,7 +626,7 @@ def validate_signatures(file, **_):
 
     tx = read_tx(file)
     acc = prefix(ctx)
-    expected = _message_signers(tx)
+    expected = _message_signers(ctx, tx)
     click.echo("Signers:")
     for i, address in enumerate(expected):
         click.echo(f"  {i}: {to_bech32(acc, address)}")

@@ -52,4 +52,4 @@ def hand_written(kit):
 TX = Txs("cosmos.bank.v1beta1.tx_pb2", "Send coins.", (
     Msg("send", "MsgSend", "Send AMOUNT (e.g. 10achain,5stake) from a key (name or address) to an address "
         "(bech32 or 0x).", "from_address", args=(Arg("to_address", "acc"), Arg("amount", "coins")), from_arg=True),
-), custom=hand_written)
+), custom=hand_written, signers={"MsgMultiSend": "inputs"})

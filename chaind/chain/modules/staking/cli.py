@@ -187,4 +187,5 @@ TX = Txs("cosmos.staking.v1beta1.tx_pb2", "Delegate, undelegate and redelegate s
         "delegator_address", args=(Arg("validator_src_address", "val", "src_validator"),
                                    Arg("validator_dst_address", "val", "dst_validator"), Arg("amount", "coin")),
         from_help=_DELEGATOR_KEY),
-), custom=hand_written)
+), custom=hand_written,
+    signers={"MsgCreateValidator": "validator_address", "MsgEditValidator": "validator_address"})
