@@ -1,6 +1,7 @@
 """What a module's CLI table says: one entry per query or message command, as plain data the CLI turns into commands.
 
-A module's cli.py builds QUERY (a Queries) and TX (a Txs) from these; it never imports the CLI (chaind.cli).
+A module's cli.py builds QUERY (a Queries) and TX (a Txs) from these; it imports neither the CLI (chaind.cli) nor,
+at its top, its own package: the CLI loads it alone, so a query never waits for the node's code.
 """
 
 # Frozen dataclasses, not attrs: every CLI run loads a table, and importing attrs alone costs it ~10 ms.
