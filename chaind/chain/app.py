@@ -495,7 +495,7 @@ class App:
             mix_hash=b"\0" * 32, gas_limit=self.genesis.max_gas, prev_hashes=self._prev_hashes(height),
             chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee, excess_blob_gas=0)
         store = VersionedWriter(self.db, height)
-        state = erc20_precompile.open_state(self, store, erc20_precompile.NativeState, atomic, exec_ctx,
+        state = erc20_precompile.open_state(self, store, evm.NativeState, atomic, exec_ctx,
                                             evm_root or BLANK_ROOT_HASH)
         return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,
                             store=store, accounts=state, pending_nodes=pending)

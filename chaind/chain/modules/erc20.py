@@ -16,7 +16,8 @@ from google.protobuf import json_format
 from chaind.chain import errors
 from chaind.chain.block import event
 from chaind.chain.module import Module
-from chaind.chain.modules import auth, evm
+from chaind.chain.modules import auth
+from chaind.chain.modules.evm.vm import vm_error
 from chaind.chain.modules.bank import format_coins
 from chaind.chain.modules.bank import keeper as bank_keeper
 from chaind.chain.msgs import MSG_GAS, MsgHandler
@@ -311,7 +312,7 @@ def _call_evm(ctx, budget, sender, contract, data, commit, method):
     state.clear_transient_storage()
     budget.left = computation.get_gas_remaining()
     if computation.is_error:
-        error = vm_execution(evm._vm_error(computation))
+        error = vm_execution(vm_error(computation))
         raise errors.TxError(error.codespace, error.code, f"contract call failed: method '{method}', contract "
                              f"'{checksum_address(contract)}': {error.log}")
     return computation
