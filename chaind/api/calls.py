@@ -15,7 +15,7 @@ from eth_utils import ValidationError, keccak
 
 from chaind.api import encoding as enc
 from chaind.api import params as p
-from chaind.chain.modules import auth, erc20_precompile
+from chaind.chain.modules import auth, erc20
 from chaind.chain.modules.evm.state import NativeState
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.rpc.errors import EXECUTION_REVERTED, RPCError, invalid_params, server_error
@@ -143,7 +143,7 @@ class CallRunner:
             difficulty=0, mix_hash=bytes(32), gas_limit=max(gas, meta.gas_limit), prev_hashes=(),
             chain_id=self.app.genesis.evm_chain_id, base_fee_per_gas=0, excess_blob_gas=0)
         # The ERC-20 precompiles read (and a call may move) native balances: a throwaway store over the view.
-        state = erc20_precompile.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
+        state = erc20.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
                                             atomic, context, meta.evm_state_root)
         apply_overrides(state, overrides)
         unsigned = VM.get_transaction_builder().create_unsigned_transaction(

@@ -19,8 +19,10 @@ from eth_utils import keccak
 
 from chaind.chain import errors
 from chaind.chain.block import event
-from chaind.chain.modules import auth, erc20
+from chaind.chain.modules import auth
+from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.chain.modules.bank import keeper as bank_keeper
+from chaind.pb.evmos.erc20.v1 import genesis_pb2
 from chaind.store.keys import compose
 
 MAX_UINT256 = 2**256 - 1
@@ -127,7 +129,7 @@ class EvmNative:
             raw = self._committed_params
         found = self._parsed.get(raw)
         if found is None:
-            params = erc20.genesis_pb2.Params()
+            params = genesis_pb2.Params()
             params.ParseFromString(raw or b"")
             found = self._parsed[raw] = erc20.precompile_addresses(params)
         return found
