@@ -12,7 +12,7 @@ import pytest_twisted
 from twisted.internet import defer
 
 from chaind.chain.modules import erc20
-from chaind.chain.modules.evm import FEE_COLLECTOR
+from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest

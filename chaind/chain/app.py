@@ -17,7 +17,7 @@ from twisted.logger import Logger
 from chaind.chain import block as blocks
 from chaind.chain import errors, msgs, registry, txs, valset, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
-from chaind.chain.modules import auth, erc20_precompile, evm, feemarket
+from chaind.chain.modules import auth, erc20, evm, feemarket
 from chaind.chain.modules.auth.params import (SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1,
                                               TX_SIZE_COST_PER_BYTE)
 from chaind.chain.modules.bank import Bank, format_coins
@@ -495,7 +495,7 @@ class App:
             mix_hash=b"\0" * 32, gas_limit=self.genesis.max_gas, prev_hashes=self._prev_hashes(height),
             chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee, excess_blob_gas=0)
         store = VersionedWriter(self.db, height)
-        state = erc20_precompile.open_state(self, store, erc20_precompile.NativeState, atomic, exec_ctx,
+        state = erc20.open_state(self, store, evm.NativeState, atomic, exec_ctx,
                                             evm_root or BLANK_ROOT_HASH)
         return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,
                             store=store, accounts=state, pending_nodes=pending)

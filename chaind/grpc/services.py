@@ -2,29 +2,18 @@
 
 from chaind.chain.module import QueryService as Service
 from chaind.grpc.consensus import ConsensusQuery
-from chaind.grpc.erc20 import Erc20Query
-from chaind.grpc.evm import EvmQuery, FeeMarketQuery
 from chaind.grpc.node_service import NodeService
-from chaind.grpc.staking import StakingQuery
 from chaind.grpc.tendermint import TendermintService
 from chaind.grpc.tx import TxService
 from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query, query_pb2_grpc as node_grpc
 from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
 from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_query, query_pb2_grpc as consensus_grpc
-from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_query, query_pb2_grpc as staking_grpc
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_query, query_pb2_grpc as evm_grpc
-from chaind.pb.ethermint.feemarket.v1 import query_pb2 as feemarket_query, query_pb2_grpc as feemarket_grpc
-from chaind.pb.evmos.erc20.v1 import query_pb2 as erc20_query, query_pb2_grpc as erc20_grpc
 
 
 SERVICES = (
     Service(cmt_query, cmt_grpc, "Service", TendermintService),
     Service(node_query, node_grpc, "Service", NodeService),
     Service(consensus_query, consensus_grpc, "Query", ConsensusQuery),
-    Service(evm_query, evm_grpc, "Query", EvmQuery),
-    Service(feemarket_query, feemarket_grpc, "Query", FeeMarketQuery),
-    Service(erc20_query, erc20_grpc, "Query", lambda node: Erc20Query(node.app)),
-    Service(staking_query, staking_grpc, "Query", lambda node: StakingQuery(node.app)),
     Service(tx_service, tx_grpc, "Service", TxService),
 )

@@ -22,7 +22,6 @@ from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
 from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc, types_pb2 as sdk_types_pb2
 from chaind.pb.tendermint.p2p import types_pb2 as p2p_pb2
 from chaind.pb.tendermint.types import block_pb2, evidence_pb2, types_pb2
-from chaind.pb.tendermint.version import types_pb2 as version_pb2
 
 # The SDK release whose protos (protos/ headers) and behaviour this node answers with. The node is not the SDK:
 # the semver build metadata says so, and keeps the value parseable (Go semver, and PEP 440 for cosmpy's
@@ -158,8 +157,8 @@ def block_parts(app, height, valcons_prefix):
     txs = [app.tx_at(height, i) for i in range(meta.num_txs)]
     commit = types_pb2.Commit(height=max(header.height - 1, 0), block_id=header.last_block_id.proto(),
                               signatures=app.commit_sigs(header))
-    fields = _header_fields(header)
-    block = block_pb2.Block(header=header_proto(header),
+    fields = header.proto_fields()
+    block = block_pb2.Block(header=header.proto(),
                             data=types_pb2.Data(txs=txs), evidence=evidence_pb2.EvidenceList(),
                             last_commit=commit)
     sdk_block = sdk_types_pb2.Block(
@@ -167,20 +166,3 @@ def block_parts(app, height, valcons_prefix):
                                     **fields),
         data=block.data, evidence=block.evidence, last_commit=commit)
     return {"block_id": block_id_of(meta).proto(), "block": block, "sdk_block": sdk_block}
-
-
-def _header_fields(header):
-    """The fields tendermint.types.Header and the SDK's Header (bech32 proposer) share."""
-    return dict(
-        version=version_pb2.Consensus(block=int(routes.BLOCK_PROTOCOL), app=header.version_app),
-        chain_id=header.chain_id, height=header.height, time=header.timestamp(),
-        last_block_id=header.last_block_id.proto(), last_commit_hash=header.last_commit_hash,
-        data_hash=header.data_hash, validators_hash=header.validators_hash,
-        next_validators_hash=header.next_validators_hash, consensus_hash=header.consensus_hash,
-        app_hash=header.app_hash, last_results_hash=header.last_results_hash,
-        evidence_hash=header.evidence_hash)
-
-
-def header_proto(header):
-    """A chain Header as tendermint.types.Header."""
-    return types_pb2.Header(proposer_address=header.proposer_address, **_header_fields(header))

@@ -3,17 +3,18 @@ as x/staking's gRPC querier answers them (LegacyDec fields carry their atomics, 
 
 from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
 
-from chaind.chain.modules import staking
-from chaind.chain.modules.staking import PRECISION
-from chaind.crypto.addresses import to_bech32
 from chaind import errors
+from chaind.chain.modules.staking.params import params
+from chaind.chain.modules.staking import state as staking
+from chaind.chain.modules.staking.numbers import PRECISION
+from chaind.chain.modules.staking.records import ED25519_PUBKEY, STATUS_NAMES
 from chaind.chain.queries import Reader, address_bytes, paginate, query
-from chaind.grpc.tendermint import header_proto
+from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2, query_pb2_grpc, staking_pb2
 
-_STATUS_BY_NAME = {name: status for status, name in staking.STATUS_NAMES.items()}
+_STATUS_BY_NAME = {name: status for status, name in STATUS_NAMES.items()}
 
 
 def _timestamp(ns):
@@ -42,7 +43,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         return to_bech32(self.prefix, address)
 
     def validator_proto(self, v):
-        pubkey = any_pb2.Any(type_url=staking.ED25519_PUBKEY,
+        pubkey = any_pb2.Any(type_url=ED25519_PUBKEY,
                              value=ed25519_pb2.PubKey(key=v.pubkey).SerializeToString())
         rates = staking_pb2.CommissionRates(rate=str(v.rate), max_rate=str(v.max_rate),
                                             max_change_rate=str(v.max_change_rate))
@@ -132,7 +133,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def ValidatorDelegations(self, request, view):
         operator = self._operator(request.validator_addr)
-        denom = staking.params(view).bond_denom
+        denom = params(view).bond_denom
         items = [(_page_key(d), (d, s)) for d, s in staking.delegations_to(view, operator)]
         found, page = paginate(items, request.pagination)
         return query_pb2.QueryValidatorDelegationsResponse(
@@ -155,7 +156,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         if shares is None:
             raise errors.not_found(f"delegation with delegator {request.delegator_addr} "
                                                         f"not found for validator {request.validator_addr}")
-        denom = staking.params(view).bond_denom
+        denom = params(view).bond_denom
         return query_pb2.QueryDelegationResponse(
             delegation_response=self.delegation_response(view, delegator, operator, shares, denom))
 
@@ -173,7 +174,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def DelegatorDelegations(self, request, view):
         delegator = self._delegator(request.delegator_addr)
-        denom = staking.params(view).bond_denom
+        denom = params(view).bond_denom
         items = [(_page_key(o), (o, s)) for o, s in staking.delegations_of(view, delegator)]
         found, page = paginate(items, request.pagination)
         return query_pb2.QueryDelegatorDelegationsResponse(
@@ -242,7 +243,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         height = request.height
         if height < 0:
             raise errors.invalid_argument("height cannot be negative")
-        kept = staking.params(view).historical_entries
+        kept = params(view).historical_entries
         found = self.app.block_at(height) if view.height - kept < height <= view.height else None
         if found is None or height < self.app.genesis.initial_height:
             raise errors.not_found(f"historical info for height {height} not found")
@@ -254,7 +255,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         bonded = sorted((staking.validator(before, operator) for operator in staking.last_powers(before)),
                         key=lambda v: (-v.power, v.cons_address))
         return query_pb2.QueryHistoricalInfoResponse(hist=staking_pb2.HistoricalInfo(
-            header=header_proto(found[0]), valset=[self.validator_proto(v) for v in bonded]))
+            header=found[0].proto(), valset=[self.validator_proto(v) for v in bonded]))
 
     @query(inline=True)
     def Pool(self, request, view):
@@ -264,7 +265,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        p = staking.params(view)
+        p = params(view)
         unbonding = duration_pb2.Duration()
         unbonding.FromNanoseconds(p.unbonding_time_ns)
         return query_pb2.QueryParamsResponse(params=staking_pb2.Params(

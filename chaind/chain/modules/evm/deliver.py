@@ -1,4 +1,4 @@
-"""evm: py-evm execution of EVM txs, with the receipts and the events Evmos emits.
+"""An EVM tx in a block: py-evm execution, with the receipt and the events Evmos emits.
 
 Fees follow Evmos: the whole fee (base fee and tip) goes to the fee collector; nothing is burned.
 """
@@ -7,16 +7,13 @@ import base64
 
 import orjson
 from eth_utils import ValidationError
-from eth.vm.forks.prague import PragueVM
 from eth_bloom import BloomFilter
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event
-from chaind.chain.module import Module
 from chaind.chain.modules.auth import FEE_COLLECTOR
+from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.crypto.addresses import checksum_address
-
-VM = PragueVM
 
 
 def deliver(ctx, tx, bank):
@@ -62,7 +59,7 @@ def deliver(ctx, tx, bank):
         status=0 if failed else 1, gas_used=gas_used, cumulative_gas_used=ctx.gas_used,
         effective_gas_price=effective_price, contract_address=contract, logs=logs,
         log_index_start=ctx.log_count, bloom=int(bloom).to_bytes(256, "big"),
-        vm_error=_vm_error(computation) if failed else "",
+        vm_error=vm_error(computation) if failed else "",
         return_data=computation.output, tx_index=index)
     log_events = [("txLog", _log_json(log, tx, index, ctx, i)) for i, log in enumerate(logs)]
     ctx.log_count += len(logs)
@@ -94,34 +91,6 @@ def deliver(ctx, tx, bank):
     return TxResult(code=0, gas_wanted=tx.gas, gas_used=gas_used, events=tuple(events), receipt=receipt)
 
 
-def _vm_error(computation):
-    error = computation.error
-    name = type(error).__name__
-    if name == "Revert":
-        return "execution reverted"
-    if name == "OutOfGas":
-        return "out of gas"
-    if name == "InvalidJumpDestination":
-        return "invalid jump destination"
-    if name == "InvalidInstruction":
-        return str(error) or "invalid opcode"
-    if name == "StackDepthLimit":
-        return "max call depth exceeded"
-    if name == "InsufficientFunds":
-        return "insufficient balance for transfer"
-    if name == "ContractCreationCollision":
-        return "contract address collision"
-    if name == "WriteProtection":
-        return "write protection"
-    if name == "OutOfBoundsRead":
-        return "return data out of bounds"
-    if name == "InsufficientStack":
-        return "stack underflow"
-    if name == "FullStack":
-        return "stack limit reached 1024"
-    return str(error) or name
-
-
 def _log_json(log, tx, index, ctx, i):
     """The txLog attribute: the log as Evmos' Log proto JSON."""
     return orjson.dumps({
@@ -139,6 +108,3 @@ def _log_json(log, tx, index, ctx, i):
 
 def _b64(data):
     return base64.b64encode(data).decode()
-
-
-MODULE = Module(name="evm", cli="chaind.chain.modules.evm.cli")

@@ -1,5 +1,5 @@
 """The ERC-20 contract of a native coin's token pair, run inside py-evm, moving the bank balance itself;
-and the py-evm State whose call-frame snapshots also cover the native store, so a revert undoes bank moves.
+and the native store as the EVM's state sees it (evm/state.py), journaled so a revert undoes bank moves.
 
 Gas: each method costs a fixed amount. Reads and approvals cost what Evmos v20's ERC-20 precompile
 charges (its RequiredGas); transfer and transferFrom, for which Evmos charges a flat 3,000,000 (a
@@ -13,16 +13,16 @@ import functools
 
 import attrs
 from eth.exceptions import Revert, WriteProtection
-from eth.vm.forks.prague.computation import PragueComputation
-from eth.vm.forks.prague.state import PragueState
 from eth_abi import decode as abi_decode, encode as abi_encode
 from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 
 from chaind.chain import errors
 from chaind.chain.block import event
-from chaind.chain.modules import auth, erc20
+from chaind.chain.modules import auth
+from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.chain.modules.bank import keeper as bank_keeper
+from chaind.pb.evmos.erc20.v1 import genesis_pb2
 from chaind.store.keys import compose
 
 MAX_UINT256 = 2**256 - 1
@@ -37,12 +37,6 @@ def _allowance_key(owner, spender, denom):
 
 
 # -- the journal of native writes -------------------------------------------------------------
-
-@attrs.frozen
-class _Snapshot:
-    evm: tuple          # py-evm's own snapshot
-    native: tuple       # (journal length, events length)
-
 
 @attrs.frozen
 class Frame:
@@ -135,7 +129,7 @@ class EvmNative:
             raw = self._committed_params
         found = self._parsed.get(raw)
         if found is None:
-            params = erc20.genesis_pb2.Params()
+            params = genesis_pb2.Params()
             params.ParseFromString(raw or b"")
             found = self._parsed[raw] = erc20.precompile_addresses(params)
         return found
@@ -148,58 +142,6 @@ class EvmNative:
         if pair is None or pair.contract_owner != erc20.OWNER_MODULE:
             return None
         return functools.partial(run, pair)
-
-
-class _Precompiles:
-    """computation.precompiles: py-evm's fixed ones, then the ERC-20 pairs' (looked up on use)."""
-
-    def __init__(self, fixed, native):
-        self.fixed = fixed
-        self.native = native
-
-    def get(self, address, default=None):
-        found = self.fixed.get(address)
-        if found is not None:
-            return found
-        found = self.native.precompile(address)
-        return default if found is None else found
-
-    def __contains__(self, address):
-        return self.get(address) is not None
-
-
-class NativeComputation(PragueComputation):
-    @property
-    def precompiles(self):
-        native = self.state.native
-        return self._precompiles if native is None else _Precompiles(self._precompiles, native)
-
-
-class NativeState(PragueState):
-    """py-evm's Prague State whose snapshots also cover the native store (through `native`)."""
-
-    computation_class = NativeComputation
-    native = None       # EvmNative, set by whoever opens the state
-
-    def snapshot(self):
-        evm = super().snapshot()
-        return _Snapshot(evm, None if self.native is None else self.native.checkpoint())
-
-    def revert(self, snapshot):
-        super().revert(snapshot.evm)
-        if snapshot.native is not None:
-            self.native.revert(snapshot.native)
-
-    def commit(self, snapshot):
-        super().commit(snapshot.evm)
-        if snapshot.native is not None:
-            self.native.commit(snapshot.native)
-
-    def is_address_warm(self, address):
-        # Active precompiles are warm from a tx's start, as geth's access list has them.
-        if super().is_address_warm(address):
-            return True
-        return self.native is not None and self.native.precompile(address) is not None
 
 
 def open_state(app, store, state_class, *args):

@@ -1,24 +1,20 @@
-"""ethermint.evm.v1.Query and ethermint.feemarket.v1.Query, as Evmos' x/evm and x/feemarket queriers answer.
+"""ethermint.evm.v1.Query, as Evmos' x/evm querier answers.
 
 EthCall and EstimateGas run through the JSON-RPC's CallRunner (chaind/api/calls.py) at the height read.
 """
 
-import fractions
 import hashlib
 import re
 
 import orjson
 
-from chaind.chain import legacy_dec
 from chaind.api import calls
 from chaind.chain.modules import auth
-from chaind.chain.modules import evm as evm_module
+from chaind.chain.modules.evm.vm import vm_error
 from chaind.crypto.addresses import to_bech32
 from chaind import errors
 from chaind.chain.queries import Reader, address_bytes, query
 from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
-from chaind.pb.ethermint.feemarket.v1 import (feemarket_pb2, query_pb2 as fm_query_pb2,
-                                              query_pb2_grpc as fm_query_pb2_grpc)
 from chaind.rpc.errors import EXECUTION_REVERTED, INVALID_PARAMS, RPCError
 
 _HEX_ADDRESS = re.compile(r"^(0x|0X)?[0-9a-fA-F]{40}$")
@@ -43,12 +39,10 @@ def _word(value):
 
 
 class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
-    def __init__(self, node):
-        super().__init__(node.app)
-        self.node = node
-        self.genesis = node.genesis
-        rpc = node.settings.json_rpc
-        self.runner = calls.CallRunner(node.app, rpc.gas_cap, rpc.evm_timeout)
+    def __init__(self, app, gas_cap, evm_timeout):
+        super().__init__(app)
+        self.genesis = app.genesis
+        self.runner = calls.CallRunner(app, gas_cap, evm_timeout)
 
     @query(inline=True)
     def Account(self, request, view):
@@ -129,7 +123,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
             raise self._error(e, errors.internal) from None
         response = tx_pb2.MsgEthereumTxResponse(ret=computation.output, gas_used=gas_used)
         if computation.is_error:
-            response.vm_error = evm_module._vm_error(computation)
+            response.vm_error = vm_error(computation)
         return response
 
     @query
@@ -166,38 +160,3 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
     @staticmethod
     def _error(error, kind):
         return (errors.invalid_argument if error.code == INVALID_PARAMS else kind)(error.message)
-
-
-class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
-    def __init__(self, node):
-        super().__init__(node.app)
-        self.genesis = node.genesis
-        self.params = node.genesis.document["app_state"]["feemarket"]["params"]
-        self.min_gas_multiplier = fractions.Fraction(self.params["min_gas_multiplier"])
-        # Genesis writes these LegacyDec params as decimals; the gRPC wire carries them scaled by 10^18.
-        self.min_gas_price_atomics = legacy_dec.wire_of_text(self.params["min_gas_price"])
-        self.min_gas_multiplier_atomics = legacy_dec.wire_of_text(self.params["min_gas_multiplier"])
-
-    def _base_fee(self, view):
-        return "" if self.genesis.no_base_fee else str(self.app.block_at(view.height)[1].base_fee)
-
-    @query(inline=True)
-    def Params(self, request, view):
-        p = self.params
-        # The base fee param moves every block: it is the one of the block at the height read.
-        return fm_query_pb2.QueryParamsResponse(params=feemarket_pb2.Params(
-            no_base_fee=self.genesis.no_base_fee, base_fee_change_denominator=self.genesis.base_fee_change_denominator,
-            elasticity_multiplier=self.genesis.elasticity_multiplier, enable_height=int(p["enable_height"]),
-            base_fee=self._base_fee(view), min_gas_price=self.min_gas_price_atomics,
-            min_gas_multiplier=self.min_gas_multiplier_atomics))
-
-    @query(inline=True)
-    def BaseFee(self, request, view):
-        return fm_query_pb2.QueryBaseFeeResponse(base_fee=self._base_fee(view))
-
-    @query(inline=True)
-    def BlockGas(self, request, view):
-        # x/feemarket's EndBlock: the block's gas wanted times min_gas_multiplier, or its gas used if more.
-        _, meta = self.app.block_at(view.height)
-        wanted = sum(self.app.result_at(view.height, i).gas_wanted for i in range(meta.num_txs))
-        return fm_query_pb2.QueryBlockGasResponse(gas=max(int(wanted * self.min_gas_multiplier), meta.gas_used))

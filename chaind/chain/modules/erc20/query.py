@@ -1,10 +1,9 @@
 """evmos.erc20.v1.Query: token pairs and params, as Evmos v20's x/erc20 gRPC querier answers them."""
 
-
-from chaind.chain.modules import erc20
 from chaind import errors
-from chaind.errors import ChainError
+from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.chain.queries import Reader, paginate, query
+from chaind.errors import ChainError
 from chaind.pb.evmos.erc20.v1 import query_pb2, query_pb2_grpc
 
 
