@@ -1,20 +1,22 @@
 """The CLI built from modules' tables (cli/autocli.py): built-in tables are sound, a module the CLI was never told
 of is served from its table alone, and a query loads no node code."""
 
-import dataclasses
 import importlib
 import json
 import os
 import subprocess
 import sys
 import types
+from typing import NamedTuple
 
+import pytest
 import pytest_twisted
 from click.testing import CliRunner
 
 from chaind.chain import cli_table
 from chaind.cli import autocli
 from chaind.cli.main import make_cli
+from chaind.cli.tx import TxKit
 from conftest import in_thread
 from test_cli import DEV0_B32, failed, node_flag, ok
 
@@ -27,8 +29,7 @@ TOY.QUERY = cli_table.Queries("cosmos.bank.v1beta1.query_pb2", "A toy module.", 
 sys.modules["toy_cli"] = TOY
 
 
-@dataclasses.dataclass(frozen=True)
-class Toy:
+class Toy(NamedTuple):
     name: str = "toy"
     cli: str = "toy_cli"
 
@@ -52,8 +53,16 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
                 fields = getattr(pb, entry.message).DESCRIPTOR.fields_by_name
                 for name in [a.field for a in entry.args] + [entry.signer_field]:
                     assert name in fields, (ref.name, entry.name, name)
-            for message, field in table.TX.signers.items():
+            for message, field in (table.TX.signers or {}).items():
                 assert field in getattr(pb, message).DESCRIPTOR.fields_by_name, (ref.name, message)
+    # Every entry builds its command.
+    kit = TxKit()
+    for ref in found:
+        table = autocli.load_table(ref.cli)
+        for entry in getattr(getattr(table, "QUERY", None), "commands", ()):
+            assert autocli.query_command(table.QUERY, entry).name == entry.name
+        for entry in getattr(getattr(table, "TX", None), "commands", ()):
+            assert autocli.msg_command(table.TX, entry, kit).name == entry.name
     # validate-signatures knows the signer of every message the CLI builds.
     assert autocli.signer_fields(autocli.Modules(found)) == {
         "/cosmos.bank.v1beta1.MsgSend": "from_address", "/cosmos.bank.v1beta1.MsgMultiSend": "inputs",
@@ -89,6 +98,12 @@ def test_a_query_run_loads_no_node_code():
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert "could not reach node" in run.stderr
     assert run.stdout.strip() == "[]"
+
+
+def test_a_kind_the_cli_does_not_know_is_refused_when_built():
+    entry = cli_table.Query("odd", "Params", "Odd.", args=(cli_table.Arg("x", "colour"),))
+    with pytest.raises(ValueError, match="odd: X kind 'colour'"):
+        autocli.query_command(TOY.QUERY, entry)
 
 
 def test_tables_shape_usage_and_flags():

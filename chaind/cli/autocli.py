@@ -7,10 +7,11 @@ import importlib
 import importlib.util
 import os
 import sys
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import click
 
+from chaind.chain.cli_table import FLAG_KINDS, KINDS, SIGNER_KINDS
 from chaind.cli.common import (
     address_bytes,
     bech32_address,
@@ -32,8 +33,7 @@ def _pb(name):
 MODULES_PACKAGE = "chaind.chain.modules"
 
 
-@dataclass(frozen=True)
-class TableRef:
+class TableRef(NamedTuple):
     """A module as the CLI needs it: its name and the dotted name of its CLI table module (Module's fields)."""
 
     name: str
@@ -119,7 +119,7 @@ def signer_fields(modules):
         if table is None:
             continue
         pb = _pb(table.module)
-        named = {**{e.message: e.signer_field for e in table.commands}, **table.signers}
+        named = {**{e.message: e.signer_field for e in table.commands}, **(table.signers or {})}
         for message, field in named.items():
             fields["/" + getattr(pb, message).DESCRIPTOR.full_name] = field
     return fields
@@ -235,8 +235,14 @@ def coin(text):
     return coin_protos(coins)[0]
 
 
-def _arguments(f, args, first=0):
-    for i, arg in reversed(list(enumerate(args, first))):
+def _check(entry, what, kind, kinds):
+    if kind not in kinds:
+        raise ValueError(f"{entry.name}: {what} kind {kind!r}: want one of {', '.join(kinds)}")
+
+
+def _arguments(f, entry, first=0):
+    for i, arg in reversed(list(enumerate(entry.args, first))):
+        _check(entry, arg.metavar, arg.kind, KINDS)
         kind = click.IntRange(min=1) if arg.kind == "uint" and arg.parse is None else None
         metavar = f"{arg.metavar}..." if arg.many else arg.metavar if arg.required else f"[{arg.metavar}]"
         f = click.argument(f"arg{i}", metavar=metavar, type=kind, nargs=-1 if arg.many else 1,
@@ -294,11 +300,12 @@ def query_command(table, entry):
     if paginated:
         f = pagination_options(f)
     for i, flag in reversed(list(enumerate(entry.flags))):
+        _check(entry, f"--{flag.name}", flag.kind, FLAG_KINDS)
         f = click.option(f"--{flag.name}", f"flag{i}", is_flag=flag.kind == "bool",
                          default=False if flag.kind == "bool" else flag.default, help=flag.help)(f)
     if entry.narrow is not None:
         f = click.option(f"--{entry.narrow.flag}", "narrow", default=None, help=entry.narrow.help)(f)
-    return click.command(entry.name, help=entry.help)(_arguments(f, entry.args))
+    return click.command(entry.name, help=entry.help)(_arguments(f, entry))
 
 
 # -- txs -----------------------------------------------------------------------------------------
@@ -311,6 +318,7 @@ def tx_group(name, table, kit):
 
 
 def msg_command(table, entry, kit):
+    _check(entry, "signer", entry.signer_kind, SIGNER_KINDS)
     first = 1 if entry.from_arg else 0
 
     def run(**params):
@@ -332,7 +340,7 @@ def msg_command(table, entry, kit):
     f = kit.tx_options(run)
     if not entry.from_arg:
         f = click.option("--from", "from_", required=True, help=entry.from_help)(f)
-    f = _arguments(f, entry.args, first)
+    f = _arguments(f, entry, first)
     if entry.from_arg:
         f = click.argument("arg0", metavar="FROM")(f)
     return click.command(entry.name, help=entry.help)(f)
