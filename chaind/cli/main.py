@@ -12,19 +12,24 @@ from chaind.cli.common import LazyGroup
 
 def make_cli(modules=None):
     """The `chaind` command, serving `modules` (records with a name and a cli table; default the built-in ones)."""
-    from chaind.cli.autocli import Modules, builtin_modules
+    served = []
 
-    served = Modules(builtin_modules if modules is None else modules)
+    def module_tables():                # made on first use: keys, version... never load autocli
+        if not served:
+            from chaind.cli.autocli import Modules, builtin_modules
+
+            served.append(Modules(builtin_modules if modules is None else modules))
+        return served[0]
 
     def query():
         from chaind.cli.query import make_query
 
-        return make_query(served)
+        return make_query(module_tables())
 
     def tx():
         from chaind.cli.tx import make_tx
 
-        return make_tx(served)
+        return make_tx(module_tables())
 
     group = LazyGroup("chaind", help="chaind: a proof-of-stake EVM chain node, and its command-line client.", lazy={
         "attach": "chaind.cli.attach:attach",
