@@ -13,6 +13,11 @@ from chaind import config as config_mod
 from chaind.api.debug import DebugApi
 from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
+from chaind.api import cosmos
+from chaind.api.cosmos.consensus import ConsensusQuery
+from chaind.api.cosmos.node import NodeService
+from chaind.api.cosmos.tendermint import TendermintService
+from chaind.api.cosmos.tx import TxService
 from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
@@ -27,9 +32,9 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
+from chaind.grpc import abci
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
-from chaind.grpc.services import SERVICES
 from chaind.rest.gateway import RestGateway
 from chaind.home import Home
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
@@ -126,9 +131,21 @@ class Node(service.MultiService):
 
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
-        found = [(entry, entry.servicer(self.app, self.settings)) for module in self.app.modules
-                 for entry in module.services]
-        return found + [(entry, entry.servicer(self)) for entry in SERVICES]
+        app, settings = self.app, self.settings
+        found = [(entry, entry.servicer(app, settings)) for module in app.modules for entry in module.services]
+
+        def rpc_address():
+            return self.comet_routes.rpc_address if self.comet_routes is not None else ""
+
+        def abci_query(path, data, height):
+            return abci.query(self.queries, path, data, height)
+
+        return found + [
+            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
+            (cosmos.NODE, NodeService(app, settings.storage)),
+            (cosmos.CONSENSUS, ConsensusQuery(app)),
+            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor)),
+        ]
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}

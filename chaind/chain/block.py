@@ -199,6 +199,12 @@ class BlockMeta:
     log_count: int
     size: int
 
+    def block_id(self):
+        """The BlockID of this committed block, built as the chain builds it for the next header's last_block_id."""
+        if not self.hash:
+            return BlockId()
+        return BlockId(self.hash, 1, hashlib.sha256(self.hash).digest())
+
 
 @attrs.frozen
 class CommittedBlock:

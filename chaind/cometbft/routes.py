@@ -207,7 +207,7 @@ class CometRoutes:
     def block_by_hash(self, hash):
         height = self.app.height_of_hash(hash or b"")
         if height is None:
-            return {"block_id": enc.block_id(enc.BlockId()), "block": None}
+            return {"block_id": enc.block_id(blocks.BlockId()), "block": None}
         return self.block(height)
 
     def header(self, height):

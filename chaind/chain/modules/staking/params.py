@@ -4,6 +4,7 @@ import re
 
 import attrs
 import orjson
+
 from chaind.chain import legacy_dec
 from chaind.chain.modules.staking.numbers import PRECISION, parse_duration
 from chaind.chain.modules.staking.records import DAY_NS

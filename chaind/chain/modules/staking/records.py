@@ -4,6 +4,7 @@ import hashlib
 
 import attrs
 import orjson
+
 from chaind.chain.modules.staking.errors import error
 from chaind.chain.modules.staking.numbers import dec_quo
 from chaind.crypto.addresses import module_address

@@ -1,6 +1,7 @@
 """staking's state: reads and writes of validators, delegations, unbondings, redelegations, powers."""
 
 import orjson
+
 from chaind.chain.modules.staking.keys import (UNBONDING_ID, cons_key, del_by_val_key, del_key, parts, red_by_dst_key,
                                                red_by_src_key, red_key, ubd_by_val_key, ubd_key, val_key)
 from chaind.chain.modules.staking.params import params

@@ -16,7 +16,7 @@ from chaind.cometbft import query as event_query
 from chaind.cometbft import search
 from chaind import errors
 from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
-from chaind.grpc.tendermint import block_parts
+from chaind.api.cosmos.tendermint import block_parts
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2, service_pb2_grpc, tx_pb2
@@ -31,12 +31,15 @@ _EVENT = re.compile(r"^[a-zA-Z_]+\.[a-zA-Z_]+[<>]?=\S+$")
 
 
 class TxService(Reader, service_pb2_grpc.ServiceServicer):
-    def __init__(self, node):
-        super().__init__(node.app)
-        self.node = node
-        self.comet = node.settings.cometbft_rpc
-        self.searcher = search.TxSearch(node.app)
-        self.valcons_prefix = node.genesis.bech32_prefix + "valcons"
+    def __init__(self, app, comet, producer, reactor):
+        """comet: the [cometbft-rpc] settings (search limits); producer.submit(raw) checks a tx into the
+        mempool, on the reactor."""
+        super().__init__(app)
+        self.comet = comet
+        self.producer = producer
+        self.reactor = reactor
+        self.searcher = search.TxSearch(app)
+        self.valcons_prefix = app.genesis.bech32_prefix + "valcons"
 
     def GetTx(self, request, context):
         try:
@@ -62,12 +65,12 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
             raise errors.invalid_argument(f"unsupported broadcast mode {request.mode}")
         raw = bytes(request.tx_bytes)
         txhash = hashlib.sha256(raw).hexdigest().upper()
-        reactor = self.node.reactor
+        reactor = self.reactor
         if request.mode == _ASYNC:
-            reactor.callFromThread(lambda: self.node.producer.submit(raw).addErrback(lambda failure: None))
+            reactor.callFromThread(lambda: self.producer.submit(raw).addErrback(lambda failure: None))
             return service_pb2.BroadcastTxResponse(tx_response=abci_pb2.TxResponse(txhash=txhash))
         try:
-            checked = threads.blockingCallFromThread(reactor, self.node.producer.submit, raw)
+            checked = threads.blockingCallFromThread(reactor, self.producer.submit, raw)
         except TxError as e:
             return service_pb2.BroadcastTxResponse(tx_response=abci_pb2.TxResponse(
                 txhash=txhash, code=e.code, codespace=e.codespace, raw_log=e.log))

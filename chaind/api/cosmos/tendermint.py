@@ -1,6 +1,7 @@
 """cosmos.base.tendermint.v1beta1.Service: node info, syncing and blocks, as the SDK's cmtservice answers.
 
-The SDK proxies these to CometBFT's RPC; here they read the same committed blocks that RPC serves.
+The SDK proxies these to CometBFT's RPC; here they read the same committed blocks that RPC serves, and
+ABCIQuery goes where CometBFT's abci_query goes (the abci_query callable the node gives).
 """
 
 import importlib.metadata
@@ -11,10 +12,8 @@ import sys
 from google.protobuf import any_pb2
 
 import chaind
-from chaind.cometbft import routes
-from chaind.cometbft.encode import block_id_of
+from chaind.chain import block as blocks
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc import abci
 from chaind import errors
 from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
@@ -58,23 +57,25 @@ def version_info():
 
 
 class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
-    def __init__(self, node):
-        super().__init__(node.app)
-        self.node = node
-        self.valcons_prefix = node.genesis.bech32_prefix + "valcons"
-        self.max_per_page = node.settings.cometbft_rpc.max_per_page
+    def __init__(self, app, max_per_page, rpc_address, abci_query):
+        """rpc_address() is the CometBFT RPC's address ("" when it is off); abci_query(path, data, height)
+        answers as CometBFT's abci_query does (code, log, value, height, codespace)."""
+        super().__init__(app)
+        self.valcons_prefix = app.genesis.bech32_prefix + "valcons"
+        self.max_per_page = max_per_page
+        self.rpc_address = rpc_address
+        self.abci_query = abci_query
         self.version = version_info()
 
     @query(inline=True)
     def GetNodeInfo(self, request, view):
-        genesis, validator = self.node.genesis, self.node.genesis.validators
-        comet = self.node.comet_routes
-        rpc_address = comet.rpc_address if comet is not None else ""
+        genesis, validator = self.app.genesis, self.app.genesis.validators
+        rpc_address = self.rpc_address()
         info = p2p_pb2.DefaultNodeInfo(
-            protocol_version=p2p_pb2.ProtocolVersion(p2p=int(routes.P2P_PROTOCOL), block=int(routes.BLOCK_PROTOCOL)),
+            protocol_version=p2p_pb2.ProtocolVersion(p2p=blocks.P2P_PROTOCOL, block=blocks.BLOCK_PROTOCOL),
             # No p2p layer: the node's identity is its validator's, its address the RPC's (as /status says).
-            default_node_id=self.node.app.validator_address.hex(), listen_addr=rpc_address,
-            network=genesis.chain_id, version=routes.COMETBFT_VERSION,
+            default_node_id=self.app.validator_address.hex(), listen_addr=rpc_address,
+            network=genesis.chain_id, version=blocks.COMETBFT_VERSION,
             moniker=validator[0].moniker if validator else "",
             other=p2p_pb2.DefaultNodeInfoOther(tx_index="on", rpc_address=rpc_address))
         return query_pb2.GetNodeInfoResponse(default_node_info=info, application_version=self.version)
@@ -118,7 +119,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
             raise errors.invalid_argument("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
         if request.height:
             self._check_height(request.height)
-        answer = abci.query(self.node.queries, request.path, request.data, request.height)
+        answer = self.abci_query(request.path, request.data, request.height)
         return query_pb2.ABCIQueryResponse(code=answer.code, log=answer.log, value=answer.value,
                                            height=answer.height, codespace=answer.codespace)
 
@@ -165,4 +166,4 @@ def block_parts(app, height, valcons_prefix):
         header=sdk_types_pb2.Header(proposer_address=to_bech32(valcons_prefix, header.proposer_address),
                                     **fields),
         data=block.data, evidence=block.evidence, last_commit=commit)
-    return {"block_id": block_id_of(meta).proto(), "block": block, "sdk_block": sdk_block}
+    return {"block_id": meta.block_id().proto(), "block": block, "sdk_block": sdk_block}

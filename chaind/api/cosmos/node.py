@@ -5,9 +5,9 @@ from chaind.pb.cosmos.base.node.v1beta1 import query_pb2, query_pb2_grpc
 
 
 class NodeService(Reader, query_pb2_grpc.ServiceServicer):
-    def __init__(self, node):
-        super().__init__(node.app)
-        self.storage = node.settings.storage
+    def __init__(self, app, storage):
+        super().__init__(app)
+        self.storage = storage      # the [storage] settings the node runs with
 
     @query(inline=True)
     def Config(self, request, view):

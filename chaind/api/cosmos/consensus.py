@@ -26,10 +26,10 @@ def consensus_params(document):
 
 
 class ConsensusQuery(Reader, query_pb2_grpc.QueryServicer):
-    def __init__(self, node):
-        super().__init__(node.app)
+    def __init__(self, app):
+        super().__init__(app)
         # No message changes them on this chain (no x/gov): genesis' params hold at every height.
-        self.params = consensus_params(node.genesis.document)
+        self.params = consensus_params(app.genesis.document)
 
     @query(inline=True)
     def Params(self, request, view):
