@@ -22,7 +22,7 @@ from test_cli import DEV0_B32, failed, node_flag, ok
 
 # A module of the test suite's own: its table serves bank's Query service under another name.
 TOY = types.ModuleType("toy_cli")
-TOY.QUERY = cli_table.Queries("cosmos.bank.v1beta1.query_pb2", "A toy module.", (
+TOY.QUERY = cli_table.Queries("chaind.pb.cosmos.bank.v1beta1.query_pb2", "A toy module.", (
     cli_table.Query("holdings", "AllBalances", "What ADDRESS holds.", args=(cli_table.Arg("address", "acc"),)),
     cli_table.Query("supply-of", "SupplyOf", "One denom's supply.", args=(cli_table.Arg("denom"),)),
 ))
@@ -40,7 +40,7 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:
-            pb = importlib.import_module("chaind.pb." + table.QUERY.service)
+            pb = importlib.import_module(table.QUERY.service)
             service = pb.DESCRIPTOR.services_by_name[table.QUERY.service_name]
             for entry in table.QUERY.commands:
                 for rpc in (entry.rpc, *([entry.narrow.rpc] if entry.narrow else [])):
@@ -48,7 +48,7 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
                     for name in [a.field for a in entry.args] + [f.field_name for f in entry.flags]:
                         assert name in fields or rpc != entry.rpc, (ref.name, entry.name, name)
         if getattr(table, "TX", None) is not None:
-            pb = importlib.import_module("chaind.pb." + table.TX.module)
+            pb = importlib.import_module(table.TX.module)
             for entry in table.TX.commands:
                 fields = getattr(pb, entry.message).DESCRIPTOR.fields_by_name
                 for name in [a.field for a in entry.args] + [entry.signer_field]:

@@ -1,14 +1,17 @@
 """A module registered through the module list alone (tests/toy_module) is served by every face: its query
-over gRPC (a generated stub), REST (its own route) and CometBFT's abci_query, at the latest and a past
-height, and its errors mapped as the built-in modules' are. No face knows of it."""
+over gRPC (a generated stub), REST (its own route), CometBFT's abci_query and the CLI (its table), at the latest
+and a past height, and its errors mapped as the built-in modules' are. No face knows of it."""
 
 import base64
+import json
 
 import pytest
 import pytest_twisted
-from twisted.internet import reactor, task
+from click.testing import CliRunner
+from twisted.internet import reactor, task, threads
 
 from chaind.chain import registry
+from chaind.cli.main import make_cli
 from chaind.store.keys import compose
 
 import toy_module
@@ -88,3 +91,31 @@ def test_a_node_without_the_toy_module_does_not_serve_it(node):
     _, reply = yield _abci(node, "/toy.v1.Query/Greeting", pb.QueryGreetingRequest(name="alice"))
     assert reply["result"]["response"]["code"] == 6
     assert node.app.view().store.get(compose("toy", "motto")) is None
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_toy_module_is_served_by_the_cli(toy_node):
+    node = toy_node
+    yield wait_for_height(node, node.genesis.initial_height + 3)
+    past = node.genesis.initial_height + 1
+    blocks_at_past = past - node.genesis.initial_height + 1
+    cli = make_cli((*registry.MODULES, toy_module.MODULE))
+    n = f"--node=tcp://127.0.0.1:{node.port_of('cometbft')}"
+
+    def run(*args):         # the CLI blocks on HTTP: off the reactor, as a client process would
+        return threads.deferToThread(CliRunner().invoke, cli, ["query", "toy", *args, n])
+
+    result = yield run("greeting", "alice", "--height", str(past), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"greeting": f"hello, alice (block {blocks_at_past})",
+                                         "blocks": str(blocks_at_past)}
+    result = yield run("greeting", "alice", "--height", str(past))
+    assert result.stdout == f'blocks: "{blocks_at_past}"\ngreeting: hello, alice (block {blocks_at_past})\n'
+    result = yield run("greeting", "Bob")
+    # As the SDK's CLI prints an ABCI query error: its gRPC status around the node's log, which has one too.
+    assert result.exit_code == 1 and result.stderr == (
+        "Error: rpc error: code = InvalidArgument desc = rpc error: code = InvalidArgument desc = invalid name 'Bob': "
+        "want 1 to 32 lowercase letters: invalid request\n")
+    # The built-in CLI (no module list given) knows nothing of it.
+    result = yield threads.deferToThread(CliRunner().invoke, make_cli(), ["query", "toy", "greeting", "alice", n])
+    assert result.exit_code == 2 and "No such command 'toy'" in result.stderr

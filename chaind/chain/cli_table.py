@@ -87,8 +87,8 @@ class Query(NamedTuple):
 
 
 class Queries(NamedTuple):
-    """A module's query commands: `service` is the generated module under chaind.pb (a query_pb2) and
-    `service_name` its service; help is the group's one line."""
+    """A module's query commands: `service` is the dotted name of the generated module (a query_pb2, e.g.
+    chaind.pb.cosmos.bank.v1beta1.query_pb2) and `service_name` its service; help is the group's one line."""
 
     service: str
     help: str
@@ -113,8 +113,8 @@ class Msg(NamedTuple):
 
 
 class Txs(NamedTuple):
-    """A module's tx commands: messages from `module` (a tx_pb2 under chaind.pb), and, where a table does
-    not fit, custom(kit): hand-written click commands built with the tx plumbing the CLI passes in as kit.
+    """A module's tx commands: messages from `module` (the dotted name of a generated tx_pb2), and, where a table
+    does not fit, custom(kit): hand-written click commands built with the tx plumbing the CLI passes in as kit.
 
     signers names the signer field of each message the hand-written commands build ({"MsgCreateValidator":
     "validator_address"}; a repeated field's first element's address, as cosmos.msg.v1.signer reads "inputs").

@@ -25,7 +25,7 @@ from chaind.cli.common import (
 
 
 def _pb(name):
-    return importlib.import_module("chaind.pb." + name)
+    return importlib.import_module(name)
 
 
 # -- modules -----------------------------------------------------------------------------------

@@ -71,4 +71,5 @@ MODULE = Module(
                            rest=(("GET", "/toy/v1/greeting/{name}", "Greeting"),)),),
     init_genesis=init_genesis,
     end_block=end_block,
+    cli="toy_module.cli",
 )

@@ -4,7 +4,7 @@ import click
 
 from chaind.chain.cli_table import Arg, Flag, Msg, Narrow, Queries, Query, Txs
 
-QUERY = Queries("cosmos.bank.v1beta1.query_pb2", "Balances, supply and denom metadata.", (
+QUERY = Queries("chaind.pb.cosmos.bank.v1beta1.query_pb2", "Balances, supply and denom metadata.", (
     Query("balances", "AllBalances", "All balances of an account (bech32 or 0x), or one with --denom.",
           args=(Arg("address", "acc"),), narrow=Narrow("denom", "Balance", "Only this denom's balance"),
           flags=(Flag("resolve-denom", "Show denoms by their display name where metadata has one", "bool"),)),
@@ -49,7 +49,7 @@ def hand_written(kit):
     return [multi_send]
 
 
-TX = Txs("cosmos.bank.v1beta1.tx_pb2", "Send coins.", (
+TX = Txs("chaind.pb.cosmos.bank.v1beta1.tx_pb2", "Send coins.", (
     Msg("send", "MsgSend", "Send AMOUNT (e.g. 10achain,5stake) from a key (name or address) to an address "
         "(bech32 or 0x).", "from_address", args=(Arg("to_address", "acc"), Arg("amount", "coins")), from_arg=True),
 ), custom=hand_written, signers={"MsgMultiSend": "inputs"})

@@ -5,7 +5,7 @@ import click
 
 from chaind.chain.cli_table import Arg, Msg, Queries, Query, Txs
 
-QUERY = Queries("evmos.erc20.v1.query_pb2", "ERC-20 token pairs.", (
+QUERY = Queries("chaind.pb.evmos.erc20.v1.query_pb2", "ERC-20 token pairs.", (
     Query("token-pair", "TokenPair", "The token pair of a denom or an ERC-20 contract address.", args=(Arg("token"),)),
     Query("token-pairs", "TokenPairs", "All registered token pairs."),
     Query("params", "Params", "The erc20 module's parameters."),
@@ -30,7 +30,7 @@ def hand_written(kit):
 _SENDER = "Sender key (name or address)"
 _AUTHORITY = "The erc20 module's authority (the node refuses others)"
 
-TX = Txs("evmos.erc20.v1.tx_pb2", "Convert between ERC-20 tokens and native coins.", (
+TX = Txs("chaind.pb.evmos.erc20.v1.tx_pb2", "Convert between ERC-20 tokens and native coins.", (
     Msg("convert-erc20", "MsgConvertERC20",
         "Convert AMOUNT of an ERC-20 token into its native coin (to RECEIVER, default the sender).", "sender",
         args=(Arg("contract_address", "evm"), Arg("amount", "amount"),

@@ -21,7 +21,7 @@ def _storage_key(text):
 
 _ADDRESS = Arg("address", "evm")
 
-QUERY = Queries("ethermint.evm.v1.query_pb2", "EVM accounts, code, storage and parameters.", (
+QUERY = Queries("chaind.pb.ethermint.evm.v1.query_pb2", "EVM accounts, code, storage and parameters.", (
     Query("account", "Account", "Balance, code hash and nonce of an address (0x or bech32).", args=(_ADDRESS,)),
     Query("code", "Code", "The contract code at an address.", args=(_ADDRESS,)),
     Query("storage", "Storage", "One storage slot (KEY: hex, padded to 32 bytes) of a contract.",
@@ -63,4 +63,4 @@ def hand_written(kit):
     return [raw]
 
 
-TX = Txs("ethermint.evm.v1.tx_pb2", "EVM transactions.", custom=hand_written)
+TX = Txs("chaind.pb.ethermint.evm.v1.tx_pb2", "EVM transactions.", custom=hand_written)

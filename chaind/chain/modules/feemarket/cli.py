@@ -2,7 +2,9 @@
 
 from chaind.chain.cli_table import Queries, Query
 
-QUERY = Queries("ethermint.feemarket.v1.query_pb2", "The EIP-1559 base fee and its parameters.", (
+_HELP = "The EIP-1559 base fee and its parameters."
+
+QUERY = Queries("chaind.pb.ethermint.feemarket.v1.query_pb2", _HELP, (
     Query("base-fee", "BaseFee", "The base fee of the block at --height (default latest)."),
     Query("block-gas", "BlockGas", "The gas used by the block at --height."),
     Query("params", "Params", "The feemarket module's parameters."),

@@ -10,7 +10,9 @@ from chaind.chain.cli_table import Arg, Flag, Msg, Queries, Query, Txs
 
 _DELEGATOR, _VALIDATOR = Arg("delegator_addr", "acc", "delegator"), Arg("validator_addr", "val", "validator")
 
-QUERY = Queries("cosmos.staking.v1beta1.query_pb2", "Validators, delegations, the staking pool and parameters.", (
+_HELP = "Validators, delegations, the staking pool and parameters."
+
+QUERY = Queries("chaind.pb.cosmos.staking.v1beta1.query_pb2", _HELP, (
     Query("validators", "Validators", "All validators.", flags=(
         Flag("status", "BOND_STATUS_BONDED, BOND_STATUS_UNBONDING or BOND_STATUS_UNBONDED"),)),
     Query("validator", "Validator", "One validator by operator address (valoper bech32 or 0x).", args=(_VALIDATOR,)),
@@ -178,7 +180,7 @@ def hand_written(kit):
 
 _DELEGATOR_KEY = "Delegator key (name or address)"
 
-TX = Txs("cosmos.staking.v1beta1.tx_pb2", "Delegate, undelegate and redelegate stake.", (
+TX = Txs("chaind.pb.cosmos.staking.v1beta1.tx_pb2", "Delegate, undelegate and redelegate stake.", (
     Msg("delegate", "MsgDelegate", "Delegate AMOUNT to a validator (valoper bech32 or 0x).", "delegator_address",
         args=(Arg("validator_address", "val", "validator"), Arg("amount", "coin")), from_help=_DELEGATOR_KEY),
     Msg("unbond", "MsgUndelegate", "Undelegate AMOUNT from a validator.", "delegator_address",
