@@ -7,7 +7,7 @@ import base64
 import hashlib
 
 from chaind.chain.block import BlockId
-from chaind.chain.genesis import format_time
+from chaind.gocompat import format_time
 
 ZERO_TIME = "0001-01-01T00:00:00Z"
 

@@ -12,7 +12,7 @@ from google.protobuf import any_pb2
 from twisted.internet import threads
 
 from chaind.chain.errors import TxError
-from chaind.chain.genesis import format_time
+from chaind.gocompat import format_time
 from chaind.cometbft import query as event_query
 from chaind.cometbft import search
 from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, query

@@ -13,6 +13,7 @@ import orjson
 import rlp
 from eth.vm.forks.prague import PragueVM
 
+from chaind.gocompat import go_duration
 from chaind.tracing.js.errors import TracerError
 from chaind.tracing.js.instrument import Instrumented, SourceError
 from chaind.tracing.js.opcodes import OPCODE_NAMES
@@ -161,7 +162,7 @@ class JsTracer(Tracer):
 
     code: the tracer string (an object literal, evaluated as geth does, "(" + code + ")").
     config: the trace config's `tracerConfig` as JSON text, a JSON-able value, or None ("{}").
-    timeout: seconds for the whole trace from construction (parse_duration(config["timeout"])).
+    timeout: seconds for the whole trace from construction (gocompat.parse_duration(config["timeout"])).
     memory_limit: bytes of JS heap. precompiles: 20-byte addresses isPrecompiled() knows.
 
     Construction raises TracerError for a tracer geth would refuse (syntax error, missing
@@ -369,24 +370,3 @@ def _may_read_memory(code):
     """Whether the tracer can reach log.memory; only a tracer that cannot lets the execution skip
     copying memory. Any computed member access counts, since `log[name]` could be "memory"."""
     return "memory" in code or re.search(r"\[\s*[^\]\s0-9'\"]", code) is not None
-
-
-def go_duration(seconds):
-    """Go's time.Duration.String() for ctx.time, e.g. "1.234567ms", "25µs", "1m2.5s"."""
-    ns = int(round(seconds * 1e9))
-    if ns < 1000:
-        return "%dns" % ns
-    if ns < 1_000_000:
-        return _trim("%.3f" % (ns / 1e3)) + "\u00b5s"
-    if ns < 1_000_000_000:
-        return _trim("%.6f" % (ns / 1e6)) + "ms"
-    hours, rest = divmod(ns, 3_600_000_000_000)
-    minutes, rest = divmod(rest, 60_000_000_000)
-    text = _trim("%.9f" % (rest / 1e9)) + "s"
-    if hours:
-        return "%dh%dm%s" % (hours, minutes, text)
-    return ("%dm" % minutes + text) if minutes else text
-
-
-def _trim(number):
-    return number.rstrip("0").rstrip(".") if "." in number else number
