@@ -6,10 +6,10 @@ Only the dev chain's published keys are held; no other account can send this way
 from eth_account import Account
 from twisted.internet import defer, threads
 
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.chain import errors as chain_errors
-from chaind.rpc.errors import invalid_params, server_error
 
 
 class DevWallet:
@@ -32,10 +32,10 @@ class DevWallet:
         p.at_most(params, 1)
         args = p.arg(params, 0)
         if not isinstance(args, dict):
-            raise invalid_params("invalid argument 0: transaction object expected")
+            raise errors.invalid_argument("invalid argument 0: transaction object expected")
         sender = p.address(args["from"], 0) if args.get("from") else None
         if sender not in self.keys:
-            raise server_error("unknown account")
+            raise errors.unauthorized("unknown account")
         lock = self._locks.setdefault(sender, defer.DeferredLock())
         return lock.run(self._send, sender, args)
 
@@ -52,25 +52,25 @@ class DevWallet:
         try:
             checked = yield self.node.producer.submit_eth(bytes(signed.raw_transaction))
         except chain_errors.TxError as e:
-            raise server_error(e.evm_message or e.log) from None
+            raise errors.failed(e.evm_message or e.log) from None
         return enc.d(checked.evm_hash)
 
     def _fill(self, sender, args):
         """geth's defaults for a transaction object: nonce, fees, chain id, data."""
         chain_id = self.app.genesis.evm_chain_id
         if args.get("chainId") is not None and p.quantity(args["chainId"], 0) != chain_id:
-            raise server_error(f"chainId does not match node's (have={p.quantity(args['chainId'], 0)}, "
+            raise errors.failed(f"chainId does not match node's (have={p.quantity(args['chainId'], 0)}, "
                                f"want={chain_id})")
         data, given_input = args.get("data"), args.get("input")
         if data is not None and given_input is not None and data != given_input:
-            raise server_error('both "data" and "input" are set and not equal. Please use "input" to pass '
+            raise errors.failed('both "data" and "input" are set and not equal. Please use "input" to pass '
                                "transaction call data")
         payload = p.data(given_input if given_input is not None else data or "0x", 0)
         if not args.get("to") and not payload:
-            raise server_error("contract creation without any data provided")
+            raise errors.failed("contract creation without any data provided")
         has_price = args.get("gasPrice") is not None
         if has_price and (args.get("maxFeePerGas") is not None or args.get("maxPriorityFeePerGas") is not None):
-            raise server_error("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
+            raise errors.failed("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
         tx = {"chainId": chain_id, "data": payload,
               "value": p.quantity(args["value"], 0) if args.get("value") else 0,
               "nonce": p.quantity(args["nonce"], 0) if args.get("nonce") else self._next_nonce(sender)}
@@ -87,7 +87,7 @@ class DevWallet:
             tx["maxFeePerGas"] = (p.quantity(args["maxFeePerGas"], 0) if args.get("maxFeePerGas") is not None
                                   else 2 * self.app.next_base_fee() + tip)
             if tx["maxFeePerGas"] < tip:
-                raise server_error(f"maxFeePerGas ({tx['maxFeePerGas']}) < maxPriorityFeePerGas ({tip})")
+                raise errors.failed(f"maxFeePerGas ({tx['maxFeePerGas']}) < maxPriorityFeePerGas ({tip})")
         return tx
 
     def _next_nonce(self, sender):

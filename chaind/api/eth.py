@@ -2,6 +2,7 @@
 
 from twisted.internet import threads
 
+from chaind import errors
 from chaind.api import calls
 from chaind.api import encoding as enc
 from chaind.api import logs
@@ -10,7 +11,6 @@ from chaind.api import proofs
 from chaind.chain import errors as chain_errors
 from chaind.chain import txs as txcodec
 from chaind.chain.app import PrunedError
-from chaind.rpc.errors import RPCError, server_error
 
 
 class EthApi:
@@ -58,9 +58,9 @@ class EthApi:
         try:
             return self.app.view(height)
         except PrunedError as e:
-            raise server_error(str(e)) from None
+            raise errors.pruned(str(e)) from None
         except LookupError:
-            raise server_error("header not found") from None
+            raise errors.not_found("header not found") from None
 
     def _account(self, params, count):
         """The address argument (0) of an account read taking at most `count` params."""
@@ -93,7 +93,7 @@ class EthApi:
         address = p.address(p.arg(params, 0), 0)
         slots = p.arg(params, 1)
         if not isinstance(slots, list):
-            raise RPCError(-32602, "invalid argument 1: storage keys must be an array")
+            raise errors.invalid_argument("invalid argument 1: storage keys must be an array")
         keys = [(k, proofs.storage_slot(k, 1)) for k in slots]
         view = self._view(params, 2)
         _, meta = self.app.block_at(view.height)
@@ -210,7 +210,7 @@ class EthApi:
         p.at_most(params, 3)
         call = p.arg(params, 0)
         if not isinstance(call, dict):
-            raise RPCError(-32602, "invalid argument 0: call object expected")
+            raise errors.invalid_argument("invalid argument 0: call object expected")
         return call, self._view(params, 1), calls.parse_overrides(p.arg(params, 2, required=False), 2)
 
     def call(self, params):
@@ -228,4 +228,4 @@ class EthApi:
 def _tx_error(failure):
     failure.trap(chain_errors.TxError)
     e = failure.value
-    raise server_error(e.evm_message or e.log)
+    raise errors.failed(e.evm_message or e.log)

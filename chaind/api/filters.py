@@ -10,11 +10,11 @@ import attrs
 from twisted.application import service
 from twisted.internet import threads
 
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
 from chaind.events import types as ev
-from chaind.rpc.errors import invalid_params, server_error
 
 LOGS, BLOCKS, PENDING = "logs", "blocks", "pending"
 
@@ -70,13 +70,13 @@ class FilterApi(service.Service):
         if criteria.block_hash is None:
             start, end = (_fixed_height(criteria.from_block), _fixed_height(criteria.to_block))
             if start is not None and end is not None and start > end:
-                raise invalid_params("invalid block range params")
+                raise errors.invalid_argument("invalid block range params")
         return self._install([], LOGS, criteria)
 
     def _install(self, params, kind, criteria=None):
         p.at_most(params, 0)
         if len(self.filters) >= self.settings.filter_cap:
-            raise server_error(f"error creating filter: max limit reached ({self.settings.filter_cap} filters)")
+            raise errors.limit_exceeded(f"error creating filter: max limit reached ({self.settings.filter_cap} filters)")
         filter_id = _new_id()
         matches = {LOGS: lambda e: _wants_logs(criteria, e), BLOCKS: lambda e: isinstance(e, ev.NewBlock),
                    PENDING: lambda e: isinstance(e, ev.PendingTx) and e.tx.kind == "evm"}[kind]
@@ -112,10 +112,10 @@ class FilterApi(service.Service):
         filter_id = p.arg(params, 0)
         found = self.filters.get(filter_id) if isinstance(filter_id, str) else None
         if found is None:
-            raise server_error("filter not found")
+            raise errors.not_found("filter not found")
         if found.dropped is not None:
             self._remove(filter_id)
-            raise server_error(f"filter removed: {found.dropped}; install it again")
+            raise errors.not_found(f"filter removed: {found.dropped}; install it again")
         found.expiry.reset(self.settings.filter_timeout)
         return found
 
@@ -136,7 +136,7 @@ class FilterApi(service.Service):
     def get_filter_logs(self, params):
         found = self._polled(params)
         if found.kind != LOGS:
-            raise server_error("filter not found")
+            raise errors.not_found("filter not found")
         return self._query(found.criteria)
 
 

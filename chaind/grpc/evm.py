@@ -15,11 +15,11 @@ from chaind.api import calls
 from chaind.chain.modules import auth
 from chaind.chain.modules import evm as evm_module
 from chaind.crypto.addresses import to_bech32
+from chaind.errors import ChainError, Kind
 from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, query
 from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
 from chaind.pb.ethermint.feemarket.v1 import (feemarket_pb2, query_pb2 as fm_query_pb2,
                                               query_pb2_grpc as fm_query_pb2_grpc)
-from chaind.rpc.errors import EXECUTION_REVERTED, INVALID_PARAMS, RPCError
 
 _HEX_ADDRESS = re.compile(r"^(0x|0X)?[0-9a-fA-F]{40}$")
 _HEX = re.compile(r"^[0-9a-fA-F]*$")
@@ -125,7 +125,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         call = self._call(request)
         try:
             computation, gas_used = self.runner.run(call, view)
-        except RPCError as e:
+        except ChainError as e:
             raise self._error(e, grpc.StatusCode.INTERNAL) from None
         response = tx_pb2.MsgEthereumTxResponse(ret=computation.output, gas_used=gas_used)
         if computation.is_error:
@@ -137,8 +137,8 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         call = self._call(request)
         try:
             gas = int(self.runner.estimate(call, view, {}), 16)
-        except RPCError as e:
-            if e.code == EXECUTION_REVERTED:
+        except ChainError as e:
+            if e.kind == Kind.REVERTED:
                 # Evmos answers a revert with its data, not an error.
                 return query_pb2.EstimateGasResponse(ret=bytes.fromhex(e.data[2:]), vm_error="execution reverted")
             raise self._error(e, grpc.StatusCode.UNKNOWN) from None
@@ -165,7 +165,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @staticmethod
     def _error(error, code):
-        return QueryError(grpc.StatusCode.INVALID_ARGUMENT if error.code == INVALID_PARAMS else code, error.message)
+        return QueryError(grpc.StatusCode.INVALID_ARGUMENT if error.kind == Kind.INVALID_ARGUMENT else code, error.message)
 
 
 class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
