@@ -14,13 +14,12 @@ from chaind.chain import errors as chain_errors
 from chaind.chain.block import TxResult
 from chaind.chain.txs import native_hash
 from chaind.cometbft import encode as enc
-from chaind.cometbft import query as q
-from chaind.cometbft import search
 from chaind.cometbft.params import BOOL, BYTES, HEX, INT, STR, Arg
 from chaind.cometbft.proof import tx_proof
+from chaind.events import query as q
 from chaind.events import types as ev
 from chaind.grpc import abci
-from chaind.store import keys
+from chaind.store import search
 
 COMETBFT_VERSION = "0.38.12"       # the CometBFT release whose RPC this is (clients pick decoders by it)
 P2P_PROTOCOL, BLOCK_PROTOCOL = "8", "11"
@@ -29,7 +28,7 @@ BLOCKCHAIN_MAX = 20
 
 
 class RouteError(Exception):
-    """A route's own failure: -32603 with this text as data, as CometBFT reports it."""
+    """A route's own failure: -32603 with this text as data, as CometBFT reports it (domain errors too)."""
 
 
 @attrs.frozen
@@ -293,37 +292,25 @@ class CometRoutes:
 
     def _page(self, total, page, per_page):
         s = self.settings
-        try:
-            return search.page_bounds(total, page, per_page, s.default_per_page, s.max_per_page)
-        except search.SearchError as e:
-            raise RouteError(str(e)) from None
+        return search.page_bounds(total, page, per_page, s.default_per_page, s.max_per_page)
 
     def tx_search(self, query, prove, page, per_page, order_by):
         parsed = self._query(query)
-        try:
-            order = search.order_of(order_by, "asc")
-        except search.SearchError as e:
-            raise RouteError(str(e)) from None
+        order = search.order_of(order_by, "asc")
         # Index scans and result reads are LevelDB work: off the reactor.
         return self._off_reactor(self._tx_search, parsed, bool(prove), page, per_page, order)
 
     def _tx_search(self, parsed, prove, page, per_page, order):
-        try:
-            found = self.searcher.positions(parsed)
-        except search.SearchError as e:
-            raise RouteError(str(e)) from None
+        found = self.searcher.positions(parsed)
         if order == "desc":
             found.reverse()
         start, stop = self._page(len(found), page, per_page)
-        return {"txs": [self._result_tx(*keys.position_of(p), prove) for p in found[start:stop]],
+        return {"txs": [self._result_tx(height, index, prove) for height, index in found[start:stop]],
                 "total_count": str(len(found))}
 
     def block_search(self, query, page, per_page, order_by):
         parsed = self._query(query)
-        try:
-            order = search.order_of(order_by, "desc")
-        except search.SearchError as e:
-            raise RouteError(str(e)) from None
+        order = search.order_of(order_by, "desc")
         return self._off_reactor(self._block_search, parsed, page, per_page, order)
 
     def _block_search(self, parsed, page, per_page, order):

@@ -16,10 +16,10 @@ from chaind.chain import valset
 from chaind.chain.txs import native_hash
 from chaind.cometbft import consensus
 from chaind.cometbft import encode as enc
-from chaind.cometbft import query as q
 from chaind.cometbft.params import STR, Arg, ParamError, from_json
 from chaind.cometbft.routes import RouteError
 from chaind.cometbft.server import INVALID_REQUEST, PARSE_ERROR, Dispatcher, error_object
+from chaind.events import query as q
 from chaind.events import types as ev
 
 log = Logger()

@@ -1,7 +1,7 @@
 """cosmos.tx.v1beta1.Service: txs by hash, by event query and by block, and broadcasting, as the SDK answers.
 
 BroadcastTx hands the tx to the producer on the reactor (check_tx, then the mempool); sync mode
-waits for that check, async does not. GetTxsEvent runs CometBFT's tx_search (chaind/cometbft/search.py).
+waits for that check, async does not. GetTxsEvent runs the event search CometBFT's tx_search runs (chaind/store/search.py).
 """
 
 import hashlib
@@ -12,16 +12,16 @@ from google.protobuf import any_pb2
 from twisted.internet import threads
 
 from chaind.chain.errors import TxError
+from chaind.errors import ChainError, invalid_argument
+from chaind.events import query as event_query
 from chaind.gocompat import format_time
-from chaind.cometbft import query as event_query
-from chaind.cometbft import search
 from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, query
 from chaind.grpc.tendermint import block_parts
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2, service_pb2_grpc, tx_pb2
 from chaind.pb.tendermint.abci import types_pb2 as abci_types
-from chaind.store import keys
+from chaind.store import search
 
 _SYNC, _ASYNC, _BLOCK = (service_pb2.BROADCAST_MODE_SYNC, service_pb2.BROADCAST_MODE_ASYNC,
                          service_pb2.BROADCAST_MODE_BLOCK)
@@ -100,7 +100,7 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
         try:
             text, page, limit = self._search_terms(request, legacy)
             if len(text.encode()) > self.comet.max_query_length:
-                raise search.SearchError("maximum query length exceeded")
+                raise invalid_argument("maximum query length exceeded")
             found = self.searcher.positions(event_query.parse(text))
             if _ORDER.get(request.order_by) == "desc":
                 found.reverse()
@@ -108,12 +108,11 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
                                              self.comet.max_per_page)
         except QueryError as e:
             context.abort(e.code, e.message)
-        except (search.SearchError, event_query.QueryError) as e:
+        except (ChainError, event_query.QueryError) as e:
             # The SDK passes CometBFT's error on as Internal.
             context.abort(grpc.StatusCode.INTERNAL, str(e))
         txs, responses = [], []
-        for position in found[start:stop]:
-            height, index = keys.position_of(position)
+        for height, index in found[start:stop]:
             raw = self.app.tx_at(height, index)
             tx = _tx(raw)
             txs.append(tx)
@@ -128,7 +127,7 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
         """(query text, page, limit) as the SDK hands them to CometBFT's TxSearch."""
         if not legacy:
             if not request.query:
-                raise search.SearchError("query cannot be empty")
+                raise invalid_argument("query cannot be empty")
             return request.query, request.page or 1, request.limit or DEFAULT_LIMIT
         for event in request.events:
             if not _EVENT.match(event):

@@ -1,6 +1,6 @@
 """CometBFT's event query language (v0.38 libs/pubsub/query/syntax): parse, print, match.
 
-Shared by tx_search, block_search and /websocket subscriptions; errors read as CometBFT's do.
+Shared by the event search (store/search.py) and subscriptions (CometBFT /websocket); errors read as CometBFT's do.
 """
 
 import datetime
