@@ -370,3 +370,25 @@ def _may_read_memory(code):
     """Whether the tracer can reach log.memory; only a tracer that cannot lets the execution skip
     copying memory. Any computed member access counts, since `log[name]` could be "memory"."""
     return "memory" in code or re.search(r"\[\s*[^\]\s0-9'\"]", code) is not None
+
+
+# The callbacks a console can answer without a trace: they read no EVM step or state.
+_STEPLESS = ("createAddress", "create2Address", "lastError")
+
+
+def console_context():
+    """A fresh QuickJS context with the tracers' prelude (bigInt, toHex, toContract...), for a console.
+
+    No trace runs in it: the callbacks that read an EVM step or state answer null.
+    """
+    ctx = _quickjs.Context()
+    bridge = _Bridge()
+    for name in CALLBACKS:
+        ctx.add_callable("__chaind_py_" + name, getattr(bridge, name) if name in _STEPLESS else _no_step)
+    ctx.eval(PRELUDE)(orjson.dumps(CALLBACKS).decode(), orjson.dumps(OPCODE_NAMES).decode(),
+                      orjson.dumps(sorted(a.hex() for a in PRAGUE_PRECOMPILES)).decode(), "__chaind_tick", False)
+    return ctx
+
+
+def _no_step(*args):
+    return None
