@@ -16,12 +16,13 @@ from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 
 
 class DebugApi(service.Service):
-    def __init__(self, node, runner):
-        self.node = node
-        self.app = node.app
+    def __init__(self, app, runner, settings, reactor, trace_pool):
+        """settings: [tracing]; runner: the CallRunner debug_traceCall prepares its call with."""
+        self.app = app
         self.runner = runner
-        self.settings = node.settings.tracing
-        self.pool = node.trace_pool
+        self.settings = settings
+        self.reactor = reactor
+        self.pool = trace_pool
         self.in_flight = 0
         self.sinks = set()       # where running traces write; stopped when the node stops
 
@@ -114,7 +115,7 @@ class DebugApi(service.Service):
             self.in_flight += 1
             self.sinks.add(sink)
             job = TraceJob(self.app, options, self.settings.js_memory_limit, sink.cancel)
-            d = threads.deferToThreadPool(self.node.reactor, self.pool, work, job, sink)
+            d = threads.deferToThreadPool(self.reactor, self.pool, work, job, sink)
             d.addBoth(self._finished, sink)
             return d.addErrback(_trace_error)
 

@@ -13,18 +13,22 @@ from chaind.chain import errors as chain_errors
 
 
 class DevWallet:
-    def __init__(self, node, runner, fees):
-        self.node = node
-        self.app = node.app
+    def __init__(self, app, dev_keys, runner, fees, mempool, producer, reactor, call_pool):
+        self.app = app
+        self.dev_keys = dev_keys
         self.runner = runner
         self.fees = fees
-        self.keys = {key.address: key for key in node.dev_keys}
+        self.mempool = mempool
+        self.producer = producer
+        self.reactor = reactor
+        self.call_pool = call_pool
+        self.keys = {key.address: key for key in dev_keys}
         # One sender's txs are filled and admitted one at a time, so each gets the next nonce.
         self._locks = {}
 
     def methods(self):
         return {
-            "eth_accounts": lambda params: [enc.addr(k.address) for k in self.node.dev_keys],
+            "eth_accounts": lambda params: [enc.addr(k.address) for k in self.dev_keys],
             "eth_sendTransaction": self.send_transaction,
         }
 
@@ -45,12 +49,12 @@ class DevWallet:
         if "gas" not in tx:
             call = {k: v for k, v in args.items() if k in ("from", "to", "value", "data", "input")}
             view = self.app.view()
-            gas = yield threads.deferToThreadPool(self.node.reactor, self.node.call_pool,
+            gas = yield threads.deferToThreadPool(self.reactor, self.call_pool,
                                                   self.runner.estimate, call, view, {})
             tx["gas"] = int(gas, 16)
         signed = Account.sign_transaction(tx, self.keys[sender].private_key)
         try:
-            checked = yield self.node.producer.submit_eth(bytes(signed.raw_transaction))
+            checked = yield self.producer.submit_eth(bytes(signed.raw_transaction))
         except chain_errors.TxError as e:
             raise errors.failed(e.evm_message or e.log) from None
         return enc.d(checked.evm_hash)
@@ -91,4 +95,4 @@ class DevWallet:
         return tx
 
     def _next_nonce(self, sender):
-        return self.node.mempool.pending_nonce(sender, self.app.view().accounts.get_nonce(sender))
+        return self.mempool.pending_nonce(sender, self.app.view().accounts.get_nonce(sender))

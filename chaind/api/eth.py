@@ -14,18 +14,22 @@ from chaind.chain.app import PrunedError
 
 
 class EthApi:
-    def __init__(self, node):
-        self.node = node
-        self.app = node.app
-        rpc = node.settings.json_rpc
-        self.runner = calls.CallRunner(node.app, rpc.gas_cap, rpc.evm_timeout)
+    def __init__(self, app, settings, coinbase, mempool, producer, reactor, call_pool):
+        """settings: [json-rpc]; coinbase: the validator operator's address (eth_coinbase)."""
+        self.app = app
+        self.coinbase = coinbase
+        self.mempool = mempool
+        self.producer = producer
+        self.reactor = reactor
+        self.call_pool = call_pool
+        self.runner = calls.CallRunner(app, settings.gas_cap, settings.evm_timeout)
 
     def methods(self):
         return {
             "eth_chainId": lambda params: enc.q(self.app.genesis.evm_chain_id),
             "eth_blockNumber": lambda params: enc.q(self.app.height),
             "eth_syncing": lambda params: False,
-            "eth_coinbase": lambda params: enc.addr(self.node.validator_operator),
+            "eth_coinbase": lambda params: enc.addr(self.coinbase),
             "eth_mining": lambda params: False,
             "eth_hashrate": lambda params: "0x0",
             "eth_getBalance": self.get_balance,
@@ -75,7 +79,7 @@ class EthApi:
         address = self._account(params, 2)
         if p.arg(params, 1, required=False) == "pending":
             state_nonce = self.app.view().accounts.get_nonce(address)
-            return enc.q(self.node.mempool.pending_nonce(address, state_nonce))
+            return enc.q(self.mempool.pending_nonce(address, state_nonce))
         return enc.q(self._view(params, 1).accounts.get_nonce(address))
 
     def get_code(self, params):
@@ -176,7 +180,7 @@ class EthApi:
         found = self._located(evm_hash)
         if found is not None:
             return enc.transaction(*found)
-        pending = self.node.mempool.get(evm_hash=evm_hash)
+        pending = self.mempool.get(evm_hash=evm_hash)
         return None if pending is None else enc.transaction(pending)
 
     def get_transaction_receipt(self, params):
@@ -200,7 +204,7 @@ class EthApi:
     def send_raw_transaction(self, params):
         p.at_most(params, 1)
         raw_evm = p.data(p.arg(params, 0), 0)
-        d = self.node.producer.submit_eth(raw_evm)
+        d = self.producer.submit_eth(raw_evm)
         d.addCallbacks(lambda checked: enc.d(checked.evm_hash), _tx_error)
         return d
 
@@ -222,7 +226,7 @@ class EthApi:
         return self._in_call_pool(self.runner.estimate, call, view, overrides)
 
     def _in_call_pool(self, fn, *args):
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
+        return threads.deferToThreadPool(self.reactor, self.call_pool, fn, *args)
 
 
 def _tx_error(failure):

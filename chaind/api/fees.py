@@ -12,9 +12,10 @@ MAX_PERCENTILES = 100
 
 
 class FeeApi:
-    def __init__(self, node):
-        self.app = node.app
-        self.settings = node.settings.json_rpc
+    def __init__(self, app, settings):
+        """settings: [json-rpc] (feehistory-cap)."""
+        self.app = app
+        self.settings = settings
 
     def methods(self):
         return {

@@ -29,10 +29,13 @@ class Filter:
 
 
 class FilterApi(service.Service):
-    def __init__(self, node):
-        self.node = node
-        self.app = node.app
-        self.settings = node.settings.json_rpc
+    def __init__(self, app, settings, bus, reactor, call_pool):
+        """settings: [json-rpc] (caps, filter queue and timeout)."""
+        self.app = app
+        self.settings = settings
+        self.bus = bus
+        self.reactor = reactor
+        self.call_pool = call_pool
         self.filters = {}
 
     def methods(self):
@@ -59,7 +62,7 @@ class FilterApi(service.Service):
 
     def _query(self, criteria):
         s = self.settings
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, logs.query, self.app, criteria,
+        return threads.deferToThreadPool(self.reactor, self.call_pool, logs.query, self.app, criteria,
                                          s.logs_cap, s.block_range_cap)
 
     # -- installing ---------------------------------------------------------------------------
@@ -80,10 +83,10 @@ class FilterApi(service.Service):
         filter_id = _new_id()
         matches = {LOGS: lambda e: _wants_logs(criteria, e), BLOCKS: lambda e: isinstance(e, ev.NewBlock),
                    PENDING: lambda e: isinstance(e, ev.PendingTx) and e.tx.kind == "evm"}[kind]
-        subscription = self.node.bus.subscribe(
+        subscription = self.bus.subscribe(
             matches, capacity=self.settings.filter_queue,
             on_cancel=lambda reason: self._dropped(filter_id, reason))
-        expiry = self.node.reactor.callLater(self.settings.filter_timeout, self._remove, filter_id)
+        expiry = self.reactor.callLater(self.settings.filter_timeout, self._remove, filter_id)
         self.filters[filter_id] = Filter(kind, subscription, expiry, criteria)
         return filter_id
 
@@ -98,7 +101,7 @@ class FilterApi(service.Service):
             return False
         if found.expiry.active():
             found.expiry.cancel()
-        self.node.bus.unsubscribe(found.subscription)
+        self.bus.unsubscribe(found.subscription)
         return True
 
     def uninstall_filter(self, params):

@@ -40,15 +40,21 @@ class Route:
 
 
 class CometRoutes:
-    def __init__(self, node, settings):
-        self.node = node
-        self.app = node.app
-        self.genesis = node.genesis
+    def __init__(self, app, settings, *, queries, mempool, producer, bus, reactor, call_pool):
+        """settings: [cometbft-rpc]; queries: the gRPC query services, for abci_query; call_pool: where
+        LevelDB-heavy routes run, off the reactor."""
+        self.app = app
+        self.genesis = app.genesis
         self.settings = settings
-        self.searcher = search.TxSearch(node.app)
-        self.block_searcher = search.BlockSearch(node.app)
-        self.queries = node.queries      # the gRPC query services, for abci_query
-        validator = node.genesis.validators[0] if node.genesis.validators else None
+        self.searcher = search.TxSearch(app)
+        self.block_searcher = search.BlockSearch(app)
+        self.queries = queries
+        self.mempool = mempool
+        self.producer = producer
+        self.bus = bus
+        self.reactor = reactor
+        self.call_pool = call_pool
+        validator = self.genesis.validators[0] if self.genesis.validators else None
         self.validator = validator
         self.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
         self.rpc_address = None      # tcp://host:port, set once the listener is bound
@@ -321,12 +327,12 @@ class CometRoutes:
         return {"blocks": [self.block(h) for h in heights[start:stop]], "total_count": str(len(heights))}
 
     def _off_reactor(self, fn, *args):
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
+        return threads.deferToThreadPool(self.reactor, self.call_pool, fn, *args)
 
     # -- mempool ---------------------------------------------------------------------------------
 
     def _pending(self):
-        return [tx for by_nonce in self.node.mempool.content().values() for tx in by_nonce.values()]
+        return [tx for by_nonce in self.mempool.content().values() for tx in by_nonce.values()]
 
     def unconfirmed_txs(self, limit):
         pending = self._pending()
@@ -349,13 +355,13 @@ class CometRoutes:
 
     def broadcast_tx_sync(self, tx):
         raw = tx or b""
-        d = self.node.producer.submit(raw)
+        d = self.producer.submit(raw)
         return d.addCallbacks(lambda _: _broadcast_result(raw), lambda f: _broadcast_failure(raw, f))
 
     def broadcast_tx_async(self, tx):
         raw = tx or b""
         # CometBFT answers before CheckTx; the outcome shows up in the mempool, or nowhere.
-        self.node.producer.submit(raw).addErrback(lambda f: f.trap(chain_errors.TxError))
+        self.producer.submit(raw).addErrback(lambda f: f.trap(chain_errors.TxError))
         return _broadcast_result(raw)
 
     @defer.inlineCallbacks
@@ -363,17 +369,17 @@ class CometRoutes:
         raw = tx or b""
         tx_hash = native_hash(raw)
         included = defer.Deferred()
-        bus = self.node.bus
+        bus = self.bus
         # Subscribe before submitting, so the block that takes the tx cannot be missed.
         sub = bus.subscribe(lambda e: native_hash(e.block.txs[e.index]) == tx_hash, capacity=1, kind=ev.Tx)
         sub.on_event = lambda: included.called or included.callback(sub.drain()[0])
         try:
             try:
-                checked = yield self.node.producer.submit(raw)
+                checked = yield self.producer.submit(raw)
             except chain_errors.TxError as e:
                 return {"check_tx": _check_result(0, e), "tx_result": enc.exec_tx_result(_EMPTY_RESULT),
                         "hash": enc.hexu(tx_hash), "height": "0"}
-            timeout = self.node.reactor.callLater(self.settings.timeout_broadcast_tx_commit, included.cancel)
+            timeout = self.reactor.callLater(self.settings.timeout_broadcast_tx_commit, included.cancel)
             try:
                 event = yield included
             except defer.CancelledError:
