@@ -58,6 +58,8 @@ class CometRoutes:
         self.validator = validator
         self.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
         self.rpc_address = None      # tcp://host:port, set once the listener is bound
+        self._genesis_doc = enc.genesis_doc(self.genesis)
+        self._genesis_json = None
 
     def table(self):
         h = Arg("height", INT)
@@ -175,10 +177,12 @@ class CometRoutes:
     def genesis_route(self):
         if len(self._genesis_bytes()) > GENESIS_CHUNK:
             raise RouteError("genesis response is large, please use the genesis_chunked API instead")
-        return {"genesis": self.genesis.document}
+        return {"genesis": self._genesis_doc}
 
     def _genesis_bytes(self):
-        return orjson.dumps(self.genesis.document)
+        if self._genesis_json is None:      # the genesis never changes: encoded once
+            self._genesis_json = orjson.dumps(self._genesis_doc)
+        return self._genesis_json
 
     def genesis_chunked(self, chunk):
         data = self._genesis_bytes()
