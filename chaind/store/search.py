@@ -6,6 +6,7 @@ CometBFT v0.38's kv indexer instead needs them all inside one event (cometbft/co
 
 import math
 import re
+from collections.abc import Sequence
 
 from chaind import errors
 from chaind.events import query as q
@@ -66,6 +67,25 @@ def _decode_hash(cond):
     return bytes.fromhex(text)
 
 
+class Positions(Sequence):
+    """Sorted (height, index) positions of matching txs, decoded only as they are read: a broad query can
+    match hundreds of thousands of txs, of which a face renders one page."""
+
+    def __init__(self, raw):
+        self._raw = raw
+
+    def __len__(self):
+        return len(self._raw)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [keys.position_of(p) for p in self._raw[i]]
+        return keys.position_of(self._raw[i])
+
+    def reverse(self):
+        self._raw.reverse()
+
+
 class TxSearch:
     """Finds txs for a query, reading the index (and the few candidates' results) only.
 
@@ -77,8 +97,8 @@ class TxSearch:
         self.db = records.db
 
     def positions(self, query):
-        """Sorted (height, index) positions of the txs matching every condition."""
-        return [keys.position_of(p) for p in self._positions(query)]
+        """Positions of the txs matching every condition, ascending."""
+        return Positions(self._positions(query))
 
     def _positions(self, query):
         conditions = sorted(query.conditions, key=self._cost)
