@@ -11,12 +11,12 @@ import pytest_twisted
 from eth_utils import keccak
 
 from chaind.crypto.addresses import to_bech32
-from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2 as evm_q, query_pb2_grpc as evm_grpc, tx_pb2
+from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q, query_pb2_grpc as evm_grpc
 from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q, query_pb2_grpc as fm_grpc
 
 from conftest import in_thread
 from contracts import INIT, RUNTIME
-from evm_client import DEV0, OTHER, rpc, send, w3
+from evm_client import DEV0, OTHER, send, w3
 from grpc_client import call, rest
 from test_grpc_queries import _comet
 
@@ -147,33 +147,3 @@ def test_params_base_fee_and_block_gas(node):
     status, _, body = yield rest(node, "/evmos/evm/v1/params")
     assert status == 200 and body["params"]["chain_config"]["london_block"] == "0"
     assert body["params"]["access_control"]["create"]["access_type"] == "ACCESS_TYPE_PERMISSIONLESS"
-
-
-@pytest_twisted.inlineCallbacks
-def test_trace_tx_and_trace_block_match_the_json_rpc(node):
-    web3 = w3(node)
-    deployed = yield in_thread(send, web3, {"data": INIT, "gas": 300000, "nonce": 0})
-    stored = yield in_thread(send, web3, {"to": deployed.contractAddress, "data": _word(5), "gas": 100000, "nonce": 1})
-    tx_hash = "0x" + bytes(stored.transactionHash).hex()
-    config = evm_pb2.TraceConfig(tracer="callTracer", tracer_json_config='{"withLog": true}')
-    traced, _ = yield call(node, EVM, "TraceTx", evm_q.QueryTraceTxRequest(
-        msg=tx_pb2.MsgEthereumTx(hash=tx_hash), trace_config=config, block_number=stored.blockNumber))
-    _, expected = yield rpc(node, "debug_traceTransaction", tx_hash, {"tracer": "callTracer",
-                                                                       "tracerConfig": {"withLog": True}})
-    assert json.loads(traced.data) == expected["result"]
-    # The struct logger, the default, as Evmos' TraceConfig leaves the tracer empty.
-    logged, _ = yield call(node, EVM, "TraceTx", evm_q.QueryTraceTxRequest(
-        msg=tx_pb2.MsgEthereumTx(hash=tx_hash), trace_config=evm_pb2.TraceConfig(disable_stack=True)))
-    assert json.loads(logged.data)["structLogs"] and "stack" not in json.loads(logged.data)["structLogs"][0]
-    block, _ = yield call(node, EVM, "TraceBlock", evm_q.QueryTraceBlockRequest(
-        block_number=stored.blockNumber, trace_config=config))
-    _, expected = yield rpc(node, "debug_traceBlockByNumber", hex(stored.blockNumber),
-                            {"tracer": "callTracer", "tracerConfig": {"withLog": True}})
-    assert json.loads(block.data) == expected["result"]
-    _, got = yield call(node, EVM, "TraceTx", evm_q.QueryTraceTxRequest(msg=tx_pb2.MsgEthereumTx(hash="0x" + "00" * 32)))
-    assert got[0] == grpc.StatusCode.NOT_FOUND
-    _, got = yield call(node, EVM, "TraceBlock", evm_q.QueryTraceBlockRequest(block_number=10**6))
-    assert got[0] == grpc.StatusCode.NOT_FOUND
-    _, got = yield call(node, EVM, "TraceTx", evm_q.QueryTraceTxRequest(
-        msg=tx_pb2.MsgEthereumTx(hash=tx_hash), trace_config=evm_pb2.TraceConfig(tracer="nopeTracer")))
-    assert got[0] == INVALID

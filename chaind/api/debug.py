@@ -1,6 +1,6 @@
 """The debug_* method table: traces of committed txs and blocks, and of calls, on the trace pool.
 
-Results stream (rpc/streaming.py): a raw trace goes out as it is made, never whole in memory.
+Results stream (api/streaming.py): a raw trace goes out as it is made, never whole in memory.
 """
 
 import rlp
@@ -11,24 +11,24 @@ from twisted.application import service
 from twisted.internet import threads
 
 from chaind.api import calls
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
-from chaind.chain import txs as txcodec
 from chaind.chain.app import PrunedError
-from chaind.rpc.errors import invalid_params, server_error
-from chaind.rpc.streaming import StreamedResult
+from chaind.api.streaming import StreamedResult
 from chaind.tracing import hooks
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 
 
 class DebugApi(service.Service):
-    def __init__(self, node, runner):
-        self.node = node
-        self.app = node.app
+    def __init__(self, app, runner, settings, reactor, trace_pool):
+        """settings: [tracing]; runner: the CallRunner debug_traceCall prepares its call with."""
+        self.app = app
         self.runner = runner
-        self.settings = node.settings.tracing
-        self.pool = node.trace_pool
+        self.settings = settings
+        self.reactor = reactor
+        self.pool = trace_pool
         self.in_flight = 0
         self.sinks = set()       # where running traces write; stopped when the node stops
 
@@ -55,7 +55,7 @@ class DebugApi(service.Service):
         p.at_most(params, 2)
         position = self.app.tx_position(p.block_hash(p.arg(params, 0), 0), evm=True)
         if position is None:
-            raise server_error("transaction not found")
+            raise errors.not_found("transaction not found")
         height, index = position
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
@@ -68,13 +68,13 @@ class DebugApi(service.Service):
         if by_hash or (isinstance(value, str) and len(value) == 66):
             height = self.app.height_of_hash(p.block_hash(value, 0))
             if height is None:
-                raise server_error(f"block {value} not found")
+                raise errors.not_found(f"block {value} not found")
         else:
             height = p.block_number(value, 0, self.app)
             if self.app.block_at(height) is None:
-                raise server_error(f"block #{height} not found")
+                raise errors.not_found(f"block #{height} not found")
         if height < self.app.genesis.initial_height:
-            raise server_error("genesis is not traceable")
+            raise errors.failed("genesis is not traceable")
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
         return self._stream(options, lambda job, sink: job.block(height, sink))
@@ -88,18 +88,17 @@ class DebugApi(service.Service):
             height = int.from_bytes(header[8], "big")
             given = [bytes(tx) if isinstance(tx, bytes) else rlp.encode(tx) for tx in body]
         except (rlp.DecodingError, ValueError, TypeError, IndexError) as e:
-            raise server_error(f"could not decode block: {e}") from None
+            raise errors.failed(f"could not decode block: {e}") from None
         found = self.app.block_at(height)
         if found is None or height < self.app.genesis.initial_height or given != self._evm_tx_bytes(height, found[1]):
-            raise server_error(f"block #{height} with these transactions is not a block of this chain: "
-                               f"debug_traceBlock traces blocks this node holds")
+            raise errors.not_found(f"block #{height} with these transactions is not a block of this chain: "
+                                   f"debug_traceBlock traces blocks this node holds")
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
         return self._stream(options, lambda job, sink: job.block(height, sink))
 
     def _evm_tx_bytes(self, height, meta):
-        chain_id = self.app.genesis.evm_chain_id
-        return [txcodec.decode(self.app.tx_at(height, index), chain_id).evm.encode()
+        return [self.app.decode_tx(self.app.tx_at(height, index)).evm.encode()
                 for index, _ in logs.evm_results(self.app, height, meta)]
 
     def intermediate_roots(self, params):
@@ -107,9 +106,9 @@ class DebugApi(service.Service):
         p.at_most(params, 2)
         height = self.app.height_of_hash(p.block_hash(p.arg(params, 0), 0))
         if height is None:
-            raise server_error(f"block {p.arg(params, 0)} not found")
+            raise errors.not_found(f"block {p.arg(params, 0)} not found")
         if height < self.app.genesis.initial_height:
-            raise server_error("genesis is not traceable")
+            raise errors.failed("genesis is not traceable")
         self._check_state(height - 1)
         roots = []
 
@@ -118,7 +117,7 @@ class DebugApi(service.Service):
                                   after_tx=lambda ctx, index, tx: roots.append(enc.d(ctx.accounts.make_state_root())))
             return roots
 
-        return threads.deferToThreadPool(self.node.reactor, self.pool, replay)
+        return threads.deferToThreadPool(self.reactor, self.pool, replay)
 
     def storage_range_at(self, params):
         """geth's debug_storageRangeAt: up to maxResult storage entries of an account, from keyStart in
@@ -128,22 +127,22 @@ class DebugApi(service.Service):
         tx_index, max_result = p.arg(params, 1), p.arg(params, 4)
         for index, value in ((1, tx_index), (4, max_result)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise invalid_params(f"invalid argument {index}: a non-negative number expected")
+                raise errors.invalid_argument(f"invalid argument {index}: a non-negative number expected")
         address = p.address(p.arg(params, 2), 2)
         start = p.data(p.arg(params, 3), 3)
         if len(start) > 32:
-            raise invalid_params("invalid argument 3: a key start of at most 32 bytes expected")
+            raise errors.invalid_argument("invalid argument 3: a key start of at most 32 bytes expected")
         if height is None:
-            raise server_error(f"block {p.arg(params, 0)} not found")
+            raise errors.not_found(f"block {p.arg(params, 0)} not found")
         if height < self.app.genesis.initial_height:
-            raise server_error("genesis is not traceable")
+            raise errors.failed("genesis is not traceable")
         _, meta = self.app.block_at(height)
         # txIndex counts the block's EVM txs, as geth's; the block may hold native txs between them.
         evm_positions = [index for index, _ in logs.evm_results(self.app, height, meta)]
         if tx_index >= len(evm_positions):
-            raise server_error(f"transaction index {tx_index} out of range for block {p.arg(params, 0)}")
+            raise errors.failed(f"transaction index {tx_index} out of range for block {p.arg(params, 0)}")
         self._check_state(height - 1)
-        return threads.deferToThreadPool(self.node.reactor, self.pool, self._storage_range, height,
+        return threads.deferToThreadPool(self.reactor, self.pool, self._storage_range, height,
                                          evm_positions[tx_index], address, start.ljust(32, b"\0"), max_result)
 
     def _storage_range(self, height, tx_index, address, start, max_result):
@@ -180,7 +179,8 @@ class DebugApi(service.Service):
         height = p.block_number_or_hash(p.arg(params, 1, required=False, default="latest"), 1, self.app)
         config = p.arg(params, 2, required=False, default={})
         if not isinstance(config, dict):
-            raise server_error("invalid argument 2: trace config must be an object")
+            # geth decodes the config inside the method: a failure, not an argument that did not decode.
+            raise errors.failed("invalid argument 2: trace config must be an object")
         overrides = calls.parse_overrides(config.get("stateOverrides"), 2)
         block = calls.parse_block_overrides(config.get("blockOverrides"), 2)
         options = self._options({k: v for k, v in config.items() if k not in ("stateOverrides", "blockOverrides")})
@@ -199,27 +199,27 @@ class DebugApi(service.Service):
         try:
             return TraceOptions.parse(config, self.settings.js_memory_limit)
         except TraceError as e:
-            raise server_error(str(e)) from None
+            raise errors.failed(str(e)) from None
 
     def _check_state(self, height):
         """Fail at once when the state a trace needs is not kept (naming the height and the retention)."""
         try:
             return self.app.view(height)
         except PrunedError as e:
-            raise server_error(str(e)) from None
+            raise errors.pruned(str(e)) from None
         except LookupError:
-            raise server_error(f"state at height {height} is not available") from None
+            raise errors.pruned(f"state at height {height} is not available") from None
 
     def _stream(self, options, work):
         limit = self.settings.concurrency + self.settings.max_queued
         if self.in_flight >= limit:
-            raise server_error(f"too many traces in progress ({limit}); retry later")
+            raise errors.unavailable(f"too many traces in progress ({limit}); retry later")
 
         def produce(sink):
             self.in_flight += 1
             self.sinks.add(sink)
             job = TraceJob(self.app, options, self.settings.js_memory_limit, sink.cancel)
-            d = threads.deferToThreadPool(self.node.reactor, self.pool, work, job, sink)
+            d = threads.deferToThreadPool(self.reactor, self.pool, work, job, sink)
             d.addBoth(self._finished, sink)
             return d.addErrback(_trace_error)
 
@@ -233,4 +233,4 @@ class DebugApi(service.Service):
 
 def _trace_error(failure):
     failure.trap(TraceError)
-    raise server_error(str(failure.value))
+    raise errors.failed(str(failure.value))

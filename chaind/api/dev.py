@@ -1,7 +1,8 @@
 """The dev namespace: Anvil's methods (and Hardhat's names for them) for test suites to drive the node.
 
-Snapshots, mining, time, state setters and node info, with Anvil 1.7's params and results. Served only
-when `[json-rpc] api` lists `dev`; each change runs on the writer between blocks (Producer.exclusive).
+Snapshots, mining, time, state setters, impersonation and node info, with Anvil 1.7's params and results.
+Served only when `[json-rpc] api` lists `dev`; each change runs on the writer between blocks
+(Producer.exclusive).
 """
 
 import os
@@ -10,6 +11,7 @@ import attrs
 from twisted.internet import defer, threads
 
 import chaind
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.chain import devstate
@@ -17,19 +19,20 @@ from chaind.chain import errors as chain_errors
 from chaind.chain.modules import auth
 from chaind.consensus.clock import BlockClock
 from chaind.store import keys
-from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError, invalid_params, server_error
 
 NAMESPACE_SETTING = "[json-rpc] api"
 
 
 class DevApi:
-    def __init__(self, node, filters, impersonation):
-        self.node = node
-        self.impersonation = impersonation
-        self.app = node.app
-        self.producer = node.producer
-        self.mempool = node.mempool
+    def __init__(self, app, producer, mempool, filters, impersonation, reactor, call_pool):
+        """filters: the FilterApi (a revert empties them of reverted blocks); call_pool: where state dumps run."""
+        self.app = app
+        self.producer = producer
+        self.mempool = mempool
         self.filters = filters
+        self.impersonation = impersonation
+        self.reactor = reactor
+        self.call_pool = call_pool
         self.snapshots = {}     # id -> Snapshot; ids count up and are never reused, as Anvil's
         self._next_id = 0
         self.instance_id = os.urandom(32)
@@ -119,7 +122,7 @@ class DevApi:
             # Hardhat/ganache's options form: {timestamp, blocks}.
             unknown = set(value) - {"timestamp", "blocks"}
             if unknown:
-                raise invalid_params(f"invalid argument 0: unknown field {sorted(unknown)[0]}")
+                raise errors.invalid_argument(f"invalid argument 0: unknown field {sorted(unknown)[0]}")
             timestamp = _number(value["timestamp"], 0) if value.get("timestamp") is not None else None
             count = _number(value["blocks"], 0) if value.get("blocks") is not None else 1
         elif value is not None:
@@ -143,7 +146,7 @@ class DevApi:
         p.at_most(params, 1)
         on = p.arg(params, 0)
         if not isinstance(on, bool):
-            raise invalid_params(f"invalid argument 0: expected a boolean, got {on!r}")
+            raise errors.invalid_argument(f"invalid argument 0: expected a boolean, got {on!r}")
         self.producer.set_automine(on)
 
     def set_interval_mining(self, params):
@@ -181,7 +184,7 @@ class DevApi:
         """Block times only go forward."""
         head_seconds = self.app.head[0].time_ns // 10**9
         if timestamp is not None and timestamp <= head_seconds:
-            raise server_error(f"timestamp {timestamp} is not after the latest block's ({head_seconds})")
+            raise errors.failed(f"timestamp {timestamp} is not after the latest block's ({head_seconds})")
 
     def set_block_timestamp_interval(self, params):
         p.at_most(params, 1)
@@ -229,7 +232,7 @@ class DevApi:
         p.at_most(params, 2)
         address, nonce = p.address(p.arg(params, 0), 0), _number(p.arg(params, 1), 1)
         if nonce >= 2**64:
-            raise invalid_params("invalid argument 1: nonce exceeds 2^64-1")
+            raise errors.invalid_argument("invalid argument 1: nonce exceeds 2^64-1")
 
         def change(ctx):
             auth.ensure_account(ctx, address)
@@ -243,7 +246,7 @@ class DevApi:
         slot = _number(p.arg(params, 1), 1)
         value = int.from_bytes(p.fixed(p.arg(params, 2), 2, 32, "common.Hash"), "big")
         if slot >= 2**256:
-            raise invalid_params("invalid argument 1: slot exceeds 256 bits")
+            raise errors.invalid_argument("invalid argument 1: slot exceeds 256 bits")
 
         def change(ctx):
             auth.ensure_account(ctx, address)
@@ -265,15 +268,15 @@ class DevApi:
         p.at_most(params, 1)
         _number(p.arg(params, 0), 0)
         if not self.app.genesis.no_base_fee:
-            raise invalid_params("anvil_setMinGasPrice is not supported when EIP-1559 is active")
-        raise invalid_params("anvil_setMinGasPrice is not supported: this chain has no minimum gas price")
+            raise errors.invalid_argument("anvil_setMinGasPrice is not supported when EIP-1559 is active")
+        raise errors.invalid_argument("anvil_setMinGasPrice is not supported: this chain has no minimum gas price")
 
     # -- whole states ----------------------------------------------------------------------------
 
     def dump_state(self, params):
         p.at_most(params, 1)
         height = self.app.height
-        d = threads.deferToThreadPool(self.node.reactor, self.node.call_pool, devstate.dump_state, self.app, height)
+        d = threads.deferToThreadPool(self.reactor, self.call_pool, devstate.dump_state, self.app, height)
         return d.addCallback(enc.d)
 
     @defer.inlineCallbacks
@@ -281,10 +284,9 @@ class DevApi:
         p.at_most(params, 1)
         blob = p.data(p.arg(params, 0), 0)
         try:
-            parsed = yield threads.deferToThreadPool(self.node.reactor, self.node.call_pool,
-                                                     devstate.parse_state, blob)
+            parsed = yield threads.deferToThreadPool(self.reactor, self.call_pool, devstate.parse_state, blob)
         except ValueError as e:
-            raise invalid_params(f"Failed to decode state dump: {e}") from None
+            raise errors.invalid_argument(f"Failed to decode state dump: {e}") from None
         yield self.producer.exclusive(devstate.load_state, self.app, parsed)
         return True
 
@@ -292,7 +294,7 @@ class DevApi:
     def reset(self, params):
         p.at_most(params, 1)
         if p.arg(params, 0, required=False) not in (None, {}):
-            raise invalid_params("anvil_reset: forking is not supported; call it without params to go back "
+            raise errors.invalid_argument("anvil_reset: forking is not supported; call it without params to go back "
                                  "to genesis")
         yield self.producer.exclusive(devstate.reset, self.app)
         self.snapshots.clear()
@@ -317,7 +319,7 @@ class DevApi:
         p.at_most(params, 1)
         on = p.arg(params, 0)
         if not isinstance(on, bool):
-            raise invalid_params(f"invalid argument 0: expected a boolean, got {on!r}")
+            raise errors.invalid_argument(f"invalid argument 0: expected a boolean, got {on!r}")
         self.impersonation.auto = on
 
     # -- about the node --------------------------------------------------------------------------
@@ -381,19 +383,19 @@ def _number(value, index):
     """A quantity as Anvil takes it: a JSON number or a 0x hex string, not negative."""
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 0:
-            raise invalid_params(f"invalid argument {index}: negative number {value}")
+            raise errors.invalid_argument(f"invalid argument {index}: negative number {value}")
         return value
     if isinstance(value, str) and p.is_hex(value) and 2 < len(value) <= 66:
         return int(value, 16)
-    raise invalid_params(f"invalid argument {index}: expected a number or a 0x hex string, got {value!r}")
+    raise errors.invalid_argument(f"invalid argument {index}: expected a number or a 0x hex string, got {value!r}")
 
 
 def disabled_methods(table):
     """The same names answering that the namespace is off, and which setting turns it on."""
     def refuse(name):
         def method(params):
-            raise RPCError(METHOD_NOT_FOUND, f"the method {name} is not available: the dev namespace is off; "
-                                             f"add dev to {NAMESPACE_SETTING} to enable it (a dev home does)")
+            raise errors.unimplemented(f"the method {name} is not available: the dev namespace is off; "
+                                       f"add dev to {NAMESPACE_SETTING} to enable it (a dev home does)")
         return method
 
     return {name: refuse(name) for name in table}

@@ -6,17 +6,16 @@ chain uses is its CometBFT header's, so keccak of these bytes is not that hash.
 
 import rlp
 
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
-from chaind.chain import txs as txcodec
-from chaind.rpc.errors import server_error
 
 
 class RawApi:
-    def __init__(self, node):
-        self.app = node.app
-        self.mempool = node.mempool
+    def __init__(self, app, mempool):
+        self.app = app
+        self.mempool = mempool
 
     def methods(self):
         return {
@@ -32,7 +31,7 @@ class RawApi:
         evm_hash = p.block_hash(p.arg(params, 0), 0)
         position = self.app.tx_position(evm_hash, evm=True)
         if position is not None:
-            tx = txcodec.decode(self.app.tx_at(*position), self.app.genesis.evm_chain_id)
+            tx = self.app.decode_tx(self.app.tx_at(*position))
         else:
             tx = self.mempool.get(evm_hash=evm_hash)
         return "0x" if tx is None else enc.d(tx.evm.encode())
@@ -56,12 +55,11 @@ class RawApi:
         height = p.block_number_or_hash(p.arg(params, 0), 0, self.app)
         found = self.app.block_at(height)
         if found is None:
-            raise server_error(f"block #{height} not found")
+            raise errors.not_found(f"block #{height} not found")
         return height, *found
 
     def _evm_txs(self, height, meta):
-        chain_id = self.app.genesis.evm_chain_id
-        return [(txcodec.decode(self.app.tx_at(height, index), chain_id), result)
+        return [(self.app.decode_tx(self.app.tx_at(height, index)), result)
                 for index, result in logs.evm_results(self.app, height, meta)]
 
 

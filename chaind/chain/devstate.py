@@ -72,7 +72,7 @@ def empty_blocks(app, times_ns, proposer_address):
                             app_hash=hashlib.sha256(meta.evm_state_root + native_hash).digest())
         # feemarket's block events, as its end blocker gives them for a block without gas used.
         ctx = types.SimpleNamespace(events=[], base_fee=base_fee, height=header.height, gas_used=0)
-        feemarket.end_block(app, ctx)
+        feemarket.MODULE.end_block(app, ctx)
         block = CommittedBlock(header, meta, (), (), events=tuple(ctx.events))
         puts.update(app._block_puts(block, {}))
         made.append(block)

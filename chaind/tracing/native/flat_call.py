@@ -11,7 +11,7 @@ from chaind.tracing.native.call import CallTracer
 
 _FIELDS = {"convertParityErrors": ("convert_errors", "bool", False),
            "includePrecompiles": ("include_precompiles", "bool", False)}
-_PRECOMPILES = frozenset(PragueVM._state_class.computation_class._precompiles)
+_PRECOMPILES = frozenset(PragueVM.get_state_class().computation_class.get_precompiles())
 _PARITY_ERRORS = {
     "contract creation code storage out of gas": "Out of gas", "out of gas": "Out of gas",
     "gas uint64 overflow": "Out of gas", "max code size exceeded": "Out of gas",
