@@ -27,12 +27,13 @@ from eth_utils import to_checksum_address
 from devnode import DEV0, REPO, DevNode, Profile
 
 sys.path.insert(0, str(REPO))
-from chaind.chain import txs  # noqa: E402
-from chaind.crypto.addresses import to_bech32  # noqa: E402
-from chaind.home import Home  # noqa: E402
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc, tx_pb2 as bank_tx  # noqa: E402
-from chaind.pb.cosmos.base.v1beta1 import coin_pb2  # noqa: E402
-from results import Result, run_script  # noqa: E402
+from chaind.chain import txs
+from chaind.crypto.addresses import to_bech32
+from chaind.home import Home
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
+from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from results import Result, run_script
 
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
 DEV0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"

@@ -34,10 +34,10 @@ from eth_account import Account
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from devnode import DevNode, Profile  # noqa: E402
-from ws_latency import Http  # noqa: E402
-from chaind.home import Home  # noqa: E402
-from results import Result, run_script  # noqa: E402
+from chaind.home import Home
+from devnode import DevNode, Profile
+from results import Result, run_script
+from ws_latency import Http
 
 BAR = 0.10                     # at most 10% slower
 EVM_CHAIN_ID = 9000

@@ -28,8 +28,8 @@ from chaind.crypto import addresses
 from chaind.events.bus import EventBus
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
-from chaind.rest.gateway import RestGateway
 from chaind.home import Home
+from chaind.rest.gateway import RestGateway
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory

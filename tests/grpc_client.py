@@ -7,7 +7,6 @@ import urllib.request
 import grpc
 
 from chaind.crypto.addresses import to_bech32
-
 from conftest import in_thread
 
 

@@ -8,12 +8,10 @@ import time
 import pytest_twisted
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
-
 from eth_utils import to_checksum_address
 
-from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
-
 from chain_driver import contract_address
+from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 from conftest import in_thread
 from contracts import token_init
 from evm_client import DEV0, send, w3

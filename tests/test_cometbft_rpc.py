@@ -11,8 +11,8 @@ import pytest_twisted
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from chaind.chain import votes
-from chaind.chain.votes import sign_bytes
 from chaind.chain.block import BlockId
+from chaind.chain.votes import sign_bytes
 from chaind.store import eventindex, keys
 from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
@@ -402,8 +402,8 @@ def test_bad_uri_arguments(node, route, args, data):
 
 @pytest_twisted.inlineCallbacks
 def test_broadcast_and_check_tx(node):
-    from evm_client import sign
     from chaind.chain import txs
+    from evm_client import sign
 
     web3 = w3(node)
     nonce = yield in_thread(web3.eth.get_transaction_count, DEV0)

@@ -27,12 +27,16 @@ from chaind.chain.modules import auth
 from chaind.crypto import keys
 from chaind.crypto.addresses import to_bech32
 from chaind.grpc import tx as tx_grpc_servicer
-from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc, tx_pb2 as bank_tx
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from conftest import in_thread
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmpy_client"

@@ -12,16 +12,20 @@ import pytest_twisted
 from eth_abi import decode, encode
 from eth_utils import keccak, to_checksum_address
 
+from chain_driver import contract_address
 from chaind.chain import txs
 from chaind.chain.modules import auth, erc20
 from chaind.crypto.addresses import to_bech32
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc, tx_pb2 as bank_tx
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-from chaind.pb.evmos.erc20.v1 import erc20_pb2, query_pb2 as erc20_q, query_pb2_grpc as erc20_grpc, tx_pb2
-
-from chain_driver import contract_address
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
+from chaind.pb.evmos.erc20.v1 import query_pb2 as erc20_q
+from chaind.pb.evmos.erc20.v1 import query_pb2_grpc as erc20_grpc
 from conftest import in_thread
 from contracts import token_init
 from evm_client import DEV0, OTHER, post, send, w3

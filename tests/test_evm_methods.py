@@ -6,7 +6,8 @@ from eth_utils import keccak
 from trie import HexaryTrie
 
 from conftest import in_thread
-from contracts import INIT, RUNTIME, SPIN as LOOP
+from contracts import INIT, RUNTIME
+from contracts import SPIN as LOOP
 from evm_client import DEV0, OTHER, rpc, send, sign, w3
 
 

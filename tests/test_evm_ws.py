@@ -7,8 +7,8 @@ import socket
 import pytest
 import pytest_twisted
 import websockets
-from websockets.sync.client import connect
 from web3 import AsyncWeb3, WebSocketProvider
+from websockets.sync.client import connect
 
 from conftest import in_thread, ws_url
 from contracts import INIT, STORED

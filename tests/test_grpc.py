@@ -12,14 +12,19 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
 from chaind.grpc.auth import PUBKEY_TYPE_URL
-from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc, tx_pb2 as bank_tx
-from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_q, query_pb2_grpc as node_grpc
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_q
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2_grpc as node_grpc
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q, query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
-
 from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
 

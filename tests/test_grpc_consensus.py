@@ -5,8 +5,8 @@ import base64
 
 import pytest_twisted
 
-from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_q, query_pb2_grpc as consensus_grpc
-
+from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_q
+from chaind.pb.cosmos.consensus.v1 import query_pb2_grpc as consensus_grpc
 from conftest import in_thread
 from grpc_client import call, rest
 from test_grpc_queries import _comet

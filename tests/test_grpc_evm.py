@@ -11,9 +11,10 @@ import pytest_twisted
 from eth_utils import keccak
 
 from chaind.crypto.addresses import to_bech32
-from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q, query_pb2_grpc as evm_grpc
-from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q, query_pb2_grpc as fm_grpc
-
+from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q
+from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as evm_grpc
+from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q
+from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fm_grpc
 from conftest import in_thread
 from contracts import INIT, RUNTIME
 from evm_client import DEV0, OTHER, send, w3

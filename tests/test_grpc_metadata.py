@@ -5,10 +5,10 @@ import grpc
 import pytest_twisted
 from eth_utils import to_checksum_address
 
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc
-from chaind.pb.evmos.erc20.v1 import tx_pb2
-
 from chain_driver import contract_address
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.evmos.erc20.v1 import tx_pb2
 from conftest import in_thread
 from contracts import token_init
 from evm_client import send, w3

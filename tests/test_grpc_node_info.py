@@ -10,8 +10,8 @@ import pytest_twisted
 from packaging.version import Version
 
 import chaind
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q, query_pb2_grpc as cmt_grpc
-
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
 from conftest import in_thread
 from grpc_client import call, rest
 from test_cosmpy import cosmpy_python  # noqa: F401  (the fixture: the cosmpy venv's python)

@@ -15,12 +15,15 @@ from chaind.chain import registry
 from chaind.chain.modules import erc20
 from chaind.chain.modules.evm import FEE_COLLECTOR
 from chaind.crypto.addresses import to_bech32
-from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q, query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_s, service_pb2_grpc as tx_grpc
-
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_s
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from conftest import in_thread
 from evm_client import DEV0, OTHER, sign, w3
 from grpc_client import b32, call, rest

@@ -16,18 +16,18 @@ import urllib.request
 
 import pytest
 import pytest_twisted
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from twisted.logger import LogLevel, globalLogPublisher
 from websockets.sync.client import connect
 
+from chain_driver import Chain
 from chaind.api import params
 from chaind.chain import errors, txs
 from chaind.crypto import addresses
 from chaind.pb.rest_routes import ROUTES
 from chaind.rpc.errors import RPCError
 from chaind.tracing.jobs import TraceError, TraceOptions
-
-from chain_driver import Chain
 from conftest import in_thread
 
 # Under CI the examples are the same every run (a red build names a real regression); locally they

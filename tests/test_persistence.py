@@ -32,7 +32,6 @@ from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.store.db import Database
-
 from conftest import in_thread, make_node
 from contracts import INIT, RUNTIME
 from evm_client import DEV0, DEV0_KEY, OTHER, post, send, w3

@@ -3,13 +3,12 @@
 import pytest
 import pytest_twisted
 
+from chain_driver import Chain
 from chaind import config
 from chaind.chain.app import PrunedError
 from chaind.store import keys, pruning
 from chaind.store.db import Database
 from chaind.store.versioned import VersionedReader, VersionedWriter
-
-from chain_driver import Chain
 from conftest import in_thread
 from contracts import INIT
 from evm_client import OTHER, post, send, w3

@@ -7,7 +7,6 @@ import urllib.request
 import pytest_twisted
 
 from chaind.crypto.addresses import to_bech32
-
 from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
 

@@ -5,20 +5,18 @@ import hashlib
 import json
 
 import pytest
-from google.protobuf import any_pb2
 from cryptography.hazmat.primitives.asymmetric import ed25519
+from google.protobuf import any_pb2
 
-from chaind.chain import legacy_dec
-from chaind.chain import errors, valset, votes
+import staking_msgs as m
+from chain_driver import PROPOSER, Chain
+from chaind.chain import errors, legacy_dec, valset, votes
 from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, NOT_BONDED_POOL, UNBONDED, UNBONDING
 from chaind.home import Home
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
-
-import staking_msgs as m
-from chain_driver import PROPOSER, Chain
 from staking_msgs import CHAIN
 
 DAY = 24 * 3600 * 10**9

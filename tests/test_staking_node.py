@@ -14,15 +14,17 @@ import pytest_twisted
 from twisted.internet import reactor, task
 from websockets.sync.client import connect
 
+import staking_msgs as m
 from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
-from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq, query_pb2_grpc as sq_grpc
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-
-import staking_msgs as m
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from conftest import in_thread
 from staking_msgs import CHAIN
 

@@ -9,7 +9,6 @@ from trie import HexaryTrie
 from chaind.store import keys
 from chaind.store.db import Database
 from chaind.store.evm_state import trie_get
-
 from conftest import make_node
 
 

@@ -24,8 +24,8 @@ from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys
-from chaind.store.pruning import collect_garbage
 from chaind.store.evm_state import pending_state_db
+from chaind.store.pruning import collect_garbage
 from chaind.store.versioned import VersionedWriter
 
 # Gas the SDK charges native txs (auth params and the KV store's gas config).

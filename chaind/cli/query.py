@@ -7,8 +7,7 @@ import base64
 
 import click
 
-from chaind.cli.common import (bech32_address, address_bytes, emit_proto, prefix, query_options,
-                               rpc_client, to_bech32)
+from chaind.cli.common import address_bytes, bech32_address, emit_proto, prefix, query_options, rpc_client, to_bech32
 
 
 def _pb(module):

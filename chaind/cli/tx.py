@@ -15,8 +15,17 @@ import sys
 
 import click
 
-from chaind.cli.common import (address_bytes, bech32_address, emit_proto, home_option, output_option, prefix,
-                               rpc_client, setting, to_bech32)
+from chaind.cli.common import (
+    address_bytes,
+    bech32_address,
+    emit_proto,
+    home_option,
+    output_option,
+    prefix,
+    rpc_client,
+    setting,
+    to_bech32,
+)
 from chaind.cli.keys import KeyringErrors, find_record, keyring_options, open_keyring
 
 DEFAULT_GAS = 200000                 # the SDK's default gas limit

@@ -10,15 +10,16 @@ import re
 import grpc
 import orjson
 
-from chaind.chain import legacy_dec
 from chaind.api import calls
+from chaind.chain import legacy_dec
 from chaind.chain.modules import auth
 from chaind.chain.modules import evm as evm_module
 from chaind.crypto.addresses import to_bech32
 from chaind.grpc.common import QueryError, Reader, address_bytes, invalid, query
 from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
-from chaind.pb.ethermint.feemarket.v1 import (feemarket_pb2, query_pb2 as fm_query_pb2,
-                                              query_pb2_grpc as fm_query_pb2_grpc)
+from chaind.pb.ethermint.feemarket.v1 import feemarket_pb2
+from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_query_pb2
+from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fm_query_pb2_grpc
 from chaind.rpc.errors import EXECUTION_REVERTED, INVALID_PARAMS, RPCError
 
 _HEX_ADDRESS = re.compile(r"^(0x|0X)?[0-9a-fA-F]{40}$")

@@ -16,16 +16,26 @@ from chaind.grpc.node_service import NodeService
 from chaind.grpc.staking import StakingQuery
 from chaind.grpc.tendermint import TendermintService
 from chaind.grpc.tx import TxService
-from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_query, query_pb2_grpc as auth_grpc
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query, query_pb2_grpc as bank_grpc
-from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query, query_pb2_grpc as node_grpc
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
-from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_query, query_pb2_grpc as consensus_grpc
-from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_query, query_pb2_grpc as staking_grpc
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_query, query_pb2_grpc as evm_grpc
-from chaind.pb.ethermint.feemarket.v1 import query_pb2 as feemarket_query, query_pb2_grpc as feemarket_grpc
-from chaind.pb.evmos.erc20.v1 import query_pb2 as erc20_query, query_pb2_grpc as erc20_grpc
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_query
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2_grpc as node_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_query
+from chaind.pb.cosmos.consensus.v1 import query_pb2_grpc as consensus_grpc
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_query
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as staking_grpc
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_query
+from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as evm_grpc
+from chaind.pb.ethermint.feemarket.v1 import query_pb2 as feemarket_query
+from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as feemarket_grpc
+from chaind.pb.evmos.erc20.v1 import query_pb2 as erc20_query
+from chaind.pb.evmos.erc20.v1 import query_pb2_grpc as erc20_grpc
 
 
 @attrs.frozen

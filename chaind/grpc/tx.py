@@ -17,8 +17,8 @@ from chaind.cometbft import query as event_query
 from chaind.cometbft import search
 from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, query
 from chaind.grpc.tendermint import block_parts
-from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
+from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2, service_pb2_grpc, tx_pb2
 from chaind.pb.tendermint.abci import types_pb2 as abci_types
 from chaind.store import keys

@@ -232,9 +232,8 @@ def test_memory_is_captured_only_for_tracers_that_can_read_it(body, wants):
 
 def test_stack_peek_reads_pushed_bytes_and_computed_ints():
     # py-evm keeps PUSHed words as bytes and computed ones as ints; both read the same.
-    from js_driver import make_step
-
     from chaind.tracing.js.tracer import JsTracer
+    from js_driver import make_step
 
     tracer = JsTracer("{r: [], step: function(log) { this.r.push(log.stack.peek(0).toString(16), "
                       "log.stack.peek(1).toString(16)); }, fault: function() {}, result: function() { return this.r; }}")

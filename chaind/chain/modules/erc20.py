@@ -9,7 +9,8 @@ import re
 
 import orjson
 from eth.vm.message import Message
-from eth_abi import decode as abi_decode, encode as abi_encode
+from eth_abi import decode as abi_decode
+from eth_abi import encode as abi_encode
 from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 from google.protobuf import json_format

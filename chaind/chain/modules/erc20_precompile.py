@@ -15,7 +15,8 @@ import attrs
 from eth.exceptions import Revert, WriteProtection
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
-from eth_abi import decode as abi_decode, encode as abi_encode
+from eth_abi import decode as abi_decode
+from eth_abi import encode as abi_encode
 from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 

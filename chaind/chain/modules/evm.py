@@ -6,9 +6,9 @@ Fees follow Evmos: the whole fee (base fee and tip) goes to the fee collector; n
 import base64
 
 import orjson
-from eth_utils import ValidationError
 from eth.vm.forks.prague import PragueVM
 from eth_bloom import BloomFilter
+from eth_utils import ValidationError
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event

@@ -904,7 +904,7 @@ def _rfc3339(ns):
     """time.RFC3339 (whole seconds), as the SDK's events format completion times."""
     if ns == GO_ZERO_TIME_NS:
         return "0001-01-01T00:00:00Z"
-    from chaind.chain.genesis import format_time     # genesis reads this module's params
+    from chaind.chain.genesis import format_time  # genesis reads this module's params
 
     return format_time(ns - ns % 10**9)
 
