@@ -193,7 +193,8 @@ def measure(args):
                                    data=word(run * calls + s * per_sender + n + 1)) for n in range(per_sender)],
                              (run + 1) * per_sender) for s, k in enumerate(keys[1:SENDERS + 1])])
         prober = keys[SENDERS + 1]
-        probes = [sign(prober, n, to=contract, gas=30000, data=word(10**9 + n)) for n in range(len(batches) * args.probes)]
+        probes = [sign(prober, n, to=contract, gas=30000, data=word(10**9 + n))
+                  for n in range(len(batches) * args.probes)]
         subscribers = Subscribers(node.ws_url, filters(args.subscriptions, contract))
         phase(node, batches.pop(0), calls)          # warm-up
         started = time.monotonic()

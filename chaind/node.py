@@ -180,7 +180,8 @@ class Node(service.MultiService):
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):
-                lines.append(f"  ({i}) {addresses.to_hex(key.address)}  {addresses.to_bech32(g.bech32_prefix, key.address)}")
+                bech32 = addresses.to_bech32(g.bech32_prefix, key.address)
+                lines.append(f"  ({i}) {addresses.to_hex(key.address)}  {bech32}")
                 lines.append(f"      private key 0x{key.private_key.hex()}")
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()

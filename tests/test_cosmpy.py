@@ -129,7 +129,8 @@ def fund(node, address, coins):
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
-            found = stub_call(node, tx_grpc.ServiceStub, "GetTx", tx_service.GetTxRequest(hash=reply.tx_response.txhash))
+            request = tx_service.GetTxRequest(hash=reply.tx_response.txhash)
+            found = stub_call(node, tx_grpc.ServiceStub, "GetTx", request)
             assert found.tx_response.code == 0, found.tx_response.raw_log
             return
         except grpc.RpcError as e:

@@ -230,7 +230,8 @@ def test_node_stops_while_a_trace_waits_on_a_client_that_does_not_read(node_fact
                          "params": [spin.transactionHash.to_0x_hex(), {}]})
     client = socket.create_connection(("127.0.0.1", node.port_of("json-rpc")))
     client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    client.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+    client.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                   b"Content-Length: %d\r\n\r\n%s"
                    % (len(body), body))
     debug = node.ws_factory.methods["debug_traceTransaction"].__self__
     for _ in range(100):

@@ -74,7 +74,8 @@ def test_balances_equal_eth_getBalance_and_genesis_at_latest_and_past_heights(no
     assert [(c.denom, c.amount) for c in reply.balances] == [
         ("achain", str(wei)), (IBC, str(GENESIS_IBC)), ("stake", str(10**21))]
     assert (reply.pagination.next_key, reply.pagination.total) == (b"", 3)
-    spendable, _ = yield call(node, "bank", "SpendableBalances", bank_q.QuerySpendableBalancesRequest(address=b32(DEV0)))
+    request = bank_q.QuerySpendableBalancesRequest(address=b32(DEV0))
+    spendable, _ = yield call(node, "bank", "SpendableBalances", request)
     assert list(spendable.balances) == list(reply.balances)
     resolved, _ = yield call(node, "bank", "AllBalances",
                              bank_q.QueryAllBalancesRequest(address=b32(DEV0), resolve_denom=True))
@@ -231,7 +232,8 @@ def test_bad_and_pruned_height_headers(node_factory):
     _, error = yield call(node, "bank", "Balance", request, oldest - 1)
     assert error == (grpc.StatusCode.INVALID_ARGUMENT,
                      f"invalid request: failed to load state at height {oldest - 1}; state at height {oldest - 1} "
-                     f"is pruned: this node keeps the last 3 heights, oldest available {oldest} (latest height: {head})")
+                     f"is pruned: this node keeps the last 3 heights, oldest available {oldest} "
+                     f"(latest height: {head})")
     kept, header = yield call(node, "bank", "Balance", request, oldest)
     assert header["x-cosmos-block-height"] == str(oldest)
     assert kept.balance.amount == str((yield in_thread(web3.eth.get_balance, OTHER, oldest)))
@@ -256,7 +258,8 @@ def test_reflection_lists_the_services(node):
     names = yield in_thread(_list_services, node.port_of("grpc"))
     assert f"\ngrpc: grpc+http://127.0.0.1:{node.port_of('grpc')}\n" in node.out.getvalue()
     assert names == ["cosmos.auth.v1beta1.Query", "cosmos.bank.v1beta1.Query", "cosmos.base.node.v1beta1.Service",
-                     "cosmos.base.tendermint.v1beta1.Service", "cosmos.consensus.v1.Query", "cosmos.staking.v1beta1.Query",
+                     "cosmos.base.tendermint.v1beta1.Service", "cosmos.consensus.v1.Query",
+                     "cosmos.staking.v1beta1.Query",
                      "cosmos.tx.v1beta1.Service", "ethermint.evm.v1.Query", "ethermint.feemarket.v1.Query",
                      "evmos.erc20.v1.Query", "grpc.reflection.v1alpha.ServerReflection"]
 

@@ -66,7 +66,8 @@ def test_accounts_code_and_storage_now_and_at_a_past_height(node):
     assert status == 200 and body == {"value": "0x" + "00" * 32}
     # abci_query (the path @cosmjs and the CLI use) answers the same.
     reply = yield in_thread(_comet, node, "abci_query", {
-        "path": "/ethermint.evm.v1.Query/Code", "data": evm_q.QueryCodeRequest(address=contract).SerializeToString().hex()})
+        "path": "/ethermint.evm.v1.Query/Code",
+        "data": evm_q.QueryCodeRequest(address=contract).SerializeToString().hex()})
     assert evm_q.QueryCodeResponse.FromString(base64.b64decode(reply["result"]["response"]["value"])).code == RUNTIME
     for method, request, error in (
             ("Account", evm_q.QueryAccountRequest(address="0x1234"),
@@ -119,7 +120,8 @@ def test_eth_call_and_estimate_gas_agree_with_json_rpc(node):
     query = urllib.parse.urlencode({"args": base64.b64encode(_args(to=contract)).decode()})
     status, _, body = yield rest(node, f"/evmos/evm/v1/eth_call?{query}")
     assert status == 200 and base64.b64decode(body["ret"]) == _word(9) and body["vm_error"] == ""
-    status, _, body = yield rest(node, f"/evmos/evm/v1/estimate_gas?{urllib.parse.urlencode({'args': base64.b64encode(_args(**store)).decode()})}")
+    query = urllib.parse.urlencode({"args": base64.b64encode(_args(**store)).decode()})
+    status, _, body = yield rest(node, f"/evmos/evm/v1/estimate_gas?{query}")
     assert status == 200 and body["gas"] == str(estimate.gas)
 
 

@@ -211,7 +211,8 @@ def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node
             except grpc.RpcError as e:
                 errors[name] = (e.code(), e.details())
         rests = {path: rest(node, path) for path in (
-            "/cosmos/staking/v1beta1/validators?status=BOND_STATUS_BONDED", f"/cosmos/staking/v1beta1/validators/{valoper}",
+            "/cosmos/staking/v1beta1/validators?status=BOND_STATUS_BONDED",
+            f"/cosmos/staking/v1beta1/validators/{valoper}",
             "/cosmos/staking/v1beta1/pool", "/cosmos/staking/v1beta1/params",
             f"/cosmos/staking/v1beta1/validators/{missing}",
             f"/cosmos/staking/v1beta1/delegations/{to_bech32(prefix, delegator)}")}
@@ -221,7 +222,8 @@ def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node
     out, errors, rests, abci = yield in_thread(queries)
     channel.close()
     # In the SDK's store order: by operator address bytes.
-    assert [v.operator_address for v in out["all"].validators] == [m.valoper(prefix, a) for a in sorted([first, second])]
+    expected = [m.valoper(prefix, a) for a in sorted([first, second])]
+    assert [v.operator_address for v in out["all"].validators] == expected
     assert {v.status for v in out["all"].validators} == {3}
     assert out["all"].pagination.total == 2 and not out["unbonded"].validators
     assert len(out["paged"].validators) == 1 and out["paged"].pagination.next_key

@@ -107,5 +107,6 @@ def test_broadcast_and_get_over_rest(node):
     found = yield in_thread(poll)
     assert found["tx_response"]["txhash"] == txhash and found["tx_response"]["code"] == 0
     assert found["tx_response"]["height"] == str(int(found["tx_response"]["height"]))
-    status, body = yield in_thread(rest, node, "/cosmos/tx/v1beta1/txs", {"tx_bytes": "", "mode": "BROADCAST_MODE_SYNC"})
+    status, body = yield in_thread(rest, node, "/cosmos/tx/v1beta1/txs",
+                                   {"tx_bytes": "", "mode": "BROADCAST_MODE_SYNC"})
     assert status == 400 and body["message"] == "invalid empty tx"

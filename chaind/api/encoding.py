@@ -88,8 +88,9 @@ def transaction(tx, header=None, meta=None, result=None):
     else:
         out["gasPrice"] = q(e.gas_price)
     if tx.type_id in (1, 2):
-        out["accessList"] = [{"address": addr(a), "storageKeys": [d(k if isinstance(k, bytes) else k.to_bytes(32, "big"))
-                                                                  for k in keys]} for a, keys in e.access_list]
+        out["accessList"] = [{"address": addr(a),
+                              "storageKeys": [d(k if isinstance(k, bytes) else k.to_bytes(32, "big")) for k in keys]}
+                             for a, keys in e.access_list]
     return out
 
 

@@ -315,7 +315,8 @@ def unbonding(state, delegator, operator):
 
 
 def unbondings_of(state, delegator):
-    return [(parts(key)[-1], orjson.loads(raw)) for key, raw in state.store.iterate(compose("staking", "ubd", delegator))]
+    return [(parts(key)[-1], orjson.loads(raw))
+            for key, raw in state.store.iterate(compose("staking", "ubd", delegator))]
 
 
 def unbondings_from(state, operator):
@@ -412,7 +413,8 @@ class _Keeper:
             have = self.app.bank.balance(self.ctx, delegator, self.params.bond_denom)
             if have < amount:
                 raise errors.insufficient_funds(
-                    f"failed to delegate; {have}{self.params.bond_denom} is smaller than {amount}{self.params.bond_denom}")
+                    f"failed to delegate; {have}{self.params.bond_denom} is smaller than "
+                    f"{amount}{self.params.bond_denom}")
             coins = self.coins(amount)
             self.events += self.app.bank.burn_from(self.ctx, delegator, coins)
             self.events += self.app.bank.credit(self.ctx, pool, coins)
@@ -645,7 +647,8 @@ def init_genesis(app, ctx):
             raise ValueError(f"genesis validator {to_bech32(g.bech32_prefix, gv.operator)} listed twice")
         if ctx.store.get(_cons_key(consensus_address(gv.consensus_pubkey))) is not None:
             raise ValueError("two genesis validators share a consensus key")
-        v = Validator(gv.operator, gv.consensus_pubkey, {**dict.fromkeys(DESCRIPTION_FIELDS, ""), "moniker": gv.moniker},
+        description = {**dict.fromkeys(DESCRIPTION_FIELDS, ""), "moniker": gv.moniker}
+        v = Validator(gv.operator, gv.consensus_pubkey, description,
                       gv.rate, gv.max_rate, gv.max_change_rate, g.genesis_time_ns, gv.min_self_delegation,
                       tokens=gv.tokens, shares=gv.tokens * PRECISION, status=BONDED)
         _set_validator(ctx, v)
