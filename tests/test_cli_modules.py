@@ -12,9 +12,9 @@ from eth_utils import to_checksum_address
 
 from chain_driver import contract_address
 from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
-from conftest import in_thread
 from contracts import token_init
 from evm_client import DEV0, send, w3
+from helpers import in_thread
 from test_cli import DEV0_B32, DEV_MNEMONIC, FEE, cli, failed, node_flag, ok
 
 VALOPER = "chainvaloper17w0adeg64ky0daxwd2ugyuneellmjgnxvhw770"      # dev account 0, the genesis validator

@@ -14,8 +14,8 @@ from chaind.chain import votes
 from chaind.chain.block import BlockId
 from chaind.chain.votes import sign_bytes
 from chaind.store import eventindex, keys
-from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
+from helpers import in_thread
 
 
 def base(node):

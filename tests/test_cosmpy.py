@@ -6,14 +6,10 @@ cosmpy pins protobuf < 6 while chaind's generated code needs protobuf 7, so it r
 """
 
 import base64
-import fcntl
 import hashlib
 import json
-import os
 import pathlib
-import shutil
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -37,57 +33,14 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
-from conftest import in_thread
+from helpers import in_thread
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmpy_client"
-REQUIREMENTS = CLIENT_DIR / "requirements.txt"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
 GAS = 200000
 
-
-def venv_path():
-    """Where the cosmpy venv lives: kept between runs, one per requirements file and Python version."""
-    pins = [line.strip() for line in REQUIREMENTS.read_text().splitlines() if line.strip() and line[0] != "#"]
-    digest = hashlib.sha256("\n".join(pins + [sys.version]).encode()).hexdigest()[:10]
-    version = next(p.split("==")[1] for p in pins if p.startswith("cosmpy=="))
-    cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
-    return cache / f"chaind-cosmpy-{version}-py{sys.version_info.major}{sys.version_info.minor}-{digest}"
-
-
-def build_venv(path):
-    """Create the venv once (a lock keeps two test runs from building it together); its python, or an error text."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done = path / "installed.txt"
-    with open(f"{path}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if done.is_file():
-            return path / "bin" / "python", None
-        shutil.rmtree(path, ignore_errors=True)
-        steps = [[sys.executable, "-m", "venv", str(path)],
-                 [str(path / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-                  "-r", str(REQUIREMENTS)],
-                 [str(path / "bin" / "python"), "-m", "pip", "freeze"]]
-        for step in steps:
-            try:
-                run = subprocess.run(step, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
-            except subprocess.TimeoutExpired:
-                return None, f"{' '.join(step)} timed out after 600 s"
-            if run.returncode != 0:
-                return None, f"{' '.join(step)} exited {run.returncode}:\n{run.stderr[-3000:]}"
-        done.write_text(run.stdout)
-        return path / "bin" / "python", None
-
-
-@pytest.fixture(scope="session")
-def cosmpy_python():
-    python, error = build_venv(venv_path())
-    if error:
-        message = f"cannot build the cosmpy venv at {venv_path()}: {error}"
-        # CI must install what it needs: a missing cosmpy there is a failure, never a quiet skip.
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return python
+# Every test here runs cosmpy, from a venv pip builds from PyPI.
+pytestmark = pytest.mark.external
 
 
 def run_client(python, job):

@@ -9,7 +9,7 @@ import time
 
 import pytest_twisted
 
-from conftest import in_thread
+from helpers import in_thread
 
 DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 

@@ -18,7 +18,7 @@ from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q
 from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fm_grpc
 from chaind.pb.rest_routes import DECIMALS
 from chaind.rest import gateway
-from grpc_client import call, rest
+from helpers import call, rest
 
 ONE = 10**18
 
