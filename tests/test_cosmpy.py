@@ -11,8 +11,6 @@ import json
 import pathlib
 import subprocess
 import time
-import urllib.error
-import urllib.request
 
 import grpc
 import pytest
@@ -33,7 +31,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
-from helpers import in_thread
+from helpers import in_thread, rest
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmpy_client"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -93,14 +91,6 @@ def fund(node, address, coins):
     raise AssertionError("funding tx not committed in time")
 
 
-def rest_get(node, path):
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{node.port_of('rest')}{path}", timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
-
-
 def node_balances(node, bech32):
     reply = stub_call(node, bank_grpc.QueryStub, "AllBalances", bank_q.QueryAllBalancesRequest(address=bech32))
     return {c.denom: c.amount for c in reply.balances}
@@ -148,7 +138,7 @@ def test_cosmpy_reads_balances_and_accounts_as_the_node_serves_them(node, cosmpy
     if transport == "grpc":
         assert answer["accounts"][signer] == {"address": signer, "number": account.account_number, "sequence": 1}
     else:
-        status, body = yield in_thread(rest_get, node, f"/cosmos/auth/v1beta1/accounts/{signer}")
+        status, _, body = yield rest(node, f"/cosmos/auth/v1beta1/accounts/{signer}")
         assert status == 200 and body["account"]["pub_key"] == {
             "@type": txs.COSMOS_EVM_PUBKEY, "key": base64.b64encode(node.dev_keys[1].compressed_public_key).decode()}
     # The fresh wallet got an account (and a number of its own) when it was funded.
