@@ -6,11 +6,11 @@ Results stream (api/streaming.py): a raw trace goes out as it is made, never who
 from twisted.application import service
 from twisted.internet import threads
 
-from chaind.api import calls
 from chaind import errors
+from chaind.api import calls
 from chaind.api import params as p
-from chaind.chain.app import PrunedError
 from chaind.api.streaming import StreamedResult
+from chaind.chain.app import PrunedError
 from chaind.tracing import hooks
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 
