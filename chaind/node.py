@@ -10,15 +10,15 @@ from twisted.python.threadpool import ThreadPool
 from twisted.web import server
 
 from chaind import config as config_mod
-from chaind.api.debug import DebugApi
-from chaind.api.dev import DevApi, Impersonation, disabled_methods
-from chaind.api.dev_wallet import DevWallet
-from chaind.api.eth import EthApi
 from chaind.api import cosmos
 from chaind.api.cosmos.consensus import ConsensusQuery
 from chaind.api.cosmos.node import NodeService
 from chaind.api.cosmos.tendermint import TendermintService
 from chaind.api.cosmos.tx import TxService
+from chaind.api.debug import DebugApi
+from chaind.api.dev import DevApi, Impersonation, disabled_methods
+from chaind.api.dev_wallet import DevWallet
+from chaind.api.eth import EthApi
 from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
@@ -37,8 +37,8 @@ from chaind.events.bus import EventBus
 from chaind.grpc import abci
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
-from chaind.rest.gateway import RestGateway
 from chaind.home import Home
+from chaind.rest.gateway import RestGateway
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
@@ -227,7 +227,8 @@ class Node(service.MultiService):
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):
-                lines.append(f"  ({i}) {addresses.to_hex(key.address)}  {addresses.to_bech32(g.bech32_prefix, key.address)}")
+                bech32 = addresses.to_bech32(g.bech32_prefix, key.address)
+                lines.append(f"  ({i}) {addresses.to_hex(key.address)}  {bech32}")
                 lines.append(f"      private key 0x{key.private_key.hex()}")
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()

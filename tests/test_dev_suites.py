@@ -1,13 +1,13 @@
 """What Hardhat and Foundry suites do to a dev node, driven by web3.py: loadFixture (snapshot, deploy,
 revert) 100 times, and a time-lock opened by evm_increaseTime + evm_mine."""
 
-import pytest_twisted
 import pytest
+import pytest_twisted
 from web3 import Web3
 from web3.exceptions import TransactionNotFound
 
 from conftest import in_thread
-from evm_client import DEV0, w3
+from evm_client import DEV0
 
 # A time lock: its runtime reverts while block.timestamp < UNLOCK and succeeds after.
 #   PUSH4 unlock, TIMESTAMP, LT, PUSH1 revert, JUMPI, STOP, revert: JUMPDEST, PUSH1 0, DUP1, REVERT

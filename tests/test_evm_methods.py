@@ -5,9 +5,10 @@ import rlp
 from eth_utils import keccak
 from trie import HexaryTrie
 
-from conftest import in_thread
-from contracts import INIT, RUNTIME, SPIN as LOOP
+from contracts import INIT, RUNTIME
+from contracts import SPIN as LOOP
 from evm_client import DEV0, OTHER, rpc, send, sign, w3
+from helpers import in_thread
 
 
 @pytest_twisted.inlineCallbacks
@@ -248,7 +249,7 @@ def test_raw_debug_encodings(node):
 
 @pytest_twisted.inlineCallbacks
 def test_create_access_list(node):
-    from contracts import INIT, RUNTIME
+    from contracts import INIT
 
     web3 = w3(node)
     deployed = yield in_thread(send, web3, {"data": INIT, "nonce": 0, "gas": 200000, "to": None})

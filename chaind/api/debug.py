@@ -10,13 +10,12 @@ from trie.iter import NodeIterator
 from twisted.application import service
 from twisted.internet import threads
 
-from chaind.api import calls
 from chaind import errors
+from chaind.api import calls, logs
 from chaind.api import encoding as enc
-from chaind.api import logs
 from chaind.api import params as p
-from chaind.chain.app import PrunedError
 from chaind.api.streaming import StreamedResult
+from chaind.chain.app import PrunedError
 from chaind.tracing import hooks
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 

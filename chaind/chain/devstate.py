@@ -8,9 +8,8 @@ import gzip
 import hashlib
 import types
 
-import orjson
-
 import attrs
+import orjson
 
 from chaind.chain import block as blocks
 from chaind.chain import valset

@@ -8,9 +8,9 @@ import hashlib
 
 import attrs
 import rlp
+from eth.vm.forks.prague import PragueVM
 from eth_hash.auto import keccak
 from eth_utils import ValidationError
-from eth.vm.forks.prague import PragueVM
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 

@@ -12,13 +12,14 @@ import sys
 from google.protobuf import any_pb2
 
 import chaind
-from chaind.chain import block as blocks
-from chaind.crypto.addresses import to_bech32
 from chaind import errors
+from chaind.chain import block as blocks
 from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
+from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import types_pb2 as sdk_types_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc, types_pb2 as sdk_types_pb2
 from chaind.pb.tendermint.p2p import types_pb2 as p2p_pb2
 from chaind.pb.tendermint.types import block_pb2, evidence_pb2, types_pb2
 
@@ -116,7 +117,8 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         if request.path.removeprefix("/").split("/")[0] not in ("app", "store", "p2p", "custom"):
             raise errors.invalid_argument(f"unsupported ABCI query path: {request.path}")
         if request.prove:
-            raise errors.invalid_argument("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
+            raise errors.invalid_argument(
+                "abci_query with prove is not supported: the app keeps no IAVL store to prove from")
         if request.height:
             self._check_height(request.height)
         answer = self.abci_query(request.path, request.data, request.height)

@@ -17,7 +17,8 @@ TRACERS = {
     "prestateTracer": PrestateTracer,
     "4byteTracer": FourByteTracer,
     "noopTracer": NoopTracer,
-    "muxTracer": lambda config: MuxTracer(config, {name: made for name, made in TRACERS.items() if name != "muxTracer"}),
+    "muxTracer": lambda config: MuxTracer(config, {name: made for name, made in TRACERS.items()
+                                                   if name != "muxTracer"}),
 }
 
 

@@ -43,7 +43,8 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
         if pubkey:
             # Both key messages are `bytes key = 1`; the type URL says which kind of key it is.
             url = PUBKEY_TYPE_URL if auth.key_type(view, address) == ETH_SECP256K1 else txs.SECP256K1_PUBKEY
-            account.pub_key.CopyFrom(any_pb2.Any(type_url=url, value=ethsecp256k1.PubKey(key=pubkey).SerializeToString()))
+            key = ethsecp256k1.PubKey(key=pubkey).SerializeToString()
+            account.pub_key.CopyFrom(any_pb2.Any(type_url=url, value=key))
         return account
 
     def _any(self, view, address):
