@@ -5,9 +5,9 @@ import time
 import pytest_twisted
 from web3 import Web3
 
-from conftest import in_thread
 from contracts import INIT, RUNTIME
 from evm_client import DEV0, OTHER, rpc, send, w3
+from helpers import in_thread
 
 
 def call(node, method, *params):

@@ -6,8 +6,8 @@ import pytest_twisted
 from web3 import Web3
 from web3.exceptions import TransactionNotFound
 
-from conftest import in_thread
 from evm_client import DEV0
+from helpers import in_thread
 
 # A time lock: its runtime reverts while block.timestamp < UNLOCK and succeeds after.
 #   PUSH4 unlock, TIMESTAMP, LT, PUSH1 revert, JUMPI, STOP, revert: JUMPDEST, PUSH1 0, DUP1, REVERT

@@ -17,7 +17,7 @@ import urllib.request
 import pytest
 import pytest_twisted
 
-from conftest import in_thread, url
+from helpers import in_thread, url
 
 pytestmark = pytest.mark.external
 
