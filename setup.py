@@ -152,6 +152,7 @@ setup(
         "quickjs-ng==0.17.0.2",
         "tree-sitter==0.26.1",
         "tree-sitter-javascript==0.25.0",
+        "prometheus-client==0.26.0",    # /metrics in Prometheus' text format
     ],
     extras_require={
         "test": [

@@ -3,6 +3,7 @@
 Each section is an attrs class; a key the node does not know is an error, not a silent no-op.
 """
 
+import re
 import tomllib
 
 import attrs
@@ -127,6 +128,18 @@ class RestSettings:
 
 
 @attrs.frozen
+class InstrumentationSettings:
+    prometheus: bool = False            # serve /metrics (a dev home turns it on)
+    prometheus_listen_addr: str = _listen("127.0.0.1:26660")
+    namespace: str = "cometbft"         # prefix of CometBFT's metric names
+
+    def __attrs_post_init__(self):
+        if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", self.namespace):
+            raise ConfigError(f"[instrumentation] namespace must be letters, digits and _, not starting with a "
+                              f"digit (a Prometheus name prefix), got {self.namespace!r}")
+
+
+@attrs.frozen
 class Settings:
     chain: ChainSettings = ChainSettings()
     mempool: MempoolSettings = MempoolSettings()
@@ -136,6 +149,7 @@ class Settings:
     rest: RestSettings = RestSettings()
     cometbft_rpc: CometRpcSettings = CometRpcSettings()
     grpc: GrpcSettings = GrpcSettings()
+    instrumentation: InstrumentationSettings = InstrumentationSettings()
 
     def evolve(self, **sections):
         """A copy with some keys of some sections changed: evolve(chain={"block_interval": 0})."""

@@ -20,7 +20,7 @@ from chaind.api.txpool import TxPoolApi
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
-from chaind.cometbft.server import make_site
+from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
 from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
@@ -30,6 +30,9 @@ from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
 from chaind.rest.gateway import RestGateway
 from chaind.home import Home
+from chaind.metrics import faces as metric_faces
+from chaind.metrics import sources as metric_sources
+from chaind.metrics.node import NodeMetrics
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
@@ -85,17 +88,19 @@ class Node(service.MultiService):
         self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
         _Pool(self.trace_pool).setServiceParent(self)
         self.listeners = {}
+        # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
+        self.metrics = NodeMetrics(settings.instrumentation) if settings.instrumentation.prometheus else None
         rpc = settings.json_rpc
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
-            dispatcher = Dispatcher(self.evm_methods, rpc.max_batch_size)
+            dispatcher = Dispatcher(self._timed(self.evm_methods, "json-rpc"), rpc.max_batch_size)
             limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes)
             access = HttpAccess(tuple(split_list(rpc.vhosts)),
                                 OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None)
             self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self, self.evm_methods, rpc)
+            self.ws_factory = EvmWebSocketFactory(self, self._timed(self.evm_methods, "websocket"), rpc)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
@@ -104,8 +109,9 @@ class Node(service.MultiService):
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
             self.comet_routes = CometRoutes(self, comet)
             table = self.comet_routes.table()
-            self.comet_ws_factory = CometWebSocketFactory(self, table, comet)
-            self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
+            self.comet_ws_factory = CometWebSocketFactory(self, self._timed_routes(table, "cometbft-ws"), comet)
+            self._listen("cometbft", comet.address, make_site(self._timed_routes(table, "cometbft"), comet,
+                                                              self.comet_ws_factory.as_resource()))
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
             grpc_server = GrpcServer(self, settings.grpc, self.reactor)
@@ -113,17 +119,33 @@ class Node(service.MultiService):
             self.listeners["grpc"] = grpc_server
         if settings.rest.enable:
             gateway = RestGateway(self, self.queries, self.reactor)
-            site = server.Site(gateway.resource())
+            rest_resource = gateway.resource()
+            if self.metrics is not None:
+                rest_resource = self.metrics.resource(rest_resource, metric_faces.werkzeug_route_of(
+                    gateway.app.url_map), "rest")
+            site = server.Site(rest_resource)
             site.displayTracebacks = False
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway
             self._listen("rest", settings.rest.address, site)
+        if self.metrics is not None:
+            self._listen("metrics", settings.instrumentation.prometheus_listen_addr,
+                         metric_sources.build(self, self.metrics))
+
+    def _timed(self, methods, face):
+        return methods if self.metrics is None else self.metrics.methods(methods, face)
+
+    def _timed_routes(self, table, face):
+        if self.metrics is None:
+            return table
+        # What CometBFT answers a route's failure with: its CallError's code, else -32603.
+        return self.metrics.routes(table, face, lambda e: e.code if isinstance(e, CallError) else -32603)
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
         eth, fees, filters = EthApi(self), FeeApi(self), FilterApi(self)
         filters.setServiceParent(self)
-        debug = DebugApi(self, eth.runner)
+        debug = self.debug_api = DebugApi(self, eth.runner)
         debug.setServiceParent(self)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
                           **DevWallet(self, eth.runner, fees).methods()},
@@ -170,7 +192,9 @@ class Node(service.MultiService):
                  f"home: {self.home.path}"]
         for name in self.listeners:
             scheme = {"websocket": "ws", "grpc": "grpc+http"}.get(name, "http")
-            lines.append(f"{name}: {scheme}://{self._address(name)}")
+            lines.append(f"{name}: {scheme}://{self._address(name)}" + ("/metrics" if name == "metrics" else ""))
+        if self.metrics is None:
+            lines.append("metrics: off (turn on with [instrumentation] prometheus = true)")
         rpc = self.settings.json_rpc
         if rpc.enable:
             opt_in = sorted({"txpool", "debug"} & {n.strip() for n in rpc.api.split(",")})

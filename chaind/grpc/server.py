@@ -84,6 +84,8 @@ class GrpcServer(service.Service):
                 await context.abort(result.error.code, result.error.message)
             return result.response
 
+        if self.node.metrics is not None:
+            answer = self.node.metrics.grpc(answer, path)
         return grpc.unary_unary_rpc_method_handler(answer, request_deserializer=method.request_class.FromString,
                                                    response_serializer=method.response_class.SerializeToString)
 

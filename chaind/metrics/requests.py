@@ -1,0 +1,91 @@
+"""Requests, latency and errors per face and method: method tables and route tables wrapped with timers.
+
+A recorder belongs to one thread (the reactor's, or gRPC's event loop): nothing here takes a lock.
+"""
+
+import time
+
+import attrs
+from twisted.internet import defer
+
+from chaind.metrics.recorders import Counter, Histogram
+
+INTERNAL = "internal"
+
+
+@attrs.define
+class RequestRecorders:
+    requests: Counter = attrs.Factory(Counter)          # (face, method) -> calls
+    latency: Histogram = attrs.Factory(Histogram)       # (face, method) -> seconds to the answer
+    errors: Counter = attrs.Factory(Counter)            # (face, code) -> error answers
+
+    def done(self, face, method, started, code=None):
+        labels = (face, method)
+        self.requests.inc(labels)
+        self.latency.observe(labels, time.perf_counter() - started)
+        if code is not None:
+            self.errors.inc((face, str(code)))
+
+
+def error_code(error):
+    """The code a face answers an exception with: a JSON-RPC/CometBFT code, or a domain error's kind."""
+    code = getattr(error, "code", None)
+    if isinstance(code, int):
+        return code
+    kind = getattr(error, "kind", None)
+    return getattr(kind, "value", INTERNAL)
+
+
+def instrument_methods(methods, face, recorders):
+    """A JSON-RPC method table {name: callable(params)} whose calls are counted and timed."""
+    return {name: _timed_method(face, name, method, recorders) for name, method in methods.items()}
+
+
+def _timed_method(face, name, method, recorders):
+    def call(params):
+        started = time.perf_counter()
+        try:
+            value = method(params)
+        except Exception as e:
+            recorders.done(face, name, started, error_code(e))
+            raise
+        if isinstance(value, defer.Deferred):
+            return _when_done(value, face, name, started, recorders)
+        recorders.done(face, name, started)
+        return value
+    return call
+
+
+def instrument_routes(table, face, recorders, error_codes=None):
+    """A CometBFT route table {name: Route(func, ...)} whose funcs are counted and timed;
+    `error_codes(exception)` names the code a route's exception is answered with."""
+    codes = error_codes or error_code
+    return {name: attrs.evolve(route, func=_timed_route(face, name, route.func, recorders, codes))
+            for name, route in table.items()}
+
+
+def _timed_route(face, name, func, recorders, codes):
+    def call(**kwargs):
+        started = time.perf_counter()
+        try:
+            value = func(**kwargs)
+        except Exception as e:
+            recorders.done(face, name, started, codes(e))
+            raise
+        if isinstance(value, defer.Deferred):
+            return _when_done(value, face, name, started, recorders, codes)
+        recorders.done(face, name, started)
+        return value
+    return call
+
+
+def _when_done(d, face, name, started, recorders, codes=error_code):
+    def ok(result):
+        recorders.done(face, name, started)
+        return result
+
+    def failed(failure):
+        recorders.done(face, name, started, codes(failure.value))
+        return failure
+
+    return d.addCallbacks(ok, failed)
