@@ -44,12 +44,14 @@ def init(moniker, chain_id, home):
 @main.command()
 @click.option("--home", default=None, type=click.Path(file_okay=False))
 @click.option("--config", default=None, type=click.Path(dir_okay=False))
-def start(home, config):
+@click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for people, json for machines (one JSON object per line)")
+def start(home, config, log_format):
     """Run the node in the foreground (the same as `twistd -n chaind`)."""
     from twisted.scripts.twistd import run
 
     sys.argv = ["twistd", "-n", "chaind"] + (["--home", home] if home else []) + \
-               (["--config", config] if config else [])
+               (["--config", config] if config else []) + ["--log-format", log_format]
     run()
 
 
