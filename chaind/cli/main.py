@@ -73,6 +73,7 @@ def replay(home, to_height):
     from chaind.chain.genesis import Genesis
     from chaind.chain.replay import replay_chain
     from chaind.home import DEFAULT_HOME, Home
+    from chaind.progress import Progress
     from chaind.store.db import Database
 
     node_home = Home(home or DEFAULT_HOME)
@@ -88,12 +89,10 @@ def replay(home, to_height):
         key = ed25519.Ed25519PrivateKey.from_private_bytes(node_home.validator_key()) if validator else None
         address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
 
-        def progress(height, last):
-            if height % 1000 == 0 or height == last:
-                click.echo(f"replayed {height}/{last}", err=True)
-
+        progress = Progress("replay", click.get_text_stream("stderr"))
         with tempfile.TemporaryDirectory(prefix="chaind-replay-") as scratch:
-            report = replay_chain(source, f"{scratch}/chain.db", key, address, to_height, progress)
+            report = replay_chain(source, f"{scratch}/chain.db", key, address, to_height, progress.update)
+        progress.end()
     finally:
         db.close()
     if not report.ok:
