@@ -89,7 +89,7 @@ def replay(home, to_height):
         key = ed25519.Ed25519PrivateKey.from_private_bytes(node_home.validator_key()) if validator else None
         address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
 
-        progress = Progress("replay", click.get_text_stream("stderr"))
+        progress = Progress("replay", sys.stderr)
         with tempfile.TemporaryDirectory(prefix="chaind-replay-") as scratch:
             report = replay_chain(source, f"{scratch}/chain.db", key, address, to_height, progress.update)
         progress.end()
