@@ -127,6 +127,7 @@ setup(
     long_description=(HERE / "README.rst").read_text(),
     python_requires=">=3.11",
     packages=_packages() + ["twisted.plugins"],
+    package_data={"chaind.explorer": ["static/*"]},   # the explorer page: plain HTML, JS and CSS, no build step
     data_files=[("share/chaind/etc", [str(p.relative_to(HERE)) for p in sorted((HERE / "etc").iterdir())])],
     install_requires=[
         "twisted==26.10.0",
@@ -162,6 +163,7 @@ setup(
             "websockets>=15",
             "hypothesis>=6.100",
             "grpcio-tools==1.85.1",
+            "selenium==4.51.0",         # the explorer's browser tests (Debian's chromium and chromium-driver)
         ],
     },
     entry_points={"console_scripts": ["chaind = chaind.cli.main:main"]},

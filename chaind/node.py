@@ -3,6 +3,7 @@
 import hashlib
 import sys
 
+import attrs
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from twisted.application import internet, service
 from twisted.internet import defer, endpoints
@@ -26,6 +27,7 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
+from chaind.explorer import site as explorer_site
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
 from chaind.rest.gateway import RestGateway
@@ -37,7 +39,8 @@ from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
-from chaind.rpc.origins import OriginPolicy, split_list
+from chaind.rpc.cors_resource import CorsResource
+from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
 from chaind.store.db import Database
 
 
@@ -90,17 +93,21 @@ class Node(service.MultiService):
         self.listeners = {}
         # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
         self.metrics = NodeMetrics(settings.instrumentation) if settings.instrumentation.prometheus else None
+        # While the explorer is on, every face it reads admits its origin (CORS, WebSocket origins).
+        explorer = settings.explorer
+        origin = _origin_of(explorer.address) if explorer.enable else None
         rpc = settings.json_rpc
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
             dispatcher = Dispatcher(self._timed(self.evm_methods, "json-rpc"), rpc.max_batch_size)
             limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes)
-            access = HttpAccess(tuple(split_list(rpc.vhosts)),
-                                OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None)
+            access = HttpAccess(tuple(split_list(rpc.vhosts)), _admit(
+                OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None, origin))
             self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
             self.ws_factory = EvmWebSocketFactory(self, self._timed(self.evm_methods, "websocket"), rpc)
+            self.ws_factory.origins = _admit(self.ws_factory.origins, origin)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
@@ -110,8 +117,12 @@ class Node(service.MultiService):
             self.comet_routes = CometRoutes(self, comet)
             table = self.comet_routes.table()
             self.comet_ws_factory = CometWebSocketFactory(self, self._timed_routes(table, "cometbft-ws"), comet)
-            self._listen("cometbft", comet.address, make_site(self._timed_routes(table, "cometbft"), comet,
-                                                              self.comet_ws_factory.as_resource()))
+            site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
+            cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
+                          else None, origin)
+            if cors is not None:
+                site.resource = CorsResource(site.resource, cors)
+            self._listen("cometbft", comet.address, site)
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
             grpc_server = GrpcServer(self, settings.grpc, self.reactor)
@@ -123,14 +134,40 @@ class Node(service.MultiService):
             if self.metrics is not None:
                 rest_resource = self.metrics.resource(rest_resource, metric_faces.werkzeug_route_of(
                     gateway.app.url_map), "rest")
+            cors = _admit(OriginPolicy.parse("*") if settings.rest.enabled_unsafe_cors else None, origin)
+            if cors is not None:
+                rest_resource = CorsResource(rest_resource, cors)
             site = server.Site(rest_resource)
             site.displayTracebacks = False
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway
             self._listen("rest", settings.rest.address, site)
+        if explorer.enable:
+            g = self.genesis
+            self._listen("explorer", explorer.address, explorer_site.make_site(self._explorer_urls, {
+                "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
+                "denom": g.base_denom, "decimals": 18}))
         if self.metrics is not None:
             self._listen("metrics", settings.instrumentation.prometheus_listen_addr,
                          metric_sources.build(self, self.metrics))
+
+    def _explorer_urls(self, request):
+        """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
+        host name the browser used, when the face listens on every interface)."""
+        explorer = self.settings.explorer
+        urls = {}
+        for key, name, scheme, configured in (("jsonRpc", "json-rpc", "http", explorer.json_rpc_url),
+                                              ("websocket", "websocket", "ws", explorer.websocket_url),
+                                              ("cometbft", "cometbft", "http", explorer.cometbft_url),
+                                              ("rest", "rest", "http", explorer.rest_url)):
+            if configured or name not in self.listeners:
+                urls[key] = configured
+                continue
+            host = self.listeners[name]._waitingForPort.result.getHost().host
+            if host in ("0.0.0.0", "::"):
+                host = request.getRequestHostname().decode("idna")
+            urls[key] = f"{scheme}://{host}:{self.port_of(name)}"
+        return urls
 
     def _timed(self, methods, face):
         return methods if self.metrics is None else self.metrics.methods(methods, face)
@@ -195,6 +232,8 @@ class Node(service.MultiService):
             lines.append(f"{name}: {scheme}://{self._address(name)}" + ("/metrics" if name == "metrics" else ""))
         if self.metrics is None:
             lines.append("metrics: off (turn on with [instrumentation] prometheus = true)")
+        if "explorer" not in self.listeners:
+            lines.append("explorer: off (turn on with [explorer] enable = true)")
         rpc = self.settings.json_rpc
         if rpc.enable:
             opt_in = sorted({"txpool", "debug"} & {n.strip() for n in rpc.api.split(",")})
@@ -213,6 +252,20 @@ class Node(service.MultiService):
         listener = self.listeners[name]
         host = listener.host if isinstance(listener, GrpcServer) else listener._waitingForPort.result.getHost().host
         return f"{host}:{self.port_of(name)}"
+
+
+def _origin_of(address):
+    """The browser origin of a face listening at host:port; with port 0 (tests) any port of that host."""
+    host, _, port = address.rpartition(":")
+    return f"http://{host or '127.0.0.1'}" + (f":{port}" if port != "0" else "")
+
+
+def _admit(policy, origin):
+    """`policy` (an OriginPolicy, or None for none) admitting `origin` as well (None: unchanged)."""
+    if origin is None:
+        return policy
+    rule = OriginRule.parse(origin)
+    return OriginPolicy((rule,)) if policy is None else attrs.evolve(policy, rules=policy.rules + (rule,))
 
 
 def _notifications_unsupported(params):
