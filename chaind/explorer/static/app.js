@@ -131,6 +131,10 @@ function units(value, decimals) {
 const coin = (amount, denom) => (denom === config.denom
   ? `${units(amount, config.decimals)} ${config.denom.replace(/^a/, "").toUpperCase()}` : `${amount} ${denom}`);
 
+// A denom in a narrow column: IBC vouchers shortened, the whole denom in the tooltip.
+const denomView = (denom) => el("span", {class: "hash", title: denom}, denom.startsWith("ibc/") ? short(denom, 8) : denom);
+const amountOf = (amount, denom) => (denom === config.denom ? coin(amount, denom) : BigInt(amount).toLocaleString("en-US"));
+
 function when(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
@@ -491,11 +495,11 @@ async function addressPage(id) {
        ])),
        el("div", {class: "grid"},
           card("Balances", balances.length ? table(["Denom", "Amount"], balances.map((c) =>
-            el("tr", {}, el("td", {class: "hash"}, c.denom), el("td", {}, coin(c.amount, c.denom)))))
+            el("tr", {}, el("td", {}, denomView(c.denom)), el("td", {}, amountOf(c.amount, c.denom)))))
             : el("p", {class: "muted"}, "No balances.")),
           card("ERC-20 pairs", pairBalances.length ? table(["Denom", "ERC-20", "Balance"], pairBalances.map(([p, v]) =>
-            el("tr", {}, el("td", {class: "hash"}, p.denom), el("td", {}, addressLink(p.erc20_address)),
-               el("td", {}, v.toString())))) : el("p", {class: "muted"}, "No token pairs registered."))),
+            el("tr", {}, el("td", {}, denomView(p.denom)), el("td", {}, link(`#/address/${encodeURIComponent(p.erc20_address)}`,
+               short(p.erc20_address, 8), "hash nowrap")), el("td", {}, v.toLocaleString("en-US"))))) : el("p", {class: "muted"}, "No token pairs registered."))),
        card("Delegations", delegations.length ? table(["Validator", "Amount"], delegations.map((d) =>
          el("tr", {}, el("td", {class: "hash"}, d.delegation.validator_address),
             el("td", {}, coin(d.balance.amount, d.balance.denom))))) : el("p", {class: "muted"}, "No delegations.")),
