@@ -9,6 +9,8 @@ import urllib.request
 
 import pytest
 import pytest_twisted
+import websockets.exceptions
+import websockets.sync.client as ws_client
 
 from chaind import config
 from chaind.home import Home
@@ -84,9 +86,6 @@ def test_the_faces_admit_the_explorers_origin_and_no_other(node_factory):
     assert status in (200, 204) and headers["access-control-allow-origin"] == explorer
     status, headers, _ = yield in_thread(get, comet, preflight, "OPTIONS")
     assert status == 204 and headers["access-control-allow-methods"] == "GET, POST, HEAD"
-
-    import websockets.sync.client as ws_client
-    import websockets.exceptions
 
     def handshake(origin):
         with ws_client.connect(f"ws://127.0.0.1:{port(node, 'websocket')}", origin=origin) as connection:

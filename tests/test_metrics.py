@@ -5,13 +5,14 @@ import urllib.request
 
 import pytest
 import pytest_twisted
+import websockets.sync.client as ws_client
 from prometheus_client.parser import text_string_to_metric_families
 from twisted.internet import reactor, task
 
 from chaind import config
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_pb, query_pb2_grpc as bank_grpc
 
-from conftest import in_thread
+from conftest import in_thread, ws_url
 from evm_client import DEV0, OTHER, rpc, send, w3
 from grpc_client import b32, call, rest
 
@@ -65,6 +66,9 @@ def test_counters_move_after_traffic_on_every_face(metered):
     response, _ = yield call(node, bank_grpc.QueryStub, "Balance",
                              bank_pb.QueryBalanceRequest(address=b32(node, DEV0), denom=node.genesis.base_denom))
     assert response is not None
+    response, (code, _) = yield call(node, bank_grpc.QueryStub, "Balance",
+                                     bank_pb.QueryBalanceRequest(address="nonsense", denom="achain"))
+    assert response is None
 
     _, text = yield in_thread(scrape, node)
     after = samples(text)
@@ -78,7 +82,8 @@ def test_counters_move_after_traffic_on_every_face(metered):
     assert value(after, "chaind_requests_total", face="cometbft", method="status") == 1
     assert value(after, "chaind_requests_total", face="rest",
                  method="GET /cosmos/bank/v1beta1/balances/{address}") == 1
-    assert value(after, "chaind_requests_total", face="grpc", method="/cosmos.bank.v1beta1.Query/Balance") == 1
+    assert value(after, "chaind_requests_total", face="grpc", method="/cosmos.bank.v1beta1.Query/Balance") == 2
+    assert value(after, "chaind_request_errors_total", face="grpc", code=code.name) == 1
     # The transfer's block: CometBFT's consensus and mempool figures, and the node's block timings.
     assert value(after, "cometbft_consensus_latest_block_height", **chain) == node.app.height
     assert value(after, "cometbft_consensus_total_txs", **chain) >= 1
@@ -91,9 +96,6 @@ def test_counters_move_after_traffic_on_every_face(metered):
 
 @pytest_twisted.inlineCallbacks
 def test_subscriptions_and_traces_are_counted(metered):
-    import websockets.sync.client as ws_client
-    from conftest import ws_url
-
     node = metered
     receipt = yield in_thread(send, w3(node), {"to": OTHER, "value": 5, "nonce": 0})
 
