@@ -56,16 +56,15 @@ class NodeCollector(Collector):
 
     def _node(self):
         s, a = self.sources, self.activity
-        requests = {}
         latency = {}
         errors = {}
         for recorders in self.requests:
-            _merge(requests, recorders.requests.snapshot())
             latency.update(recorders.latency.snapshot())    # faces never share a recorder
             _merge(errors, recorders.errors.snapshot())
         family = Metric("chaind_requests", "Requests answered, per face and method.", "counter")
-        for (face, method), count in sorted(requests.items()):
-            family.add_sample("chaind_requests_total", {"face": face, "method": method}, count)
+        for (face, method), (buckets, _) in sorted(latency.items()):
+            # The latency histogram's +Inf bucket counts every answered request.
+            family.add_sample("chaind_requests_total", {"face": face, "method": method}, buckets[-1][1])
         yield family
         latency_family = HistogramMetricFamily("chaind_request_duration_seconds",
                                                "Seconds from a request to its answer, per face and method.",

@@ -22,11 +22,11 @@ class TimedResource(resource.Resource):
 
     def render(self, request):
         started = time.perf_counter()
-        route = self.route_of(request)
+        labels = (self.face, self.route_of(request))
 
         def finished(_):
             code = request.code if request.code >= 400 else None
-            self.recorders.done(self.face, route, started, code)
+            self.recorders.done(labels, started, code)
 
         request.notifyFinish().addBoth(finished)
         return self.inner.render(request)
@@ -50,15 +50,17 @@ def werkzeug_route_of(url_map):
 def timed_grpc(answer, path, recorders):
     """A gRPC asyncio handler counted and timed; the recorder is the event loop's own."""
 
+    labels = ("grpc", path)
+
     async def timed(request, context):
         started = time.perf_counter()
         try:
             response = await answer(request, context)
         except BaseException:
             code = context.code()
-            recorders.done("grpc", path, started, getattr(code, "name", code) or "UNKNOWN")
+            recorders.done(labels, started, getattr(code, "name", code) or "UNKNOWN")
             raise
-        recorders.done("grpc", path, started)
+        recorders.done(labels, started)
         return response
 
     return timed
