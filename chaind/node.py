@@ -14,10 +14,16 @@ from chaind import config as config_mod
 from chaind.api.debug import DebugApi
 from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
+from chaind.api import cosmos
+from chaind.api.cosmos.consensus import ConsensusQuery
+from chaind.api.cosmos.node import NodeService
+from chaind.api.cosmos.tendermint import TendermintService
+from chaind.api.cosmos.tx import TxService
 from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.txpool import TxPoolApi
+from chaind.chain import registry
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
@@ -28,6 +34,7 @@ from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
 from chaind.explorer import site as explorer_site
+from chaind.grpc import abci
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
 from chaind.rest.gateway import RestGateway
@@ -60,7 +67,9 @@ class _Pool(service.Service):
 
 
 class Node(service.MultiService):
-    def __init__(self, home, settings, reactor=None, out=None):
+    """modules: the chain's Modules (chain/registry.py's by default); every face serves theirs."""
+
+    def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES):
         super().__init__()
         from twisted.internet import reactor as default_reactor
 
@@ -71,7 +80,7 @@ class Node(service.MultiService):
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
         self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                       prune_interval=settings.storage.prune_interval)
+                       prune_interval=settings.storage.prune_interval, modules=modules)
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
@@ -111,7 +120,8 @@ class Node(service.MultiService):
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
-        self.queries = QueryRouter(self)    # gRPC query services by method path (gRPC, abci_query, REST)
+        # The query services by method path (gRPC, abci_query, REST): the modules', then the node's own.
+        self.queries = QueryRouter(self.app, self._query_services())
         if comet.enable:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
             self.comet_routes = CometRoutes(self, comet)
@@ -125,11 +135,12 @@ class Node(service.MultiService):
             self._listen("cometbft", comet.address, site)
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
-            grpc_server = GrpcServer(self, settings.grpc, self.reactor)
+            grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor,
+                                     timed=self.metrics.grpc if self.metrics is not None else None)
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
         if settings.rest.enable:
-            gateway = RestGateway(self, self.queries, self.reactor)
+            gateway = RestGateway(self.queries, self.call_pool, self.reactor)
             rest_resource = gateway.resource()
             if self.metrics is not None:
                 rest_resource = self.metrics.resource(rest_resource, metric_faces.werkzeug_route_of(
@@ -177,6 +188,24 @@ class Node(service.MultiService):
             return table
         # What CometBFT answers a route's failure with: its CallError's code, else -32603.
         return self.metrics.routes(table, face, lambda e: e.code if isinstance(e, CallError) else -32603)
+
+    def _query_services(self):
+        """(QueryService, servicer) of every module of the app, then of the node's own services."""
+        app, settings = self.app, self.settings
+        found = [(entry, entry.servicer(app, settings)) for module in app.modules for entry in module.services]
+
+        def rpc_address():
+            return self.comet_routes.rpc_address if self.comet_routes is not None else ""
+
+        def abci_query(path, data, height):
+            return abci.query(self.queries, path, data, height)
+
+        return found + [
+            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
+            (cosmos.NODE, NodeService(app, settings.storage)),
+            (cosmos.CONSENSUS, ConsensusQuery(app)),
+            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor)),
+        ]
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
