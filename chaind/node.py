@@ -42,7 +42,7 @@ from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
 from chaind.metrics.node import NodeMetrics
-from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
+from chaind.rpc.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, RPCError, as_rpc_error
 from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
@@ -115,7 +115,7 @@ class Node(service.MultiService):
             self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self, self._timed(self.evm_methods, "websocket"), rpc)
+            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc)
             self.ws_factory.origins = _admit(self.ws_factory.origins, origin)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
@@ -124,9 +124,12 @@ class Node(service.MultiService):
         self.queries = QueryRouter(self.app, self._query_services())
         if comet.enable:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
-            self.comet_routes = CometRoutes(self, comet)
+            self.comet_routes = CometRoutes(self.app, comet, queries=self.queries, mempool=self.mempool,
+                                            producer=self.producer, bus=self.bus, reactor=self.reactor,
+                                            call_pool=self.call_pool)
             table = self.comet_routes.table()
-            self.comet_ws_factory = CometWebSocketFactory(self, self._timed_routes(table, "cometbft-ws"), comet)
+            self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, self._timed_routes(table, "cometbft-ws"),
+                                                          comet)
             site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
             cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
                           else None, origin)
@@ -181,12 +184,15 @@ class Node(service.MultiService):
         return urls
 
     def _timed(self, methods, face):
-        return methods if self.metrics is None else self.metrics.methods(methods, face)
+        if self.metrics is None:
+            return methods
+        # The code the JSON-RPC face answers a method's failure with (a domain error mapped as rpc/errors does).
+        return self.metrics.methods(methods, face, lambda e: getattr(as_rpc_error(e), "code", INTERNAL_ERROR))
 
     def _timed_routes(self, table, face):
         if self.metrics is None:
             return table
-        # What CometBFT answers a route's failure with: its CallError's code, else -32603.
+        # What CometBFT answers a route's failure with: its CallError's code, else -32603 (domain errors too).
         return self.metrics.routes(table, face, lambda e: e.code if isinstance(e, CallError) else -32603)
 
     def _query_services(self):
@@ -209,14 +215,17 @@ class Node(service.MultiService):
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
-        eth, fees, filters = EthApi(self), FeeApi(self), FilterApi(self)
+        app, rpc, reactor = self.app, self.settings.json_rpc, self.reactor
+        eth = EthApi(app, rpc, self.validator_operator, self.mempool, self.producer, reactor, self.call_pool)
+        fees = FeeApi(app, rpc)
+        filters = FilterApi(app, rpc, self.bus, reactor, self.call_pool)
         filters.setServiceParent(self)
-        debug = self.debug_api = DebugApi(self, eth.runner)
+        debug = self.debug_api = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.trace_pool)
         debug.setServiceParent(self)
-        tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
-                          **DevWallet(self, eth.runner, fees).methods()},
-                  "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods(),
-                  "debug": debug.methods()}
+        wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool)
+        tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
+                  "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
+                  "txpool": TxPoolApi(app, self.mempool).methods(), "debug": debug.methods()}
         methods = {}
         for namespace, table in tables.items():
             if namespace in enabled:

@@ -9,8 +9,8 @@ class NodeMetrics:
         self.requests = requests.RequestRecorders()         # faces on the reactor thread
         self.grpc_requests = requests.RequestRecorders()    # gRPC's event loop thread
 
-    def methods(self, table, face):
-        return requests.instrument_methods(table, face, self.requests)
+    def methods(self, table, face, error_codes=None):
+        return requests.instrument_methods(table, face, self.requests, error_codes)
 
     def routes(self, table, face, error_codes=None):
         return requests.instrument_routes(table, face, self.requests, error_codes)

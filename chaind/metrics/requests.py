@@ -35,12 +35,14 @@ def error_code(error):
     return getattr(kind, "value", INTERNAL)
 
 
-def instrument_methods(methods, face, recorders):
-    """A JSON-RPC method table {name: callable(params)} whose calls are counted and timed."""
-    return {name: _timed_method(face, name, method, recorders) for name, method in methods.items()}
+def instrument_methods(methods, face, recorders, error_codes=None):
+    """A JSON-RPC method table {name: callable(params)} whose calls are counted and timed;
+    `error_codes(exception)` names the code a method's exception is answered with."""
+    codes = error_codes or error_code
+    return {name: _timed_method(face, name, method, recorders, codes) for name, method in methods.items()}
 
 
-def _timed_method(face, name, method, recorders):
+def _timed_method(face, name, method, recorders, codes):
     labels = (face, name)
     done = recorders.done
 
@@ -49,10 +51,10 @@ def _timed_method(face, name, method, recorders):
         try:
             value = method(params)
         except Exception as e:
-            done(labels, started, error_code(e))
+            done(labels, started, codes(e))
             raise
         if isinstance(value, defer.Deferred):
-            return _when_done(value, labels, started, recorders)
+            return _when_done(value, labels, started, recorders, codes)
         done(labels, started)
         return value
     return call
