@@ -115,13 +115,13 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
             raise invalid("empty query path")
         if request.path.removeprefix("/").split("/")[0] not in ("app", "store", "p2p", "custom"):
             raise invalid(f"unsupported ABCI query path: {request.path}")
-        if request.prove:
-            raise invalid("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
         if request.height:
             self._check_height(request.height)
-        answer = abci.query(self.node.queries, request.path, request.data, request.height)
-        return query_pb2.ABCIQueryResponse(code=answer.code, log=answer.log, value=answer.value,
-                                           height=answer.height, codespace=answer.codespace)
+        answer = abci.query(self.node.queries, request.path, request.data, request.height, request.prove)
+        proof = query_pb2.ProofOps(ops=[query_pb2.ProofOp(type=kind, key=key, data=op)
+                                        for kind, key, op in answer.proof_ops]) if answer.proof_ops else None
+        return query_pb2.ABCIQueryResponse(code=answer.code, log=answer.log, value=answer.value, key=answer.key,
+                                           height=answer.height, codespace=answer.codespace, proof_ops=proof)
 
     def _check_height(self, height):
         """CometBFT's checks of a height argument, which the SDK passes on as they are."""

@@ -1,0 +1,275 @@
+"""The IAVL tree of one store: changes applied as cosmos/iavl v1's MutableTree does, reads at a version.
+
+Set, Remove and the AVL rotations follow iavl's mutable_tree.go step for step, since the root hash
+depends on the tree's shape and on each node's version: a node copied on the way down to a change
+takes the new version, as iavl's clone does. A saved node replaced by a change is an orphan of the
+new version: it stays readable by older versions until pruning drops them.
+"""
+
+import itertools
+import threading
+
+from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record
+
+
+class NodeCache:
+    """Decoded saved nodes by database key, shared by the writer and readers; bounded in count.
+
+    Saved nodes never change, so an entry never goes stale; when full, the oldest quarter goes.
+    """
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self._nodes = {}
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        return self._nodes.get(key)
+
+    def put(self, key, node):
+        if len(self._nodes) >= self.capacity:
+            with self._lock:
+                for old in list(itertools.islice(self._nodes, self.capacity // 4 or 1)):
+                    self._nodes.pop(old, None)
+        self._nodes[key] = node
+
+
+class NodeStore:
+    """The saved nodes of one store: LevelDB keys `prefix + hash`, read through the cache."""
+
+    def __init__(self, db, prefix, cache):
+        self._db = db
+        self.prefix = prefix
+        self._cache = cache
+
+    def load(self, node_hash):
+        key = self.prefix + node_hash
+        node = self._cache.get(key)
+        if node is None:
+            raw = self._db.get(key)
+            if raw is None:
+                raise LookupError(f"IAVL node {node_hash.hex()} is missing")
+            node = from_record(node_hash, raw)
+            self._cache.put(key, node)
+        return node
+
+    def remember(self, node):
+        self._cache.put(self.prefix + node.hash, node)
+
+
+def left_of(nodes, node):
+    return node.left if node.left is not None else nodes.load(node.left_hash)
+
+
+def right_of(nodes, node):
+    return node.right if node.right is not None else nodes.load(node.right_hash)
+
+
+class MutableTree:
+    """The working tree of the block being committed, on top of the saved root `root` (None: empty)."""
+
+    def __init__(self, nodes, root):
+        self.nodes = nodes
+        self.root = root
+        self.orphans = []           # hashes of saved nodes this version replaced
+
+    # -- changes, as iavl's MutableTree ----------------------------------------------------------
+
+    def set(self, key, value):
+        if self.root is None:
+            self.root = Node(key, value)
+        else:
+            self.root, _ = self._set(self.root, key, value)
+
+    def _set(self, node, key, value):
+        if node.height == 0:
+            if key < node.key:
+                return Node(node.key, height=1, size=2, left=Node(key, value), right=node), False
+            if key > node.key:
+                return Node(key, height=1, size=2, left=node, right=Node(key, value)), False
+            self._orphan(node)
+            return Node(key, value), True
+        node = self._clone(node)
+        if key < node.key:
+            node.left, updated = self._set(left_of(self.nodes, node), key, value)
+        else:
+            node.right, updated = self._set(right_of(self.nodes, node), key, value)
+        if updated:
+            return node, True
+        self._measure(node)
+        return self._balance(node), False
+
+    def remove(self, key):
+        """Remove `key`; False (and no change at all) when it is absent."""
+        if self.root is None or get(self.nodes, self.root, key) is None:
+            return False
+        self.root, _ = self._remove(self.root, key)
+        return True
+
+    def _remove(self, node, key):
+        """(the node replacing `node`, the new least key of its subtree when that changed); key is present."""
+        if node.height == 0:
+            self._orphan(node)
+            return None, None
+        node = self._clone(node)
+        if key < node.key:
+            left, new_key = self._remove(left_of(self.nodes, node), key)
+            if left is None:
+                return right_of(self.nodes, node), node.key
+            node.left = left
+            self._measure(node)
+            return self._balance(node), new_key
+        right, new_key = self._remove(right_of(self.nodes, node), key)
+        if right is None:
+            return left_of(self.nodes, node), None
+        node.right = right
+        if new_key is not None:
+            node.key = new_key
+        self._measure(node)
+        return self._balance(node), None
+
+    def _clone(self, node):
+        """A node the working tree may change: a saved one is copied (and orphaned); a new one is itself."""
+        if node.version is None:
+            return node
+        self.orphans.append(node.hash)
+        return Node(node.key, height=node.height, size=node.size, left=left_of(self.nodes, node),
+                    right=right_of(self.nodes, node))
+
+    def _orphan(self, node):
+        if node.version is not None:
+            self.orphans.append(node.hash)
+
+    def _measure(self, node):
+        left, right = left_of(self.nodes, node), right_of(self.nodes, node)
+        node.height = max(left.height, right.height) + 1
+        node.size = left.size + right.size
+
+    def _balance(self, node):
+        left, right = left_of(self.nodes, node), right_of(self.nodes, node)
+        balance = left.height - right.height
+        if balance > 1:
+            if _balance_of(self.nodes, left) >= 0:
+                return self._rotate_right(node)
+            node.left = self._rotate_left(left)
+            return self._rotate_right(node)
+        if balance < -1:
+            if _balance_of(self.nodes, right) <= 0:
+                return self._rotate_left(node)
+            node.right = self._rotate_right(right)
+            return self._rotate_left(node)
+        return node
+
+    def _rotate_right(self, node):
+        node = self._clone(node)
+        top = self._clone(left_of(self.nodes, node))
+        node.left = right_of(self.nodes, top)
+        top.right = node
+        self._measure(node)
+        self._measure(top)
+        return top
+
+    def _rotate_left(self, node):
+        node = self._clone(node)
+        top = self._clone(right_of(self.nodes, node))
+        node.right = left_of(self.nodes, top)
+        top.left = node
+        self._measure(node)
+        self._measure(top)
+        return top
+
+    # -- saving ----------------------------------------------------------------------------------
+
+    def save(self, version, puts):
+        """Seal the new nodes at `version`, add their records to `puts`; the root hash."""
+        if self.root is None:
+            return EMPTY_ROOT
+        return self._save(self.root, version, puts)
+
+    def _save(self, node, version, puts):
+        if node.version is not None:
+            return node.hash
+        if node.height:
+            self._save(node.left, version, puts)
+            self._save(node.right, version, puts)
+        node.seal(version)
+        puts[self.nodes.prefix + node.hash] = node.record()
+        self.nodes.remember(node)
+        return node.hash
+
+
+def _balance_of(nodes, node):
+    return left_of(nodes, node).height - right_of(nodes, node).height
+
+
+# -- reads of a saved tree -------------------------------------------------------------------------
+
+def get(nodes, root, key):
+    """The value under `key` in the tree `root`, or None."""
+    node = root
+    while node.height:
+        node = left_of(nodes, node) if key < node.key else right_of(nodes, node)
+    return node.value if node.key == key else None
+
+
+def get_with_index(nodes, root, key):
+    """(index, value): the key's position among the tree's keys (or where it would go), its value or None."""
+    node, index = root, 0
+    while node.height:
+        if key < node.key:
+            node = left_of(nodes, node)
+        else:
+            left = left_of(nodes, node)
+            index += left.size
+            node = right_of(nodes, node)
+    if node.key == key:
+        return index, node.value
+    return (index, None) if key < node.key else (index + 1, None)
+
+
+def get_by_index(nodes, root, index):
+    """The key at position `index`, or None past the end."""
+    if index >= root.size:
+        return None
+    node = root
+    while node.height:
+        left = left_of(nodes, node)
+        if index < left.size:
+            node = left
+        else:
+            index -= left.size
+            node = right_of(nodes, node)
+    return node.key
+
+
+def path_to_leaf(nodes, root, key):
+    """(inner steps from the root down, the leaf reached): each step (height, size, version, left hash
+    or None, right hash or None), the side not taken named by its hash, as iavl's PathToLeaf."""
+    steps, node = [], root
+    while node.height:
+        if key < node.key:
+            steps.append((node.height, node.size, node.version, None, node.right_hash))
+            node = left_of(nodes, node)
+        else:
+            steps.append((node.height, node.size, node.version, node.left_hash, None))
+            node = right_of(nodes, node)
+    return steps, node
+
+
+def iterate(nodes, root, start, stop):
+    """Yield (key, value) with start <= key < stop (stop None: to the end), in key order."""
+    if root is None:
+        return
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if node.height == 0:
+            if node.key >= start and (stop is None or node.key < stop):
+                yield node.key, node.value
+            continue
+        # node.key is the least key on the right: the right side may hold keys below stop, the left
+        # side keys at or above start.
+        if stop is None or node.key < stop:
+            pending.append(right_of(nodes, node))
+        if start < node.key:
+            pending.append(left_of(nodes, node))

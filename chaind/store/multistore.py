@@ -1,0 +1,151 @@
+"""The multistore: an IAVL tree per native module store, and the EVM state root, under one app hash.
+
+The app hash after block H is the SDK's CommitInfo.Hash() at version H: the simple Merkle tree
+(CometBFT's HashFromByteSlices) over the stores sorted by name, each leaf the KVPair bytes of the
+name and SHA-256 of the store's root. The `evm` entry is the EVM state root (its own proofs are
+Merkle-Patricia, served by eth_getProof). Block H's native changes, and for the first block the
+genesis state with them (the SDK commits InitChain's writes with the first block), are applied to
+the trees in key order, as the SDK's cache store writes them, at version H.
+"""
+
+import struct
+
+import attrs
+
+from chaind.store import keys, layout
+from chaind.store.iavl import proofs
+from chaind.store.iavl import tree as trees
+from chaind.store.iavl.node import EMPTY_ROOT
+
+EVM = "evm"
+# The stores every version has, empty or not (as the SDK mounts its module stores); a module that
+# writes under a name not listed here gets its store from the version of its first write on.
+MOUNTED = ("acc", "bank", "erc20", EVM, "staking")
+_ENTRY = struct.Struct(">B")
+
+
+@attrs.frozen
+class CommitInfo:
+    """The store roots after one version: ((name, root hash), ...) sorted by name."""
+
+    version: int
+    roots: tuple
+
+    def leaves(self):
+        return [proofs.store_leaf(name, root) for name, root in self.roots]
+
+    def hash(self):
+        return proofs.simple_root(self.leaves())
+
+    def root_of(self, name):
+        for found, root in self.roots:
+            if found == name:
+                return root
+        return None
+
+    def proof(self, name):
+        """The ics23:simple CommitmentProof of store `name`'s root in this commit info."""
+        index = [found for found, _ in self.roots].index(name)
+        return proofs.simple_proof(self.leaves(), index, name, self.roots[index][1])
+
+    def record(self):
+        return b"".join(_ENTRY.pack(len(name)) + name.encode() + root for name, root in self.roots)
+
+
+def commit_info_of(version, raw):
+    roots, pos = [], 0
+    while pos < len(raw):
+        length = raw[pos]
+        name = raw[pos + 1:pos + 1 + length].decode()
+        pos += 1 + length
+        roots.append((name, raw[pos:pos + 32]))
+        pos += 32
+    return CommitInfo(version, tuple(roots))
+
+
+class MultiStore:
+    """The IAVL stores on one LevelDB; the writer thread applies blocks, any thread reads versions."""
+
+    def __init__(self, db, cache_nodes):
+        self._db = db
+        self._cache = trees.NodeCache(cache_nodes)
+        self._stores = {}
+
+    def nodes(self, name):
+        found = self._stores.get(name)
+        if found is None:
+            found = self._stores[name] = trees.NodeStore(self._db, keys.IAVL_NODE + keys.compose(name), self._cache)
+        return found
+
+    def commit_info(self, version):
+        """The CommitInfo saved for `version`, or None (before the first block, or pruned)."""
+        raw = self._db.get(keys.COMMIT_INFO + keys.height_bytes(version))
+        return None if raw is None else commit_info_of(version, raw)
+
+    def apply(self, version, parent, changes, evm_root, puts):
+        """The CommitInfo of `version`: `parent`'s (None: empty stores) with `changes` (native key ->
+        value, None for a deletion) applied; the new nodes, orphans and the commit info go into `puts`."""
+        by_store = {}
+        for native_key, value in changes.items():
+            name, key = layout.locate(native_key)
+            by_store.setdefault(name, []).append((key, value))
+        roots = dict(parent.roots) if parent is not None else {}
+        for name in MOUNTED:
+            roots.setdefault(name, EMPTY_ROOT)
+        version_bytes = keys.height_bytes(version)
+        for name, entries in by_store.items():
+            nodes = self.nodes(name)
+            root = roots.get(name, EMPTY_ROOT)
+            tree = trees.MutableTree(nodes, None if root == EMPTY_ROOT else nodes.load(root))
+            for key, value in sorted(entries):
+                if value is None:
+                    tree.remove(key)
+                else:
+                    tree.set(key, value)
+            roots[name] = tree.save(version, puts)
+            orphan_prefix = keys.IAVL_ORPHAN + version_bytes + keys.compose(name)
+            for node_hash in tree.orphans:
+                puts[orphan_prefix + node_hash] = b""
+        roots[EVM] = evm_root
+        info = CommitInfo(version, tuple(sorted(roots.items())))
+        puts[keys.COMMIT_INFO + version_bytes] = info.record()
+        return info
+
+    def tree_root(self, info, name):
+        """(NodeStore, root node or None when empty) of store `name` at `info`'s version."""
+        nodes = self.nodes(name)
+        root = info.root_of(name)
+        return nodes, (None if root == EMPTY_ROOT else nodes.load(root))
+
+    def prune(self, horizon):
+        """Keys to delete so that versions below `horizon` are gone: their commit infos, and the nodes
+        orphaned at or below it (no version from the horizon on reaches them) with their orphan entries."""
+        deletes = list(self._db.keys_between(keys.COMMIT_INFO, keys.COMMIT_INFO + keys.height_bytes(horizon)))
+        cut = len(keys.IAVL_ORPHAN) + 8
+        for orphan in self._db.keys_between(keys.IAVL_ORPHAN, keys.IAVL_ORPHAN + keys.height_bytes(horizon + 1)):
+            deletes.append(orphan)
+            deletes.append(keys.IAVL_NODE + orphan[cut:])
+        return deletes
+
+    def read(self, info, name, key, prove):
+        """(value or None, proof ops) of `key` in IAVL store `name` at `info`'s version. Each proof op is
+        (type, key, CommitmentProof bytes): ics23:iavl (the key in the store), ics23:simple (the store in
+        the app hash). Raises KeyError for an empty store asked for a proof: no proof of absence exists."""
+        nodes, root = self.tree_root(info, name)
+        if not prove:
+            return (None if root is None else trees.get(nodes, root, key)), ()
+        if root is None:
+            raise KeyError(f"store {name} is empty at height {info.version}: there is no tree to prove against")
+        value, proof = proofs.iavl_proof(nodes, root, key)
+        return value, ((proofs.IAVL_OP, key, proof.SerializeToString()),
+                       (proofs.SIMPLE_OP, name.encode(), info.proof(name).SerializeToString()))
+
+    def subspace(self, info, name, prefix):
+        """[(key, value)] of IAVL store `name` under `prefix` at `info`'s version, in key order."""
+        nodes, root = self.tree_root(info, name)
+        return list(trees.iterate(nodes, root, prefix, _prefix_end(prefix)))
+
+
+def _prefix_end(prefix):
+    stripped = prefix.rstrip(b"\xff")
+    return None if not stripped else stripped[:-1] + bytes([stripped[-1] + 1])
