@@ -17,7 +17,7 @@ from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.txpool import TxPoolApi
-from chaind.chain.app import App
+from chaind.chain.app import App, StaleHomeError
 from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import make_site
@@ -64,8 +64,13 @@ class Node(service.MultiService):
         self.out = out or sys.stdout
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
-        self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                       prune_interval=settings.storage.prune_interval)
+        try:
+            self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
+                           prune_interval=settings.storage.prune_interval,
+                           iavl_cache_nodes=settings.storage.iavl_cache_nodes)
+        except StaleHomeError as e:
+            self.db.close()
+            raise SystemExit(str(e)) from None
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
