@@ -11,7 +11,7 @@ from chaind.store.db import Database
 from chaind.store.iavl import tree as trees
 from chaind.store.iavl.node import EMPTY_ROOT, varint
 
-from chain_driver import Chain
+from chain_driver import RECIPIENTS, Chain
 
 
 class MemoryDB(dict):
@@ -119,3 +119,17 @@ def test_a_home_written_before_the_multistore_is_refused_with_what_to_do(tmp_pat
             App(db, chain.genesis)
     finally:
         db.close()
+
+
+def test_the_base_denoms_balances_are_mirrored_from_the_evm_state(tmp_path):
+    chain = Chain(tmp_path, "db")
+    base = chain.genesis.base_denom
+    for step in range(4):
+        chain.block(chain.workload(step))
+        app = chain.app
+        info, view = app.store_version(), app.view()
+        # Genesis holders (the first block carries the genesis state), senders, recipients, the fee collector.
+        for address in [k.address for k in chain.keys[:5]] + RECIPIENTS:
+            value, _ = app.stores.read(info, "bank", b"\x02\x14" + address + base.encode(), False)
+            assert (int(value) if value else 0) == view.accounts.get_balance(address)
+

@@ -102,7 +102,9 @@ def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node
               {"store": "bank", "key": balance_key(keys[2].address, ibc), "height": second},
               {"store": "bank", "key": balance_key(b"\x77" * 20, ibc), "height": second},       # absent
               {"store": "bank", "key": balance_key(stranger, ibc), "height": before},            # absent then
-              {"store": "acc", "key": "ff", "height": second}]                                   # past the end
+              {"store": "acc", "key": "ff", "height": second},                                   # past the end
+              {"store": "bank", "key": balance_key(keys[2].address, node.app.genesis.base_denom), "height": second},
+              {"store": "bank", "key": balance_key(keys[5].address, node.app.genesis.base_denom), "height": before}]
     results = yield in_thread(run_verifier, verifier, rpc, checks)
     for result in results:
         assert result["cosmjs"]["ok"], result
@@ -110,7 +112,10 @@ def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node
     values = [bytes.fromhex(r["cosmjs"]["value"]) for r in results]
     assert values[:2] == [b"7", b"12"]
     assert values[3] == values[4] == values[5] == b""
-    assert [r["ics23"]["member"] for r in results] == [True, True, True, False, False, False]
+    assert [r["ics23"]["member"] for r in results] == [True, True, True, False, False, False, True, True]
+    # The base denom's balance, kept in the EVM state, is mirrored into the bank store at each height.
+    for value, (who, height) in zip(values[6:], ((keys[2], second), (keys[5], before))):
+        assert int(value) == node.app.view(height).accounts.get_balance(who.address) > 0
 
 
 def abci_query(node, path, data=b"", height=0, prove=True):

@@ -23,7 +23,7 @@ from chaind.chain.view import StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.tendermint.types import params_pb2
-from chaind.store import eventindex, keys
+from chaind.store import eventindex, keys, layout
 from chaind.store.multistore import MultiStore
 from chaind.store.pruning import collect_garbage
 from chaind.store.evm_state import pending_state_db
@@ -534,12 +534,16 @@ class App:
 
     def _seal_state(self, ctx, puts):
         """The block's state roots and app hash; the IAVL nodes and commit info go into `puts`."""
+        touched = _touched_accounts(ctx.accounts)
         ctx.accounts.persist()
         evm_root = ctx.accounts.state_root
         changes = ctx.store.changes
         if ctx.height == self.genesis.initial_height:
             # The first version of the stores holds the genesis state too (written at the height before).
-            changes = {**dict(VersionedReader(self.db, ctx.height - 1).iterate(b"")), **changes}
+            genesis = VersionedReader(self.db, ctx.height - 1)
+            changes = {**dict(genesis.iterate(b"")), **changes}
+            touched |= set(auth.all_addresses(StateView(genesis.height, genesis, None)))
+        changes = {**changes, **_base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)}
         parent = self._head_info if self._head_info is not None and self._head_info.version == ctx.height - 1 \
             else self.stores.commit_info(ctx.height - 1)
         info = self.stores.apply(ctx.height, parent, changes, evm_root, puts)
@@ -617,6 +621,24 @@ class App:
 
     def _b32(self, address):
         return self.bank.bech32(address)
+
+
+def _touched_accounts(state):
+    """The addresses whose EVM account the block changed: the account trie's pending writes (py-evm
+    journals them by address until the block's state root is made, once, at the end of the block)."""
+    diff = state._account_db._journaltrie.diff()
+    return set(diff.pending_keys()) | set(diff.deleted_keys())
+
+
+def _base_balance_mirror(accounts, addresses, denom):
+    """Native-key changes that put the base denom's balances of `addresses` (held in the EVM state) in
+    the bank store's tree, so a light client proves them as any other balance; None for a zero balance,
+    which the SDK does not keep. Commit only: the bank module itself reads the EVM balance."""
+    out = {}
+    for address in addresses:
+        amount = accounts.get_balance(address)
+        out[layout.bank_balance_key(address, denom)] = str(amount).encode() if amount else None
+    return out
 
 
 def _signature_valid(tx, sign_bytes):

@@ -6,9 +6,16 @@ read it: bank balances (0x02 | len(address) | address | denom) and supplies (0x0
 (the amount in decimal, as math.Int marshals) are already the SDK's.
 """
 
+from chaind.store import keys
+
 _STORE_OF_MODULE = {"auth": "acc"}
 _BANK_BALANCE = b"\x03bal"
 _BANK_SUPPLY = b"\x06supply"
+
+
+def bank_balance_key(address, denom):
+    """The native key of a bank balance (chain/modules/bank's)."""
+    return keys.compose("bank", "bal", address, denom)
 
 
 def store_name(module):
