@@ -8,6 +8,8 @@ genesis state with them (the SDK commits InitChain's writes with the first block
 the trees in key order, as the SDK's cache store writes them, at version H.
 """
 
+import contextlib
+import gc
 import struct
 
 import attrs
@@ -93,23 +95,29 @@ class MultiStore:
         for name in MOUNTED:
             roots.setdefault(name, EMPTY_ROOT)
         version_bytes = keys.height_bytes(version)
-        for name, entries in by_store.items():
-            nodes = self.nodes(name)
-            root = roots.get(name, EMPTY_ROOT)
-            tree = trees.MutableTree(nodes, None if root == EMPTY_ROOT else nodes.load(root))
-            for key, value in sorted(entries):
-                if value is None:
-                    tree.remove(key)
-                else:
-                    tree.set(key, value)
-            roots[name] = tree.save(version, puts)
-            orphan_prefix = keys.IAVL_ORPHAN + version_bytes + keys.compose(name)
-            for node_hash in tree.orphans:
-                puts[orphan_prefix + node_hash] = b""
+        # The cyclic collector would walk the node cache again and again while a large block's nodes are
+        # made (none of them is in a cycle): it doubled the time of a commit of 10,000 keys.
+        with _collector_paused():
+            for name, entries in by_store.items():
+                roots[name] = self._apply_store(name, roots.get(name, EMPTY_ROOT), sorted(entries), version, puts)
         roots[EVM] = evm_root
         info = CommitInfo(version, tuple(sorted(roots.items())))
         puts[keys.COMMIT_INFO + version_bytes] = info.record()
         return info
+
+    def _apply_store(self, name, root, entries, version, puts):
+        nodes = self.nodes(name)
+        tree = trees.MutableTree(nodes, None if root == EMPTY_ROOT else nodes.load(root))
+        for key, value in entries:
+            if value is None:
+                tree.remove(key)
+            else:
+                tree.set(key, value)
+        new_root = tree.save(version, puts)
+        orphan_prefix = keys.IAVL_ORPHAN + keys.height_bytes(version) + keys.compose(name)
+        for node_hash in tree.orphans:
+            puts[orphan_prefix + node_hash] = b""
+        return new_root
 
     def tree_root(self, info, name):
         """(NodeStore, root node or None when empty) of store `name` at `info`'s version."""
@@ -144,6 +152,17 @@ class MultiStore:
         """[(key, value)] of IAVL store `name` under `prefix` at `info`'s version, in key order."""
         nodes, root = self.tree_root(info, name)
         return list(trees.iterate(nodes, root, prefix, _prefix_end(prefix)))
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _prefix_end(prefix):

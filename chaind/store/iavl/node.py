@@ -34,6 +34,9 @@ def uvarint(n):
     return bytes(out)
 
 
+_SMALL = [varint(n) for n in range(128)]   # heights (an AVL tree of 2**63 keys is under 92 high)
+
+
 def leaf_prefix(version):
     """What precedes the key in a leaf's preimage: height 0, size 1, version."""
     return b"\x00\x02" + varint(version)
@@ -62,16 +65,16 @@ class Node:
         self.version = None
         self.left_hash = self.right_hash = self.hash = None
 
-    def seal(self, version):
+    def seal(self, version, version_varint):
         """Give a node being built its version and hash (its children are sealed first)."""
         self.version = version
         if self.height == 0:
-            self.hash = _sha256(leaf_prefix(version) + uvarint(len(self.key)) + self.key + _HASH_PREFIX
+            self.hash = _sha256(b"\x00\x02" + version_varint + uvarint(len(self.key)) + self.key + _HASH_PREFIX
                                 + _sha256(self.value).digest()).digest()
         else:
             self.left_hash, self.right_hash = self.left.hash, self.right.hash
-            self.hash = _sha256(inner_prefix(self.height, self.size, version) + _HASH_PREFIX + self.left_hash
-                                + _HASH_PREFIX + self.right_hash).digest()
+            self.hash = _sha256(_SMALL[self.height] + varint(self.size) + version_varint + _HASH_PREFIX
+                                + self.left_hash + _HASH_PREFIX + self.right_hash).digest()
             self.left = self.right = None
         return self.hash
 

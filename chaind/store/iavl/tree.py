@@ -9,13 +9,14 @@ new version: it stays readable by older versions until pruning drops them.
 import itertools
 import threading
 
-from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record
+from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record, varint
 
 
 class NodeCache:
-    """Decoded saved nodes by database key, shared by the writer and readers; bounded in count.
+    """Decoded saved nodes by hash, shared by every store, the writer and readers; bounded in count.
 
-    Saved nodes never change, so an entry never goes stale; when full, the oldest quarter goes.
+    Saved nodes never change, so an entry never goes stale; when full, the oldest quarter goes. Two
+    stores may hold a node of the same hash only with the same content (key, value, version, children).
     """
 
     def __init__(self, capacity):
@@ -43,18 +44,17 @@ class NodeStore:
         self._cache = cache
 
     def load(self, node_hash):
-        key = self.prefix + node_hash
-        node = self._cache.get(key)
+        node = self._cache.get(node_hash)
         if node is None:
-            raw = self._db.get(key)
+            raw = self._db.get(self.prefix + node_hash)
             if raw is None:
                 raise LookupError(f"IAVL node {node_hash.hex()} is missing")
             node = from_record(node_hash, raw)
-            self._cache.put(key, node)
+            self._cache.put(node_hash, node)
         return node
 
     def remember(self, node):
-        self._cache.put(self.prefix + node.hash, node)
+        self._cache.put(node.hash, node)
 
 
 def left_of(nodes, node):
@@ -184,15 +184,15 @@ class MutableTree:
         """Seal the new nodes at `version`, add their records to `puts`; the root hash."""
         if self.root is None:
             return EMPTY_ROOT
-        return self._save(self.root, version, puts)
+        return self._save(self.root, version, varint(version), puts)
 
-    def _save(self, node, version, puts):
+    def _save(self, node, version, version_varint, puts):
         if node.version is not None:
             return node.hash
         if node.height:
-            self._save(node.left, version, puts)
-            self._save(node.right, version, puts)
-        node.seal(version)
+            self._save(node.left, version, version_varint, puts)
+            self._save(node.right, version, version_varint, puts)
+        node.seal(version, version_varint)
         puts[self.nodes.prefix + node.hash] = node.record()
         self.nodes.remember(node)
         return node.hash
