@@ -89,14 +89,20 @@ class MutableTree:
                 return Node(key, height=1, size=2, left=node, right=Node(key, value)), False
             self._orphan(node)
             return Node(key, value), True
-        node = self._clone(node)
+        if node.version is not None:
+            node = self._clone(node)
+        # A node the working tree owns holds both children (the clone of a saved one loaded them).
         if key < node.key:
-            node.left, updated = self._set(left_of(self.nodes, node), key, value)
+            node.left, updated = self._set(node.left, key, value)
         else:
-            node.right, updated = self._set(right_of(self.nodes, node), key, value)
+            node.right, updated = self._set(node.right, key, value)
         if updated:
             return node, True
-        self._measure(node)
+        left_height, right_height = node.left.height, node.right.height
+        node.height = (left_height if left_height > right_height else right_height) + 1
+        node.size = node.left.size + node.right.size
+        if -1 <= left_height - right_height <= 1:
+            return node, False          # balance() would leave it as it is
         return self._balance(node), False
 
     def remove(self, key):
@@ -184,18 +190,20 @@ class MutableTree:
         """Seal the new nodes at `version`, add their records to `puts`; the root hash."""
         if self.root is None:
             return EMPTY_ROOT
-        return self._save(self.root, version, varint(version), puts)
+        if self.root.version is None:
+            self._save(self.root, version, varint(version), self.nodes.prefix, puts)
+        return self.root.hash
 
-    def _save(self, node, version, version_varint, puts):
-        if node.version is not None:
-            return node.hash
+    def _save(self, node, version, version_varint, prefix, puts):
+        """Seal `node` (being built) after its children being built, post-order as iavl assigns node keys."""
         if node.height:
-            self._save(node.left, version, version_varint, puts)
-            self._save(node.right, version, version_varint, puts)
-        node.seal(version, version_varint)
-        puts[self.nodes.prefix + node.hash] = node.record()
+            if node.left.version is None:
+                self._save(node.left, version, version_varint, prefix, puts)
+            if node.right.version is None:
+                self._save(node.right, version, version_varint, prefix, puts)
+        node_hash = node.seal(version, version_varint)
+        puts[prefix + node_hash] = node.record()
         self.nodes.remember(node)
-        return node.hash
 
 
 def _balance_of(nodes, node):
