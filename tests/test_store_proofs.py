@@ -149,3 +149,18 @@ def test_subspace_lists_a_prefix_without_proof(node):
     key = prefix + ibc.encode()
     pair = b"\x0a" + bytes([len(key)]) + key + b"\x12\x01" + b"3"
     assert base64.b64decode(answer["value"]) == b"\x0a" + bytes([len(pair)]) + pair
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_proof_below_the_pruning_horizon_answers_the_pruned_error(node_factory):
+    node = node_factory(storage={"pruning": 2, "prune_interval": 1})
+    keys = node.home.dev_keys()
+    heights = []
+    for amount in range(1, 6):
+        ibc, height = yield send_ibc(node, keys[2], b"\x42" * 20, amount)
+        heights.append(height)
+    key = bytes.fromhex(balance_key(b"\x42" * 20, ibc))
+    pruned = yield abci_query(node, "/store/bank/key", key, height=heights[0])
+    assert pruned["code"] == 18 and "is pruned" in pruned["log"] and pruned["proofOps"] is None
+    kept = yield abci_query(node, "/store/bank/key", key, height=node.app.height)
+    assert kept["code"] == 0 and len(kept["proofOps"]["ops"]) == 2
