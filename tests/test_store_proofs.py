@@ -164,3 +164,13 @@ def test_a_proof_below_the_pruning_horizon_answers_the_pruned_error(node_factory
     assert pruned["code"] == 18 and "is pruned" in pruned["log"] and pruned["proofOps"] is None
     kept = yield abci_query(node, "/store/bank/key", key, height=node.app.height)
     assert kept["code"] == 0 and len(kept["proofOps"]["ops"]) == 2
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_subspace_larger_than_the_limit_is_refused(node_factory):
+    node = node_factory(storage={"subspace_max_keys": 2})
+    yield send_ibc(node, node.home.dev_keys()[2], b"\x42" * 20, 1)
+    answer = yield abci_query(node, "/store/bank/subspace", b"\x02", prove=False)
+    assert answer["code"] == 18 and "more than 2 keys under prefix 0x02" in answer["log"]
+    one = yield abci_query(node, "/store/bank/subspace", b"\x02\x14" + b"\x42" * 20, prove=False)
+    assert one["code"] == 0 and one["value"]

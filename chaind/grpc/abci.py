@@ -38,7 +38,8 @@ def query(router, path, data, height, prove=False):
     """The AbciAnswer to a query of `path` with request bytes `data` at `height` (0: latest)."""
     parts = path.removeprefix("/").split("/")
     if parts[0] == "store":
-        return _store_query(router.node.app, parts[1:], data, height, prove)
+        return _store_query(router.node.app, parts[1:], data, height, prove,
+                            router.node.settings.storage.subspace_max_keys)
     request_class = router.request_class(path)
     if prove:
         return _invalid(f"cannot prove the answer of {path or '(empty path)'}: {_PROVABLE}")
@@ -80,7 +81,7 @@ _PROVABLE = ("proofs are served for /store/<name>/key only (an IAVL store: "
              + "|".join(n for n in multistore.MOUNTED if n != multistore.EVM) + ")")
 
 
-def _store_query(app, parts, data, height, prove):
+def _store_query(app, parts, data, height, prove, max_keys):
     """baseapp's /store/<name>/key and /store/<name>/subspace: raw reads of an IAVL store, as rootmulti
     answers them; with `prove`, a key's value comes with its ics23:iavl and ics23:simple proof ops."""
     if len(parts) != 2 or not parts[0]:
@@ -103,7 +104,10 @@ def _store_query(app, parts, data, height, prove):
     if info.root_of(name) is None:
         return _unknown(f"no such store: {name}")
     if kind == "subspace":
-        pairs = app.stores.subspace(info, name, data)
+        try:
+            pairs = app.stores.subspace(info, name, data, max_keys)
+        except OverflowError as e:
+            return _invalid(f"{e}: ask a longer prefix ([storage] subspace-max-keys)")
         return AbciAnswer(value=_pairs(pairs), key=data, height=info.version)
     try:
         value, ops = app.stores.read(info, name, data, prove)

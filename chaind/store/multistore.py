@@ -10,6 +10,7 @@ the trees in key order, as the SDK's cache store writes them, at version H.
 
 import contextlib
 import gc
+import itertools
 import struct
 
 import attrs
@@ -148,10 +149,14 @@ class MultiStore:
         return value, ((proofs.IAVL_OP, key, proof.SerializeToString()),
                        (proofs.SIMPLE_OP, name.encode(), info.proof(name).SerializeToString()))
 
-    def subspace(self, info, name, prefix):
-        """[(key, value)] of IAVL store `name` under `prefix` at `info`'s version, in key order."""
+    def subspace(self, info, name, prefix, limit):
+        """[(key, value)] of IAVL store `name` under `prefix` at `info`'s version, in key order; OverflowError
+        when there are more than `limit`."""
         nodes, root = self.tree_root(info, name)
-        return list(trees.iterate(nodes, root, prefix, _prefix_end(prefix)))
+        found = list(itertools.islice(trees.iterate(nodes, root, prefix, _prefix_end(prefix)), limit + 1))
+        if len(found) > limit:
+            raise OverflowError(f"more than {limit} keys under prefix 0x{prefix.hex()} of store {name}")
+        return found
 
 
 @contextlib.contextmanager
