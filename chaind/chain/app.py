@@ -159,7 +159,9 @@ class App:
         """The multistore's CommitInfo at `height` (default: latest); PrunedError or LookupError when
         that height's state is not kept or was never committed (the genesis height has no version)."""
         view = self.view(height)
-        info = self._head_info if view.height == self.height else self.stores.commit_info(view.height)
+        info = self._head_info
+        if info is None or info.version != view.height:
+            info = self.stores.commit_info(view.height)
         if info is None:
             raise LookupError(f"no store version at height {view.height}: the stores' first version is "
                               f"the first block, {self.genesis.initial_height}")
@@ -544,8 +546,9 @@ class App:
             changes = {**dict(genesis.iterate(b"")), **changes}
             touched |= set(auth.all_addresses(StateView(genesis.height, genesis, None)))
         changes = {**changes, **_base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)}
-        parent = self._head_info if self._head_info is not None and self._head_info.version == ctx.height - 1 \
-            else self.stores.commit_info(ctx.height - 1)
+        parent = self._head_info
+        if parent is None or parent.version != ctx.height - 1:
+            parent = self.stores.commit_info(ctx.height - 1)
         info = self.stores.apply(ctx.height, parent, changes, evm_root, puts)
         return {"evm_state_root": evm_root, "app_hash": info.hash()}
 
