@@ -69,7 +69,9 @@ class Node:
         """Give a node being built its version and hash (its children are sealed first)."""
         self.version = version
         if self.height == 0:
-            self.hash = _sha256(b"\x00\x02" + version_varint + uvarint(len(self.key)) + self.key + _HASH_PREFIX
+            key = self.key
+            length = bytes((len(key),)) if len(key) < 0x80 else uvarint(len(key))
+            self.hash = _sha256(b"\x00\x02" + version_varint + length + key + _HASH_PREFIX
                                 + _sha256(self.value).digest()).digest()
         else:
             self.left_hash, self.right_hash = self.left.hash, self.right.hash

@@ -53,8 +53,9 @@ class NodeStore:
             self._cache.put(node_hash, node)
         return node
 
-    def remember(self, node):
-        self._cache.put(node.hash, node)
+    @property
+    def cache(self):
+        return self._cache
 
 
 def left_of(nodes, node):
@@ -191,19 +192,19 @@ class MutableTree:
         if self.root is None:
             return EMPTY_ROOT
         if self.root.version is None:
-            self._save(self.root, version, varint(version), self.nodes.prefix, puts)
+            self._save(self.root, version, varint(version), self.nodes.prefix, puts, self.nodes.cache.put)
         return self.root.hash
 
-    def _save(self, node, version, version_varint, prefix, puts):
+    def _save(self, node, version, version_varint, prefix, puts, remember):
         """Seal `node` (being built) after its children being built, post-order as iavl assigns node keys."""
         if node.height:
             if node.left.version is None:
-                self._save(node.left, version, version_varint, prefix, puts)
+                self._save(node.left, version, version_varint, prefix, puts, remember)
             if node.right.version is None:
-                self._save(node.right, version, version_varint, prefix, puts)
+                self._save(node.right, version, version_varint, prefix, puts, remember)
         node_hash = node.seal(version, version_varint)
         puts[prefix + node_hash] = node.record()
-        self.nodes.remember(node)
+        remember(node_hash, node)
 
 
 def _balance_of(nodes, node):
