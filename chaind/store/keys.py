@@ -21,7 +21,7 @@ VERSIONED = b"v:"               # native module key, inverted height -> value
 TX_EVENT = b"xt:"               # event tag, value, height, index -> b"" (indexed tx event attributes)
 BLOCK_EVENT = b"xb:"            # event tag, value, height -> b"" (indexed block event attributes)
 IAVL_NODE = b"in:"              # store name (length-prefixed), node hash -> IAVL node record
-IAVL_ORPHAN = b"io:"            # height, store name, node hash -> b"" (the node is in no tree from that height on)
+IAVL_ORPHAN = b"io:"            # height, store name -> hashes of the store's nodes in no tree from that height on
 COMMIT_INFO = b"ci:"            # height -> the multistore's store roots after that block (store/multistore.py)
 VALIDATOR_SET = b"vs:"          # inverted height -> the validator set from that height on (written on change)
 

@@ -115,9 +115,8 @@ class MultiStore:
             else:
                 tree.set(key, value)
         new_root = tree.save(version, puts)
-        orphan_prefix = keys.IAVL_ORPHAN + keys.height_bytes(version) + keys.compose(name)
-        for node_hash in tree.orphans:
-            puts[orphan_prefix + node_hash] = b""
+        if tree.orphans:
+            puts[keys.IAVL_ORPHAN + keys.height_bytes(version) + keys.compose(name)] = b"".join(tree.orphans)
         return new_root
 
     def tree_root(self, info, name):
@@ -131,9 +130,11 @@ class MultiStore:
         orphaned at or below it (no version from the horizon on reaches them) with their orphan entries."""
         deletes = list(self._db.keys_between(keys.COMMIT_INFO, keys.COMMIT_INFO + keys.height_bytes(horizon)))
         cut = len(keys.IAVL_ORPHAN) + 8
-        for orphan in self._db.keys_between(keys.IAVL_ORPHAN, keys.IAVL_ORPHAN + keys.height_bytes(horizon + 1)):
-            deletes.append(orphan)
-            deletes.append(keys.IAVL_NODE + orphan[cut:])
+        with self._db.cursor(keys.IAVL_ORPHAN, keys.IAVL_ORPHAN + keys.height_bytes(horizon + 1)) as orphans:
+            for key, hashes in orphans:
+                deletes.append(key)
+                node_prefix = keys.IAVL_NODE + key[cut:]
+                deletes += [node_prefix + hashes[at:at + 32] for at in range(0, len(hashes), 32)]
         return deletes
 
     def read(self, info, name, key, prove):

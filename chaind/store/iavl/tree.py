@@ -77,34 +77,41 @@ class MutableTree:
     # -- changes, as iavl's MutableTree ----------------------------------------------------------
 
     def set(self, key, value):
-        if self.root is None:
+        """iavl's recursiveSet, as a loop: copy the path down to the leaf, then fix sizes and balance
+        on the way up (a loop, as Python calls cost more than the work of a level)."""
+        node = self.root
+        if node is None:
             self.root = Node(key, value)
-        else:
-            self.root, _ = self._set(self.root, key, value)
-
-    def _set(self, node, key, value):
-        if node.height == 0:
-            if key < node.key:
-                return Node(node.key, height=1, size=2, left=Node(key, value), right=node), False
-            if key > node.key:
-                return Node(key, height=1, size=2, left=node, right=Node(key, value)), False
-            self._orphan(node)
-            return Node(key, value), True
-        if node.version is not None:
-            node = self._clone(node)
-        # A node the working tree owns holds both children (the clone of a saved one loaded them).
+            return
+        path = []
+        while node.height:
+            if node.version is not None:
+                node = self._clone(node)
+            # A node the working tree owns holds both children (the clone of a saved one loaded them).
+            went_left = key < node.key
+            path.append((node, went_left))
+            node = node.left if went_left else node.right
+        updated = False
         if key < node.key:
-            node.left, updated = self._set(node.left, key, value)
+            child = Node(node.key, height=1, size=2, left=Node(key, value), right=node)
+        elif key > node.key:
+            child = Node(key, height=1, size=2, left=node, right=Node(key, value))
         else:
-            node.right, updated = self._set(node.right, key, value)
-        if updated:
-            return node, True
-        left_height, right_height = node.left.height, node.right.height
-        node.height = (left_height if left_height > right_height else right_height) + 1
-        node.size = node.left.size + node.right.size
-        if -1 <= left_height - right_height <= 1:
-            return node, False          # balance() would leave it as it is
-        return self._balance(node), False
+            self._orphan(node)
+            child, updated = Node(key, value), True
+        for node, went_left in reversed(path):
+            if went_left:
+                node.left = child
+            else:
+                node.right = child
+            if not updated:
+                left_height, right_height = node.left.height, node.right.height
+                node.height = (left_height if left_height > right_height else right_height) + 1
+                node.size = node.left.size + node.right.size
+                if not -1 <= left_height - right_height <= 1:
+                    node = self._balance(node)
+            child = node
+        self.root = child
 
     def remove(self, key):
         """Remove `key`; False (and no change at all) when it is absent."""
