@@ -28,6 +28,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def measure_commit(args):
     from chaind.chain import registry
     from chaind.chain.app import App
+    from chaind.chain.module import Module
     from chaind.chain.genesis import Genesis
     from chaind.home import Home
     from chaind.store.db import Database
@@ -46,8 +47,7 @@ def measure_commit(args):
         home.init("bench", dev=True)
         genesis = Genesis.load(home.genesis_file)
         db = Database(pathlib.Path(tmp) / "chain.db")
-        app = App(db, genesis)
-        registry.END_BLOCKERS = registry.END_BLOCKERS + (write_balances,)
+        app = App(db, genesis, modules=registry.MODULES + (Module("bench", end_block=write_balances),))
         times, cpu = [], []
         for _ in range(args.blocks):
             begin, begin_cpu = time.perf_counter(), time.process_time()

@@ -13,10 +13,16 @@ from chaind import config as config_mod
 from chaind.api.debug import DebugApi
 from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
+from chaind.api import cosmos
+from chaind.api.cosmos.consensus import ConsensusQuery
+from chaind.api.cosmos.node import NodeService
+from chaind.api.cosmos.tendermint import TendermintService
+from chaind.api.cosmos.tx import TxService
 from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.txpool import TxPoolApi
+from chaind.chain import registry
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
@@ -26,6 +32,7 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
+from chaind.grpc import abci
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
 from chaind.rest.gateway import RestGateway
@@ -54,7 +61,9 @@ class _Pool(service.Service):
 
 
 class Node(service.MultiService):
-    def __init__(self, home, settings, reactor=None, out=None):
+    """modules: the chain's Modules (chain/registry.py's by default); every face serves theirs."""
+
+    def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES):
         super().__init__()
         from twisted.internet import reactor as default_reactor
 
@@ -66,8 +75,9 @@ class Node(service.MultiService):
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
         try:
             self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                           prune_interval=settings.storage.prune_interval,
-                           iavl_cache_nodes=settings.storage.iavl_cache_nodes)
+                           prune_interval=settings.storage.prune_interval, modules=modules,
+                           iavl_cache_nodes=settings.storage.iavl_cache_nodes,
+                           subspace_max_keys=settings.storage.subspace_max_keys)
         except StaleHomeError as e:
             self.db.close()
             raise SystemExit(str(e)) from None
@@ -104,7 +114,8 @@ class Node(service.MultiService):
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
-        self.queries = QueryRouter(self)    # gRPC query services by method path (gRPC, abci_query, REST)
+        # The query services by method path (gRPC, abci_query, REST): the modules', then the node's own.
+        self.queries = QueryRouter(self.app, self._query_services())
         if comet.enable:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
             self.comet_routes = CometRoutes(self, comet)
@@ -113,16 +124,34 @@ class Node(service.MultiService):
             self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
-            grpc_server = GrpcServer(self, settings.grpc, self.reactor)
+            grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor)
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
         if settings.rest.enable:
-            gateway = RestGateway(self, self.queries, self.reactor)
+            gateway = RestGateway(self.queries, self.call_pool, self.reactor)
             site = server.Site(gateway.resource())
             site.displayTracebacks = False
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway
             self._listen("rest", settings.rest.address, site)
+
+    def _query_services(self):
+        """(QueryService, servicer) of every module of the app, then of the node's own services."""
+        app, settings = self.app, self.settings
+        found = [(entry, entry.servicer(app, settings)) for module in app.modules for entry in module.services]
+
+        def rpc_address():
+            return self.comet_routes.rpc_address if self.comet_routes is not None else ""
+
+        def abci_query(path, data, height, prove):
+            return abci.query(self.queries, path, data, height, prove)
+
+        return found + [
+            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
+            (cosmos.NODE, NodeService(app, settings.storage)),
+            (cosmos.CONSENSUS, ConsensusQuery(app)),
+            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor)),
+        ]
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}

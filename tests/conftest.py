@@ -7,11 +7,12 @@ import pytest_twisted
 from twisted.internet import reactor, task, threads
 
 from chaind import config
+from chaind.chain import registry
 from chaind.home import DEV_API, Home
 from chaind.node import Node
 
 
-def make_node(home_path, **sections):
+def make_node(home_path, modules=registry.MODULES, **sections):
     home = Home(home_path)
     if not home.exists():
         home.init("test", dev=True)
@@ -23,15 +24,15 @@ def make_node(home_path, **sections):
     for name, values in sections.items():
         base.setdefault(name, {}).update(values)
     settings = config.Settings().evolve(**base)
-    return Node(home, settings, reactor=reactor, out=io.StringIO())
+    return Node(home, settings, reactor=reactor, out=io.StringIO(), modules=modules)
 
 
 @pytest.fixture
 def node_factory(tmp_path):
     started = []
 
-    def start(home="home", **sections):
-        node = make_node(tmp_path / home, **sections)
+    def start(home="home", modules=registry.MODULES, **sections):
+        node = make_node(tmp_path / home, modules, **sections)
         node.startService()
         started.append(node)
         return node

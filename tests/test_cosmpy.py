@@ -26,7 +26,7 @@ from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.crypto import keys
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc import tx as tx_grpc_servicer
+from chaind.api.cosmos import tx as tx_grpc_servicer
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc, tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2

@@ -6,7 +6,9 @@ from eth_abi import decode, encode
 from eth_utils import keccak, to_checksum_address
 
 from chaind.api.calls import CallRunner
-from chaind.chain.modules import erc20, erc20_precompile
+from chaind.chain.modules import auth, erc20
+from chaind.chain.modules.erc20 import precompile as erc20_precompile
+from chaind.chain.modules.bank import keeper as bank_keeper
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
 from chaind.rpc.errors import RPCError
@@ -122,7 +124,7 @@ def test_transfer_moves_the_bank_balance_with_a_transfer_log_and_bank_events(cha
     amounts = [dict((k, v) for k, v, _ in e.attributes).get("amount") for e in result.events[action + 1:action + 4]]
     assert amounts == ["5stake"] * 3
     # The fresh recipient became an account, as a bank send makes one.
-    assert erc20.auth.account(chain.app.view(), fresh) is not None
+    assert auth.account(chain.app.view(), fresh) is not None
     assert result.receipt.gas_used == 21000 + _calldata_gas(calldata("transfer(address,uint256)", k1, 5)) \
         + erc20_precompile.GAS_TRANSFER
 
@@ -249,7 +251,7 @@ def test_an_external_erc20_registers_and_converts_both_ways(chain):
                                                                       erc20_pb2.OWNER_EXTERNAL)
     assert ("register_erc20", (("cosmos_coin", denom, True), ("erc20_token", to_checksum_address(token), True))) \
         in [(e.type, e.attributes) for e in registered.events]
-    found = erc20.metadata(chain.app.view(), chain.genesis, denom)
+    found = bank_keeper.metadata(chain.app.view(), chain.genesis, denom)
     assert (found["symbol"], found["display"], found["denom_units"][1]["exponent"]) == ("TT", "TestToken", 18)
     [again] = run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgRegisterERC20", register)], ok=False)
     assert (again.codespace, again.code) == ("erc20", 5)

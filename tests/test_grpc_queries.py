@@ -11,9 +11,8 @@ import grpc
 import pytest_twisted
 from twisted.internet import defer
 
-from chaind.chain import registry
 from chaind.chain.modules import erc20
-from chaind.chain.modules.evm import FEE_COLLECTOR
+from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest
@@ -39,7 +38,7 @@ def _address_of(any_account):
 
 @pytest_twisted.inlineCallbacks
 def test_accounts_paged_by_address_and_module_accounts(node):
-    modules = {name: address for name, (address, _) in registry.MODULE_ACCOUNTS.items()}
+    modules = {name: address for name, (address, _) in node.app.module_accounts.items()}
     assert set(modules) == {"fee_collector", "erc20", "bonded_tokens_pool", "not_bonded_tokens_pool"}
     # The dev genesis' native token pairs put an ERC-20 precompile, with an account, at these addresses.
     precompiles = [erc20.pair_address(p.denom) for p in node.genesis.erc20.token_pairs]

@@ -46,7 +46,7 @@ json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=
 @QUICK
 @given(st.binary(max_size=400))
 def test_tx_envelope_decoding_only_raises_tx_errors(raw):
-    for decode in (lambda: txs.decode(raw, 9000), lambda: txs.wrap_evm(raw, 9000, "achain")):
+    for decode in (lambda: txs.decode(raw, 9000, {}), lambda: txs.wrap_evm(raw, 9000, "achain")):
         try:
             decode()
         except errors.TxError:
@@ -289,4 +289,4 @@ def test_tx_bytes_in_base64_are_decoded_safely():
     """broadcast_tx's bytes go through the same decoder: a sample of real-looking garbage."""
     for raw in (b"", b"\x0a", b"\x0a\x02\x0a\x00", base64.b64decode("CgQKAgoA"), b"\xff" * 40):
         with pytest.raises(errors.TxError):
-            txs.decode(raw, 9000)
+            txs.decode(raw, 9000, {})

@@ -129,7 +129,8 @@ def test_the_base_denoms_balances_are_mirrored_from_the_evm_state(tmp_path):
         app = chain.app
         info, view = app.store_version(), app.view()
         # Genesis holders (the first block carries the genesis state), senders, recipients, the fee collector.
-        for address in [k.address for k in chain.keys[:5]] + RECIPIENTS:
+        module_accounts = [address for address, _ in app.module_accounts.values()]
+        for address in [k.address for k in chain.keys[:5]] + RECIPIENTS + module_accounts:
             value, _ = app.stores.read(info, "bank", b"\x02\x14" + address + base.encode(), False)
             assert (int(value) if value else 0) == view.accounts.get_balance(address)
 

@@ -15,8 +15,9 @@ from eth_utils import ValidationError, keccak
 
 from chaind.api import encoding as enc
 from chaind.api import params as p
-from chaind.chain.modules import erc20_precompile
-from chaind.chain.modules import evm as evm_module
+from chaind.chain.modules import auth, erc20
+from chaind.chain.modules.evm.state import NativeState
+from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.rpc.errors import EXECUTION_REVERTED, RPCError, invalid_params, server_error
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
@@ -54,8 +55,8 @@ def _guarded_state_class(state_class):
     return type("Guarded" + state_class.__name__, (state_class,), {"computation_class": guarded_computation})
 
 
-CALL_STATE_CLASS = _guarded_state_class(evm_module.STATE_CLASS)
-PLAIN_STATE_CLASS = evm_module.STATE_CLASS    # traces bring their own deadline (tracing/hooks.py)
+CALL_STATE_CLASS = _guarded_state_class(NativeState)
+PLAIN_STATE_CLASS = NativeState    # traces bring their own deadline (tracing/hooks.py)
 
 
 class CallRunner:
@@ -103,7 +104,7 @@ class CallRunner:
                 computation = state.apply_transaction(tx)
             except ValidationError as e:
                 raise server_error(str(e)) from None
-        return computation, evm_module.VM.finalize_gas_used(tx, computation)
+        return computation, VM.finalize_gas_used(tx, computation)
 
     @contextlib.contextmanager
     def _under_timeout(self):
@@ -138,14 +139,14 @@ class CallRunner:
         header, meta = self.app.block_at(view.height)
         _, atomic = pending_state_db(self.app.db)
         context = ExecutionContext(
-            coinbase=evm_module.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
+            coinbase=auth.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
             difficulty=0, mix_hash=bytes(32), gas_limit=max(gas, meta.gas_limit), prev_hashes=(),
             chain_id=self.app.genesis.evm_chain_id, base_fee_per_gas=0, excess_blob_gas=0)
         # The ERC-20 precompiles read (and a call may move) native balances: a throwaway store over the view.
-        state = erc20_precompile.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
+        state = erc20.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
                                             atomic, context, meta.evm_state_root)
         apply_overrides(state, overrides)
-        unsigned = evm_module.VM.get_transaction_builder().create_unsigned_transaction(
+        unsigned = VM.get_transaction_builder().create_unsigned_transaction(
             nonce=state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=value, data=data)
         return state, SpoofTransaction(unsigned, from_=sender)
 
@@ -204,7 +205,7 @@ def revert_error(computation):
         reason = _revert_reason(output)
         message = "execution reverted" + (f": {reason}" if reason else "")
         return RPCError(EXECUTION_REVERTED, message, enc.d(output))
-    return server_error(evm_module._vm_error(computation))
+    return server_error(vm_error(computation))
 
 
 def _revert_reason(output):

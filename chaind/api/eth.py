@@ -8,7 +8,6 @@ from chaind.api import logs
 from chaind.api import params as p
 from chaind.api import proofs
 from chaind.chain import errors as chain_errors
-from chaind.chain import txs as txcodec
 from chaind.chain.app import PrunedError
 from chaind.rpc.errors import RPCError, server_error
 
@@ -149,7 +148,7 @@ class EthApi:
         header, meta = found
         for position, (index, result) in enumerate(logs.evm_results(self.app, height, meta)):
             if position == wanted:
-                tx = txcodec.decode(self.app.tx_at(height, index), self.app.genesis.evm_chain_id)
+                tx = self.app.decode_tx(self.app.tx_at(height, index))
                 return enc.transaction(tx, header, meta, result)
         return None
 
@@ -167,7 +166,7 @@ class EthApi:
             return None
         height, index = position
         header, meta = self.app.block_at(height)
-        tx = txcodec.decode(self.app.tx_at(height, index), self.app.genesis.evm_chain_id)
+        tx = self.app.decode_tx(self.app.tx_at(height, index))
         return tx, header, meta, self.app.result_at(height, index)
 
     def get_transaction_by_hash(self, params):
@@ -191,8 +190,7 @@ class EthApi:
         if found is None:
             return None
         header, meta = found
-        chain_id = self.app.genesis.evm_chain_id
-        return [enc.receipt(txcodec.decode(self.app.tx_at(height, index), chain_id), header, meta, result)
+        return [enc.receipt(self.app.decode_tx(self.app.tx_at(height, index)), header, meta, result)
                 for index, result in logs.evm_results(self.app, height, meta)]
 
     # -- sending ---------------------------------------------------------------------------------

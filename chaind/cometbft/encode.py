@@ -4,9 +4,7 @@ int64 as strings, int32 as numbers, bytes base64, hashes upper-case hex, times R
 """
 
 import base64
-import hashlib
 
-from chaind.chain.block import BlockId
 from chaind.chain.genesis import format_time
 
 ZERO_TIME = "0001-01-01T00:00:00Z"
@@ -21,10 +19,8 @@ def hexu(data):
 
 
 def block_id_of(meta):
-    """The BlockID of a committed block, built as the chain builds it for the next header's last_block_id."""
-    if not meta.hash:
-        return BlockId()
-    return BlockId(meta.hash, 1, hashlib.sha256(meta.hash).digest())
+    """The BlockID of a committed block (BlockMeta.block_id)."""
+    return meta.block_id()
 
 
 def block_id(bid):

@@ -11,6 +11,7 @@ from twisted.internet import defer, threads
 
 import chaind
 from chaind.chain import errors as chain_errors
+from chaind.chain import block as blocks
 from chaind.chain.block import TxResult
 from chaind.chain.txs import native_hash
 from chaind.cometbft import encode as enc
@@ -22,8 +23,8 @@ from chaind.events import types as ev
 from chaind.grpc import abci
 from chaind.store import keys
 
-COMETBFT_VERSION = "0.38.12"       # the CometBFT release whose RPC this is (clients pick decoders by it)
-P2P_PROTOCOL, BLOCK_PROTOCOL = "8", "11"
+COMETBFT_VERSION = blocks.COMETBFT_VERSION
+P2P_PROTOCOL, BLOCK_PROTOCOL = str(blocks.P2P_PROTOCOL), str(blocks.BLOCK_PROTOCOL)
 GENESIS_CHUNK = 16 * 1024 * 1024
 BLOCKCHAIN_MAX = 20
 
@@ -207,7 +208,7 @@ class CometRoutes:
     def block_by_hash(self, hash):
         height = self.app.height_of_hash(hash or b"")
         if height is None:
-            return {"block_id": enc.block_id(enc.BlockId()), "block": None}
+            return {"block_id": enc.block_id(blocks.BlockId()), "block": None}
         return self.block(height)
 
     def header(self, height):

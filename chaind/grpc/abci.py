@@ -8,8 +8,9 @@ import attrs
 import grpc
 
 import chaind
-from chaind.chain.app import PrunedError
-from chaind.grpc.common import QueryError
+from chaind.chain.view import PrunedError
+from chaind.errors import ChainError
+from chaind.grpc.status import status_of
 from chaind.store import multistore
 from chaind.store.iavl.node import uvarint
 
@@ -38,31 +39,31 @@ def query(router, path, data, height, prove=False):
     """The AbciAnswer to a query of `path` with request bytes `data` at `height` (0: latest)."""
     parts = path.removeprefix("/").split("/")
     if parts[0] == "store":
-        return _store_query(router.node.app, parts[1:], data, height, prove,
-                            router.node.settings.storage.subspace_max_keys)
+        return _store_query(router.app, parts[1:], data, height, prove)
     request_class = router.request_class(path)
     if prove:
         return _invalid(f"cannot prove the answer of {path or '(empty path)'}: {_PROVABLE}")
     if request_class is None:
-        return _app_query(router.node, path)
+        return _app_query(router.app, path)
     try:
         request = request_class.FromString(data)
     except Exception as e:
         return AbciAnswer(code=18, log=f"failed to decode request: {e}: invalid request", codespace="sdk")
     try:
         response, used = router.call(path, request, height)
-    except QueryError as e:
-        code, text = _SDK_ERRORS.get(e.code, _UNKNOWN_REQUEST)
-        status = e.code.name.title().replace("_", "")
+    except ChainError as e:
+        grpc_code = status_of(e)
+        code, text = _SDK_ERRORS.get(grpc_code, _UNKNOWN_REQUEST)
+        status = grpc_code.name.title().replace("_", "")
         return AbciAnswer(code=code, log=f"rpc error: code = {status} desc = {e.message}: {text}",
-                          codespace="sdk", height=height or router.node.app.height)
+                          codespace="sdk", height=height or router.app.height)
     return AbciAnswer(value=response.SerializeToString(), height=used)
 
 
-def _app_query(node, path):
+def _app_query(app, path):
     """baseapp's own paths (/app, /store, /p2p), answered as far as this app has them."""
     parts = path.removeprefix("/").split("/")
-    height = node.app.height
+    height = app.height
     if parts[0] == "app" and parts[1:] == ["version"]:
         return AbciAnswer(value=chaind.__version__.encode(), height=height)
     if parts[0] == "app":
@@ -81,7 +82,7 @@ _PROVABLE = ("proofs are served for /store/<name>/key only (an IAVL store: "
              + "|".join(n for n in multistore.MOUNTED if n != multistore.EVM) + ")")
 
 
-def _store_query(app, parts, data, height, prove, max_keys):
+def _store_query(app, parts, data, height, prove):
     """baseapp's /store/<name>/key and /store/<name>/subspace: raw reads of an IAVL store, as rootmulti
     answers them; with `prove`, a key's value comes with its ics23:iavl and ics23:simple proof ops."""
     if len(parts) != 2 or not parts[0]:
@@ -105,7 +106,7 @@ def _store_query(app, parts, data, height, prove, max_keys):
         return _unknown(f"no such store: {name}")
     if kind == "subspace":
         try:
-            pairs = app.stores.subspace(info, name, data, max_keys)
+            pairs = app.stores.subspace(info, name, data)
         except OverflowError as e:
             return _invalid(f"{e}: ask a longer prefix ([storage] subspace-max-keys)")
         return AbciAnswer(value=_pairs(pairs), key=data, height=info.version)

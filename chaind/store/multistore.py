@@ -69,8 +69,9 @@ def commit_info_of(version, raw):
 class MultiStore:
     """The IAVL stores on one LevelDB; the writer thread applies blocks, any thread reads versions."""
 
-    def __init__(self, db, cache_nodes):
+    def __init__(self, db, cache_nodes, subspace_max_keys):
         self._db = db
+        self.subspace_max_keys = subspace_max_keys
         self._cache = trees.NodeCache(cache_nodes)
         self._stores = {}
 
@@ -150,9 +151,10 @@ class MultiStore:
         return value, ((proofs.IAVL_OP, key, proof.SerializeToString()),
                        (proofs.SIMPLE_OP, name.encode(), info.proof(name).SerializeToString()))
 
-    def subspace(self, info, name, prefix, limit):
+    def subspace(self, info, name, prefix):
         """[(key, value)] of IAVL store `name` under `prefix` at `info`'s version, in key order; OverflowError
-        when there are more than `limit`."""
+        when there are more than subspace_max_keys."""
+        limit = self.subspace_max_keys
         nodes, root = self.tree_root(info, name)
         found = list(itertools.islice(trees.iterate(nodes, root, prefix, _prefix_end(prefix)), limit + 1))
         if len(found) > limit:
