@@ -3,9 +3,12 @@
 import hashlib
 
 import pytest
+from google.protobuf import any_pb2
 
 from chaind.chain import merkle
 from chaind.chain.app import App, StaleHomeError
+from chaind.chain.modules import auth
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.store import keys, layout, multistore
 from chaind.store.db import Database
 from chaind.store.iavl import tree as trees
@@ -76,18 +79,32 @@ def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
     assert app.block_at(app.height)[0].app_hash == app.block_at(app.height - 1)[1].app_hash
 
 
-def test_bank_keys_are_the_sdks_layout(tmp_path):
+def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     address, denom = b"\x11" * 20, "ibc/ABC"
     native = keys.compose("bank", "bal", address, denom)
     assert layout.locate(native) == ("bank", b"\x02\x14" + address + denom.encode())
     assert layout.locate(keys.compose("bank", "supply", denom)) == ("bank", b"\x00" + denom.encode())
-    assert layout.locate(keys.compose("auth", "acct", address))[0] == "acc"
+    # chaind's own account records stay out of the tree: the app writes x/auth's form.
+    assert layout.locate(keys.compose("auth", "acct", address)) is None
     chain = Chain(tmp_path, "db")
-    chain.block(chain.workload(0))
-    info = chain.app.store_version()
+    for step in range(3):
+        chain.block(chain.workload(step))
+    app = chain.app
+    info, view = app.store_version(), app.view()
     holder = chain.keys[2].address
-    value, _ = chain.app.stores.read(info, "bank", b"\x02\x14" + holder + chain.ibc.encode(), False)
-    assert int(value) == chain.app.bank.balance(chain.app.view(), holder, chain.ibc)
+    value, _ = app.stores.read(info, "bank", b"\x02\x14" + holder + chain.ibc.encode(), False)
+    assert int(value) == app.bank.balance(view, holder, chain.ibc)
+    # x/auth's account: 0x01 | address -> Any(BaseAccount), the sequence being the EVM nonce.
+    for key in chain.keys[:4]:
+        raw, _ = app.stores.read(info, "acc", b"\x01" + key.address, False)
+        found = any_pb2.Any.FromString(raw)
+        assert found.type_url == "/cosmos.auth.v1beta1.BaseAccount"
+        account = auth_pb2.BaseAccount.FromString(found.value)
+        assert account.address == chain.b32(key.address)
+        assert (account.account_number, account.sequence) == (auth.account(view, key.address)[0],
+                                                                view.accounts.get_nonce(key.address))
+    raw, _ = app.stores.read(info, "acc", b"\x01" + auth.FEE_COLLECTOR, False)
+    assert any_pb2.Any.FromString(raw).type_url == "/cosmos.auth.v1beta1.ModuleAccount"
 
 
 def test_pruning_drops_orphaned_nodes_and_old_versions_and_keeps_proofs_of_kept_heights(tmp_path):

@@ -16,10 +16,12 @@ import subprocess
 
 import pytest
 import pytest_twisted
+from google.protobuf import any_pb2
 
 from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 
@@ -104,7 +106,8 @@ def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node
               {"store": "bank", "key": balance_key(stranger, ibc), "height": before},            # absent then
               {"store": "acc", "key": "ff", "height": second},                                   # past the end
               {"store": "bank", "key": balance_key(keys[2].address, node.app.genesis.base_denom), "height": second},
-              {"store": "bank", "key": balance_key(keys[5].address, node.app.genesis.base_denom), "height": before}]
+              {"store": "bank", "key": balance_key(keys[5].address, node.app.genesis.base_denom), "height": before},
+              {"store": "acc", "key": "01" + keys[2].address.hex(), "height": second}]              # x/auth's
     results = yield in_thread(run_verifier, verifier, rpc, checks)
     for result in results:
         assert result["cosmjs"]["ok"], result
@@ -112,7 +115,9 @@ def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node
     values = [bytes.fromhex(r["cosmjs"]["value"]) for r in results]
     assert values[:2] == [b"7", b"12"]
     assert values[3] == values[4] == values[5] == b""
-    assert [r["ics23"]["member"] for r in results] == [True, True, True, False, False, False, True, True]
+    assert [r["ics23"]["member"] for r in results] == [True, True, True, False, False, False, True, True, True]
+    account = auth_pb2.BaseAccount.FromString(any_pb2.Any.FromString(values[8]).value)
+    assert account.sequence == node.app.view(second).accounts.get_nonce(keys[2].address) == 2
     # The base denom's balance, kept in the EVM state, is mirrored into the bank store at each height.
     for value, (who, height) in zip(values[6:], ((keys[2], second), (keys[5], before))):
         assert int(value) == node.app.view(height).accounts.get_balance(who.address) > 0

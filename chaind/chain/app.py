@@ -556,12 +556,25 @@ class App:
             changes = {**dict(genesis.iterate(b"")), **changes}
             touched |= set(auth.all_addresses(StateView(genesis.height, genesis, None)))
             touched |= {address for address, _ in self.module_accounts.values()}
-        changes = {**changes, **_base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)}
+        direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
+        # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
+        touched |= {address for address in map(auth.account_of, changes) if address is not None}
+        direct += self._account_mirror(ctx, touched)
         parent = self._head_info
         if parent is None or parent.version != ctx.height - 1:
             parent = self.stores.commit_info(ctx.height - 1)
-        info = self.stores.apply(ctx.height, parent, changes, evm_root, puts)
+        info = self.stores.apply(ctx.height, parent, changes, evm_root, puts, direct)
         return {"evm_state_root": evm_root, "app_hash": info.hash()}
+
+    def _account_mirror(self, ctx, addresses):
+        """The acc store's entries of `addresses` as x/auth keeps them: 0x01 | address -> the account's Any."""
+        prefix = self.genesis.bech32_prefix
+        out = []
+        for address in addresses:
+            found = auth.account_any(ctx, address, prefix, self.module_accounts)
+            if found is not None:
+                out.append((layout.ACC, layout.account(address), found.SerializeToString()))
+        return out
 
     def _block_puts(self, committed, puts, evm_hashes=None):
         height = committed.height
@@ -645,13 +658,13 @@ def _touched_accounts(state):
 
 
 def _base_balance_mirror(accounts, addresses, denom):
-    """Native-key changes that put the base denom's balances of `addresses` (held in the EVM state) in
-    the bank store's tree, so a light client proves them as any other balance; None for a zero balance,
-    which the SDK does not keep. Commit only: the bank module itself reads the EVM balance."""
-    out = {}
+    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state), so a
+    light client proves them as any other balance; None for a zero balance, which the SDK does not keep.
+    Commit only: the bank module itself reads the EVM balance."""
+    out = []
     for address in addresses:
         amount = accounts.get_balance(address)
-        out[layout.bank_balance_key(address, denom)] = str(amount).encode() if amount else None
+        out.append((layout.BANK, layout.bank_balance(address, denom), str(amount).encode() if amount else None))
     return out
 
 
