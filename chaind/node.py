@@ -110,7 +110,7 @@ class Node(service.MultiService):
             self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self, self.evm_methods, rpc)
+            self.ws_factory = EvmWebSocketFactory(self.bus, self.evm_methods, rpc)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
@@ -118,9 +118,11 @@ class Node(service.MultiService):
         self.queries = QueryRouter(self.app, self._query_services())
         if comet.enable:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
-            self.comet_routes = CometRoutes(self, comet)
+            self.comet_routes = CometRoutes(self.app, comet, queries=self.queries, mempool=self.mempool,
+                                            producer=self.producer, bus=self.bus, reactor=self.reactor,
+                                            call_pool=self.call_pool)
             table = self.comet_routes.table()
-            self.comet_ws_factory = CometWebSocketFactory(self, table, comet)
+            self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, table, comet)
             self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
@@ -155,14 +157,17 @@ class Node(service.MultiService):
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
-        eth, fees, filters = EthApi(self), FeeApi(self), FilterApi(self)
+        app, rpc, reactor = self.app, self.settings.json_rpc, self.reactor
+        eth = EthApi(app, rpc, self.validator_operator, self.mempool, self.producer, reactor, self.call_pool)
+        fees = FeeApi(app, rpc)
+        filters = FilterApi(app, rpc, self.bus, reactor, self.call_pool)
         filters.setServiceParent(self)
-        debug = DebugApi(self, eth.runner)
+        debug = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.trace_pool)
         debug.setServiceParent(self)
-        tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
-                          **DevWallet(self, eth.runner, fees).methods()},
-                  "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods(),
-                  "debug": debug.methods()}
+        wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool)
+        tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
+                  "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
+                  "txpool": TxPoolApi(app, self.mempool).methods(), "debug": debug.methods()}
         methods = {}
         for namespace, table in tables.items():
             if namespace in enabled:

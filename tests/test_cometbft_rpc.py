@@ -10,7 +10,7 @@ import pytest
 import pytest_twisted
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from chaind.chain import votes
+from chaind.chain import valset, votes
 from chaind.chain.votes import sign_bytes
 from chaind.chain.block import BlockId
 from chaind.store import eventindex, keys
@@ -78,6 +78,15 @@ def test_info_routes_over_get_and_post(node):
     assert net["n_peers"] == "0" and net["peers"] == []
     genesis = (yield get(node, "genesis"))[1]["result"]["genesis"]
     assert genesis["chain_id"] == node.genesis.chain_id
+    # CometBFT's GenesisDoc: its members in its order, app_hash empty for an empty initial state.
+    assert list(genesis) == ["genesis_time", "chain_id", "initial_height", "consensus_params", "validators",
+                             "app_hash", "app_state"]
+    assert genesis["app_hash"] == "" and genesis["initial_height"] == "1"
+    v = node.genesis.validators[0]
+    assert genesis["validators"] == [{"address": valset.address_of(v.consensus_pubkey).hex().upper(),
+                                      "pub_key": {"type": "tendermint/PubKeyEd25519",
+                                                  "value": base64.b64encode(v.consensus_pubkey).decode()},
+                                      "power": str(v.power), "name": v.moniker}]
     chunk = (yield get(node, "genesis_chunked", chunk="0"))[1]["result"]
     assert chunk["total"] == "1" and json.loads(base64.b64decode(chunk["data"]))["chain_id"] == node.genesis.chain_id
     status, bad_chunk = yield get(node, "genesis_chunked", chunk="3")

@@ -7,11 +7,11 @@ from eth_utils import keccak, to_checksum_address
 
 from chaind.api.calls import CallRunner
 from chaind.chain.modules import auth, erc20
-from chaind.chain.modules.erc20 import precompile as erc20_precompile
 from chaind.chain.modules.bank import keeper as bank_keeper
+from chaind.chain.modules.erc20 import precompile as erc20_precompile
+from chaind.errors import ChainError
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
-from chaind.rpc.errors import RPCError
 
 from chain_driver import Chain, contract_address
 from contracts import DELEGATOR_INIT, FORWARDER_INIT, token_init
@@ -194,14 +194,14 @@ def test_approve_allowance_and_transfer_from(chain):
     assert int.from_bytes(moved.receipt.logs[1].data, "big") == 20
     assert (bank(chain, k0), bank(chain, k2)) == (before[0] - 30, before[1] + 30)
     assert decode(["uint256"], call(chain, STAKE, calldata("allowance(address,address)", k0, k1)))[0] == 20
-    with pytest.raises(RPCError, match="ERC20: insufficient allowance"):
+    with pytest.raises(ChainError, match="ERC20: insufficient allowance"):
         call(chain, STAKE, calldata("transferFrom(address,address,uint256)", k0, k2, 21), sender=k1)
     run(chain, [evm(chain, 0, to=STAKE, data=calldata("increaseAllowance(address,uint256)", k1, 5)),
                 evm(chain, 0, to=STAKE, data=calldata("decreaseAllowance(address,uint256)", k1, 25))])
     assert decode(["uint256"], call(chain, STAKE, calldata("allowance(address,address)", k0, k1)))[0] == 0
-    with pytest.raises(RPCError, match="ERC20: insufficient allowance"):
+    with pytest.raises(ChainError, match="ERC20: insufficient allowance"):
         call(chain, STAKE, calldata("transferFrom(address,address,uint256)", k0, k2, 1), sender=k1)
-    with pytest.raises(RPCError, match="spender cannot be the owner"):
+    with pytest.raises(ChainError, match="spender cannot be the owner"):
         call(chain, STAKE, calldata("approve(address,uint256)", k0, 1), sender=k0)
 
 
@@ -214,13 +214,13 @@ def test_bad_calls_revert_with_a_reason(chain):
         (calldata("balanceOf(address)", k1)[:20], "invalid arguments for balanceOf"),
     ]
     for data, reason in cases:
-        with pytest.raises(RPCError, match=reason):
+        with pytest.raises(ChainError, match=reason):
             call(chain, STAKE, data, sender=k0)
-    with pytest.raises(RPCError) as short:
+    with pytest.raises(ChainError) as short:
         call(chain, STAKE, b"\x01")
     assert (short.value.message, short.value.data) == ("execution reverted", "0x")
     runner = CallRunner(chain.app, 0, 10)
-    with pytest.raises(RPCError, match="transfer is not payable"):
+    with pytest.raises(ChainError, match="transfer is not payable"):
         runner.call({"from": "0x" + k0.hex(), "to": "0x" + STAKE.hex(), "value": "0x1",
                      "data": "0x" + calldata("transfer(address,uint256)", k1, 1).hex()}, chain.app.view(), {})
     delegator = contract_address(k0, chain.app.view().accounts.get_nonce(k0))

@@ -23,8 +23,8 @@ from websockets.sync.client import connect
 from chaind.api import params
 from chaind.chain import errors, txs
 from chaind.crypto import addresses
+from chaind.errors import ChainError
 from chaind.pb.rest_routes import ROUTES
-from chaind.rpc.errors import RPCError
 from chaind.tracing.jobs import TraceError, TraceOptions
 
 from chain_driver import Chain
@@ -72,10 +72,10 @@ def chain(tmp_path_factory):
 @QUICK
 @given(json_values | st.fixed_dictionaries({}, optional={"blockNumber": json_values, "blockHash": json_values,
                                                           "requireCanonical": json_values}))
-def test_block_parameters_only_raise_rpc_errors(chain, value):
+def test_block_parameters_only_raise_domain_errors(chain, value):
     try:
         params.block_number_or_hash(value, 0, chain)
-    except RPCError:
+    except ChainError:
         pass
 
 

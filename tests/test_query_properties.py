@@ -1,4 +1,4 @@
-"""The event query language (chaind/cometbft/query.py) against its grammar: CometBFT v0.38's error texts, and
+"""The event query language (chaind/events/query.py) against its grammar: CometBFT v0.38's error texts, and
 hypothesis-generated queries that must parse, print back, and match what they describe; garbage must fail cleanly.
 """
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chaind.cometbft import query as q
+from chaind.events import query as q
 
 # Under CI the examples are the same every run (a red build names a real regression); locally they vary.
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],

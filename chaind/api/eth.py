@@ -2,6 +2,7 @@
 
 from twisted.internet import threads
 
+from chaind import errors
 from chaind.api import calls
 from chaind.api import encoding as enc
 from chaind.api import logs
@@ -9,22 +10,25 @@ from chaind.api import params as p
 from chaind.api import proofs
 from chaind.chain import errors as chain_errors
 from chaind.chain.app import PrunedError
-from chaind.rpc.errors import RPCError, server_error
 
 
 class EthApi:
-    def __init__(self, node):
-        self.node = node
-        self.app = node.app
-        rpc = node.settings.json_rpc
-        self.runner = calls.CallRunner(node.app, rpc.gas_cap, rpc.evm_timeout)
+    def __init__(self, app, settings, coinbase, mempool, producer, reactor, call_pool):
+        """settings: [json-rpc]; coinbase: the validator operator's address (eth_coinbase)."""
+        self.app = app
+        self.coinbase = coinbase
+        self.mempool = mempool
+        self.producer = producer
+        self.reactor = reactor
+        self.call_pool = call_pool
+        self.runner = calls.CallRunner(app, settings.gas_cap, settings.evm_timeout)
 
     def methods(self):
         return {
             "eth_chainId": lambda params: enc.q(self.app.genesis.evm_chain_id),
             "eth_blockNumber": lambda params: enc.q(self.app.height),
             "eth_syncing": lambda params: False,
-            "eth_coinbase": lambda params: enc.addr(self.node.validator_operator),
+            "eth_coinbase": lambda params: enc.addr(self.coinbase),
             "eth_mining": lambda params: False,
             "eth_hashrate": lambda params: "0x0",
             "eth_getBalance": self.get_balance,
@@ -57,9 +61,9 @@ class EthApi:
         try:
             return self.app.view(height)
         except PrunedError as e:
-            raise server_error(str(e)) from None
+            raise errors.pruned(str(e)) from None
         except LookupError:
-            raise server_error("header not found") from None
+            raise errors.not_found("header not found") from None
 
     def _account(self, params, count):
         """The address argument (0) of an account read taking at most `count` params."""
@@ -74,7 +78,7 @@ class EthApi:
         address = self._account(params, 2)
         if p.arg(params, 1, required=False) == "pending":
             state_nonce = self.app.view().accounts.get_nonce(address)
-            return enc.q(self.node.mempool.pending_nonce(address, state_nonce))
+            return enc.q(self.mempool.pending_nonce(address, state_nonce))
         return enc.q(self._view(params, 1).accounts.get_nonce(address))
 
     def get_code(self, params):
@@ -92,7 +96,7 @@ class EthApi:
         address = p.address(p.arg(params, 0), 0)
         slots = p.arg(params, 1)
         if not isinstance(slots, list):
-            raise RPCError(-32602, "invalid argument 1: storage keys must be an array")
+            raise errors.invalid_argument("invalid argument 1: storage keys must be an array")
         keys = [(k, proofs.storage_slot(k, 1)) for k in slots]
         view = self._view(params, 2)
         _, meta = self.app.block_at(view.height)
@@ -175,7 +179,7 @@ class EthApi:
         found = self._located(evm_hash)
         if found is not None:
             return enc.transaction(*found)
-        pending = self.node.mempool.get(evm_hash=evm_hash)
+        pending = self.mempool.get(evm_hash=evm_hash)
         return None if pending is None else enc.transaction(pending)
 
     def get_transaction_receipt(self, params):
@@ -198,7 +202,7 @@ class EthApi:
     def send_raw_transaction(self, params):
         p.at_most(params, 1)
         raw_evm = p.data(p.arg(params, 0), 0)
-        d = self.node.producer.submit_eth(raw_evm)
+        d = self.producer.submit_eth(raw_evm)
         d.addCallbacks(lambda checked: enc.d(checked.evm_hash), _tx_error)
         return d
 
@@ -208,7 +212,7 @@ class EthApi:
         p.at_most(params, 3)
         call = p.arg(params, 0)
         if not isinstance(call, dict):
-            raise RPCError(-32602, "invalid argument 0: call object expected")
+            raise errors.invalid_argument("invalid argument 0: call object expected")
         return call, self._view(params, 1), calls.parse_overrides(p.arg(params, 2, required=False), 2)
 
     def call(self, params):
@@ -220,10 +224,10 @@ class EthApi:
         return self._in_call_pool(self.runner.estimate, call, view, overrides)
 
     def _in_call_pool(self, fn, *args):
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
+        return threads.deferToThreadPool(self.reactor, self.call_pool, fn, *args)
 
 
 def _tx_error(failure):
     failure.trap(chain_errors.TxError)
     e = failure.value
-    raise server_error(e.evm_message or e.log)
+    raise errors.failed(e.evm_message or e.log)

@@ -12,10 +12,10 @@ import orjson
 from twisted.internet import defer, protocol
 from twisted.logger import Logger
 
+from chaind.api.streaming import StreamAborted, StreamTooLarge
 from chaind.rpc.errors import INTERNAL_ERROR, INVALID_REQUEST, RPCError
 from chaind.rpc.jsonrpc import StreamedResponse
 from chaind.rpc.origins import cors_headers, host_allowed
-from chaind.rpc.streaming import StreamAborted, StreamTooLarge
 
 log = Logger()
 

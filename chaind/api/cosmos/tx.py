@@ -1,7 +1,7 @@
 """cosmos.tx.v1beta1.Service: txs by hash, by event query and by block, and broadcasting, as the SDK answers.
 
 BroadcastTx hands the tx to the producer on the reactor (check_tx, then the mempool); sync mode
-waits for that check, async does not. GetTxsEvent runs CometBFT's tx_search (chaind/cometbft/search.py).
+waits for that check, async does not. GetTxsEvent runs the event search CometBFT's tx_search runs (chaind/store/search.py).
 """
 
 import hashlib
@@ -11,17 +11,18 @@ from google.protobuf import any_pb2
 from twisted.internet import threads
 
 from chaind.chain.errors import TxError
-from chaind.chain.genesis import format_time
-from chaind.cometbft import query as event_query
-from chaind.cometbft import search
 from chaind import errors
-from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
 from chaind.api.cosmos.tendermint import block_parts
+from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
+from chaind.errors import ChainError
+from chaind.events import query as event_query
+from chaind.gocompat import format_time
+from chaind.store import search
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2, service_pb2_grpc, tx_pb2
 from chaind.pb.tendermint.abci import types_pb2 as abci_types
-from chaind.store import keys
+from chaind.store import search
 
 _SYNC, _ASYNC, _BLOCK = (service_pb2.BROADCAST_MODE_SYNC, service_pb2.BROADCAST_MODE_ASYNC,
                          service_pb2.BROADCAST_MODE_BLOCK)
@@ -100,21 +101,20 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
     def GetTxsEvent(self, request, context):
         """v0.50's `query` (a CometBFT query); without one, v0.47's `events` joined by AND, paged by `pagination`."""
         legacy = not request.query and len(request.events) > 0
+        text, page, limit = self._search_terms(request, legacy)
+        # The SDK passes CometBFT's errors on as Internal.
+        if len(text.encode()) > self.comet.max_query_length:
+            raise errors.internal("maximum query length exceeded")
         try:
-            text, page, limit = self._search_terms(request, legacy)
-            if len(text.encode()) > self.comet.max_query_length:
-                raise search.SearchError("maximum query length exceeded")
             found = self.searcher.positions(event_query.parse(text))
             if _ORDER.get(request.order_by) == "desc":
                 found.reverse()
             start, stop = search.page_bounds(len(found), page, limit, self.comet.default_per_page,
                                              self.comet.max_per_page)
-        except (search.SearchError, event_query.QueryError) as e:
-            # The SDK passes CometBFT's error on as Internal.
+        except (ChainError, event_query.QueryError) as e:
             raise errors.internal(str(e)) from None
         txs, responses = [], []
-        for position in found[start:stop]:
-            height, index = keys.position_of(position)
+        for height, index in found[start:stop]:
             raw = self.app.tx_at(height, index)
             tx = _tx(raw)
             txs.append(tx)
@@ -129,7 +129,7 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
         """(query text, page, limit) as the SDK hands them to CometBFT's TxSearch."""
         if not legacy:
             if not request.query:
-                raise search.SearchError("query cannot be empty")
+                raise errors.internal("query cannot be empty")
             return request.query, request.page or 1, request.limit or DEFAULT_LIMIT
         for event in request.events:
             if not _EVENT.match(event):

@@ -14,8 +14,8 @@ from chaind.chain.modules.evm.vm import vm_error
 from chaind.crypto.addresses import to_bech32
 from chaind import errors
 from chaind.chain.queries import Reader, address_bytes, query
+from chaind.errors import ChainError, Kind
 from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
-from chaind.rpc.errors import EXECUTION_REVERTED, INVALID_PARAMS, RPCError
 
 _HEX_ADDRESS = re.compile(r"^(0x|0X)?[0-9a-fA-F]{40}$")
 _HEX = re.compile(r"^[0-9a-fA-F]*$")
@@ -119,7 +119,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         call = self._call(request)
         try:
             computation, gas_used = self.runner.run(call, view)
-        except RPCError as e:
+        except ChainError as e:
             raise self._error(e, errors.internal) from None
         response = tx_pb2.MsgEthereumTxResponse(ret=computation.output, gas_used=gas_used)
         if computation.is_error:
@@ -131,8 +131,8 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         call = self._call(request)
         try:
             gas = int(self.runner.estimate(call, view, {}), 16)
-        except RPCError as e:
-            if e.code == EXECUTION_REVERTED:
+        except ChainError as e:
+            if e.kind == Kind.REVERTED:
                 # Evmos answers a revert with its data, not an error.
                 return query_pb2.EstimateGasResponse(ret=bytes.fromhex(e.data[2:]), vm_error="execution reverted")
             raise self._error(e, errors.failed) from None
@@ -159,4 +159,4 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @staticmethod
     def _error(error, kind):
-        return (errors.invalid_argument if error.code == INVALID_PARAMS else kind)(error.message)
+        return (errors.invalid_argument if error.kind == Kind.INVALID_ARGUMENT else kind)(error.message)

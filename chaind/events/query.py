@@ -1,6 +1,6 @@
 """CometBFT's event query language (v0.38 libs/pubsub/query/syntax): parse, print, match.
 
-Shared by tx_search, block_search and /websocket subscriptions; errors read as CometBFT's do.
+Shared by the event search (store/search.py) and subscriptions (CometBFT /websocket); errors read as CometBFT's do.
 """
 
 import datetime
@@ -8,6 +8,8 @@ import re
 from decimal import Decimal, InvalidOperation
 
 import attrs
+
+from chaind.gocompat import parse_rfc3339
 
 # Token kinds, named as CometBFT prints them in errors.
 TAG, STRING, NUMBER, TIME, DATE = "tag", "string", "number", "timestamp", "datestamp"
@@ -118,52 +120,9 @@ def _parse_date(value):
 
 def _parse_time(value):
     try:
-        return _rfc3339(value)
+        return parse_rfc3339(value)
     except ValueError:
         return None
-
-
-def _rfc3339(text):
-    """Go's time.Parse(time.RFC3339, text); the ValueError reads as Go's error does."""
-    layout = "2006-01-02T15:04:05Z07:00"
-    # Go walks the layout chunk by chunk; a mismatch names the rest of the value and the chunk.
-    chunks = [("2006", 4), ("-", 0), ("01", 2), ("-", 0), ("02", 2), ("T", 0), ("15", 2), (":", 0),
-              ("04", 2), (":", 0), ("05", 2)]
-    rest, fields = text, []
-
-    def fail(chunk):
-        raise ValueError(f'parsing time "{text}" as "{layout}": cannot parse "{rest}" as "{chunk}"')
-
-    for chunk, width in chunks:
-        if width == 0:
-            if not rest.startswith(chunk):
-                fail(chunk)
-            rest = rest[len(chunk):]
-            continue
-        digits = rest[:width]
-        if len(digits) != width or not digits.isdigit():
-            fail(chunk)
-        fields.append(int(digits))
-        rest = rest[width:]
-    nanos = 0
-    match = re.match(r"\.(\d{1,9})", rest)
-    if match:
-        nanos = int(match.group(1).ljust(9, "0"))
-        rest = rest[match.end():]
-    if rest == "Z":
-        offset = 0
-    else:
-        match = re.fullmatch(r"([+-])(\d\d):(\d\d)", rest)
-        if not match:
-            fail("Z07:00")
-        offset = (int(match.group(2)) * 60 + int(match.group(3))) * (-1 if match.group(1) == "-" else 1)
-    year, month, day, hour, minute, second = fields
-    try:
-        moment = datetime.datetime(year, month, day, hour, minute, second,
-                                   tzinfo=datetime.timezone(datetime.timedelta(minutes=offset)))
-    except ValueError:
-        raise ValueError(f'parsing time "{text}": day or month out of range') from None
-    return moment + datetime.timedelta(microseconds=nanos // 1000)
 
 
 class _Scanner:
@@ -275,7 +234,7 @@ class _Parser:
                 value = datetime.datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc) \
                     if re.fullmatch(r"\d{4}-\d\d-\d\d", text) else _rfc3339_date_error(text)
             else:
-                value = _rfc3339(text)
+                value = parse_rfc3339(text)
         except ValueError as e:
             raise QueryError(f"offset {pos}: invalid {'DATE' if kind == DATE else 'TIME'} value: {e}") from None
         if not 1900 <= value.year <= 2999:

@@ -1,14 +1,15 @@
-"""tx_search and block_search: a parsed query answered from the event index, then paged.
+"""tx_search and block_search: a parsed event query answered from the event index, as positions.
 
-Conditions are ANDed per tx or block (across its different events), which is what users expect;
+Faces (CometBFT tx_search/block_search, gRPC GetTxsEvent) page the positions and render them. Conditions are ANDed per tx or block (across its different events), which is what users expect;
 CometBFT v0.38's kv indexer instead needs them all inside one event (cometbft/cometbft#4003).
 """
 
 import math
 import re
+from collections.abc import Sequence
 
-from chaind.chain.txs import native_hash
-from chaind.cometbft import query as q
+from chaind import errors
+from chaind.events import query as q
 from chaind.store import eventindex, keys
 
 # Once this few txs are left, the remaining conditions are checked on them rather than looked up.
@@ -16,15 +17,11 @@ CHECK_BELOW = 256
 _HEX = re.compile(r"^[0-9a-fA-F]*$")
 
 
-class SearchError(ValueError):
-    """A search that cannot run; the message is what CometBFT says."""
-
-
 def order_of(order_by, default):
     if order_by in ("", None):
         return default
     if order_by not in ("asc", "desc"):
-        raise SearchError("expected order_by to be either `asc` or `desc` or empty")
+        raise errors.invalid_argument("expected order_by to be either `asc` or `desc` or empty")
     return order_by
 
 
@@ -36,7 +33,7 @@ def page_bounds(total, page, per_page, default_per_page, max_per_page):
     pages = max(1, math.ceil(total / per_page))
     page = 1 if page is None else page
     if page <= 0 or page > pages:
-        raise SearchError(f"page should be within [1, {pages}] range, given {page}")
+        raise errors.invalid_argument(f"page should be within [1, {pages}] range, given {page}")
     start = (page - 1) * per_page
     return start, min(start + per_page, total)
 
@@ -59,26 +56,51 @@ def _height_bounds(cond):
 
 def _decode_hash(cond):
     if cond.op != q.EQ:
-        raise SearchError("tx.hash supports only the = operator")
+        raise errors.invalid_argument("tx.hash supports only the = operator")
     text = cond.text
     if not _HEX.match(text):
         bad = next(c for c in text if c not in "0123456789abcdefABCDEF")
-        raise SearchError(f"error during searching for a hash in the query: encoding/hex: invalid byte: "
+        raise errors.invalid_argument(f"error during searching for a hash in the query: encoding/hex: invalid byte: "
                           f"U+{ord(bad):04X} {bad!r}")
     if len(text) % 2:
-        raise SearchError("error during searching for a hash in the query: encoding/hex: odd length hex string")
+        raise errors.invalid_argument("error during searching for a hash in the query: encoding/hex: odd length hex string")
     return bytes.fromhex(text)
 
 
-class TxSearch:
-    """Finds txs for a query, reading the index (and the few candidates' results) only."""
+class Positions(Sequence):
+    """Sorted (height, index) positions of matching txs, decoded only as they are read: a broad query can
+    match hundreds of thousands of txs, of which a face renders one page."""
 
-    def __init__(self, app):
-        self.app = app
-        self.db = app.db
+    def __init__(self, raw):
+        self._raw = raw
+
+    def __len__(self):
+        return len(self._raw)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [keys.position_of(p) for p in self._raw[i]]
+        return keys.position_of(self._raw[i])
+
+    def reverse(self):
+        self._raw.reverse()
+
+
+class TxSearch:
+    """Finds txs for a query, reading the index (and the few candidates' results) only.
+
+    records: the chain's committed records (chain.App): db, tx_position(hash), result_at(height, index).
+    """
+
+    def __init__(self, records):
+        self.records = records
+        self.db = records.db
 
     def positions(self, query):
-        """Sorted positions (12-byte height/index keys) of the txs matching every condition."""
+        """Positions of the txs matching every condition, ascending."""
+        return Positions(self._positions(query))
+
+    def _positions(self, query):
         conditions = sorted(query.conditions, key=self._cost)
         candidates = None
         results = {}
@@ -105,7 +127,7 @@ class TxSearch:
     def _lookup(self, cond):
         tag = cond.tag
         if tag == "tx.hash":
-            found = self.app.tx_position(_decode_hash(cond))
+            found = self.records.tx_position(_decode_hash(cond))
             return set() if found is None else {keys.position_bytes(*found)}
         if tag == "tm.event":
             return self._heights(None, None) if cond.matches_value("Tx") else set()
@@ -131,14 +153,14 @@ class TxSearch:
         height, index = keys.position_of(position)
         tag = cond.tag
         if tag == "tx.hash":
-            return native_hash(self.app.tx_at(height, index)) == _decode_hash(cond)
+            return self.records.tx_position(_decode_hash(cond)) == (height, index)
         if tag == "tm.event":
             return cond.matches_value("Tx")
         if tag == "tx.height":
             return cond.matches_value(str(height))
         result = results.get(position)
         if result is None:
-            result = results[position] = self.app.result_at(height, index)
+            result = results[position] = self.records.result_at(height, index)
         return any(_index_match(cond, value) for e in result.events for key, value, indexed in e.attributes
                    if indexed and f"{e.type}.{key}" == tag)
 
@@ -146,11 +168,14 @@ class TxSearch:
 class BlockSearch:
     """Finds block heights for a block_search query: block.height narrows a range of heights, the
     other conditions read the block event index (bounded to that range), or, once few heights are
-    left, those blocks' own events."""
+    left, those blocks' own events.
 
-    def __init__(self, app):
-        self.app = app
-        self.db = app.db
+    records: the chain's committed records (chain.App): db, finalize_info(height).
+    """
+
+    def __init__(self, records):
+        self.records = records
+        self.db = records.db
 
     def heights(self, query, initial_height, head):
         """The matching heights, ascending (a range when block.height alone decides)."""
@@ -199,7 +224,7 @@ class BlockSearch:
     def _check(self, cond, height, cache):
         events = cache.get(height)
         if events is None:
-            info = self.app.finalize_info(height)
+            info = self.records.finalize_info(height)
             events = cache[height] = info[0] if info else ()
         return any(_index_match(cond, value) for e in events for key, value, indexed in e.attributes
                    if indexed and f"{e.type}.{key}" == cond.tag)

@@ -8,7 +8,7 @@ import threading
 
 import orjson
 
-from chaind.rpc.errors import server_error
+from chaind import errors
 
 
 class StreamTooLarge(Exception):
@@ -68,6 +68,6 @@ class BufferSink:
 
 def _too_large(failure, max_bytes):
     failure.trap(StreamTooLarge)
-    raise server_error(f"result larger than {max_bytes} bytes: narrow the request (for a trace: limit, "
+    raise errors.limit_exceeded(f"result larger than {max_bytes} bytes: narrow the request (for a trace: limit, "
                        "disableStack, a JS tracer) or, on a node you run, raise [tracing] max-result-bytes "
                        "(max-buffered-bytes for batches and WebSocket)")
