@@ -11,7 +11,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
-from chaind.chain.modules.auth.query import PUBKEY_TYPE_URL
+from chaind.chain.modules.auth.keeper import PUBKEY_TYPE_URL
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc, tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_q, query_pb2_grpc as node_grpc
