@@ -154,13 +154,16 @@ class MutableTree:
         if node.version is not None:
             self.orphans.append(node.hash)
 
-    def _measure(self, node):
-        left, right = left_of(self.nodes, node), right_of(self.nodes, node)
-        node.height = max(left.height, right.height) + 1
+    # The working tree owns the nodes below (a clone or a new node): both children are objects.
+
+    @staticmethod
+    def _measure(node):
+        left, right = node.left, node.right
+        node.height = (left.height if left.height > right.height else right.height) + 1
         node.size = left.size + right.size
 
     def _balance(self, node):
-        left, right = left_of(self.nodes, node), right_of(self.nodes, node)
+        left, right = node.left, node.right
         balance = left.height - right.height
         if balance > 1:
             if _balance_of(self.nodes, left) >= 0:
@@ -175,18 +178,24 @@ class MutableTree:
         return node
 
     def _rotate_right(self, node):
-        node = self._clone(node)
-        top = self._clone(left_of(self.nodes, node))
-        node.left = right_of(self.nodes, top)
+        if node.version is not None:
+            node = self._clone(node)
+        top = node.left
+        if top.version is not None:
+            top = self._clone(top)
+        node.left = top.right
         top.right = node
         self._measure(node)
         self._measure(top)
         return top
 
     def _rotate_left(self, node):
-        node = self._clone(node)
-        top = self._clone(right_of(self.nodes, node))
-        node.right = left_of(self.nodes, top)
+        if node.version is not None:
+            node = self._clone(node)
+        top = node.right
+        if top.version is not None:
+            top = self._clone(top)
+        node.right = top.left
         top.left = node
         self._measure(node)
         self._measure(top)
