@@ -28,8 +28,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def measure_commit(args):
     from chaind.chain import registry
     from chaind.chain.app import App
-    from chaind.chain.module import Module
     from chaind.chain.genesis import Genesis
+    from chaind.chain.module import Module
     from chaind.home import Home
     from chaind.store.db import Database
     from chaind.store.keys import compose

@@ -17,7 +17,7 @@ from chaind.chain import cli_table
 from chaind.cli import autocli
 from chaind.cli.main import make_cli
 from chaind.cli.tx import TxKit
-from conftest import in_thread
+from helpers import in_thread
 from test_cli import DEV0_B32, failed, node_flag, ok
 
 # A module of the test suite's own: its table serves bank's Query service under another name.

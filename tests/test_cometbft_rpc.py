@@ -11,11 +11,11 @@ import pytest_twisted
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from chaind.chain import valset, votes
-from chaind.chain.votes import sign_bytes
 from chaind.chain.block import BlockId
+from chaind.chain.votes import sign_bytes
 from chaind.store import eventindex, keys
-from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
+from helpers import in_thread
 
 
 def base(node):
@@ -374,7 +374,8 @@ def test_query_length_limit_is_a_setting(node_factory):
     (b'{"jsonrpc":"2.0","id":true,"method":"health"}', 500,
      {"code": -32700, "message": "Parse error. Invalid JSON",
       "data": "error unmarshaling request: json-rpc ID (true) is of unknown type (bool)"}),
-    (b'{"jsonrpc":"2.0","id":1}', 200, {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
+    (b'{"jsonrpc":"2.0","id":1}', 200,
+     {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
     (b'[1]', 200, {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
     (b'{"jsonrpc":"2.0","id":1,"method":"tx","params":{"hash":"not base64!"}}', 200,
      {"code": -32602, "message": "Invalid params",
@@ -397,7 +398,8 @@ def test_malformed_json_rpc(node, request_body, status, error):
 
 @pytest.mark.parametrize("route, args, data", [
     ("tx", {"hash": "0xZZ"}, "error converting http params to arguments: encoding/hex: invalid hex 'ZZ'"),
-    ("header_by_hash", {"hash": "0x12G4"}, "error converting http params to arguments: encoding/hex: invalid hex '12G4'"),
+    ("header_by_hash", {"hash": "0x12G4"},
+     "error converting http params to arguments: encoding/hex: invalid hex '12G4'"),
     ("block", {"height": "ten"}, "error converting http params to arguments: invalid character 't' looking for "
                                  "beginning of value"),
     ("tx_search", {"query": "'tx.height=1'"}, "error converting http params to arguments: invalid character \"'\" "
@@ -411,8 +413,8 @@ def test_bad_uri_arguments(node, route, args, data):
 
 @pytest_twisted.inlineCallbacks
 def test_broadcast_and_check_tx(node):
-    from evm_client import sign
     from chaind.chain import txs
+    from evm_client import sign
 
     web3 = w3(node)
     nonce = yield in_thread(web3.eth.get_transaction_count, DEV0)

@@ -11,8 +11,8 @@ from websockets.sync.client import connect
 from chaind.chain import votes as votes_mod
 from chaind.chain.block import BlockId
 from chaind.events import query as q
-from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
+from helpers import in_thread
 
 
 def ws_url(node):

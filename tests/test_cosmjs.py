@@ -17,8 +17,7 @@ import pytest
 import pytest_twisted
 
 from chaind.chain import valset
-
-from conftest import in_thread
+from helpers import in_thread
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmjs_client"
 PACKAGE = CLIENT_DIR / "package.json"

@@ -5,6 +5,7 @@ import pytest
 from eth_abi import decode, encode
 from eth_utils import keccak, to_checksum_address
 
+from chain_driver import Chain, contract_address
 from chaind.api.calls import CallRunner
 from chaind.chain.modules import auth, erc20
 from chaind.chain.modules.bank import keeper as bank_keeper
@@ -12,8 +13,6 @@ from chaind.chain.modules.erc20 import precompile as erc20_precompile
 from chaind.errors import ChainError
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
-
-from chain_driver import Chain, contract_address
 from contracts import DELEGATOR_INIT, FORWARDER_INIT, token_init
 
 STAKE = bytes.fromhex("e141e8c6980EF5aF5f7da847B7f802702239f36C")

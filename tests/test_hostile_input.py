@@ -16,19 +16,19 @@ import urllib.request
 
 import pytest
 import pytest_twisted
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from twisted.logger import LogLevel, globalLogPublisher
 from websockets.sync.client import connect
 
+from chain_driver import Chain
 from chaind.api import params
 from chaind.chain import errors, txs
 from chaind.crypto import addresses
 from chaind.errors import ChainError
 from chaind.pb.rest_routes import ROUTES
 from chaind.tracing.jobs import TraceError, TraceOptions
-
-from chain_driver import Chain
-from conftest import in_thread
+from helpers import in_thread
 
 # Under CI the examples are the same every run (a red build names a real regression); locally they
 # vary, to keep finding new inputs.
@@ -43,6 +43,7 @@ json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=
 
 # -- decoders ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @QUICK
 @given(st.binary(max_size=400))
 def test_tx_envelope_decoding_only_raises_tx_errors(raw):
@@ -53,6 +54,7 @@ def test_tx_envelope_decoding_only_raises_tx_errors(raw):
             pass
 
 
+@pytest.mark.slow
 @QUICK
 @given(st.text(max_size=80) | st.sampled_from(["chain1", "0x", "chain1qqqq", "cosmos1" + "q" * 38]))
 def test_address_parsing_only_raises_address_errors(text):
@@ -69,6 +71,7 @@ def chain(tmp_path_factory):
     chain.close()
 
 
+@pytest.mark.slow
 @QUICK
 @given(json_values | st.fixed_dictionaries({}, optional={"blockNumber": json_values, "blockHash": json_values,
                                                           "requireCanonical": json_values}))
@@ -84,6 +87,7 @@ tracer_sources = st.text(max_size=60) | st.sampled_from([
     "callTracer", "prestateTracer", "4byteTracer", "noopTracer", "muxTracer", "flatCallTracer"])
 
 
+@pytest.mark.slow
 @QUICK
 @given(json_values | st.fixed_dictionaries({}, optional={
     "tracer": tracer_sources | json_scalars, "tracerConfig": json_values, "timeout": json_scalars,
@@ -155,6 +159,7 @@ def envelopes(methods):
     return envelope | st.lists(envelope, max_size=4) | json_values
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_evm_jsonrpc_answers_every_generated_request(node):
     port = node.port_of("json-rpc")
@@ -173,6 +178,7 @@ def test_evm_jsonrpc_answers_every_generated_request(node):
     assert json.loads(body)["result"] == "0x2328"
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_evm_websocket_answers_every_generated_message(node):
     url = f"ws://127.0.0.1:{node.port_of('websocket')}"
@@ -204,6 +210,7 @@ def test_evm_websocket_answers_every_generated_message(node):
     assert not failures.events, failures.text()
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_cometbft_rpc_answers_every_generated_request(node):
     port = node.port_of("cometbft")
@@ -230,6 +237,7 @@ def test_cometbft_rpc_answers_every_generated_request(node):
     assert status == 200
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_rest_gateway_answers_every_generated_request(node):
     port = node.port_of("rest")
@@ -261,6 +269,7 @@ def test_rest_gateway_answers_every_generated_request(node):
     assert not failures.events, failures.text()
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_raw_bytes_at_every_port_leave_the_node_serving(node):
     ports = [node.port_of(name) for name in ("json-rpc", "websocket", "cometbft", "rest", "grpc")]

@@ -11,8 +11,6 @@ import ast
 import functools
 import pathlib
 
-import pytest
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "chaind"
 FACES = ("rpc", "cometbft", "grpc", "rest", "cli")

@@ -5,6 +5,7 @@ import hashlib
 import pytest
 from google.protobuf import any_pb2
 
+from chain_driver import RECIPIENTS, Chain
 from chaind.chain import merkle
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.modules import auth
@@ -13,8 +14,6 @@ from chaind.store import keys, layout, multistore
 from chaind.store.db import Database
 from chaind.store.iavl import tree as trees
 from chaind.store.iavl.node import EMPTY_ROOT, varint
-
-from chain_driver import RECIPIENTS, Chain
 
 
 class MemoryDB(dict):

@@ -5,6 +5,7 @@ import pytest
 from twisted.internet.task import Clock
 from twisted.python.threadpool import ThreadPool
 
+from chain_driver import PROPOSER, Chain
 from chaind.api.debug import DebugApi
 from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
@@ -19,8 +20,6 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.events.bus import EventBus
 from chaind.rpc.evm_ws import EvmWebSocketFactory
-
-from chain_driver import PROPOSER, Chain
 
 
 @pytest.fixture

@@ -4,10 +4,12 @@ simulation."""
 import pytest
 from google.protobuf import any_pb2
 
+from chain_driver import Chain
 from chaind.chain import errors, txs
 from chaind.chain.modules import auth
 from chaind.crypto import keys, multisig
-from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, tx_pb2 as bank_tx
+from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys
@@ -15,8 +17,6 @@ from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
-
-from chain_driver import Chain
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ import pytest_twisted
 from click.testing import CliRunner
 from twisted.internet import reactor, task, threads
 
+import toy_module
 from chaind.chain import registry
 from chaind.cli.main import make_cli
 from chaind.store.keys import compose
-
-import toy_module
-from grpc_client import call, rest
+from helpers import call, rest
 from test_cometbft_rpc import post
 
 

@@ -3,11 +3,9 @@
 from twisted.internet import threads
 
 from chaind import errors
-from chaind.api import calls
+from chaind.api import calls, logs, proofs
 from chaind.api import encoding as enc
-from chaind.api import logs
 from chaind.api import params as p
-from chaind.api import proofs
 from chaind.chain import errors as chain_errors
 from chaind.chain.app import PrunedError
 

@@ -79,7 +79,8 @@ class FilterApi(service.Service):
     def _install(self, params, kind, criteria=None):
         p.at_most(params, 0)
         if len(self.filters) >= self.settings.filter_cap:
-            raise errors.limit_exceeded(f"error creating filter: max limit reached ({self.settings.filter_cap} filters)")
+            raise errors.limit_exceeded(
+                f"error creating filter: max limit reached ({self.settings.filter_cap} filters)")
         filter_id = _new_id()
         matches = {LOGS: lambda e: _wants_logs(criteria, e), BLOCKS: lambda e: isinstance(e, ev.NewBlock),
                    PENDING: lambda e: isinstance(e, ev.PendingTx) and e.tx.kind == "evm"}[kind]

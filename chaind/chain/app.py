@@ -18,17 +18,20 @@ from chaind.chain import block as blocks
 from chaind.chain import errors, msgs, registry, txs, valset, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feemarket
-from chaind.chain.modules.auth.params import (SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1,
-                                              TX_SIZE_COST_PER_BYTE)
+from chaind.chain.modules.auth.params import (
+    SIG_VERIFY_COST_ETH_SECP256K1,
+    SIG_VERIFY_COST_SECP256K1,
+    TX_SIZE_COST_PER_BYTE,
+)
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys, layout
+from chaind.store.evm_state import pending_state_db
 from chaind.store.multistore import MultiStore
 from chaind.store.pruning import collect_garbage
-from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedReader, VersionedWriter
 
 _SIG_VERIFY_COST = {crypto_keys.ETH_SECP256K1: SIG_VERIFY_COST_ETH_SECP256K1,

@@ -45,7 +45,9 @@ var eth = {
     getBalance: function (a, b) { return bigInt(call("eth_getBalance", [a, block(b)]).substring(2), 16); },
     getTransactionCount: function (a, b) { return num(call("eth_getTransactionCount", [a, block(b)])); },
     getCode: function (a, b) { return call("eth_getCode", [a, block(b)]); },
-    getStorageAt: function (a, p, b) { return call("eth_getStorageAt", [a, typeof p === "number" ? "0x" + p.toString(16) : p, block(b)]); },
+    getStorageAt: function (a, p, b) {
+        return call("eth_getStorageAt", [a, typeof p === "number" ? "0x" + p.toString(16) : p, block(b)]);
+    },
     getBlock: function (b, full) {
         if (typeof b === "string" && b.length === 66) return call("eth_getBlockByHash", [b, !!full]);
         return call("eth_getBlockByNumber", [block(b), !!full]);

@@ -6,7 +6,6 @@ int64 as strings, int32 as numbers, bytes base64, hashes upper-case hex, times R
 import base64
 
 from chaind.chain import valset
-from chaind.chain.block import BlockId
 from chaind.gocompat import format_time
 
 ZERO_TIME = "0001-01-01T00:00:00Z"

@@ -10,8 +10,8 @@ import orjson
 from twisted.internet import defer, threads
 
 import chaind
-from chaind.chain import errors as chain_errors
 from chaind.chain import block as blocks
+from chaind.chain import errors as chain_errors
 from chaind.chain.block import TxResult
 from chaind.chain.txs import native_hash
 from chaind.cometbft import encode as enc

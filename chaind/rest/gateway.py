@@ -132,8 +132,8 @@ def _decimals_in(message_descriptor, values):
             continue
         if field.full_name in DECIMALS:
             try:
-                values[key] = ([legacy_dec.wire_of_text(v) for v in value] if field.is_repeated and isinstance(value, list)
-                               else legacy_dec.wire_of_text(value))
+                values[key] = ([legacy_dec.wire_of_text(v) for v in value]
+                               if field.is_repeated and isinstance(value, list) else legacy_dec.wire_of_text(value))
             except ValueError as e:
                 raise ValueError(f"{field.name}: {e}") from None
         elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
@@ -212,7 +212,8 @@ def _gogo_json(message, body):
             continue
         if field.full_name in DECIMALS:
             value = getattr(message, field.name)
-            body[field.name] = [legacy_dec.text_of_wire(v) for v in value] if field.is_repeated else legacy_dec.text_of_wire(value)
+            body[field.name] = ([legacy_dec.text_of_wire(v) for v in value] if field.is_repeated
+                                else legacy_dec.text_of_wire(value))
             continue
         if field.message_type is not None and field.message_type.full_name.startswith("google.protobuf.") \
                 and field.message_type.full_name != "google.protobuf.Any":

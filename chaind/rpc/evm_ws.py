@@ -11,9 +11,9 @@ import struct
 import orjson
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
 from autobahn.websocket.types import ConnectionDeny
+from twisted.internet.interfaces import IPushProducer
 from twisted.logger import Logger
 from zope.interface import implementer
-from twisted.internet.interfaces import IPushProducer
 
 from chaind.api import encoding as enc
 from chaind.api import logs

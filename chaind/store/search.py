@@ -1,7 +1,8 @@
 """tx_search and block_search: a parsed event query answered from the event index, as positions.
 
-Faces (CometBFT tx_search/block_search, gRPC GetTxsEvent) page the positions and render them. Conditions are ANDed per tx or block (across its different events), which is what users expect;
-CometBFT v0.38's kv indexer instead needs them all inside one event (cometbft/cometbft#4003).
+Faces (CometBFT tx_search/block_search, gRPC GetTxsEvent) page the positions and render them. Conditions
+are ANDed per tx or block (across its different events), which is what users expect; CometBFT v0.38's kv
+indexer instead needs them all inside one event (cometbft/cometbft#4003).
 """
 
 import math
@@ -63,7 +64,8 @@ def _decode_hash(cond):
         raise errors.invalid_argument(f"error during searching for a hash in the query: encoding/hex: invalid byte: "
                           f"U+{ord(bad):04X} {bad!r}")
     if len(text) % 2:
-        raise errors.invalid_argument("error during searching for a hash in the query: encoding/hex: odd length hex string")
+        raise errors.invalid_argument(
+            "error during searching for a hash in the query: encoding/hex: odd length hex string")
     return bytes.fromhex(text)
 
 

@@ -3,10 +3,14 @@ cosmos.consensus and cosmos.tx. They are not modules (no state of their own): th
 and the node builds each with what it uses (tendermint.py, node.py, consensus.py, tx.py)."""
 
 from chaind.chain.module import QueryService
-from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query, query_pb2_grpc as node_grpc
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
-from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_query, query_pb2_grpc as consensus_grpc
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_query
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2_grpc as node_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_query
+from chaind.pb.cosmos.consensus.v1 import query_pb2_grpc as consensus_grpc
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 
 TENDERMINT = QueryService(cmt_query, cmt_grpc, "Service")
 NODE = QueryService(node_query, node_grpc, "Service")

@@ -12,13 +12,14 @@ import sys
 from google.protobuf import any_pb2
 
 import chaind
-from chaind.chain import block as blocks
-from chaind.crypto.addresses import to_bech32
 from chaind import errors
+from chaind.chain import block as blocks
 from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
+from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import types_pb2 as sdk_types_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2, query_pb2_grpc, types_pb2 as sdk_types_pb2
 from chaind.pb.tendermint.p2p import types_pb2 as p2p_pb2
 from chaind.pb.tendermint.types import block_pb2, evidence_pb2, types_pb2
 

@@ -1,7 +1,8 @@
 """cosmos.tx.v1beta1.Service: txs by hash, by event query and by block, and broadcasting, as the SDK answers.
 
 BroadcastTx hands the tx to the producer on the reactor (check_tx, then the mempool); sync mode
-waits for that check, async does not. GetTxsEvent runs the event search CometBFT's tx_search runs (chaind/store/search.py).
+waits for that check, async does not. GetTxsEvent runs the event search CometBFT's tx_search runs
+(chaind/store/search.py).
 """
 
 import hashlib
@@ -10,16 +11,15 @@ import re
 from google.protobuf import any_pb2
 from twisted.internet import threads
 
-from chaind.chain.errors import TxError
 from chaind import errors
 from chaind.api.cosmos.tendermint import block_parts
+from chaind.chain.errors import TxError
 from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
 from chaind.errors import ChainError
 from chaind.events import query as event_query
 from chaind.gocompat import format_time
-from chaind.store import search
-from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
+from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2, service_pb2_grpc, tx_pb2
 from chaind.pb.tendermint.abci import types_pb2 as abci_types
 from chaind.store import search

@@ -5,8 +5,17 @@ The keeper's reads and writes are this package's API for the app and the other m
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.auth.genesis import init_genesis
-from chaind.chain.modules.auth.keeper import (FEE_COLLECTOR, account, account_any, account_of, all_addresses,
-                                              ensure_account, key_type, sequence, set_public_key)
+from chaind.chain.modules.auth.keeper import (
+                                              FEE_COLLECTOR,
+                                              account,
+                                              account_any,
+                                              account_of,
+                                              all_addresses,
+                                              ensure_account,
+                                              key_type,
+                                              sequence,
+                                              set_public_key,
+)
 from chaind.chain.modules.auth.query import AuthQuery
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2, query_pb2_grpc
 

@@ -7,9 +7,21 @@ The keeper's reads are this package's API for the app, the other modules and the
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.erc20.genesis import init_genesis, parse_genesis
-from chaind.chain.modules.erc20.keeper import (MODULE_ADDRESS, OWNER_EXTERNAL, OWNER_MODULE, PARAMS_KEY,
-                                               PRECOMPILE_CODE, all_pairs, is_denom, is_hex_address, pair_address,
-                                               pair_at, pair_of, params, precompile_addresses)
+from chaind.chain.modules.erc20.keeper import (
+                                               MODULE_ADDRESS,
+                                               OWNER_EXTERNAL,
+                                               OWNER_MODULE,
+                                               PARAMS_KEY,
+                                               PRECOMPILE_CODE,
+                                               all_pairs,
+                                               is_denom,
+                                               is_hex_address,
+                                               pair_address,
+                                               pair_at,
+                                               pair_of,
+                                               params,
+                                               precompile_addresses,
+)
 from chaind.chain.modules.erc20.msgs import MESSAGES
 from chaind.chain.modules.erc20.precompile import open_state
 from chaind.chain.modules.erc20.query import Erc20Query

@@ -1,7 +1,8 @@
 """The erc20 module's own EVM calls (Evmos' CallEVM): an ERC-20's balanceOf, transfer, name, symbol, decimals."""
 
 from eth.vm.message import Message
-from eth_abi import decode as abi_decode, encode as abi_encode
+from eth_abi import decode as abi_decode
+from eth_abi import encode as abi_encode
 from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 

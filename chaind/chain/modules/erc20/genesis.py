@@ -3,9 +3,19 @@
 from google.protobuf import json_format
 
 from chaind.chain.modules import auth
-from chaind.chain.modules.erc20.keeper import (MODULE_ADDRESS, OWNER_EXTERNAL, OWNER_MODULE, hex_bytes, is_denom,
-                                               is_hex_address, pair_address, pair_id, set_pair, set_params,
-                                               validate_params)
+from chaind.chain.modules.erc20.keeper import (
+    MODULE_ADDRESS,
+    OWNER_EXTERNAL,
+    OWNER_MODULE,
+    hex_bytes,
+    is_denom,
+    is_hex_address,
+    pair_address,
+    pair_id,
+    set_pair,
+    set_params,
+    validate_params,
+)
 from chaind.crypto.addresses import checksum_address, module_address, parse
 from chaind.pb.evmos.erc20.v1 import genesis_pb2
 

@@ -6,15 +6,41 @@ from chaind.chain import errors
 from chaind.chain.block import event
 from chaind.chain.modules.bank import format_coins
 from chaind.chain.modules.bank import keeper as bank_keeper
-from chaind.chain.modules.erc20.evm_calls import (EVM_MSG_GAS, CallBudget, balance_of, check_no_approval,
-                                                  query_erc20, transfer)
-from chaind.chain.modules.erc20.keeper import (CODESPACE, MODULE_ADDRESS, OWNER_EXTERNAL, OWNER_MODULE,
-                                               balance_invariance, delete_pair, erc20_denom, erc20_disabled,
-                                               hex_bytes, internal_token_pair, is_denom, is_hex_address,
-                                               native_conversion_disabled, pair_at, pair_by_id, pair_disabled,
-                                               pair_id_of, pair_of, params, set_pair, set_params,
-                                               token_pair_exists, token_pair_not_found, update_pair,
-                                               validate_params)
+from chaind.chain.modules.erc20.evm_calls import (
+    EVM_MSG_GAS,
+    CallBudget,
+    balance_of,
+    check_no_approval,
+    query_erc20,
+    transfer,
+)
+from chaind.chain.modules.erc20.keeper import (
+    CODESPACE,
+    MODULE_ADDRESS,
+    OWNER_EXTERNAL,
+    OWNER_MODULE,
+    balance_invariance,
+    delete_pair,
+    erc20_denom,
+    erc20_disabled,
+    hex_bytes,
+    internal_token_pair,
+    is_denom,
+    is_hex_address,
+    native_conversion_disabled,
+    pair_at,
+    pair_by_id,
+    pair_disabled,
+    pair_id_of,
+    pair_of,
+    params,
+    set_pair,
+    set_params,
+    token_pair_exists,
+    token_pair_not_found,
+    update_pair,
+    validate_params,
+)
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, checksum_address, parse
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2

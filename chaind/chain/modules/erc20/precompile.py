@@ -13,15 +13,16 @@ import functools
 
 import attrs
 from eth.exceptions import Revert, WriteProtection
-from eth_abi import decode as abi_decode, encode as abi_encode
+from eth_abi import decode as abi_decode
+from eth_abi import encode as abi_encode
 from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 
 from chaind.chain import errors
 from chaind.chain.block import event
 from chaind.chain.modules import auth
-from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.chain.modules.bank import keeper as bank_keeper
+from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.pb.evmos.erc20.v1 import genesis_pb2
 from chaind.store.keys import compose
 

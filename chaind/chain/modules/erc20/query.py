@@ -22,7 +22,8 @@ class Erc20Query(Reader, query_pb2_grpc.QueryServicer):
     def TokenPair(self, request, view):
         token = request.token
         if not erc20.is_hex_address(token) and not erc20.is_denom(token):
-            raise errors.invalid_argument(f"invalid format for token {token}, should be either hex ('0x...') cosmos denom")
+            raise errors.invalid_argument(
+                f"invalid format for token {token}, should be either hex ('0x...') cosmos denom")
         pair = erc20.pair_of(view, token)
         if pair is None:
             raise errors.not_found(f"token pair with token '{token}'")

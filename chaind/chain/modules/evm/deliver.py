@@ -6,8 +6,8 @@ Fees follow Evmos: the whole fee (base fee and tip) goes to the fee collector; n
 import base64
 
 import orjson
-from eth_utils import ValidationError
 from eth_bloom import BloomFilter
+from eth_utils import ValidationError
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event

@@ -8,12 +8,12 @@ import re
 
 import orjson
 
+from chaind import errors
 from chaind.api import calls
 from chaind.chain.modules import auth
 from chaind.chain.modules.evm.vm import vm_error
-from chaind.crypto.addresses import to_bech32
-from chaind import errors
 from chaind.chain.queries import Reader, address_bytes, query
+from chaind.crypto.addresses import to_bech32
 from chaind.errors import ChainError, Kind
 from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
 

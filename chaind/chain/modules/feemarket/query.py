@@ -4,8 +4,9 @@ import fractions
 
 from chaind.chain import legacy_dec
 from chaind.chain.queries import Reader, query
-from chaind.pb.ethermint.feemarket.v1 import (feemarket_pb2, query_pb2 as fm_query_pb2,
-                                              query_pb2_grpc as fm_query_pb2_grpc)
+from chaind.pb.ethermint.feemarket.v1 import feemarket_pb2
+from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_query_pb2
+from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fm_query_pb2_grpc
 
 
 class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):

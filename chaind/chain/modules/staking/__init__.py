@@ -12,10 +12,27 @@ from chaind.chain.modules.staking.msgs import MESSAGES
 from chaind.chain.modules.staking.numbers import PRECISION, dec_quo, format_duration, parse_duration
 from chaind.chain.modules.staking.params import Params, params, parse_params
 from chaind.chain.modules.staking.query import StakingQuery
-from chaind.chain.modules.staking.records import (BONDED, BONDED_POOL, NOT_BONDED_POOL, POWER_REDUCTION, STATUS_NAMES,
-                                                  UNBONDED, UNBONDING, Validator)
-from chaind.chain.modules.staking.state import (delegation, delegations_of, last_powers, pool_balances,
-                                                redelegations_of, unbonding, unbondings_of, validator, validators)
+from chaind.chain.modules.staking.records import (
+                                                  BONDED,
+                                                  BONDED_POOL,
+                                                  NOT_BONDED_POOL,
+                                                  POWER_REDUCTION,
+                                                  STATUS_NAMES,
+                                                  UNBONDED,
+                                                  UNBONDING,
+                                                  Validator,
+)
+from chaind.chain.modules.staking.state import (
+                                                  delegation,
+                                                  delegations_of,
+                                                  last_powers,
+                                                  pool_balances,
+                                                  redelegations_of,
+                                                  unbonding,
+                                                  unbondings_of,
+                                                  validator,
+                                                  validators,
+)
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "BONDED", "BONDED_POOL", "NOT_BONDED_POOL", "POWER_REDUCTION", "PRECISION", "STATUS_NAMES",

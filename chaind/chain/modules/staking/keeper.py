@@ -7,11 +7,28 @@ from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
 from chaind.chain.modules.staking.keys import RED_QUEUE, UBD_QUEUE, VAL_QUEUE, last_power_key, parts, time_key
 from chaind.chain.modules.staking.numbers import PRECISION
 from chaind.chain.modules.staking.params import params
-from chaind.chain.modules.staking.records import (BONDED, BONDED_POOL, GO_ZERO_TIME_NS, NOT_BONDED_POOL, UNBONDED,
-                                                  UNBONDING)
-from chaind.chain.modules.staking.state import (delegation, last_powers, next_unbonding_id, redelegation,
-                                                remove_validator, set_delegation, set_redelegation, set_unbonding,
-                                                set_validator, unbonding, validator, validators)
+from chaind.chain.modules.staking.records import (
+    BONDED,
+    BONDED_POOL,
+    GO_ZERO_TIME_NS,
+    NOT_BONDED_POOL,
+    UNBONDED,
+    UNBONDING,
+)
+from chaind.chain.modules.staking.state import (
+    delegation,
+    last_powers,
+    next_unbonding_id,
+    redelegation,
+    remove_validator,
+    set_delegation,
+    set_redelegation,
+    set_unbonding,
+    set_validator,
+    unbonding,
+    validator,
+    validators,
+)
 from chaind.crypto.addresses import to_bech32
 from chaind.store.keys import compose
 
@@ -48,7 +65,8 @@ class Keeper:
             have = self.app.bank.balance(self.ctx, delegator, self.params.bond_denom)
             if have < amount:
                 raise errors.insufficient_funds(
-                    f"failed to delegate; {have}{self.params.bond_denom} is smaller than {amount}{self.params.bond_denom}")
+                    f"failed to delegate; {have}{self.params.bond_denom} is smaller than "
+                    f"{amount}{self.params.bond_denom}")
             coins = self.coins(amount)
             self.events += self.app.bank.burn_from(self.ctx, delegator, coins)
             self.events += self.app.bank.credit(self.ctx, pool, coins)

@@ -8,9 +8,18 @@ from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
 from chaind.chain.modules.staking.keeper import Keeper
 from chaind.chain.modules.staking.keys import cons_key
 from chaind.chain.modules.staking.numbers import PRECISION, dec_from_wire
-from chaind.chain.modules.staking.records import (DAY_NS, DESCRIPTION_FIELDS, DESCRIPTION_LIMITS, DO_NOT_MODIFY,
-                                                  ED25519_PUBKEY, GO_ZERO_TIME_NS, SECP256K1_PUBKEY, UNBONDED,
-                                                  Validator, consensus_address)
+from chaind.chain.modules.staking.records import (
+    DAY_NS,
+    DESCRIPTION_FIELDS,
+    DESCRIPTION_LIMITS,
+    DO_NOT_MODIFY,
+    ED25519_PUBKEY,
+    GO_ZERO_TIME_NS,
+    SECP256K1_PUBKEY,
+    UNBONDED,
+    Validator,
+    consensus_address,
+)
 from chaind.chain.modules.staking.state import delegation, set_validator, validator
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse

@@ -4,9 +4,9 @@ as x/staking's gRPC querier answers them (LegacyDec fields carry their atomics, 
 from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
 
 from chaind import errors
-from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking import state as staking
 from chaind.chain.modules.staking.numbers import PRECISION
+from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking.records import ED25519_PUBKEY, STATUS_NAMES
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.crypto.addresses import to_bech32

@@ -2,8 +2,19 @@
 
 import orjson
 
-from chaind.chain.modules.staking.keys import (UNBONDING_ID, cons_key, del_by_val_key, del_key, parts, red_by_dst_key,
-                                               red_by_src_key, red_key, ubd_by_val_key, ubd_key, val_key)
+from chaind.chain.modules.staking.keys import (
+    UNBONDING_ID,
+    cons_key,
+    del_by_val_key,
+    del_key,
+    parts,
+    red_by_dst_key,
+    red_by_src_key,
+    red_key,
+    ubd_by_val_key,
+    ubd_key,
+    val_key,
+)
 from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking.records import BONDED_POOL, NOT_BONDED_POOL, Validator
 from chaind.store.keys import compose
@@ -69,7 +80,8 @@ def unbonding(state, delegator, operator):
 
 
 def unbondings_of(state, delegator):
-    return [(parts(key)[-1], orjson.loads(raw)) for key, raw in state.store.iterate(compose("staking", "ubd", delegator))]
+    found = state.store.iterate(compose("staking", "ubd", delegator))
+    return [(parts(key)[-1], orjson.loads(raw)) for key, raw in found]
 
 
 def unbondings_from(state, operator):
