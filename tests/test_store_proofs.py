@@ -24,7 +24,7 @@ from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from conftest import in_thread
+from helpers import in_thread
 from test_cometbft_rpc import post
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "ics23_client"
