@@ -28,7 +28,6 @@ from helpers import in_thread
 from test_cometbft_rpc import post
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "ics23_client"
-pytestmark = pytest.mark.external
 
 
 def client_dir():
@@ -89,6 +88,7 @@ def send_ibc(node, sender, to, amount):
     return ibc, int(reply["result"]["height"])
 
 
+@pytest.mark.external
 @pytest_twisted.inlineCallbacks
 def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node, verifier):
     keys = node.home.dev_keys()
