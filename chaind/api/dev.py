@@ -287,7 +287,10 @@ class DevApi:
             parsed = yield threads.deferToThreadPool(self.reactor, self.call_pool, devstate.parse_state, blob)
         except ValueError as e:
             raise errors.invalid_argument(f"Failed to decode state dump: {e}") from None
-        yield self.producer.exclusive(devstate.load_state, self.app, parsed)
+        try:
+            yield self.producer.exclusive(devstate.load_state, self.app, parsed)
+        except ValueError as e:
+            raise errors.invalid_argument(f"Failed to load state dump: {e}") from None
         return True
 
     @defer.inlineCallbacks

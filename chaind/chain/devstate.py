@@ -5,7 +5,6 @@ so dev snapshots can undo it like a block.
 """
 
 import gzip
-import hashlib
 import types
 
 import attrs
@@ -15,11 +14,11 @@ from chaind.chain import block as blocks
 from chaind.chain import valset
 from chaind.chain.block import CommittedBlock
 from chaind.chain.modules import feemarket
-from chaind.store import keys
+from chaind.store import keys, multistore
 from chaind.store.pruning import live_nodes
 from chaind.store.versioned import VersionedReader
 
-STATE_FORMAT = "chaind-state/1"
+STATE_FORMAT = "chaind-state/2"   # 2: with the IAVL stores
 
 
 def amend_head(app, change):
@@ -32,11 +31,21 @@ def amend_head(app, change):
     ctx = app._context(header.height + 1, header.time_ns, meta.hash, meta.base_fee, evm_root=meta.evm_state_root)
     ctx.store.height = header.height
     result = change(ctx)
-    sealed = app._seal_state(ctx, prev_native=meta.native_hash)
+    store_puts = {}
+    head_info = app.stores.commit_info(header.height)
+    if head_info is None:
+        # No block yet: the stores' first version (the first block's) takes the genesis state as it is then.
+        ctx.accounts.persist()
+        sealed = {"evm_state_root": ctx.accounts.state_root}
+    else:
+        # The head's version of the stores is applied again over itself: its commit info (what
+        # abci_query proves against) is the amended state's.
+        sealed = app._seal_state(ctx, store_puts, amend=head_info)
     meta = attrs.evolve(meta, **sealed)
     events, updates = app.finalize_info(header.height) or ((), ())
     block = CommittedBlock(header, meta, (), (), events=tuple(events), validator_updates=tuple(updates))
-    puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), keys.block_key(header.height): block.record()}
+    puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts,
+            keys.block_key(header.height): block.record()}
     app.write(puts)
     app.reload_head()
     return result
@@ -62,13 +71,15 @@ def empty_blocks(app, times_ns, proposer_address):
     results_hash = app._last_results_hash(header.height, meta.hash)
     made, puts = [], {}
     g = app.genesis
+    info = app.stores.commit_info(header.height)
     for time_ns in times_ns:
         header = app.next_header(header, meta, (), time_ns, proposer_address, results_hash, sets)
         base_fee = feemarket.next_base_fee(g, meta.base_fee, meta.gas_used, g.max_gas)
-        native_hash = hashlib.sha256(meta.native_hash).digest()
+        # Each height gets its version of the stores (abci_query proves at any height): no changes, so
+        # only a commit info with the parent's roots, whose hash is the parent's app hash.
+        info = app.stores.apply(header.height, info, {}, meta.evm_state_root, puts)
         meta = attrs.evolve(meta, hash=header.hash(), num_txs=0, gas_used=0, base_fee=base_fee,
-                            bloom=bytes(256), log_count=0, size=0, native_hash=native_hash,
-                            app_hash=hashlib.sha256(meta.evm_state_root + native_hash).digest())
+                            bloom=bytes(256), log_count=0, size=0, app_hash=info.hash())
         # feemarket's block events, as its end blocker gives them for a block without gas used.
         ctx = types.SimpleNamespace(events=[], base_fee=base_fee, height=header.height, gas_used=0)
         feemarket.MODULE.end_block(app, ctx)
@@ -100,8 +111,8 @@ def rewind(app, mark):
 
 
 def dump_state(app, height):
-    """The whole state at `height` (EVM trie nodes and code from its root, live native keys) as gzipped
-    JSON, so a fixture can be kept in a file and loaded into another dev chain."""
+    """The whole state at `height` (EVM trie nodes and code from its root, live native keys, the IAVL
+    stores' trees) as gzipped JSON, so a fixture can be kept in a file and loaded into another dev chain."""
     _, meta = app.block_at(height)
     root = meta.evm_state_root
     nodes = {}
@@ -110,44 +121,79 @@ def dump_state(app, height):
         if value is not None:
             nodes[node.hex()] = value.hex()
     native = {key.hex(): value.hex() for key, value in VersionedReader(app.db, height).iterate(b"")}
+    info = app.stores.commit_info(height)
+    stores = None if info is None else {
+        name: {"root": store_root.hex(),
+               "nodes": {h.hex(): raw.hex() for h, raw in app.stores.tree_nodes(info, name)}}
+        for name, store_root in info.roots if name != multistore.EVM}
     doc = {"format": STATE_FORMAT, "chainId": app.genesis.chain_id, "height": height,
-           "evmStateRoot": root.hex(), "nodes": nodes, "native": native}
+           "evmStateRoot": root.hex(), "nodes": nodes, "native": native, "stores": stores}
     return gzip.compress(orjson.dumps(doc), compresslevel=1)
 
 
+@attrs.frozen
+class Dump:
+    """A parsed dump_state blob. stores: {name: (root, {node hash: record})}, None when it was taken
+    before the first block (the stores have no version then)."""
+
+    evm_root: bytes
+    nodes: dict
+    native: dict
+    stores: dict = None
+
+
 def parse_state(blob):
-    """(EVM root, {node: bytes}, {native key: value}) of a dump_state blob; ValueError when it is not one."""
+    """The Dump of a dump_state blob; ValueError when it is not one."""
     try:
         doc = orjson.loads(gzip.decompress(blob))
         if doc.get("format") != STATE_FORMAT:
             raise ValueError(f"not a {STATE_FORMAT} dump")
-        return (bytes.fromhex(doc["evmStateRoot"]),
-                {bytes.fromhex(k): bytes.fromhex(v) for k, v in doc["nodes"].items()},
-                {bytes.fromhex(k): bytes.fromhex(v) for k, v in doc["native"].items()})
+        stores = doc["stores"]
+        return Dump(bytes.fromhex(doc["evmStateRoot"]),
+                    {bytes.fromhex(k): bytes.fromhex(v) for k, v in doc["nodes"].items()},
+                    {bytes.fromhex(k): bytes.fromhex(v) for k, v in doc["native"].items()},
+                    None if stores is None else {
+                        name: (bytes.fromhex(store["root"]),
+                               {bytes.fromhex(k): bytes.fromhex(v) for k, v in store["nodes"].items()})
+                        for name, store in stores.items()})
     except (OSError, EOFError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"not a state dump: {e}") from None
 
 
-def load_state(app, parsed):
-    """Make the head's state the dumped one (committed into the head, as amend_head does)."""
-    root, nodes, native = parsed
-
-    def change(ctx):
-        for key, _ in list(ctx.store.iterate(b"")):
-            if key not in native:
-                ctx.store.delete(key)
-        for key, value in native.items():
-            ctx.store.set(key, value)
-        ctx.pending_nodes.written.update(nodes)
-        # The dumped root replaces the head's: nothing to execute, so no py-evm state to persist.
-        ctx.accounts = types.SimpleNamespace(persist=lambda: None, state_root=root)
-
-    amend_head(app, change)
+def load_state(app, dump):
+    """Make the head's state the dumped one, committed into the head as amend_head does: native keys,
+    EVM trie and, when the head has a version of the stores, the dumped IAVL trees as that version.
+    ValueError when the dump has no stores to give that version."""
+    header, meta = app.head
+    head_info = app.stores.commit_info(header.height)
+    if head_info is not None and dump.stores is None:
+        raise ValueError("the dump was taken before the chain's first block: it has no IAVL stores to load "
+                         "into a chain that has blocks; load it right after anvil_reset, or dump after block 1")
+    ctx = app._context(header.height + 1, header.time_ns, meta.hash, meta.base_fee, evm_root=meta.evm_state_root)
+    ctx.store.height = header.height
+    for key, _ in list(ctx.store.iterate(b"")):
+        if key not in dump.native:
+            ctx.store.delete(key)
+    for key, value in dump.native.items():
+        ctx.store.set(key, value)
+    puts = {**ctx.store.batch_puts(), **{keys.EVM_NODE + node: value for node, value in dump.nodes.items()}}
+    app_hash = meta.app_hash
+    if head_info is not None:
+        roots = {name: root for name, (root, _) in dump.stores.items()}
+        roots[multistore.EVM] = dump.evm_root
+        nodes = {name: records for name, (_, records) in dump.stores.items()}
+        app_hash = app.stores.install(header.height, roots, nodes, puts).hash()
+    meta = attrs.evolve(meta, evm_state_root=dump.evm_root, app_hash=app_hash)
+    events, updates = app.finalize_info(header.height) or ((), ())
+    block = CommittedBlock(header, meta, (), (), events=tuple(events), validator_updates=tuple(updates))
+    puts[keys.block_key(header.height)] = block.record()
+    app.write(puts)
+    app.reload_head()
 
 
 def reset(app):
     """Back to genesis: every key goes, genesis is written again (the producer then makes block 1)."""
     app.db.write({}, list(app.db.keys(b"")))
     app.undo.clear()
-    app.init_chain()
+    app._init_chain()
     app.reload_head()
