@@ -124,12 +124,15 @@ class MultiStore:
         new_root = tree.save(version, puts)
         orphans = tree.orphans
         orphan_key = keys.IAVL_ORPHAN + keys.height_bytes(version) + keys.compose(name)
-        if amending and orphans:
-            # The version's first orphans stay listed; a node of this version replaced and then made
-            # again with the same content (same hash) is live, not an orphan.
+        if amending:
+            # The version's earlier orphans stay listed, but a node of this version that was replaced
+            # and is made again here (same content, same hash) is live again.
+            listed = self._db.get(orphan_key) or b""
+            orphans = [listed[at:at + 32] for at in range(0, len(listed), 32)] + orphans
             orphans = [h for h in orphans if nodes.prefix + h not in puts]
-            orphans = [self._db.get(orphan_key) or b"", *orphans]
-        if orphans:
+            if listed or orphans:
+                puts[orphan_key] = b"".join(orphans)
+        elif orphans:
             puts[orphan_key] = b"".join(orphans)
         return new_root
 
