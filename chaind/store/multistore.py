@@ -113,6 +113,12 @@ class MultiStore:
         puts[keys.COMMIT_INFO + version_bytes] = info.record()
         return info
 
+    def carry(self, version, parent, puts, record=None):
+        """The CommitInfo of a `version` that changed nothing (a dev node's mined run): `parent`'s roots,
+        so its hash too. `record`: parent.record(), when the caller writes many such versions."""
+        puts[keys.COMMIT_INFO + keys.height_bytes(version)] = record or parent.record()
+        return CommitInfo(version, parent.roots)
+
     def _apply_store(self, name, root, entries, version, puts, amending):
         nodes = self.nodes(name)
         tree = trees.MutableTree(nodes, None if root == EMPTY_ROOT else nodes.load(root))
