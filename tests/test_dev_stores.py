@@ -4,9 +4,11 @@ applying the ICS-23 ops as a light client does.
 """
 
 import base64
+import gzip
 import hashlib
 import time
 
+import orjson
 import pytest_twisted
 from web3 import Web3
 
@@ -15,7 +17,7 @@ from chaind.store import keys
 from chaind.store.iavl.node import uvarint
 from evm_client import DEV0, OTHER, send, w3
 from helpers import in_thread
-from test_dev_methods import call
+from test_dev_methods import call, error
 from test_store_proofs import abci_query, balance_key
 
 
@@ -123,4 +125,11 @@ def test_a_loaded_dump_brings_its_stores(node_factory):
     # The loaded stores take the next block's changes.
     receipt = yield in_thread(send, w3(second), {"to": target, "value": 8, "nonce": 1})
     assert receipt.status == 1
+    assert (yield proven_balance(second, b"\x46" * 20)) == (4250, second.app.head[1].app_hash)
+    # A dump without stores (taken before a first block) cannot give the head's version its trees.
+    doc = orjson.loads(gzip.decompress(bytes.fromhex(dump[2:])))
+    doc["stores"] = None
+    bare = "0x" + gzip.compress(orjson.dumps(doc)).hex()
+    err = yield error(second, "anvil_loadState", bare)
+    assert err["code"] == -32602 and "before the chain's first block" in err["message"]
     assert (yield proven_balance(second, b"\x46" * 20)) == (4250, second.app.head[1].app_hash)
