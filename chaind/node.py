@@ -22,6 +22,9 @@ from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
+from chaind.consensus.abci.application import AbciApplication, Pools
+from chaind.consensus.abci.forward import CometForwarder
+from chaind.consensus.abci.protocol import AbciFactory
 from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
@@ -77,10 +80,12 @@ class Node(service.MultiService):
             # This node's validator precommits every block it proposes; the next header hashes the commit.
             self.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
             self.app.validator_address = proposer
-        self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
-        self.producer.setServiceParent(self)
         self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
         _Pool(self.call_pool).setServiceParent(self)
+        self.socket_mode = settings.abci.mode == "socket"
+        if not self.socket_mode:
+            self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
+            self.producer.setServiceParent(self)
         concurrency = settings.tracing.concurrency
         self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
         _Pool(self.trace_pool).setServiceParent(self)
@@ -100,7 +105,9 @@ class Node(service.MultiService):
         comet = settings.cometbft_rpc
         self.comet_routes = None
         self.queries = QueryRouter(self)    # gRPC query services by method path (gRPC, abci_query, REST)
-        if comet.enable:
+        if self.socket_mode:
+            self._serve_abci(settings.abci)
+        if comet.enable and not self.socket_mode:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
             self.comet_routes = CometRoutes(self, comet)
             table = self.comet_routes.table()
@@ -118,6 +125,18 @@ class Node(service.MultiService):
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway
             self._listen("rest", settings.rest.address, site)
+
+    def _serve_abci(self, abci):
+        """Socket mode: CometBFT drives the chain over ABCI; this node's writer and checker threads run
+        its calls, and txs sent to the faces here go to CometBFT's mempool."""
+        writer = ThreadPool(minthreads=1, maxthreads=1, name="chaind-writer")
+        checker = ThreadPool(minthreads=1, maxthreads=1, name="chaind-check")
+        _Pool(writer).setServiceParent(self)
+        _Pool(checker).setServiceParent(self)
+        self.abci = AbciApplication(self.app, self.queries, self.bus, Pools(writer, checker, self.call_pool),
+                                    self.reactor, retain_blocks=abci.min_retain_blocks)
+        self.producer = CometForwarder(self.app, checker, abci.cometbft_rpc, self.reactor)
+        self._listen("abci", abci.address, AbciFactory(self.abci, abci.max_message_bytes, abci.max_pending_requests))
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
@@ -168,8 +187,14 @@ class Node(service.MultiService):
         g = self.genesis
         lines = [f"chaind: chain-id {g.chain_id} (EVM chain id {g.evm_chain_id}), height {self.app.height}",
                  f"home: {self.home.path}"]
+        if self.socket_mode:
+            lines.append(f"consensus: CometBFT over ABCI (socket mode): run `cometbft node --proxy_app "
+                         f"tcp://{self._address('abci')}`; its RPC (26657) serves blocks, txs go to "
+                         f"{self.settings.abci.cometbft_rpc}")
+        else:
+            lines.append("consensus: builtin solo producer (this node's validator makes every block)")
         for name in self.listeners:
-            scheme = {"websocket": "ws", "grpc": "grpc+http"}.get(name, "http")
+            scheme = {"websocket": "ws", "grpc": "grpc+http", "abci": "tcp"}.get(name, "http")
             lines.append(f"{name}: {scheme}://{self._address(name)}")
         rpc = self.settings.json_rpc
         if rpc.enable:

@@ -1,0 +1,205 @@
+"""The ABCI socket face in one process: framing, order, Flush/Echo, Exception, bad frames, and a block
+driven over the socket served by the EVM face as the block CometBFT decided."""
+
+import socket
+
+import pytest
+import pytest_twisted
+from eth_account import Account
+from twisted.logger import globalLogPublisher
+
+from abci_driver import AbciClient, AbciClosed, Driver, Replica
+from chaind.chain import txs
+from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
+from chaind.events import types as ev
+from chaind.pb.tendermint.abci import types_pb2 as pb
+from conftest import in_thread, url
+
+import requests
+
+
+@pytest.fixture
+def abci_node(node_factory):
+    return node_factory(abci={"mode": "socket", "address": "127.0.0.1:0", "max_message_bytes": 65536})
+
+
+@pytest.fixture
+def logged():
+    lines = []
+
+    def observe(event):
+        if "log_format" in event and event.get("log_namespace", "").startswith("chaind.consensus.abci"):
+            from twisted.logger import formatEvent
+            lines.append(formatEvent(event))
+    globalLogPublisher.addObserver(observe)
+    yield lines
+    globalLogPublisher.removeObserver(observe)
+
+
+def test_framing_round_trip_and_limits():
+    reader = FrameReader(300)
+    data = frame(b"a" * 200) + frame(b"") + frame(b"b" * 5)
+    assert reader.feed(data[:1]) == [] and reader.feed(data[1:150]) == []
+    assert reader.feed(data[150:]) == [b"a" * 200, b"", b"b" * 5]
+    assert reader.pending() == 0
+    assert encode_uvarint(300) == b"\xac\x02"
+    with pytest.raises(FrameError, match="301 bytes exceeds the limit of 300"):
+        FrameReader(300).feed(encode_uvarint(301))
+    with pytest.raises(FrameError, match="not a valid varint"):
+        FrameReader(300).feed(b"\xff" * 11)
+
+
+def test_socket_mode_turns_the_producer_and_26657_off(abci_node):
+    assert "cometbft" not in abci_node.listeners and "abci" in abci_node.listeners
+    assert "consensus: CometBFT over ABCI (socket mode)" in abci_node.out.getvalue()
+    assert abci_node.app.height == 0        # no block until CometBFT decides one
+
+
+def _pipelined(port):
+    client = AbciClient(port)
+    client.send(pb.Request(echo=pb.RequestEcho(message="one")), pb.Request(info=pb.RequestInfo()),
+                pb.Request(check_tx=pb.RequestCheckTx(tx=b"\x01junk")), pb.Request(query=pb.RequestQuery(path="/app/version")),
+                pb.Request(echo=pb.RequestEcho(message="two")), pb.Request(flush=pb.RequestFlush()))
+    answers = [client.receive() for _ in range(6)]
+    client.close()
+    return answers
+
+
+@pytest_twisted.inlineCallbacks
+def test_requests_are_answered_in_order(abci_node):
+    answers = yield in_thread(_pipelined, abci_node.port_of("abci"))
+    assert [a.WhichOneof("value") for a in answers] == ["echo", "info", "check_tx", "query", "echo", "flush"]
+    assert answers[0].echo.message == "one" and answers[4].echo.message == "two"
+    assert answers[2].check_tx.code != 0 and answers[2].check_tx.codespace == "sdk"
+    assert answers[3].query.value == b"0.1.0" or answers[3].query.code == 0
+
+
+def _bad_then_good(port, bad_bytes, close_after=False):
+    """Send `bad_bytes` on one connection; returns (what that connection got, an Echo on another)."""
+    bad = AbciClient(port)
+    good = AbciClient(port)
+    bad.sock.sendall(bad_bytes)
+    if close_after:
+        bad.sock.shutdown(socket.SHUT_WR)
+    try:
+        got = bad.receive()
+    except AbciClosed as e:
+        got = e
+    echo = good.call("echo", pb.RequestEcho(message="still here"))
+    bad.close()
+    good.close()
+    return got, echo.message
+
+
+@pytest_twisted.inlineCallbacks
+def test_oversized_frame_closes_that_connection_only(abci_node, logged):
+    got, echo = yield in_thread(_bad_then_good, abci_node.port_of("abci"), encode_uvarint(70000) + b"x" * 10)
+    assert isinstance(got, AbciClosed) and got.exception is None
+    assert echo == "still here"
+    assert any("message of 70000 bytes exceeds the limit of 65536" in line for line in logged), logged
+
+
+@pytest_twisted.inlineCallbacks
+def test_undecodable_message_closes_that_connection(abci_node, logged):
+    got, echo = yield in_thread(_bad_then_good, abci_node.port_of("abci"), frame(b"\x0a\xff\xff"))
+    assert isinstance(got, AbciClosed) and echo == "still here"
+    assert any("undecodable request" in line for line in logged), logged
+
+
+@pytest_twisted.inlineCallbacks
+def test_truncated_message_is_logged(abci_node, logged):
+    payload = pb.Request(echo=pb.RequestEcho(message="cut short")).SerializeToString()
+    got, echo = yield in_thread(_bad_then_good, abci_node.port_of("abci"), frame(payload)[:-3], True)
+    assert isinstance(got, AbciClosed) and echo == "still here"
+    yield _settle()
+    assert any("truncated message dropped" in line for line in logged), logged
+
+
+@pytest_twisted.inlineCallbacks
+def test_unknown_request_gets_an_exception_then_close(abci_node, logged):
+    # Field 30 of Request: a oneof member this ABCI version does not have (an empty message).
+    got, echo = yield in_thread(_bad_then_good, abci_node.port_of("abci"), frame(b"\xf2\x01\x00"))
+    assert isinstance(got, AbciClosed) and "unknown request" in got.exception
+    assert echo == "still here"
+    assert any("unknown request" in line for line in logged)
+
+
+def _settle():
+    from twisted.internet import reactor, task
+    return task.deferLater(reactor, 0.2, lambda: None)
+
+
+def _init_chain(port, driver, changes=None, validators=()):
+    replica = Replica(port)
+    try:
+        request = driver.init_chain_request()
+        for name, value in (changes or {}).items():
+            setattr(request, name, value)
+        request.validators.extend(validators)
+        return replica.consensus.call("init_chain", request)
+    except AbciClosed as e:
+        return e
+    finally:
+        replica.close()
+
+
+@pytest_twisted.inlineCallbacks
+def test_init_chain_refuses_another_chains_genesis(abci_node):
+    driver = Driver(abci_node.genesis.document)
+    port = abci_node.port_of("abci")
+    got = yield in_thread(_init_chain, port, driver, {"chain_id": "other_1-1"})
+    assert isinstance(got, AbciClosed) and "chain_id 'other_1-1'" in got.exception
+    got = yield in_thread(_init_chain, port, driver, {"app_state_bytes": b'{"bank": {}}'})
+    assert isinstance(got, AbciClosed) and "app_state differs" in got.exception
+    wrong = pb.ValidatorUpdate(power=5)
+    wrong.pub_key.ed25519 = b"\x07" * 32
+    got = yield in_thread(_init_chain, port, driver, None, [wrong])
+    assert isinstance(got, AbciClosed) and "genesis validators are not this chain's" in got.exception
+    # CometBFT's genesis without validators: the app's set is the one used, and the answer names it.
+    answer = yield in_thread(_init_chain, port, driver)
+    assert [(v.pub_key.ed25519, v.power) for v in answer.validators] == \
+        [(v.consensus_pubkey, v.power) for v in abci_node.genesis.validators]
+    assert answer.app_hash == abci_node.app.head[1].app_hash
+
+
+def _drive_one_block(port, raw, time_ns):
+    replica = Replica(port)
+    driver = Driver(replica_genesis[0])
+    assert driver.handshake(replica) == 0
+    check = driver.check(replica, raw)
+    assert check.code == 0, check.log
+    assert driver.propose(replica, [b"\x01undecodable", raw], time_ns) == [raw]
+    block = driver.decide([raw], time_ns)
+    response = driver.run_block([replica], block)
+    recheck = driver.check(replica, raw, recheck=True)
+    second = driver.handshake(replica)      # a restarted CometBFT: Info says height 1, nothing to replay
+    replica.close()
+    return block, response, recheck, second
+
+
+replica_genesis = []       # the node's genesis document, for the driver thread
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_decided_block_is_the_block_the_node_serves(abci_node):
+    sub = abci_node.bus.subscribe(lambda e: isinstance(e, (ev.NewBlock, ev.Tx)))
+    replica_genesis[:] = [abci_node.genesis.document]
+    key = abci_node.dev_keys[0]
+    signed = Account.sign_transaction({"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10,
+                                       "maxPriorityFeePerGas": 1, "nonce": 0, "to": "0x" + "33" * 20,
+                                       "value": 12345}, key.private_key)
+    raw = txs.wrap_evm(signed.raw_transaction, 9000, abci_node.genesis.base_denom).raw
+    time_ns = abci_node.genesis.genesis_time_ns + 5 * 10**9 + 123
+    block, response, recheck, second = yield in_thread(_drive_one_block, abci_node.port_of("abci"), raw, time_ns)
+    assert second == 1
+    assert [r.code for r in response.tx_results] == [0]
+    assert recheck.code == 32 and "account sequence mismatch" in recheck.log
+    assert abci_node.app.height == 1 and response.app_hash == abci_node.app.head[1].app_hash
+    got = yield in_thread(lambda: requests.post(url(abci_node), json={
+        "jsonrpc": "2.0", "id": 1, "method": "eth_getBlockByNumber", "params": ["0x1", False]}).json()["result"])
+    assert got["hash"] == "0x" + block.hash.hex()
+    assert int(got["timestamp"], 16) == time_ns // 10**9
+    assert got["miner"].lower() == "0x" + block.proposer.hex()
+    assert got["transactions"] == ["0x" + signed.hash.hex().removeprefix("0x")]
+    kinds = [type(e).__name__ for e in sub.drain()]
+    assert kinds == ["NewBlock", "Tx"], kinds
