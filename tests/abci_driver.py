@@ -17,7 +17,7 @@ from chaind.chain import merkle
 from chaind.consensus.abci.framing import FrameReader, frame
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from chaind.pb.tendermint.crypto import keys_pb2
-from chaind.pb.tendermint.types import params_pb2, types_pb2
+from chaind.pb.tendermint.types import params_pb2, validator_pb2
 from google.protobuf import timestamp_pb2
 
 
@@ -195,7 +195,7 @@ class Driver:
 
     def _commit_info(self, block):
         return pb.CommitInfo(round=0, votes=[pb.VoteInfo(validator=pb.Validator(address=a, power=p),
-                                                         block_id_flag=types_pb2.BLOCK_ID_FLAG_COMMIT)
+                                                         block_id_flag=validator_pb2.BLOCK_ID_FLAG_COMMIT)
                                              for a, p in block.last_votes])
 
     def store(self, block, app_hash, tx_results):
