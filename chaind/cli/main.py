@@ -20,6 +20,7 @@ from chaind.cli.common import LazyGroup
     "config": "chaind.cli.misc:config",
     "version": "chaind.cli.misc:version",
     "completion": "chaind.cli.misc:completion",
+    "testnet": "chaind.cli.testnet:testnet",
 })
 def main():
     """chaind: a proof-of-stake EVM chain node, and its command-line client."""

@@ -245,8 +245,8 @@ class AbciApplication:
                                         "invalid request")
         if request.height and request.height > self.app.height:
             return pb.ResponseQuery(code=18, codespace="sdk", height=request.height,
-                                    log=f"cannot query with height in the future; please provide a valid height: "
-                                        f"invalid height")
+                                    log="cannot query with height in the future; please provide a valid height: "
+                                        "invalid height")
         answer = abci_query.query(self.queries, request.path, request.data, request.height)
         return pb.ResponseQuery(code=answer.code, log=answer.log, value=answer.value, height=answer.height,
                                 codespace=answer.codespace)
