@@ -244,7 +244,7 @@ class AbciApplication:
                                     log="proofs are not supported: the app keeps no IAVL store to prove from: "
                                         "invalid request")
         if request.height and request.height > self.app.height:
-            return pb.ResponseQuery(code=18, codespace="sdk", height=request.height,
+            return pb.ResponseQuery(code=26, codespace="sdk", height=request.height,
                                     log="cannot query with height in the future; please provide a valid height: "
                                         "invalid height")
         answer = abci_query.query(self.queries, request.path, request.data, request.height)

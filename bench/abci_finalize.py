@@ -1,0 +1,108 @@
+"""Bar of issue 22: FinalizeBlock + Commit of a 1,000-transfer block over the ABCI socket, against the
+same block through the solo producer's path (App.finalize_block + App.commit on its writer): at most 1.2x.
+
+The socket side is a real node (`twistd chaind`, [abci] mode = "socket") driven by tests/abci_driver.py
+as CometBFT drives it: every tx goes through CheckTx first (untimed, as the mempool does before a
+block), then the timed FinalizeBlock and Commit round trips. The solo side runs in this process on its
+own LevelDB with the txs check_tx returned (untimed), as the producer hands them to its writer. Both
+execute the same blocks (same txs, time, proposer, hash) and must reach the same app hashes.
+
+    /work/venv/bin/python bench/abci_finalize.py [--txs 1000] [--blocks 3]
+"""
+
+import argparse
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+from eth_account import Account
+from eth_utils import to_checksum_address
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from abci_driver import Driver, Replica  # noqa: E402
+from devnode import DevNode, free_port  # noqa: E402
+
+from chaind.chain import txs  # noqa: E402
+from chaind.chain.app import App  # noqa: E402
+from chaind.chain.genesis import Genesis  # noqa: E402
+from chaind.home import Home  # noqa: E402
+from chaind.pb.tendermint.abci import types_pb2 as pb  # noqa: E402
+from chaind.store.db import Database  # noqa: E402
+
+PROPOSER = b"\x05" * 20
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--txs", type=int, default=1000, help="transfers per block")
+    parser.add_argument("--blocks", type=int, default=3, help="blocks timed (the median is reported)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="chaind-abci-bench-") as tmp:
+        tmp = pathlib.Path(tmp)
+        home = Home(tmp / "home").init("bench", dev=True)
+        genesis = Genesis.load(home.genesis_file)
+        # Each block spreads its transfers over the dev senders; their nonces follow on across blocks.
+        keys = home.dev_keys()
+        per_sender = -(-args.txs // len(keys))
+        blocks = []
+        for b in range(args.blocks):
+            raws = []
+            for i in range(args.txs):
+                key = keys[i % len(keys)]
+                tx = {"chainId": genesis.evm_chain_id, "gas": 21000, "maxFeePerGas": 10**10,
+                      "maxPriorityFeePerGas": 1, "nonce": b * per_sender + i // len(keys),
+                      "to": to_checksum_address(bytes([0x40 + i % 50]) * 20), "value": 1 + i}
+                signed = Account.sign_transaction(tx, key.private_key)
+                raws.append(txs.wrap_evm(bytes(signed.raw_transaction), genesis.evm_chain_id, genesis.base_denom).raw)
+            blocks.append(raws)
+
+        solo_db = Database(tmp / "solo.db")
+        solo = App(solo_db, genesis)
+        solo_times, solo_blocks = [], []
+        for raws in blocks:
+            checked = [solo.check_tx(raw) for raw in raws]
+            height = solo.height + 1
+            began = time.perf_counter()
+            block, puts = solo.finalize_block(checked, genesis.genesis_time_ns + height * 10**9, PROPOSER)
+            solo.commit(block, puts)
+            solo_times.append(time.perf_counter() - began)
+            assert all(r.code == 0 for r in block.results), [r.log for r in block.results if r.code][:3]
+            solo_blocks.append(block)
+        solo_db.close()
+
+        abci_port = free_port()
+        socket_times = []
+        with DevNode(config=f'\n[abci]\nmode = "socket"\naddress = "127.0.0.1:{abci_port}"\n', home=home):
+            replica = Replica(abci_port)
+            driver = Driver(genesis.document)
+            driver.handshake(replica)
+            for raws, block in zip(blocks, solo_blocks):
+                for raw in raws:
+                    answer = driver.check(replica, raw)
+                    assert answer.code == 0, answer.log
+                decided = driver.decide(raws, block.header.time_ns, block_hash=block.hash, proposer=PROPOSER)
+                began = time.perf_counter()
+                response = driver.finalize(replica, decided)
+                replica.consensus.call("commit", pb.RequestCommit())
+                socket_times.append(time.perf_counter() - began)
+                assert response.app_hash == block.meta.app_hash, "socket and solo app hashes differ"
+                driver.store(decided, response.app_hash, response.tx_results)
+            replica.close()
+    solo_median, socket_median = statistics.median(solo_times), statistics.median(socket_times)
+    print(f"FinalizeBlock + Commit of a {args.txs}-transfer block, median of {args.blocks} blocks "
+          f"(same txs, same app hashes):")
+    print(f"  solo producer path (in process): {solo_median * 1000:8.1f} ms   "
+          f"({', '.join(f'{t * 1000:.0f}' for t in solo_times)})")
+    print(f"  ABCI socket (chaind process)   : {socket_median * 1000:8.1f} ms   "
+          f"({', '.join(f'{t * 1000:.0f}' for t in socket_times)})")
+    ratio = socket_median / solo_median
+    print(f"  socket / solo: {ratio:.2f}x (bar: at most 1.20x) {'PASS' if ratio <= 1.2 else 'FAIL'}")
+
+
+if __name__ == "__main__":
+    main()
