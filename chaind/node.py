@@ -134,7 +134,7 @@ class Node(service.MultiService):
         _Pool(writer).setServiceParent(self)
         _Pool(checker).setServiceParent(self)
         self.abci = AbciApplication(self.app, self.queries, self.bus, Pools(writer, checker, self.call_pool),
-                                    self.reactor, retain_blocks=abci.min_retain_blocks)
+                                    self.reactor, self.mempool, retain_blocks=abci.min_retain_blocks)
         self.producer = CometForwarder(self.app, checker, abci.cometbft_rpc, self.reactor)
         self._listen("abci", abci.address, AbciFactory(self.abci, abci.max_message_bytes, abci.max_pending_requests))
 

@@ -162,12 +162,17 @@ def test_init_chain_refuses_another_chains_genesis(abci_node):
     assert answer.app_hash == abci_node.app.head[1].app_hash
 
 
-def _drive_one_block(port, raw, time_ns):
+def _check_one(port, raw):
     replica = Replica(port)
     driver = Driver(replica_genesis[0])
     assert driver.handshake(replica) == 0
     check = driver.check(replica, raw)
     assert check.code == 0, check.log
+    again = driver.check(replica, raw)      # the pool's own rule, as in builtin mode
+    return replica, driver, again
+
+
+def _drive_one_block(replica, driver, raw, time_ns):
     assert driver.propose(replica, [b"\x01undecodable", raw], time_ns) == [raw]
     block = driver.decide([raw], time_ns)
     response = driver.run_block([replica], block)
@@ -182,7 +187,7 @@ replica_genesis = []       # the node's genesis document, for the driver thread
 
 @pytest_twisted.inlineCallbacks
 def test_a_decided_block_is_the_block_the_node_serves(abci_node):
-    sub = abci_node.bus.subscribe(lambda e: isinstance(e, (ev.NewBlock, ev.Tx)))
+    sub = abci_node.bus.subscribe(lambda e: isinstance(e, (ev.NewBlock, ev.Tx, ev.PendingTx)))
     replica_genesis[:] = [abci_node.genesis.document]
     key = abci_node.dev_keys[0]
     signed = Account.sign_transaction({"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10,
@@ -190,7 +195,12 @@ def test_a_decided_block_is_the_block_the_node_serves(abci_node):
                                        "value": 12345}, key.private_key)
     raw = txs.wrap_evm(signed.raw_transaction, 9000, abci_node.genesis.base_denom).raw
     time_ns = abci_node.genesis.genesis_time_ns + 5 * 10**9 + 123
-    block, response, recheck, second = yield in_thread(_drive_one_block, abci_node.port_of("abci"), raw, time_ns)
+    replica, driver, again = yield in_thread(_check_one, abci_node.port_of("abci"), raw)
+    assert again.code == 19 and "already exists in cache" in again.log
+    # CheckTx admitted it: the faces see it pending (txpool, pending nonce, newPendingTransactions).
+    assert abci_node.mempool.get(evm_hash=bytes(signed.hash)) is not None
+    block, response, recheck, second = yield in_thread(_drive_one_block, replica, driver, raw, time_ns)
+    assert len(abci_node.mempool) == 0
     assert second == 1
     assert [r.code for r in response.tx_results] == [0]
     assert recheck.code == 32 and "account sequence mismatch" in recheck.log
@@ -202,4 +212,4 @@ def test_a_decided_block_is_the_block_the_node_serves(abci_node):
     assert got["miner"].lower() == "0x" + block.proposer.hex()
     assert got["transactions"] == ["0x" + signed.hash.hex().removeprefix("0x")]
     kinds = [type(e).__name__ for e in sub.drain()]
-    assert kinds == ["NewBlock", "Tx"], kinds
+    assert kinds == ["PendingTx", "NewBlock", "Tx"], kinds

@@ -40,8 +40,11 @@ class Pools:
 
 
 class AbciApplication:
-    def __init__(self, app, queries, bus, pools, reactor, retain_blocks=0):
+    def __init__(self, app, queries, bus, pools, reactor, mempool, retain_blocks=0):
         self.app = app
+        # CometBFT holds the txs; this mirror of what CheckTx admitted applies the builtin mode's pool
+        # rules (nonce gaps, replacement) and feeds txpool_*, pending nonces and newPendingTransactions.
+        self.mempool = mempool
         self.queries = queries          # grpc.router.QueryRouter: the paths abci_query serves
         self.bus = bus
         self.pools = pools
@@ -134,14 +137,32 @@ class AbciApplication:
     # -- mempool -----------------------------------------------------------------------------------
 
     def check_tx(self, request):
-        return self._on(self.pools.checker, self._check_tx, request.tx)
+        d = self._on(self.pools.checker, self._check_tx, request.tx)
+        d.addCallback(self._admit, request.type == pb.RECHECK, request.tx)
+        return d
 
     def _check_tx(self, raw):
         try:
             tx = self.app.check_tx(raw)
         except errors.TxError as e:
-            return pb.ResponseCheckTx(code=e.code, codespace=e.codespace, log=e.log)
+            return e, None
         self._remember(raw, tx)
+        return tx, self.app.head_nonce(tx.sender)
+
+    def _admit(self, checked, recheck, raw):
+        """On the reactor, where the pool lives: a new tx joins the mirror (whose refusal refuses it), a
+        rechecked one that no longer passes leaves it, as it leaves CometBFT's mempool."""
+        tx, state_nonce = checked
+        if isinstance(tx, errors.TxError):
+            if recheck:
+                self.mempool.remove(txs.native_hash(raw))
+            return pb.ResponseCheckTx(code=tx.code, codespace=tx.codespace, log=tx.log)
+        if not recheck:
+            try:
+                self.mempool.add(tx, state_nonce)
+            except errors.TxError as e:
+                return pb.ResponseCheckTx(code=e.code, codespace=e.codespace, log=e.log)
+            self.bus.publish([ev.PendingTx(tx)])
         return pb.ResponseCheckTx(code=0, gas_wanted=tx.gas)
 
     def _remember(self, raw, tx):
@@ -229,6 +250,7 @@ class AbciApplication:
 
     def _committed(self, block):
         # Readers see the block now: subscribers (newHeads, logs, /websocket) hear of it.
+        self.mempool.remove_committed(self.app.head_nonce)
         self.bus.publish(ev.committed(block))
         retain = max(0, block.height - self.retain_blocks + 1) if self.retain_blocks else 0
         return pb.ResponseCommit(retain_height=retain)
