@@ -213,3 +213,71 @@ def test_a_decided_block_is_the_block_the_node_serves(abci_node):
     assert got["transactions"] == ["0x" + signed.hash.hex().removeprefix("0x")]
     kinds = [type(e).__name__ for e in sub.drain()]
     assert kinds == ["PendingTx", "NewBlock", "Tx"], kinds
+
+
+class _CometRpc:
+    """A stand-in for CometBFT's RPC: broadcast_tx_sync answers are queued by the test; txs are recorded."""
+
+    def __init__(self):
+        from twisted.internet import reactor
+        from twisted.web import resource, server
+
+        self.received, self.answers = [], []
+        outer = self
+
+        class Root(resource.Resource):
+            isLeaf = True
+
+            def render_POST(self, request):
+                import base64
+                import json
+                body = json.loads(request.content.read())
+                outer.received.append((body["method"], base64.b64decode(body["params"]["tx"])))
+                return json.dumps({"jsonrpc": "2.0", "id": body["id"], **outer.answers.pop(0)}).encode()
+        self.port = reactor.listenTCP(0, server.Site(Root()), interface="127.0.0.1")
+
+    @property
+    def address(self):
+        return f"127.0.0.1:{self.port.getHost().port}"
+
+
+def _eth(node, method, *params):
+    return requests.post(url(node), json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).json()
+
+
+@pytest_twisted.inlineCallbacks
+def test_eth_send_raw_transaction_goes_to_cometbfts_mempool(node_factory):
+    rpc = _CometRpc()
+    try:
+        node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0", "cometbft_rpc": rpc.address})
+        key = node.dev_keys[0]
+
+        def signed(nonce):
+            return Account.sign_transaction({"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10,
+                                             "maxPriorityFeePerGas": 1, "nonce": nonce, "to": "0x" + "33" * 20,
+                                             "value": 1}, key.private_key)
+        rpc.answers += [{"result": {"code": 0, "data": "", "log": "", "codespace": "", "hash": "AB"}},
+                        {"result": {"code": 5, "log": "insufficient funds", "codespace": "sdk", "hash": "AB"}},
+                        {"error": {"code": -32603, "message": "Internal error", "data": "tx already exists in cache"}}]
+        first = signed(0)
+        reply = yield in_thread(_eth, node, "eth_sendRawTransaction", "0x" + bytes(first.raw_transaction).hex())
+        assert reply["result"] == "0x" + bytes(first.hash).hex()
+        method, tx = rpc.received[0]
+        assert method == "broadcast_tx_sync"
+        assert tx == txs.wrap_evm(bytes(first.raw_transaction), 9000, node.genesis.base_denom).raw
+        reply = yield in_thread(_eth, node, "eth_sendRawTransaction", "0x" + bytes(signed(1).raw_transaction).hex())
+        assert "insufficient funds" in reply["error"]["message"]
+        reply = yield in_thread(_eth, node, "eth_sendRawTransaction", "0x" + bytes(signed(2).raw_transaction).hex())
+        assert "already in mempool" in reply["error"]["message"] or "already known" in reply["error"]["message"]
+        # A tx the node's own check refuses never reaches CometBFT.
+        stale = Account.sign_transaction({"chainId": 9000, "gas": 100, "maxFeePerGas": 10**10,
+                                          "maxPriorityFeePerGas": 1, "nonce": 0, "to": "0x" + "33" * 20,
+                                          "value": 1}, key.private_key)
+        reply = yield in_thread(_eth, node, "eth_sendRawTransaction", "0x" + bytes(stale.raw_transaction).hex())
+        assert "intrinsic gas" in reply["error"]["message"] and len(rpc.received) == 3
+        yield rpc.port.stopListening()
+        reply = yield in_thread(_eth, node, "eth_sendRawTransaction", "0x" + bytes(signed(3).raw_transaction).hex())
+        assert "did not take the tx" in reply["error"]["message"], reply
+    finally:
+        if rpc.port.connected:
+            yield rpc.port.stopListening()

@@ -10,6 +10,7 @@ from chaind.api import proofs
 from chaind.chain import errors as chain_errors
 from chaind.chain import txs as txcodec
 from chaind.chain.app import PrunedError
+from chaind.errors import ChainError
 from chaind.rpc.errors import RPCError, server_error
 
 
@@ -226,6 +227,9 @@ class EthApi:
 
 
 def _tx_error(failure):
-    failure.trap(chain_errors.TxError)
+    failure.trap(chain_errors.TxError, ChainError)
     e = failure.value
+    if isinstance(e, ChainError):
+        # Socket mode: CometBFT's RPC, which takes the tx, is away or refused it.
+        raise server_error(str(e))
     raise server_error(e.evm_message or e.log)
