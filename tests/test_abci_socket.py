@@ -1,19 +1,21 @@
 """The ABCI socket face in one process: framing, order, Flush/Echo, Exception, bad frames, and a block
 driven over the socket served by the EVM face as the block CometBFT decided."""
 
+import json
 import socket
 
 import pytest
 import pytest_twisted
 from eth_account import Account
 from twisted.logger import globalLogPublisher
+from websockets.sync.client import connect
 
 from abci_driver import AbciClient, AbciClosed, Driver, Replica
 from chaind.chain import txs
 from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
 from chaind.events import types as ev
 from chaind.pb.tendermint.abci import types_pb2 as pb
-from conftest import in_thread, url
+from conftest import in_thread, url, ws_url
 
 import requests
 
@@ -162,24 +164,33 @@ def test_init_chain_refuses_another_chains_genesis(abci_node):
     assert answer.app_hash == abci_node.app.head[1].app_hash
 
 
-def _check_one(port, raw):
+def _ws_call(ws, method, *params):
+    ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}))
+    return json.loads(ws.recv(timeout=10))["result"]
+
+
+def _check_one(port, raw, ws):
     replica = Replica(port)
     driver = Driver(replica_genesis[0])
     assert driver.handshake(replica) == 0
+    _ws_call(ws, "eth_subscribe", "newPendingTransactions")
     check = driver.check(replica, raw)
     assert check.code == 0, check.log
+    pending = json.loads(ws.recv(timeout=10))["params"]["result"]
     again = driver.check(replica, raw)      # the pool's own rule, as in builtin mode
-    return replica, driver, again
+    return replica, driver, again, pending
 
 
-def _drive_one_block(replica, driver, raw, time_ns):
+def _drive_one_block(replica, driver, raw, time_ns, ws):
+    _ws_call(ws, "eth_subscribe", "newHeads")
     assert driver.propose(replica, [b"\x01undecodable", raw], time_ns) == [raw]
     block = driver.decide([raw], time_ns)
     response = driver.run_block([replica], block)
+    head = json.loads(ws.recv(timeout=10))["params"]["result"]
     recheck = driver.check(replica, raw, recheck=True)
     second = driver.handshake(replica)      # a restarted CometBFT: Info says height 1, nothing to replay
     replica.close()
-    return block, response, recheck, second
+    return block, response, recheck, second, head
 
 
 replica_genesis = []       # the node's genesis document, for the driver thread
@@ -195,11 +206,16 @@ def test_a_decided_block_is_the_block_the_node_serves(abci_node):
                                        "value": 12345}, key.private_key)
     raw = txs.wrap_evm(signed.raw_transaction, 9000, abci_node.genesis.base_denom).raw
     time_ns = abci_node.genesis.genesis_time_ns + 5 * 10**9 + 123
-    replica, driver, again = yield in_thread(_check_one, abci_node.port_of("abci"), raw)
+    ws = yield in_thread(connect, ws_url(abci_node))
+    replica, driver, again, pending = yield in_thread(_check_one, abci_node.port_of("abci"), raw, ws)
+    assert pending == "0x" + bytes(signed.hash).hex()
     assert again.code == 19 and "already exists in cache" in again.log
     # CheckTx admitted it: the faces see it pending (txpool, pending nonce, newPendingTransactions).
     assert abci_node.mempool.get(evm_hash=bytes(signed.hash)) is not None
-    block, response, recheck, second = yield in_thread(_drive_one_block, replica, driver, raw, time_ns)
+    block, response, recheck, second, head = yield in_thread(_drive_one_block, replica, driver, raw, time_ns, ws)
+    ws.close()
+    # newHeads fired on Commit, with the block CometBFT decided.
+    assert head["hash"] == "0x" + block.hash.hex() and head["number"] == "0x1"
     assert len(abci_node.mempool) == 0
     assert second == 1
     assert [r.code for r in response.tx_results] == [0]
