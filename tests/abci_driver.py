@@ -102,7 +102,9 @@ class Driver:
         self.chain_id = genesis_doc["chain_id"]
         self.initial_height = int(genesis_doc.get("initial_height", "1"))
         self.blocks = {}
-        self.validators = []        # valset.SetValidator, CometBFT's order
+        self.validators = []        # the genesis set: valset.SetValidator, CometBFT's order
+        self.sets = {}              # height -> the set from that height on (FinalizeBlock's updates at H
+                                    # change the set of H + 2, as CometBFT applies them)
         self.genesis_app_hash = None
         self.last_results_hash = merkle.root([])
 
@@ -133,6 +135,7 @@ class Driver:
                                                        v.power) for v in answer.validators])
             if self.genesis_app_hash is None:
                 self.genesis_app_hash, self.validators = answer.app_hash, list(vals)
+                self.sets[self.initial_height] = list(vals)
             assert answer.app_hash == self.genesis_app_hash
             assert list(vals) == self.validators
             height = self.initial_height - 1
@@ -158,27 +161,33 @@ class Driver:
         height = self.next_height()
         answer = proposer_replica.consensus.call("prepare_proposal", pb.RequestPrepareProposal(
             max_tx_bytes=max_tx_bytes, txs=txs, height=height, time=timestamp(time_ns),
-            next_validators_hash=valset.hash_of(self.validators), proposer_address=self.proposer(height)))
+            next_validators_hash=valset.hash_of(self.validators_at(height + 1)),
+            proposer_address=self.proposer(height)))
         return list(answer.txs)
 
     def proposer(self, height):
-        return self.validators[height % len(self.validators)].address
+        validators = self.validators_at(height)
+        return validators[height % len(validators)].address
+
+    def validators_at(self, height):
+        return self.sets[max(h for h in self.sets if h <= max(height, self.initial_height))]
 
     def decide(self, txs, time_ns, block_hash=None, proposer=None):
         """The next block of the store; its hash is made as CometBFT makes a header's, unless given."""
         height = self.next_height()
         prev = self.blocks.get(height - 1)
         proposer = self.proposer(height) if proposer is None else proposer
-        next_vals = valset.hash_of(self.validators)
+        next_vals = valset.hash_of(self.validators_at(height + 1))
         if block_hash is None:
             header = Header(chain_id=self.chain_id, height=height, time_ns=time_ns,
                             last_block_id=BlockId(prev.hash, 1, prev.hash) if prev else BlockId(),
-                            last_commit_hash=b"", data_hash=data_hash(txs), validators_hash=next_vals,
+                            last_commit_hash=b"", data_hash=data_hash(txs),
+                            validators_hash=valset.hash_of(self.validators_at(height)),
                             next_validators_hash=next_vals, consensus_hash=b"",
                             app_hash=prev.app_hash if prev else self.genesis_app_hash,
                             last_results_hash=self.last_results_hash, evidence_hash=b"", proposer_address=proposer)
             block_hash = header.hash()
-        votes = [(v.address, v.power) for v in self.validators] if prev else []
+        votes = [(v.address, v.power) for v in self.validators_at(height - 1)] if prev else []
         return Decided(height, list(txs), time_ns, proposer, block_hash, next_vals, votes)
 
     def process(self, replica, block):
@@ -219,4 +228,7 @@ class Driver:
                 continue
             r.consensus.call("commit", pb.RequestCommit())
         self.store(block, responses[0].app_hash, responses[0].tx_results)
+        updates = [(u.pub_key.ed25519, u.power) for u in responses[0].validator_updates]
+        if updates:
+            self.sets[block.height + 2] = list(valset.apply_updates(self.validators_at(block.height + 1), updates))
         return responses[0]

@@ -9,6 +9,7 @@ import urllib.request
 import pytest
 
 from abci_driver import Driver, Replica
+import staking_msgs
 from chain_driver import Chain
 from chaind.api import encoding
 from chaind.consensus.abci.application import _exec_result
@@ -80,7 +81,8 @@ def _round(driver, apps, solo, raws, kill=None):
     assert response.app_hash == block.meta.app_hash, f"height {height}: app hash differs from the solo producer's"
     assert [r.SerializeToString() for r in response.tx_results] == \
         [_exec_result(r).SerializeToString() for r in block.results]
-    return block
+    assert [(u.pub_key.ed25519, u.power) for u in response.validator_updates] == list(block.validator_updates)
+    return response
 
 
 def _compare_blocks(apps, solo, heights):
@@ -126,8 +128,17 @@ def test_replicas_agree_with_each_other_and_the_solo_producer_and_survive_sigkil
         assert driver.handshake(victim.replica) == 4        # Info: the last height it committed; 5 replayed
         for step in range(5, 7):
             _round(driver, apps, solo, solo.workload(step))
-        assert [a.eth("eth_blockNumber") for a in apps] == [hex(7)] * count
-        _compare_blocks(apps, solo, range(1, 8))
+        # A new validator: FinalizeBlock's validator_updates, and the set CometBFT uses two heights on.
+        _, pubkey = staking_msgs.new_consensus_key()
+        operator = solo.keys[4]
+        create = staking_msgs.create(solo.genesis.bech32_prefix, operator.address, pubkey, 10**21)
+        response = _round(driver, apps, solo, [solo.native(operator, [create])])
+        assert [(u.pub_key.ed25519, u.power) for u in response.validator_updates] == [(pubkey, 1000)]
+        for step in range(7, 9):
+            _round(driver, apps, solo, solo.workload(step))
+        assert len(driver.validators_at(10)) == 2
+        assert [a.eth("eth_blockNumber") for a in apps] == [hex(10)] * count
+        _compare_blocks(apps, solo, range(1, 11))
         # The EVM face reads the state the blocks made: a recipient's balance, the same everywhere.
         recipient = "0x" + bytes([0x30 + 1]).hex() * 20
         balances = {a.eth("eth_getBalance", recipient, "latest") for a in apps}
