@@ -297,3 +297,47 @@ def test_eth_send_raw_transaction_goes_to_cometbfts_mempool(node_factory):
     finally:
         if rpc.port.connected:
             yield rpc.port.stopListening()
+
+
+def _flood(port, count):
+    client = AbciClient(port)
+    client.send(*[pb.Request(echo=pb.RequestEcho(message=str(i))) for i in range(count)],
+                pb.Request(flush=pb.RequestFlush()))
+    answers = [client.receive() for _ in range(count + 1)]
+    client.close()
+    return answers
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_flood_of_requests_pauses_reading_and_is_answered_in_order(node_factory):
+    node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0", "max_pending_requests": 2})
+    answers = yield in_thread(_flood, node.port_of("abci"), 5000)
+    assert [a.echo.message for a in answers[:-1]] == [str(i) for i in range(5000)]
+    assert answers[-1].WhichOneof("value") == "flush"
+
+
+def _misbehaving_block(port, genesis_doc, time_ns):
+    replica = Replica(port)
+    driver = Driver(genesis_doc)
+    driver.handshake(replica)
+    block = driver.decide([], time_ns)
+    evidence = pb.Misbehavior(type=pb.DUPLICATE_VOTE, height=1, total_voting_power=1000,
+                              validator=pb.Validator(address=driver.validators[0].address, power=1000))
+    request = pb.RequestFinalizeBlock(hash=block.hash, height=block.height, misbehavior=[evidence],
+                                      next_validators_hash=block.next_validators_hash,
+                                      proposer_address=block.proposer)
+    request.time.FromNanoseconds(time_ns)
+    response = replica.consensus.call("finalize_block", request)
+    replica.consensus.call("commit", pb.RequestCommit())
+    replica.close()
+    return response, driver.validators[0].address
+
+
+@pytest_twisted.inlineCallbacks
+def test_misbehavior_is_logged_and_changes_no_state(abci_node, logged):
+    time_ns = abci_node.genesis.genesis_time_ns + 10**9
+    response, address = yield in_thread(_misbehaving_block, abci_node.port_of("abci"),
+                                        abci_node.genesis.document, time_ns)
+    assert abci_node.app.height == 1 and response.app_hash == abci_node.app.head[1].app_hash
+    assert any(f"DUPLICATE_VOTE by validator {address.hex().upper()}" in line and "no slashing module" in line
+               for line in logged), logged

@@ -24,6 +24,7 @@ class AbciProtocol(protocol.Protocol):
         self._reader = FrameReader(max_message_bytes)
         self._queue = collections.deque()
         self._busy = False
+        self._pumping = False
         self._paused = False
         self._closing = False
 
@@ -46,14 +47,22 @@ class AbciProtocol(protocol.Protocol):
         self._next()
 
     def _next(self):
-        while not self._busy and self._queue and not self._closing:
-            request = self._queue.popleft()
-            kind = request.WhichOneof("value")
-            if kind is None:
-                return self._fail("unknown request from client: no Request field this app knows (a newer ABCI?)")
-            self._busy = True
-            d = defer.maybeDeferred(self.application.handle, kind, getattr(request, kind))
-            d.addCallbacks(self._answer, self._failed, callbackArgs=(kind,), errbackArgs=(kind,))
+        # A request answered at once (Echo, Info) comes back here through its callback: the loop
+        # below goes on with the next one rather than recursing once per request.
+        if self._pumping:
+            return
+        self._pumping = True
+        try:
+            while not self._busy and self._queue and not self._closing:
+                request = self._queue.popleft()
+                kind = request.WhichOneof("value")
+                if kind is None:
+                    return self._fail("unknown request from client: no Request field this app knows (a newer ABCI?)")
+                self._busy = True
+                d = defer.maybeDeferred(self.application.handle, kind, getattr(request, kind))
+                d.addCallbacks(self._answer, self._failed, callbackArgs=(kind,), errbackArgs=(kind,))
+        finally:
+            self._pumping = False
         if self._paused and len(self._queue) <= self.max_pending // 2 and not self._closing:
             self._paused = False
             self.transport.resumeProducing()
