@@ -4,6 +4,7 @@ driven over the socket served by the EVM face as the block CometBFT decided."""
 import json
 import socket
 
+import grpc
 import pytest
 import pytest_twisted
 from eth_account import Account
@@ -11,11 +12,15 @@ from twisted.logger import globalLogPublisher
 from websockets.sync.client import connect
 
 from abci_driver import AbciClient, AbciClosed, Driver, Replica
+from chaind import config
 from chaind.chain import txs
 from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
 from chaind.events import types as ev
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from conftest import in_thread, url, ws_url
+from grpc_client import call
+from test_tx_service import signed_send
 
 import requests
 
@@ -341,3 +346,24 @@ def test_misbehavior_is_logged_and_changes_no_state(abci_node, logged):
     assert abci_node.app.height == 1 and response.app_hash == abci_node.app.head[1].app_hash
     assert any(f"DUPLICATE_VOTE by validator {address.hex().upper()}" in line and "no slashing module" in line
                for line in logged), logged
+
+
+@pytest_twisted.inlineCallbacks
+def test_grpc_broadcast_tx_with_cometbft_away_is_unavailable(node_factory):
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0", "cometbft_rpc": f"127.0.0.1:{port}"})
+    raw = signed_send(node, 0, b"\x44" * 20, 5)
+    request = tx_service.BroadcastTxRequest(tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC)
+    response, error = yield call(node, tx_grpc.ServiceStub, "BroadcastTx", request)
+    assert response is None and error[0] == grpc.StatusCode.UNAVAILABLE and "did not take the tx" in error[1]
+
+
+def test_abci_mode_is_checked():
+    with pytest.raises(config.ConfigError, match="mode must be one of builtin, socket"):
+        config.load(text='[abci]\nmode = "both"\n')
+    with pytest.raises(config.ConfigError, match="max-message-bytes must be at least 1024"):
+        config.load(text='[abci]\nmax-message-bytes = 10\n')
+    assert config.load(text='[abci]\nmode = "socket"\n').abci.address == "127.0.0.1:26658"

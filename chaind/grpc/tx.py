@@ -15,6 +15,7 @@ from chaind.chain.errors import TxError
 from chaind.chain.genesis import format_time
 from chaind.cometbft import query as event_query
 from chaind.cometbft import search
+from chaind.errors import ChainError
 from chaind.grpc.common import DEFAULT_LIMIT, QueryError, Reader, query
 from chaind.grpc.tendermint import block_parts
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
@@ -71,6 +72,9 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
         except TxError as e:
             return service_pb2.BroadcastTxResponse(tx_response=abci_pb2.TxResponse(
                 txhash=txhash, code=e.code, codespace=e.codespace, raw_log=e.log))
+        except ChainError as e:
+            # Socket mode: CometBFT's RPC, which takes the tx, is away or refused it.
+            context.abort(grpc.StatusCode.UNAVAILABLE, str(e))
         return service_pb2.BroadcastTxResponse(tx_response=abci_pb2.TxResponse(
             txhash=txhash, gas_wanted=checked.gas))
 
