@@ -12,10 +12,13 @@ from twisted.logger import globalLogPublisher
 from websockets.sync.client import connect
 
 from abci_driver import AbciClient, AbciClosed, Driver, Replica
+import chaind
 from chaind import config
 from chaind.chain import txs
 from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
 from chaind.events import types as ev
+from chaind.crypto.addresses import to_bech32
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from conftest import in_thread, url, ws_url
@@ -78,7 +81,7 @@ def test_requests_are_answered_in_order(abci_node):
     assert [a.WhichOneof("value") for a in answers] == ["echo", "info", "check_tx", "query", "echo", "flush"]
     assert answers[0].echo.message == "one" and answers[4].echo.message == "two"
     assert answers[2].check_tx.code != 0 and answers[2].check_tx.codespace == "sdk"
-    assert answers[3].query.value == b"0.1.0" or answers[3].query.code == 0
+    assert answers[3].query.code == 0 and answers[3].query.value == chaind.__version__.encode()
 
 
 def _bad_then_good(port, bad_bytes, close_after=False):
@@ -367,3 +370,41 @@ def test_abci_mode_is_checked():
     with pytest.raises(config.ConfigError, match="max-message-bytes must be at least 1024"):
         config.load(text='[abci]\nmax-message-bytes = 10\n')
     assert config.load(text='[abci]\nmode = "socket"\n').abci.address == "127.0.0.1:26658"
+
+
+def _empty_blocks_and_queries(port, genesis_doc, time_ns, count, address):
+    replica = Replica(port)
+    driver = Driver(genesis_doc)
+    driver.handshake(replica)
+    retains = []
+    for i in range(count):
+        block = driver.decide([], time_ns + i * 10**9)
+        driver.run_block([replica], block)
+    for i in range(2):
+        block = driver.decide([], time_ns + (count + i) * 10**9)
+        response = driver.finalize(replica, block)
+        retains.append(replica.consensus.call("commit", pb.RequestCommit()).retain_height)
+        driver.store(block, response.app_hash, response.tx_results)
+    request = bank_query.QueryBalanceRequest(address=address, denom="achain")
+    path = "/cosmos.bank.v1beta1.Query/Balance"
+    answers = [replica.query.call("query", pb.RequestQuery(path=path, data=request.SerializeToString(), height=h,
+                                                           prove=prove))
+               for h, prove in ((0, False), (1, False), (99, False), (0, True))]
+    replica.close()
+    return retains, answers
+
+
+@pytest_twisted.inlineCallbacks
+def test_commit_retain_height_and_query_paths(node_factory):
+    node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0", "min_retain_blocks": 3})
+    address = to_bech32(node.genesis.bech32_prefix, node.dev_keys[0].address)
+    retains, answers = yield in_thread(_empty_blocks_and_queries, node.port_of("abci"), node.genesis.document,
+                                       node.genesis.genesis_time_ns + 10**9, 3, address)
+    assert retains == [2, 3]         # heights 4 and 5 keep the last 3 blocks
+    latest, first, future, proved = answers
+    balance = node.app.bank.balance(node.app.view(), node.dev_keys[0].address, "achain")
+    assert latest.code == 0 and latest.height == 5
+    assert bank_query.QueryBalanceResponse.FromString(latest.value).balance.amount == str(balance)
+    assert first.code == 0 and first.height == 1
+    assert future.code == 26 and "height in the future" in future.log
+    assert proved.code == 18 and "proofs are not supported" in proved.log
