@@ -408,3 +408,25 @@ def test_commit_retain_height_and_query_paths(node_factory):
     assert first.code == 0 and first.height == 1
     assert future.code == 26 and "height in the future" in future.log
     assert proved.code == 18 and "proofs are not supported" in proved.log
+
+
+def _process(port, genesis_doc, block_txs):
+    replica = Replica(port)
+    driver = Driver(genesis_doc)
+    driver.handshake(replica)
+    block = driver.decide(block_txs, 10**18)
+    status = driver.process(replica, block).status
+    replica.close()
+    return status
+
+
+@pytest_twisted.inlineCallbacks
+def test_process_proposal_rejects_a_block_with_an_undecodable_tx(abci_node):
+    key = abci_node.dev_keys[1]
+    signed = Account.sign_transaction({"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10,
+                                       "maxPriorityFeePerGas": 1, "nonce": 0, "to": "0x" + "33" * 20,
+                                       "value": 1}, key.private_key)
+    good = txs.wrap_evm(signed.raw_transaction, 9000, abci_node.genesis.base_denom).raw
+    port, doc = abci_node.port_of("abci"), abci_node.genesis.document
+    assert (yield in_thread(_process, port, doc, [good])) == pb.ResponseProcessProposal.ACCEPT
+    assert (yield in_thread(_process, port, doc, [good, b"\x0a\x03not a tx"])) == pb.ResponseProcessProposal.REJECT
