@@ -228,6 +228,8 @@ def test_a_decided_block_is_the_block_the_node_serves(abci_node):
     assert second == 1
     assert [r.code for r in response.tx_results] == [0]
     assert recheck.code == 32 and "account sequence mismatch" in recheck.log
+    late = yield in_thread(_init_chain, abci_node.port_of("abci"), Driver(abci_node.genesis.document))
+    assert isinstance(late, AbciClosed) and "committed blocks up to 1" in late.exception
     assert abci_node.app.height == 1 and response.app_hash == abci_node.app.head[1].app_hash
     got = yield in_thread(lambda: requests.post(url(abci_node), json={
         "jsonrpc": "2.0", "id": 1, "method": "eth_getBlockByNumber", "params": ["0x1", False]}).json()["result"])

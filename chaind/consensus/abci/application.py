@@ -102,6 +102,8 @@ class AbciApplication:
         """The genesis is built when the node opens its home; InitChain checks that CometBFT's genesis
         is the same chain and answers the validator set and app hash it starts from."""
         g = self.app.genesis
+        if self.app.height >= g.initial_height:
+            raise AbciError(f"InitChain: this chain has committed blocks up to {self.app.height} (Info says so)")
         if request.chain_id != g.chain_id:
             raise AbciError(f"InitChain: CometBFT's chain_id {request.chain_id!r} is not this chain's {g.chain_id!r}")
         if request.initial_height and request.initial_height != g.initial_height:
