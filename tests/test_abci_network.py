@@ -12,7 +12,7 @@ from abci_driver import Driver, Replica
 import staking_msgs
 from chain_driver import Chain
 from chaind.api import encoding
-from chaind.consensus.abci.application import _exec_result
+from chaind.consensus.abci.application import exec_result
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from test_persistence import NodeProcess, chaind
 
@@ -80,7 +80,7 @@ def _round(driver, apps, solo, raws, kill=None):
                                 kill_before_commit=None if kill is None else kill)
     assert response.app_hash == block.meta.app_hash, f"height {height}: app hash differs from the solo producer's"
     assert [r.SerializeToString() for r in response.tx_results] == \
-        [_exec_result(r).SerializeToString() for r in block.results]
+        [exec_result(r).SerializeToString() for r in block.results]
     assert [(u.pub_key.ed25519, u.power) for u in response.validator_updates] == list(block.validator_updates)
     return response
 
