@@ -28,6 +28,8 @@ from abci_driver import Driver, Replica  # noqa: E402
 from devnode import DevNode, free_port  # noqa: E402
 
 from chaind.chain import txs  # noqa: E402
+from chaind.config import Settings  # noqa: E402
+from chaind.malloc import limit_arenas  # noqa: E402
 from chaind.chain.app import App  # noqa: E402
 from chaind.chain.genesis import Genesis  # noqa: E402
 from chaind.home import Home  # noqa: E402
@@ -61,9 +63,11 @@ def main():
                 raws.append(txs.wrap_evm(bytes(signed.raw_transaction), genesis.evm_chain_id, genesis.base_denom).raw)
             blocks.append(raws)
 
-        solo_db = Database(tmp / "solo.db")
+        # The solo side as a node runs it: LevelDB's cache and glibc's arenas as the node sets them.
+        limit_arenas()
+        solo_db = Database(tmp / "solo.db", Settings().storage.leveldb_cache_mb * 2**20)
         solo = App(solo_db, genesis)
-        solo_times, socket_times = [], []
+        solo_times, socket_times, commit_times = [], [], []
         abci_port = free_port()
         # The two paths run back to back, block by block, so that load from elsewhere on the box
         # falls on both alike.
@@ -86,22 +90,26 @@ def main():
                 decided = driver.decide(raws, block.header.time_ns, block_hash=block.hash, proposer=PROPOSER)
                 began = time.perf_counter()
                 response = driver.finalize(replica, decided)
+                finalized = time.perf_counter()
                 replica.consensus.call("commit", pb.RequestCommit())
                 socket_times.append(time.perf_counter() - began)
+                commit_times.append(time.perf_counter() - finalized)
                 driver.store(decided, response.app_hash, response.tx_results)
                 assert response.app_hash == block.meta.app_hash, "socket and solo app hashes differ"
             replica.close()
         solo_db.close()
-    solo_median, socket_median = statistics.median(solo_times), statistics.median(socket_times)
-    print(f"FinalizeBlock + Commit of a {args.txs}-transfer block, median of {args.blocks} blocks "
-          f"(same txs, same app hashes):")
-    print(f"  solo producer path (in process): {solo_median * 1000:8.1f} ms   "
-          f"({', '.join(f'{t * 1000:.0f}' for t in solo_times)})")
-    print(f"  ABCI socket (chaind process)   : {socket_median * 1000:8.1f} ms   "
-          f"({', '.join(f'{t * 1000:.0f}' for t in socket_times)})")
-    ratio = socket_median / solo_median
-    print(f"  socket / solo: {ratio:.2f}x (bar: at most 1.20x) {'PASS' if ratio <= 1.2 else 'FAIL'}")
-
+    # Each block's pair ran back to back: the median of their ratios is the least disturbed by load
+    # elsewhere on the box; the fastest run of each side is printed as well.
+    ratios = sorted(b / a for a, b in zip(solo_times, socket_times))
+    ratio = statistics.median(ratios)
+    print(f"FinalizeBlock + Commit of a {args.txs}-transfer block, {args.blocks} blocks (same txs, same app hashes):")
+    for name, times in (("solo producer path (in process)", solo_times), ("ABCI socket (chaind process)   ", socket_times)):
+        print(f"  {name}: median {statistics.median(times) * 1000:7.1f} ms, fastest {min(times) * 1000:7.1f} ms   "
+              f"({', '.join(f'{t * 1000:.0f}' for t in times)})")
+    print(f"  socket / solo, block by block: median {ratio:.2f}x (each: {', '.join(f'{r:.2f}' for r in ratios)}); "
+          f"fastest / fastest {min(socket_times) / min(solo_times):.2f}x")
+    print(f"  of which the Commit round trip: median {statistics.median(commit_times) * 1000:.1f} ms")
+    print(f"  bar: at most 1.20x (median of the ratios): {'PASS' if ratio <= 1.2 else 'FAIL'}")
 
 if __name__ == "__main__":
     main()
