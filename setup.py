@@ -1,6 +1,7 @@
-"""chaind: a proof-of-stake EVM node on Twisted.
+"""chaind's build steps: protos/ compiled with grpcio-tools into chaind/pb/, and the package list.
 
-`pip install .` compiles protos/ with grpcio-tools into chaind/pb/ before building.
+Project metadata and dependencies live in pyproject.toml. `pip install .` compiles the protos before building;
+`python setup.py build_protos` does it alone (after editing protos/).
 """
 
 import pathlib
@@ -120,49 +121,10 @@ def _packages():
     return found
 
 
+# Metadata and dependencies are in pyproject.toml; here only what needs code: the proto build and the packages
+# (chaind/pb/ exists only once the protos are compiled).
 setup(
-    name="chaind",
-    version="0.1.0",
-    description="A proof-of-stake EVM chain node (Evmos-style) on Twisted",
-    long_description=(HERE / "README.rst").read_text(),
-    python_requires=">=3.11",
     packages=_packages() + ["twisted.plugins"],
     data_files=[("share/chaind/etc", [str(p.relative_to(HERE)) for p in sorted((HERE / "etc").iterdir())])],
-    install_requires=[
-        "twisted==26.10.0",
-        "autobahn==26.10.2",
-        "grpcio==1.85.1",
-        "grpcio-reflection==1.85.1",    # same release as grpcio, which it requires at least
-        "protobuf>=6.31,<8",
-        "py-evm==0.12.1b1",
-        "plyvel==1.5.1",
-        "klein==24.8.0",
-        "attrs>=25",
-        "coincurve==21.0.0",
-        "eth-account==0.14.0",
-        "eth-keyfile==0.10.0",          # the CLI's file keyring (Web3 Secret Storage)
-        "mnemonic==0.21",               # the CLI's BIP39 mnemonics
-        "eth-keys==0.8.0",
-        "eth-utils>=6",
-        "rlp>=4",
-        "bech32==1.2.0",
-        "click>=8.1",
-        "orjson>=3.10",
-        "cryptography>=42",
-        "quickjs-ng==0.17.0.2",
-        "tree-sitter==0.26.1",
-        "tree-sitter-javascript==0.25.0",
-    ],
-    extras_require={
-        "test": [
-            "pytest>=8",
-            "pytest-twisted==1.14.3",
-            "web3==8.0.0",
-            "websockets>=15",
-            "hypothesis>=6.100",
-            "grpcio-tools==1.85.1",
-        ],
-    },
-    entry_points={"console_scripts": ["chaind = chaind.cli.main:main"]},
     cmdclass={"build_protos": BuildProtos, "build_py": BuildPy, "develop": Develop},
 )

@@ -25,16 +25,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from abci_driver import Driver, Replica  # noqa: E402
-from devnode import DevNode, free_port  # noqa: E402
-
 from chaind.chain import txs  # noqa: E402
-from chaind.config import Settings  # noqa: E402
-from chaind.malloc import limit_arenas  # noqa: E402
 from chaind.chain.app import App  # noqa: E402
 from chaind.chain.genesis import Genesis  # noqa: E402
+from chaind.config import Settings  # noqa: E402
 from chaind.home import Home  # noqa: E402
+from chaind.malloc import limit_arenas  # noqa: E402
 from chaind.pb.tendermint.abci import types_pb2 as pb  # noqa: E402
 from chaind.store.db import Database  # noqa: E402
+from devnode import DevNode, free_port  # noqa: E402
 
 PROPOSER = b"\x05" * 20
 
@@ -103,7 +102,8 @@ def main():
     ratios = sorted(b / a for a, b in zip(solo_times, socket_times))
     ratio = statistics.median(ratios)
     print(f"FinalizeBlock + Commit of a {args.txs}-transfer block, {args.blocks} blocks (same txs, same app hashes):")
-    for name, times in (("solo producer path (in process)", solo_times), ("ABCI socket (chaind process)   ", socket_times)):
+    for name, times in (("solo producer path (in process)", solo_times),
+                        ("ABCI socket (chaind process)   ", socket_times)):
         print(f"  {name}: median {statistics.median(times) * 1000:7.1f} ms, fastest {min(times) * 1000:7.1f} ms   "
               f"({', '.join(f'{t * 1000:.0f}' for t in times)})")
     print(f"  socket / solo, block by block: median {ratio:.2f}x (each: {', '.join(f'{r:.2f}' for r in ratios)}); "

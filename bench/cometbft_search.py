@@ -35,14 +35,14 @@ from eth_account import Account
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from devnode import DevNode, Profile  # noqa: E402
-from rawws import RawWebSocket  # noqa: E402
-from chaind.chain import txs as chain_txs  # noqa: E402
-from chaind.chain.app import App  # noqa: E402
-from chaind.chain.genesis import Genesis  # noqa: E402
-from chaind.home import Home  # noqa: E402
-from chaind.store.db import Database  # noqa: E402
-from results import Result, run_script  # noqa: E402
+from chaind.chain import txs as chain_txs
+from chaind.chain.app import App
+from chaind.chain.genesis import Genesis
+from chaind.home import Home
+from chaind.store.db import Database
+from devnode import DevNode, Profile
+from rawws import RawWebSocket
+from results import Result, run_script
 
 SEARCH_BAR_MS = 5.0
 FLAT_BAR = 1.5          # p50 at the biggest size over p50 at the smallest, at most

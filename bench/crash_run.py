@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
 
-from test_persistence import kill_cycles  # noqa: E402
+from test_persistence import kill_cycles
 
 
 def main():

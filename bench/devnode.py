@@ -68,7 +68,8 @@ class DevNode:
         # extra_config may go on with [json-rpc] keys, so that section comes last.
         config.write_text(f'[cometbft-rpc]\naddress = "127.0.0.1:{self.comet_port}"\n{self.comet_config}'
                           f'[grpc]\naddress = "127.0.0.1:{self.grpc_port}"\n'
-                          f'[rest]\naddress = "127.0.0.1:{self.rest_port}"\n[json-rpc]\naddress = "127.0.0.1:{self.port}"\n'
+                          f'[rest]\naddress = "127.0.0.1:{self.rest_port}"\n'
+                          f'[json-rpc]\naddress = "127.0.0.1:{self.port}"\n'
                           f'ws-address = "127.0.0.1:{self.ws_port}"\n{self.extra_config}')
         twistd = pathlib.Path(sys.executable).parent / "twistd"
         self.log = open(self.tmp / "node.log", "wb")

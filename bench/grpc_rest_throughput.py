@@ -4,12 +4,17 @@ Bars (issue 6, 2-core box, 32 concurrent clients from a separate process): gRPC
 cosmos.bank.v1beta1.Query/AllBalances >= 5,000 calls/s (h2load, one unary call per stream),
 REST GET /cosmos/bank/v1beta1/balances/{address} >= 3,000 req/s (wrk); a Balance query with
 x-cosmos-block-height 10,000 blocks back costs at most 2x one at the latest height.
+Bars that hold on any box (issue 14), measured in the same run against the same server code answering no
+query (ceiling.py): AllBalances >= 75% of an empty handler's calls/s, REST balances >= 60% of a constant
+route's req/s.
 Needs h2load (apt-get install -y nghttp2-client) and wrk.
 """
 
 import argparse
 import base64
+import contextlib
 import json
+import os
 import re
 import shutil
 import statistics
@@ -27,17 +32,20 @@ from eth_utils import to_checksum_address
 from devnode import DEV0, REPO, DevNode, Profile
 
 sys.path.insert(0, str(REPO))
-from chaind.chain import txs  # noqa: E402
-from chaind.crypto.addresses import to_bech32  # noqa: E402
-from chaind.home import Home  # noqa: E402
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc, tx_pb2 as bank_tx  # noqa: E402
-from chaind.pb.cosmos.base.v1beta1 import coin_pb2  # noqa: E402
-from results import Result, run_script  # noqa: E402
+from chaind.chain import txs
+from chaind.crypto.addresses import to_bech32
+from chaind.home import Home
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
+from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from results import Result, run_script
 
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
 DEV0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 PROBE = bytes([0x5A]) * 20          # the account whose balances move while the chain grows
 TARGETS = {"grpc": 5_000, "rest": 3_000}
+# Share of the ceiling (the same server answering an empty handler / a constant route) each face must reach.
+CEILING_SHARES = {"grpc": 0.75, "rest": 0.60}
 
 
 def announced(node, name):
@@ -84,6 +92,28 @@ def wrk(url, connections, seconds):
     return rate, re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1)
 
 
+@contextlib.contextmanager
+def ceiling(rest_body):
+    """(gRPC address, REST address) of ceiling.py: the node's server classes answering no query."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "bench")])}
+    process = subprocess.Popen([sys.executable, str(REPO / "bench" / "ceiling.py"),
+                                "--body", base64.b64encode(rest_body).decode()],
+                               env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        lines = [process.stdout.readline() for _ in range(2)]
+        found = dict(line.strip().split(": ", 1) for line in lines if ": " in line)
+        if set(found) != {"grpc", "rest"}:
+            sys.exit(f"ceiling.py did not start: {lines}")
+        yield found["grpc"], found["rest"]
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def throughput(args):
     with DevNode() as node:
         grpc_address, rest_address = announced(node, "grpc"), announced(node, "rest")
@@ -93,25 +123,51 @@ def throughput(args):
             reply = query_pb2_grpc.QueryStub(channel).AllBalances(request, timeout=5)
         if len(reply.balances) != 3:
             sys.exit(f"AllBalances does not answer the dev balances: {reply}")
-        path = "/cosmos.bank.v1beta1.Query/AllBalances"
-        with Profile(node.pid, args.profile and f"{args.profile}-grpc.txt"):
-            h2load(grpc_address, path, grpc_frame(request), args.connections, args.warmup)
-            rate, mean = h2load(grpc_address, path, grpc_frame(request), args.connections, args.seconds)
-        print(f"gRPC AllBalances      {rate:9,.0f} calls/s  mean {mean:>8}  target {TARGETS['grpc']:,}  "
-              f"ratio {rate / TARGETS['grpc']:.2f}")
-        results = [Result("grpc.all_balances", f"gRPC AllBalances, h2load {args.connections} clients", "calls/s",
-                          rate, TARGETS["grpc"], issue=6, note=f"mean {mean}")]
         url = f"http://{rest_address}/cosmos/bank/v1beta1/balances/{address}"
         with urllib.request.urlopen(url, timeout=5) as response:
-            if len(json.loads(response.read())["balances"]) != 3:
-                sys.exit("REST balances does not answer the dev balances")
-        with Profile(node.pid, args.profile and f"{args.profile}-rest.txt"):
-            wrk(url, args.connections, args.warmup)
-            rate, p50 = wrk(url, args.connections, args.seconds)
-        print(f"REST balances         {rate:9,.0f} req/s    p50  {p50:>8}  target {TARGETS['rest']:,}  "
-              f"ratio {rate / TARGETS['rest']:.2f}")
-        results.append(Result("rest.balances", f"REST balances, wrk {args.connections} clients", "req/s", rate,
-                              TARGETS["rest"], issue=6, note=f"p50 {p50}"))
+            rest_body = response.read()
+        if len(json.loads(rest_body)["balances"]) != 3:
+            sys.exit("REST balances does not answer the dev balances")
+        path = "/cosmos.bank.v1beta1.Query/AllBalances"
+        frame = grpc_frame(request)
+        with ceiling(rest_body) as (empty_grpc, empty_rest):
+            with Profile(node.pid, args.profile and f"{args.profile}-grpc.txt"):
+                h2load(grpc_address, path, frame, args.connections, args.warmup)
+                rate, mean = h2load(grpc_address, path, frame, args.connections, args.seconds)
+            print(f"gRPC AllBalances      {rate:9,.0f} calls/s  mean {mean:>8}  target {TARGETS['grpc']:,}  "
+                  f"ratio {rate / TARGETS['grpc']:.2f}")
+            # The same path and request frame: the ceiling's handler answers an empty QueryAllBalancesResponse.
+            h2load(empty_grpc, path, frame, args.connections, args.warmup)
+            empty_rate, empty_mean = h2load(empty_grpc, path, frame, args.connections, args.seconds)
+            share = rate / empty_rate
+            print(f"gRPC empty handler    {empty_rate:9,.0f} calls/s  mean {empty_mean:>8}  AllBalances/empty "
+                  f"{share:.0%}  (bar >= {CEILING_SHARES['grpc']:.0%})")
+            results = [
+                Result("grpc.all_balances", f"gRPC AllBalances, h2load {args.connections} clients", "calls/s",
+                       rate, TARGETS["grpc"], issue=6, note=f"mean {mean}"),
+                Result("grpc.all_balances_share", "gRPC AllBalances / the same server's empty handler", "% of ceiling",
+                       100 * share, 100 * CEILING_SHARES["grpc"], issue=14,
+                       note=f"empty handler {empty_rate:,.0f} calls/s"),
+            ]
+            with Profile(node.pid, args.profile and f"{args.profile}-rest.txt"):
+                wrk(url, args.connections, args.warmup)
+                rate, p50 = wrk(url, args.connections, args.seconds)
+            print(f"REST balances         {rate:9,.0f} req/s    p50  {p50:>8}  target {TARGETS['rest']:,}  "
+                  f"ratio {rate / TARGETS['rest']:.2f}")
+            # The constant route serves the bytes the balances route just answered.
+            constant_url = f"http://{empty_rest}/ceiling/constant/{address}"
+            wrk(constant_url, args.connections, args.warmup)
+            constant_rate, constant_p50 = wrk(constant_url, args.connections, args.seconds)
+            share = rate / constant_rate
+            print(f"REST constant route   {constant_rate:9,.0f} req/s    p50  {constant_p50:>8}  "
+                  f"balances/constant {share:.0%}  (bar >= {CEILING_SHARES['rest']:.0%})")
+            results += [
+                Result("rest.balances", f"REST balances, wrk {args.connections} clients", "req/s", rate,
+                       TARGETS["rest"], issue=6, note=f"p50 {p50}"),
+                Result("rest.balances_share", "REST balances / the same stack's constant route", "% of ceiling",
+                       100 * share, 100 * CEILING_SHARES["rest"], issue=14,
+                       note=f"constant route {constant_rate:,.0f} req/s"),
+            ]
     return results
 
 

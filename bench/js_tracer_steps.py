@@ -6,7 +6,6 @@ Usage: PYTHONPATH=. python bench/js_tracer_steps.py [--steps N] [--json]
 """
 
 import argparse
-
 import time
 
 from chaind.tracing.js import JsTracer

@@ -16,8 +16,8 @@ import pathlib
 import shutil
 import signal
 import socket
-import subprocess
 import statistics
+import subprocess
 import sys
 import threading
 import time

@@ -28,8 +28,8 @@ from eth_utils import to_checksum_address
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from chaind.home import Home  # noqa: E402
-from results import Result, run_script  # noqa: E402
+from chaind.home import Home
+from results import Result, run_script
 
 TARGET = 800.0                 # transfers/s on the 2-core reference box
 EVM_CHAIN_ID = 9000

@@ -22,10 +22,10 @@ from eth_account import Account
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from devnode import DevNode, Profile  # noqa: E402
-from rawws import RawWebSocket  # noqa: E402
-from chaind.home import Home  # noqa: E402
-from results import Result, run_script  # noqa: E402
+from chaind.home import Home
+from devnode import DevNode, Profile
+from rawws import RawWebSocket
+from results import Result, run_script
 
 BAR_MS = 100.0
 EVM_CHAIN_ID = 9000

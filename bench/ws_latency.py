@@ -19,9 +19,9 @@ from eth_account import Account
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from devnode import DevNode  # noqa: E402
-from chaind.home import Home  # noqa: E402
-from results import Result, run_script  # noqa: E402
+from chaind.home import Home
+from devnode import DevNode
+from results import Result, run_script
 
 BAR_MS = 5.0
 PEERS_MS = (2.5, 13.9)

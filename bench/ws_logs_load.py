@@ -34,10 +34,10 @@ from eth_account import Account
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from devnode import DevNode, Profile  # noqa: E402
-from ws_latency import Http  # noqa: E402
-from chaind.home import Home  # noqa: E402
-from results import Result, run_script  # noqa: E402
+from chaind.home import Home
+from devnode import DevNode, Profile
+from results import Result, run_script
+from ws_latency import Http
 
 BAR = 0.10                     # at most 10% slower
 EVM_CHAIN_ID = 9000
@@ -193,7 +193,8 @@ def measure(args):
                                    data=word(run * calls + s * per_sender + n + 1)) for n in range(per_sender)],
                              (run + 1) * per_sender) for s, k in enumerate(keys[1:SENDERS + 1])])
         prober = keys[SENDERS + 1]
-        probes = [sign(prober, n, to=contract, gas=30000, data=word(10**9 + n)) for n in range(len(batches) * args.probes)]
+        probes = [sign(prober, n, to=contract, gas=30000, data=word(10**9 + n))
+                  for n in range(len(batches) * args.probes)]
         subscribers = Subscribers(node.ws_url, filters(args.subscriptions, contract))
         phase(node, batches.pop(0), calls)          # warm-up
         started = time.monotonic()

@@ -21,6 +21,7 @@ class Kind(enum.Enum):
     UNAVAILABLE = "unavailable"              # not now: a namespace switched off, a pool shut down
     LIMIT_EXCEEDED = "limit exceeded"        # a configured limit (results, range, size) was crossed
     FAILED = "failed"                        # the request was fine but could not be carried out
+    INTERNAL = "internal"                    # this node's own fault, or one the upstream reports as such
 
 
 @attrs.frozen
@@ -71,3 +72,7 @@ def limit_exceeded(message):
 
 def failed(message, data=None):
     return ChainError(Kind.FAILED, message, data)
+
+
+def internal(message):
+    return ChainError(Kind.INTERNAL, message)

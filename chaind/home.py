@@ -9,8 +9,8 @@ import os
 import pathlib
 import time
 
-from cryptography.hazmat.primitives.asymmetric import ed25519
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from chaind.chain import genesis as genesis_mod
 from chaind.config import JsonRpcSettings

@@ -10,6 +10,11 @@ from twisted.python.threadpool import ThreadPool
 from twisted.web import server
 
 from chaind import config as config_mod
+from chaind.api import cosmos
+from chaind.api.cosmos.consensus import ConsensusQuery
+from chaind.api.cosmos.node import NodeService
+from chaind.api.cosmos.tendermint import TendermintService
+from chaind.api.cosmos.tx import TxService
 from chaind.api.debug import DebugApi
 from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
@@ -17,6 +22,7 @@ from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.txpool import TxPoolApi
+from chaind.chain import registry
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
@@ -29,10 +35,11 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
+from chaind.grpc import abci
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
-from chaind.rest.gateway import RestGateway
 from chaind.home import Home
+from chaind.rest.gateway import RestGateway
 from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
 from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
@@ -57,7 +64,9 @@ class _Pool(service.Service):
 
 
 class Node(service.MultiService):
-    def __init__(self, home, settings, reactor=None, out=None):
+    """modules: the chain's Modules (chain/registry.py's by default); every face serves theirs."""
+
+    def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES):
         super().__init__()
         from twisted.internet import reactor as default_reactor
 
@@ -68,7 +77,7 @@ class Node(service.MultiService):
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
         self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                       prune_interval=settings.storage.prune_interval)
+                       prune_interval=settings.storage.prune_interval, modules=modules)
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
@@ -80,12 +89,20 @@ class Node(service.MultiService):
             # This node's validator precommits every block it proposes; the next header hashes the commit.
             self.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
             self.app.validator_address = proposer
-        self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
-        _Pool(self.call_pool).setServiceParent(self)
         self.socket_mode = settings.abci.mode == "socket"
-        if not self.socket_mode:
+        if self.socket_mode:
+            # CometBFT drives the chain (consensus/abci/) on this node's writer and checker threads; txs
+            # sent to the faces here go to CometBFT's mempool.
+            self.writer = ThreadPool(minthreads=1, maxthreads=1, name="chaind-writer")
+            self.checker = ThreadPool(minthreads=1, maxthreads=1, name="chaind-check")
+            _Pool(self.writer).setServiceParent(self)
+            _Pool(self.checker).setServiceParent(self)
+            self.producer = CometForwarder(self.app, self.checker, settings.abci.cometbft_rpc, self.reactor)
+        else:
             self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
             self.producer.setServiceParent(self)
+        self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
+        _Pool(self.call_pool).setServiceParent(self)
         concurrency = settings.tracing.concurrency
         self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
         _Pool(self.trace_pool).setServiceParent(self)
@@ -100,54 +117,76 @@ class Node(service.MultiService):
             self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self, self.evm_methods, rpc)
+            self.ws_factory = EvmWebSocketFactory(self.bus, self.evm_methods, rpc)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
-        self.queries = QueryRouter(self)    # gRPC query services by method path (gRPC, abci_query, REST)
+        # The query services by method path (gRPC, abci_query, REST): the modules', then the node's own.
+        self.queries = QueryRouter(self.app, self._query_services())
         if self.socket_mode:
             self._serve_abci(settings.abci)
         if comet.enable and not self.socket_mode:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
-            self.comet_routes = CometRoutes(self, comet)
+            self.comet_routes = CometRoutes(self.app, comet, queries=self.queries, mempool=self.mempool,
+                                            producer=self.producer, bus=self.bus, reactor=self.reactor,
+                                            call_pool=self.call_pool)
             table = self.comet_routes.table()
-            self.comet_ws_factory = CometWebSocketFactory(self, table, comet)
+            self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, table, comet)
             self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
-            grpc_server = GrpcServer(self, settings.grpc, self.reactor)
+            grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor)
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
         if settings.rest.enable:
-            gateway = RestGateway(self, self.queries, self.reactor)
+            gateway = RestGateway(self.queries, self.call_pool, self.reactor)
             site = server.Site(gateway.resource())
             site.displayTracebacks = False
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway
             self._listen("rest", settings.rest.address, site)
 
-    def _serve_abci(self, abci):
-        """Socket mode: CometBFT drives the chain over ABCI; this node's writer and checker threads run
-        its calls, and txs sent to the faces here go to CometBFT's mempool."""
-        writer = ThreadPool(minthreads=1, maxthreads=1, name="chaind-writer")
-        checker = ThreadPool(minthreads=1, maxthreads=1, name="chaind-check")
-        _Pool(writer).setServiceParent(self)
-        _Pool(checker).setServiceParent(self)
-        self.abci = AbciApplication(self.app, self.queries, self.bus, Pools(writer, checker, self.call_pool),
-                                    self.reactor, self.mempool, retain_blocks=abci.min_retain_blocks)
-        self.producer = CometForwarder(self.app, checker, abci.cometbft_rpc, self.reactor)
-        self._listen("abci", abci.address, AbciFactory(self.abci, abci.max_message_bytes, abci.max_pending_requests))
+    def _serve_abci(self, settings):
+        """Socket mode: the ABCI connections CometBFT opens, answered by the app."""
+        def query(path, data, height):
+            return abci.query(self.queries, path, data, height)
+
+        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
+                                    self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
+        self._listen("abci", settings.address,
+                     AbciFactory(self.abci, settings.max_message_bytes, settings.max_pending_requests))
+
+    def _query_services(self):
+        """(QueryService, servicer) of every module of the app, then of the node's own services."""
+        app, settings = self.app, self.settings
+        found = [(entry, entry.servicer(app, settings)) for module in app.modules for entry in module.services]
+
+        def rpc_address():
+            return self.comet_routes.rpc_address if self.comet_routes is not None else ""
+
+        def abci_query(path, data, height):
+            return abci.query(self.queries, path, data, height)
+
+        return found + [
+            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
+            (cosmos.NODE, NodeService(app, settings.storage)),
+            (cosmos.CONSENSUS, ConsensusQuery(app)),
+            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor)),
+        ]
 
     def _evm_methods(self, api):
         enabled = {name.strip() for name in api.split(",") if name.strip()}
-        eth, fees, filters = EthApi(self), FeeApi(self), FilterApi(self)
+        app, rpc, reactor = self.app, self.settings.json_rpc, self.reactor
+        eth = EthApi(app, rpc, self.validator_operator, self.mempool, self.producer, reactor, self.call_pool)
+        fees = FeeApi(app, rpc)
+        filters = FilterApi(app, rpc, self.bus, reactor, self.call_pool)
         filters.setServiceParent(self)
-        debug = DebugApi(self, eth.runner)
+        debug = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.trace_pool)
         debug.setServiceParent(self)
-        tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(),
-                          **DevWallet(self, eth.runner, fees).methods()},
-                  "net": net_methods(self), "web3": web3_methods(self), "txpool": TxPoolApi(self).methods(),
-                  "debug": debug.methods()}
+        wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool)
+        tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
+                  "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
+                  "txpool": TxPoolApi(app, self.mempool).methods(), "debug": debug.methods()}
         methods = {}
         for namespace, table in tables.items():
             if namespace in enabled:
@@ -205,7 +244,8 @@ class Node(service.MultiService):
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):
-                lines.append(f"  ({i}) {addresses.to_hex(key.address)}  {addresses.to_bech32(g.bech32_prefix, key.address)}")
+                bech32 = addresses.to_bech32(g.bech32_prefix, key.address)
+                lines.append(f"  ({i}) {addresses.to_hex(key.address)}  {bech32}")
                 lines.append(f"      private key 0x{key.private_key.hex()}")
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()

@@ -10,15 +10,15 @@ import json
 import socket
 
 import attrs
+from google.protobuf import timestamp_pb2
 
-from chaind.chain import valset
+from chaind.chain import merkle, valset
 from chaind.chain.block import BlockId, Header, data_hash
-from chaind.chain import merkle
+from chaind.chain.genesis import Genesis
 from chaind.consensus.abci.framing import FrameReader, frame
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from chaind.pb.tendermint.crypto import keys_pb2
 from chaind.pb.tendermint.types import params_pb2, validator_pb2
-from google.protobuf import timestamp_pb2
 
 
 class AbciClosed(Exception):
@@ -112,13 +112,12 @@ class Driver:
 
     def init_chain_request(self):
         g = self.genesis
-        from chaind.chain.genesis import _parse_time
         block = g["consensus_params"]["block"]
         params = params_pb2.ConsensusParams(block=params_pb2.BlockParams(max_bytes=int(block["max_bytes"]),
                                                                          max_gas=int(block["max_gas"])))
         validators = [pb.ValidatorUpdate(pub_key=keys_pb2.PublicKey(ed25519=v.pubkey), power=v.power)
                       for v in self.validators]
-        return pb.RequestInitChain(time=timestamp(_parse_time(g["genesis_time"])), chain_id=self.chain_id,
+        return pb.RequestInitChain(time=timestamp(Genesis.from_document(g).genesis_time_ns), chain_id=self.chain_id,
                                    consensus_params=params, validators=validators,
                                    app_state_bytes=json.dumps(g["app_state"]).encode(),
                                    initial_height=self.initial_height)

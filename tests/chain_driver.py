@@ -13,7 +13,6 @@ from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.store.db import Database
-
 from contracts import INIT
 
 PROPOSER = b"\x01" * 20

@@ -1,37 +1,23 @@
-"""Fixtures: a real node on 127.0.0.1 (port 0) with a temp home and real LevelDB."""
+"""Fixtures: a real node on 127.0.0.1 (port 0) with a temp home and real LevelDB; the cosmpy venv.
 
-import io
+Helpers that tests import live in helpers.py: a conftest is not a module to import from."""
+
+import os
 
 import pytest
 import pytest_twisted
-from twisted.internet import reactor, task, threads
+from twisted.internet import reactor, task
 
-from chaind import config
-from chaind.home import DEV_API, Home
-from chaind.node import Node
-
-
-def make_node(home_path, **sections):
-    home = Home(home_path)
-    if not home.exists():
-        home.init("test", dev=True)
-    base = {"chain": {"block_interval": 0.0, "empty_blocks": False},
-            # The tests' chain is a dev chain: it serves what a dev home's config enables.
-            "json_rpc": {"address": "127.0.0.1:0", "ws_address": "127.0.0.1:0", "api": DEV_API},
-            "cometbft_rpc": {"address": "127.0.0.1:0"}, "grpc": {"address": "127.0.0.1:0"},
-            "rest": {"address": "127.0.0.1:0"}}
-    for name, values in sections.items():
-        base.setdefault(name, {}).update(values)
-    settings = config.Settings().evolve(**base)
-    return Node(home, settings, reactor=reactor, out=io.StringIO())
+from chaind.chain import registry
+from helpers import build_cosmpy_venv, cosmpy_venv_path, make_node
 
 
 @pytest.fixture
 def node_factory(tmp_path):
     started = []
 
-    def start(home="home", **sections):
-        node = make_node(tmp_path / home, **sections)
+    def start(home="home", modules=registry.MODULES, **sections):
+        node = make_node(tmp_path / home, modules, **sections)
         node.startService()
         started.append(node)
         return node
@@ -54,17 +40,17 @@ def node(node_factory):
     return node
 
 
-def url(node):
-    return f"http://127.0.0.1:{node.port_of('json-rpc')}"
-
-
-def ws_url(node):
-    return f"ws://127.0.0.1:{node.port_of('websocket')}"
-
-
-def in_thread(fn, *args):
-    """Run a blocking client call (web3.py) off the reactor, as a real client process would."""
-    return threads.deferToThread(fn, *args)
+@pytest.fixture(scope="session")
+def cosmpy_python():
+    """The python of a venv holding cosmpy (PyPI), built once: cosmpy pins a protobuf our generated code refuses."""
+    python, error = build_cosmpy_venv(cosmpy_venv_path())
+    if error:
+        message = f"cannot build the cosmpy venv at {cosmpy_venv_path()}: {error}"
+        # CI must install what it needs: a missing cosmpy there is a failure, never a quiet skip.
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return python
 
 
 def pytest_addoption(parser):

@@ -6,7 +6,7 @@ import urllib.request
 from eth_account import Account
 from web3 import Web3
 
-from conftest import in_thread, url
+from helpers import in_thread, url
 
 DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 DEV0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"

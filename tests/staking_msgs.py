@@ -24,7 +24,8 @@ def new_consensus_key():
 
 
 def ed25519_any(pubkey):
-    return any_pb2.Any(type_url="/cosmos.crypto.ed25519.PubKey", value=ed25519_pb2.PubKey(key=pubkey).SerializeToString())
+    key = ed25519_pb2.PubKey(key=pubkey).SerializeToString()
+    return any_pb2.Any(type_url="/cosmos.crypto.ed25519.PubKey", value=key)
 
 
 def coin(amount, denom="achain"):

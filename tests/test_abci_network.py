@@ -8,8 +8,8 @@ import urllib.request
 
 import pytest
 
-from abci_driver import Driver, Replica
 import staking_msgs
+from abci_driver import Driver, Replica
 from chain_driver import Chain
 from chaind.api import encoding
 from chaind.consensus.abci.application import exec_result

@@ -7,25 +7,24 @@ import socket
 import grpc
 import pytest
 import pytest_twisted
+import requests
 from eth_account import Account
 from twisted.logger import globalLogPublisher
 from websockets.sync.client import connect
 
-from abci_driver import AbciClient, AbciClosed, Driver, Replica
 import chaind
+from abci_driver import AbciClient, AbciClosed, Driver, Replica
 from chaind import config
 from chaind.chain import txs
 from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
-from chaind.events import types as ev
 from chaind.crypto.addresses import to_bech32
+from chaind.events import types as ev
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_query
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.tendermint.abci import types_pb2 as pb
-from conftest import in_thread, url, ws_url
-from grpc_client import call
+from helpers import call, in_thread, url, ws_url
 from test_tx_service import signed_send
-
-import requests
 
 
 @pytest.fixture
@@ -68,7 +67,8 @@ def test_socket_mode_turns_the_producer_and_26657_off(abci_node):
 def _pipelined(port):
     client = AbciClient(port)
     client.send(pb.Request(echo=pb.RequestEcho(message="one")), pb.Request(info=pb.RequestInfo()),
-                pb.Request(check_tx=pb.RequestCheckTx(tx=b"\x01junk")), pb.Request(query=pb.RequestQuery(path="/app/version")),
+                pb.Request(check_tx=pb.RequestCheckTx(tx=b"\x01junk")),
+                pb.Request(query=pb.RequestQuery(path="/app/version")),
                 pb.Request(echo=pb.RequestEcho(message="two")), pb.Request(flush=pb.RequestFlush()))
     answers = [client.receive() for _ in range(6)]
     client.close()

@@ -11,7 +11,7 @@ from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.home import Home
 from chaind.store.db import Database
-from conftest import in_thread
+from helpers import in_thread
 from test_evm_jsonrpc import DEV0, DEV0_KEY, OTHER, post
 
 PROPOSER = bytes(20)

@@ -6,13 +6,14 @@ import subprocess
 import sys
 import time
 
+import pytest
 import pytest_twisted
 from click.testing import CliRunner
 
 from chaind.cli import yamlout
 from chaind.cli.main import main
-from conftest import in_thread
 from evm_client import DEV0, DEV0_KEY
+from helpers import in_thread
 
 DEV0_B32 = "chain17w0adeg64ky0daxwd2ugyuneellmjgnxkl0eq4"
 OTHER_B32 = "chain1gv4f8d987c8cjzn2u6xxe4s9yxjeedfm4dst73"
@@ -94,6 +95,7 @@ def test_keys_test_backend_add_recover_show_list_delete(tmp_path):
     failed(cli("keys", "import-hex", "x", "1234", *home), "invalid private key")
 
 
+@pytest.mark.slow
 def test_keys_file_backend_is_encrypted_with_one_passphrase(tmp_path):
     home = ("--home", tmp_path, "--keyring-backend", "file")
     ok(cli("keys", "import-hex", "dev0", DEV0_KEY, *home, stdin="s3cret\ns3cret\n"))

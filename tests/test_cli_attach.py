@@ -6,8 +6,8 @@ import pytest_twisted
 from click.testing import CliRunner
 
 from chaind.cli.main import main
-from conftest import in_thread, url
 from evm_client import DEV0, OTHER, send, w3
+from helpers import in_thread, url
 from test_debug_filters import DEBUG, STORAGE_VALUES, VALUE, store_read_revert
 
 

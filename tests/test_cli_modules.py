@@ -8,15 +8,13 @@ import time
 import pytest_twisted
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
-
 from eth_utils import to_checksum_address
 
-from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
-
 from chain_driver import contract_address
-from conftest import in_thread
+from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 from contracts import token_init
 from evm_client import DEV0, send, w3
+from helpers import in_thread
 from test_cli import DEV0_B32, DEV_MNEMONIC, FEE, cli, failed, node_flag, ok
 
 VALOPER = "chainvaloper17w0adeg64ky0daxwd2ugyuneellmjgnxvhw770"      # dev account 0, the genesis validator

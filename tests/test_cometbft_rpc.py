@@ -10,12 +10,12 @@ import pytest
 import pytest_twisted
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from chaind.chain import votes
-from chaind.chain.votes import sign_bytes
+from chaind.chain import valset, votes
 from chaind.chain.block import BlockId
+from chaind.chain.votes import sign_bytes
 from chaind.store import eventindex, keys
-from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
+from helpers import in_thread
 
 
 def base(node):
@@ -78,6 +78,15 @@ def test_info_routes_over_get_and_post(node):
     assert net["n_peers"] == "0" and net["peers"] == []
     genesis = (yield get(node, "genesis"))[1]["result"]["genesis"]
     assert genesis["chain_id"] == node.genesis.chain_id
+    # CometBFT's GenesisDoc: its members in its order, app_hash empty for an empty initial state.
+    assert list(genesis) == ["genesis_time", "chain_id", "initial_height", "consensus_params", "validators",
+                             "app_hash", "app_state"]
+    assert genesis["app_hash"] == "" and genesis["initial_height"] == "1"
+    v = node.genesis.validators[0]
+    assert genesis["validators"] == [{"address": valset.address_of(v.consensus_pubkey).hex().upper(),
+                                      "pub_key": {"type": "tendermint/PubKeyEd25519",
+                                                  "value": base64.b64encode(v.consensus_pubkey).decode()},
+                                      "power": str(v.power), "name": v.moniker}]
     chunk = (yield get(node, "genesis_chunked", chunk="0"))[1]["result"]
     assert chunk["total"] == "1" and json.loads(base64.b64decode(chunk["data"]))["chain_id"] == node.genesis.chain_id
     status, bad_chunk = yield get(node, "genesis_chunked", chunk="3")
@@ -365,7 +374,8 @@ def test_query_length_limit_is_a_setting(node_factory):
     (b'{"jsonrpc":"2.0","id":true,"method":"health"}', 500,
      {"code": -32700, "message": "Parse error. Invalid JSON",
       "data": "error unmarshaling request: json-rpc ID (true) is of unknown type (bool)"}),
-    (b'{"jsonrpc":"2.0","id":1}', 200, {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
+    (b'{"jsonrpc":"2.0","id":1}', 200,
+     {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
     (b'[1]', 200, {"code": -32600, "message": "Invalid Request", "data": "invalid request object"}),
     (b'{"jsonrpc":"2.0","id":1,"method":"tx","params":{"hash":"not base64!"}}', 200,
      {"code": -32602, "message": "Invalid params",
@@ -388,7 +398,8 @@ def test_malformed_json_rpc(node, request_body, status, error):
 
 @pytest.mark.parametrize("route, args, data", [
     ("tx", {"hash": "0xZZ"}, "error converting http params to arguments: encoding/hex: invalid hex 'ZZ'"),
-    ("header_by_hash", {"hash": "0x12G4"}, "error converting http params to arguments: encoding/hex: invalid hex '12G4'"),
+    ("header_by_hash", {"hash": "0x12G4"},
+     "error converting http params to arguments: encoding/hex: invalid hex '12G4'"),
     ("block", {"height": "ten"}, "error converting http params to arguments: invalid character 't' looking for "
                                  "beginning of value"),
     ("tx_search", {"query": "'tx.height=1'"}, "error converting http params to arguments: invalid character \"'\" "
@@ -402,8 +413,8 @@ def test_bad_uri_arguments(node, route, args, data):
 
 @pytest_twisted.inlineCallbacks
 def test_broadcast_and_check_tx(node):
-    from evm_client import sign
     from chaind.chain import txs
+    from evm_client import sign
 
     web3 = w3(node)
     nonce = yield in_thread(web3.eth.get_transaction_count, DEV0)

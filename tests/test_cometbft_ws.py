@@ -10,9 +10,9 @@ from websockets.sync.client import connect
 
 from chaind.chain import votes as votes_mod
 from chaind.chain.block import BlockId
-from chaind.cometbft import query as q
-from conftest import in_thread
+from chaind.events import query as q
 from evm_client import DEV0, OTHER, send, w3
+from helpers import in_thread
 
 
 def ws_url(node):

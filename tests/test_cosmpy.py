@@ -6,84 +6,39 @@ cosmpy pins protobuf < 6 while chaind's generated code needs protobuf 7, so it r
 """
 
 import base64
-import fcntl
 import hashlib
 import json
-import os
 import pathlib
-import shutil
 import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 
 import grpc
 import pytest
 import pytest_twisted
 
+from chaind.api.cosmos import tx as tx_grpc_servicer
 from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.crypto import keys
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc import tx as tx_grpc_servicer
-from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc, tx_pb2 as bank_tx
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-
-from conftest import in_thread
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from helpers import in_thread, rest
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmpy_client"
-REQUIREMENTS = CLIENT_DIR / "requirements.txt"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
 GAS = 200000
 
-
-def venv_path():
-    """Where the cosmpy venv lives: kept between runs, one per requirements file and Python version."""
-    pins = [line.strip() for line in REQUIREMENTS.read_text().splitlines() if line.strip() and line[0] != "#"]
-    digest = hashlib.sha256("\n".join(pins + [sys.version]).encode()).hexdigest()[:10]
-    version = next(p.split("==")[1] for p in pins if p.startswith("cosmpy=="))
-    cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
-    return cache / f"chaind-cosmpy-{version}-py{sys.version_info.major}{sys.version_info.minor}-{digest}"
-
-
-def build_venv(path):
-    """Create the venv once (a lock keeps two test runs from building it together); its python, or an error text."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done = path / "installed.txt"
-    with open(f"{path}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if done.is_file():
-            return path / "bin" / "python", None
-        shutil.rmtree(path, ignore_errors=True)
-        steps = [[sys.executable, "-m", "venv", str(path)],
-                 [str(path / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-                  "-r", str(REQUIREMENTS)],
-                 [str(path / "bin" / "python"), "-m", "pip", "freeze"]]
-        for step in steps:
-            try:
-                run = subprocess.run(step, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
-            except subprocess.TimeoutExpired:
-                return None, f"{' '.join(step)} timed out after 600 s"
-            if run.returncode != 0:
-                return None, f"{' '.join(step)} exited {run.returncode}:\n{run.stderr[-3000:]}"
-        done.write_text(run.stdout)
-        return path / "bin" / "python", None
-
-
-@pytest.fixture(scope="session")
-def cosmpy_python():
-    python, error = build_venv(venv_path())
-    if error:
-        message = f"cannot build the cosmpy venv at {venv_path()}: {error}"
-        # CI must install what it needs: a missing cosmpy there is a failure, never a quiet skip.
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return python
+# Every test here runs cosmpy, from a venv pip builds from PyPI.
+pytestmark = pytest.mark.external
 
 
 def run_client(python, job):
@@ -125,7 +80,8 @@ def fund(node, address, coins):
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
-            found = stub_call(node, tx_grpc.ServiceStub, "GetTx", tx_service.GetTxRequest(hash=reply.tx_response.txhash))
+            request = tx_service.GetTxRequest(hash=reply.tx_response.txhash)
+            found = stub_call(node, tx_grpc.ServiceStub, "GetTx", request)
             assert found.tx_response.code == 0, found.tx_response.raw_log
             return
         except grpc.RpcError as e:
@@ -133,14 +89,6 @@ def fund(node, address, coins):
                 raise
         time.sleep(0.05)
     raise AssertionError("funding tx not committed in time")
-
-
-def rest_get(node, path):
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{node.port_of('rest')}{path}", timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def node_balances(node, bech32):
@@ -190,7 +138,7 @@ def test_cosmpy_reads_balances_and_accounts_as_the_node_serves_them(node, cosmpy
     if transport == "grpc":
         assert answer["accounts"][signer] == {"address": signer, "number": account.account_number, "sequence": 1}
     else:
-        status, body = yield in_thread(rest_get, node, f"/cosmos/auth/v1beta1/accounts/{signer}")
+        status, _, body = yield rest(node, f"/cosmos/auth/v1beta1/accounts/{signer}")
         assert status == 200 and body["account"]["pub_key"] == {
             "@type": txs.COSMOS_EVM_PUBKEY, "key": base64.b64encode(node.dev_keys[1].compressed_public_key).decode()}
     # The fresh wallet got an account (and a number of its own) when it was funded.

@@ -5,10 +5,10 @@ Expected lines are read off the StoreContract listing (tests/contracts.py): pcs,
 
 import pytest_twisted
 
-from conftest import in_thread
-from contracts import INIT
 from chaind.tracing.js.examples import ALL_OPS, STORAGE_OPS, STORAGE_VALUES
+from contracts import INIT
 from evm_client import rpc, send, w3
+from helpers import in_thread
 
 DEBUG = {"api": "eth,net,web3,debug"}
 

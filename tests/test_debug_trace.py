@@ -5,12 +5,13 @@ import json
 import time
 
 import orjson
+import pytest
 import pytest_twisted
 from websockets.sync.client import connect
 
-from conftest import in_thread, ws_url
 from contracts import INIT, SPIN, STORED, init_code
 from evm_client import DEV0, OTHER, post, rpc, send, w3
+from helpers import in_thread, ws_url
 
 DEBUG = {"api": "eth,net,web3,txpool,debug"}
 
@@ -171,6 +172,7 @@ def raw_trace(node, tx_hash, config, read_bytes=None):
     return response.getheader("transfer-encoding"), response.read()
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_big_trace_streams_and_a_hangup_cancels_it(node_factory):
     node = node_factory(json_rpc={**DEBUG, "stream_buffer_bytes": 4096})
@@ -230,7 +232,8 @@ def test_node_stops_while_a_trace_waits_on_a_client_that_does_not_read(node_fact
                          "params": [spin.transactionHash.to_0x_hex(), {}]})
     client = socket.create_connection(("127.0.0.1", node.port_of("json-rpc")))
     client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    client.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+    client.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                   b"Content-Length: %d\r\n\r\n%s"
                    % (len(body), body))
     debug = node.ws_factory.methods["debug_traceTransaction"].__self__
     for _ in range(100):
@@ -245,6 +248,7 @@ def test_node_stops_while_a_trace_waits_on_a_client_that_does_not_read(node_fact
     client.close()
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_time_waiting_on_a_slow_reader_is_not_tracing_time(node_factory):
     """The timeout bounds the tracing (as geth's, which holds the trace and sends it after): a streamed

@@ -5,13 +5,14 @@ import pytest
 from eth_abi import decode, encode
 from eth_utils import keccak, to_checksum_address
 
+from chain_driver import Chain, contract_address
 from chaind.api.calls import CallRunner
-from chaind.chain.modules import erc20, erc20_precompile
+from chaind.chain.modules import auth, erc20
+from chaind.chain.modules.bank import keeper as bank_keeper
+from chaind.chain.modules.erc20 import precompile as erc20_precompile
+from chaind.errors import ChainError
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
-from chaind.rpc.errors import RPCError
-
-from chain_driver import Chain, contract_address
 from contracts import DELEGATOR_INIT, FORWARDER_INIT, token_init
 
 STAKE = bytes.fromhex("e141e8c6980EF5aF5f7da847B7f802702239f36C")
@@ -122,7 +123,7 @@ def test_transfer_moves_the_bank_balance_with_a_transfer_log_and_bank_events(cha
     amounts = [dict((k, v) for k, v, _ in e.attributes).get("amount") for e in result.events[action + 1:action + 4]]
     assert amounts == ["5stake"] * 3
     # The fresh recipient became an account, as a bank send makes one.
-    assert erc20.auth.account(chain.app.view(), fresh) is not None
+    assert auth.account(chain.app.view(), fresh) is not None
     assert result.receipt.gas_used == 21000 + _calldata_gas(calldata("transfer(address,uint256)", k1, 5)) \
         + erc20_precompile.GAS_TRANSFER
 
@@ -192,14 +193,14 @@ def test_approve_allowance_and_transfer_from(chain):
     assert int.from_bytes(moved.receipt.logs[1].data, "big") == 20
     assert (bank(chain, k0), bank(chain, k2)) == (before[0] - 30, before[1] + 30)
     assert decode(["uint256"], call(chain, STAKE, calldata("allowance(address,address)", k0, k1)))[0] == 20
-    with pytest.raises(RPCError, match="ERC20: insufficient allowance"):
+    with pytest.raises(ChainError, match="ERC20: insufficient allowance"):
         call(chain, STAKE, calldata("transferFrom(address,address,uint256)", k0, k2, 21), sender=k1)
     run(chain, [evm(chain, 0, to=STAKE, data=calldata("increaseAllowance(address,uint256)", k1, 5)),
                 evm(chain, 0, to=STAKE, data=calldata("decreaseAllowance(address,uint256)", k1, 25))])
     assert decode(["uint256"], call(chain, STAKE, calldata("allowance(address,address)", k0, k1)))[0] == 0
-    with pytest.raises(RPCError, match="ERC20: insufficient allowance"):
+    with pytest.raises(ChainError, match="ERC20: insufficient allowance"):
         call(chain, STAKE, calldata("transferFrom(address,address,uint256)", k0, k2, 1), sender=k1)
-    with pytest.raises(RPCError, match="spender cannot be the owner"):
+    with pytest.raises(ChainError, match="spender cannot be the owner"):
         call(chain, STAKE, calldata("approve(address,uint256)", k0, 1), sender=k0)
 
 
@@ -212,13 +213,13 @@ def test_bad_calls_revert_with_a_reason(chain):
         (calldata("balanceOf(address)", k1)[:20], "invalid arguments for balanceOf"),
     ]
     for data, reason in cases:
-        with pytest.raises(RPCError, match=reason):
+        with pytest.raises(ChainError, match=reason):
             call(chain, STAKE, data, sender=k0)
-    with pytest.raises(RPCError) as short:
+    with pytest.raises(ChainError) as short:
         call(chain, STAKE, b"\x01")
     assert (short.value.message, short.value.data) == ("execution reverted", "0x")
     runner = CallRunner(chain.app, 0, 10)
-    with pytest.raises(RPCError, match="transfer is not payable"):
+    with pytest.raises(ChainError, match="transfer is not payable"):
         runner.call({"from": "0x" + k0.hex(), "to": "0x" + STAKE.hex(), "value": "0x1",
                      "data": "0x" + calldata("transfer(address,uint256)", k1, 1).hex()}, chain.app.view(), {})
     delegator = contract_address(k0, chain.app.view().accounts.get_nonce(k0))
@@ -249,7 +250,7 @@ def test_an_external_erc20_registers_and_converts_both_ways(chain):
                                                                       erc20_pb2.OWNER_EXTERNAL)
     assert ("register_erc20", (("cosmos_coin", denom, True), ("erc20_token", to_checksum_address(token), True))) \
         in [(e.type, e.attributes) for e in registered.events]
-    found = erc20.metadata(chain.app.view(), chain.genesis, denom)
+    found = bank_keeper.metadata(chain.app.view(), chain.genesis, denom)
     assert (found["symbol"], found["display"], found["denom_units"][1]["exponent"]) == ("TT", "TestToken", 18)
     [again] = run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgRegisterERC20", register)], ok=False)
     assert (again.codespace, again.code) == ("erc20", 5)

@@ -12,19 +12,22 @@ import pytest_twisted
 from eth_abi import decode, encode
 from eth_utils import keccak, to_checksum_address
 
+from chain_driver import contract_address
 from chaind.chain import txs
 from chaind.chain.modules import auth, erc20
-from chaind.crypto.addresses import to_bech32
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc, tx_pb2 as bank_tx
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-from chaind.pb.evmos.erc20.v1 import erc20_pb2, query_pb2 as erc20_q, query_pb2_grpc as erc20_grpc, tx_pb2
-
-from chain_driver import contract_address
-from conftest import in_thread
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
+from chaind.pb.evmos.erc20.v1 import query_pb2 as erc20_q
+from chaind.pb.evmos.erc20.v1 import query_pb2_grpc as erc20_grpc
 from contracts import token_init
 from evm_client import DEV0, OTHER, post, send, w3
+from helpers import b32, in_thread, rest_sync
 
 STAKE = "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -42,11 +45,6 @@ ERC20_ABI = [
 ]
 
 
-def b32(node, address):
-    raw = bytes.fromhex(address[2:]) if isinstance(address, str) else address
-    return to_bech32(node.genesis.bech32_prefix, raw)
-
-
 def grpc_query(node, stub, method, request, height=None):
     """(response, None) or (None, (status code, details)), over a fresh channel."""
     with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
@@ -55,16 +53,6 @@ def grpc_query(node, stub, method, request, height=None):
             return getattr(stub(channel), method)(request, metadata=metadata, timeout=10), None
         except grpc.RpcError as e:
             return None, (e.code(), e.details())
-
-
-def rest(node, path, height=None):
-    headers = {} if height is None else {"x-cosmos-block-height": str(height)}
-    request = urllib.request.Request(f"http://127.0.0.1:{node.port_of('rest')}{path}", headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def broadcast(node, who, type_url, msg, gas=300000):
@@ -94,7 +82,8 @@ def balances_everywhere(node, web3, token, denom, who, height):
     by_call = contract.functions.balanceOf(who).call(block_identifier=height)
     reply, _ = grpc_query(node, bank_grpc.QueryStub, "Balance",
                           bank_q.QueryBalanceRequest(address=b32(node, who), denom=denom), height)
-    status, body = rest(node, f"/cosmos/bank/v1beta1/balances/{b32(node, who)}/by_denom?denom={denom}", height)
+    status, _, body = rest_sync(node, f"/cosmos/bank/v1beta1/balances/{b32(node, who)}/by_denom?denom={denom}",
+                                height=height)
     assert status == 200, body
     data = bank_q.QueryBalanceRequest(address=b32(node, who), denom=denom).SerializeToString()
     request = urllib.request.Request(
@@ -164,19 +153,19 @@ def _queries(node):
     params, header = grpc_query(node, stub, "Params", erc20_q.QueryParamsRequest())
     assert params.params.enable_erc20 and list(params.params.dynamic_precompiles) == [STAKE, IBC_TOKEN]
 
-    status, body = rest(node, "/evmos/erc20/v1/token_pairs/stake")
+    status, _, body = rest_sync(node, "/evmos/erc20/v1/token_pairs/stake")
     assert status == 200 and body == {"token_pair": {"erc20_address": STAKE, "denom": "stake", "enabled": True,
                                                      "contract_owner": "OWNER_MODULE"}}
-    status, body = rest(node, f"/evmos/erc20/v1/token_pairs/{IBC_TOKEN}")
+    status, _, body = rest_sync(node, f"/evmos/erc20/v1/token_pairs/{IBC_TOKEN}")
     assert status == 200 and body["token_pair"]["denom"] == IBC
-    status, body = rest(node, "/evmos/erc20/v1/token_pairs?pagination.limit=1&pagination.count_total=true")
+    status, _, body = rest_sync(node, "/evmos/erc20/v1/token_pairs?pagination.limit=1&pagination.count_total=true")
     assert status == 200 and len(body["token_pairs"]) == 1 and body["pagination"]["total"] == "2"
-    status, body = rest(node, "/evmos/erc20/v1/params")
+    status, _, body = rest_sync(node, "/evmos/erc20/v1/params")
     assert status == 200 and body["params"] == {"enable_erc20": True, "native_precompiles": [],
                                                 "dynamic_precompiles": [STAKE, IBC_TOKEN]}
-    status, body = rest(node, "/evmos/erc20/v1/token_pairs/uosmo")
+    status, _, body = rest_sync(node, "/evmos/erc20/v1/token_pairs/uosmo")
     assert (status, body) == (404, {"code": 5, "message": "token pair with token 'uosmo'", "details": []})
-    status, body = rest(node, "/evmos/erc20/v1/token_pairs/0x12")
+    status, _, body = rest_sync(node, "/evmos/erc20/v1/token_pairs/0x12")
     assert status == 400 and body["code"] == 3
 
 

@@ -7,9 +7,9 @@ import pytest_twisted
 from eth_account import Account
 from web3.exceptions import ContractLogicError
 
-from conftest import in_thread
 from contracts import INIT, RUNTIME, STORED
 from evm_client import DEV0, DEV0_KEY, OTHER, post, rpc, send, w3
+from helpers import in_thread
 
 
 @pytest_twisted.inlineCallbacks

@@ -3,9 +3,9 @@
 import pytest_twisted
 from twisted.internet import task
 
-from conftest import in_thread
 from contracts import INIT, STORED
 from evm_client import OTHER, rpc, send, w3
+from helpers import in_thread
 
 OTHER_TOPIC = "0x" + "bb" * 32
 STORED_HEX = "0x" + STORED.hex()

@@ -5,9 +5,10 @@ import rlp
 from eth_utils import keccak
 from trie import HexaryTrie
 
-from conftest import in_thread
-from contracts import INIT, RUNTIME, SPIN as LOOP
+from contracts import INIT, RUNTIME
+from contracts import SPIN as LOOP
 from evm_client import DEV0, OTHER, rpc, send, sign, w3
+from helpers import in_thread
 
 
 @pytest_twisted.inlineCallbacks

@@ -7,12 +7,12 @@ import socket
 import pytest
 import pytest_twisted
 import websockets
-from websockets.sync.client import connect
 from web3 import AsyncWeb3, WebSocketProvider
+from websockets.sync.client import connect
 
-from conftest import in_thread, ws_url
 from contracts import INIT, STORED
 from evm_client import OTHER, rpc, send, w3
+from helpers import in_thread, ws_url
 
 STORED_HEX = "0x" + STORED.hex()
 

@@ -10,43 +10,28 @@ import pytest_twisted
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from chaind.chain import txs
+from chaind.chain.modules.auth.query import PUBKEY_TYPE_URL
 from chaind.crypto.addresses import to_bech32
-from chaind.grpc.auth import PUBKEY_TYPE_URL
-from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc, tx_pb2 as bank_tx
-from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_q, query_pb2_grpc as node_grpc
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2 as node_q
+from chaind.pb.cosmos.base.node.v1beta1 import query_pb2_grpc as node_grpc
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q, query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
-
-from conftest import in_thread
 from evm_client import DEV0, OTHER, send, w3
+from helpers import b32, call, in_thread
 
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
 GENESIS_IBC = 1000000000000000
-STUBS = {"bank": bank_grpc.QueryStub, "auth": auth_grpc.QueryStub, "cmt": cmt_grpc.ServiceStub,
-         "node": node_grpc.ServiceStub}
-
-
-def b32(hex_address):
-    return to_bech32("chain", bytes.fromhex(hex_address[2:]))
-
-
-def _call(node, service, method, request, height):
-    with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
-        stub = STUBS[service](channel)
-        metadata = (("x-cosmos-block-height", str(height)),) if height is not None else None
-        try:
-            response, call = getattr(stub, method).with_call(request, metadata=metadata, timeout=10)
-        except grpc.RpcError as e:
-            return None, (e.code(), e.details())
-        return response, dict(call.initial_metadata())
-
-
-def call(node, service, method, request, height=None):
-    """Fires with (response, response header metadata) or (None, (status code, message))."""
-    return in_thread(_call, node, service, method, request, height)
+BANK, AUTH, CMT, NODE = bank_grpc.QueryStub, auth_grpc.QueryStub, cmt_grpc.ServiceStub, node_grpc.ServiceStub
+STUBS = {"bank": BANK, "auth": AUTH, "cmt": CMT, "node": NODE}
 
 
 @pytest_twisted.inlineCallbacks
@@ -57,34 +42,36 @@ def test_balances_equal_eth_getBalance_and_genesis_at_latest_and_past_heights(no
     for height in (first.blockNumber, None):
         for who in (DEV0, OTHER):
             wei = yield in_thread(web3.eth.get_balance, who, height or "latest")
-            reply, header = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(
-                address=b32(who), denom="achain"), height)
+            reply, header = yield call(node, BANK, "Balance", bank_q.QueryBalanceRequest(
+                address=b32(node, who), denom="achain"), height)
             assert reply.balance == coin_pb2.Coin(denom="achain", amount=str(wei))
             assert header["x-cosmos-block-height"] == str(height or node.app.height)
-        ibc, _ = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(address=b32(DEV0), denom=IBC), height)
+        ibc, _ = yield call(node, BANK, "Balance", bank_q.QueryBalanceRequest(address=b32(node, DEV0), denom=IBC),
+                            height)
         assert ibc.balance.amount == str(GENESIS_IBC)
     assert (yield in_thread(web3.eth.get_balance, OTHER, first.blockNumber)) == 7
     wei = yield in_thread(web3.eth.get_balance, DEV0, "latest")
-    reply, _ = yield call(node, "bank", "AllBalances", bank_q.QueryAllBalancesRequest(address=b32(DEV0)))
+    reply, _ = yield call(node, BANK, "AllBalances", bank_q.QueryAllBalancesRequest(address=b32(node, DEV0)))
     assert [(c.denom, c.amount) for c in reply.balances] == [
         ("achain", str(wei)), (IBC, str(GENESIS_IBC)), ("stake", str(10**21))]
     assert (reply.pagination.next_key, reply.pagination.total) == (b"", 3)
-    spendable, _ = yield call(node, "bank", "SpendableBalances", bank_q.QuerySpendableBalancesRequest(address=b32(DEV0)))
+    request = bank_q.QuerySpendableBalancesRequest(address=b32(node, DEV0))
+    spendable, _ = yield call(node, BANK, "SpendableBalances", request)
     assert list(spendable.balances) == list(reply.balances)
-    resolved, _ = yield call(node, "bank", "AllBalances",
-                             bank_q.QueryAllBalancesRequest(address=b32(DEV0), resolve_denom=True))
+    resolved, _ = yield call(node, BANK, "AllBalances",
+                             bank_q.QueryAllBalancesRequest(address=b32(node, DEV0), resolve_denom=True))
     assert [c.denom for c in resolved.balances] == ["chain", "atom", "stk"]
     # An unknown denom and an address that never held anything both have a zero balance.
-    for address, denom in ((b32(DEV0), "nothing"), (b32("0x" + "33" * 20), "achain")):
-        zero, _ = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(address=address, denom=denom))
+    for address, denom in ((b32(node, DEV0), "nothing"), (b32(node, "0x" + "33" * 20), "achain")):
+        zero, _ = yield call(node, BANK, "Balance", bank_q.QueryBalanceRequest(address=address, denom=denom))
         assert zero.balance.amount == "0"
 
 
 @pytest_twisted.inlineCallbacks
 def test_pagination_follows_the_sdk(node):
     def page(**fields):
-        return call(node, "bank", "AllBalances", bank_q.QueryAllBalancesRequest(
-            address=b32(DEV0), pagination=PageRequest(**fields)))
+        return call(node, BANK, "AllBalances", bank_q.QueryAllBalancesRequest(
+            address=b32(node, DEV0), pagination=PageRequest(**fields)))
 
     def denoms(reply):
         return [c.denom for c in reply.balances]
@@ -107,18 +94,18 @@ def test_pagination_follows_the_sdk(node):
 
 @pytest_twisted.inlineCallbacks
 def test_supply_params_and_metadata(node):
-    supply, _ = yield call(node, "bank", "TotalSupply", bank_q.QueryTotalSupplyRequest())
+    supply, _ = yield call(node, BANK, "TotalSupply", bank_q.QueryTotalSupplyRequest())
     amounts = {c.denom: int(c.amount) for c in supply.supply}
     assert [c.denom for c in supply.supply] == ["achain", IBC, "stake"]
     assert amounts[IBC] == 10 * GENESIS_IBC and supply.pagination.total == 3
-    one, _ = yield call(node, "bank", "SupplyOf", bank_q.QuerySupplyOfRequest(denom=IBC))
+    one, _ = yield call(node, BANK, "SupplyOf", bank_q.QuerySupplyOfRequest(denom=IBC))
     assert one.amount.amount == str(10 * GENESIS_IBC)
-    params, _ = yield call(node, "bank", "Params", bank_q.QueryParamsRequest())
+    params, _ = yield call(node, BANK, "Params", bank_q.QueryParamsRequest())
     assert params.params.default_send_enabled and not params.params.send_enabled
-    meta, _ = yield call(node, "bank", "DenomMetadata", bank_q.QueryDenomMetadataRequest(denom="achain"))
+    meta, _ = yield call(node, BANK, "DenomMetadata", bank_q.QueryDenomMetadataRequest(denom="achain"))
     assert (meta.metadata.display, [(u.denom, u.exponent) for u in meta.metadata.denom_units]) == (
         "chain", [("achain", 0), ("chain", 18)])
-    metas, _ = yield call(node, "bank", "DenomsMetadata", bank_q.QueryDenomsMetadataRequest())
+    metas, _ = yield call(node, BANK, "DenomsMetadata", bank_q.QueryDenomsMetadataRequest())
     assert [m.base for m in metas.metadatas] == ["achain", IBC, "stake"] and metas.pagination.total == 3
 
 
@@ -135,46 +122,48 @@ def _broadcast(node, raw):
 def test_accounts_are_base_accounts_with_the_cosmjs_pubkey_type(node):
     key = node.dev_keys[1]
     sender = to_bech32("chain", key.address)
-    reply, _ = yield call(node, "auth", "Account", auth_q.QueryAccountRequest(address=sender))
+    reply, _ = yield call(node, AUTH, "Account", auth_q.QueryAccountRequest(address=sender))
     assert reply.account.type_url == "/cosmos.auth.v1beta1.BaseAccount"
     before = auth_pb2.BaseAccount.FromString(reply.account.value)
     assert (before.address, before.account_number, before.sequence, before.HasField("pub_key")) == (
         sender, 1, 0, False)
-    msg = bank_tx.MsgSend(from_address=sender, to_address=b32(OTHER), amount=[coin_pb2.Coin(denom=IBC, amount="3")])
+    msg = bank_tx.MsgSend(from_address=sender, to_address=b32(node, OTHER),
+                          amount=[coin_pb2.Coin(denom=IBC, amount="3")])
     gas = 200000
     raw = txs.build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, 1, 0,
                            [("achain", node.app.next_base_fee() * 2 * gas)], gas)
     result = yield in_thread(_broadcast, node, raw)
     assert result["tx_result"]["code"] == 0
-    reply, _ = yield call(node, "auth", "Account", auth_q.QueryAccountRequest(address=sender))
+    reply, _ = yield call(node, AUTH, "Account", auth_q.QueryAccountRequest(address=sender))
     after = auth_pb2.BaseAccount.FromString(reply.account.value)
     assert (after.sequence, after.pub_key.type_url) == (1, PUBKEY_TYPE_URL)
     assert ethsecp256k1.PubKey.FromString(after.pub_key.value).key == key.compressed_public_key
     # The past height still shows the account as it was.
-    old, header = yield call(node, "auth", "Account", auth_q.QueryAccountRequest(address=sender),
+    old, header = yield call(node, AUTH, "Account", auth_q.QueryAccountRequest(address=sender),
                              int(result["height"]) - 1)
     assert auth_pb2.BaseAccount.FromString(old.account.value) == before
     assert header["x-cosmos-block-height"] == str(int(result["height"]) - 1)
-    other, _ = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(address=b32(OTHER), denom=IBC))
+    other, _ = yield call(node, BANK, "Balance", bank_q.QueryBalanceRequest(address=b32(node, OTHER), denom=IBC))
     assert other.balance.amount == "3"
 
 
 @pytest_twisted.inlineCallbacks
 def test_auth_params_prefix_and_address_conversions(node):
-    prefix, _ = yield call(node, "auth", "Bech32Prefix", auth_q.Bech32PrefixRequest())
+    prefix, _ = yield call(node, AUTH, "Bech32Prefix", auth_q.Bech32PrefixRequest())
     assert prefix.bech32_prefix == "chain"
     raw = bytes.fromhex(DEV0[2:])
-    text, _ = yield call(node, "auth", "AddressBytesToString", auth_q.AddressBytesToStringRequest(address_bytes=raw))
-    assert text.address_string == b32(DEV0)
-    back, _ = yield call(node, "auth", "AddressStringToBytes",
+    text, _ = yield call(node, AUTH, "AddressBytesToString", auth_q.AddressBytesToStringRequest(address_bytes=raw))
+    assert text.address_string == b32(node, DEV0)
+    back, _ = yield call(node, AUTH, "AddressStringToBytes",
                          auth_q.AddressStringToBytesRequest(address_string=text.address_string))
     assert back.address_bytes == raw
-    params, _ = yield call(node, "auth", "Params", auth_q.QueryParamsRequest())
+    params, _ = yield call(node, AUTH, "Params", auth_q.QueryParamsRequest())
     assert (params.params.tx_size_cost_per_byte, params.params.max_memo_characters) == (10, 256)
 
 
 def _bad_cases():
-    good = b32(DEV0)
+    good = to_bech32("chain", bytes.fromhex(DEV0[2:]))
+    nobody = to_bech32("chain", bytes([0x44]) * 20)
     bad_checksum = good[:-1] + ("q" if good[-1] != "q" else "p")
     cosmos = to_bech32("cosmos", bytes.fromhex(DEV0[2:]))
     bal = bank_q.QueryBalanceRequest
@@ -194,8 +183,7 @@ def _bad_cases():
         ("auth", "Account", auth_q.QueryAccountRequest(address=""), invalid, "Address cannot be empty"),
         ("auth", "Account", auth_q.QueryAccountRequest(address=cosmos), unknown,
          "hrp does not match bech32 prefix: expected 'chain' got 'cosmos'"),
-        ("auth", "Account", auth_q.QueryAccountRequest(address=b32("0x" + "44" * 20)), not_found,
-         f"account {b32('0x' + '44' * 20)} not found"),
+        ("auth", "Account", auth_q.QueryAccountRequest(address=nobody), not_found, f"account {nobody} not found"),
         ("auth", "AddressStringToBytes", auth_q.AddressStringToBytesRequest(address_string=" "), invalid,
          "empty address string is not allowed"),
         ("auth", "AddressBytesToString", auth_q.AddressBytesToStringRequest(), invalid,
@@ -210,7 +198,7 @@ def _bad_cases():
 @pytest_twisted.inlineCallbacks
 def test_each_bad_input_gets_the_sdk_status(node):
     for service, method, request, code, message in _bad_cases():
-        reply, error = yield call(node, service, method, request)
+        reply, error = yield call(node, STUBS[service], method, request)
         assert (reply, error) == (None, (code, message)), method
 
 
@@ -220,22 +208,23 @@ def test_bad_and_pruned_height_headers(node_factory):
     web3 = w3(node)
     for nonce in range(6):
         yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": nonce})
-    request = bank_q.QueryBalanceRequest(address=b32(OTHER), denom="achain")
+    request = bank_q.QueryBalanceRequest(address=b32(node, OTHER), denom="achain")
     head = node.app.height
     oldest = node.app.oldest_state_height()
-    _, error = yield call(node, "bank", "Balance", request, oldest - 1)
+    _, error = yield call(node, BANK, "Balance", request, oldest - 1)
     assert error == (grpc.StatusCode.INVALID_ARGUMENT,
                      f"invalid request: failed to load state at height {oldest - 1}; state at height {oldest - 1} "
-                     f"is pruned: this node keeps the last 3 heights, oldest available {oldest} (latest height: {head})")
-    kept, header = yield call(node, "bank", "Balance", request, oldest)
+                     f"is pruned: this node keeps the last 3 heights, oldest available {oldest} "
+                     f"(latest height: {head})")
+    kept, header = yield call(node, BANK, "Balance", request, oldest)
     assert header["x-cosmos-block-height"] == str(oldest)
     assert kept.balance.amount == str((yield in_thread(web3.eth.get_balance, OTHER, oldest)))
-    _, error = yield call(node, "bank", "Balance", request, head + 1000)
+    _, error = yield call(node, BANK, "Balance", request, head + 1000)
     assert error == (grpc.StatusCode.UNKNOWN,
                      "invalid height: cannot query with height in the future; please provide a valid height")
-    _, error = yield call(node, "bank", "Balance", request, -1)
+    _, error = yield call(node, BANK, "Balance", request, -1)
     assert error == (grpc.StatusCode.INVALID_ARGUMENT, "cannot query with height < 0; please provide a valid height")
-    _, error = yield call(node, "bank", "Balance", request, "ten")
+    _, error = yield call(node, BANK, "Balance", request, "ten")
     assert error[0] == grpc.StatusCode.INVALID_ARGUMENT and 'invalid height header "x-cosmos-block-height"' in error[1]
 
 
@@ -251,7 +240,8 @@ def test_reflection_lists_the_services(node):
     names = yield in_thread(_list_services, node.port_of("grpc"))
     assert f"\ngrpc: grpc+http://127.0.0.1:{node.port_of('grpc')}\n" in node.out.getvalue()
     assert names == ["cosmos.auth.v1beta1.Query", "cosmos.bank.v1beta1.Query", "cosmos.base.node.v1beta1.Service",
-                     "cosmos.base.tendermint.v1beta1.Service", "cosmos.consensus.v1.Query", "cosmos.staking.v1beta1.Query",
+                     "cosmos.base.tendermint.v1beta1.Service", "cosmos.consensus.v1.Query",
+                     "cosmos.staking.v1beta1.Query",
                      "cosmos.tx.v1beta1.Service", "ethermint.evm.v1.Query", "ethermint.feemarket.v1.Query",
                      "evmos.erc20.v1.Query", "grpc.reflection.v1alpha.ServerReflection"]
 
@@ -260,21 +250,21 @@ def test_reflection_lists_the_services(node):
 def test_tendermint_and_node_services(node):
     web3 = w3(node)
     receipt = yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 0})
-    latest, _ = yield call(node, "cmt", "GetLatestBlock", cmt_q.GetLatestBlockRequest())
+    latest, _ = yield call(node, CMT, "GetLatestBlock", cmt_q.GetLatestBlockRequest())
     header, meta = node.app.head
     assert (latest.block.header.height, latest.block_id.hash) == (header.height, meta.hash)
     assert latest.sdk_block.header.proposer_address.startswith("chainvalcons1")
-    by_height, _ = yield call(node, "cmt", "GetBlockByHeight", cmt_q.GetBlockByHeightRequest(
+    by_height, _ = yield call(node, CMT, "GetBlockByHeight", cmt_q.GetBlockByHeightRequest(
         height=receipt.blockNumber))
     assert len(by_height.block.data.txs) == 1
     assert by_height.block_id.hash == bytes(receipt.blockHash)
-    info, _ = yield call(node, "cmt", "GetNodeInfo", cmt_q.GetNodeInfoRequest())
+    info, _ = yield call(node, CMT, "GetNodeInfo", cmt_q.GetNodeInfoRequest())
     assert (info.default_node_info.network, info.application_version.app_name) == (node.genesis.chain_id, "chaind")
-    syncing, _ = yield call(node, "cmt", "GetSyncing", cmt_q.GetSyncingRequest())
+    syncing, _ = yield call(node, CMT, "GetSyncing", cmt_q.GetSyncingRequest())
     assert syncing.syncing is False
-    cfg, _ = yield call(node, "node", "Config", node_q.ConfigRequest())
+    cfg, _ = yield call(node, NODE, "Config", node_q.ConfigRequest())
     assert (cfg.pruning_keep_recent, cfg.pruning_interval) == ("0", "100")
-    status, _ = yield call(node, "node", "Status", node_q.StatusRequest(), receipt.blockNumber)
+    status, _ = yield call(node, NODE, "Status", node_q.StatusRequest(), receipt.blockNumber)
     header, _ = node.app.block_at(receipt.blockNumber)
     assert (status.height, status.app_hash) == (receipt.blockNumber, header.app_hash)
 
@@ -288,7 +278,7 @@ def test_disabled_grpc_has_no_listener(node_factory):
 @pytest_twisted.inlineCallbacks
 def test_a_request_over_max_recv_msg_size_is_refused(node_factory):
     node = node_factory(grpc={"max_recv_msg_size": 200})
-    _, error = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(address="c" * 300, denom="achain"))
+    _, error = yield call(node, BANK, "Balance", bank_q.QueryBalanceRequest(address="c" * 300, denom="achain"))
     assert error[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
-    reply, _ = yield call(node, "bank", "Balance", bank_q.QueryBalanceRequest(address=b32(DEV0), denom=IBC))
+    reply, _ = yield call(node, BANK, "Balance", bank_q.QueryBalanceRequest(address=b32(node, DEV0), denom=IBC))
     assert reply.balance.amount == str(GENESIS_IBC)

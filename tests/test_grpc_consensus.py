@@ -5,11 +5,9 @@ import base64
 
 import pytest_twisted
 
-from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_q, query_pb2_grpc as consensus_grpc
-
-from conftest import in_thread
-from grpc_client import call, rest
-from test_grpc_queries import _comet
+from chaind.pb.cosmos.consensus.v1 import query_pb2 as consensus_q
+from chaind.pb.cosmos.consensus.v1 import query_pb2_grpc as consensus_grpc
+from helpers import call, comet, in_thread, rest
 
 
 @pytest_twisted.inlineCallbacks
@@ -33,7 +31,7 @@ def test_consensus_params_everywhere(node):
         "validator": {"pub_key_types": ["ed25519"]}, "version": {"app": "0"},
         "abci": {"vote_extensions_enable_height": "0"}}}
 
-    reply = yield in_thread(_comet, node, "abci_query", {"path": "/cosmos.consensus.v1.Query/Params", "data": ""})
+    reply = yield in_thread(comet, node, "abci_query", path="/cosmos.consensus.v1.Query/Params", data="")
     answer = reply["result"]["response"]
     assert answer["code"] == 0 and int(answer["height"]) >= 1
     assert consensus_q.QueryParamsResponse.FromString(base64.b64decode(answer["value"])) == params

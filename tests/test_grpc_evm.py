@@ -11,14 +11,13 @@ import pytest_twisted
 from eth_utils import keccak
 
 from chaind.crypto.addresses import to_bech32
-from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q, query_pb2_grpc as evm_grpc
-from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q, query_pb2_grpc as fm_grpc
-
-from conftest import in_thread
+from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q
+from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as evm_grpc
+from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q
+from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fm_grpc
 from contracts import INIT, RUNTIME
 from evm_client import DEV0, OTHER, send, w3
-from grpc_client import call, rest
-from test_grpc_queries import _comet
+from helpers import call, comet, in_thread, rest
 
 EVM, FM = evm_grpc.QueryStub, fm_grpc.QueryStub
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
@@ -64,8 +63,8 @@ def test_accounts_code_and_storage_now_and_at_a_past_height(node):
     status, _, body = yield rest(node, f"/evmos/evm/v1/storage/{contract}/0x0", height=stored.blockNumber - 1)
     assert status == 200 and body == {"value": "0x" + "00" * 32}
     # abci_query (the path @cosmjs and the CLI use) answers the same.
-    reply = yield in_thread(_comet, node, "abci_query", {
-        "path": "/ethermint.evm.v1.Query/Code", "data": evm_q.QueryCodeRequest(address=contract).SerializeToString().hex()})
+    reply = yield in_thread(comet, node, "abci_query", path="/ethermint.evm.v1.Query/Code",
+                            data=evm_q.QueryCodeRequest(address=contract).SerializeToString().hex())
     assert evm_q.QueryCodeResponse.FromString(base64.b64decode(reply["result"]["response"]["value"])).code == RUNTIME
     for method, request, error in (
             ("Account", evm_q.QueryAccountRequest(address="0x1234"),
@@ -118,7 +117,8 @@ def test_eth_call_and_estimate_gas_agree_with_json_rpc(node):
     query = urllib.parse.urlencode({"args": base64.b64encode(_args(to=contract)).decode()})
     status, _, body = yield rest(node, f"/evmos/evm/v1/eth_call?{query}")
     assert status == 200 and base64.b64decode(body["ret"]) == _word(9) and body["vm_error"] == ""
-    status, _, body = yield rest(node, f"/evmos/evm/v1/estimate_gas?{urllib.parse.urlencode({'args': base64.b64encode(_args(**store)).decode()})}")
+    query = urllib.parse.urlencode({"args": base64.b64encode(_args(**store)).decode()})
+    status, _, body = yield rest(node, f"/evmos/evm/v1/estimate_gas?{query}")
     assert status == 200 and body["gas"] == str(estimate.gas)
 
 

@@ -4,12 +4,12 @@ and at a requested height; calls answered on the gRPC server's event loop and on
 import grpc
 import pytest_twisted
 
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc
-from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_q, query_pb2_grpc as staking_grpc
-
-from conftest import in_thread
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_q
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as staking_grpc
 from evm_client import OTHER, send, w3
-from grpc_client import b32
+from helpers import b32, in_thread
 
 
 def _calls(node, height):

@@ -5,14 +5,14 @@ import grpc
 import pytest_twisted
 from eth_utils import to_checksum_address
 
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc
-from chaind.pb.evmos.erc20.v1 import tx_pb2
-
 from chain_driver import contract_address
-from conftest import in_thread
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.evmos.erc20.v1 import tx_pb2
 from contracts import token_init
 from evm_client import send, w3
-from test_erc20_node import b32, broadcast, grpc_query, rest
+from helpers import b32, in_thread, rest_sync
+from test_erc20_node import broadcast, grpc_query
 
 
 def _register(node):
@@ -40,8 +40,8 @@ def _queries(node, denom, before, holder):
                                   bank_q.QueryAllBalancesRequest(address=holder, resolve_denom=True))}
     _, out["one_before"] = grpc_query(node, stub, "DenomMetadata", bank_q.QueryDenomMetadataRequest(denom=denom),
                                       before)
-    out["rest"] = rest(node, f"/cosmos/bank/v1beta1/denoms_metadata/{denom}")
-    out["rest_all"] = rest(node, "/cosmos/bank/v1beta1/denoms_metadata")
+    out["rest"] = rest_sync(node, f"/cosmos/bank/v1beta1/denoms_metadata/{denom}")
+    out["rest_all"] = rest_sync(node, "/cosmos/bank/v1beta1/denoms_metadata")
     return out
 
 
@@ -61,7 +61,7 @@ def test_registered_erc20_metadata_is_served_by_height(node):
     assert [m.base for m in out["all_before"][0].metadatas] == genesis_bases
     # resolve_denom shows the registered coin by its display unit.
     assert "TestToken" in [c.denom for c in out["resolved"][0].balances]
-    status, body = out["rest"]
+    status, _, body = out["rest"]
     assert status == 200 and body["metadata"]["base"] == denom and body["metadata"]["uri_hash"] == ""
-    status, body = out["rest_all"]
+    status, _, body = out["rest_all"]
     assert status == 200 and [m["base"] for m in body["metadatas"]] == bases

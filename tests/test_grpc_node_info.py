@@ -6,15 +6,14 @@ import importlib.metadata
 import json
 import subprocess
 
+import pytest
 import pytest_twisted
 from packaging.version import Version
 
 import chaind
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q, query_pb2_grpc as cmt_grpc
-
-from conftest import in_thread
-from grpc_client import call, rest
-from test_cosmpy import cosmpy_python  # noqa: F401  (the fixture: the cosmpy venv's python)
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
+from helpers import call, in_thread, rest
 
 # What cosmpy's LedgerClient reads, as a client program would call it.
 COSMPY_SCRIPT = """
@@ -55,8 +54,9 @@ def _cosmpy(python, url, chain_id):
     return json.loads(run.stdout)
 
 
+@pytest.mark.external
 @pytest_twisted.inlineCallbacks
-def test_cosmpy_reads_node_info_and_block_gas_limit(node, cosmpy_python):  # noqa: F811
+def test_cosmpy_reads_node_info_and_block_gas_limit(node, cosmpy_python):
     chain_id = node.genesis.chain_id
     for url in (f"grpc+http://127.0.0.1:{node.port_of('grpc')}", f"rest+http://127.0.0.1:{node.port_of('rest')}"):
         answer = yield in_thread(_cosmpy, cosmpy_python, url, chain_id)

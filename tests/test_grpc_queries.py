@@ -3,7 +3,6 @@ accounts paged, module accounts, validator sets, ABCIQuery, GetTxsEvent, GetBloc
 
 import base64
 import hashlib
-import json
 import urllib.parse
 import urllib.request
 
@@ -11,19 +10,20 @@ import grpc
 import pytest_twisted
 from twisted.internet import defer
 
-from chaind.chain import registry
 from chaind.chain.modules import erc20
-from chaind.chain.modules.evm import FEE_COLLECTOR
+from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.crypto.addresses import to_bech32
-from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2 as auth_q, query_pb2_grpc as auth_grpc
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q, query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_q
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_s, service_pb2_grpc as tx_grpc
-
-from conftest import in_thread
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_s
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from evm_client import DEV0, OTHER, sign, w3
-from grpc_client import b32, call, rest
+from helpers import b32, call, comet, in_thread, rest
 from test_tx_service import signed_send
 
 AUTH, CMT, TX = auth_grpc.QueryStub, cmt_grpc.ServiceStub, tx_grpc.ServiceStub
@@ -39,7 +39,7 @@ def _address_of(any_account):
 
 @pytest_twisted.inlineCallbacks
 def test_accounts_paged_by_address_and_module_accounts(node):
-    modules = {name: address for name, (address, _) in registry.MODULE_ACCOUNTS.items()}
+    modules = {name: address for name, (address, _) in node.app.module_accounts.items()}
     assert set(modules) == {"fee_collector", "erc20", "bonded_tokens_pool", "not_bonded_tokens_pool"}
     # The dev genesis' native token pairs put an ERC-20 precompile, with an account, at these addresses.
     precompiles = [erc20.pair_address(p.denom) for p in node.genesis.erc20.token_pairs]
@@ -121,16 +121,8 @@ def test_validator_sets_and_abci_query(node):
     _, error = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest())
     assert error == (INVALID, "empty query path")
     # CometBFT's abci_query answers the same app paths.
-    reply = yield in_thread(_comet, node, "abci_query", {"path": "/app/version"})
+    reply = yield in_thread(comet, node, "abci_query", path="/app/version")
     assert base64.b64decode(reply["result"]["response"]["value"]) == version.value
-
-
-def _comet(node, method, params):
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{node.port_of('cometbft')}/", data=body,
-                                     headers={"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())
 
 
 def _native_send(node, who, to, amount):
@@ -264,6 +256,6 @@ def test_simulate_runs_on_the_head_and_changes_nothing(node):
 
 
 def _native_send_raw(node, raw):
-    result = _comet(node, "broadcast_tx_commit", {"tx": base64.b64encode(raw).decode()})["result"]
+    result = comet(node, "broadcast_tx_commit", tx=base64.b64encode(raw).decode())["result"]
     assert result["tx_result"]["code"] == 0
     return raw, int(result["height"])

@@ -13,11 +13,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from chaind import config
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q, query_pb2_grpc as bank_grpc
-
-from conftest import in_thread, make_node
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
 from evm_client import DEV0
-from grpc_client import _call, b32
+from helpers import b32, grpc_sync, in_thread, make_node
 
 
 def _self_signed(directory):
@@ -46,12 +45,12 @@ def test_tls_serves_a_trusting_client_and_refuses_plaintext(node_factory, tmp_pa
     node = node_factory(grpc={"tls_cert_file": str(tmp_path / "cert.pem"), "tls_key_file": str(tmp_path / "key.pem")})
     request = bank_q.QueryBalanceRequest(address=b32(node, DEV0), denom="stake")
     trusted = grpc.ssl_channel_credentials(root_certificates=cert)
-    reply, header = yield in_thread(_call, node, bank_grpc.QueryStub, "Balance", request, None, trusted)
+    reply, header = yield in_thread(grpc_sync, node, bank_grpc.QueryStub, "Balance", request, None, trusted)
     assert reply.balance.amount == str(10**21) and header["x-cosmos-block-height"] == str(node.app.height)
-    reply, error = yield in_thread(_call, node, bank_grpc.QueryStub, "Balance", request, None)
+    reply, error = yield in_thread(grpc_sync, node, bank_grpc.QueryStub, "Balance", request, None)
     assert reply is None and error[0] == grpc.StatusCode.UNAVAILABLE
     # A client that does not trust the certificate is refused too.
-    reply, error = yield in_thread(_call, node, bank_grpc.QueryStub, "Balance", request, None,
+    reply, error = yield in_thread(grpc_sync, node, bank_grpc.QueryStub, "Balance", request, None,
                                    grpc.ssl_channel_credentials())
     assert reply is None and error[0] == grpc.StatusCode.UNAVAILABLE
 

@@ -16,19 +16,19 @@ import urllib.request
 
 import pytest
 import pytest_twisted
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from twisted.logger import LogLevel, globalLogPublisher
 from websockets.sync.client import connect
 
+from chain_driver import Chain
 from chaind.api import params
 from chaind.chain import errors, txs
 from chaind.crypto import addresses
+from chaind.errors import ChainError
 from chaind.pb.rest_routes import ROUTES
-from chaind.rpc.errors import RPCError
 from chaind.tracing.jobs import TraceError, TraceOptions
-
-from chain_driver import Chain
-from conftest import in_thread
+from helpers import in_thread
 
 # Under CI the examples are the same every run (a red build names a real regression); locally they
 # vary, to keep finding new inputs.
@@ -43,16 +43,18 @@ json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=
 
 # -- decoders ------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @QUICK
 @given(st.binary(max_size=400))
 def test_tx_envelope_decoding_only_raises_tx_errors(raw):
-    for decode in (lambda: txs.decode(raw, 9000), lambda: txs.wrap_evm(raw, 9000, "achain")):
+    for decode in (lambda: txs.decode(raw, 9000, {}), lambda: txs.wrap_evm(raw, 9000, "achain")):
         try:
             decode()
         except errors.TxError:
             pass
 
 
+@pytest.mark.slow
 @QUICK
 @given(st.text(max_size=80) | st.sampled_from(["chain1", "0x", "chain1qqqq", "cosmos1" + "q" * 38]))
 def test_address_parsing_only_raises_address_errors(text):
@@ -69,13 +71,14 @@ def chain(tmp_path_factory):
     chain.close()
 
 
+@pytest.mark.slow
 @QUICK
 @given(json_values | st.fixed_dictionaries({}, optional={"blockNumber": json_values, "blockHash": json_values,
                                                           "requireCanonical": json_values}))
-def test_block_parameters_only_raise_rpc_errors(chain, value):
+def test_block_parameters_only_raise_domain_errors(chain, value):
     try:
         params.block_number_or_hash(value, 0, chain)
-    except RPCError:
+    except ChainError:
         pass
 
 
@@ -84,6 +87,7 @@ tracer_sources = st.text(max_size=60) | st.sampled_from([
     "callTracer", "prestateTracer", "4byteTracer", "noopTracer", "muxTracer", "flatCallTracer"])
 
 
+@pytest.mark.slow
 @QUICK
 @given(json_values | st.fixed_dictionaries({}, optional={
     "tracer": tracer_sources | json_scalars, "tracerConfig": json_values, "timeout": json_scalars,
@@ -155,6 +159,7 @@ def envelopes(methods):
     return envelope | st.lists(envelope, max_size=4) | json_values
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_evm_jsonrpc_answers_every_generated_request(node):
     port = node.port_of("json-rpc")
@@ -173,6 +178,7 @@ def test_evm_jsonrpc_answers_every_generated_request(node):
     assert json.loads(body)["result"] == "0x2328"
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_evm_websocket_answers_every_generated_message(node):
     url = f"ws://127.0.0.1:{node.port_of('websocket')}"
@@ -204,6 +210,7 @@ def test_evm_websocket_answers_every_generated_message(node):
     assert not failures.events, failures.text()
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_cometbft_rpc_answers_every_generated_request(node):
     port = node.port_of("cometbft")
@@ -230,6 +237,7 @@ def test_cometbft_rpc_answers_every_generated_request(node):
     assert status == 200
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_rest_gateway_answers_every_generated_request(node):
     port = node.port_of("rest")
@@ -261,6 +269,7 @@ def test_rest_gateway_answers_every_generated_request(node):
     assert not failures.events, failures.text()
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_raw_bytes_at_every_port_leave_the_node_serving(node):
     ports = [node.port_of(name) for name in ("json-rpc", "websocket", "cometbft", "rest", "grpc")]
@@ -289,4 +298,4 @@ def test_tx_bytes_in_base64_are_decoded_safely():
     """broadcast_tx's bytes go through the same decoder: a sample of real-looking garbage."""
     for raw in (b"", b"\x0a", b"\x0a\x02\x0a\x00", base64.b64decode("CgQKAgoA"), b"\xff" * 40):
         with pytest.raises(errors.TxError):
-            txs.decode(raw, 9000)
+            txs.decode(raw, 9000, {})

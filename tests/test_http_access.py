@@ -11,8 +11,7 @@ import websockets
 from websockets.sync.client import connect
 
 from chaind.rpc.origins import OriginPolicy, host_allowed
-
-from conftest import in_thread
+from helpers import in_thread
 from test_http_face import Client, call
 
 CHAIN_ID = call("eth_chainId")

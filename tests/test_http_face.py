@@ -9,7 +9,7 @@ import time
 
 import pytest_twisted
 
-from conftest import in_thread
+from helpers import in_thread
 
 DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 
@@ -154,7 +154,8 @@ def test_expect_100_continue(node):
 @pytest_twisted.inlineCallbacks
 def test_other_methods_get_405_and_options_is_answered(node):
     responses, closed = yield in_thread(
-        exchange, node, b"GET / HTTP/1.1\r\n\r\nOPTIONS / HTTP/1.1\r\n\r\nPUT / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 3)
+        exchange, node,
+        b"GET / HTTP/1.1\r\n\r\nOPTIONS / HTTP/1.1\r\n\r\nPUT / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 3)
     (get_status, get_headers, get_body), options, put = responses
     assert get_status == 405 and get_headers["allow"] == "POST, OPTIONS" and b"POST" in get_body
     assert options[0] == 200 and options[1]["allow"] == "POST, OPTIONS" and options[2] == b""

@@ -4,10 +4,12 @@ simulation."""
 import pytest
 from google.protobuf import any_pb2
 
+from chain_driver import Chain
 from chaind.chain import errors, txs
 from chaind.chain.modules import auth
 from chaind.crypto import keys, multisig
-from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, tx_pb2 as bank_tx
+from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys
@@ -15,8 +17,6 @@ from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
-
-from chain_driver import Chain
 
 
 @pytest.fixture
@@ -237,9 +237,8 @@ def test_a_multisig_sends_with_two_of_three_signatures(chain, funded_multisig):
     result = chain.block([raw]).results[0]
     assert chain.app.bank.balance(chain.app.view(), to, base) == 1234
     # Gas: size, then each signing member's verify cost (eth 21000 + secp256k1 1000).
-    from chaind.chain import registry
-    from chaind.chain.app import TX_SIZE_COST_PER_BYTE
-    assert result.gas_used == len(raw) * TX_SIZE_COST_PER_BYTE + 21000 + 1000 + registry.HANDLERS[txs.MSG_SEND].gas
+    from chaind.chain.modules.auth.params import TX_SIZE_COST_PER_BYTE
+    assert result.gas_used == len(raw) * TX_SIZE_COST_PER_BYTE + 21000 + 1000 + chain.app.handlers[txs.MSG_SEND].gas
     signatures = [a[1] for e in result.events if e.type == "tx" for a in e.attributes if a[0] == "signature"]
     assert len(signatures) == 3       # two members', then the aggregate
     # Members 1 and 2 (the next sequence) work too; the account's sequence moved.

@@ -32,10 +32,9 @@ from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.store.db import Database
-
-from conftest import in_thread, make_node
 from contracts import INIT, RUNTIME
 from evm_client import DEV0, DEV0_KEY, OTHER, post, send, w3
+from helpers import in_thread, make_node
 
 REPO = Path(__file__).resolve().parent.parent
 TWISTD = Path(sys.executable).parent / "twistd"
@@ -296,6 +295,7 @@ def replay_from_genesis(home, target):
         db.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("storage, kills", [("", 5), ("[storage]\npruning = 30\nprune-interval = 3\n", 2)],
                          ids=["archive", "pruning"])
 def test_kill_9_at_random_moments_loses_nothing_committed(tmp_path, storage, kills):
@@ -378,6 +378,7 @@ def deploy(port):
     return to_checksum_address(receipt["contractAddress"])
 
 
+@pytest.mark.slow
 def test_sigterm_under_load_shuts_down_cleanly_and_restarts(tmp_path):
     home = tmp_path / "home"
     Home(home).init("test", dev=True)

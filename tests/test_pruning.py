@@ -3,16 +3,15 @@
 import pytest
 import pytest_twisted
 
+from chain_driver import Chain
 from chaind import config
 from chaind.chain.app import PrunedError
 from chaind.store import keys, pruning
 from chaind.store.db import Database
 from chaind.store.versioned import VersionedReader, VersionedWriter
-
-from chain_driver import Chain
-from conftest import in_thread
 from contracts import INIT
 from evm_client import OTHER, post, send, w3
+from helpers import in_thread
 
 
 def count(db, prefix):
@@ -41,6 +40,7 @@ def test_stale_versions_keep_the_floor_and_drop_dead_tombstones(tmp_path):
     db.close()
 
 
+@pytest.mark.slow
 def test_pruning_bounds_disk_and_keeps_every_kept_height_right(tmp_path):
     archive = Chain(tmp_path, "archive")
     pruned = Chain(tmp_path, "pruned", pruning=5, prune_interval=3)

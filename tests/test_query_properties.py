@@ -1,4 +1,4 @@
-"""The event query language (chaind/cometbft/query.py) against its grammar: CometBFT v0.38's error texts, and
+"""The event query language (chaind/events/query.py) against its grammar: CometBFT v0.38's error texts, and
 hypothesis-generated queries that must parse, print back, and match what they describe; garbage must fail cleanly.
 """
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chaind.cometbft import query as q
+from chaind.events import query as q
 
 # Under CI the examples are the same every run (a red build names a real regression); locally they vary.
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
@@ -79,6 +79,7 @@ def queries(draw):
     return text, [p[1:] for p in parts]
 
 
+@pytest.mark.slow
 @FAST
 @given(queries())
 def test_generated_queries_parse_to_what_was_written(generated):
@@ -88,6 +89,7 @@ def test_generated_queries_parse_to_what_was_written(generated):
     assert parsed.text == text
 
 
+@pytest.mark.slow
 @FAST
 @given(queries())
 def test_normalized_form_parses_back_to_itself(generated):
@@ -121,6 +123,7 @@ def _witness(cond):
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{moment.microsecond:06}Z"
 
 
+@pytest.mark.slow
 @FAST
 @given(queries(), st.data())
 def test_a_query_matches_the_events_it_describes_and_not_fewer(generated, data):
@@ -152,12 +155,14 @@ def _fails_cleanly(text):
         assert 0 <= int(match.group(1)) <= len(text)
 
 
+@pytest.mark.slow
 @FAST
 @given(st.text(max_size=60))
 def test_any_text_parses_or_fails_with_a_position(text):
     _fails_cleanly(text)
 
 
+@pytest.mark.slow
 @FAST
 @given(queries(), st.data())
 def test_damaged_queries_parse_or_fail_with_a_position(generated, data):

@@ -1,9 +1,8 @@
 """Replaying a committed block (what every trace does) gives back exactly what the block stored."""
 
+from chain_driver import Chain
 from chaind.chain.replay import replay_chain
 from chaind.store import keys
-
-from chain_driver import Chain
 
 
 def test_replay_reproduces_every_stored_result(tmp_path):

@@ -5,17 +5,20 @@ import pytest
 import pytest_twisted
 from google.protobuf import json_format
 
+import staking_msgs as m
 from chaind.chain import txs
+from chaind.chain.legacy_dec import text_of_wire as decimal_text
+from chaind.chain.legacy_dec import wire_of_text as decimal_atomics
 from chaind.chain.modules import auth
-from chaind.chain.legacy_dec import text_of_wire as decimal_text, wire_of_text as decimal_atomics
-from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_q, query_pb2_grpc as staking_grpc, tx_pb2
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_q
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as staking_grpc
+from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2 as cosmos_tx
-from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q, query_pb2_grpc as fm_grpc
+from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q
+from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fm_grpc
 from chaind.pb.rest_routes import DECIMALS
 from chaind.rest import gateway
-
-import staking_msgs as m
-from grpc_client import call, rest
+from helpers import call, rest
 
 ONE = 10**18
 

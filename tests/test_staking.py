@@ -5,20 +5,18 @@ import hashlib
 import json
 
 import pytest
-from google.protobuf import any_pb2
 from cryptography.hazmat.primitives.asymmetric import ed25519
+from google.protobuf import any_pb2
 
-from chaind.chain import legacy_dec
-from chaind.chain import errors, valset, votes
+import staking_msgs as m
+from chain_driver import PROPOSER, Chain
+from chaind.chain import errors, legacy_dec, valset, votes
 from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, NOT_BONDED_POOL, UNBONDED, UNBONDING
 from chaind.home import Home
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
-
-import staking_msgs as m
-from chain_driver import PROPOSER, Chain
 from staking_msgs import CHAIN
 
 DAY = 24 * 3600 * 10**9
@@ -261,8 +259,10 @@ def test_message_failures_give_the_sdk_codes_and_change_nothing(chain):
          ("staking", 4, "validator already exist for this operator address; must use new validator operator address")),
         (1, m.create(p, who, genesis_key, CHAIN),
          ("staking", 5, "validator already exist for this pubkey; must use new validator pubkey")),
-        (1, m.create(p, who, pubkey, CHAIN, rate=3 * 10**17), ("staking", 11, "commission cannot be more than the max rate")),
-        (1, m.create(p, who, pubkey, CHAIN, max_rate=2 * 10**18), ("staking", 10, "commission cannot be more than 100%")),
+        (1, m.create(p, who, pubkey, CHAIN, rate=3 * 10**17),
+         ("staking", 11, "commission cannot be more than the max rate")),
+        (1, m.create(p, who, pubkey, CHAIN, max_rate=2 * 10**18),
+         ("staking", 10, "commission cannot be more than 100%")),
         (1, m.create(p, who, pubkey, CHAIN, min_self=str(2 * CHAIN)),
          ("staking", 16, "validator's self delegation must be greater than their minimum self delegation")),
         (1, m.create(p, who, pubkey, CHAIN, min_self="0"),

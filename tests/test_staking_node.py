@@ -6,24 +6,24 @@ import base64
 import hashlib
 import json
 import time
-import urllib.error
-import urllib.request
 
 import grpc
 import pytest_twisted
 from twisted.internet import reactor, task
 from websockets.sync.client import connect
 
+import staking_msgs as m
 from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
-from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query, query_pb2_grpc as cmt_grpc
-from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq, query_pb2_grpc as sq_grpc
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-
-import staking_msgs as m
-from conftest import in_thread
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query
+from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2_grpc as cmt_grpc
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from helpers import comet, in_thread, rest_sync
 from staking_msgs import CHAIN
 
 
@@ -45,22 +45,6 @@ def signed(node, who, messages, gas=400000):
     number, _ = auth.account(view, key.address)
     return txs.build_native(messages, key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
                             [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
-
-
-def comet(node, method, **params):
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{node.port_of('cometbft')}/", data=body,
-                                     headers={"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=20) as response:
-        return json.loads(response.read())
-
-
-def rest(node, path):
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{node.port_of('rest')}{path}", timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def commit_tx(node, raw):
@@ -208,8 +192,9 @@ def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node
                 errors[name] = None
             except grpc.RpcError as e:
                 errors[name] = (e.code(), e.details())
-        rests = {path: rest(node, path) for path in (
-            "/cosmos/staking/v1beta1/validators?status=BOND_STATUS_BONDED", f"/cosmos/staking/v1beta1/validators/{valoper}",
+        rests = {path: rest_sync(node, path) for path in (
+            "/cosmos/staking/v1beta1/validators?status=BOND_STATUS_BONDED",
+            f"/cosmos/staking/v1beta1/validators/{valoper}",
             "/cosmos/staking/v1beta1/pool", "/cosmos/staking/v1beta1/params",
             f"/cosmos/staking/v1beta1/validators/{missing}",
             f"/cosmos/staking/v1beta1/delegations/{to_bech32(prefix, delegator)}")}
@@ -219,7 +204,8 @@ def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node
     out, errors, rests, abci = yield in_thread(queries)
     channel.close()
     # In the SDK's store order: by operator address bytes.
-    assert [v.operator_address for v in out["all"].validators] == [m.valoper(prefix, a) for a in sorted([first, second])]
+    expected = [m.valoper(prefix, a) for a in sorted([first, second])]
+    assert [v.operator_address for v in out["all"].validators] == expected
     assert {v.status for v in out["all"].validators} == {3}
     assert out["all"].pagination.total == 2 and not out["unbonded"].validators
     assert len(out["paged"].validators) == 1 and out["paged"].pagination.next_key
@@ -250,12 +236,12 @@ def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node
     assert errors["status"] == (grpc.StatusCode.INVALID_ARGUMENT, "invalid validator status BONDED")
     assert errors["no_delegation"][0] == grpc.StatusCode.NOT_FOUND
     paths = list(rests)
-    status, body = rests[paths[0]]
+    status, _, body = rests[paths[0]]
     assert status == 200 and len(body["validators"]) == 2 and body["pagination"]["total"] == "2"
-    assert rests[paths[1]][0] == 200 and rests[paths[1]][1]["validator"]["status"] == "BOND_STATUS_BONDED"
-    assert rests[paths[2]][1]["pool"]["not_bonded_tokens"] == str(10 * CHAIN)
-    assert rests[paths[3]][1]["params"]["unbonding_time"] == "1814400s"
-    assert rests[paths[4]][0] == 404 and rests[paths[4]][1]["code"] == 5
-    assert len(rests[paths[5]][1]["delegation_responses"]) == 2
+    assert rests[paths[1]][0] == 200 and rests[paths[1]][2]["validator"]["status"] == "BOND_STATUS_BONDED"
+    assert rests[paths[2]][2]["pool"]["not_bonded_tokens"] == str(10 * CHAIN)
+    assert rests[paths[3]][2]["params"]["unbonding_time"] == "1814400s"
+    assert rests[paths[4]][0] == 404 and rests[paths[4]][2]["code"] == 5
+    assert len(rests[paths[5]][2]["delegation_responses"]) == 2
     assert abci["code"] == 0 and sq.QueryPoolResponse.FromString(base64.b64decode(abci["value"])).pool.bonded_tokens \
         == str(1390 * CHAIN)

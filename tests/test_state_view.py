@@ -9,8 +9,7 @@ from trie import HexaryTrie
 from chaind.store import keys
 from chaind.store.db import Database
 from chaind.store.evm_state import trie_get
-
-from conftest import make_node
+from helpers import make_node
 
 
 def test_trie_walk_matches_py_trie(tmp_path):

@@ -3,8 +3,8 @@ in CometBFT's list and in staking's; ports distinct; peers and proxy_app point w
 node of it accepts CometBFT's InitChain for that genesis."""
 
 import base64
-import io
 import hashlib
+import io
 import json
 import re
 import tomllib
@@ -17,11 +17,11 @@ from abci_driver import Driver, Replica
 from chaind import config
 from chaind.chain.genesis import Genesis
 from chaind.cli.main import main
-from chaind.keyring import Keyring
-from chaind.pb.tendermint.abci import types_pb2 as pb
 from chaind.home import Home
+from chaind.keyring import Keyring
 from chaind.node import Node
-from conftest import in_thread
+from chaind.pb.tendermint.abci import types_pb2 as pb
+from helpers import in_thread
 
 
 def _write(tmp_path, count=4):

@@ -1,10 +1,7 @@
 """cosmos.tx.v1beta1.Service over gRPC and REST: broadcast a signed native send, then find it by hash."""
 
 import base64
-import json
 import time
-import urllib.error
-import urllib.request
 
 import grpc
 import pytest_twisted
@@ -14,9 +11,9 @@ from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service, service_pb2_grpc as tx_grpc
-
-from conftest import in_thread
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from helpers import in_thread, rest, rest_sync
 
 
 def signed_send(node, who, to, amount, nonce_offset=0):
@@ -34,17 +31,6 @@ def signed_send(node, who, to, amount, nonce_offset=0):
 def grpc_call(node, method, request):
     with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
         return getattr(tx_grpc.ServiceStub(channel), method)(request, timeout=10)
-
-
-def rest(node, path, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{node.port_of('rest')}{path}", data=data,
-                                     headers={"content-type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def wait_for(fn, timeout=10):
@@ -89,15 +75,15 @@ def test_broadcast_and_get_over_grpc(node):
 @pytest_twisted.inlineCallbacks
 def test_broadcast_and_get_over_rest(node):
     raw = signed_send(node, 5, bytes([0x66]) * 20, 99)
-    status, body = yield in_thread(rest, node, "/cosmos/tx/v1beta1/txs",
-                                   {"tx_bytes": base64.b64encode(raw).decode(), "mode": "BROADCAST_MODE_SYNC"})
+    status, _, body = yield rest(node, "/cosmos/tx/v1beta1/txs",
+                                 {"tx_bytes": base64.b64encode(raw).decode(), "mode": "BROADCAST_MODE_SYNC"})
     assert status == 200 and body["tx_response"]["code"] == 0
     txhash = body["tx_response"]["txhash"]
 
     def poll():
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            status, found = rest(node, f"/cosmos/tx/v1beta1/txs/{txhash}")
+            status, _, found = rest_sync(node, f"/cosmos/tx/v1beta1/txs/{txhash}")
             if status == 200:
                 return found
             assert status == 404 and found["code"] == 5
@@ -107,5 +93,6 @@ def test_broadcast_and_get_over_rest(node):
     found = yield in_thread(poll)
     assert found["tx_response"]["txhash"] == txhash and found["tx_response"]["code"] == 0
     assert found["tx_response"]["height"] == str(int(found["tx_response"]["height"]))
-    status, body = yield in_thread(rest, node, "/cosmos/tx/v1beta1/txs", {"tx_bytes": "", "mode": "BROADCAST_MODE_SYNC"})
+    status, _, body = yield rest(node, "/cosmos/tx/v1beta1/txs",
+                                 {"tx_bytes": "", "mode": "BROADCAST_MODE_SYNC"})
     assert status == 400 and body["message"] == "invalid empty tx"

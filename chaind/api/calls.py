@@ -13,11 +13,12 @@ from eth.vm.execution_context import ExecutionContext
 from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError, keccak
 
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import params as p
-from chaind.chain.modules import erc20_precompile
-from chaind.chain.modules import evm as evm_module
-from chaind.rpc.errors import EXECUTION_REVERTED, RPCError, invalid_params, server_error
+from chaind.chain.modules import auth, erc20
+from chaind.chain.modules.evm.state import NativeState
+from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
 
@@ -54,8 +55,8 @@ def _guarded_state_class(state_class):
     return type("Guarded" + state_class.__name__, (state_class,), {"computation_class": guarded_computation})
 
 
-CALL_STATE_CLASS = _guarded_state_class(evm_module.STATE_CLASS)
-PLAIN_STATE_CLASS = evm_module.STATE_CLASS    # traces bring their own deadline (tracing/hooks.py)
+CALL_STATE_CLASS = _guarded_state_class(NativeState)
+PLAIN_STATE_CLASS = NativeState    # traces bring their own deadline (tracing/hooks.py)
 
 
 class CallRunner:
@@ -65,7 +66,7 @@ class CallRunner:
         self.timeout = timeout
 
     def call(self, call, view, overrides):
-        """The call's output as 0x-hex; reverts and VM errors become RPC errors."""
+        """The call's output as 0x-hex; reverts and VM errors raise ChainError (REVERTED with the data)."""
         with self._under_timeout():
             computation = self._execute(call, view, overrides, None)
         if computation.is_error:
@@ -82,7 +83,7 @@ class CallRunner:
             if computation.is_error:
                 if type(computation.error).__name__ == "Revert":
                     raise revert_error(computation)
-                raise server_error(f"gas required exceeds allowance ({cap})")
+                raise errors.failed(f"gas required exceeds allowance ({cap})")
             low, high = 21000 - 1, cap
             used = cap - computation.get_gas_remaining()
             if used > low:
@@ -102,8 +103,8 @@ class CallRunner:
             try:
                 computation = state.apply_transaction(tx)
             except ValidationError as e:
-                raise server_error(str(e)) from None
-        return computation, evm_module.VM.finalize_gas_used(tx, computation)
+                raise errors.failed(str(e)) from None
+        return computation, VM.finalize_gas_used(tx, computation)
 
     @contextlib.contextmanager
     def _under_timeout(self):
@@ -112,7 +113,7 @@ class CallRunner:
         try:
             yield
         except CallTimeout:
-            raise server_error(f"execution aborted (timeout = {self.timeout:g}s)") from None
+            raise errors.timeout(f"execution aborted (timeout = {self.timeout:g}s)") from None
         finally:
             _deadline.at = None
 
@@ -121,12 +122,12 @@ class CallRunner:
         try:
             return state.apply_transaction(tx)
         except ValidationError as e:
-            raise server_error(str(e)) from None
+            raise errors.failed(str(e)) from None
 
     def prepare(self, call, view, overrides, gas=None, state_class=CALL_STATE_CLASS):
         """(state, tx): a throwaway state at `view` with `overrides`, and the call as a spoofed tx."""
         if not isinstance(call, dict):
-            raise invalid_params("invalid argument 0: call object expected")
+            raise errors.invalid_argument("invalid argument 0: call object expected")
         sender = p.address(call["from"], 0) if call.get("from") else bytes(20)
         to = p.address(call["to"], 0) if call.get("to") else b""
         data = p.data(call.get("input") or call.get("data") or "0x", 0)
@@ -138,14 +139,14 @@ class CallRunner:
         header, meta = self.app.block_at(view.height)
         _, atomic = pending_state_db(self.app.db)
         context = ExecutionContext(
-            coinbase=evm_module.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
+            coinbase=auth.FEE_COLLECTOR, timestamp=header.time_ns // 10**9, block_number=view.height,
             difficulty=0, mix_hash=bytes(32), gas_limit=max(gas, meta.gas_limit), prev_hashes=(),
             chain_id=self.app.genesis.evm_chain_id, base_fee_per_gas=0, excess_blob_gas=0)
         # The ERC-20 precompiles read (and a call may move) native balances: a throwaway store over the view.
-        state = erc20_precompile.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
+        state = erc20.open_state(self.app, VersionedWriter(self.app.db, view.height + 1), state_class,
                                             atomic, context, meta.evm_state_root)
         apply_overrides(state, overrides)
-        unsigned = evm_module.VM.get_transaction_builder().create_unsigned_transaction(
+        unsigned = VM.get_transaction_builder().create_unsigned_transaction(
             nonce=state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=value, data=data)
         return state, SpoofTransaction(unsigned, from_=sender)
 
@@ -155,17 +156,17 @@ def parse_overrides(value, index):
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise invalid_params(f"invalid argument {index}: state override must be an object")
+        raise errors.invalid_argument(f"invalid argument {index}: state override must be an object")
     out = {}
     for address, account in value.items():
         key = p.address(address, index)
         if not isinstance(account, dict):
-            raise invalid_params(f"invalid argument {index}: override of {address} must be an object")
+            raise errors.invalid_argument(f"invalid argument {index}: override of {address} must be an object")
         unknown = set(account) - {"balance", "nonce", "code", "state", "stateDiff"}
         if unknown:
-            raise invalid_params(f"invalid argument {index}: unknown override field {sorted(unknown)[0]!r}")
+            raise errors.invalid_argument(f"invalid argument {index}: unknown override field {sorted(unknown)[0]!r}")
         if account.get("state") is not None and account.get("stateDiff") is not None:
-            raise server_error(f"account {address} has both 'state' and 'stateDiff'")
+            raise errors.failed(f"account {address} has both 'state' and 'stateDiff'")
         parsed = {}
         if account.get("balance") is not None:
             parsed["balance"] = p.quantity(account["balance"], index)
@@ -177,7 +178,7 @@ def parse_overrides(value, index):
             if account.get(field) is not None:
                 slots = account[field]
                 if not isinstance(slots, dict):
-                    raise invalid_params(f"invalid argument {index}: {field} must be an object")
+                    raise errors.invalid_argument(f"invalid argument {index}: {field} must be an object")
                 parsed[field] = {int.from_bytes(p.block_hash(k, index), "big"):
                                  int.from_bytes(p.block_hash(v, index), "big") for k, v in slots.items()}
         out[key] = parsed
@@ -203,8 +204,8 @@ def revert_error(computation):
     if type(computation.error).__name__ == "Revert":
         reason = _revert_reason(output)
         message = "execution reverted" + (f": {reason}" if reason else "")
-        return RPCError(EXECUTION_REVERTED, message, enc.d(output))
-    return server_error(evm_module._vm_error(computation))
+        return errors.reverted(message, enc.d(output))
+    return errors.failed(vm_error(computation))
 
 
 def _revert_reason(output):

@@ -1,27 +1,28 @@
 """The debug_* method table: traces of committed txs and blocks, and of calls, on the trace pool.
 
-Results stream (rpc/streaming.py): a raw trace goes out as it is made, never whole in memory.
+Results stream (api/streaming.py): a raw trace goes out as it is made, never whole in memory.
 """
 
 from twisted.application import service
 from twisted.internet import threads
 
+from chaind import errors
 from chaind.api import calls
 from chaind.api import params as p
+from chaind.api.streaming import StreamedResult
 from chaind.chain.app import PrunedError
-from chaind.rpc.errors import server_error
-from chaind.rpc.streaming import StreamedResult
 from chaind.tracing import hooks
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 
 
 class DebugApi(service.Service):
-    def __init__(self, node, runner):
-        self.node = node
-        self.app = node.app
+    def __init__(self, app, runner, settings, reactor, trace_pool):
+        """settings: [tracing]; runner: the CallRunner debug_traceCall prepares its call with."""
+        self.app = app
         self.runner = runner
-        self.settings = node.settings.tracing
-        self.pool = node.trace_pool
+        self.settings = settings
+        self.reactor = reactor
+        self.pool = trace_pool
         self.in_flight = 0
         self.sinks = set()       # where running traces write; stopped when the node stops
 
@@ -45,7 +46,7 @@ class DebugApi(service.Service):
         p.at_most(params, 2)
         position = self.app.tx_position(p.block_hash(p.arg(params, 0), 0), evm=True)
         if position is None:
-            raise server_error("transaction not found")
+            raise errors.not_found("transaction not found")
         height, index = position
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
@@ -58,13 +59,13 @@ class DebugApi(service.Service):
         if by_hash or (isinstance(value, str) and len(value) == 66):
             height = self.app.height_of_hash(p.block_hash(value, 0))
             if height is None:
-                raise server_error(f"block {value} not found")
+                raise errors.not_found(f"block {value} not found")
         else:
             height = p.block_number(value, 0, self.app)
             if self.app.block_at(height) is None:
-                raise server_error(f"block #{height} not found")
+                raise errors.not_found(f"block #{height} not found")
         if height < self.app.genesis.initial_height:
-            raise server_error("genesis is not traceable")
+            raise errors.failed("genesis is not traceable")
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
         return self._stream(options, lambda job, sink: job.block(height, sink))
@@ -75,7 +76,8 @@ class DebugApi(service.Service):
         height = p.block_number_or_hash(p.arg(params, 1, required=False, default="latest"), 1, self.app)
         config = p.arg(params, 2, required=False, default={})
         if not isinstance(config, dict):
-            raise server_error("invalid argument 2: trace config must be an object")
+            # geth decodes the config inside the method: a failure, not an argument that did not decode.
+            raise errors.failed("invalid argument 2: trace config must be an object")
         overrides = calls.parse_overrides(config.get("stateOverrides"), 2)
         options = self._options({k: v for k, v in config.items() if k not in ("stateOverrides", "blockOverrides")})
         view = self._check_state(height)
@@ -93,27 +95,27 @@ class DebugApi(service.Service):
         try:
             return TraceOptions.parse(config, self.settings.js_memory_limit)
         except TraceError as e:
-            raise server_error(str(e)) from None
+            raise errors.failed(str(e)) from None
 
     def _check_state(self, height):
         """Fail at once when the state a trace needs is not kept (naming the height and the retention)."""
         try:
             return self.app.view(height)
         except PrunedError as e:
-            raise server_error(str(e)) from None
+            raise errors.pruned(str(e)) from None
         except LookupError:
-            raise server_error(f"state at height {height} is not available") from None
+            raise errors.pruned(f"state at height {height} is not available") from None
 
     def _stream(self, options, work):
         limit = self.settings.concurrency + self.settings.max_queued
         if self.in_flight >= limit:
-            raise server_error(f"too many traces in progress ({limit}); retry later")
+            raise errors.unavailable(f"too many traces in progress ({limit}); retry later")
 
         def produce(sink):
             self.in_flight += 1
             self.sinks.add(sink)
             job = TraceJob(self.app, options, self.settings.js_memory_limit, sink.cancel)
-            d = threads.deferToThreadPool(self.node.reactor, self.pool, work, job, sink)
+            d = threads.deferToThreadPool(self.reactor, self.pool, work, job, sink)
             d.addBoth(self._finished, sink)
             return d.addErrback(_trace_error)
 
@@ -127,4 +129,4 @@ class DebugApi(service.Service):
 
 def _trace_error(failure):
     failure.trap(TraceError)
-    raise server_error(str(failure.value))
+    raise errors.failed(str(failure.value))

@@ -2,8 +2,6 @@
 
 from eth_utils import to_checksum_address
 
-from chaind.chain import txs as txcodec
-
 EMPTY_TRIE_ROOT = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
 EMPTY_UNCLES = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"
 
@@ -51,7 +49,7 @@ def block(chain, header, meta, full_txs):
         result = chain.result_at(height, index)
         if result.receipt is None:
             continue
-        tx = txcodec.decode(chain.tx_at(height, index), chain.genesis.evm_chain_id)
+        tx = chain.decode_tx(chain.tx_at(height, index))
         transactions.append(transaction(tx, header, meta, result) if full_txs else d(tx.evm_hash))
     return {**head(header, meta), "totalDifficulty": "0x0", "size": q(meta.size),
             "transactions": transactions, "uncles": []}
@@ -88,8 +86,9 @@ def transaction(tx, header=None, meta=None, result=None):
     else:
         out["gasPrice"] = q(e.gas_price)
     if tx.type_id in (1, 2):
-        out["accessList"] = [{"address": addr(a), "storageKeys": [d(k if isinstance(k, bytes) else k.to_bytes(32, "big"))
-                                                                  for k in keys]} for a, keys in e.access_list]
+        out["accessList"] = [{"address": addr(a),
+                              "storageKeys": [d(k if isinstance(k, bytes) else k.to_bytes(32, "big")) for k in keys]}
+                             for a, keys in e.access_list]
     return out
 
 

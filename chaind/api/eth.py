@@ -2,31 +2,31 @@
 
 from twisted.internet import threads
 
-from chaind.api import calls
+from chaind import errors
+from chaind.api import calls, logs, proofs
 from chaind.api import encoding as enc
-from chaind.api import logs
 from chaind.api import params as p
-from chaind.api import proofs
 from chaind.chain import errors as chain_errors
-from chaind.chain import txs as txcodec
 from chaind.chain.app import PrunedError
-from chaind.errors import ChainError
-from chaind.rpc.errors import RPCError, server_error
 
 
 class EthApi:
-    def __init__(self, node):
-        self.node = node
-        self.app = node.app
-        rpc = node.settings.json_rpc
-        self.runner = calls.CallRunner(node.app, rpc.gas_cap, rpc.evm_timeout)
+    def __init__(self, app, settings, coinbase, mempool, producer, reactor, call_pool):
+        """settings: [json-rpc]; coinbase: the validator operator's address (eth_coinbase)."""
+        self.app = app
+        self.coinbase = coinbase
+        self.mempool = mempool
+        self.producer = producer
+        self.reactor = reactor
+        self.call_pool = call_pool
+        self.runner = calls.CallRunner(app, settings.gas_cap, settings.evm_timeout)
 
     def methods(self):
         return {
             "eth_chainId": lambda params: enc.q(self.app.genesis.evm_chain_id),
             "eth_blockNumber": lambda params: enc.q(self.app.height),
             "eth_syncing": lambda params: False,
-            "eth_coinbase": lambda params: enc.addr(self.node.validator_operator),
+            "eth_coinbase": lambda params: enc.addr(self.coinbase),
             "eth_mining": lambda params: False,
             "eth_hashrate": lambda params: "0x0",
             "eth_getBalance": self.get_balance,
@@ -59,9 +59,9 @@ class EthApi:
         try:
             return self.app.view(height)
         except PrunedError as e:
-            raise server_error(str(e)) from None
+            raise errors.pruned(str(e)) from None
         except LookupError:
-            raise server_error("header not found") from None
+            raise errors.not_found("header not found") from None
 
     def _account(self, params, count):
         """The address argument (0) of an account read taking at most `count` params."""
@@ -76,7 +76,7 @@ class EthApi:
         address = self._account(params, 2)
         if p.arg(params, 1, required=False) == "pending":
             state_nonce = self.app.view().accounts.get_nonce(address)
-            return enc.q(self.node.mempool.pending_nonce(address, state_nonce))
+            return enc.q(self.mempool.pending_nonce(address, state_nonce))
         return enc.q(self._view(params, 1).accounts.get_nonce(address))
 
     def get_code(self, params):
@@ -94,7 +94,7 @@ class EthApi:
         address = p.address(p.arg(params, 0), 0)
         slots = p.arg(params, 1)
         if not isinstance(slots, list):
-            raise RPCError(-32602, "invalid argument 1: storage keys must be an array")
+            raise errors.invalid_argument("invalid argument 1: storage keys must be an array")
         keys = [(k, proofs.storage_slot(k, 1)) for k in slots]
         view = self._view(params, 2)
         _, meta = self.app.block_at(view.height)
@@ -150,7 +150,7 @@ class EthApi:
         header, meta = found
         for position, (index, result) in enumerate(logs.evm_results(self.app, height, meta)):
             if position == wanted:
-                tx = txcodec.decode(self.app.tx_at(height, index), self.app.genesis.evm_chain_id)
+                tx = self.app.decode_tx(self.app.tx_at(height, index))
                 return enc.transaction(tx, header, meta, result)
         return None
 
@@ -168,7 +168,7 @@ class EthApi:
             return None
         height, index = position
         header, meta = self.app.block_at(height)
-        tx = txcodec.decode(self.app.tx_at(height, index), self.app.genesis.evm_chain_id)
+        tx = self.app.decode_tx(self.app.tx_at(height, index))
         return tx, header, meta, self.app.result_at(height, index)
 
     def get_transaction_by_hash(self, params):
@@ -177,7 +177,7 @@ class EthApi:
         found = self._located(evm_hash)
         if found is not None:
             return enc.transaction(*found)
-        pending = self.node.mempool.get(evm_hash=evm_hash)
+        pending = self.mempool.get(evm_hash=evm_hash)
         return None if pending is None else enc.transaction(pending)
 
     def get_transaction_receipt(self, params):
@@ -192,8 +192,7 @@ class EthApi:
         if found is None:
             return None
         header, meta = found
-        chain_id = self.app.genesis.evm_chain_id
-        return [enc.receipt(txcodec.decode(self.app.tx_at(height, index), chain_id), header, meta, result)
+        return [enc.receipt(self.app.decode_tx(self.app.tx_at(height, index)), header, meta, result)
                 for index, result in logs.evm_results(self.app, height, meta)]
 
     # -- sending ---------------------------------------------------------------------------------
@@ -201,7 +200,7 @@ class EthApi:
     def send_raw_transaction(self, params):
         p.at_most(params, 1)
         raw_evm = p.data(p.arg(params, 0), 0)
-        d = self.node.producer.submit_eth(raw_evm)
+        d = self.producer.submit_eth(raw_evm)
         d.addCallbacks(lambda checked: enc.d(checked.evm_hash), _tx_error)
         return d
 
@@ -211,7 +210,7 @@ class EthApi:
         p.at_most(params, 3)
         call = p.arg(params, 0)
         if not isinstance(call, dict):
-            raise RPCError(-32602, "invalid argument 0: call object expected")
+            raise errors.invalid_argument("invalid argument 0: call object expected")
         return call, self._view(params, 1), calls.parse_overrides(p.arg(params, 2, required=False), 2)
 
     def call(self, params):
@@ -223,13 +222,10 @@ class EthApi:
         return self._in_call_pool(self.runner.estimate, call, view, overrides)
 
     def _in_call_pool(self, fn, *args):
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
+        return threads.deferToThreadPool(self.reactor, self.call_pool, fn, *args)
 
 
 def _tx_error(failure):
-    failure.trap(chain_errors.TxError, ChainError)
+    failure.trap(chain_errors.TxError)
     e = failure.value
-    if isinstance(e, ChainError):
-        # Socket mode: CometBFT's RPC, which takes the tx, is away or refused it.
-        raise server_error(str(e))
-    raise server_error(e.evm_message or e.log)
+    raise errors.failed(e.evm_message or e.log)

@@ -3,18 +3,19 @@
 Base fees come from the feemarket (stored per block); rewards are the tips txs actually paid.
 """
 
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
-from chaind.rpc.errors import invalid_params, server_error
 
 MAX_PERCENTILES = 100
 
 
 class FeeApi:
-    def __init__(self, node):
-        self.app = node.app
-        self.settings = node.settings.json_rpc
+    def __init__(self, app, settings):
+        """settings: [json-rpc] (feehistory-cap)."""
+        self.app = app
+        self.settings = settings
 
     def methods(self):
         return {
@@ -34,7 +35,7 @@ class FeeApi:
         percentiles = _percentiles(p.arg(params, 2, required=False, default=[]))
         head = self.app.height
         if newest > head:
-            raise server_error(f"request beyond head block: requested {newest}, head {head}")
+            raise errors.not_found(f"request beyond head block: requested {newest}, head {head}")
         count = min(count, self.settings.feehistory_cap)
         if count == 0:
             return {"oldestBlock": "0x0", "baseFeePerGas": [], "gasUsedRatio": []}
@@ -79,19 +80,19 @@ def _block_count(value):
             return int(value, 16) if value.startswith(("0x", "0X")) else int(value, 10)
         except ValueError:
             pass
-    raise invalid_params(f"invalid argument 0: invalid block count {value!r}")
+    raise errors.invalid_argument(f"invalid argument 0: invalid block count {value!r}")
 
 
 def _percentiles(value):
     if not isinstance(value, list):
-        raise invalid_params("invalid argument 2: reward percentiles must be an array of numbers")
+        raise errors.invalid_argument("invalid argument 2: reward percentiles must be an array of numbers")
     if len(value) > MAX_PERCENTILES:
-        raise server_error(f"invalid reward percentile: over {MAX_PERCENTILES} reward percentiles")
+        raise errors.failed(f"invalid reward percentile: over {MAX_PERCENTILES} reward percentiles")
     for i, percentile in enumerate(value):
         if isinstance(percentile, bool) or not isinstance(percentile, (int, float)):
-            raise invalid_params("invalid argument 2: reward percentiles must be an array of numbers")
+            raise errors.invalid_argument("invalid argument 2: reward percentiles must be an array of numbers")
         if not 0 <= percentile <= 100:
-            raise server_error(f"invalid reward percentile: {percentile:f}")
+            raise errors.failed(f"invalid reward percentile: {percentile:f}")
         if i and percentile <= value[i - 1]:
-            raise server_error(f"invalid reward percentile: #{i - 1}:{value[i - 1]:f} >= #{i}:{percentile:f}")
+            raise errors.failed(f"invalid reward percentile: #{i - 1}:{value[i - 1]:f} >= #{i}:{percentile:f}")
     return value

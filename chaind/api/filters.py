@@ -10,11 +10,11 @@ import attrs
 from twisted.application import service
 from twisted.internet import threads
 
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
 from chaind.events import types as ev
-from chaind.rpc.errors import invalid_params, server_error
 
 LOGS, BLOCKS, PENDING = "logs", "blocks", "pending"
 
@@ -29,10 +29,13 @@ class Filter:
 
 
 class FilterApi(service.Service):
-    def __init__(self, node):
-        self.node = node
-        self.app = node.app
-        self.settings = node.settings.json_rpc
+    def __init__(self, app, settings, bus, reactor, call_pool):
+        """settings: [json-rpc] (caps, filter queue and timeout)."""
+        self.app = app
+        self.settings = settings
+        self.bus = bus
+        self.reactor = reactor
+        self.call_pool = call_pool
         self.filters = {}
 
     def methods(self):
@@ -59,7 +62,7 @@ class FilterApi(service.Service):
 
     def _query(self, criteria):
         s = self.settings
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, logs.query, self.app, criteria,
+        return threads.deferToThreadPool(self.reactor, self.call_pool, logs.query, self.app, criteria,
                                          s.logs_cap, s.block_range_cap)
 
     # -- installing ---------------------------------------------------------------------------
@@ -70,20 +73,21 @@ class FilterApi(service.Service):
         if criteria.block_hash is None:
             start, end = (_fixed_height(criteria.from_block), _fixed_height(criteria.to_block))
             if start is not None and end is not None and start > end:
-                raise invalid_params("invalid block range params")
+                raise errors.invalid_argument("invalid block range params")
         return self._install([], LOGS, criteria)
 
     def _install(self, params, kind, criteria=None):
         p.at_most(params, 0)
         if len(self.filters) >= self.settings.filter_cap:
-            raise server_error(f"error creating filter: max limit reached ({self.settings.filter_cap} filters)")
+            raise errors.limit_exceeded(
+                f"error creating filter: max limit reached ({self.settings.filter_cap} filters)")
         filter_id = _new_id()
         matches = {LOGS: lambda e: _wants_logs(criteria, e), BLOCKS: lambda e: isinstance(e, ev.NewBlock),
                    PENDING: lambda e: isinstance(e, ev.PendingTx) and e.tx.kind == "evm"}[kind]
-        subscription = self.node.bus.subscribe(
+        subscription = self.bus.subscribe(
             matches, capacity=self.settings.filter_queue,
             on_cancel=lambda reason: self._dropped(filter_id, reason))
-        expiry = self.node.reactor.callLater(self.settings.filter_timeout, self._remove, filter_id)
+        expiry = self.reactor.callLater(self.settings.filter_timeout, self._remove, filter_id)
         self.filters[filter_id] = Filter(kind, subscription, expiry, criteria)
         return filter_id
 
@@ -98,7 +102,7 @@ class FilterApi(service.Service):
             return False
         if found.expiry.active():
             found.expiry.cancel()
-        self.node.bus.unsubscribe(found.subscription)
+        self.bus.unsubscribe(found.subscription)
         return True
 
     def uninstall_filter(self, params):
@@ -112,10 +116,10 @@ class FilterApi(service.Service):
         filter_id = p.arg(params, 0)
         found = self.filters.get(filter_id) if isinstance(filter_id, str) else None
         if found is None:
-            raise server_error("filter not found")
+            raise errors.not_found("filter not found")
         if found.dropped is not None:
             self._remove(filter_id)
-            raise server_error(f"filter removed: {found.dropped}; install it again")
+            raise errors.not_found(f"filter removed: {found.dropped}; install it again")
         found.expiry.reset(self.settings.filter_timeout)
         return found
 
@@ -136,7 +140,7 @@ class FilterApi(service.Service):
     def get_filter_logs(self, params):
         found = self._polled(params)
         if found.kind != LOGS:
-            raise server_error("filter not found")
+            raise errors.not_found("filter not found")
         return self._query(found.criteria)
 
 

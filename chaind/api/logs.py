@@ -6,9 +6,9 @@ Blocks whose bloom cannot match are skipped without reading their tx results.
 import attrs
 from eth_bloom import BloomFilter
 
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import params as p
-from chaind.rpc.errors import invalid_params, server_error
 
 MAX_TOPICS = 4
 
@@ -44,10 +44,10 @@ class LogCriteria:
 def parse_criteria(value, index=0):
     """A FilterCriteria object, with geth's messages for what is wrong in it."""
     if not isinstance(value, dict):
-        raise invalid_params(f"invalid argument {index}: filter criteria must be an object")
+        raise errors.invalid_argument(f"invalid argument {index}: filter criteria must be an object")
     block_hash = value.get("blockHash")
     if block_hash is not None and (value.get("fromBlock") is not None or value.get("toBlock") is not None):
-        raise invalid_params(f"invalid argument {index}: cannot specify both BlockHash and FromBlock/ToBlock, "
+        raise errors.invalid_argument(f"invalid argument {index}: cannot specify both BlockHash and FromBlock/ToBlock, "
                              "choose one or the other")
     return LogCriteria(
         from_block=_block_param(value.get("fromBlock"), index),
@@ -72,23 +72,23 @@ def _addresses(value, index):
         return frozenset([_address(value, index, "invalid address")])
     if isinstance(value, list):
         return frozenset(_address(a, index, f"invalid address at index {i}") for i, a in enumerate(value))
-    raise invalid_params(f"invalid argument {index}: invalid addresses in query")
+    raise errors.invalid_argument(f"invalid argument {index}: invalid addresses in query")
 
 
 def _address(value, index, what):
     try:
         return p.address(value, index)
     except Exception as e:
-        raise invalid_params(f"invalid argument {index}: {what}: {getattr(e, 'message', e)}") from None
+        raise errors.invalid_argument(f"invalid argument {index}: {what}: {getattr(e, 'message', e)}") from None
 
 
 def _topics(value, index):
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise invalid_params(f"invalid argument {index}: invalid topic(s)")
+        raise errors.invalid_argument(f"invalid argument {index}: invalid topic(s)")
     if len(value) > MAX_TOPICS:
-        raise invalid_params(f"invalid argument {index}: exceed max topics")
+        raise errors.invalid_argument(f"invalid argument {index}: exceed max topics")
     return tuple(_topic_position(entry, index) for entry in value)
 
 
@@ -97,13 +97,13 @@ def _topic_position(entry, index):
         return None
     entries = [entry] if isinstance(entry, str) else entry
     if not isinstance(entries, list):
-        raise invalid_params(f"invalid argument {index}: invalid topic(s)")
+        raise errors.invalid_argument(f"invalid argument {index}: invalid topic(s)")
     topics = set()
     for topic in entries:
         if topic is None:
             return None      # a null inside an OR-list matches anything
         if not isinstance(topic, str) or not p.is_hex(topic) or len(topic) != 66:
-            raise invalid_params(f"invalid argument {index}: invalid topic(s)")
+            raise errors.invalid_argument(f"invalid argument {index}: invalid topic(s)")
         topics.add(bytes.fromhex(topic[2:]))
     return frozenset(topics) or None
 
@@ -114,11 +114,11 @@ def resolve_range(chain, criteria, block_range_cap):
     start = _height(chain, criteria.from_block)
     end = _height(chain, criteria.to_block)
     if start > end:
-        raise invalid_params("invalid block range params")
+        raise errors.invalid_argument("invalid block range params")
     if end > head:
-        raise invalid_params("block range extends beyond current head block")
+        raise errors.invalid_argument("block range extends beyond current head block")
     if block_range_cap and end - start > block_range_cap:
-        raise server_error(f"maximum [from, to] blocks distance: {block_range_cap}")
+        raise errors.limit_exceeded(f"maximum [from, to] blocks distance: {block_range_cap}")
     return start, end
 
 
@@ -135,7 +135,7 @@ def query(chain, criteria, logs_cap, block_range_cap):
     if criteria.block_hash is not None:
         height = chain.height_of_hash(criteria.block_hash)
         if height is None:
-            raise server_error("unknown block")
+            raise errors.not_found("unknown block")
         heights = range(height, height + 1)
     else:
         start, end = resolve_range(chain, criteria, block_range_cap)
@@ -147,7 +147,7 @@ def query(chain, criteria, logs_cap, block_range_cap):
             break
         out += block_logs(chain, criteria, found[0], found[1])
         if logs_cap and len(out) > logs_cap:
-            raise server_error(f"query returned more than {logs_cap} results")
+            raise errors.limit_exceeded(f"query returned more than {logs_cap} results")
     return out
 
 

@@ -2,7 +2,7 @@
 
 import re
 
-from chaind.rpc.errors import RPCError, invalid_params
+from chaind import errors
 
 _HEX = re.compile(r"^0[xX][0-9a-fA-F]*$")
 BLOCK_TAGS = ("latest", "earliest", "pending", "safe", "finalized")
@@ -16,39 +16,39 @@ def arg(params, index, required=True, default=None):
     if index < len(params) and params[index] is not None:
         return params[index]
     if required:
-        raise invalid_params(f"missing value for required argument {index}")
+        raise errors.invalid_argument(f"missing value for required argument {index}")
     return default
 
 
 def at_most(params, count):
     if len(params) > count:
-        raise invalid_params(f"too many arguments, want at most {count}")
+        raise errors.invalid_argument(f"too many arguments, want at most {count}")
 
 
 def quantity(value, index, name="hex number"):
     if not isinstance(value, str) or not _HEX.match(value) or len(value) == 2:
-        raise invalid_params(f"invalid argument {index}: hex string without 0x prefix"
+        raise errors.invalid_argument(f"invalid argument {index}: hex string without 0x prefix"
                              if isinstance(value, str) and not value.startswith(("0x", "0X"))
                              else f"invalid argument {index}: cannot unmarshal {value!r} into a {name}")
     if len(value) > 3 and value[2] == "0":
-        raise invalid_params(f"invalid argument {index}: hex number with leading zero digits")
+        raise errors.invalid_argument(f"invalid argument {index}: hex number with leading zero digits")
     if len(value) > 66:
-        raise invalid_params(f"invalid argument {index}: hex number > 256 bits")
+        raise errors.invalid_argument(f"invalid argument {index}: hex number > 256 bits")
     return int(value, 16)
 
 
 def data(value, index):
     if not isinstance(value, str) or not _HEX.match(value):
-        raise invalid_params(f"invalid argument {index}: hex string without 0x prefix")
+        raise errors.invalid_argument(f"invalid argument {index}: hex string without 0x prefix")
     if len(value) % 2:
-        raise invalid_params(f"invalid argument {index}: hex string of odd length")
+        raise errors.invalid_argument(f"invalid argument {index}: hex string of odd length")
     return bytes.fromhex(value[2:])
 
 
 def fixed(value, index, size, type_name):
     raw = data(value, index)
     if len(raw) != size:
-        raise invalid_params(f"invalid argument {index}: hex string has length {len(value) - 2}, "
+        raise errors.invalid_argument(f"invalid argument {index}: hex string has length {len(value) - 2}, "
                              f"want {size * 2} for {type_name}")
     return raw
 
@@ -68,7 +68,7 @@ def block_number(value, index, chain):
     if value == "earliest":
         return chain.genesis.initial_height - 1
     if not isinstance(value, str):
-        raise invalid_params(f"invalid argument {index}: block number must be a hex string or a tag")
+        raise errors.invalid_argument(f"invalid argument {index}: block number must be a hex string or a tag")
     return quantity(value, index, "BlockNumber")
 
 
@@ -77,19 +77,19 @@ def block_number_or_hash(value, index, chain):
     if isinstance(value, dict):
         has_number, has_hash = "blockNumber" in value, "blockHash" in value
         if has_number and has_hash:
-            raise invalid_params(f"invalid argument {index}: cannot specify both BlockHash and BlockNumber, "
+            raise errors.invalid_argument(f"invalid argument {index}: cannot specify both BlockHash and BlockNumber, "
                                  "choose one or the other")
         if has_hash:
             height = chain.height_of_hash(block_hash(value["blockHash"], index))
             if height is None:
-                raise RPCError(-32000, "header for hash not found")
+                raise errors.not_found("header for hash not found")
             return height
         if has_number:
             return block_number(value["blockNumber"], index, chain)
-        raise invalid_params(f"invalid argument {index}: must specify either BlockHash or BlockNumber")
+        raise errors.invalid_argument(f"invalid argument {index}: must specify either BlockHash or BlockNumber")
     if isinstance(value, str) and len(value) == 66 and _HEX.match(value):
         height = chain.height_of_hash(bytes.fromhex(value[2:]))
         if height is None:
-            raise RPCError(-32000, "header for hash not found")
+            raise errors.not_found("header for hash not found")
         return height
     return block_number(value, index, chain)

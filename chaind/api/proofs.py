@@ -8,9 +8,9 @@ from eth.rlp.accounts import Account
 from eth_utils import keccak
 from trie import HexaryTrie
 
+from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import params as p
-from chaind.rpc.errors import invalid_params
 from chaind.store.evm_state import CommittedNodes
 
 EMPTY_CODE_HASH = keccak(b"")
@@ -20,10 +20,10 @@ EMPTY_ROOT = HexaryTrie.BLANK_NODE_HASH
 def storage_slot(value, index):
     """A storage key as geth decodes it: hex of at most 32 bytes, left-padded (odd length allowed)."""
     if not isinstance(value, str) or not p.is_hex(value):
-        raise invalid_params(f"invalid argument {index}: hex string without 0x prefix")
+        raise errors.invalid_argument(f"invalid argument {index}: hex string without 0x prefix")
     digits = value[2:]
     if len(digits) > 64:
-        raise invalid_params(f"invalid argument {index}: hex string too long, want at most 32 bytes")
+        raise errors.invalid_argument(f"invalid argument {index}: hex string too long, want at most 32 bytes")
     return int(digits or "0", 16)
 
 

@@ -9,8 +9,9 @@ from chaind.api import params as p
 
 
 class TxPoolApi:
-    def __init__(self, node):
-        self.node = node
+    def __init__(self, app, mempool):
+        self.app = app
+        self.mempool = mempool
 
     def methods(self):
         return {
@@ -22,12 +23,12 @@ class TxPoolApi:
 
     def _split(self, only=None):
         """{"pending": {sender: {nonce: tx}}, "queued": {...}} for EVM txs."""
-        accounts = self.node.app.view().accounts
+        accounts = self.app.view().accounts
         out = {"pending": {}, "queued": {}}
-        for sender, queue in self.node.mempool.content().items():
+        for sender, queue in self.mempool.content().items():
             if only is not None and sender != only:
                 continue
-            executable = self.node.mempool.pending_nonce(sender, accounts.get_nonce(sender))
+            executable = self.mempool.pending_nonce(sender, accounts.get_nonce(sender))
             for nonce, tx in queue.items():
                 if tx.kind == "evm":
                     side = "pending" if nonce < executable else "queued"

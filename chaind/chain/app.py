@@ -17,29 +17,26 @@ from twisted.logger import Logger
 from chaind.chain import block as blocks
 from chaind.chain import errors, msgs, registry, txs, valset, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
-from chaind.chain.modules import auth, erc20_precompile, evm, feemarket
+from chaind.chain.modules import auth, erc20, evm, feemarket
+from chaind.chain.modules.auth.params import (
+    SIG_VERIFY_COST_ETH_SECP256K1,
+    SIG_VERIFY_COST_SECP256K1,
+    TX_SIZE_COST_PER_BYTE,
+)
 from chaind.chain.modules.bank import Bank, format_coins
-from chaind.chain.view import StateView
+from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys
-from chaind.store.pruning import collect_garbage
 from chaind.store.evm_state import pending_state_db
+from chaind.store.pruning import collect_garbage
 from chaind.store.versioned import VersionedWriter
 
-# Gas the SDK charges native txs (auth params and the KV store's gas config).
-TX_SIZE_COST_PER_BYTE = 10
-SIG_VERIFY_COST_ETH_SECP256K1 = 21000
-SIG_VERIFY_COST_SECP256K1 = 1000
 _SIG_VERIFY_COST = {crypto_keys.ETH_SECP256K1: SIG_VERIFY_COST_ETH_SECP256K1,
                     crypto_keys.SECP256K1: SIG_VERIFY_COST_SECP256K1}
 
 log = Logger()
-
-
-class PrunedError(LookupError):
-    """A read below the oldest height the node keeps."""
 
 
 @attrs.define
@@ -73,9 +70,16 @@ class DecidedBlock:
 
 
 class App:
-    def __init__(self, db, genesis, pruning=0, prune_interval=100):
+    """modules: the Modules the chain runs (chain/registry.py's by default), in the SDK's init-genesis and
+    end-block order; their messages, genesis, block hooks and module accounts are the app's."""
+
+    def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES):
         self.db = db
         self.genesis = genesis
+        self.modules = tuple(modules)
+        self.handlers = {handler.type_url: handler for module in self.modules for handler in module.messages}
+        self.module_accounts = {name: account for module in self.modules
+                                for name, account in module.module_accounts.items()}
         self.pruning = pruning
         self.prune_interval = prune_interval
         raw = db.get(keys.PRUNED_BELOW)
@@ -154,13 +158,9 @@ class App:
         g = self.genesis
         height = g.initial_height - 1
         ctx = self._context(height, g.genesis_time_ns, b"", g.base_fee, evm_root=None)
-        for address, coins in g.balances:
-            auth.ensure_account(ctx, address)
-            for denom, amount in coins:
-                self.bank.mint(ctx, address, denom, amount)
-        auth.ensure_account(ctx, evm.FEE_COLLECTOR)
-        for init_genesis in registry.GENESIS_INITIALIZERS:
-            init_genesis(self, ctx)
+        for module in self.modules:
+            if module.init_genesis is not None:
+                module.init_genesis(self, ctx)
         # InitChain's validators: the set of the first block and of the one after it.
         first_set = valset.apply_updates((), ctx.validator_updates) if ctx.validator_updates else ()
         meta_state = self._seal_state(ctx, prev_native=b"")
@@ -180,12 +180,16 @@ class App:
 
     # -- check_tx --------------------------------------------------------------------------------
 
+    def decode_tx(self, raw):
+        """An EvmTx or NativeTx from envelope bytes (signatures checked, messages by this app's handlers)."""
+        return txs.decode(raw, self.genesis.evm_chain_id, self.handlers)
+
     def check_tx(self, raw):
         """Decode and check a tx against the latest committed state; returns the decoded tx.
 
         The mempool adds what depends on other pending txs (nonce gaps, replacement).
         """
-        return self.check_decoded(txs.decode(raw, self.genesis.evm_chain_id))
+        return self.check_decoded(self.decode_tx(raw))
 
     def check_eth_tx(self, raw_evm):
         """check_tx for a signed Ethereum tx: wrapped in its envelope (as eth_sendRawTransaction does)."""
@@ -340,14 +344,16 @@ class App:
         block_hash = header.hash() if decided is None else decided.hash
         base_fee = self.next_base_fee()
         ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
+        self._begin_block(ctx)
         results, evm_hashes = [], {}
         for index, item in enumerate(block_txs):
             result, tx = self._deliver(ctx, item, index)
             results.append(result)
             if result.receipt is not None:
                 evm_hashes[index] = tx.evm_hash
-        for end_block in registry.END_BLOCKERS:
-            end_block(self, ctx)
+        for module in self.modules:
+            if module.end_block is not None:
+                module.end_block(self, ctx)
         sealed = self._seal_state(ctx, prev_native=prev_meta.native_hash)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
@@ -377,11 +383,12 @@ class App:
         header, meta = found
         _, parent_meta = self.block_at(parent.height)
         ctx = self._context(height, header.time_ns, meta.hash, meta.base_fee, evm_root=parent_meta.evm_state_root)
+        self._begin_block(ctx)
         results = []
         for index in range(meta.num_txs):
             raw = self.tx_at(height, index)
             try:
-                tx = txs.decode(raw, self.genesis.evm_chain_id)
+                tx = self.decode_tx(raw)
             except errors.TxError:
                 tx = None
             before_tx(ctx, index, tx)
@@ -399,7 +406,7 @@ class App:
         As in the SDK's simulate mode, the signature and fee are not checked and gas is unlimited
         (clients simulate to learn the gas to ask for). A tx that fails to decode raises TxError.
         """
-        tx = txs.decode(raw, self.genesis.evm_chain_id)
+        tx = self.decode_tx(raw)
         header, meta = self._head
         ctx = self._context(header.height + 1, header.time_ns + 1_000_000, b"", self.next_base_fee(),
                             evm_root=meta.evm_state_root)
@@ -430,10 +437,15 @@ class App:
         self._pruned_below = horizon
         return stats
 
+    def _begin_block(self, ctx):
+        for module in self.modules:
+            if module.begin_block is not None:
+                module.begin_block(self, ctx)
+
     def _deliver(self, ctx, tx, index, simulate=False):
         if isinstance(tx, bytes):
             try:
-                tx = txs.decode(tx, self.genesis.evm_chain_id)
+                tx = self.decode_tx(tx)
             except errors.TxError as e:
                 return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
         try:
@@ -473,7 +485,7 @@ class App:
         fee = [c for c in tx.fee if c[1]]
         events = []
         if fee:
-            events += self.bank.send(ctx, tx.sender, evm.FEE_COLLECTOR, fee)
+            events += self.bank.send(ctx, tx.sender, auth.FEE_COLLECTOR, fee)
             events.append(event("message", ("sender", sender_b32)))
         events.append(event("tx", ("fee", format_coins(fee)), ("fee_payer", sender_b32)))
         events.append(event("tx", ("acc_seq", f"{sender_b32}/{tx.nonce}")))
@@ -507,11 +519,11 @@ class App:
     def _context(self, height, time_ns, block_hash, base_fee, evm_root):
         pending, atomic = pending_state_db(self.db)
         exec_ctx = ExecutionContext(
-            coinbase=evm.FEE_COLLECTOR, timestamp=time_ns // 10**9, block_number=height, difficulty=0,
+            coinbase=auth.FEE_COLLECTOR, timestamp=time_ns // 10**9, block_number=height, difficulty=0,
             mix_hash=b"\0" * 32, gas_limit=self.genesis.max_gas, prev_hashes=self._prev_hashes(height),
             chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee, excess_blob_gas=0)
         store = VersionedWriter(self.db, height)
-        state = erc20_precompile.open_state(self, store, evm.STATE_CLASS, atomic, exec_ctx,
+        state = erc20.open_state(self, store, evm.NativeState, atomic, exec_ctx,
                                             evm_root or BLANK_ROOT_HASH)
         return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,
                             store=store, accounts=state, pending_nodes=pending)

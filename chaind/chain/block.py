@@ -15,7 +15,10 @@ from chaind.pb.tendermint.abci import types_pb2 as abci_pb2
 from chaind.pb.tendermint.types import types_pb2
 from chaind.pb.tendermint.version import types_pb2 as version_pb2
 
+# The CometBFT protocol versions (and release) this chain's blocks and node info speak.
 BLOCK_PROTOCOL = 11
+P2P_PROTOCOL = 8
+COMETBFT_VERSION = "0.38.12"       # the CometBFT release whose RPC this is (clients pick decoders by it)
 EMPTY_HASH = hashlib.sha256(b"").digest()
 
 
@@ -152,6 +155,21 @@ class Header:
             self.proposer_address)]
         return merkle.root(fields)
 
+    def proto_fields(self):
+        """The fields tendermint.types.Header and the SDK's Header (bech32 proposer) share, as protobuf values."""
+        return dict(
+            version=version_pb2.Consensus(block=BLOCK_PROTOCOL, app=self.version_app),
+            chain_id=self.chain_id, height=self.height, time=self.timestamp(),
+            last_block_id=self.last_block_id.proto(), last_commit_hash=self.last_commit_hash,
+            data_hash=self.data_hash, validators_hash=self.validators_hash,
+            next_validators_hash=self.next_validators_hash, consensus_hash=self.consensus_hash,
+            app_hash=self.app_hash, last_results_hash=self.last_results_hash,
+            evidence_hash=self.evidence_hash)
+
+    def proto(self):
+        """The header as tendermint.types.Header."""
+        return types_pb2.Header(proposer_address=self.proposer_address, **self.proto_fields())
+
     def to_record(self):
         rec = attrs.asdict(self, recurse=True)
         return {k: _hexify(v) for k, v in rec.items()}
@@ -180,6 +198,12 @@ class BlockMeta:
     bloom: bytes
     log_count: int
     size: int
+
+    def block_id(self):
+        """The BlockID of this committed block, built as the chain builds it for the next header's last_block_id."""
+        if not self.hash:
+            return BlockId()
+        return BlockId(self.hash, 1, hashlib.sha256(self.hash).digest())
 
 
 @attrs.frozen

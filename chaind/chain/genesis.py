@@ -16,6 +16,7 @@ from google.protobuf import json_format
 from chaind.chain import legacy_dec
 from chaind.chain.modules import erc20, staking
 from chaind.crypto import addresses, keys
+from chaind.gocompat import format_time
 from chaind.resources import etc_file
 
 _CHAIN_ID = re.compile(r"^[a-z]{1,}_([1-9][0-9]*)-([1-9][0-9]*)$")
@@ -160,14 +161,6 @@ def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None):
         erc20_section["authority"] = addresses.to_bech32(prefix, authority.address)
     doc["genesis_time"] = format_time(now_ns)
     return doc, accounts
-
-
-def format_time(ns):
-    """RFC 3339 with nanoseconds and a Z, as CometBFT writes times."""
-    seconds, nanos = divmod(ns, 10**9)
-    base = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-    frac = f".{nanos:09d}".rstrip("0").rstrip(".")
-    return f"{base}{frac}Z"
 
 
 def _parse_time(text):

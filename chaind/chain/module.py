@@ -14,15 +14,16 @@ class QueryService:
     """A gRPC service a module serves (its Query service, usually), described for every face at once.
 
     messages/stubs are the generated *_pb2 and *_pb2_grpc modules, name the service's name inside them
-    ("Query"), and servicer(app) builds the implementation, which reads through App.view. rest lists
-    (HTTP method, path template, rpc name) routes for the REST gateway; None takes the `// REST:` lines
-    compiled from protos/.
+    ("Query"), and servicer(app, settings) builds a module's implementation (settings: the node's
+    config.Settings), which reads through App.view (chain/queries.py); the node builds its own services
+    (api/cosmos/), which have none. rest lists (HTTP method, path template, rpc name) routes for the REST
+    gateway; None takes the `// REST:` lines compiled from protos/.
     """
 
     messages: object
     stubs: object
     name: str
-    servicer: Callable
+    servicer: Callable | None = None
     rest: tuple | None = None
 
     @property

@@ -1,7 +1,7 @@
 """Native messages: how a module declares the messages it handles, and what every message shares.
 
-A module lists MsgHandlers; chain/registry.py gathers them by type URL, and the App runs each
-message of a native tx through its handler (stateless checks in check_tx, execution in a block).
+A module lists MsgHandlers (Module.messages); the App gathers its modules' by type URL (App.handlers) and runs
+each message of a native tx through its handler (stateless checks in check_tx, execution in a block).
 """
 
 from typing import Callable

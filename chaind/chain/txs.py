@@ -12,7 +12,7 @@ from eth.vm.forks.prague import PragueVM
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 
-from chaind.chain import errors, registry
+from chaind.chain import errors
 from chaind.crypto import keys, multisig
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -165,8 +165,9 @@ def wrap_evm(raw_evm, chain_id, base_denom):
     return _checked_evm(raw, tx, chain_id)
 
 
-def decode(raw, chain_id):
-    """Decode envelope bytes into an EvmTx or NativeTx, checking signatures."""
+def decode(raw, chain_id, handlers):
+    """Decode envelope bytes into an EvmTx or NativeTx, checking signatures; handlers are the app's
+    MsgHandlers by type URL (App.handlers)."""
     try:
         tx_raw = tx_pb2.TxRaw.FromString(raw)
         body = tx_pb2.TxBody.FromString(tx_raw.body_bytes)
@@ -178,7 +179,7 @@ def decode(raw, chain_id):
     urls = [m.type_url for m in body.messages]
     if MSG_ETHEREUM_TX in urls:
         return _decode_evm_envelope(raw, body, chain_id)
-    return _decode_native(raw, tx_raw, body, auth_info)
+    return _decode_native(raw, tx_raw, body, auth_info, handlers)
 
 
 def _decode_evm_envelope(raw, body, chain_id):
@@ -223,7 +224,7 @@ def _checked_evm(raw, tx, chain_id):
     return EvmTx(raw=raw, hash=native_hash(raw), evm=tx, evm_hash=tx.hash, sender=sender)
 
 
-def _decode_native(raw, tx_raw, body, auth_info):
+def _decode_native(raw, tx_raw, body, auth_info, handlers):
     if body.extension_options or body.non_critical_extension_options:
         raise errors.unknown_request("extension options are not supported for native txs")
     if not tx_raw.signatures:
@@ -244,7 +245,7 @@ def _decode_native(raw, tx_raw, body, auth_info):
         sender = keys.address_of(key_type, public_key)
     messages = []
     for any_msg in body.messages:
-        handler = registry.HANDLERS.get(any_msg.type_url)
+        handler = handlers.get(any_msg.type_url)
         if handler is None:
             raise errors.unknown_request(f"unrecognized message type {any_msg.type_url!r}")
         try:

@@ -12,6 +12,10 @@ from chaind.store.evm_state import CommittedNodes, rlp_list, trie_get
 from chaind.store.versioned import VersionedReader
 
 
+class PrunedError(LookupError):
+    """A read below the oldest height the node keeps."""
+
+
 @attrs.frozen
 class StateView:
     """What services read: `store` (native modules) and `accounts` (py-evm balances, nonces, code).

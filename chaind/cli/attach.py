@@ -45,7 +45,9 @@ var eth = {
     getBalance: function (a, b) { return bigInt(call("eth_getBalance", [a, block(b)]).substring(2), 16); },
     getTransactionCount: function (a, b) { return num(call("eth_getTransactionCount", [a, block(b)])); },
     getCode: function (a, b) { return call("eth_getCode", [a, block(b)]); },
-    getStorageAt: function (a, p, b) { return call("eth_getStorageAt", [a, typeof p === "number" ? "0x" + p.toString(16) : p, block(b)]); },
+    getStorageAt: function (a, p, b) {
+        return call("eth_getStorageAt", [a, typeof p === "number" ? "0x" + p.toString(16) : p, block(b)]);
+    },
     getBlock: function (b, full) {
         if (typeof b === "string" && b.length === 66) return call("eth_getBlockByHash", [b, !!full]);
         return call("eth_getBlockByNumber", [block(b), !!full]);
@@ -99,21 +101,12 @@ class Console:
     """One JS context talking to one node."""
 
     def __init__(self, url):
-        from chaind.tracing.js.opcodes import OPCODE_NAMES
-        from chaind.tracing.js.prelude import CALLBACKS, PRELUDE
-        from chaind.tracing.js.tracer import PRAGUE_PRECOMPILES, _Bridge
+        from chaind.tracing.js import console_context
 
         self.url = url
-        self._ctx = _quickjs.Context()
+        # The tracer prelude gives the console bigInt and the helpers (toHex, toContract...).
+        self._ctx = console_context()
         self._ctx.add_callable("__chaind_rpc", self._rpc)
-        # The tracer prelude gives the console bigInt and the helpers (toHex, toContract...); the
-        # callbacks that read an EVM step are unreachable here (no log or db) and answer null.
-        bridge = _Bridge()
-        for name in CALLBACKS:
-            pure = name in ("createAddress", "create2Address", "lastError")
-            self._ctx.add_callable("__chaind_py_" + name, getattr(bridge, name) if pure else _unavailable)
-        self._ctx.eval(PRELUDE)(json.dumps(CALLBACKS), json.dumps(OPCODE_NAMES),
-                                json.dumps(sorted(a.hex() for a in PRAGUE_PRECOMPILES)), "__chaind_tick", False)
         self._ctx.eval(CONSOLE_JS)
 
     def _rpc(self, method, params):
@@ -138,10 +131,6 @@ class Console:
         """The value of `source` as the console shows it (JSON, or `undefined`); JSException on error."""
         self._ctx.set("__chaind_src", source)
         return self._ctx.eval("__chaind_show((0, eval)(__chaind_src))")
-
-
-def _unavailable(*args):
-    return None
 
 
 def _message(error):

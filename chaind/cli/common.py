@@ -34,7 +34,10 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx, name):
         if name in self.lazy:
-            module, attr = self.lazy[name].split(":")
+            target = self.lazy[name]
+            if callable(target):                # builds the command (e.g. from the modules served)
+                return target()
+            module, attr = target.split(":")
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
 

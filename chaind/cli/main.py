@@ -10,23 +10,45 @@ import click
 from chaind.cli.common import LazyGroup
 
 
-@click.group(cls=LazyGroup, lazy={
-    "attach": "chaind.cli.attach:attach",
-    "keys": "chaind.cli.keys:keys",
-    "query": "chaind.cli.query:query",
-    "q": "chaind.cli.query:query",
-    "tx": "chaind.cli.tx:tx",
-    "debug": "chaind.cli.debug:debug",
-    "config": "chaind.cli.misc:config",
-    "version": "chaind.cli.misc:version",
-    "completion": "chaind.cli.misc:completion",
-    "testnet": "chaind.cli.testnet:testnet",
-})
-def main():
-    """chaind: a proof-of-stake EVM chain node, and its command-line client."""
+def make_cli(modules=None):
+    """The `chaind` command, serving `modules` (records with a name and a cli table; default the built-in ones)."""
+    served = []
+
+    def module_tables():                # made on first use: keys, version... never load autocli
+        if not served:
+            from chaind.cli.autocli import Modules, builtin_modules
+
+            served.append(Modules(builtin_modules if modules is None else modules))
+        return served[0]
+
+    def query():
+        from chaind.cli.query import make_query
+
+        return make_query(module_tables())
+
+    def tx():
+        from chaind.cli.tx import make_tx
+
+        return make_tx(module_tables())
+
+    group = LazyGroup("chaind", help="chaind: a proof-of-stake EVM chain node, and its command-line client.", lazy={
+        "attach": "chaind.cli.attach:attach",
+        "keys": "chaind.cli.keys:keys",
+        "query": query,
+        "q": query,
+        "tx": tx,
+        "debug": "chaind.cli.debug:debug",
+        "config": "chaind.cli.misc:config",
+        "version": "chaind.cli.misc:version",
+        "completion": "chaind.cli.misc:completion",
+        "testnet": "chaind.cli.testnet:testnet",
+    })
+    for command in (init, start, replay):
+        group.add_command(command)
+    return group
 
 
-@main.command()
+@click.command()
 @click.argument("moniker")
 @click.option("--chain-id", default=None, help="Chain id <name>_<EIP-155 id>-<version> (default chain_9000-1)")
 @click.option("--home", required=True, type=click.Path(file_okay=False), help="Home directory to create")
@@ -42,7 +64,7 @@ def init(moniker, chain_id, home):
     click.echo(f"initialized {created.path} (genesis {created.genesis_file})")
 
 
-@main.command()
+@click.command()
 @click.option("--home", default=None, type=click.Path(file_okay=False))
 @click.option("--config", default=None, type=click.Path(dir_okay=False))
 def start(home, config):
@@ -54,7 +76,7 @@ def start(home, config):
     run()
 
 
-@main.command()
+@click.command()
 @click.option("--home", default=None, type=click.Path(file_okay=False), help="The node's home (default ~/.chaind)")
 @click.option("--to-height", type=int, default=None, help="Stop after this height (default: the head)")
 def replay(home, to_height):
@@ -100,6 +122,8 @@ def replay(home, to_height):
     click.echo(f"blocks {report.first_height}..{report.last_height} replayed from genesis: "
                "every block hash and app hash matches")
 
+
+main = make_cli()
 
 if __name__ == "__main__":
     main()

@@ -1,4 +1,4 @@
-"""`chaind query`: module state through abci_query, txs and blocks through the CometBFT RPC.
+"""`chaind query`: module state through abci_query (the modules' CLI tables), txs and blocks through the CometBFT RPC.
 
 Outputs are the SDK's: the response proto as PrintProto writes it (YAML text, or JSON with -o json).
 """
@@ -7,8 +7,7 @@ import base64
 
 import click
 
-from chaind.cli.common import (bech32_address, address_bytes, emit_proto, prefix, query_options,
-                               rpc_client, to_bech32)
+from chaind.cli.common import bech32_address, emit_proto, prefix, query_options, rpc_client, to_bech32
 
 
 def _pb(module):
@@ -45,387 +44,20 @@ def page_request(params):
         key=key, offset=offset, limit=limit, count_total=params["count_total"], reverse=params["reverse"])
 
 
-def _ask(module, service, method, **fields):
-    """Run one query method with the current command's --node/--height, print its response."""
-    ctx = click.get_current_context()
-    response = rpc_client(ctx).query(_pb(module), service, method, at_height=ctx.params.get("height", 0),
-                                      **fields)
-    emit_proto(ctx, response)
-
-
-@click.group()
-def query():
-    """Query the state of a node (its CometBFT RPC at --node)."""
-
-
-# -- auth --------------------------------------------------------------------------------------
-
-_AUTH = "cosmos.auth.v1beta1.query_pb2"
-
-
-@query.group()
-def auth():
-    """Accounts and auth parameters."""
-
-
-@auth.command("account")
-@click.argument("address")
-@query_options
-def auth_account(address, **_):
-    """An account by address (bech32 or 0x)."""
-    _ask(_AUTH, "Query", "Account", address=bech32_address(click.get_current_context(), address))
-
-
-@auth.command("params")
-@query_options
-def auth_params(**_):
-    """The auth module's parameters."""
-    _ask(_AUTH, "Query", "Params")
-
-
-query.add_command(auth_account, "account")
-
-
-# -- bank --------------------------------------------------------------------------------------
-
-_BANK = "cosmos.bank.v1beta1.query_pb2"
-
-
-@query.group()
-def bank():
-    """Balances, supply and denom metadata."""
-
-
-@bank.command()
-@click.argument("address")
-@click.option("--denom", default=None, help="Only this denom's balance")
-@click.option("--resolve-denom", is_flag=True, help="Show denoms by their display name where metadata has one")
-@pagination_options
-@query_options
-def balances(address, denom, resolve_denom, **params):
-    """All balances of an account (bech32 or 0x), or one with --denom."""
-    address = bech32_address(click.get_current_context(), address)
-    if denom:
-        _ask(_BANK, "Query", "Balance", address=address, denom=denom)
-    else:
-        _ask(_BANK, "Query", "AllBalances", address=address, pagination=page_request(params),
-             resolve_denom=resolve_denom)
-
-
-@bank.command()
-@click.argument("address")
-@click.argument("denom")
-@query_options
-def balance(address, denom, **_):
-    """One denom's balance of an account."""
-    _ask(_BANK, "Query", "Balance", address=bech32_address(click.get_current_context(), address), denom=denom)
-
-
-@bank.command()
-@click.option("--denom", default=None, help="Only this denom's supply")
-@pagination_options
-@query_options
-def total(denom, **params):
-    """The total supply of coins, or of one denom."""
-    if denom:
-        _ask(_BANK, "Query", "SupplyOf", denom=denom)
-    else:
-        _ask(_BANK, "Query", "TotalSupply", pagination=page_request(params))
-
-
-@bank.command("denom-metadata")
-@click.option("--denom", default=None, help="Only this denom's metadata")
-@pagination_options
-@query_options
-def denom_metadata(denom, **params):
-    """Metadata of all denoms, or of one."""
-    if denom:
-        _ask(_BANK, "Query", "DenomMetadata", denom=denom)
-    else:
-        _ask(_BANK, "Query", "DenomsMetadata", pagination=page_request(params))
-
-
-@bank.command("params")
-@query_options
-def bank_params(**_):
-    """The bank module's parameters."""
-    _ask(_BANK, "Query", "Params")
-
-
-# -- erc20 -------------------------------------------------------------------------------------
-
-_ERC20 = "evmos.erc20.v1.query_pb2"
-
-
-@query.group()
-def erc20():
-    """ERC-20 token pairs."""
-
-
-@erc20.command("token-pair")
-@click.argument("token")
-@query_options
-def token_pair(token, **_):
-    """The token pair of a denom or an ERC-20 contract address."""
-    _ask(_ERC20, "Query", "TokenPair", token=token)
-
-
-@erc20.command("token-pairs")
-@pagination_options
-@query_options
-def token_pairs(**params):
-    """All registered token pairs."""
-    _ask(_ERC20, "Query", "TokenPairs", pagination=page_request(params))
-
-
-@erc20.command("params")
-@query_options
-def erc20_params(**_):
-    """The erc20 module's parameters."""
-    _ask(_ERC20, "Query", "Params")
-
-
-# -- evm ---------------------------------------------------------------------------------------
-
-_EVM = "ethermint.evm.v1.query_pb2"
-
-
-def _hex_address(text):
-    return "0x" + address_bytes(text).hex()
-
-
-@query.group()
-def evm():
-    """EVM accounts, code, storage and parameters."""
-
-
-@evm.command("account")
-@click.argument("address")
-@query_options
-def evm_account(address, **_):
-    """Balance, code hash and nonce of an address (0x or bech32)."""
-    _ask(_EVM, "Query", "Account", address=_hex_address(address))
-
-
-@evm.command("code")
-@click.argument("address")
-@query_options
-def evm_code(address, **_):
-    """The contract code at an address."""
-    _ask(_EVM, "Query", "Code", address=_hex_address(address))
-
-
-@evm.command("storage")
-@click.argument("address")
-@click.argument("key")
-@query_options
-def evm_storage(address, key, **_):
-    """One storage slot (KEY: hex, padded to 32 bytes) of a contract."""
-    digits = key[2:] if key.startswith(("0x", "0X")) else key
-    try:
-        slot = bytes.fromhex(digits.rjust(64, "0"))
-    except ValueError:
-        slot = b""
-    if len(slot) != 32:
-        raise click.BadParameter(f"{key!r} is not a hex storage key of at most 32 bytes", param_hint="KEY")
-    _ask(_EVM, "Query", "Storage", address=_hex_address(address), key="0x" + slot.hex())
-
-
-@evm.command("params")
-@query_options
-def evm_params(**_):
-    """The evm module's parameters."""
-    _ask(_EVM, "Query", "Params")
-
-
-# -- feemarket ---------------------------------------------------------------------------------
-
-_FEEMARKET = "ethermint.feemarket.v1.query_pb2"
-
-
-@query.group()
-def feemarket():
-    """The EIP-1559 base fee and its parameters."""
-
-
-@feemarket.command("base-fee")
-@query_options
-def base_fee(**_):
-    """The base fee of the block at --height (default latest)."""
-    _ask(_FEEMARKET, "Query", "BaseFee")
-
-
-@feemarket.command("block-gas")
-@query_options
-def block_gas(**_):
-    """The gas used by the block at --height."""
-    _ask(_FEEMARKET, "Query", "BlockGas")
-
-
-@feemarket.command("params")
-@query_options
-def feemarket_params(**_):
-    """The feemarket module's parameters."""
-    _ask(_FEEMARKET, "Query", "Params")
-
-
-# -- staking -----------------------------------------------------------------------------------
-
-_STAKING = "cosmos.staking.v1beta1.query_pb2"
-
-
-@query.group()
-def staking():
-    """Validators, delegations, the staking pool and parameters."""
-
-
-def _valoper(text):
-    return bech32_address(click.get_current_context(), text, "val")
-
-
-@staking.command("validators")
-@click.option("--status", default="", help="BOND_STATUS_BONDED, BOND_STATUS_UNBONDING or BOND_STATUS_UNBONDED")
-@pagination_options
-@query_options
-def validators(status, **params):
-    """All validators."""
-    _ask(_STAKING, "Query", "Validators", status=status, pagination=page_request(params))
-
-
-@staking.command("validator")
-@click.argument("validator")
-@query_options
-def validator(validator, **_):
-    """One validator by operator address (valoper bech32 or 0x)."""
-    _ask(_STAKING, "Query", "Validator", validator_addr=_valoper(validator))
-
-
-@staking.command("delegation")
-@click.argument("delegator")
-@click.argument("validator")
-@query_options
-def delegation(delegator, validator, **_):
-    """A delegator's delegation to a validator."""
-    ctx = click.get_current_context()
-    _ask(_STAKING, "Query", "Delegation", delegator_addr=bech32_address(ctx, delegator),
-         validator_addr=_valoper(validator))
-
-
-@staking.command("delegations")
-@click.argument("delegator")
-@pagination_options
-@query_options
-def delegations(delegator, **params):
-    """All delegations of a delegator."""
-    _ask(_STAKING, "Query", "DelegatorDelegations",
-         delegator_addr=bech32_address(click.get_current_context(), delegator), pagination=page_request(params))
-
-
-@staking.command("delegations-to")
-@click.argument("validator")
-@pagination_options
-@query_options
-def delegations_to(validator, **params):
-    """All delegations to a validator."""
-    _ask(_STAKING, "Query", "ValidatorDelegations", validator_addr=_valoper(validator),
-         pagination=page_request(params))
-
-
-@staking.command("unbonding-delegations")
-@click.argument("delegator")
-@pagination_options
-@query_options
-def unbonding_delegations(delegator, **params):
-    """All unbonding delegations of a delegator."""
-    _ask(_STAKING, "Query", "DelegatorUnbondingDelegations",
-         delegator_addr=bech32_address(click.get_current_context(), delegator), pagination=page_request(params))
-
-
-@staking.command("unbonding-delegation")
-@click.argument("delegator")
-@click.argument("validator")
-@query_options
-def unbonding_delegation(delegator, validator, **_):
-    """A delegator's unbonding delegation from a validator."""
-    _ask(_STAKING, "Query", "UnbondingDelegation",
-         delegator_addr=bech32_address(click.get_current_context(), delegator), validator_addr=_valoper(validator))
-
-
-@staking.command("unbonding-delegations-from")
-@click.argument("validator")
-@pagination_options
-@query_options
-def unbonding_delegations_from(validator, **params):
-    """All unbonding delegations from a validator."""
-    _ask(_STAKING, "Query", "ValidatorUnbondingDelegations", validator_addr=_valoper(validator),
-         pagination=page_request(params))
-
-
-@staking.command("redelegation")
-@click.argument("delegator")
-@click.argument("src_validator")
-@click.argument("dst_validator")
-@query_options
-def redelegation(delegator, src_validator, dst_validator, **_):
-    """A delegator's redelegation from one validator to another."""
-    _ask(_STAKING, "Query", "Redelegations", delegator_addr=bech32_address(click.get_current_context(), delegator),
-         src_validator_addr=_valoper(src_validator), dst_validator_addr=_valoper(dst_validator))
-
-
-@staking.command("redelegations")
-@click.argument("delegator")
-@pagination_options
-@query_options
-def redelegations(delegator, **params):
-    """All redelegations of a delegator."""
-    _ask(_STAKING, "Query", "Redelegations", delegator_addr=bech32_address(click.get_current_context(), delegator),
-         pagination=page_request(params))
-
-
-@staking.command("redelegations-from")
-@click.argument("validator")
-@pagination_options
-@query_options
-def redelegations_from(validator, **params):
-    """All redelegations away from a validator."""
-    _ask(_STAKING, "Query", "Redelegations", src_validator_addr=_valoper(validator), pagination=page_request(params))
-
-
-@staking.command("delegator-validators")
-@click.argument("delegator")
-@pagination_options
-@query_options
-def delegator_validators(delegator, **params):
-    """The validators a delegator delegates to."""
-    _ask(_STAKING, "Query", "DelegatorValidators",
-         delegator_addr=bech32_address(click.get_current_context(), delegator), pagination=page_request(params))
-
-
-@staking.command("historical-info")
-@click.argument("info_height", metavar="HEIGHT", type=click.IntRange(min=1))
-@query_options
-def historical_info(info_height, **_):
-    """The header and validator set the staking module kept for HEIGHT."""
-    _ask(_STAKING, "Query", "HistoricalInfo", height=info_height)
-
-
-@staking.command("pool")
-@query_options
-def pool(**_):
-    """Bonded and not bonded token totals."""
-    _ask(_STAKING, "Query", "Pool")
-
-
-@staking.command("params")
-@query_options
-def staking_params(**_):
-    """The staking module's parameters."""
-    _ask(_STAKING, "Query", "Params")
+def make_query(modules):
+    """`query`: the commands below, and one group per module of `modules` (autocli.Modules) with a QUERY table."""
+    from chaind.cli import autocli
+
+    group = autocli.ModuleGroup("query", help="Query the state of a node (its CometBFT RPC at --node).",
+                                modules=modules, part="QUERY", build=autocli.query_group)
+    for name, command in COMMANDS.items():
+        group.add_command(command, name)
+    return group
 
 
 # -- validator set -----------------------------------------------------------------------------
 
-@query.command("tendermint-validator-set")
+@click.command("tendermint-validator-set")
 @click.argument("height", type=click.IntRange(min=1), required=False)
 @click.option("--page", type=click.IntRange(min=1), default=1, help="Page of validators")
 @click.option("--limit", type=click.IntRange(min=1), default=100, help="Validators per page")
@@ -456,8 +88,6 @@ def validator_set(height, page, limit, **_):
     emit_proto(ctx, response)
 
 
-query.add_command(validator_set, "comet-validator-set")
-query.add_command(validator_set, "cometbft-validator-set")
 
 
 def _pb_any():
@@ -605,5 +235,5 @@ def block(value, kind, **_):
     emit_proto(ctx, response.sdk_block)
 
 
-for _command in (tx, txs, block):
-    query.add_command(_command)
+COMMANDS = {"tendermint-validator-set": validator_set, "comet-validator-set": validator_set,
+            "cometbft-validator-set": validator_set, "tx": tx, "txs": txs, "block": block}

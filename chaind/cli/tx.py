@@ -15,8 +15,19 @@ import sys
 
 import click
 
-from chaind.cli.common import (address_bytes, bech32_address, emit_proto, home_option, output_option, prefix,
-                               rpc_client, setting, to_bech32)
+from chaind.cli import autocli
+from chaind.cli.common import (
+    address_bytes,
+    bech32_address,
+    emit_proto,
+    home_option,
+    output_option,
+    prefix,
+    rpc_client,
+    setting,
+    to_bech32,
+    to_hex,
+)
 from chaind.cli.keys import KeyringErrors, find_record, keyring_options, open_keyring
 
 DEFAULT_GAS = 200000                 # the SDK's default gas limit
@@ -299,32 +310,44 @@ def parse_tx(text, where):
 
 # -- commands ------------------------------------------------------------------------------------
 
-@click.group(cls=KeyringErrors)
-def tx():
-    """Build, sign and broadcast transactions."""
+class TxKit:
+    """The tx plumbing a module's hand-written tx commands get from the CLI (its cli.py imports no chaind.cli)."""
 
+    tx_options = staticmethod(tx_options)
+    home_option = staticmethod(home_option)
+    output_option = staticmethod(output_option)
+    generate_or_broadcast = staticmethod(generate_or_broadcast)
+    broadcast = staticmethod(broadcast)
+    rpc_client = staticmethod(rpc_client)
+    parse_coins = staticmethod(parse_coins)
+    coin_protos = staticmethod(coin_protos)
+    address_bytes = staticmethod(address_bytes)
+    bech32_address = staticmethod(bech32_address)
+    to_bech32 = staticmethod(to_bech32)
+    to_hex = staticmethod(to_hex)
+    prefix = staticmethod(prefix)
 
-@tx.group()
-def bank():
-    """Send coins."""
+    @staticmethod
+    def coin(text):
+        """One positive coin (e.g. 10achain) as a Coin."""
+        from chaind.cli.autocli import coin
 
+        return coin(text)
 
-@bank.command()
-@click.argument("from_")
-@click.argument("to_address")
-@click.argument("amount")
-@tx_options
-def send(from_, to_address, amount, **_):
-    """Send AMOUNT (e.g. 10achain,5stake) from a key (name or address) to an address (bech32 or 0x)."""
-    ctx = click.get_current_context()
-    bank_tx = _pb("cosmos.bank.v1beta1.tx_pb2")
-    to = bech32_address(ctx, to_address)
-    coins = parse_coins(amount, what="amount")
-    if any(a == 0 for _, a in coins):
-        raise click.ClickException(f"invalid amount {amount!r}: must be positive")
-    sender = to_bech32(prefix(ctx), _sender_address(ctx, from_))
-    msg = bank_tx.MsgSend(from_address=sender, to_address=to, amount=coin_protos(coins))
-    generate_or_broadcast(ctx, from_, [("/cosmos.bank.v1beta1.MsgSend", msg)])
+    @staticmethod
+    def coins(text):
+        """Positive coins (e.g. 10achain,5stake) as Coins."""
+        from chaind.cli.autocli import positive_coins
+
+        return positive_coins(text)
+
+    @staticmethod
+    def any(url, message):
+        return _any(url, message)
+
+    @staticmethod
+    def sender_address(ctx, from_):
+        return _sender_address(ctx, from_)
 
 
 def _sender_address(ctx, from_):
@@ -340,330 +363,19 @@ def _sender_address(ctx, from_):
         raise click.ClickException(f"{from_}.info: key not found") from None
 
 
-@bank.command("multi-send")
-@click.argument("from_")
-@click.argument("to_addresses_and_amount", nargs=-1, required=True)
-@click.option("--split", is_flag=True, help="Split AMOUNT evenly between the recipients")
-@tx_options
-def multi_send(from_, to_addresses_and_amount, split, **_):
-    """Send AMOUNT from one key to each of several addresses: FROM TO_1 TO_2 ... AMOUNT."""
-    ctx = click.get_current_context()
-    if len(to_addresses_and_amount) < 3:
-        raise click.UsageError("want FROM, at least two recipients and AMOUNT")
-    *recipients, amount = to_addresses_and_amount
-    coins = parse_coins(amount, what="amount")
-    if split:
-        coins = [(d, a // len(recipients)) for d, a in coins]
-    if any(a == 0 for _, a in coins):
-        raise click.ClickException(f"invalid amount {amount!r}: must be positive")
-    bank_tx = _pb("cosmos.bank.v1beta1.tx_pb2")
-    bank_pb2 = _pb("cosmos.bank.v1beta1.bank_pb2")
-    total = [(d, a * len(recipients)) for d, a in coins]
-    msg = bank_tx.MsgMultiSend(
-        inputs=[bank_pb2.Input(address=to_bech32(prefix(ctx), _sender_address(ctx, from_)),
-                               coins=coin_protos(total))],
-        outputs=[bank_pb2.Output(address=bech32_address(ctx, r), coins=coin_protos(coins)) for r in recipients])
-    generate_or_broadcast(ctx, from_, [("/cosmos.bank.v1beta1.MsgMultiSend", msg)])
+
+class TxGroup(autocli.ModuleGroup, KeyringErrors):
+    """`tx`'s group: module groups, and keyring errors as one line."""
 
 
-@tx.group()
-def staking():
-    """Delegate, undelegate and redelegate stake."""
-
-
-def _coin(ctx, amount):
-    coins = parse_coins(amount, what="amount")
-    if len(coins) != 1 or coins[0][1] == 0:
-        raise click.ClickException(f"invalid amount {amount!r}: want one positive coin")
-    return coin_protos(coins)[0]
-
-
-@staking.command()
-@click.argument("validator")
-@click.argument("amount")
-@click.option("--from", "from_", required=True, help="Delegator key (name or address)")
-@tx_options
-def delegate(validator, amount, from_, **_):
-    """Delegate AMOUNT to a validator (valoper bech32 or 0x)."""
-    ctx = click.get_current_context()
-    staking_tx = _pb("cosmos.staking.v1beta1.tx_pb2")
-    msg = staking_tx.MsgDelegate(delegator_address=to_bech32(prefix(ctx), _sender_address(ctx, from_)),
-                                 validator_address=bech32_address(ctx, validator, "val"), amount=_coin(ctx, amount))
-    generate_or_broadcast(ctx, from_, [("/cosmos.staking.v1beta1.MsgDelegate", msg)])
-
-
-@staking.command()
-@click.argument("validator")
-@click.argument("amount")
-@click.option("--from", "from_", required=True, help="Delegator key (name or address)")
-@tx_options
-def unbond(validator, amount, from_, **_):
-    """Undelegate AMOUNT from a validator."""
-    ctx = click.get_current_context()
-    staking_tx = _pb("cosmos.staking.v1beta1.tx_pb2")
-    msg = staking_tx.MsgUndelegate(delegator_address=to_bech32(prefix(ctx), _sender_address(ctx, from_)),
-                                   validator_address=bech32_address(ctx, validator, "val"),
-                                   amount=_coin(ctx, amount))
-    generate_or_broadcast(ctx, from_, [("/cosmos.staking.v1beta1.MsgUndelegate", msg)])
-
-
-@staking.command()
-@click.argument("src_validator")
-@click.argument("dst_validator")
-@click.argument("amount")
-@click.option("--from", "from_", required=True, help="Delegator key (name or address)")
-@tx_options
-def redelegate(src_validator, dst_validator, amount, from_, **_):
-    """Move AMOUNT of delegation from one validator to another."""
-    ctx = click.get_current_context()
-    staking_tx = _pb("cosmos.staking.v1beta1.tx_pb2")
-    msg = staking_tx.MsgBeginRedelegate(
-        delegator_address=to_bech32(prefix(ctx), _sender_address(ctx, from_)),
-        validator_src_address=bech32_address(ctx, src_validator, "val"),
-        validator_dst_address=bech32_address(ctx, dst_validator, "val"), amount=_coin(ctx, amount))
-    generate_or_broadcast(ctx, from_, [("/cosmos.staking.v1beta1.MsgBeginRedelegate", msg)])
-
-
-def _dec(text, what):
-    from chaind.chain import legacy_dec
-
-    try:
-        return legacy_dec.wire_of_text(text)
-    except ValueError as e:
-        raise click.ClickException(f"invalid {what}: {e}") from None
-
-
-def _consensus_pubkey(value):
-    """An ed25519 consensus key given as the SDK prints it ({"@type":"/cosmos.crypto.ed25519.PubKey","key":...})."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            raise click.ClickException(f"invalid --pubkey {value!r}: want the JSON of an ed25519 key, e.g. "
-                                       '{"@type":"/cosmos.crypto.ed25519.PubKey","key":"<base64>"}') from None
-    if not isinstance(value, dict) or value.get("@type") != "/cosmos.crypto.ed25519.PubKey":
-        raise click.ClickException(f"invalid validator pubkey {value!r}: want an /cosmos.crypto.ed25519.PubKey")
-    try:
-        key = base64.b64decode(value.get("key") or "", validate=True)
-    except ValueError:
-        key = b""
-    if len(key) != 32:
-        raise click.ClickException("invalid validator pubkey: want a 32-byte ed25519 key in base64")
-    ed25519 = _pb("cosmos.crypto.ed25519.keys_pb2")
-    return _any("/cosmos.crypto.ed25519.PubKey", ed25519.PubKey(key=key))
-
-
-# The SDK's defaults for the commission flags (x/staking/client/cli), used when a flag is not given.
-_VALIDATOR_DEFAULTS = {"commission-rate": "0.1", "commission-max-rate": "0.2", "commission-max-change-rate": "0.01",
-                       "min-self-delegation": "1"}
-_VALIDATOR_FIELDS = ("pubkey", "amount", "moniker", "identity", "website", "security", "details", "commission-rate",
-                     "commission-max-rate", "commission-max-change-rate", "min-self-delegation")
-
-
-@staking.command("create-validator")
-@click.argument("validator_file", required=False, type=click.Path(dir_okay=False))
-@click.option("--from", "from_", required=True, help="Operator key (name or address): the self-delegator")
-@click.option("--pubkey", default=None, help='Consensus key: {"@type":"/cosmos.crypto.ed25519.PubKey","key":"..."}')
-@click.option("--amount", default=None, help="Self-delegation, e.g. 1000000000000000000achain")
-@click.option("--moniker", default=None, help="The validator's name")
-@click.option("--identity", default="", help="Identity signature (e.g. Keybase)")
-@click.option("--website", default="", help="Website")
-@click.option("--security-contact", default="", help="Security contact email")
-@click.option("--details", default="", help="Details")
-@click.option("--commission-rate", default=None, help="Initial commission rate (default 0.1)")
-@click.option("--commission-max-rate", default=None, help="Maximum commission rate (default 0.2)")
-@click.option("--commission-max-change-rate", default=None, help="Maximum daily change of the rate (default 0.01)")
-@click.option("--min-self-delegation", default=None, help="Minimum self-delegation (default 1)")
-@tx_options
-def create_validator(validator_file, from_, **params):
-    """Create a validator self-delegating --amount: from flags, or from VALIDATOR_FILE (JSON, as v0.50 takes:
-    pubkey, amount, moniker, identity, website, security, details, commission-rate, commission-max-rate,
-    commission-max-change-rate, min-self-delegation)."""
-    ctx = click.get_current_context()
-    if validator_file:
-        given = [f for f in ("pubkey", "amount", "moniker") if params.get(f)]
-        if given:
-            raise click.UsageError(f"give either VALIDATOR_FILE or --{', --'.join(given)}")
-        try:
-            with open(validator_file) as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            raise click.ClickException(f"cannot read {validator_file}: {e}") from None
-        if not isinstance(doc, dict):
-            raise click.ClickException(f"{validator_file}: want a JSON object")
-        unknown = set(doc) - set(_VALIDATOR_FIELDS)
-        if unknown:
-            raise click.ClickException(f"{validator_file}: unknown field(s) {', '.join(sorted(unknown))}")
-    else:
-        doc = {"pubkey": params["pubkey"], "amount": params["amount"], "moniker": params["moniker"],
-               "identity": params["identity"], "website": params["website"],
-               "security": params["security_contact"], "details": params["details"]}
-        for name in _VALIDATOR_DEFAULTS:
-            doc[name] = params[name.replace("-", "_")]
-    for name in ("pubkey", "amount", "moniker"):
-        if not doc.get(name):
-            raise click.ClickException(f"must specify the validator's {name}"
-                                       + ("" if validator_file else f" (--{name})"))
-    values = {**_VALIDATOR_DEFAULTS, **{k: v for k, v in doc.items() if v not in (None, "")}}
-    min_self = str(values["min-self-delegation"])
-    if not min_self.isdigit() or int(min_self) == 0:
-        raise click.ClickException(f"invalid min-self-delegation {min_self!r}: want a positive integer")
-    staking_tx = _pb("cosmos.staking.v1beta1.tx_pb2")
-    staking_pb2 = _pb("cosmos.staking.v1beta1.staking_pb2")
-    operator = _sender_address(ctx, from_)
-    msg = staking_tx.MsgCreateValidator(
-        description=staking_pb2.Description(moniker=str(doc["moniker"]), identity=str(doc.get("identity") or ""),
-                                            website=str(doc.get("website") or ""),
-                                            security_contact=str(doc.get("security") or ""),
-                                            details=str(doc.get("details") or "")),
-        commission=staking_pb2.CommissionRates(
-            rate=_dec(str(values["commission-rate"]), "commission rate"),
-            max_rate=_dec(str(values["commission-max-rate"]), "commission max rate"),
-            max_change_rate=_dec(str(values["commission-max-change-rate"]), "commission max change rate")),
-        min_self_delegation=min_self, validator_address=to_bech32(prefix(ctx, "val"), operator),
-        pubkey=_consensus_pubkey(doc["pubkey"]), value=_coin(ctx, str(doc["amount"])))
-    generate_or_broadcast(ctx, from_, [("/cosmos.staking.v1beta1.MsgCreateValidator", msg)])
-
-
-DO_NOT_MODIFY = "[do-not-modify]"        # the SDK's marker for a description field left as it is
-
-
-@staking.command("edit-validator")
-@click.option("--from", "from_", required=True, help="Operator key (name or address)")
-@click.option("--new-moniker", default=DO_NOT_MODIFY, help="The validator's new name")
-@click.option("--identity", default=DO_NOT_MODIFY, help="Identity signature")
-@click.option("--website", default=DO_NOT_MODIFY, help="Website")
-@click.option("--security-contact", default=DO_NOT_MODIFY, help="Security contact email")
-@click.option("--details", default=DO_NOT_MODIFY, help="Details")
-@click.option("--commission-rate", default=None, help="New commission rate (at most once a day)")
-@click.option("--min-self-delegation", default=None, help="New minimum self-delegation (only upward)")
-@tx_options
-def edit_validator(from_, new_moniker, identity, website, security_contact, details, commission_rate,
-                   min_self_delegation, **_):
-    """Change a validator's description, commission rate or minimum self-delegation."""
-    ctx = click.get_current_context()
-    staking_tx = _pb("cosmos.staking.v1beta1.tx_pb2")
-    staking_pb2 = _pb("cosmos.staking.v1beta1.staking_pb2")
-    if min_self_delegation is not None and (not min_self_delegation.isdigit() or int(min_self_delegation) == 0):
-        raise click.ClickException(f"invalid --min-self-delegation {min_self_delegation!r}: want a positive integer")
-    msg = staking_tx.MsgEditValidator(
-        description=staking_pb2.Description(moniker=new_moniker, identity=identity, website=website,
-                                            security_contact=security_contact, details=details),
-        validator_address=to_bech32(prefix(ctx, "val"), _sender_address(ctx, from_)),
-        commission_rate=_dec(commission_rate, "commission rate") if commission_rate else "",
-        min_self_delegation=min_self_delegation or "")
-    generate_or_broadcast(ctx, from_, [("/cosmos.staking.v1beta1.MsgEditValidator", msg)])
-
-
-@tx.group()
-def erc20():
-    """Convert between ERC-20 tokens and native coins."""
-
-
-@erc20.command("convert-erc20")
-@click.argument("contract_address")
-@click.argument("amount")
-@click.argument("receiver", required=False)
-@click.option("--from", "from_", required=True, help="Sender key (name or address)")
-@tx_options
-def convert_erc20(contract_address, amount, receiver, from_, **_):
-    """Convert AMOUNT of an ERC-20 token into its native coin (to RECEIVER, default the sender)."""
-    ctx = click.get_current_context()
-    if not amount.isdigit():
-        raise click.ClickException(f"invalid amount {amount!r}: want an integer")
-    erc20_tx = _pb("evmos.erc20.v1.tx_pb2")
-    sender = _sender_address(ctx, from_)
-    msg = erc20_tx.MsgConvertERC20(contract_address="0x" + address_bytes(contract_address).hex(), amount=amount,
-                                   receiver=bech32_address(ctx, receiver) if receiver else
-                                   to_bech32(prefix(ctx), sender), sender="0x" + sender.hex())
-    generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgConvertERC20", msg)])
-
-
-@erc20.command("convert-coin")
-@click.argument("coin")
-@click.argument("receiver", required=False)
-@click.option("--from", "from_", required=True, help="Sender key (name or address)")
-@tx_options
-def convert_coin(coin, receiver, from_, **_):
-    """Convert a native COIN (e.g. 100stake) into its ERC-20 token (to RECEIVER, 0x or bech32; default the sender)."""
-    ctx = click.get_current_context()
-    erc20_tx = _pb("evmos.erc20.v1.tx_pb2")
-    sender = _sender_address(ctx, from_)
-    to = address_bytes(receiver) if receiver else sender
-    from chaind.cli.common import to_hex
-
-    msg = erc20_tx.MsgConvertCoin(coin=_coin(ctx, coin), receiver=to_hex(to), sender=to_bech32(prefix(ctx), sender))
-    generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgConvertCoin", msg)])
-
-
-@erc20.command("register-erc20")
-@click.argument("contract_addresses", nargs=-1, required=True)
-@click.option("--from", "from_", required=True, help="The erc20 module's authority (the node refuses others)")
-@tx_options
-def register_erc20(contract_addresses, from_, **_):
-    """Register ERC-20 contracts as token pairs (authority only)."""
-    ctx = click.get_current_context()
-    from chaind.cli.common import to_hex
-
-    erc20_tx = _pb("evmos.erc20.v1.tx_pb2")
-    msg = erc20_tx.MsgRegisterERC20(authority=to_bech32(prefix(ctx), _sender_address(ctx, from_)),
-                                    erc20addresses=[to_hex(address_bytes(a)) for a in contract_addresses])
-    generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgRegisterERC20", msg)], precheck=True)
-
-
-@erc20.command("register-coin", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def register_coin(args):
-    """Not a message on this chain: native coins are paired in genesis (Evmos v20 has no MsgRegisterCoin)."""
-    raise click.ClickException(
-        "there is no coin registration message: as in Evmos v20, a native coin's token pair comes from "
-        "genesis (app_state.erc20.token_pairs with contract_owner OWNER_MODULE); ERC-20 contracts are "
-        "registered with `tx erc20 register-erc20`")
-
-
-@erc20.command("toggle-conversion")
-@click.argument("token")
-@click.option("--from", "from_", required=True, help="The erc20 module's authority (the node refuses others)")
-@tx_options
-def toggle_conversion(token, from_, **_):
-    """Enable or disable conversions of a token pair (by denom or contract address; authority only)."""
-    ctx = click.get_current_context()
-    erc20_tx = _pb("evmos.erc20.v1.tx_pb2")
-    msg = erc20_tx.MsgToggleConversion(authority=to_bech32(prefix(ctx), _sender_address(ctx, from_)), token=token)
-    generate_or_broadcast(ctx, from_, [("/evmos.erc20.v1.MsgToggleConversion", msg)], precheck=True)
-
-
-@tx.group()
-def evm():
-    """EVM transactions."""
-
-
-@evm.command()
-@click.argument("tx_hex")
-@click.option("--node", default=None, envvar="CHAIND_NODE", help="<host>:<port> of the node's CometBFT RPC")
-@click.option("--broadcast-mode", type=click.Choice(["sync", "async"]), default=None, help="sync or async")
-@home_option
-@output_option
-def raw(tx_hex, **_):
-    """Broadcast a signed EVM tx (RLP or typed, hex) wrapped in a MsgEthereumTx."""
-    ctx = click.get_current_context()
-    digits = tx_hex[2:] if tx_hex.startswith(("0x", "0X")) else tx_hex
-    try:
-        evm_raw = bytes.fromhex(digits)
-    except ValueError:
-        raise click.ClickException("TX_HEX is not hex") from None
-    rpc = rpc_client(ctx)
-    genesis = rpc.call("genesis")["genesis"]
-    match = re.match(r"^[a-z]+_([1-9][0-9]*)-[1-9][0-9]*$", genesis["chain_id"])
-    if match is None:
-        raise click.ClickException(f"the node's chain id {genesis['chain_id']!r} names no EIP-155 id")
-    from chaind.chain import errors, txs
-
-    try:
-        wrapped = txs.wrap_evm(evm_raw, int(match.group(1)), genesis["app_state"]["evm"]["params"]["evm_denom"])
-    except errors.TxError as e:
-        raise click.ClickException(e.log) from None
-    broadcast(ctx, wrapped.raw, rpc)
+def make_tx(modules):
+    """`tx`: the signing commands below, and one group per module of `modules` (autocli.Modules) with a TX table."""
+    kit = TxKit()
+    group = TxGroup("tx", help="Build, sign and broadcast transactions.", modules=modules, part="TX",
+                    build=lambda name, table: autocli.tx_group(name, table, kit))
+    for command in COMMANDS:
+        group.add_command(command)
+    return group
 
 
 def signing_options(f):
@@ -722,7 +434,7 @@ def _member_index(record, pubkey, what):
     raise click.ClickException(f"{what} is not a member of the multisig {record.name}")
 
 
-@tx.command("sign")
+@click.command("sign")
 @click.argument("file")
 @click.option("--from", "from_", required=True, help="Signing key (name or address)")
 @click.option("--multisig", default=None,
@@ -782,7 +494,7 @@ def _emit_to(ctx, message, path):
         raise click.ClickException(f"cannot write {path}: {e.strerror}") from None
 
 
-@tx.command("sign-batch")
+@click.command("sign-batch")
 @click.argument("files", nargs=-1, required=True)
 @click.option("--from", "from_", required=True, help="Signing key (name or address)")
 @signing_options
@@ -806,7 +518,7 @@ def sign_batch(files, from_, sequence, **_):
         emit_json(ctx, sign(tx, signer, number, first + offset))
 
 
-@tx.command("multisign")
+@click.command("multisign")
 @click.argument("file")
 @click.argument("name")
 @click.argument("signature_files", nargs=-1, required=True)
@@ -881,38 +593,28 @@ def _account_number(ctx, address):
     return (account.base_account if hasattr(account, "base_account") else account).account_number
 
 
-# Where each message names its signer, for validate-signatures' list of expected signers.
-_SIGNER_FIELDS = {
-    "/cosmos.bank.v1beta1.MsgSend": "from_address", "/cosmos.staking.v1beta1.MsgDelegate": "delegator_address",
-    "/cosmos.staking.v1beta1.MsgUndelegate": "delegator_address",
-    "/cosmos.staking.v1beta1.MsgBeginRedelegate": "delegator_address",
-    "/cosmos.staking.v1beta1.MsgCreateValidator": "validator_address",
-    "/cosmos.staking.v1beta1.MsgEditValidator": "validator_address",
-    "/evmos.erc20.v1.MsgConvertERC20": "sender", "/evmos.erc20.v1.MsgConvertCoin": "sender",
-    "/evmos.erc20.v1.MsgRegisterERC20": "authority", "/evmos.erc20.v1.MsgToggleConversion": "authority",
-}
-
-
-def _message_signers(tx):
+def _message_signers(ctx, tx):
+    """The signers a tx's messages name, in order (where the modules' TX tables say each message names it)."""
     from chaind.cli.protojson import message_class
 
+    while not isinstance(ctx.command, autocli.ModuleGroup):
+        ctx = ctx.parent
+    fields = autocli.signer_fields(ctx.command.modules)
     signers = []
     for any_msg in tx.body.messages:
-        msg = message_class(any_msg.type_url).FromString(any_msg.value)
-        if any_msg.type_url == "/cosmos.bank.v1beta1.MsgMultiSend":
-            text = msg.inputs[0].address if msg.inputs else ""
-        else:
-            field = _SIGNER_FIELDS.get(any_msg.type_url)
-            if field is None:
-                raise click.ClickException(f"cannot tell the signer of a {any_msg.type_url}")
-            text = getattr(msg, field)
-        address = address_bytes(text)
+        field = fields.get(any_msg.type_url)
+        if field is None:
+            raise click.ClickException(f"cannot tell the signer of a {any_msg.type_url}")
+        value = getattr(message_class(any_msg.type_url).FromString(any_msg.value), field)
+        if not isinstance(value, str):      # a repeated message field: its first element's address
+            value = value[0].address if len(value) else ""
+        address = address_bytes(value)
         if address not in signers:
             signers.append(address)
     return signers
 
 
-@tx.command("validate-signatures")
+@click.command("validate-signatures")
 @click.argument("file")
 @signing_options
 def validate_signatures(file, **_):
@@ -924,7 +626,7 @@ def validate_signatures(file, **_):
 
     tx = read_tx(file)
     acc = prefix(ctx)
-    expected = _message_signers(tx)
+    expected = _message_signers(ctx, tx)
     click.echo("Signers:")
     for i, address in enumerate(expected):
         click.echo(f"  {i}: {to_bech32(acc, address)}")
@@ -969,7 +671,7 @@ def validate_signatures(file, **_):
         raise click.ClickException("signatures validation failed")
 
 
-@tx.command("broadcast")
+@click.command("broadcast")
 @click.argument("file")
 @click.option("--node", default=None, envvar="CHAIND_NODE", help="<host>:<port> of the node's CometBFT RPC")
 @click.option("--broadcast-mode", type=click.Choice(["sync", "async"]), default=None, help="sync or async")
@@ -984,14 +686,14 @@ def broadcast_command(file, **_):
     broadcast(ctx, raw_bytes(tx))
 
 
-@tx.command()
+@click.command()
 @click.argument("file")
 def encode(file):
     """Print a JSON tx file's wire bytes (TxRaw) as base64."""
     click.echo(base64.b64encode(raw_bytes(read_tx(file))).decode())
 
 
-@tx.command()
+@click.command()
 @click.argument("encoded")
 @click.option("-x", "--hex", "is_hex", is_flag=True, help="ENCODED is hex, not base64")
 def decode(encoded, is_hex):
@@ -1005,3 +707,6 @@ def decode(encoded, is_hex):
     except Exception as e:
         raise click.ClickException(f"cannot decode the tx: {e or type(e).__name__}") from None
     emit_json(click.get_current_context(), tx)
+
+
+COMMANDS = (sign_command, sign_batch, multisign, validate_signatures, broadcast_command, encode, decode)

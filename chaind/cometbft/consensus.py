@@ -3,10 +3,10 @@ CometBFT v0.38's /websocket sends them, made from a committed block and the vali
 """
 
 from chaind.chain import votes
-from chaind.chain.genesis import format_time
 from chaind.chain.votes import PRECOMMIT, PREVOTE
 from chaind.cometbft import encode as enc
 from chaind.events import types as ev
+from chaind.gocompat import format_time
 
 
 def _round_state(height, step):

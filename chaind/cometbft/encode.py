@@ -4,10 +4,9 @@ int64 as strings, int32 as numbers, bytes base64, hashes upper-case hex, times R
 """
 
 import base64
-import hashlib
 
-from chaind.chain.block import BlockId
-from chaind.chain.genesis import format_time
+from chaind.chain import valset
+from chaind.gocompat import format_time
 
 ZERO_TIME = "0001-01-01T00:00:00Z"
 
@@ -21,10 +20,8 @@ def hexu(data):
 
 
 def block_id_of(meta):
-    """The BlockID of a committed block, built as the chain builds it for the next header's last_block_id."""
-    if not meta.hash:
-        return BlockId()
-    return BlockId(meta.hash, 1, hashlib.sha256(meta.hash).digest())
+    """The BlockID of a committed block (BlockMeta.block_id)."""
+    return meta.block_id()
 
 
 def block_id(bid):
@@ -132,6 +129,21 @@ def result_tx(tx_hash, height, index, raw, result, proof=None):
 def validator(address, pubkey, power):
     return {"address": hexu(address), "pub_key": {"type": "tendermint/PubKeyEd25519", "value": b64(pubkey)},
             "voting_power": str(power), "proposer_priority": "0"}
+
+
+def genesis_doc(genesis):
+    """CometBFT's GenesisDoc of a chain, in its member order: the initial validators as GenesisValidators,
+    and app_hash always there (hex; empty for an empty initial state), as clients such as cosmjs expect."""
+    doc = genesis.document
+    out = {"genesis_time": doc["genesis_time"], "chain_id": doc["chain_id"],
+           "initial_height": str(doc.get("initial_height", "1")), "consensus_params": consensus_params(doc),
+           "validators": [{"address": hexu(valset.address_of(v.consensus_pubkey)),
+                           "pub_key": {"type": "tendermint/PubKeyEd25519", "value": b64(v.consensus_pubkey)},
+                           "power": str(v.power), "name": v.moniker} for v in genesis.validators],
+           "app_hash": doc.get("app_hash") or ""}
+    if "app_state" in doc:
+        out["app_state"] = doc["app_state"]
+    return out
 
 
 def consensus_params(document):

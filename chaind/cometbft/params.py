@@ -10,7 +10,7 @@ import re
 import attrs
 import orjson
 
-from chaind.rpc.gojson import json_type
+from chaind.gocompat import json_type
 
 INT, BOOL, STR, BYTES, HEX = "int", "bool", "string", "bytes", "hexbytes"
 _DIGITS = re.compile(r"^-?[0-9]+$")

@@ -10,26 +10,26 @@ import orjson
 from twisted.internet import defer, threads
 
 import chaind
+from chaind.chain import block as blocks
 from chaind.chain import errors as chain_errors
 from chaind.chain.block import TxResult
 from chaind.chain.txs import native_hash
 from chaind.cometbft import encode as enc
-from chaind.cometbft import query as q
-from chaind.cometbft import search
 from chaind.cometbft.params import BOOL, BYTES, HEX, INT, STR, Arg
 from chaind.cometbft.proof import tx_proof
+from chaind.events import query as q
 from chaind.events import types as ev
 from chaind.grpc import abci
-from chaind.store import keys
+from chaind.store import search
 
-COMETBFT_VERSION = "0.38.12"       # the CometBFT release whose RPC this is (clients pick decoders by it)
-P2P_PROTOCOL, BLOCK_PROTOCOL = "8", "11"
+COMETBFT_VERSION = blocks.COMETBFT_VERSION
+P2P_PROTOCOL, BLOCK_PROTOCOL = str(blocks.P2P_PROTOCOL), str(blocks.BLOCK_PROTOCOL)
 GENESIS_CHUNK = 16 * 1024 * 1024
 BLOCKCHAIN_MAX = 20
 
 
 class RouteError(Exception):
-    """A route's own failure: -32603 with this text as data, as CometBFT reports it."""
+    """A route's own failure: -32603 with this text as data, as CometBFT reports it (domain errors too)."""
 
 
 @attrs.frozen
@@ -41,18 +41,26 @@ class Route:
 
 
 class CometRoutes:
-    def __init__(self, node, settings):
-        self.node = node
-        self.app = node.app
-        self.genesis = node.genesis
+    def __init__(self, app, settings, *, queries, mempool, producer, bus, reactor, call_pool):
+        """settings: [cometbft-rpc]; queries: the gRPC query services, for abci_query; call_pool: where
+        LevelDB-heavy routes run, off the reactor."""
+        self.app = app
+        self.genesis = app.genesis
         self.settings = settings
-        self.searcher = search.TxSearch(node.app)
-        self.block_searcher = search.BlockSearch(node.app)
-        self.queries = node.queries      # the gRPC query services, for abci_query
-        validator = node.genesis.validators[0] if node.genesis.validators else None
+        self.searcher = search.TxSearch(app)
+        self.block_searcher = search.BlockSearch(app)
+        self.queries = queries
+        self.mempool = mempool
+        self.producer = producer
+        self.bus = bus
+        self.reactor = reactor
+        self.call_pool = call_pool
+        validator = self.genesis.validators[0] if self.genesis.validators else None
         self.validator = validator
         self.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
         self.rpc_address = None      # tcp://host:port, set once the listener is bound
+        self._genesis_doc = enc.genesis_doc(self.genesis)
+        self._genesis_json = None
 
     def table(self):
         h = Arg("height", INT)
@@ -170,10 +178,12 @@ class CometRoutes:
     def genesis_route(self):
         if len(self._genesis_bytes()) > GENESIS_CHUNK:
             raise RouteError("genesis response is large, please use the genesis_chunked API instead")
-        return {"genesis": self.genesis.document}
+        return {"genesis": self._genesis_doc}
 
     def _genesis_bytes(self):
-        return orjson.dumps(self.genesis.document)
+        if self._genesis_json is None:      # the genesis never changes: encoded once
+            self._genesis_json = orjson.dumps(self._genesis_doc)
+        return self._genesis_json
 
     def genesis_chunked(self, chunk):
         data = self._genesis_bytes()
@@ -206,7 +216,7 @@ class CometRoutes:
     def block_by_hash(self, hash):
         height = self.app.height_of_hash(hash or b"")
         if height is None:
-            return {"block_id": enc.block_id(enc.BlockId()), "block": None}
+            return {"block_id": enc.block_id(blocks.BlockId()), "block": None}
         return self.block(height)
 
     def header(self, height):
@@ -293,37 +303,25 @@ class CometRoutes:
 
     def _page(self, total, page, per_page):
         s = self.settings
-        try:
-            return search.page_bounds(total, page, per_page, s.default_per_page, s.max_per_page)
-        except search.SearchError as e:
-            raise RouteError(str(e)) from None
+        return search.page_bounds(total, page, per_page, s.default_per_page, s.max_per_page)
 
     def tx_search(self, query, prove, page, per_page, order_by):
         parsed = self._query(query)
-        try:
-            order = search.order_of(order_by, "asc")
-        except search.SearchError as e:
-            raise RouteError(str(e)) from None
+        order = search.order_of(order_by, "asc")
         # Index scans and result reads are LevelDB work: off the reactor.
         return self._off_reactor(self._tx_search, parsed, bool(prove), page, per_page, order)
 
     def _tx_search(self, parsed, prove, page, per_page, order):
-        try:
-            found = self.searcher.positions(parsed)
-        except search.SearchError as e:
-            raise RouteError(str(e)) from None
+        found = self.searcher.positions(parsed)
         if order == "desc":
             found.reverse()
         start, stop = self._page(len(found), page, per_page)
-        return {"txs": [self._result_tx(*keys.position_of(p), prove) for p in found[start:stop]],
+        return {"txs": [self._result_tx(height, index, prove) for height, index in found[start:stop]],
                 "total_count": str(len(found))}
 
     def block_search(self, query, page, per_page, order_by):
         parsed = self._query(query)
-        try:
-            order = search.order_of(order_by, "desc")
-        except search.SearchError as e:
-            raise RouteError(str(e)) from None
+        order = search.order_of(order_by, "desc")
         return self._off_reactor(self._block_search, parsed, page, per_page, order)
 
     def _block_search(self, parsed, page, per_page, order):
@@ -334,12 +332,12 @@ class CometRoutes:
         return {"blocks": [self.block(h) for h in heights[start:stop]], "total_count": str(len(heights))}
 
     def _off_reactor(self, fn, *args):
-        return threads.deferToThreadPool(self.node.reactor, self.node.call_pool, fn, *args)
+        return threads.deferToThreadPool(self.reactor, self.call_pool, fn, *args)
 
     # -- mempool ---------------------------------------------------------------------------------
 
     def _pending(self):
-        return [tx for by_nonce in self.node.mempool.content().values() for tx in by_nonce.values()]
+        return [tx for by_nonce in self.mempool.content().values() for tx in by_nonce.values()]
 
     def unconfirmed_txs(self, limit):
         pending = self._pending()
@@ -362,13 +360,13 @@ class CometRoutes:
 
     def broadcast_tx_sync(self, tx):
         raw = tx or b""
-        d = self.node.producer.submit(raw)
+        d = self.producer.submit(raw)
         return d.addCallbacks(lambda _: _broadcast_result(raw), lambda f: _broadcast_failure(raw, f))
 
     def broadcast_tx_async(self, tx):
         raw = tx or b""
         # CometBFT answers before CheckTx; the outcome shows up in the mempool, or nowhere.
-        self.node.producer.submit(raw).addErrback(lambda f: f.trap(chain_errors.TxError))
+        self.producer.submit(raw).addErrback(lambda f: f.trap(chain_errors.TxError))
         return _broadcast_result(raw)
 
     @defer.inlineCallbacks
@@ -376,17 +374,17 @@ class CometRoutes:
         raw = tx or b""
         tx_hash = native_hash(raw)
         included = defer.Deferred()
-        bus = self.node.bus
+        bus = self.bus
         # Subscribe before submitting, so the block that takes the tx cannot be missed.
         sub = bus.subscribe(lambda e: native_hash(e.block.txs[e.index]) == tx_hash, capacity=1, kind=ev.Tx)
         sub.on_event = lambda: included.called or included.callback(sub.drain()[0])
         try:
             try:
-                checked = yield self.node.producer.submit(raw)
+                checked = yield self.producer.submit(raw)
             except chain_errors.TxError as e:
                 return {"check_tx": _check_result(0, e), "tx_result": enc.exec_tx_result(_EMPTY_RESULT),
                         "hash": enc.hexu(tx_hash), "height": "0"}
-            timeout = self.node.reactor.callLater(self.settings.timeout_broadcast_tx_commit, included.cancel)
+            timeout = self.reactor.callLater(self.settings.timeout_broadcast_tx_commit, included.cancel)
             try:
                 event = yield included
             except defer.CancelledError:

@@ -14,6 +14,7 @@ from twisted.web import resource, server
 
 from chaind.cometbft.params import ParamError, from_json, from_uri
 from chaind.cometbft.routes import RouteError
+from chaind.errors import ChainError
 
 log = Logger()
 
@@ -97,7 +98,9 @@ class Dispatcher:
 
 
 def _failure_error(failure, name):
-    if failure.check(RouteError):
+    # CometBFT answers every error a route returns as -32603 with the error's text as data: a domain
+    # error of any kind (chaind/errors.py) goes on the wire so, like the routes' own.
+    if failure.check(RouteError, ChainError):
         return INTERNAL_ERROR, str(failure.value)
     if failure.check(CallError):
         return failure.value.code, failure.value.data

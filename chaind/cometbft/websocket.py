@@ -16,10 +16,10 @@ from chaind.chain import valset
 from chaind.chain.txs import native_hash
 from chaind.cometbft import consensus
 from chaind.cometbft import encode as enc
-from chaind.cometbft import query as q
 from chaind.cometbft.params import STR, Arg, ParamError, from_json
 from chaind.cometbft.routes import RouteError
 from chaind.cometbft.server import INVALID_REQUEST, PARSE_ERROR, Dispatcher, error_object
+from chaind.events import query as q
 from chaind.events import types as ev
 
 log = Logger()
@@ -112,12 +112,13 @@ def _kind_of(parsed):
 
 
 class CometWebSocketFactory(WebSocketServerFactory):
-    def __init__(self, node, table, settings):
+    def __init__(self, app, bus, table, settings):
+        """settings: [cometbft-rpc]; table: the routes its JSON-RPC requests are answered from."""
         super().__init__()
-        self.node = node
+        self.bus = bus
         self.settings = settings
         self.dispatcher = Dispatcher(table, settings)
-        self.renderer = EventRenderer(node.app)
+        self.renderer = EventRenderer(app)
         self.subscribers = set()      # connections holding at least one subscription
         self.protocol = CometSocket
         self.setProtocolOptions(maxMessagePayloadSize=settings.max_body_bytes,
@@ -207,7 +208,7 @@ class CometSocket(WebSocketServerProtocol):
 
         prefix = b'{"jsonrpc":"2.0","id":' + orjson.dumps(request_id) + b',"result":{"query":' + \
             orjson.dumps(text) + b',"data":'
-        bus = factory.node.bus
+        bus = factory.bus
         sub = bus.subscribe(matches, capacity=s.subscription_buffer_size, kind=_kind_of(parsed),
                             on_cancel=lambda reason: self._canceled(key, request_id, reason))
 
@@ -238,7 +239,7 @@ class CometSocket(WebSocketServerProtocol):
         sub = self.subscriptions.pop(key, None)
         if sub is None:
             raise RouteError("subscription not found")
-        self.factory.node.bus.unsubscribe(sub)
+        self.factory.bus.unsubscribe(sub)
         if not self.subscriptions:
             self.factory.subscribers.discard(self)
         return {}
@@ -251,7 +252,7 @@ class CometSocket(WebSocketServerProtocol):
 
     def _drop_all(self):
         for sub in list(getattr(self, "subscriptions", {}).values()):
-            self.factory.node.bus.unsubscribe(sub)
+            self.factory.bus.unsubscribe(sub)
         self.subscriptions = {}
         self.factory.subscribers.discard(self)
 

@@ -7,8 +7,8 @@ eth_secp256k1 (Evmos): keccak of the sign bytes, address = keccak of the public 
 import hashlib
 
 import attrs
-from eth_hash.auto import keccak
 from eth_account import Account
+from eth_hash.auto import keccak
 from eth_keys import keys as eth_keys
 
 Account.enable_unaudited_hdwallet_features()

@@ -1,4 +1,5 @@
-"""The Cosmos SDK gRPC face (port 9090): bank, auth, tendermint and node query services.
+"""The Cosmos SDK gRPC face (port 9090): whatever query services the router holds (the modules' and the node's).
 
-server.py runs grpcio as a Twisted service; one module per service; common.py holds heights, errors and pagination.
+server.py runs grpcio as a Twisted service; router.py calls the servicers by method path (for gRPC, abci_query
+and REST); abci.py answers CometBFT's abci_query; status.py maps domain errors to gRPC statuses.
 """

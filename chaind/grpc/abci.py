@@ -8,7 +8,8 @@ import attrs
 import grpc
 
 import chaind
-from chaind.grpc.common import QueryError
+from chaind.errors import ChainError
+from chaind.grpc.status import status_of
 
 # SDK error codes (codespace "sdk") a gRPC status maps to.
 _SDK_ERRORS = {
@@ -33,25 +34,26 @@ def query(router, path, data, height):
     """The AbciAnswer to a query of `path` with request bytes `data` at `height` (0: latest)."""
     request_class = router.request_class(path)
     if request_class is None:
-        return _app_query(router.node, path)
+        return _app_query(router.app, path)
     try:
         request = request_class.FromString(data)
     except Exception as e:
         return AbciAnswer(code=18, log=f"failed to decode request: {e}: invalid request", codespace="sdk")
     try:
         response, used = router.call(path, request, height)
-    except QueryError as e:
-        code, text = _SDK_ERRORS.get(e.code, _UNKNOWN_REQUEST)
-        status = e.code.name.title().replace("_", "")
+    except ChainError as e:
+        grpc_code = status_of(e)
+        code, text = _SDK_ERRORS.get(grpc_code, _UNKNOWN_REQUEST)
+        status = grpc_code.name.title().replace("_", "")
         return AbciAnswer(code=code, log=f"rpc error: code = {status} desc = {e.message}: {text}",
-                          codespace="sdk", height=height or router.node.app.height)
+                          codespace="sdk", height=height or router.app.height)
     return AbciAnswer(value=response.SerializeToString(), height=used)
 
 
-def _app_query(node, path):
+def _app_query(app, path):
     """baseapp's own paths (/app, /store, /p2p), answered as far as this app has them."""
     parts = path.removeprefix("/").split("/")
-    height = node.app.height
+    height = app.height
     if parts[0] == "app" and parts[1:] == ["version"]:
         return AbciAnswer(value=chaind.__version__.encode(), height=height)
     if parts[0] == "app":

@@ -1,6 +1,7 @@
 """grpcio's asyncio server as a Twisted service: bound when the node starts, drained when it stops.
 
-Every call goes through the QueryRouter, as ABCI Query and REST do. Reads marked inline (common.query)
+Every call goes through the QueryRouter, as ABCI Query and REST do: the server serves the services the router
+holds (the modules' and the node's own). Reads marked inline (chain/queries.query)
 are answered on the server's event loop, where grpcio's per-call cost is lowest; the rest (block and
 tx searches, simulation, broadcasts) run on a pool of [grpc] max-workers threads. Nothing here runs on
 the reactor thread. Plaintext unless [grpc] tls-cert-file and tls-key-file are set.
@@ -17,15 +18,15 @@ from twisted.logger import Logger
 
 from chaind.config import ConfigError
 from chaind.grpc import event_loop
-from chaind.grpc.common import HEIGHT_HEADER
-from chaind.grpc.services import SERVICES
+from chaind.grpc.router import HEIGHT_HEADER
+from chaind.grpc.status import status_of
 
 log = Logger()
 
 
 class GrpcServer(service.Service):
-    def __init__(self, node, settings, reactor=default_reactor):
-        self.node = node
+    def __init__(self, router, settings, reactor=default_reactor):
+        self.router = router
         self.settings = settings
         self.reactor = reactor
         self.server = self.pool = None
@@ -44,8 +45,8 @@ class GrpcServer(service.Service):
         self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", s.max_recv_msg_size),
                                                ("grpc.max_send_message_length", s.max_send_msg_size),
                                                ("grpc.so_reuseport", 0)])
-        for entry in SERVICES:
-            service_descriptor = entry.messages.DESCRIPTOR.services_by_name[entry.name]
+        for entry in self.router.services:
+            service_descriptor = entry.descriptor
             handlers = {method.name: self._handler(f"/{service_descriptor.full_name}/{method.name}")
                         for method in service_descriptor.methods}
             # Registered as the generated add_*Servicer_to_server registers them: grpcio's core then matches
@@ -53,7 +54,7 @@ class GrpcServer(service.Service):
             self.server.add_generic_rpc_handlers(
                 (grpc.method_handlers_generic_handler(service_descriptor.full_name, handlers),))
             self.server.add_registered_method_handlers(service_descriptor.full_name, handlers)
-        names = [entry.full_name for entry in SERVICES] + [reflection.SERVICE_NAME]
+        names = [entry.full_name for entry in self.router.services] + [reflection.SERVICE_NAME]
         reflection.enable_server_reflection(names, self.server)
         host, _, port = s.address.rpartition(":")
         self.host = host or "127.0.0.1"
@@ -64,7 +65,7 @@ class GrpcServer(service.Service):
         await self.server.start()
 
     def _handler(self, path):
-        router = self.node.queries
+        router = self.router
         method = router.methods[path]
 
         async def answer(request, context):
@@ -81,7 +82,7 @@ class GrpcServer(service.Service):
             if result.height is not None:
                 await context.send_initial_metadata(((HEIGHT_HEADER, str(result.height)),))
             if result.error is not None:
-                await context.abort(result.error.code, result.error.message)
+                await context.abort(status_of(result.error), result.error.message)
             return result.response
 
         return grpc.unary_unary_rpc_method_handler(answer, request_deserializer=method.request_class.FromString,

@@ -1,6 +1,8 @@
 """The REST gateway (port 9091): the SDK's grpc-gateway paths over the same query servicers.
 
-Routes come from the `// REST:` line above each rpc in protos/ (setup.py writes chaind/pb/rest_routes.py).
+It serves the services its QueryRouter holds: a service's own routes (QueryService.rest), else the `// REST:`
+line above each rpc in protos/ (setup.py writes chaind/pb/rest_routes.py); the other routes compiled from
+protos/ answer that this node does not serve them.
 Requests become the same protobuf requests; answers are JSON as the SDK's gogoproto gateway writes them
 (LegacyDec fields as decimals, both ways).
 """
@@ -16,7 +18,9 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound
 from werkzeug.routing import RequestRedirect
 
 from chaind.chain import legacy_dec
-from chaind.grpc.common import HEIGHT_HEADER, QueryError
+from chaind.errors import ChainError
+from chaind.grpc.router import HEIGHT_HEADER
+from chaind.grpc.status import status_of
 from chaind.pb.rest_routes import DECIMALS, ROUTES
 
 log = Logger()
@@ -31,13 +35,13 @@ _INTEGERS = (descriptor.FieldDescriptor.TYPE_INT32, descriptor.FieldDescriptor.T
 
 
 class RestGateway:
-    def __init__(self, node, router, reactor):
-        self.node = node
+    def __init__(self, router, pool, reactor):
         self.router = router
+        self.pool = pool            # the threads queries run on
         self.reactor = reactor
         self.app = Klein()
         served = set()
-        for http_method, template, grpc_path in ROUTES:
+        for http_method, template, grpc_path in _routes(router.services):
             if (http_method, template) in served:
                 continue          # two rpcs on one template (auth's bech32/{...}): the first wins, as in the SDK
             served.add((http_method, template))
@@ -72,7 +76,7 @@ class RestGateway:
             height = _height(request)
         except (json_format.ParseError, orjson.JSONDecodeError, ValueError) as e:
             return _error(request, 3, str(e))
-        d = threads.deferToThreadPool(self.reactor, self.node.call_pool, self.router.call, grpc_path, message, height)
+        d = threads.deferToThreadPool(self.reactor, self.pool, self.router.call, grpc_path, message, height)
         d.addCallbacks(lambda answer: _ok(request, *answer), lambda failure: _failed(request, failure))
         return d
 
@@ -85,6 +89,18 @@ class RestGateway:
         log.failure("REST request {path} failed", failure, path=request.path)
         request.setHeader(b"content-type", b"application/json")
         return _error(request, 13, "internal error")
+
+
+def _routes(services):
+    """(HTTP method, template, gRPC path) of every route: the served services' first, in their order."""
+    routes = []
+    for service in services:
+        prefix = f"/{service.full_name}/"
+        if service.rest is not None:
+            routes += [(method, template, prefix + rpc) for method, template, rpc in service.rest]
+        else:
+            routes += [route for route in ROUTES if route[2].startswith(prefix)]
+    return routes + [route for route in ROUTES if route not in routes]
 
 
 def _request_message(request_class, body, path_params, args):
@@ -116,8 +132,8 @@ def _decimals_in(message_descriptor, values):
             continue
         if field.full_name in DECIMALS:
             try:
-                values[key] = ([legacy_dec.wire_of_text(v) for v in value] if field.is_repeated and isinstance(value, list)
-                               else legacy_dec.wire_of_text(value))
+                values[key] = ([legacy_dec.wire_of_text(v) for v in value]
+                               if field.is_repeated and isinstance(value, list) else legacy_dec.wire_of_text(value))
             except ValueError as e:
                 raise ValueError(f"{field.name}: {e}") from None
         elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
@@ -196,7 +212,8 @@ def _gogo_json(message, body):
             continue
         if field.full_name in DECIMALS:
             value = getattr(message, field.name)
-            body[field.name] = [legacy_dec.text_of_wire(v) for v in value] if field.is_repeated else legacy_dec.text_of_wire(value)
+            body[field.name] = ([legacy_dec.text_of_wire(v) for v in value] if field.is_repeated
+                                else legacy_dec.text_of_wire(value))
             continue
         if field.message_type is not None and field.message_type.full_name.startswith("google.protobuf.") \
                 and field.message_type.full_name != "google.protobuf.Any":
@@ -214,8 +231,8 @@ def _gogo_json(message, body):
 
 
 def _failed(request, failure):
-    if failure.check(QueryError):
-        return _error(request, failure.value.code.value[0], failure.value.message)
+    if failure.check(ChainError):
+        return _error(request, status_of(failure.value).value[0], failure.value.message)
     log.failure("REST query failed", failure)
     return _error(request, 13, "internal error")
 

@@ -1,6 +1,11 @@
-"""JSON-RPC errors as values: a code, a message that says what went wrong, optional data."""
+"""JSON-RPC errors as values: a code, a message that says what went wrong, optional data.
+
+Domain errors (chaind/errors.py) become JSON-RPC errors here, and only here (from_domain).
+"""
 
 import attrs
+
+from chaind.errors import ChainError, Kind
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -22,6 +27,22 @@ class RPCError(Exception):
         if self.data is not None:
             error["data"] = self.data
         return error
+
+
+# Each domain kind on the wire, as geth answers: an argument that does not decode is -32602, a revert is 3
+# with the revert bytes as data, a method not served is -32601, our own fault -32603, and every other failure
+# geth's -32000.
+_CODES = {Kind.INVALID_ARGUMENT: INVALID_PARAMS, Kind.REVERTED: EXECUTION_REVERTED,
+          Kind.UNIMPLEMENTED: METHOD_NOT_FOUND, Kind.INTERNAL: INTERNAL_ERROR}
+
+
+def from_domain(error: ChainError):
+    return RPCError(_CODES.get(error.kind, SERVER_ERROR), error.message, error.data)
+
+
+def as_rpc_error(error):
+    """An RPCError as it is, a ChainError mapped to its wire."""
+    return from_domain(error) if isinstance(error, ChainError) else error
 
 
 def invalid_params(message):

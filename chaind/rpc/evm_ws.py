@@ -11,9 +11,9 @@ import struct
 import orjson
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
 from autobahn.websocket.types import ConnectionDeny
+from twisted.internet.interfaces import IPushProducer
 from twisted.logger import Logger
 from zope.interface import implementer
-from twisted.internet.interfaces import IPushProducer
 
 from chaind.api import encoding as enc
 from chaind.api import logs
@@ -30,9 +30,10 @@ CLOSE_TOO_SLOW = 4013
 
 
 class EvmWebSocketFactory(WebSocketServerFactory):
-    def __init__(self, node, methods, settings):
+    def __init__(self, bus, methods, settings):
+        """settings: [json-rpc]; methods: the table its requests are answered from."""
         super().__init__()
-        self.node = node
+        self.bus = bus
         self.methods = methods
         self.settings = settings
         self.protocol = EvmSocket
@@ -113,7 +114,7 @@ class EvmSocket(WebSocketServerProtocol):
         self.outbox = collections.deque()
         self.paused = False
         methods = {**self.factory.methods, "eth_subscribe": self.subscribe, "eth_unsubscribe": self.unsubscribe}
-        self.dispatcher = Dispatcher(methods, self.factory.node.settings.json_rpc.max_batch_size)
+        self.dispatcher = Dispatcher(methods, self.factory.settings.max_batch_size)
 
     def onOpen(self):
         self.transport.registerProducer(self, True)
@@ -130,7 +131,7 @@ class EvmSocket(WebSocketServerProtocol):
     def onClose(self, was_clean, code, reason):
         self.factory.connections.discard(self)
         for sub in list(getattr(self, "subscriptions", {}).values()):
-            self.factory.node.bus.unsubscribe(sub)
+            self.factory.bus.unsubscribe(sub)
         self.subscriptions = {}
         self.outbox = collections.deque()
 
@@ -178,7 +179,7 @@ class EvmSocket(WebSocketServerProtocol):
     def _drop(self, code, reason):
         self.outbox.clear()
         for sub in list(self.subscriptions.values()):
-            self.factory.node.bus.unsubscribe(sub)
+            self.factory.bus.unsubscribe(sub)
         self.subscriptions = {}
         self.sendClose(code, reason)
 
@@ -199,7 +200,7 @@ class EvmSocket(WebSocketServerProtocol):
         matches, render, event_kind, index = maker(params)
         prefix = b'{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"' + sub_id.encode() + \
             b'","result":'
-        bus = self.factory.node.bus
+        bus = self.factory.bus
         sub = bus.subscribe(matches, capacity=self.factory.settings.ws_send_queue,
                             on_cancel=lambda reason: self._drop(CLOSE_TOO_SLOW, reason[:120]),
                             kind=event_kind, index=index)
@@ -217,7 +218,7 @@ class EvmSocket(WebSocketServerProtocol):
         sub = self.subscriptions.pop(p.arg(params, 0), None) if isinstance(p.arg(params, 0), str) else None
         if sub is None:
             return False
-        self.factory.node.bus.unsubscribe(sub)
+        self.factory.bus.unsubscribe(sub)
         return True
 
     def _new_heads(self, params):

@@ -12,15 +12,16 @@ import orjson
 from twisted.internet import defer, protocol
 from twisted.logger import Logger
 
+from chaind.api.streaming import StreamAborted, StreamTooLarge
 from chaind.rpc.errors import INTERNAL_ERROR, INVALID_REQUEST, RPCError
 from chaind.rpc.jsonrpc import StreamedResponse
 from chaind.rpc.origins import cors_headers, host_allowed
-from chaind.rpc.streaming import StreamAborted, StreamTooLarge
 
 log = Logger()
 
 _ALLOW = b"Allow: POST, OPTIONS\r\n"
-_REASONS = {200: b"OK", 204: b"No Content", 400: b"Bad Request", 403: b"Forbidden", 405: b"Method Not Allowed", 413: b"Content Too Large",
+_REASONS = {200: b"OK", 204: b"No Content", 400: b"Bad Request", 403: b"Forbidden", 405: b"Method Not Allowed",
+            413: b"Content Too Large",
             431: b"Request Header Fields Too Large", 500: b"Internal Server Error", 501: b"Not Implemented",
             505: b"HTTP Version Not Supported"}
 _HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")

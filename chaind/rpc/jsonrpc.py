@@ -8,9 +8,10 @@ from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from chaind.api.streaming import StreamedResult
+from chaind.errors import ChainError
 from chaind.rpc import errors
 from chaind.rpc.errors import RPCError
-from chaind.rpc.streaming import StreamedResult
 
 log = Logger()
 
@@ -76,8 +77,8 @@ class Dispatcher:
             if not isinstance(params, list):
                 raise errors.invalid_params("non-array args")
             value = method(params)
-        except RPCError as e:
-            response = _error_response(request_id, e)
+        except (RPCError, ChainError) as e:
+            response = _error_response(request_id, errors.as_rpc_error(e))
         except Exception:
             response = _error_response(request_id, _as_rpc_error(Failure(), name))
         else:
@@ -109,8 +110,8 @@ class StreamedResponse:
 
 
 def _as_rpc_error(failure, method):
-    if failure.check(RPCError):
-        return failure.value
+    if failure.check(RPCError, ChainError):
+        return errors.as_rpc_error(failure.value)
     log.failure("method {method} crashed", failure, method=method)
     return RPCError(errors.INTERNAL_ERROR, "method handler crashed")
 

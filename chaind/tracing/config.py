@@ -1,14 +1,13 @@
-"""Trace configuration decoding with geth's rules and error texts (Go encoding/json, time.ParseDuration).
+"""Trace configuration decoding with geth's rules and error texts (Go encoding/json).
 
 Keys match case-insensitively and unknown keys are ignored, as Go's decoder does.
 """
 
 import math
-import re
 
 import orjson
 
-from chaind.rpc.gojson import json_type
+from chaind.gocompat import json_type
 
 
 class ConfigError(ValueError):
@@ -62,34 +61,3 @@ def decode(raw, struct, fields):
             value = int(value)
         out[python] = value
     return out
-
-
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_PART = re.compile(r"(\d*)(\.\d*)?([^\d.]*)")
-
-
-def parse_duration(text):
-    """Go's time.ParseDuration ("5s", "1m30s", "500ms") in seconds, with Go's error texts."""
-    quoted = '"' + text + '"'
-    rest = text
-    sign = 1.0
-    if rest[:1] in ("-", "+"):
-        sign = -1.0 if rest[0] == "-" else 1.0
-        rest = rest[1:]
-    if rest == "0":
-        return 0.0
-    if not rest:
-        raise ConfigError(f"time: invalid duration {quoted}")
-    total = 0.0
-    while rest:
-        match = _PART.match(rest)
-        whole, fraction, unit = match.group(1), match.group(2), match.group(3)
-        if not whole and (not fraction or fraction == "."):
-            raise ConfigError(f"time: invalid duration {quoted}")
-        if not unit:
-            raise ConfigError(f"time: missing unit in duration {quoted}")
-        if unit not in _UNITS:
-            raise ConfigError(f'time: unknown unit "{unit}" in duration {quoted}')
-        total += float((whole or "0") + (fraction or "")) * _UNITS[unit]
-        rest = rest[match.end():]
-    return sign * total

@@ -10,6 +10,7 @@ import attrs
 import orjson
 from eth_utils import ValidationError
 
+from chaind import gocompat
 from chaind.tracing import config as trace_config
 from chaind.tracing import hooks, native
 from chaind.tracing.js.errors import TracerError
@@ -41,12 +42,12 @@ class TraceOptions:
             raise TraceError("invalid argument 1: tracer must be a string")
         timeout = value.get("timeout")
         if timeout is not None and not isinstance(timeout, str):
-            raise TraceError(f"invalid argument 1: json: cannot unmarshal {trace_config.json_type(timeout)} "
+            raise TraceError(f"invalid argument 1: json: cannot unmarshal {gocompat.json_type(timeout)} "
                              "into Go struct field TraceConfig.timeout of type string")
         try:
-            timeout = trace_config.parse_duration(timeout or "5s")
+            timeout = gocompat.parse_duration(timeout or "5s")
             logger = LoggerConfig.from_trace_config(value) if not tracer else LoggerConfig()
-        except trace_config.ConfigError as e:
+        except ValueError as e:     # a bad duration (Go's text) or a bad logger config
             raise TraceError(str(e)) from None
         options = cls(tracer or None, value.get("tracerConfig"), logger, timeout)
         options.make_tracer(js_memory_limit, write=None)   # refuse a bad tracer before any replay

@@ -3,11 +3,11 @@ small state double behind a StateReader for driving JS tracers with synthetic st
 
 import orjson
 import pytest
-from js_driver import CONTRACT, FakeState
 
 from chaind.tracing.hooks import trace_transaction, tx_env
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
 from chaind.tracing.tracer import StateReader
+from js_driver import CONTRACT, FakeState
 from tests.tracing.evm import make_state, tx
 
 

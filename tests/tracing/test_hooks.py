@@ -8,7 +8,7 @@ import pytest
 
 from chaind.tracing.hooks import trace_transaction, traced_state_class, tx_env
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
-from chaind.tracing.tracer import TraceAborted, TraceCancelled, TraceTimeout, Tracer
+from chaind.tracing.tracer import TraceAborted, TraceCancelled, Tracer, TraceTimeout
 from tests.tracing.conftest import Run
 from tests.tracing.evm import SENDER, asm, initcode, make_state, tx
 

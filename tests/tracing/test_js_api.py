@@ -139,7 +139,8 @@ def test_ctx_error_and_traced_call():
 def test_enter_exit():
     code = """{calls: [], fault: function() {}, result: function() { return this.calls; },
         enter: function(f) { this.calls.push([f.getType(), toHex(f.getFrom()), toHex(f.getTo()), toHex(f.getInput()),
-                                              f.getGas(), f.getValue() === undefined ? null : f.getValue().toString()]); },
+                                              f.getGas(),
+                                              f.getValue() === undefined ? null : f.getValue().toString()]); },
         exit: function(r) { this.calls.push([r.getGasUsed(), toHex(r.getOutput()), r.getError() || null]); }}"""
     tracer = JsTracer(code)
     tracer.on_tx_start(make_env(), None)
@@ -232,11 +233,11 @@ def test_memory_is_captured_only_for_tracers_that_can_read_it(body, wants):
 
 def test_stack_peek_reads_pushed_bytes_and_computed_ints():
     # py-evm keeps PUSHed words as bytes and computed ones as ints; both read the same.
+    from chaind.tracing.js.tracer import JsTracer
     from js_driver import make_step
 
-    from chaind.tracing.js.tracer import JsTracer
-
     tracer = JsTracer("{r: [], step: function(log) { this.r.push(log.stack.peek(0).toString(16), "
-                      "log.stack.peek(1).toString(16)); }, fault: function() {}, result: function() { return this.r; }}")
+                      "log.stack.peek(1).toString(16)); }, fault: function() {}, "
+                      "result: function() { return this.r; }}")
     tracer.on_opcode(make_step(0x01, stack=[0xABC, b"\x00\x0f"]), None)
     assert tracer.result() == ["f", "abc"]

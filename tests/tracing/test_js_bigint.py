@@ -30,7 +30,8 @@ def js(expr):
      [2, 7, 5, 1024, 128, -1]),
     ("bigInt(255).bitLength().toJSNumber()", 8),
     ("bigInt.gcd(12, 18).toString() + ',' + bigInt.lcm(4, 6).toString()", "6,12"),
-    ("[bigInt.isInstance(bigInt(1)), bigInt.isInstance(1), bigInt.zero.toString(), bigInt.one.add(bigInt.minusOne).isZero()]",
+    ("[bigInt.isInstance(bigInt(1)), bigInt.isInstance(1), bigInt.zero.toString(), "
+     "bigInt.one.add(bigInt.minusOne).isZero()]",
      [True, False, "0", True]),
     ("bigInt(10).divmod(3).remainder.toString()", "1"),
     ("bigInt(7) + 1", 8),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from chaind.tracing.js.tracer import go_duration
+from chaind.gocompat import go_duration
 
 
 @pytest.mark.parametrize("seconds,text", [(2.5e-7, "250ns"), (2.5e-5, "25µs"), (0.001234, "1.234ms"),

@@ -38,7 +38,8 @@ def test_syntax_error_quickjs_finds_names_the_users_position():
 
 
 def test_throwing_step_stops_the_tracer_and_result_reports_it():
-    code = "{n: 0, step: function(log) { this.n++; if (log.getPC() == 2) throw new Error('boom at ' + log.getPC()); }," \
+    code = "{n: 0, step: function(log) { this.n++; if (log.getPC() == 2) throw new Error('boom at ' + log.getPC()); " \
+           "}," \
            " fault: function() { this.n += 100; }, result: function() { return this.n; }}"
     tracer = JsTracer(code)
     tracer.on_tx_start(make_env(), None)

@@ -18,7 +18,8 @@ def timed(fn):
 
 
 def assert_healthy():
-    tracer = JsTracer("{n: 0, step: function() { this.n++; }, fault: function() {}, result: function() { return this.n; }}")
+    tracer = JsTracer("{n: 0, step: function() { this.n++; }, fault: function() {}, "
+                      "result: function() { return this.n; }}")
     tracer.on_opcode(make_step(0x01), None)
     assert tracer.result() == 1
 
@@ -84,7 +85,8 @@ def test_memory_bomb_is_stopped():
 
 
 def test_string_bomb_is_stopped():
-    tracer = JsTracer("{fault: function() {}, result: function() { return 'x'.repeat(1 << 25); }}", memory_limit=16 << 20)
+    tracer = JsTracer("{fault: function() {}, result: function() { return 'x'.repeat(1 << 25); }}",
+                      memory_limit=16 << 20)
     with pytest.raises(TracerError, match="^out of memory: JS tracer memory limit"):
         tracer.result()
 
@@ -114,7 +116,8 @@ def test_no_code_from_strings_and_no_host_access(expr, expected):
 
 def test_constructing_functions_from_strings_fails():
     with pytest.raises(TracerError, match="^TypeError"):
-        JsTracer("{fault: function() {}, result: function() { return (function(){}).constructor('return 1')(); }}").result()
+        JsTracer("{fault: function() {}, "
+                 "result: function() { return (function(){}).constructor('return 1')(); }}").result()
 
 
 def test_module_loading_is_unavailable():

@@ -21,7 +21,8 @@ def _revert_with(message, prefix=b""):
     """`prefix`, then code reverting with Error(message) (copied with CODECOPY from after itself)."""
     data = bytes.fromhex("08c379a0") + abi_encode(["string"], [message])
     offset = len(prefix) + 15   # the copying code below is 15 bytes
-    head = prefix + asm(f"PUSH2 {len(data):04x} PUSH2 {offset:04x} PUSH1 00 CODECOPY PUSH2 {len(data):04x} PUSH1 00 REVERT")
+    head = prefix + asm(f"PUSH2 {len(data):04x} PUSH2 {offset:04x} PUSH1 00 CODECOPY "
+                        f"PUSH2 {len(data):04x} PUSH1 00 REVERT")
     return head + data
 
 

@@ -196,7 +196,8 @@ def test_limit_counts_entries():
 
 @pytest.mark.parametrize("config, message", [
     ({"limit": -1}, "output limit cannot be negative, got -1"),
-    ({"disableStack": "yes"}, "json: cannot unmarshal string into Go struct field TraceConfig.disableStack of type bool"),
+    ({"disableStack": "yes"},
+     "json: cannot unmarshal string into Go struct field TraceConfig.disableStack of type bool"),
     ({"limit": 1.5}, "json: cannot unmarshal number 1.5 into Go struct field TraceConfig.limit of type int"),
     ([], "json: cannot unmarshal array into Go value of type native.TraceConfig"),
 ])

@@ -2,7 +2,8 @@
 
 import pytest
 
-from chaind.tracing.config import ConfigError, decode, parse_duration
+from chaind.gocompat import parse_duration
+from chaind.tracing.config import ConfigError, decode
 
 
 @pytest.mark.parametrize("text, seconds", [
@@ -20,7 +21,7 @@ def test_durations(text, seconds):
     ("", 'time: invalid duration ""'),
 ])
 def test_bad_durations(text, message):
-    with pytest.raises(ConfigError) as raised:
+    with pytest.raises(ValueError) as raised:
         parse_duration(text)
     assert str(raised.value) == message
 

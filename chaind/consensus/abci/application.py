@@ -17,7 +17,6 @@ import chaind
 from chaind.chain import errors, txs
 from chaind.chain.app import DecidedBlock
 from chaind.events import types as ev
-from chaind.grpc import abci as abci_query
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from chaind.pb.tendermint.crypto import keys_pb2
 
@@ -40,12 +39,14 @@ class Pools:
 
 
 class AbciApplication:
-    def __init__(self, app, queries, bus, pools, reactor, mempool, retain_blocks=0):
+    def __init__(self, app, query, bus, pools, reactor, mempool, retain_blocks=0):
         self.app = app
+        # query(path, data, height): an answer (code, log, value, height, codespace) for the paths
+        # abci_query serves.
+        self.query_paths = query
         # CometBFT holds the txs; this mirror of what CheckTx admitted applies the builtin mode's pool
         # rules (nonce gaps, replacement) and feeds txpool_*, pending nonces and newPendingTransactions.
         self.mempool = mempool
-        self.queries = queries          # grpc.router.QueryRouter: the paths abci_query serves
         self.bus = bus
         self.pools = pools
         self.reactor = reactor
@@ -179,7 +180,7 @@ class AbciApplication:
         if tx is not None:
             return tx
         try:
-            tx = txs.decode(raw, self.app.genesis.evm_chain_id)
+            tx = self.app.decode_tx(raw)
         except errors.TxError:
             return None
         self._remember(raw, tx)
@@ -273,7 +274,7 @@ class AbciApplication:
             return pb.ResponseQuery(code=26, codespace="sdk", height=request.height,
                                     log="cannot query with height in the future; please provide a valid height: "
                                         "invalid height")
-        answer = abci_query.query(self.queries, request.path, request.data, request.height)
+        answer = self.query_paths(request.path, request.data, request.height)
         return pb.ResponseQuery(code=answer.code, log=answer.log, value=answer.value, height=answer.height,
                                 codespace=answer.codespace)
 

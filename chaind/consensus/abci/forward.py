@@ -15,7 +15,6 @@ from chaind import errors as domain_errors
 from chaind.chain import errors
 
 
-
 class CometForwarder:
     def __init__(self, app, checker, address, reactor):
         self.app = app

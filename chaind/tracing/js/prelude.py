@@ -229,15 +229,21 @@ __chaind_bigInt.zero = new BigInteger(NBig(0));
 __chaind_bigInt.one = new BigInteger(NBig(1));
 __chaind_bigInt.minusOne = new BigInteger(NBig(-1));
 __chaind_bigInt.isInstance = function __chaind_isInstance(x) { return x instanceof BigInteger; };
-__chaind_bigInt.max = function __chaind_max(a, b) { a = __chaind_bigInt(a); b = __chaind_bigInt(b); return a.value >= b.value ? a : b; };
-__chaind_bigInt.min = function __chaind_min(a, b) { a = __chaind_bigInt(a); b = __chaind_bigInt(b); return a.value <= b.value ? a : b; };
+__chaind_bigInt.max = function __chaind_max(a, b) {
+    a = __chaind_bigInt(a); b = __chaind_bigInt(b); return a.value >= b.value ? a : b;
+};
+__chaind_bigInt.min = function __chaind_min(a, b) {
+    a = __chaind_bigInt(a); b = __chaind_bigInt(b); return a.value <= b.value ? a : b;
+};
 function __chaind_gcd(a, b) {
     a = a < 0 ? -a : a;
     b = b < 0 ? -b : b;
     while (b !== NBig(0)) { var t = a % b; a = b; b = t; }
     return a;
 }
-__chaind_bigInt.gcd = function __chaind_gcdBig(a, b) { return __chaind_big(__chaind_gcd(__chaind_native(a), __chaind_native(b))); };
+__chaind_bigInt.gcd = function __chaind_gcdBig(a, b) {
+    return __chaind_big(__chaind_gcd(__chaind_native(a), __chaind_native(b)));
+};
 __chaind_bigInt.lcm = function __chaind_lcm(a, b) {
     var x = __chaind_native(a), y = __chaind_native(b), g = __chaind_gcd(x, y);
     var l = g === NBig(0) ? g : x * y / g;
@@ -261,7 +267,8 @@ BP.divmod = function __chaind_divmod(o) {
 };
 BP.pow = function __chaind_pow(o) {
     var e = __chaind_native(o), v = this.value;
-    if (e < 0) return __chaind_big(v === NBig(1) ? v : v === NBig(-1) ? (e % NBig(2) === NBig(0) ? NBig(1) : v) : NBig(0));
+    if (e < 0)
+        return __chaind_big(v === NBig(1) ? v : v === NBig(-1) ? (e % NBig(2) === NBig(0) ? NBig(1) : v) : NBig(0));
     return __chaind_big(v ** e);
 };
 BP.modPow = function __chaind_modPow(e, m) {
@@ -334,7 +341,9 @@ function __chaind_peek(i) {
     return __chaind_bigHex(h);
 }
 function __chaind_stackLength() { return pyStackLength(); }
-function __chaind_memSlice(a, b) { return __chaind_hexToBuf(__chaind_check(pyMemSlice(__chaind_num(a), __chaind_num(b)))); }
+function __chaind_memSlice(a, b) {
+    return __chaind_hexToBuf(__chaind_check(pyMemSlice(__chaind_num(a), __chaind_num(b))));
+}
 function __chaind_memGetUint(a) { return __chaind_bigHex(__chaind_check(pyMemGetUint(__chaind_num(a)))); }
 function __chaind_memLength() { return pyMemLength(); }
 function __chaind_getCaller() { return __chaind_hexToBuf(pyCaller()); }
@@ -393,7 +402,8 @@ G.isPrecompiled = function __chaind_isPrecompiled(a) {
 G.slice = function __chaind_slice(b, start, end) {
     var buf = __chaind_bufOf(b, false), s = __chaind_num(start), e = __chaind_num(end);
     if (s < 0 || s > e || e > buf.length)
-        __chaind_interrupt("Tracer accessed out of bound memory: available " + buf.length + ", offset " + s + ", size " + (e - s));
+        __chaind_interrupt("Tracer accessed out of bound memory: available " + buf.length + ", offset " + s
+                           + ", size " + (e - s));
     return buf.slice(s, e);
 };
 

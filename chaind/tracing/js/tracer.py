@@ -13,6 +13,7 @@ import orjson
 import rlp
 from eth.vm.forks.prague import PragueVM
 
+from chaind.gocompat import go_duration
 from chaind.tracing.js.errors import TracerError
 from chaind.tracing.js.instrument import Instrumented, SourceError
 from chaind.tracing.js.opcodes import OPCODE_NAMES
@@ -161,7 +162,7 @@ class JsTracer(Tracer):
 
     code: the tracer string (an object literal, evaluated as geth does, "(" + code + ")").
     config: the trace config's `tracerConfig` as JSON text, a JSON-able value, or None ("{}").
-    timeout: seconds for the whole trace from construction (parse_duration(config["timeout"])).
+    timeout: seconds for the whole trace from construction (gocompat.parse_duration(config["timeout"])).
     memory_limit: bytes of JS heap. precompiles: 20-byte addresses isPrecompiled() knows.
 
     Construction raises TracerError for a tracer geth would refuse (syntax error, missing
@@ -371,22 +372,23 @@ def _may_read_memory(code):
     return "memory" in code or re.search(r"\[\s*[^\]\s0-9'\"]", code) is not None
 
 
-def go_duration(seconds):
-    """Go's time.Duration.String() for ctx.time, e.g. "1.234567ms", "25µs", "1m2.5s"."""
-    ns = int(round(seconds * 1e9))
-    if ns < 1000:
-        return "%dns" % ns
-    if ns < 1_000_000:
-        return _trim("%.3f" % (ns / 1e3)) + "\u00b5s"
-    if ns < 1_000_000_000:
-        return _trim("%.6f" % (ns / 1e6)) + "ms"
-    hours, rest = divmod(ns, 3_600_000_000_000)
-    minutes, rest = divmod(rest, 60_000_000_000)
-    text = _trim("%.9f" % (rest / 1e9)) + "s"
-    if hours:
-        return "%dh%dm%s" % (hours, minutes, text)
-    return ("%dm" % minutes + text) if minutes else text
+# The callbacks a console can answer without a trace: they read no EVM step or state.
+_STEPLESS = ("createAddress", "create2Address", "lastError")
 
 
-def _trim(number):
-    return number.rstrip("0").rstrip(".") if "." in number else number
+def console_context():
+    """A fresh QuickJS context with the tracers' prelude (bigInt, toHex, toContract...), for a console.
+
+    No trace runs in it: the callbacks that read an EVM step or state answer null.
+    """
+    ctx = _quickjs.Context()
+    bridge = _Bridge()
+    for name in CALLBACKS:
+        ctx.add_callable("__chaind_py_" + name, getattr(bridge, name) if name in _STEPLESS else _no_step)
+    ctx.eval(PRELUDE)(orjson.dumps(CALLBACKS).decode(), orjson.dumps(OPCODE_NAMES).decode(),
+                      orjson.dumps(sorted(a.hex() for a in PRAGUE_PRECOMPILES)).decode(), "__chaind_tick", False)
+    return ctx
+
+
+def _no_step(*args):
+    return None

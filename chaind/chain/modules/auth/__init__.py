@@ -1,0 +1,29 @@
+"""x/auth: account numbers and public keys, module accounts; cosmos.auth.v1beta1.Query.
+
+The keeper's reads and writes are this package's API for the app and the other modules.
+"""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.auth.genesis import init_genesis
+from chaind.chain.modules.auth.keeper import (
+                                              FEE_COLLECTOR,
+                                              account,
+                                              all_addresses,
+                                              ensure_account,
+                                              key_type,
+                                              sequence,
+                                              set_public_key,
+)
+from chaind.chain.modules.auth.query import AuthQuery
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "FEE_COLLECTOR", "account", "all_addresses", "ensure_account", "key_type", "sequence",
+           "set_public_key")
+
+MODULE = Module(
+    name="auth",
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: AuthQuery(app)),),
+    init_genesis=init_genesis,
+    module_accounts={"fee_collector": (FEE_COLLECTOR, ())},
+    cli="chaind.chain.modules.auth.cli",
+)

@@ -1,0 +1,121 @@
+"""cosmos.auth.v1beta1.Query: accounts, params and bech32 conversions, as x/auth's gRPC querier answers."""
+
+from google.protobuf import any_pb2
+
+from chaind import errors
+from chaind.chain import txs
+from chaind.chain.modules.auth import keeper as auth
+from chaind.chain.modules.auth.params import PARAMS
+from chaind.chain.queries import Reader, address_bytes, paginate, query
+from chaind.crypto.addresses import to_bech32
+from chaind.crypto.keys import ETH_SECP256K1
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2, query_pb2_grpc
+from chaind.pb.cosmos.evm.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
+
+# Accounts are answered as plain BaseAccounts (not Evmos' EthAccount, which @cosmjs' accountFromAny
+# rejects) with the eth_secp256k1 key under cosmos/evm's type URL, the one @cosmjs decodes. The key
+# message is the same on the wire as Evmos' /ethermint.crypto.v1.ethsecp256k1.PubKey.
+PUBKEY_TYPE_URL = txs.COSMOS_EVM_PUBKEY
+BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount"
+MODULE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.ModuleAccount"
+
+
+class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
+    def __init__(self, app):
+        super().__init__(app)
+        self.prefix = app.genesis.bech32_prefix
+
+    def _parse(self, text):
+        try:
+            return address_bytes(text, self.prefix)
+        except ValueError as e:
+            # x/auth returns the codec's error as it is: status Unknown.
+            raise errors.failed(str(e)) from None
+
+    def _base_account(self, view, address):
+        """The BaseAccount of a known address (None if the chain has never seen it)."""
+        found = auth.account(view, address)
+        if found is None:
+            return None
+        number, pubkey = found
+        account = auth_pb2.BaseAccount(address=to_bech32(self.prefix, address), account_number=number,
+                                       sequence=auth.sequence(view, address))
+        if pubkey:
+            # Both key messages are `bytes key = 1`; the type URL says which kind of key it is.
+            url = PUBKEY_TYPE_URL if auth.key_type(view, address) == ETH_SECP256K1 else txs.SECP256K1_PUBKEY
+            key = ethsecp256k1.PubKey(key=pubkey).SerializeToString()
+            account.pub_key.CopyFrom(any_pb2.Any(type_url=url, value=key))
+        return account
+
+    def _any(self, view, address):
+        for name, (module_address, permissions) in self.app.module_accounts.items():
+            if module_address == address:
+                return self._module_account(view, name)
+        return any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL,
+                           value=self._base_account(view, address).SerializeToString())
+
+    def _module_account(self, view, name):
+        address, permissions = self.app.module_accounts[name]
+        base = self._base_account(view, address) or auth_pb2.BaseAccount(address=to_bech32(self.prefix, address))
+        account = auth_pb2.ModuleAccount(base_account=base, name=name, permissions=permissions)
+        return any_pb2.Any(type_url=MODULE_ACCOUNT_TYPE_URL, value=account.SerializeToString())
+
+    @query(inline=True)
+    def Account(self, request, view):
+        if not request.address:
+            raise errors.invalid_argument("Address cannot be empty")
+        address = self._parse(request.address)
+        if auth.account(view, address) is None:
+            raise errors.not_found(f"account {request.address} not found")
+        return query_pb2.QueryAccountResponse(account=self._any(view, address))
+
+    @query
+    def Accounts(self, request, view):
+        # Keys are the raw account addresses, in byte order, as x/auth's accounts collection keeps them.
+        taken, page = paginate([(a, a) for a in auth.all_addresses(view)], request.pagination)
+        return query_pb2.QueryAccountsResponse(accounts=[self._any(view, a) for a in taken], pagination=page)
+
+    @query(inline=True)
+    def AccountInfo(self, request, view):
+        if not request.address:
+            raise errors.invalid_argument("address cannot be empty")
+        address = self._parse(request.address)
+        account = self._base_account(view, address)
+        if account is None:
+            raise errors.not_found(f"account {request.address} not found")
+        return query_pb2.QueryAccountInfoResponse(info=account)
+
+    @query
+    def ModuleAccounts(self, request, view):
+        return query_pb2.QueryModuleAccountsResponse(
+            accounts=[self._module_account(view, name) for name in sorted(self.app.module_accounts)])
+
+    @query(inline=True)
+    def ModuleAccountByName(self, request, view):
+        if not request.name:
+            raise errors.invalid_argument("module name is empty")
+        if request.name not in self.app.module_accounts:
+            raise errors.not_found(f"account {request.name} not found")
+        return query_pb2.QueryModuleAccountByNameResponse(account=self._module_account(view, request.name))
+
+    @query(inline=True)
+    def Params(self, request, view):
+        return query_pb2.QueryParamsResponse(params=PARAMS)
+
+    @query(inline=True)
+    def Bech32Prefix(self, request, view):
+        return query_pb2.Bech32PrefixResponse(bech32_prefix=self.prefix)
+
+    @query(inline=True)
+    def AddressBytesToString(self, request, view):
+        if not request.address_bytes:
+            raise errors.invalid_argument("empty address bytes is not allowed")
+        if len(request.address_bytes) > 255:
+            raise errors.failed(f"address max length is 255, got {len(request.address_bytes)}: unknown address")
+        return query_pb2.AddressBytesToStringResponse(address_string=to_bech32(self.prefix, request.address_bytes))
+
+    @query(inline=True)
+    def AddressStringToBytes(self, request, view):
+        if not request.address_string.strip():
+            raise errors.invalid_argument("empty address string is not allowed")
+        return query_pb2.AddressStringToBytesResponse(address_bytes=self._parse(request.address_string))

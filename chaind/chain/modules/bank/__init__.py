@@ -1,0 +1,18 @@
+"""x/bank: balances per denom, supply and denom metadata; MsgSend and MsgMultiSend; cosmos.bank.v1beta1.Query."""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.bank.genesis import init_genesis
+from chaind.chain.modules.bank.keeper import Bank, format_coins, validate_coins
+from chaind.chain.modules.bank.msgs import MESSAGES
+from chaind.chain.modules.bank.query import BankQuery
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "Bank", "format_coins", "validate_coins")
+
+MODULE = Module(
+    name="bank",
+    messages=MESSAGES,
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: BankQuery(app)),),
+    init_genesis=init_genesis,
+    cli="chaind.chain.modules.bank.cli",
+)

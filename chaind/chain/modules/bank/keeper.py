@@ -1,0 +1,167 @@
+"""bank's state: balances per denom, supply, and the denom metadata registrations store.
+
+The base denom's balance is the EVM balance: one source of truth.
+"""
+
+import functools
+
+import orjson
+
+from chaind.chain import errors
+from chaind.chain.block import event
+from chaind.crypto.addresses import to_bech32
+from chaind.store.keys import compose
+
+CODESPACE = "bank"
+METADATA = compose("bank", "meta")
+
+
+# Every tx's events name its sender and recipient in bech32; the same addresses recur block after block.
+_bech32 = functools.lru_cache(maxsize=16384)(to_bech32)
+
+
+def _balance_key(address, denom):
+    return compose("bank", "bal", address, denom)
+
+
+def _supply_key(denom):
+    return compose("bank", "supply", denom)
+
+
+def _metadata_key(denom):
+    return compose("bank", "meta", denom)
+
+
+class Bank:
+    def __init__(self, base_denom, prefix):
+        self.base_denom = base_denom
+        self.prefix = prefix
+
+    def bech32(self, address):
+        return _bech32(self.prefix, address)
+
+    def balance(self, state, address, denom):
+        if denom == self.base_denom:
+            return state.accounts.get_balance(address)
+        raw = state.store.get(_balance_key(address, denom))
+        return int(raw) if raw else 0
+
+    def all_balances(self, state, address):
+        """[(denom, amount)] with amount > 0, sorted by denom as the SDK returns them."""
+        found = [(_denom_of(key), int(v)) for key, v in state.store.iterate(compose("bank", "bal", address))]
+        base = state.accounts.get_balance(address)
+        if base:
+            found.append((self.base_denom, base))
+        return sorted((d, a) for d, a in found if a > 0)
+
+    def supply(self, state, denom):
+        raw = state.store.get(_supply_key(denom))
+        return int(raw) if raw else 0
+
+    def total_supply(self, state):
+        """[(denom, amount)] of every minted denom, sorted by denom (keys sort by denom length first)."""
+        return sorted((_denom_of(key), int(v)) for key, v in state.store.iterate(compose("bank", "supply")))
+
+    def mint(self, state, address, denom, amount):
+        """Create coins (genesis only for now)."""
+        self._add(state, address, denom, amount)
+        state.store.set(_supply_key(denom), str(self.supply(state, denom) + amount).encode())
+
+    def send(self, state, sender, recipient, coins):
+        """Move coins and return the SDK's coin_spent, coin_received, transfer events."""
+        self._require(state, sender, coins)
+        for denom, amount in coins:
+            self._add(state, sender, denom, -amount)
+            self._add(state, recipient, denom, amount)
+        return self.transfer_events(sender, recipient, coins)
+
+    def burn_from(self, state, address, coins):
+        """Take coins out of an account (the input side of a multi-send): coin_spent."""
+        self._require(state, address, coins)
+        for denom, amount in coins:
+            self._add(state, address, denom, -amount)
+        return [event("coin_spent", ("spender", self.bech32(address)), ("amount", format_coins(coins)))]
+
+    def burn(self, state, address, coins):
+        """Destroy coins an account holds (the SDK's BurnCoins from a module account): coin_spent, burn."""
+        events = self.burn_from(state, address, coins)
+        for denom, amount in coins:
+            state.store.set(_supply_key(denom), str(self.supply(state, denom) - amount).encode())
+        events.append(event("burn", ("burner", self.bech32(address)), ("amount", format_coins(coins))))
+        return events
+
+    def credit(self, state, address, coins):
+        """Put coins into an account (an output of a multi-send): coin_received."""
+        for denom, amount in coins:
+            self._add(state, address, denom, amount)
+        return [event("coin_received", ("receiver", self.bech32(address)), ("amount", format_coins(coins)))]
+
+    def _require(self, state, address, coins):
+        for denom, amount in coins:
+            have = self.balance(state, address, denom)
+            if have < amount:
+                raise errors.insufficient_funds(
+                    f"spendable balance {have}{denom} is smaller than {amount}{denom}")
+
+    def transfer_events(self, sender, recipient, coins):
+        text = format_coins(coins)
+        sender_b32, recipient_b32 = self.bech32(sender), self.bech32(recipient)
+        return [event("coin_spent", ("spender", sender_b32), ("amount", text)),
+                event("coin_received", ("receiver", recipient_b32), ("amount", text)),
+                event("transfer", ("recipient", recipient_b32), ("sender", sender_b32), ("amount", text))]
+
+    def _add(self, state, address, denom, delta):
+        if denom == self.base_denom:
+            state.accounts.delta_balance(address, delta)
+            return
+        value = self.balance(state, address, denom) + delta
+        key = _balance_key(address, denom)
+        if value:
+            state.store.set(key, str(value).encode())
+        else:
+            state.store.delete(key)
+
+
+def _denom_of(key):
+    """The last part of a composed balance key."""
+    parts, i = [], 0
+    while i < len(key):
+        n = key[i]
+        parts.append(key[i + 1:i + 1 + n])
+        i += 1 + n
+    return parts[-1].decode()
+
+
+def format_coins(coins):
+    """"10achain,5stake": the SDK's Coins.String(), sorted by denom."""
+    return ",".join(f"{amount}{denom}" for denom, amount in sorted(coins) if amount)
+
+
+def validate_coins(coins):
+    seen = set()
+    for denom, amount in coins:
+        if amount <= 0:
+            raise errors.invalid_coins(f"{amount}{denom}")
+        if denom in seen:
+            raise errors.invalid_coins(f"duplicate denomination {denom}")
+        seen.add(denom)
+
+
+def metadata(state, genesis, denom):
+    """A denom's metadata as a dict (SDK JSON names): genesis' own, else one stored (an ERC-20 registration)."""
+    for found in genesis.denom_metadata:
+        if found["base"] == denom:
+            return found
+    raw = state.store.get(_metadata_key(denom))
+    if raw is None:
+        return None
+    return orjson.loads(raw)
+
+
+def stored_metadata(state):
+    """Every metadata stored in state (not genesis'), as dicts in key order."""
+    return [orjson.loads(raw) for _, raw in state.store.iterate(METADATA)]
+
+
+def set_metadata(state, found):
+    state.store.set(_metadata_key(found["base"]), orjson.dumps(found))

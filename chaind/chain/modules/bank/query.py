@@ -1,0 +1,105 @@
+"""cosmos.bank.v1beta1.Query: balances, supply, params and denom metadata, as x/bank's gRPC querier answers."""
+
+from google.protobuf import json_format
+
+from chaind import errors
+from chaind.chain.modules.bank import keeper
+from chaind.chain.queries import Reader, address_bytes, check_denom, paginate, query
+from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, query_pb2, query_pb2_grpc
+from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+
+
+def _coin(denom, amount):
+    return coin_pb2.Coin(denom=denom, amount=str(amount))
+
+
+class BankQuery(Reader, query_pb2_grpc.QueryServicer):
+    def __init__(self, app):
+        super().__init__(app)
+        genesis = app.genesis
+        self.prefix = genesis.bech32_prefix
+        # Genesis' metadata, parsed once; registered ERC-20 coins add theirs in state (read at the height asked).
+        self.genesis_metadata = {m["base"]: json_format.ParseDict(m, bank_pb2.Metadata())
+                                 for m in genesis.denom_metadata}
+
+    def _address(self, text):
+        try:
+            return address_bytes(text, self.prefix)
+        except ValueError as e:
+            raise errors.invalid_argument(f"invalid address: {e}") from None
+
+    def _balances(self, view, request):
+        address = self._address(request.address)
+        items = [(d.encode(), _coin(d, a)) for d, a in self.app.bank.all_balances(view, address)]
+        return paginate(items, request.pagination)
+
+    @query(inline=True)
+    def Balance(self, request, view):
+        check_denom(request.denom)
+        address = self._address(request.address)
+        return query_pb2.QueryBalanceResponse(
+            balance=_coin(request.denom, self.app.bank.balance(view, address, request.denom)))
+
+    @query(inline=True)
+    def AllBalances(self, request, view):
+        balances, page = self._balances(view, request)
+        if request.resolve_denom:
+            for coin in balances:
+                found = self._metadata(view, coin.denom)
+                if found is not None and found.display:
+                    coin.denom = found.display
+        return query_pb2.QueryAllBalancesResponse(balances=balances, pagination=page)
+
+    # Nothing is locked or vesting on this chain: every coin held is spendable.
+    @query(inline=True)
+    def SpendableBalances(self, request, view):
+        balances, page = self._balances(view, request)
+        return query_pb2.QuerySpendableBalancesResponse(balances=balances, pagination=page)
+
+    @query(inline=True)
+    def SpendableBalanceByDenom(self, request, view):
+        address = self._address(request.address)
+        check_denom(request.denom)
+        return query_pb2.QuerySpendableBalanceByDenomResponse(
+            balance=_coin(request.denom, self.app.bank.balance(view, address, request.denom)))
+
+    @query
+    def TotalSupply(self, request, view):
+        items = [(d.encode(), _coin(d, a)) for d, a in self.app.bank.total_supply(view)]
+        supply, page = paginate(items, request.pagination)
+        return query_pb2.QueryTotalSupplyResponse(supply=supply, pagination=page)
+
+    @query(inline=True)
+    def SupplyOf(self, request, view):
+        check_denom(request.denom)
+        return query_pb2.QuerySupplyOfResponse(amount=_coin(request.denom, self.app.bank.supply(view, request.denom)))
+
+    @query(inline=True)
+    def Params(self, request, view):
+        # No denom has sending disabled: every send the app accepts is enabled.
+        return query_pb2.QueryParamsResponse(params=bank_pb2.Params(default_send_enabled=True))
+
+    def _metadata(self, view, denom):
+        found = self.genesis_metadata.get(denom)
+        if found is None:
+            stored = keeper.metadata(view, self.app.genesis, denom)
+            found = None if stored is None else json_format.ParseDict(stored, bank_pb2.Metadata())
+        return found
+
+    @query(inline=True)
+    def DenomMetadata(self, request, view):
+        check_denom(request.denom)
+        found = self._metadata(view, request.denom)
+        if found is None:
+            raise errors.not_found(f"client metadata for denom {request.denom}")
+        return query_pb2.QueryDenomMetadataResponse(metadata=found)
+
+    @query
+    def DenomsMetadata(self, request, view):
+        everything = dict(self.genesis_metadata)
+        for stored in keeper.stored_metadata(view):
+            everything.setdefault(stored["base"], json_format.ParseDict(stored, bank_pb2.Metadata()))
+        # Sorted by base denom, as the SDK's store keeps them.
+        items = [(base.encode(), m) for base, m in sorted(everything.items())]
+        metadatas, page = paginate(items, request.pagination)
+        return query_pb2.QueryDenomsMetadataResponse(metadatas=metadatas, pagination=page)

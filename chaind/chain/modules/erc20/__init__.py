@@ -1,0 +1,41 @@
+"""x/erc20 (Evmos v20): token pairs between bank coins and ERC-20 contracts; evmos.erc20.v1.Query.
+
+A native coin's pair (OWNER_MODULE) is served by a precompile (precompile.py); an existing contract's
+pair (OWNER_EXTERNAL) moves value with MsgConvertERC20 / MsgConvertCoin through the erc20 module account.
+The keeper's reads are this package's API for the app, the other modules and the services.
+"""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.erc20.genesis import init_genesis, parse_genesis
+from chaind.chain.modules.erc20.keeper import (
+                                               MODULE_ADDRESS,
+                                               OWNER_EXTERNAL,
+                                               OWNER_MODULE,
+                                               PARAMS_KEY,
+                                               PRECOMPILE_CODE,
+                                               all_pairs,
+                                               is_denom,
+                                               is_hex_address,
+                                               pair_address,
+                                               pair_at,
+                                               pair_of,
+                                               params,
+                                               precompile_addresses,
+)
+from chaind.chain.modules.erc20.msgs import MESSAGES
+from chaind.chain.modules.erc20.precompile import open_state
+from chaind.chain.modules.erc20.query import Erc20Query
+from chaind.pb.evmos.erc20.v1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "MODULE_ADDRESS", "OWNER_EXTERNAL", "OWNER_MODULE", "PARAMS_KEY", "PRECOMPILE_CODE", "all_pairs",
+           "is_denom", "is_hex_address", "open_state", "pair_address", "pair_at", "pair_of", "params",
+           "parse_genesis", "precompile_addresses")
+
+MODULE = Module(
+    name="erc20",
+    messages=MESSAGES,
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: Erc20Query(app)),),
+    init_genesis=init_genesis,
+    module_accounts={"erc20": (MODULE_ADDRESS, ("minter", "burner"))},
+    cli="chaind.chain.modules.erc20.cli",
+)

@@ -1,0 +1,68 @@
+"""py-evm's Prague State whose call-frame snapshots also cover the native store, so a revert undoes bank
+moves; its precompiles are py-evm's fixed ones and those the native store serves (ERC-20 pairs).
+
+`native` is set by whoever opens the state (erc20 precompile's open_state): it journals native writes
+(checkpoint, revert, commit), keeps the events of precompile calls, and names the precompile at an address.
+"""
+
+import attrs
+from eth.vm.forks.prague.computation import PragueComputation
+from eth.vm.forks.prague.state import PragueState
+
+
+@attrs.frozen
+class _Snapshot:
+    evm: tuple          # py-evm's own snapshot
+    native: tuple       # (journal length, events length)
+
+
+class _Precompiles:
+    """computation.precompiles: py-evm's fixed ones, then the ERC-20 pairs' (looked up on use)."""
+
+    def __init__(self, fixed, native):
+        self.fixed = fixed
+        self.native = native
+
+    def get(self, address, default=None):
+        found = self.fixed.get(address)
+        if found is not None:
+            return found
+        found = self.native.precompile(address)
+        return default if found is None else found
+
+    def __contains__(self, address):
+        return self.get(address) is not None
+
+
+class NativeComputation(PragueComputation):
+    @property
+    def precompiles(self):
+        native = self.state.native
+        return self._precompiles if native is None else _Precompiles(self._precompiles, native)
+
+
+class NativeState(PragueState):
+    """py-evm's Prague State whose snapshots also cover the native store (through `native`)."""
+
+    computation_class = NativeComputation
+    native = None       # EvmNative, set by whoever opens the state
+
+    def snapshot(self):
+        evm = super().snapshot()
+        return _Snapshot(evm, None if self.native is None else self.native.checkpoint())
+
+    def revert(self, snapshot):
+        super().revert(snapshot.evm)
+        if snapshot.native is not None:
+            self.native.revert(snapshot.native)
+
+    def commit(self, snapshot):
+        super().commit(snapshot.evm)
+        if snapshot.native is not None:
+            self.native.commit(snapshot.native)
+
+    def is_address_warm(self, address):
+        # Active precompiles are warm from a tx's start, as geth's access list has them.
+        if super().is_address_warm(address):
+            return True
+        return self.native is not None and self.native.precompile(address) is not None

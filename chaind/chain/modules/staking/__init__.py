@@ -1,0 +1,52 @@
+"""x/staking (Cosmos SDK v0.50) as far as a chain without slashing needs it: validators, delegations,
+unbonding delegations and redelegations, and the bonded set; cosmos.staking.v1beta1.Query.
+
+Its five messages carry the SDK's checks, errors and events; the end blocker's power changes reach CometBFT.
+The reads below are this package's API for the app, genesis and the services.
+"""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.staking.end_block import end_block
+from chaind.chain.modules.staking.genesis import init_genesis
+from chaind.chain.modules.staking.msgs import MESSAGES
+from chaind.chain.modules.staking.numbers import PRECISION, dec_quo, format_duration, parse_duration
+from chaind.chain.modules.staking.params import Params, params, parse_params
+from chaind.chain.modules.staking.query import StakingQuery
+from chaind.chain.modules.staking.records import (
+                                                  BONDED,
+                                                  BONDED_POOL,
+                                                  NOT_BONDED_POOL,
+                                                  POWER_REDUCTION,
+                                                  STATUS_NAMES,
+                                                  UNBONDED,
+                                                  UNBONDING,
+                                                  Validator,
+)
+from chaind.chain.modules.staking.state import (
+                                                  delegation,
+                                                  delegations_of,
+                                                  last_powers,
+                                                  pool_balances,
+                                                  redelegations_of,
+                                                  unbonding,
+                                                  unbondings_of,
+                                                  validator,
+                                                  validators,
+)
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "BONDED", "BONDED_POOL", "NOT_BONDED_POOL", "POWER_REDUCTION", "PRECISION", "STATUS_NAMES",
+           "UNBONDED", "UNBONDING", "Params", "Validator", "dec_quo", "delegation", "delegations_of",
+           "format_duration", "last_powers", "params", "parse_duration", "parse_params", "pool_balances",
+           "redelegations_of", "unbonding", "unbondings_of", "validator", "validators")
+
+MODULE = Module(
+    name="staking",
+    messages=MESSAGES,
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: StakingQuery(app)),),
+    init_genesis=init_genesis,
+    end_block=end_block,
+    module_accounts={"bonded_tokens_pool": (BONDED_POOL, ("burner", "staking")),
+                     "not_bonded_tokens_pool": (NOT_BONDED_POOL, ("burner", "staking"))},
+    cli="chaind.chain.modules.staking.cli",
+)

@@ -1,0 +1,63 @@
+"""staking's store keys: records by operator, delegator and pair, their indexes, and the time queues."""
+
+from chaind.store.keys import compose
+
+
+def time_key(ns):
+    return max(ns, 0).to_bytes(8, "big")
+
+
+def parts(key):
+    """The parts of a composed key (store.keys.compose), as bytes."""
+    out, i = [], 0
+    while i < len(key):
+        n = key[i]
+        out.append(key[i + 1:i + 1 + n])
+        i += 1 + n
+    return out
+
+
+def val_key(operator):
+    return compose("staking", "val", operator)
+
+
+def cons_key(cons_address):
+    return compose("staking", "cons", cons_address)
+
+
+def del_key(delegator, validator):
+    return compose("staking", "del", delegator, validator)
+
+
+def del_by_val_key(validator, delegator):
+    return compose("staking", "delv", validator, delegator)
+
+
+def ubd_key(delegator, validator):
+    return compose("staking", "ubd", delegator, validator)
+
+
+def ubd_by_val_key(validator, delegator):
+    return compose("staking", "ubdv", validator, delegator)
+
+
+def red_key(delegator, src, dst):
+    return compose("staking", "red", delegator, src, dst)
+
+
+def red_by_src_key(src, delegator, dst):
+    return compose("staking", "reds", src, delegator, dst)
+
+
+def red_by_dst_key(dst, delegator, src):
+    return compose("staking", "redd", dst, delegator, src)
+
+
+def last_power_key(operator):
+    return compose("staking", "last", operator)
+
+
+UNBONDING_ID = compose("staking", "ubdid")
+UBD_QUEUE = compose("staking", "ubdq")
+RED_QUEUE = compose("staking", "redq")
+VAL_QUEUE = compose("staking", "valq")

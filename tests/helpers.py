@@ -1,0 +1,142 @@
+"""What the tests share: a node built from settings, and clients of its faces (JSON-RPC URLs, gRPC, REST,
+CometBFT RPC, bech32 addresses), each blocking call also offered as a Deferred run off the reactor."""
+
+import fcntl
+import hashlib
+import io
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import grpc
+from twisted.internet import reactor, threads
+
+from chaind import config
+from chaind.chain import registry
+from chaind.crypto.addresses import to_bech32
+from chaind.home import DEV_API, Home
+from chaind.node import Node
+
+HEIGHT = "x-cosmos-block-height"
+COSMPY_REQUIREMENTS = pathlib.Path(__file__).parent / "cosmpy_client" / "requirements.txt"
+
+
+def make_node(home_path, modules=registry.MODULES, **sections):
+    """A Node on 127.0.0.1, every face on port 0, a dev home (made if missing), serving `modules`;
+    `sections` override settings."""
+    home = Home(home_path)
+    if not home.exists():
+        home.init("test", dev=True)
+    base = {"chain": {"block_interval": 0.0, "empty_blocks": False},
+            # The tests' chain is a dev chain: it serves what a dev home's config enables.
+            "json_rpc": {"address": "127.0.0.1:0", "ws_address": "127.0.0.1:0", "api": DEV_API},
+            "cometbft_rpc": {"address": "127.0.0.1:0"}, "grpc": {"address": "127.0.0.1:0"},
+            "rest": {"address": "127.0.0.1:0"}}
+    for name, values in sections.items():
+        base.setdefault(name, {}).update(values)
+    settings = config.Settings().evolve(**base)
+    return Node(home, settings, reactor=reactor, out=io.StringIO(), modules=modules)
+
+
+def in_thread(fn, *args, **kwargs):
+    """Run a blocking client call (web3.py, grpcio, urllib) off the reactor, as a real client process would."""
+    return threads.deferToThread(fn, *args, **kwargs)
+
+
+def url(node):
+    return f"http://127.0.0.1:{node.port_of('json-rpc')}"
+
+
+def ws_url(node):
+    return f"ws://127.0.0.1:{node.port_of('websocket')}"
+
+
+def b32(node, address):
+    """The bech32 form, with the node's prefix, of a 0x address or 20 raw bytes."""
+    raw = bytes.fromhex(address[2:]) if isinstance(address, str) else address
+    return to_bech32(node.genesis.bech32_prefix, raw)
+
+
+def grpc_sync(node, stub_class, method, request, height=None, credentials=None):
+    """(response, response header metadata) or (None, (status code, message)), over a fresh channel."""
+    target = f"127.0.0.1:{node.port_of('grpc')}"
+    channel = grpc.secure_channel(target, credentials) if credentials else grpc.insecure_channel(target)
+    with channel:
+        metadata = ((HEIGHT, str(height)),) if height is not None else None
+        try:
+            response, call = getattr(stub_class(channel), method).with_call(request, metadata=metadata, timeout=10)
+        except grpc.RpcError as e:
+            return None, (e.code(), e.details())
+        return response, dict(call.initial_metadata())
+
+
+def call(node, stub_class, method, request, height=None):
+    """grpc_sync as a Deferred."""
+    return in_thread(grpc_sync, node, stub_class, method, request, height)
+
+
+def rest_sync(node, path, body=None, height=None):
+    """(HTTP status, headers, JSON body) of a GET on the REST gateway (a POST when `body` is given)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{node.port_of('rest')}{path}", data=data,
+                                     headers={"content-type": "application/json"})
+    if height is not None:
+        request.add_header(HEIGHT, str(height))
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), json.loads(e.read())
+
+
+def rest(node, path, body=None, height=None):
+    """rest_sync as a Deferred."""
+    return in_thread(rest_sync, node, path, body, height)
+
+
+def comet(node, method, **params):
+    """The JSON-RPC reply object of a CometBFT RPC call (POST to 26657's root)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{node.port_of('cometbft')}/", data=body,
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=20) as response:
+        return json.loads(response.read())
+
+
+def cosmpy_venv_path():
+    """Where the cosmpy venv lives: kept between runs, one per requirements file and Python version."""
+    pins = [line.strip() for line in COSMPY_REQUIREMENTS.read_text().splitlines()
+            if line.strip() and line[0] != "#"]
+    digest = hashlib.sha256("\n".join(pins + [sys.version]).encode()).hexdigest()[:10]
+    version = next(p.split("==")[1] for p in pins if p.startswith("cosmpy=="))
+    cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
+    return cache / f"chaind-cosmpy-{version}-py{sys.version_info.major}{sys.version_info.minor}-{digest}"
+
+
+def build_cosmpy_venv(path):
+    """Create the venv once (a lock keeps two test runs from building it together); its python, or an error text."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = path / "installed.txt"
+    with open(f"{path}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.is_file():
+            return path / "bin" / "python", None
+        shutil.rmtree(path, ignore_errors=True)
+        steps = [[sys.executable, "-m", "venv", str(path)],
+                 [str(path / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+                  "-r", str(COSMPY_REQUIREMENTS)],
+                 [str(path / "bin" / "python"), "-m", "pip", "freeze"]]
+        for step in steps:
+            try:
+                run = subprocess.run(step, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired:
+                return None, f"{' '.join(step)} timed out after 600 s"
+            if run.returncode != 0:
+                return None, f"{' '.join(step)} exited {run.returncode}:\n{run.stderr[-3000:]}"
+        done.write_text(run.stdout)
+        return path / "bin" / "python", None

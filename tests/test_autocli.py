@@ -1,0 +1,139 @@
+"""The CLI built from modules' tables (cli/autocli.py): built-in tables are sound, a module the CLI was never told
+of is served from its table alone, and a query loads no node code."""
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import types
+from typing import NamedTuple
+
+import pytest
+import pytest_twisted
+from click.testing import CliRunner
+
+from chaind.chain import cli_table
+from chaind.cli import autocli
+from chaind.cli.main import make_cli
+from chaind.cli.tx import TxKit
+from helpers import in_thread
+from test_cli import DEV0_B32, failed, node_flag, ok
+
+# A module of the test suite's own: its table serves bank's Query service under another name.
+TOY = types.ModuleType("toy_cli")
+TOY.QUERY = cli_table.Queries("chaind.pb.cosmos.bank.v1beta1.query_pb2", "A toy module.", (
+    cli_table.Query("holdings", "AllBalances", "What ADDRESS holds.", args=(cli_table.Arg("address", "acc"),)),
+    cli_table.Query("supply-of", "SupplyOf", "One denom's supply.", args=(cli_table.Arg("denom"),)),
+))
+sys.modules["toy_cli"] = TOY
+
+
+class Toy(NamedTuple):
+    name: str = "toy"
+    cli: str = "toy_cli"
+
+
+def test_every_builtin_table_names_real_rpcs_messages_and_fields():
+    found = autocli.builtin_modules()
+    assert [m.name for m in found] == ["auth", "bank", "erc20", "evm", "feemarket", "staking"]
+    for ref in found:
+        table = autocli.load_table(ref.cli)
+        if getattr(table, "QUERY", None) is not None:
+            pb = importlib.import_module(table.QUERY.service)
+            service = pb.DESCRIPTOR.services_by_name[table.QUERY.service_name]
+            for entry in table.QUERY.commands:
+                for rpc in (entry.rpc, *([entry.narrow.rpc] if entry.narrow else [])):
+                    fields = service.methods_by_name[rpc].input_type.fields_by_name
+                    for name in [a.field for a in entry.args] + [f.field_name for f in entry.flags]:
+                        assert name in fields or rpc != entry.rpc, (ref.name, entry.name, name)
+        if getattr(table, "TX", None) is not None:
+            pb = importlib.import_module(table.TX.module)
+            for entry in table.TX.commands:
+                fields = getattr(pb, entry.message).DESCRIPTOR.fields_by_name
+                for name in [a.field for a in entry.args] + [entry.signer_field]:
+                    assert name in fields, (ref.name, entry.name, name)
+            for message, field in (table.TX.signers or {}).items():
+                assert field in getattr(pb, message).DESCRIPTOR.fields_by_name, (ref.name, message)
+    # Every entry builds its command.
+    kit = TxKit()
+    for ref in found:
+        table = autocli.load_table(ref.cli)
+        for entry in getattr(getattr(table, "QUERY", None), "commands", ()):
+            assert autocli.query_command(table.QUERY, entry).name == entry.name
+        for entry in getattr(getattr(table, "TX", None), "commands", ()):
+            assert autocli.msg_command(table.TX, entry, kit).name == entry.name
+    # validate-signatures knows the signer of every message the CLI builds.
+    assert autocli.signer_fields(autocli.Modules(found)) == {
+        "/cosmos.bank.v1beta1.MsgSend": "from_address", "/cosmos.bank.v1beta1.MsgMultiSend": "inputs",
+        "/cosmos.staking.v1beta1.MsgDelegate": "delegator_address",
+        "/cosmos.staking.v1beta1.MsgUndelegate": "delegator_address",
+        "/cosmos.staking.v1beta1.MsgBeginRedelegate": "delegator_address",
+        "/cosmos.staking.v1beta1.MsgCreateValidator": "validator_address",
+        "/cosmos.staking.v1beta1.MsgEditValidator": "validator_address",
+        "/evmos.erc20.v1.MsgConvertERC20": "sender", "/evmos.erc20.v1.MsgConvertCoin": "sender",
+        "/evmos.erc20.v1.MsgRegisterERC20": "authority", "/evmos.erc20.v1.MsgToggleConversion": "authority"}
+
+
+def test_a_table_imports_neither_the_cli_nor_its_package():
+    # A table runs alone: its package's __init__ (the keeper, the node's code) and chaind.cli are not loaded.
+    code = ("import sys; from chaind.cli.autocli import builtin_modules, load_table\n"
+            "[load_table(m.cli) for m in builtin_modules()]\n"
+            "print(sorted(n for n in sys.modules if n.startswith(('chaind.cli.main', 'chaind.cli.query', "
+            "'chaind.cli.tx', 'chaind.crypto', 'eth_utils')) or n.endswith('.keeper')))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
+
+
+def test_a_query_run_loads_no_node_code():
+    code = ("import sys\nfrom chaind.cli.main import main\n"
+            "try:\n    main(['query', 'bank', 'balances', 'chain17w0adeg64ky0daxwd2ugyuneellmjgnxkl0eq4', "
+            "'--node', 'tcp://127.0.0.1:9'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(n for n in sys.modules if n.startswith(('chaind.chain.modules.staking', 'eth_utils', "
+            "'chaind.chain.modules.erc20', 'chaind.chain.app', 'chaind.crypto', 'twisted')) "
+            "or n.endswith(('.keeper', '.msgs'))))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert "could not reach node" in run.stderr
+    assert run.stdout.strip() == "[]"
+
+
+def test_a_kind_the_cli_does_not_know_is_refused_when_built():
+    entry = cli_table.Query("odd", "Params", "Odd.", args=(cli_table.Arg("x", "colour"),))
+    with pytest.raises(ValueError, match="odd: X kind 'colour'"):
+        autocli.query_command(TOY.QUERY, entry)
+
+
+def test_tables_shape_usage_and_flags():
+    cli = make_cli([Toy()])
+    usage = CliRunner().invoke(cli, ["query", "toy", "holdings", "--help"]).stdout
+    assert "holdings [OPTIONS] ADDRESS" in usage and "--page-key" in usage and "--height" in usage
+    # SupplyOf's request has no pagination: no pagination flags.
+    assert "--page-key" not in CliRunner().invoke(cli, ["query", "toy", "supply-of", "--help"]).stdout
+    # Only the modules given are served.
+    assert "bank" not in CliRunner().invoke(cli, ["query", "--help"]).stdout
+    failed(CliRunner().invoke(cli, ["query", "bank", "balances", DEV0_B32]), "No such command 'bank'")
+    failed(CliRunner().invoke(cli, ["query", "toy", "holdings", "chainvaloper1nope"]), "invalid address")
+    usage = CliRunner().invoke(make_cli(), ["tx", "erc20", "convert-coin", "--help"]).stdout
+    assert "COIN" in usage and "[RECEIVER]" in usage
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_module_the_cli_never_heard_of_is_served_from_its_table(node):
+    cli = make_cli([Toy()])
+    n = node_flag(node)
+    held = yield in_thread(CliRunner().invoke, cli, ["query", "toy", "holdings", DEV0_B32, n, "-o", "json",
+                                                     "--limit", "1", "--count-total"])
+    doc = json.loads(ok(held).stdout)
+    assert doc["balances"] == [{"denom": "achain", "amount": "100000000000000000000000000"}]
+    assert doc["pagination"]["total"] == "3"
+    text = ok((yield in_thread(CliRunner().invoke, cli, ["query", "toy", "supply-of", "stake", n]))).stdout
+    assert text.startswith("amount:\n  amount: \"") and "  denom: stake\n" in text
+
+
+def test_the_cli_finds_the_registrys_tables():
+    from chaind.chain.registry import MODULES
+
+    assert {m.name: m.cli for m in MODULES if m.cli} == {m.name: m.cli for m in autocli.builtin_modules()}
