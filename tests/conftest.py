@@ -51,20 +51,3 @@ def cosmpy_python():
             pytest.fail(message)
         pytest.skip(message)
     return python
-
-
-def pytest_addoption(parser):
-    parser.addoption("--slow", action="store_true", help="also run the tests marked slow (many node processes)")
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: runs many node processes; only with --slow")
-
-
-def pytest_collection_modifyitems(config, items):
-    if config.getoption("--slow"):
-        return
-    skip = pytest.mark.skip(reason="slow: run with --slow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)

@@ -93,7 +93,9 @@ def _compare_blocks(apps, solo, heights):
             assert app.eth("eth_getBlockByNumber", hex(height), True) == want, (app.ports, height)
 
 
-@pytest.mark.parametrize("count", [2, pytest.param(4, marks=pytest.mark.slow)])
+# Each starts chaind processes (seconds each on the 2-core box): slow, as the house marks such tests.
+@pytest.mark.slow
+@pytest.mark.parametrize("count", [2, 4])
 def test_replicas_agree_with_each_other_and_the_solo_producer_and_survive_sigkill(tmp_path, count):
     solo = Chain(tmp_path, "solo")      # makes the dev home at tmp_path/home, shared by every app
     homes = [tmp_path / "home"] + [tmp_path / f"home{i}" for i in range(1, count)]
@@ -149,6 +151,7 @@ def test_replicas_agree_with_each_other_and_the_solo_producer_and_survive_sigkil
         solo.close()
 
 
+@pytest.mark.slow
 def test_a_replica_behind_by_several_blocks_replays_them(tmp_path):
     """An app that was stopped for several heights catches up through the handshake alone."""
     solo = Chain(tmp_path, "solo")
