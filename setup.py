@@ -125,6 +125,7 @@ def _packages():
 # (chaind/pb/ exists only once the protos are compiled).
 setup(
     packages=_packages() + ["twisted.plugins"],
+    package_data={"chaind.explorer": ["static/*"]},   # the explorer page: plain HTML, JS and CSS, no build step
     data_files=[("share/chaind/etc", [str(p.relative_to(HERE)) for p in sorted((HERE / "etc").iterdir())])],
     cmdclass={"build_protos": BuildProtos, "build_py": BuildPy, "develop": Develop},
 )

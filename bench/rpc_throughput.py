@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 
-from devnode import DEV0, REPO, DevNode
+from devnode import DEV0, REPO, DevNode, free_port
 from results import Result, run_script
 
 TARGETS = {"eth_blockNumber": ([], 20_000), "eth_getBalance": ([DEV0, "latest"], 10_000)}
@@ -55,7 +55,9 @@ def read_rates(url, rpc, methods, connections, warmup, seconds, params=None):
 def measure(args):
     need_wrk()
     results = []
-    with DevNode() as node:
+    # --metrics: the node serves /metrics, so every request is counted and timed (the cost to compare).
+    config = f'[instrumentation]\nprometheus = true\nprometheus-listen-addr = "127.0.0.1:{free_port()}"\n'
+    with DevNode(config=config if args.metrics else "") as node:
         rates = read_rates(node.url, node.rpc, args.methods.split(","), args.connections, args.warmup, args.seconds)
     for method, (rate, latency) in rates.items():
         target = TARGETS[method][1]
@@ -72,6 +74,7 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=3, help="seconds of load before measuring")
     parser.add_argument("--seconds", type=int, default=10, help="seconds measured")
     parser.add_argument("--methods", default=",".join(TARGETS))
+    parser.add_argument("--metrics", action="store_true", help="with [instrumentation] prometheus on")
     run_script(parser, measure, argv)
 
 

@@ -3,6 +3,7 @@
 Each section is an attrs class; a key the node does not know is an error, not a silent no-op.
 """
 
+import re
 import tomllib
 
 import attrs
@@ -87,6 +88,7 @@ class CometRpcSettings:
     max_query_length: int = 512         # bytes of one event query (tx_search, block_search, subscribe)
     default_per_page: int = 30          # tx_search/block_search page size when none is asked
     max_per_page: int = 100             # a larger per_page is lowered to this
+    cors_allowed_origins: str = ""      # browser origins allowed to read answers; * = any; empty = none
     max_subscription_clients: int = 100  # WebSocket connections holding subscriptions at once
     max_subscriptions_per_client: int = 5
     subscription_buffer_size: int = 200  # events queued for one subscription before it is canceled
@@ -124,6 +126,30 @@ class TracingSettings:
 class RestSettings:
     enable: bool = True
     address: str = _listen("127.0.0.1:9091")
+    enabled_unsafe_cors: bool = False   # any browser origin may read answers (the SDK's [api] setting)
+
+
+@attrs.frozen
+class ExplorerSettings:
+    enable: bool = False                # serve the explorer page (a dev home turns it on)
+    address: str = _listen("127.0.0.1:8547")
+    # Where the page reaches the node's faces; empty = this node's own listeners (as the browser sees them).
+    json_rpc_url: str = ""
+    websocket_url: str = ""
+    cometbft_url: str = ""
+    rest_url: str = ""
+
+
+@attrs.frozen
+class InstrumentationSettings:
+    prometheus: bool = False            # serve /metrics (a dev home turns it on)
+    prometheus_listen_addr: str = _listen("127.0.0.1:26660")
+    namespace: str = "cometbft"         # prefix of CometBFT's metric names
+
+    def __attrs_post_init__(self):
+        if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", self.namespace):
+            raise ConfigError(f"[instrumentation] namespace must be letters, digits and _, not starting with a "
+                              f"digit (a Prometheus name prefix), got {self.namespace!r}")
 
 
 ABCI_MODES = ("builtin", "socket")
@@ -158,6 +184,8 @@ class Settings:
     rest: RestSettings = RestSettings()
     cometbft_rpc: CometRpcSettings = CometRpcSettings()
     grpc: GrpcSettings = GrpcSettings()
+    instrumentation: InstrumentationSettings = InstrumentationSettings()
+    explorer: ExplorerSettings = ExplorerSettings()
     abci: AbciSettings = AbciSettings()
 
     def evolve(self, **sections):

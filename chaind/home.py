@@ -88,5 +88,9 @@ class Home:
         if dev:
             # The dev chain serves the txpool and debug (tracing) namespaces too, and says so at start.
             config_text = config_text.replace(f'api = "{DEFAULT_API}"', f'api = "{DEV_API}"', 1)
+            # and its metrics and explorer, on the loopback address.
+            config_text = config_text.replace("\nprometheus = false\n", "\nprometheus = true\n", 1)
+            head, _, explorer = config_text.partition("\n[explorer]\n")
+            config_text = head + "\n[explorer]\n" + explorer.replace("\nenable = false\n", "\nenable = true\n", 1)
         self.config_file.write_text(config_text)
         return self

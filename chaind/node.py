@@ -3,6 +3,7 @@
 import hashlib
 import sys
 
+import attrs
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from twisted.application import internet, service
 from twisted.internet import defer, endpoints
@@ -26,7 +27,7 @@ from chaind.chain import registry
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
-from chaind.cometbft.server import make_site
+from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
 from chaind.consensus.abci.application import AbciApplication, Pools
 from chaind.consensus.abci.forward import CometForwarder
@@ -35,16 +36,21 @@ from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
+from chaind.explorer import site as explorer_site
 from chaind.grpc import abci
 from chaind.grpc.router import QueryRouter
 from chaind.grpc.server import GrpcServer
 from chaind.home import Home
+from chaind.metrics import faces as metric_faces
+from chaind.metrics import sources as metric_sources
+from chaind.metrics.node import NodeMetrics
 from chaind.rest.gateway import RestGateway
-from chaind.rpc.errors import METHOD_NOT_FOUND, RPCError
+from chaind.rpc.cors_resource import CorsResource
+from chaind.rpc.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, RPCError, as_rpc_error
 from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
-from chaind.rpc.origins import OriginPolicy, split_list
+from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
 from chaind.store.db import Database
 
 
@@ -101,23 +107,30 @@ class Node(service.MultiService):
         else:
             self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
             self.producer.setServiceParent(self)
+            self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
         self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
         _Pool(self.call_pool).setServiceParent(self)
         concurrency = settings.tracing.concurrency
         self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
         _Pool(self.trace_pool).setServiceParent(self)
         self.listeners = {}
+        # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
+        self.metrics = NodeMetrics(settings.instrumentation) if settings.instrumentation.prometheus else None
+        # While the explorer is on, every face it reads admits its origin (CORS, WebSocket origins).
+        explorer = settings.explorer
+        origin = _origin_of(explorer.address) if explorer.enable else None
         rpc = settings.json_rpc
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
-            dispatcher = Dispatcher(self.evm_methods, rpc.max_batch_size)
+            dispatcher = Dispatcher(self._timed(self.evm_methods, "json-rpc"), rpc.max_batch_size)
             limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes)
-            access = HttpAccess(tuple(split_list(rpc.vhosts)),
-                                OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None)
+            access = HttpAccess(tuple(split_list(rpc.vhosts)), _admit(
+                OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None, origin))
             self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self.bus, self.evm_methods, rpc)
+            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc)
+            self.ws_factory.origins = _admit(self.ws_factory.origins, origin)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
         self.comet_routes = None
@@ -131,20 +144,72 @@ class Node(service.MultiService):
                                             producer=self.producer, bus=self.bus, reactor=self.reactor,
                                             call_pool=self.call_pool)
             table = self.comet_routes.table()
-            self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, table, comet)
-            self._listen("cometbft", comet.address, make_site(table, comet, self.comet_ws_factory.as_resource()))
+            self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, self._timed_routes(table, "cometbft-ws"),
+                                                          comet)
+            site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
+            cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
+                          else None, origin)
+            if cors is not None:
+                site.resource = CorsResource(site.resource, cors)
+            self._listen("cometbft", comet.address, site)
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
-            grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor)
+            grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor,
+                                     timed=self.metrics.grpc if self.metrics is not None else None)
             grpc_server.setServiceParent(self)
             self.listeners["grpc"] = grpc_server
         if settings.rest.enable:
             gateway = RestGateway(self.queries, self.call_pool, self.reactor)
-            site = server.Site(gateway.resource())
+            rest_resource = gateway.resource()
+            if self.metrics is not None:
+                rest_resource = self.metrics.resource(rest_resource, metric_faces.werkzeug_route_of(
+                    gateway.app.url_map), "rest")
+            cors = _admit(OriginPolicy.parse("*") if settings.rest.enabled_unsafe_cors else None, origin)
+            if cors is not None:
+                rest_resource = CorsResource(rest_resource, cors)
+            site = server.Site(rest_resource)
             site.displayTracebacks = False
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway
             self._listen("rest", settings.rest.address, site)
+        if explorer.enable:
+            g = self.genesis
+            self._listen("explorer", explorer.address, explorer_site.make_site(self._explorer_urls, {
+                "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
+                "denom": g.base_denom, "decimals": 18}))
+        if self.metrics is not None:
+            self._listen("metrics", settings.instrumentation.prometheus_listen_addr,
+                         metric_sources.build(self, self.metrics))
+
+    def _explorer_urls(self, request):
+        """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
+        host name the browser used, when the face listens on every interface)."""
+        explorer = self.settings.explorer
+        urls = {}
+        for key, name, scheme, configured in (("jsonRpc", "json-rpc", "http", explorer.json_rpc_url),
+                                              ("websocket", "websocket", "ws", explorer.websocket_url),
+                                              ("cometbft", "cometbft", "http", explorer.cometbft_url),
+                                              ("rest", "rest", "http", explorer.rest_url)):
+            if configured or name not in self.listeners:
+                urls[key] = configured
+                continue
+            host = self.listeners[name]._waitingForPort.result.getHost().host
+            if host in ("0.0.0.0", "::"):
+                host = request.getRequestHostname().decode("idna")
+            urls[key] = f"{scheme}://{host}:{self.port_of(name)}"
+        return urls
+
+    def _timed(self, methods, face):
+        if self.metrics is None:
+            return methods
+        # The code the JSON-RPC face answers a method's failure with (a domain error mapped as rpc/errors does).
+        return self.metrics.methods(methods, face, lambda e: getattr(as_rpc_error(e), "code", INTERNAL_ERROR))
+
+    def _timed_routes(self, table, face):
+        if self.metrics is None:
+            return table
+        # What CometBFT answers a route's failure with: its CallError's code, else -32603 (domain errors too).
+        return self.metrics.routes(table, face, lambda e: e.code if isinstance(e, CallError) else -32603)
 
     def _serve_abci(self, settings):
         """Socket mode: the ABCI connections CometBFT opens, answered by the app."""
@@ -153,6 +218,7 @@ class Node(service.MultiService):
 
         self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
                                     self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
+        self.consensus = self.abci
         self._listen("abci", settings.address,
                      AbciFactory(self.abci, settings.max_message_bytes, settings.max_pending_requests))
 
@@ -181,7 +247,7 @@ class Node(service.MultiService):
         fees = FeeApi(app, rpc)
         filters = FilterApi(app, rpc, self.bus, reactor, self.call_pool)
         filters.setServiceParent(self)
-        debug = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.trace_pool)
+        debug = self.debug_api = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.trace_pool)
         debug.setServiceParent(self)
         wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
@@ -234,7 +300,11 @@ class Node(service.MultiService):
             lines.append("consensus: builtin solo producer (this node's validator makes every block)")
         for name in self.listeners:
             scheme = {"websocket": "ws", "grpc": "grpc+http", "abci": "tcp"}.get(name, "http")
-            lines.append(f"{name}: {scheme}://{self._address(name)}")
+            lines.append(f"{name}: {scheme}://{self._address(name)}" + ("/metrics" if name == "metrics" else ""))
+        if self.metrics is None:
+            lines.append("metrics: off (turn on with [instrumentation] prometheus = true)")
+        if "explorer" not in self.listeners:
+            lines.append("explorer: off (turn on with [explorer] enable = true)")
         rpc = self.settings.json_rpc
         if rpc.enable:
             opt_in = sorted({"txpool", "debug"} & {n.strip() for n in rpc.api.split(",")})
@@ -254,6 +324,20 @@ class Node(service.MultiService):
         listener = self.listeners[name]
         host = listener.host if isinstance(listener, GrpcServer) else listener._waitingForPort.result.getHost().host
         return f"{host}:{self.port_of(name)}"
+
+
+def _origin_of(address):
+    """The browser origin of a face listening at host:port; with port 0 (tests) any port of that host."""
+    host, _, port = address.rpartition(":")
+    return f"http://{host or '127.0.0.1'}" + (f":{port}" if port != "0" else "")
+
+
+def _admit(policy, origin):
+    """`policy` (an OriginPolicy, or None for none) admitting `origin` as well (None: unchanged)."""
+    if origin is None:
+        return policy
+    rule = OriginRule.parse(origin)
+    return OriginPolicy((rule,)) if policy is None else attrs.evolve(policy, rules=policy.rules + (rule,))
 
 
 def _notifications_unsupported(params):

@@ -3,12 +3,14 @@ driven over the socket served by the EVM face as the block CometBFT decided."""
 
 import json
 import socket
+import urllib.request
 
 import grpc
 import pytest
 import pytest_twisted
 import requests
 from eth_account import Account
+from prometheus_client.parser import text_string_to_metric_families
 from twisted.logger import globalLogPublisher
 from websockets.sync.client import connect
 
@@ -432,3 +434,27 @@ def test_process_proposal_rejects_a_block_with_an_undecodable_tx(abci_node):
     port, doc = abci_node.port_of("abci"), abci_node.genesis.document
     assert (yield in_thread(_process, port, doc, [good])) == pb.ResponseProcessProposal.ACCEPT
     assert (yield in_thread(_process, port, doc, [good, b"\x0a\x03not a tx"])) == pb.ResponseProcessProposal.REJECT
+
+
+@pytest_twisted.inlineCallbacks
+def test_metrics_in_socket_mode_count_what_cometbft_drove(node_factory):
+    node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0"},
+                        instrumentation={"prometheus": True, "prometheus_listen_addr": "127.0.0.1:0"})
+    replica_genesis[:] = [node.genesis.document]
+    signed = Account.sign_transaction({"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10,
+                                       "maxPriorityFeePerGas": 1, "nonce": 0, "to": "0x" + "33" * 20,
+                                       "value": 1}, node.dev_keys[2].private_key)
+    raw = txs.wrap_evm(signed.raw_transaction, 9000, node.genesis.base_denom).raw
+    ws = yield in_thread(connect, ws_url(node))
+    replica, driver, _, _ = yield in_thread(_check_one, node.port_of("abci"), raw, ws)
+    yield in_thread(_drive_one_block, replica, driver, raw, node.genesis.genesis_time_ns + 10**9, ws)
+    ws.close()
+
+    def scrape():
+        with urllib.request.urlopen(f"http://127.0.0.1:{node.port_of('metrics')}/metrics", timeout=10) as r:
+            return {(s.name, frozenset(s.labels.items())): s.value
+                    for f in text_string_to_metric_families(r.read().decode()) for s in f.samples}
+    table = yield in_thread(scrape)
+    assert table[("chaind_block_execution_seconds_count", frozenset())] == 1
+    assert table[("chaind_block_commit_seconds_count", frozenset())] == 1
+    assert table[("cometbft_consensus_height", frozenset({("chain_id", node.genesis.chain_id)}))] == 2

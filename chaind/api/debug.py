@@ -24,6 +24,7 @@ class DebugApi(service.Service):
         self.reactor = reactor
         self.pool = trace_pool
         self.in_flight = 0
+        self.streamed_bytes = 0  # written by finished traces (metrics)
         self.sinks = set()       # where running traces write; stopped when the node stops
 
     def stopService(self):
@@ -113,6 +114,7 @@ class DebugApi(service.Service):
 
         def produce(sink):
             self.in_flight += 1
+            sink = _CountingSink(sink)
             self.sinks.add(sink)
             job = TraceJob(self.app, options, self.settings.js_memory_limit, sink.cancel)
             d = threads.deferToThreadPool(self.reactor, self.pool, work, job, sink)
@@ -124,7 +126,24 @@ class DebugApi(service.Service):
     def _finished(self, outcome, sink):
         self.in_flight -= 1
         self.sinks.discard(sink)
+        self.streamed_bytes += sink.written
         return outcome
+
+
+class _CountingSink:
+    """A trace's sink that counts what it writes; only the trace's own thread writes to it."""
+
+    def __init__(self, sink):
+        self.sink = sink
+        self.cancel = sink.cancel
+        self.written = 0
+
+    def write(self, data):
+        self.sink.write(data)
+        self.written += len(data)
+
+    def abort(self):
+        self.sink.abort()
 
 
 def _trace_error(failure):

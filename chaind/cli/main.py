@@ -67,12 +67,14 @@ def init(moniker, chain_id, home):
 @click.command()
 @click.option("--home", default=None, type=click.Path(file_okay=False))
 @click.option("--config", default=None, type=click.Path(dir_okay=False))
-def start(home, config):
+@click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for people, json for machines (one JSON object per line)")
+def start(home, config, log_format):
     """Run the node in the foreground (the same as `twistd -n chaind`)."""
     from twisted.scripts.twistd import run
 
     sys.argv = ["twistd", "-n", "chaind"] + (["--home", home] if home else []) + \
-               (["--config", config] if config else [])
+               (["--config", config] if config else []) + ["--log-format", log_format]
     run()
 
 
@@ -94,6 +96,7 @@ def replay(home, to_height):
     from chaind.chain.genesis import Genesis
     from chaind.chain.replay import replay_chain
     from chaind.home import DEFAULT_HOME, Home
+    from chaind.progress import Progress
     from chaind.store.db import Database
 
     node_home = Home(home or DEFAULT_HOME)
@@ -109,12 +112,10 @@ def replay(home, to_height):
         key = ed25519.Ed25519PrivateKey.from_private_bytes(node_home.validator_key()) if validator else None
         address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
 
-        def progress(height, last):
-            if height % 1000 == 0 or height == last:
-                click.echo(f"replayed {height}/{last}", err=True)
-
+        progress = Progress("replay", sys.stderr)
         with tempfile.TemporaryDirectory(prefix="chaind-replay-") as scratch:
-            report = replay_chain(source, f"{scratch}/chain.db", key, address, to_height, progress)
+            report = replay_chain(source, f"{scratch}/chain.db", key, address, to_height, progress.update)
+        progress.end()
     finally:
         db.close()
     if not report.ok:

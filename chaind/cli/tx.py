@@ -26,7 +26,6 @@ from chaind.cli.common import (
     rpc_client,
     setting,
     to_bech32,
-    to_hex,
 )
 from chaind.cli.keys import KeyringErrors, find_record, keyring_options, open_keyring
 
@@ -310,46 +309,6 @@ def parse_tx(text, where):
 
 # -- commands ------------------------------------------------------------------------------------
 
-class TxKit:
-    """The tx plumbing a module's hand-written tx commands get from the CLI (its cli.py imports no chaind.cli)."""
-
-    tx_options = staticmethod(tx_options)
-    home_option = staticmethod(home_option)
-    output_option = staticmethod(output_option)
-    generate_or_broadcast = staticmethod(generate_or_broadcast)
-    broadcast = staticmethod(broadcast)
-    rpc_client = staticmethod(rpc_client)
-    parse_coins = staticmethod(parse_coins)
-    coin_protos = staticmethod(coin_protos)
-    address_bytes = staticmethod(address_bytes)
-    bech32_address = staticmethod(bech32_address)
-    to_bech32 = staticmethod(to_bech32)
-    to_hex = staticmethod(to_hex)
-    prefix = staticmethod(prefix)
-
-    @staticmethod
-    def coin(text):
-        """One positive coin (e.g. 10achain) as a Coin."""
-        from chaind.cli.autocli import coin
-
-        return coin(text)
-
-    @staticmethod
-    def coins(text):
-        """Positive coins (e.g. 10achain,5stake) as Coins."""
-        from chaind.cli.autocli import positive_coins
-
-        return positive_coins(text)
-
-    @staticmethod
-    def any(url, message):
-        return _any(url, message)
-
-    @staticmethod
-    def sender_address(ctx, from_):
-        return _sender_address(ctx, from_)
-
-
 def _sender_address(ctx, from_):
     """The address of --from: a key's name, or an address (which --generate-only needs no key for)."""
     from chaind.cli.common import AddressError
@@ -362,6 +321,24 @@ def _sender_address(ctx, from_):
     except AddressError:
         raise click.ClickException(f"{from_}.info: key not found") from None
 
+
+class TxKit:
+    """The tx plumbing a module's hand-written tx commands get from the CLI (its cli.py imports no chaind.cli)."""
+
+    tx_options = staticmethod(tx_options)
+    home_option = staticmethod(home_option)
+    output_option = staticmethod(output_option)
+    generate_or_broadcast = staticmethod(generate_or_broadcast)
+    broadcast = staticmethod(broadcast)
+    rpc_client = staticmethod(rpc_client)
+    sender_address = staticmethod(_sender_address)      # the 20 bytes of --from (a key's name, or an address)
+    parse_coins = staticmethod(parse_coins)
+    coin_protos = staticmethod(coin_protos)
+    coin = staticmethod(autocli.coin)                   # one positive coin (e.g. 10achain) as a Coin
+    any = staticmethod(_any)
+    bech32_address = staticmethod(bech32_address)
+    to_bech32 = staticmethod(to_bech32)
+    prefix = staticmethod(prefix)
 
 
 class TxGroup(autocli.ModuleGroup, KeyringErrors):

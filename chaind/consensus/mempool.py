@@ -39,6 +39,10 @@ class Mempool:
     def __len__(self):
         return len(self._by_hash)
 
+    def total_bytes(self):
+        """Bytes of the txs held (CometBFT's mempool size_bytes)."""
+        return sum(len(tx.raw) for tx in self._by_hash.values())
+
     def add(self, tx, state_nonce):
         """Add a checked tx (`state_nonce`: its sender's nonce in the state it was checked against);
         returns the tx it replaced, if any. Raises TxError when refused."""

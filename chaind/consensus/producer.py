@@ -31,6 +31,10 @@ class Producer(service.Service):
         self._loop = None
         self._building = None
         self._wanted = False
+        # Read on the reactor by the metrics: set by the writer before the block's events are published.
+        self.last_timings = None        # (seconds executing, seconds committing) of the last block
+        self.failed_txs = 0             # refused by check_tx
+        self.rejected_txs = 0           # checked, then refused by the mempool (full, underpriced, known)
 
     def startService(self):
         super().startService()
@@ -67,8 +71,12 @@ class Producer(service.Service):
 
     def _submit(self, check, raw):
         d = threads.deferToThreadPool(self.reactor, self.checker, self._check, check, raw)
-        d.addCallback(self._admit)
+        d.addCallbacks(self._admit, self._check_failed)
         return d
+
+    def _check_failed(self, failure):
+        self.failed_txs += 1
+        return failure
 
     def _check(self, check, raw):
         tx = check(raw)
@@ -76,7 +84,11 @@ class Producer(service.Service):
 
     def _admit(self, checked):
         tx, state_nonce = checked
-        self.mempool.add(tx, state_nonce)
+        try:
+            self.mempool.add(tx, state_nonce)
+        except Exception:
+            self.rejected_txs += 1
+            raise
         self.bus.publish([ev.PendingTx(tx)])
         if self.settings.block_interval == 0:
             self._request_block()
@@ -105,8 +117,11 @@ class Producer(service.Service):
         return d
 
     def _build(self, chosen, now_ns):
+        started = time.perf_counter()
         block, puts = self.app.finalize_block(chosen, now_ns, self.proposer_address)
+        executed = time.perf_counter()
         self.app.commit(block, puts)
+        self.last_timings = (executed - started, time.perf_counter() - executed)
         return block
 
     def _committed(self, block):

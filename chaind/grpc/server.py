@@ -25,10 +25,11 @@ log = Logger()
 
 
 class GrpcServer(service.Service):
-    def __init__(self, router, settings, reactor=default_reactor):
+    def __init__(self, router, settings, reactor=default_reactor, timed=None):
         self.router = router
         self.settings = settings
         self.reactor = reactor
+        self.timed = timed          # timed(answer, path) wraps each handler when metrics are on
         self.server = self.pool = None
         self.host = self.port = None
         # Read now, so a bad file stops the node before anything starts.
@@ -85,6 +86,8 @@ class GrpcServer(service.Service):
                 await context.abort(status_of(result.error), result.error.message)
             return result.response
 
+        if self.timed is not None:
+            answer = self.timed(answer, path)
         return grpc.unary_unary_rpc_method_handler(answer, request_deserializer=method.request_class.FromString,
                                                    response_serializer=method.response_class.SerializeToString)
 

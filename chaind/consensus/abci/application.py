@@ -8,6 +8,7 @@ answered on the reactor. Each handler returns a Response field (or a Deferred of
 import collections
 import json
 import threading
+import time
 
 import attrs
 from twisted.internet import threads
@@ -52,6 +53,12 @@ class AbciApplication:
         self.reactor = reactor
         self.retain_blocks = retain_blocks
         self._finalized = None          # (CommittedBlock, write batch) between FinalizeBlock and Commit
+        # The producer's figures, for the metrics: (seconds executing, seconds committing) of the last
+        # block, txs check_tx refused, and txs checked then refused by the pool.
+        self.last_timings = None
+        self.failed_txs = 0
+        self.rejected_txs = 0
+        self._executed = 0.0
         self._decoded = collections.OrderedDict()   # raw tx -> decoded tx, from CheckTx and proposals
         self._decoded_lock = threading.Lock()       # the checker and the writer both fill it
 
@@ -159,11 +166,14 @@ class AbciApplication:
         if isinstance(tx, errors.TxError):
             if recheck:
                 self.mempool.remove(txs.native_hash(raw))
+            else:
+                self.failed_txs += 1
             return pb.ResponseCheckTx(code=tx.code, codespace=tx.codespace, log=tx.log)
         if not recheck:
             try:
                 self.mempool.add(tx, state_nonce)
             except errors.TxError as e:
+                self.rejected_txs += 1
                 return pb.ResponseCheckTx(code=e.code, codespace=e.codespace, log=e.log)
             self.bus.publish([ev.PendingTx(tx)])
         return pb.ResponseCheckTx(code=0, gas_wanted=tx.gas)
@@ -227,10 +237,12 @@ class AbciApplication:
                      address=m.validator.address.hex().upper())
         with self._decoded_lock:
             items = [self._decoded.pop(raw, None) or raw for raw in block_txs]
+        started = time.perf_counter()
         try:
             block, puts = self.app.finalize_block(items, time_ns, proposer, decided)
         except LookupError as e:
             raise AbciError(str(e)) from None
+        self._executed = time.perf_counter() - started
         self._finalized = (block, puts)
         response = pb.ResponseFinalizeBlock(
             validator_updates=[_validator_update(key, power) for key, power in block.validator_updates],
@@ -250,7 +262,9 @@ class AbciApplication:
             raise AbciError("Commit without a FinalizeBlock before it")
         block, puts = self._finalized
         self._finalized = None
+        started = time.perf_counter()
         self.app.commit(block, puts)
+        self.last_timings = (self._executed, time.perf_counter() - started)
         return block
 
     def _committed(self, block):

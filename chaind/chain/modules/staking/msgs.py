@@ -23,6 +23,7 @@ from chaind.chain.modules.staking.records import (
 from chaind.chain.modules.staking.state import delegation, set_validator, validator
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
+from chaind.gocompat import format_time
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
 
@@ -263,8 +264,6 @@ def _rfc3339(ns):
     """time.RFC3339 (whole seconds), as the SDK's events format completion times."""
     if ns == GO_ZERO_TIME_NS:
         return "0001-01-01T00:00:00Z"
-    from chaind.chain.genesis import format_time  # genesis reads this module's params
-
     return format_time(ns - ns % 10**9)
 
 

@@ -1,0 +1,48 @@
+"""Where the metrics read the node's live figures: one place that knows the node's parts."""
+
+from chaind.metrics import chain, collector, face
+
+
+def build(node, metrics):
+    """The metrics site of `node` (its faces already built with `metrics`' recorders)."""
+    app, producer = node.app, node.consensus      # the solo producer, or the ABCI app in socket mode
+    debug = getattr(node, "debug_api", None)
+    concurrency = node.settings.tracing.concurrency
+
+    def validators():
+        try:
+            return [(v.address, v.power) for v in app.validator_set(app.height)]
+        except LookupError:
+            return []
+
+    def subscriptions():
+        counts = {}
+        ws = getattr(node, "ws_factory", None)
+        if ws is not None:
+            counts["websocket"] = sum(len(getattr(c, "subscriptions", ())) for c in list(ws.connections))
+        comet = getattr(node, "comet_ws_factory", None)
+        if comet is not None:
+            counts["cometbft"] = sum(len(c.subscriptions) for c in list(comet.subscribers))
+        return counts
+
+    def traces():
+        if debug is None:
+            return 0, 0, 0
+        running = min(debug.in_flight, concurrency)
+        return running, debug.in_flight - running, debug.streamed_bytes
+
+    leveldb = face.LevelDbSize(node.home.data_dir / "chain.db", node.reactor, node.call_pool)
+    sources = {
+        "height": lambda: app.height,
+        "validators": validators,
+        "mempool": lambda: (len(node.mempool), node.mempool.total_bytes()),
+        "failed_txs": lambda: producer.failed_txs,
+        "rejected_txs": lambda: producer.rejected_txs,
+        "subscriptions": subscriptions,
+        "traces": traces,
+        "leveldb_size": lambda: leveldb.value,
+    }
+    activity = chain.ChainActivity(node.bus, producer)
+    nodes = collector.NodeCollector(metrics.settings.namespace, node.genesis.chain_id,
+                                    (metrics.requests, metrics.grpc_requests), activity, sources)
+    return face.make_site(nodes, leveldb)
