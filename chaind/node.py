@@ -219,8 +219,8 @@ class Node(service.MultiService):
 
     def _serve_abci(self, settings):
         """Socket mode: the ABCI connections CometBFT opens, answered by the app."""
-        def query(path, data, height):
-            return abci.query(self.queries, path, data, height)
+        def query(path, data, height, prove):
+            return abci.query(self.queries, path, data, height, prove)
 
         self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
                                     self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)

@@ -376,7 +376,7 @@ def test_abci_mode_is_checked():
     assert config.load(text='[abci]\nmode = "socket"\n').abci.address == "127.0.0.1:26658"
 
 
-def _empty_blocks_and_queries(port, genesis_doc, time_ns, count, address):
+def _empty_blocks_and_queries(port, genesis_doc, time_ns, count, address, account_key):
     replica = Replica(port)
     driver = Driver(genesis_doc)
     driver.handshake(replica)
@@ -394,6 +394,7 @@ def _empty_blocks_and_queries(port, genesis_doc, time_ns, count, address):
     answers = [replica.query.call("query", pb.RequestQuery(path=path, data=request.SerializeToString(), height=h,
                                                            prove=prove))
                for h, prove in ((0, False), (1, False), (99, False), (0, True))]
+    answers.append(replica.query.call("query", pb.RequestQuery(path="/store/acc/key", data=account_key, prove=True)))
     replica.close()
     return retains, answers
 
@@ -403,15 +404,19 @@ def test_commit_retain_height_and_query_paths(node_factory):
     node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0", "min_retain_blocks": 3})
     address = to_bech32(node.genesis.bech32_prefix, node.dev_keys[0].address)
     retains, answers = yield in_thread(_empty_blocks_and_queries, node.port_of("abci"), node.genesis.document,
-                                       node.genesis.genesis_time_ns + 10**9, 3, address)
+                                       node.genesis.genesis_time_ns + 10**9, 3, address,
+                                       b"\x01" + node.dev_keys[0].address)
     assert retains == [2, 3]         # heights 4 and 5 keep the last 3 blocks
-    latest, first, future, proved = answers
+    latest, first, future, proved, stored = answers
     balance = node.app.bank.balance(node.app.view(), node.dev_keys[0].address, "achain")
     assert latest.code == 0 and latest.height == 5
     assert bank_query.QueryBalanceResponse.FromString(latest.value).balance.amount == str(balance)
     assert first.code == 0 and first.height == 1
     assert future.code == 26 and "height in the future" in future.log
-    assert proved.code == 18 and "proofs are not supported" in proved.log
+    assert proved.code == 18 and "cannot prove the answer" in proved.log
+    # A store key with its proof (IAVL, then the multistore's simple Merkle proof), as abci_query gives it.
+    assert stored.code == 0 and stored.value and stored.key == b"\x01" + node.dev_keys[0].address
+    assert [op.type for op in stored.proof_ops.ops] == ["ics23:iavl", "ics23:simple"]
 
 
 def _process(port, genesis_doc, block_txs):

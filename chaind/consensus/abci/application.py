@@ -42,8 +42,8 @@ class Pools:
 class AbciApplication:
     def __init__(self, app, query, bus, pools, reactor, mempool, retain_blocks=0):
         self.app = app
-        # query(path, data, height): an answer (code, log, value, height, codespace) for the paths
-        # abci_query serves.
+        # query(path, data, height, prove): an answer (code, log, key, value, height, codespace, proof
+        # ops) for the paths abci_query serves.
         self.query_paths = query
         # CometBFT holds the txs; this mirror of what CheckTx admitted applies the builtin mode's pool
         # rules (nonce gaps, replacement) and feeds txpool_*, pending nonces and newPendingTransactions.
@@ -280,17 +280,16 @@ class AbciApplication:
         return self._on(self.pools.query, self._query, request)
 
     def _query(self, request):
-        if request.prove:
-            return pb.ResponseQuery(code=18, codespace="sdk", height=request.height or self.app.height,
-                                    log="proofs are not supported: the app keeps no IAVL store to prove from: "
-                                        "invalid request")
         if request.height and request.height > self.app.height:
             return pb.ResponseQuery(code=26, codespace="sdk", height=request.height,
                                     log="cannot query with height in the future; please provide a valid height: "
                                         "invalid height")
-        answer = self.query_paths(request.path, request.data, request.height)
-        return pb.ResponseQuery(code=answer.code, log=answer.log, value=answer.value, height=answer.height,
-                                codespace=answer.codespace)
+        answer = self.query_paths(request.path, request.data, request.height, request.prove)
+        response = pb.ResponseQuery(code=answer.code, log=answer.log, key=answer.key, value=answer.value,
+                                    height=answer.height, codespace=answer.codespace)
+        for kind, key, data in answer.proof_ops:
+            response.proof_ops.ops.add(type=kind, key=key, data=data)
+        return response
 
 
 def _validator_update(pubkey, power):
