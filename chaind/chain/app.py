@@ -27,6 +27,7 @@ from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys
 from chaind.store.evm_state import pending_state_db
@@ -245,10 +246,9 @@ class App:
         nonce = state.accounts.get_nonce(tx.sender)
         if tx.nonce < nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
-        sign_bytes = txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
-        # A simulation is not checked for its signature or fee, as in the SDK's ante handlers: clients
-        # simulate to learn the gas, before they know the fee to sign.
-        if not simulate and not _signature_valid(tx, sign_bytes):
+        # A simulation is not checked for its signature (whatever its sign mode) or fee, as in the SDK's
+        # ante handlers: clients simulate to learn the gas, before they know the fee to sign.
+        if not simulate and not self._signature_valid(tx, number):
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
@@ -256,6 +256,21 @@ class App:
             self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
         for handler, msg in tx.messages:
             self._validate_msg(tx, handler, msg)
+
+    def _signature_valid(self, tx, number):
+        """A single key's signature, or every signing member's, over the sign bytes of its sign mode."""
+        if tx.multisig is None:
+            return crypto_keys.verify_signed(tx.key_type, tx.public_key, self._sign_bytes(tx, number, tx.sign_mode),
+                                             tx.signature)
+        members = tx.multisig.members
+        return all(crypto_keys.verify_signed(members[i][0], members[i][1], self._sign_bytes(tx, number, mode),
+                                             signature)
+                   for (i, signature), mode in zip(tx.multisig.signed, tx.multisig.modes))
+
+    def _sign_bytes(self, tx, number, mode):
+        if mode == signing_pb2.SIGN_MODE_DIRECT:
+            return txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
+        raise errors.unauthorized(f"unsupported sign mode {signing_pb2.SignMode.Name(mode)}")
 
     def _check_fee(self, state, tx, base_fee):
         base = self.genesis.base_denom
@@ -596,15 +611,6 @@ class App:
 
     def _b32(self, address):
         return self.bank.bech32(address)
-
-
-def _signature_valid(tx, sign_bytes):
-    """A single key's signature, or every signing member's (SIGN_MODE_DIRECT over the same SignDoc)."""
-    if tx.multisig is None:
-        return crypto_keys.verify_signed(tx.key_type, tx.public_key, sign_bytes, tx.signature)
-    members = tx.multisig.members
-    return all(crypto_keys.verify_signed(members[i][0], members[i][1], sign_bytes, signature)
-               for i, signature in tx.multisig.signed)
 
 
 def _sig_verify_gas(tx):

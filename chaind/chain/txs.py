@@ -88,6 +88,7 @@ class Multisig:
     threshold: int
     members: tuple         # (key type, 33-byte compressed key)
     signed: tuple          # (member index, signature)
+    modes: tuple = ()      # each signing member's sign mode, in the order of `signed`
 
 
 @attrs.frozen
@@ -104,6 +105,7 @@ class NativeTx:
     sender: bytes
     messages: tuple        # (MsgHandler, decoded message proto), in order
     multisig: Multisig = None
+    sign_mode: int = signing_pb2.SIGN_MODE_DIRECT   # a single key's; a multisig's members have their own
     kind = "native"
 
     @property
@@ -232,16 +234,14 @@ def _decode_native(raw, tx_raw, body, auth_info, handlers):
     if len(auth_info.signer_infos) != 1 or len(tx_raw.signatures) != 1:
         raise errors.unauthorized("exactly one signer is supported")
     signer = auth_info.signer_infos[0]
-    multi = None
+    multi, sign_mode = None, signing_pb2.SIGN_MODE_DIRECT
     if signer.public_key.type_url == multisig.PUBKEY_URL:
         multi = _decode_multisig(signer, tx_raw.signatures[0])
         key_type, public_key = MULTISIG, multisig.amino_bytes(multi.threshold, multi.members)
         sender = multisig.address(multi.threshold, multi.members)
     else:
         key_type, public_key = _single_key(signer.public_key)
-        mode = signer.mode_info
-        if mode.WhichOneof("sum") != "single" or mode.single.mode != signing_pb2.SIGN_MODE_DIRECT:
-            raise errors.unauthorized("only SIGN_MODE_DIRECT is supported")
+        sign_mode = _single_mode(signer.mode_info)
         sender = keys.address_of(key_type, public_key)
     messages = []
     for any_msg in body.messages:
@@ -254,7 +254,7 @@ def _decode_native(raw, tx_raw, body, auth_info, handlers):
             raise errors.decode_error(str(e)) from None
     return NativeTx(raw=raw, hash=native_hash(raw), body=body, auth_info=auth_info,
                     signature=tx_raw.signatures[0], public_key=public_key, key_type=key_type, sender=sender,
-                    messages=tuple(messages), multisig=multi)
+                    messages=tuple(messages), multisig=multi, sign_mode=sign_mode)
 
 
 def _single_key(any_key):
@@ -273,7 +273,7 @@ def _single_key(any_key):
 
 def _decode_multisig(signer, signature):
     """The Multisig of a LegacyAminoPubKey signer: ModeInfo.Multi names who signed, MultiSignature holds their
-    signatures; each member signs in SIGN_MODE_DIRECT (the SDK's VerifyMultisignature checks these counts)."""
+    signatures, each in its own mode (the SDK's VerifyMultisignature checks these counts)."""
     try:
         key = multisig_keys.LegacyAminoPubKey.FromString(signer.public_key.value)
         signatures = multisig_pb2.MultiSignature.FromString(signature).signatures
@@ -306,10 +306,16 @@ def _decode_multisig(signer, signature):
     if len(indexes) != len(signatures) or len(multi.mode_infos) != len(signatures):
         raise errors.unauthorized(f"{len(indexes)} members marked as signing, {len(multi.mode_infos)} modes and "
                                   f"{len(signatures)} signatures")
-    for mode in multi.mode_infos:
-        if mode.WhichOneof("sum") != "single" or mode.single.mode != signing_pb2.SIGN_MODE_DIRECT:
-            raise errors.unauthorized("only SIGN_MODE_DIRECT is supported for multisig members")
-    return Multisig(threshold=key.threshold, members=tuple(members), signed=tuple(zip(indexes, signatures)))
+    modes = tuple(_single_mode(mode) for mode in multi.mode_infos)
+    return Multisig(threshold=key.threshold, members=tuple(members), signed=tuple(zip(indexes, signatures)),
+                    modes=modes)
+
+
+def _single_mode(mode_info):
+    """A single key's sign mode. Which modes verify is the ante's question (simulation checks none)."""
+    if mode_info.WhichOneof("sum") != "single":
+        raise errors.unauthorized("a single-key signer needs ModeInfo.Single")
+    return mode_info.single.mode
 
 
 # Public key type URLs a native tx may be signed with, and the kind of key each one is.
