@@ -15,7 +15,7 @@ from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
 from chaind.chain import block as blocks
-from chaind.chain import errors, msgs, registry, txs, valset, votes
+from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feemarket
 from chaind.chain.modules.auth.params import (
@@ -69,6 +69,7 @@ class App:
         self.genesis = genesis
         self.modules = tuple(modules)
         self.handlers = {handler.type_url: handler for module in self.modules for handler in module.messages}
+        self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
                                 for name, account in module.module_accounts.items()}
         self.pruning = pruning
@@ -270,6 +271,8 @@ class App:
     def _sign_bytes(self, tx, number, mode):
         if mode == signing_pb2.SIGN_MODE_DIRECT:
             return txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
+        if mode == signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
+            return amino.sign_bytes(self.amino, tx.body, tx.auth_info.fee, self.genesis.chain_id, number, tx.nonce)
         raise errors.unauthorized(f"unsupported sign mode {signing_pb2.SignMode.Name(mode)}")
 
     def _check_fee(self, state, tx, base_fee):

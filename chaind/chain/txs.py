@@ -12,7 +12,7 @@ from eth.vm.forks.prague import PragueVM
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 
-from chaind.chain import errors
+from chaind.chain import amino, errors
 from chaind.crypto import keys, multisig
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -331,23 +331,27 @@ def sign_doc_bytes(tx, chain_id, account_number):
 
 
 def build_native(messages, key, chain_id, account_number, sequence, fee, gas_limit, memo="",
-                 pubkey_url=ETH_PUBKEY):
-    """Sign native messages with an eth_secp256k1 key (SIGN_MODE_DIRECT) into TxRaw bytes.
+                 pubkey_url=ETH_PUBKEY, amino_encoder=None, timeout_height=0):
+    """Sign native messages with an eth_secp256k1 key into TxRaw bytes: SIGN_MODE_DIRECT, or
+    SIGN_MODE_LEGACY_AMINO_JSON given the app's amino.Encoder.
 
     With pubkey_url SECP256K1_PUBKEY the key signs as a standard Cosmos secp256k1 key instead.
     """
-    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo)
+    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo, timeout_height=timeout_height)
+    mode = signing_pb2.SIGN_MODE_DIRECT if amino_encoder is None else signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON
     pub = _any(pubkey_url, ethsecp256k1.PubKey(key=key.compressed_public_key))
     auth = tx_pb2.AuthInfo(
         signer_infos=[tx_pb2.SignerInfo(public_key=pub, sequence=sequence,
-                                        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(
-                                            mode=signing_pb2.SIGN_MODE_DIRECT)))],
+                                        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=mode)))],
         fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in fee], gas_limit=gas_limit))
     body_bytes, auth_bytes = body.SerializeToString(), auth.SerializeToString()
-    doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
-                         account_number=account_number)
+    if amino_encoder is None:
+        doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
+                             account_number=account_number).SerializeToString()
+    else:
+        doc = amino.sign_bytes(amino_encoder, body, auth.fee, chain_id, account_number, sequence)
     # A type URL the chain does not know still gets an eth signature, so tests can send one.
-    signature = key.sign(_KEY_TYPES.get(pubkey_url, keys.ETH_SECP256K1), doc.SerializeToString())
+    signature = key.sign(_KEY_TYPES.get(pubkey_url, keys.ETH_SECP256K1), doc)
     return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes,
                         signatures=[signature]).SerializeToString()
 
