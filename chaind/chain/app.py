@@ -14,8 +14,8 @@ from eth.vm.execution_context import ExecutionContext
 from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
-from chaind.chain import block as blocks
 from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
+from chaind.chain import block as blocks
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feemarket
 from chaind.chain.modules.auth.params import (
