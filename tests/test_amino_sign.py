@@ -159,3 +159,82 @@ def test_a_message_without_an_amino_name_is_refused(tmp_path):
         assert chain.app.check_tx(direct).kind == "native"
     finally:
         chain.close()
+
+
+# -- the ante's auth params: memo length, timeout height, signature count, fee payer and granter -------------
+
+def test_an_expired_timeout_height_is_refused(chain):
+    key = chain.keys[2]
+    for _ in range(2):
+        chain.block([])
+    next_height = chain.app.height + 1
+    # A tx for the next block with timeout height = that block is good; one below it is not (code 30).
+    good = amino_send(chain, key, key.address, timeout_height=next_height)
+    assert chain.app.check_tx(good).body.timeout_height == next_height
+    expired = amino_send(chain, key, key.address, timeout_height=next_height - 1)
+    error = _refused(chain, expired, key.address, 30)
+    assert error.log == f"block height: {next_height}, timeout height: {next_height - 1}: tx timeout height"
+    assert chain.block([good]).results[0].code == 0
+
+
+def _with_params(tmp_path, **params):
+    import json
+
+    from chaind.home import Home
+    home = Home(tmp_path / "home")
+    home.init("test", dev=True)
+    document = json.loads(home.genesis_file.read_text())
+    document["app_state"]["auth"]["params"] = {k: str(v) for k, v in params.items()}
+    home.genesis_file.write_text(json.dumps(document))
+    return Chain(tmp_path, "chain.db")
+
+
+def test_memo_length_sig_limit_and_byte_cost_are_auth_params(tmp_path):
+    chain = _with_params(tmp_path, max_memo_characters=5, tx_size_cost_per_byte=3, tx_sig_limit=7)
+    try:
+        key = chain.keys[2]
+        assert chain.genesis.auth_params.max_memo_characters == 5
+        error = _refused(chain, amino_send(chain, key, key.address, memo="é" * 6), key.address, 12)
+        assert error.log == "maximum number of characters is 5 but received 6 characters: memo too large"
+        raw = amino_send(chain, key, key.address, memo="ééééé")
+        result = chain.block([raw]).results[0]
+        assert result.gas_used == len(raw) * 3 + 21000 + chain.app.handlers[txs.MSG_SEND].gas
+    finally:
+        chain.close()
+
+
+def test_a_multisig_over_tx_sig_limit_is_refused(tmp_path):
+    from test_native_tx import multisig_tx
+    chain = _with_params(tmp_path, tx_sig_limit=2)
+    try:
+        members = [(keys.ETH_SECP256K1, chain.keys[i]) for i in (3, 4, 5)]
+        msg = bank_tx.MsgSend(from_address="x", to_address=chain.b32(b"\x61" * 20), amount=coins((chain.ibc, 1)))
+        raw = multisig_tx(chain, members, 2, [0, 1], [(txs.MSG_SEND, msg)])
+        with pytest.raises(errors.TxError) as refused:
+            chain.app.check_tx(raw)
+        assert (refused.value.code, refused.value.log) == (14, "signatures: 3, limit: 2: too many signatures")
+    finally:
+        chain.close()
+
+
+def test_a_fee_payer_other_than_the_signer_or_a_granter_is_refused(chain):
+    key = chain.keys[2]
+    changes = (({"payer": chain.b32(chain.keys[3].address)}, 4), ({"granter": chain.b32(key.address)}, 18))
+    for fee_change, code in changes:
+        tx_raw = tx_pb2.TxRaw.FromString(amino_send(chain, key, key.address))
+        auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
+        for field, value in fee_change.items():
+            setattr(auth_info.fee, field, value)
+        tx_raw.auth_info_bytes = auth_info.SerializeToString()
+        raw = tx_raw.SerializeToString()
+        number = auth.account(chain.app.view(), key.address)[0]
+        _refused(chain, _resigned(chain, raw, key, _doc(chain, raw, number)), key.address, code)
+    # The signer named as its own payer is fine (and the payer is in the signed doc).
+    tx_raw = tx_pb2.TxRaw.FromString(amino_send(chain, key, key.address))
+    auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
+    auth_info.fee.payer = chain.b32(key.address)
+    tx_raw.auth_info_bytes = auth_info.SerializeToString()
+    raw = tx_raw.SerializeToString()
+    number = auth.account(chain.app.view(), key.address)[0]
+    assert b'"payer"' in _doc(chain, raw, number)
+    assert chain.block([_resigned(chain, raw, key, _doc(chain, raw, number))]).results[0].code == 0

@@ -260,8 +260,8 @@ def test_a_multisig_sends_with_two_of_three_signatures(chain, funded_multisig):
     result = chain.block([raw]).results[0]
     assert chain.app.bank.balance(chain.app.view(), to, base) == 1234
     # Gas: size, then each signing member's verify cost (eth 21000 + secp256k1 1000).
-    from chaind.chain.modules.auth.params import TX_SIZE_COST_PER_BYTE
-    assert result.gas_used == len(raw) * TX_SIZE_COST_PER_BYTE + 21000 + 1000 + chain.app.handlers[txs.MSG_SEND].gas
+    per_byte = chain.genesis.auth_params.tx_size_cost_per_byte
+    assert result.gas_used == len(raw) * per_byte + 21000 + 1000 + chain.app.handlers[txs.MSG_SEND].gas
     signatures = [a[1] for e in result.events if e.type == "tx" for a in e.attributes if a[0] == "signature"]
     assert len(signatures) == 3       # two members', then the aggregate
     # Members 1 and 2 (the next sequence) work too; the account's sequence moved.

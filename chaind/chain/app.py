@@ -18,11 +18,7 @@ from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feemarket
-from chaind.chain.modules.auth.params import (
-    SIG_VERIFY_COST_ETH_SECP256K1,
-    SIG_VERIFY_COST_SECP256K1,
-    TX_SIZE_COST_PER_BYTE,
-)
+from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
@@ -239,7 +235,30 @@ class App:
             view = self._local.view = self.view()
         return view
 
-    def _check_native(self, state, tx, base_fee=None, simulate=False):
+    def _check_native(self, state, tx, base_fee=None, simulate=False, height=None):
+        """The SDK's ante for a native tx: memo, timeout height, signature count, fee payer, account,
+        sequence, signature (not in a simulation) and fee; then each message's stateless checks. height is
+        the block the tx is for (check_tx: the next one)."""
+        params = self.genesis.auth_params
+        memo = len(tx.body.memo)
+        if memo > params.max_memo_characters:
+            raise errors.TxError(errors.SDK, 12, f"maximum number of characters is {params.max_memo_characters} "
+                                 f"but received {memo} characters: memo too large")
+        height = self.height + 1 if height is None else height
+        timeout = tx.body.timeout_height
+        if timeout and height > timeout:
+            raise errors.TxError(errors.SDK, 30, f"block height: {height}, timeout height: {timeout}: "
+                                 "tx timeout height")
+        count = len(tx.multisig.members) if tx.multisig else 1
+        if count > params.tx_sig_limit:
+            raise errors.TxError(errors.SDK, 14, f"signatures: {count}, limit: {params.tx_sig_limit}: "
+                                 "too many signatures")
+        fee = tx.auth_info.fee
+        if fee.payer and self._signer_address(fee.payer) != tx.sender:
+            # The payer would be a second signer: one signer per tx is served (issue 17 item 3).
+            raise errors.unauthorized(f"wrong number of signers; expected 2, got 1 (fee payer {fee.payer})")
+        if fee.granter:
+            raise errors.invalid_request("fee grants are not enabled")
         account = auth.account(state, tx.sender)
         if account is None:
             raise errors.TxError(errors.SDK, 9, f"account {self._b32(tx.sender)} not found: unknown address")
@@ -459,11 +478,11 @@ class App:
     def _deliver_native(self, ctx, tx, simulate=False):
         """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
         # The block's own base fee: a replay of an old block must not use today's.
-        self._check_native(ctx, tx, ctx.base_fee, simulate)
+        self._check_native(ctx, tx, ctx.base_fee, simulate, height=ctx.height)
         nonce = ctx.accounts.get_nonce(tx.sender)
         if tx.nonce != nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
-        gas = len(tx.raw) * TX_SIZE_COST_PER_BYTE + _sig_verify_gas(tx)
+        gas = len(tx.raw) * self.genesis.auth_params.tx_size_cost_per_byte + _sig_verify_gas(tx)
         # A simulation runs on an unlimited gas meter: its point is to measure the gas.
         limit = float("inf") if simulate else tx.gas
         if gas > limit:

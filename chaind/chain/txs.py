@@ -32,8 +32,6 @@ COSMOS_EVM_PUBKEY = "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
 ETH_PUBKEYS = (ETH_PUBKEY, COSMOS_EVM_PUBKEY)
 SECP256K1_PUBKEY = "/cosmos.crypto.secp256k1.PubKey"
 MULTISIG = "multisig"          # NativeTx.key_type of a LegacyAminoPubKey signer
-# The SDK's auth param tx_sig_limit: keys (a multisig's members each count) one tx may be signed with.
-TX_SIG_LIMIT = 7
 MSG_SEND = "/cosmos.bank.v1beta1.MsgSend"
 MSG_MULTI_SEND = "/cosmos.bank.v1beta1.MsgMultiSend"
 _EVM_TX_DATA = {
@@ -279,9 +277,6 @@ def _decode_multisig(signer, signature):
         signatures = multisig_pb2.MultiSignature.FromString(signature).signatures
     except DecodeError as e:
         raise errors.decode_error(f"invalid multisig: {e}") from None
-    if len(key.public_keys) > TX_SIG_LIMIT:
-        raise errors.TxError(errors.SDK, 14, f"signatures: {len(key.public_keys)}, limit: {TX_SIG_LIMIT}: "
-                             "too many signatures")
     if not 0 < key.threshold <= len(key.public_keys):
         raise errors.TxError(errors.SDK, 8, f"invalid multisig threshold {key.threshold} of "
                              f"{len(key.public_keys)} keys: invalid pubkey")
