@@ -14,7 +14,7 @@ from eth.vm.execution_context import ExecutionContext
 from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
-from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
+from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feemarket
@@ -280,11 +280,10 @@ class App:
     def _signature_valid(self, tx, number):
         """A single key's signature, or every signing member's, over the sign bytes of its sign mode."""
         if tx.multisig is None:
-            return crypto_keys.verify_signed(tx.key_type, tx.public_key, self._sign_bytes(tx, number, tx.sign_mode),
-                                             tx.signature)
+            return _verify(tx.key_type, tx.public_key, tx.sign_mode, self._sign_bytes(tx, number, tx.sign_mode),
+                           tx.signature)
         members = tx.multisig.members
-        return all(crypto_keys.verify_signed(members[i][0], members[i][1], self._sign_bytes(tx, number, mode),
-                                             signature)
+        return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, mode), signature)
                    for (i, signature), mode in zip(tx.multisig.signed, tx.multisig.modes))
 
     def _sign_bytes(self, tx, number, mode):
@@ -633,6 +632,20 @@ class App:
 
     def _b32(self, address):
         return self.bank.bech32(address)
+
+
+def _verify(key_type, public_key, mode, sign_bytes, signature):
+    """A key's signature of the sign bytes; an eth_secp256k1 key's amino JSON signature may also be MetaMask's,
+    over the doc's EIP-712 form (Evmos v20's ethsecp256k1 PubKey.VerifySignature)."""
+    if crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature):
+        return True
+    if key_type != crypto_keys.ETH_SECP256K1 or mode != signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
+        return False
+    try:
+        digest = eip712.digest(sign_bytes)
+    except eip712.TypedDataError:
+        return False
+    return crypto_keys.verify(public_key, digest, signature)
 
 
 def _sig_verify_gas(tx):
