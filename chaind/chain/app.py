@@ -14,19 +14,16 @@ from eth.vm.execution_context import ExecutionContext
 from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
+from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
-from chaind.chain import errors, msgs, registry, txs, valset, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feemarket
-from chaind.chain.modules.auth.params import (
-    SIG_VERIFY_COST_ETH_SECP256K1,
-    SIG_VERIFY_COST_SECP256K1,
-    TX_SIZE_COST_PER_BYTE,
-)
+from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys, layout
 from chaind.store.evm_state import pending_state_db
@@ -88,6 +85,7 @@ class App:
         self.genesis = genesis
         self.modules = tuple(modules)
         self.handlers = {handler.type_url: handler for module in self.modules for handler in module.messages}
+        self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
                                 for name, account in module.module_accounts.items()}
         self.pruning = pruning
@@ -279,7 +277,30 @@ class App:
             view = self._local.view = self.view()
         return view
 
-    def _check_native(self, state, tx, base_fee=None, simulate=False):
+    def _check_native(self, state, tx, base_fee=None, simulate=False, height=None):
+        """The SDK's ante for a native tx: memo, timeout height, signature count, fee payer, account,
+        sequence, signature (not in a simulation) and fee; then each message's stateless checks. height is
+        the block the tx is for (check_tx: the next one)."""
+        params = self.genesis.auth_params
+        memo = len(tx.body.memo)
+        if memo > params.max_memo_characters:
+            raise errors.TxError(errors.SDK, 12, f"maximum number of characters is {params.max_memo_characters} "
+                                 f"but received {memo} characters: memo too large")
+        height = self.height + 1 if height is None else height
+        timeout = tx.body.timeout_height
+        if timeout and height > timeout:
+            raise errors.TxError(errors.SDK, 30, f"block height: {height}, timeout height: {timeout}: "
+                                 "tx timeout height")
+        count = len(tx.multisig.members) if tx.multisig else 1
+        if count > params.tx_sig_limit:
+            raise errors.TxError(errors.SDK, 14, f"signatures: {count}, limit: {params.tx_sig_limit}: "
+                                 "too many signatures")
+        fee = tx.auth_info.fee
+        if fee.payer and self._signer_address(fee.payer) != tx.sender:
+            # The payer would be a second signer: one signer per tx is served (issue 17 item 3).
+            raise errors.unauthorized(f"wrong number of signers; expected 2, got 1 (fee payer {fee.payer})")
+        if fee.granter:
+            raise errors.invalid_request("fee grants are not enabled")
         account = auth.account(state, tx.sender)
         if account is None:
             raise errors.TxError(errors.SDK, 9, f"account {self._b32(tx.sender)} not found: unknown address")
@@ -287,10 +308,9 @@ class App:
         nonce = state.accounts.get_nonce(tx.sender)
         if tx.nonce < nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
-        sign_bytes = txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
-        # A simulation is not checked for its signature or fee, as in the SDK's ante handlers: clients
-        # simulate to learn the gas, before they know the fee to sign.
-        if not simulate and not _signature_valid(tx, sign_bytes):
+        # A simulation is not checked for its signature (whatever its sign mode) or fee, as in the SDK's
+        # ante handlers: clients simulate to learn the gas, before they know the fee to sign.
+        if not simulate and not self._signature_valid(tx, number):
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
@@ -298,6 +318,22 @@ class App:
             self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
         for handler, msg in tx.messages:
             self._validate_msg(tx, handler, msg)
+
+    def _signature_valid(self, tx, number):
+        """A single key's signature, or every signing member's, over the sign bytes of its sign mode."""
+        if tx.multisig is None:
+            return _verify(tx.key_type, tx.public_key, tx.sign_mode, self._sign_bytes(tx, number, tx.sign_mode),
+                           tx.signature)
+        members = tx.multisig.members
+        return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, mode), signature)
+                   for (i, signature), mode in zip(tx.multisig.signed, tx.multisig.modes))
+
+    def _sign_bytes(self, tx, number, mode):
+        if mode == signing_pb2.SIGN_MODE_DIRECT:
+            return txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
+        if mode == signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
+            return amino.sign_bytes(self.amino, tx.body, tx.auth_info.fee, self.genesis.chain_id, number, tx.nonce)
+        raise errors.unauthorized(f"unsupported sign mode {signing_pb2.SignMode.Name(mode)}")
 
     def _check_fee(self, state, tx, base_fee):
         base = self.genesis.base_denom
@@ -500,11 +536,11 @@ class App:
     def _deliver_native(self, ctx, tx, simulate=False):
         """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
         # The block's own base fee: a replay of an old block must not use today's.
-        self._check_native(ctx, tx, ctx.base_fee, simulate)
+        self._check_native(ctx, tx, ctx.base_fee, simulate, height=ctx.height)
         nonce = ctx.accounts.get_nonce(tx.sender)
         if tx.nonce != nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
-        gas = len(tx.raw) * TX_SIZE_COST_PER_BYTE + _sig_verify_gas(tx)
+        gas = len(tx.raw) * self.genesis.auth_params.tx_size_cost_per_byte + _sig_verify_gas(tx)
         # A simulation runs on an unlimited gas meter: its point is to measure the gas.
         limit = float("inf") if simulate else tx.gas
         if gas > limit:
@@ -696,13 +732,18 @@ def _base_balance_mirror(accounts, addresses, denom):
     return out
 
 
-def _signature_valid(tx, sign_bytes):
-    """A single key's signature, or every signing member's (SIGN_MODE_DIRECT over the same SignDoc)."""
-    if tx.multisig is None:
-        return crypto_keys.verify_signed(tx.key_type, tx.public_key, sign_bytes, tx.signature)
-    members = tx.multisig.members
-    return all(crypto_keys.verify_signed(members[i][0], members[i][1], sign_bytes, signature)
-               for i, signature in tx.multisig.signed)
+def _verify(key_type, public_key, mode, sign_bytes, signature):
+    """A key's signature of the sign bytes; an eth_secp256k1 key's amino JSON signature may also be MetaMask's,
+    over the doc's EIP-712 form (Evmos v20's ethsecp256k1 PubKey.VerifySignature)."""
+    if crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature):
+        return True
+    if key_type != crypto_keys.ETH_SECP256K1 or mode != signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
+        return False
+    try:
+        digest = eip712.digest(sign_bytes)
+    except eip712.TypedDataError:
+        return False
+    return crypto_keys.verify(public_key, digest, signature)
 
 
 def _sig_verify_gas(tx):
