@@ -128,6 +128,15 @@ def test_dev_namespace_off(node_factory):
 
 
 @pytest_twisted.inlineCallbacks
+def test_dev_namespace_under_cometbft_says_why_not(node_factory):
+    node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0"})
+    assert "dev" in node.settings.json_rpc.api
+    err = yield error(node, "anvil_mine", "0x2")
+    assert err["code"] == -32601 and "[abci] mode = socket" in err["message"]
+    assert node.app.allow_impersonated is False
+
+
+@pytest_twisted.inlineCallbacks
 def test_impersonation(node):
     web3 = w3(node)
     whale = "0x" + "77" * 20

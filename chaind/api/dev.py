@@ -393,12 +393,14 @@ def _number(value, index):
     raise errors.invalid_argument(f"invalid argument {index}: expected a number or a 0x hex string, got {value!r}")
 
 
-def disabled_methods(table):
-    """The same names answering that the namespace is off, and which setting turns it on."""
+def disabled_methods(table, reason=None):
+    """The same names answering that the namespace is off, and which setting turns it on (or `reason`,
+    why this node cannot serve it)."""
+    reason = reason or f"the dev namespace is off; add dev to {NAMESPACE_SETTING} to enable it (a dev home does)"
+
     def refuse(name):
         def method(params):
-            raise errors.unimplemented(f"the method {name} is not available: the dev namespace is off; "
-                                       f"add dev to {NAMESPACE_SETTING} to enable it (a dev home does)")
+            raise errors.unimplemented(f"the method {name} is not available: {reason}")
         return method
 
     return {name: refuse(name) for name in table}

@@ -171,12 +171,10 @@ class Producer(service.Service):
         self.mempool.remove_committed(self.app.head_nonce)
         events = []
         for block in made:
-            events += self._steps(block) if steps else []
-            events += [ev.NewBlock(block), ev.NewBlockHeader(block), ev.NewBlockEvents(block)]
-            events += [ev.Tx(block, i) for i in range(len(block.txs))]
-            if block.validator_updates:
-                events.append(ev.ValidatorSetUpdates(block))
-            events += self._next_height(block) if steps else []
+            if steps:
+                events += self._steps(block) + ev.committed(block) + self._next_height(block)
+            else:
+                events += ev.committed(block)
         self.bus.publish(events)
 
     def announce_head(self, block):
