@@ -49,6 +49,10 @@ class Module:
       validator power changes to ctx.validator_updates.
     - module_accounts: {name: (address, permissions)}, as x/auth's permission map lists them.
     - invariants: (name, check) pairs; check(app, view) returns None, or a message saying what broke.
+    - staking_hooks: an object with the SDK's staking hooks the module listens to, each called
+      hook(app, ctx, ...) and returning events: after_validator_created(operator),
+      after_validator_removed(operator), before_delegation_created(delegator, operator),
+      before_delegation_shares_modified(delegator, operator), after_delegation_modified(delegator, operator).
     - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).
     """
 
@@ -60,4 +64,5 @@ class Module:
     end_block: Callable | None = None
     module_accounts: dict = attrs.field(factory=dict)
     invariants: tuple = ()
+    staking_hooks: object = None
     cli: str | None = None

@@ -1,12 +1,14 @@
 """The chain's modules, one line each, in the SDK's init-genesis and end-block order (Evmos': auth and bank
-first, staking before evm and feemarket, erc20 last). The App and every face take what they need from here.
+first, distribution before staking (its hooks find it ready), staking before evm and feemarket, erc20 last).
+The App and every face take what they need from here.
 """
 
-from chaind.chain.modules import auth, bank, erc20, evm, feemarket, staking
+from chaind.chain.modules import auth, bank, distribution, erc20, evm, feemarket, staking
 
 MODULES = (
     auth.MODULE,
     bank.MODULE,
+    distribution.MODULE,
     staking.MODULE,
     evm.MODULE,
     feemarket.MODULE,

@@ -155,6 +155,7 @@ def _create_validator(app, ctx, msg, signer):
     v = Validator(operator, pubkey, description, rate, max_rate, max_change, ctx.time_ns, min_self)
     set_validator(ctx, v)
     ctx.store.set(cons_key(v.cons_address), operator)
+    keeper.hook("after_validator_created", operator)
     keeper.delegate(operator, amount, UNBONDED, v, from_account=True)
     keeper.events.append(event("create_validator", ("validator", msg.validator_address),
                                ("amount", f"{amount}{denom}")))
