@@ -1,5 +1,7 @@
 """distribution's keeper: F1 fee distribution (x/distribution v0.50): allocation, periods, rewards, withdrawals."""
 
+import functools
+
 from chaind.chain import legacy_dec
 from chaind.chain.block import event
 from chaind.chain.modules import staking
@@ -19,6 +21,8 @@ from chaind.crypto.addresses import to_bech32
 ONE = legacy_dec.ONE
 # The rounding a stake recomputed across slashes may exceed the current one by (CalculateDelegationRewards).
 _MARGIN = 3
+# Every block names each validator of the last commit in two events: encode each operator once.
+_bech32 = functools.lru_cache(maxsize=4096)(to_bech32)
 
 
 def ending_ratio(view, v):
@@ -67,7 +71,7 @@ class Keeper:
         self.events = []
 
     def valoper(self, operator):
-        return to_bech32(self.app.genesis.bech32_prefix + "valoper", operator)
+        return _bech32(self.app.genesis.bech32_prefix + "valoper", operator)
 
     # -- allocation ----------------------------------------------------------------------------
 
@@ -85,8 +89,14 @@ class Keeper:
         remaining = fees
         share = dec_coins.mul_dec_truncate(fees, ONE - params(self.ctx).community_tax)
         for cons_address, power in votes:
-            v = staking.validator_by_cons(self.ctx, cons_address)
             reward = dec_coins.mul_dec_truncate(share, power * ONE // total_power)
+            if not reward:
+                # Nothing to add (a block without fees): the SDK's events, and no record rewritten unchanged.
+                operator = staking.operator_by_cons(self.ctx, cons_address)
+                if operator is not None:
+                    self._allocation_events(operator, {}, {})
+                continue
+            v = staking.validator_by_cons(self.ctx, cons_address)
             if v is None:
                 continue
             self.allocate_to_validator(v, reward)
@@ -97,14 +107,17 @@ class Keeper:
         """AllocateTokensToValidator: commission at the validator's rate, the rest to its delegators."""
         commission = dec_coins.mul_dec(tokens, v.rate)
         shared = dec_coins.sub(tokens, commission)
-        valoper = self.valoper(v.operator)
-        self.events.append(event("commission", ("amount", dec_coins.to_text(commission)), ("validator", valoper)))
         operator = v.operator
         state.set_commission(self.ctx, operator, dec_coins.add(state.commission(self.ctx, operator), commission))
         rewards, period = state.current_rewards(self.ctx, operator)
         state.set_current_rewards(self.ctx, operator, dec_coins.add(rewards, shared), period)
-        self.events.append(event("rewards", ("amount", dec_coins.to_text(tokens)), ("validator", valoper)))
         state.set_outstanding(self.ctx, operator, dec_coins.add(state.outstanding(self.ctx, operator), tokens))
+        self._allocation_events(operator, commission, tokens)
+
+    def _allocation_events(self, operator, commission, tokens):
+        valoper = self.valoper(operator)
+        self.events.append(event("commission", ("amount", dec_coins.to_text(commission)), ("validator", valoper)))
+        self.events.append(event("rewards", ("amount", dec_coins.to_text(tokens)), ("validator", valoper)))
 
     # -- periods -------------------------------------------------------------------------------
 
