@@ -33,7 +33,8 @@ class Mini(NamedTuple):
 
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
-    assert [m.name for m in found] == ["auth", "bank", "distribution", "erc20", "evm", "feemarket", "staking"]
+    assert [m.name for m in found] == ["auth", "bank", "distribution", "epochs", "erc20", "evm", "feemarket",
+                                       "inflation", "staking"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:

@@ -53,6 +53,8 @@ class Module:
       hook(app, ctx, ...) and returning events: after_validator_created(operator),
       after_validator_removed(operator), before_delegation_created(delegator, operator),
       before_delegation_shares_modified(delegator, operator), after_delegation_modified(delegator, operator).
+    - epoch_hooks: likewise for x/epochs' hooks: after_epoch_end(identifier, number),
+      before_epoch_start(identifier, number).
     - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).
     """
 
@@ -65,4 +67,5 @@ class Module:
     module_accounts: dict = attrs.field(factory=dict)
     invariants: tuple = ()
     staking_hooks: object = None
+    epoch_hooks: object = None
     cli: str | None = None
