@@ -70,6 +70,7 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.staking.v1beta1.MsgDelegate": "delegator_address",
         "/cosmos.staking.v1beta1.MsgUndelegate": "delegator_address",
         "/cosmos.staking.v1beta1.MsgBeginRedelegate": "delegator_address",
+        "/cosmos.staking.v1beta1.MsgCancelUnbondingDelegation": "delegator_address",
         "/cosmos.staking.v1beta1.MsgCreateValidator": "validator_address",
         "/cosmos.staking.v1beta1.MsgEditValidator": "validator_address",
         "/evmos.erc20.v1.MsgConvertERC20": "sender", "/evmos.erc20.v1.MsgConvertCoin": "sender",
