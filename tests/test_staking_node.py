@@ -25,7 +25,8 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q
 from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as evm_grpc
-from helpers import call, comet, in_thread, rest_sync
+from helpers import call as grpc_call
+from helpers import comet, in_thread, rest_sync
 from staking_msgs import CHAIN
 
 
@@ -257,8 +258,8 @@ def test_validator_account_knows_a_validator_created_after_genesis(node_factory)
     _, new_key = m.new_consensus_key()
     valcons = to_bech32(prefix + "valcons", hashlib.sha256(new_key).digest()[:20])
     request = evm_q.QueryValidatorAccountRequest(cons_address=valcons)
-    before, status = yield call(node, evm_grpc.QueryStub, "ValidatorAccount", request)
+    before, status = yield grpc_call(node, evm_grpc.QueryStub, "ValidatorAccount", request)
     assert before is None and f"validator not found for {valcons}" in status[1]
     height = yield in_thread(commit_tx, node, signed(node, 3, [m.create(prefix, operator, new_key, 10 * CHAIN)]))
-    found, _ = yield call(node, evm_grpc.QueryStub, "ValidatorAccount", request, height=height)
+    found, _ = yield grpc_call(node, evm_grpc.QueryStub, "ValidatorAccount", request, height=height)
     assert found.account_address == to_bech32(prefix, operator)
