@@ -9,7 +9,7 @@ from chaind.pb.cosmos.distribution.v1beta1 import query_pb2 as dq
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2_grpc as dq_grpc
 from helpers import call, rest
 from test_cli import DEV_MNEMONIC, FEE, node_flag
-from test_cli_modules import CHAIN, VALOPER, js, run, send_tx, staking_node, until_height
+from test_cli_modules import CHAIN, VALOPER, committed, js, run, send_tx, staking_node, until_height
 
 ONE = 10**18
 
@@ -83,3 +83,38 @@ def test_delegate_accrue_agree_withdraw_exactly(node_factory, tmp_path):
     view = node.app.view()
     for name, check in INVARIANTS:
         assert check(node.app, view) is None, name
+
+
+@pytest_twisted.inlineCallbacks
+def test_cli_distribution_txs(node_factory, tmp_path):
+    """set-withdraw-addr, fund-community-pool, fund-validator-rewards-pool and withdraw-rewards --commission
+    through the CLI, each seen in state; a refused one prints the SDK's error."""
+    node = staking_node(node_factory)
+    yield until_height(node, 1)
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    js((yield run("keys", "add", "dev0", "--recover", *keys, "-o", "json", stdin=DEV_MNEMONIC + "\n")))
+    carol = js((yield run("keys", "add", "carol", *keys, "-o", "json")))["address"]
+    yield send_tx(n, keys, "distribution", "set-withdraw-addr", carol, "--from", "dev0")
+    dev0 = js((yield run("keys", "show", "dev0", *keys, "-o", "json")))["address"]
+    found = js((yield run("q", "distribution", "withdraw-addr", dev0, n, "-o", "json")))
+    assert found["withdraw_address"] == carol
+    pool_before = coins_of(js((yield run("q", "distribution", "community-pool", n, "-o", "json")))["pool"])
+    funded = yield send_tx(n, keys, "distribution", "fund-community-pool", f"{3 * CHAIN}achain", "--from", "dev0")
+    pool_after = coins_of(js((yield run("q", "distribution", "community-pool", n, "--height", funded["height"],
+                                        "-o", "json")))["pool"])
+    assert pool_after["achain"] - pool_before.get("achain", 0) >= 3 * CHAIN * ONE
+    yield send_tx(n, keys, "distribution", "fund-validator-rewards-pool", VALOPER, f"{2 * CHAIN}achain",
+                  "--from", "dev0")
+    # dev0 is the validator's operator: its rewards and commission go to carol, its withdraw address.
+    withdrawn = yield send_tx(n, keys, "distribution", "withdraw-rewards", VALOPER, "--commission", "--from", "dev0")
+    types = [e["type"] for e in withdrawn["events"]]
+    assert "withdraw_rewards" in types and "withdraw_commission" in types
+    balance = js((yield run("q", "bank", "balances", carol, n, "-o", "json")))["balances"]
+    assert int(next(c["amount"] for c in balance if c["denom"] == "achain")) >= 2 * CHAIN * 9 // 10
+    # Carol delegates nothing: the block refuses her withdrawal with distribution's code 5.
+    sent = js((yield run("tx", "distribution", "withdraw-rewards", VALOPER, "--from", "carol", FEE, "--gas", "400000",
+                         "-y", "-o", "json", n, *keys)))
+    refused = yield committed(n, sent["txhash"])
+    assert (refused["codespace"], refused["code"]) == ("distribution", 5)
+    assert refused["raw_log"].endswith("no delegation distribution info")
