@@ -68,6 +68,16 @@ class BlockContext:
     validator_updates: list = attrs.Factory(list)  # (ed25519 pubkey, power) from end blockers
 
 
+@attrs.frozen
+class DecidedBlock:
+    """What CometBFT's FinalizeBlock says of the block it decided, beyond its txs, time and proposer."""
+
+    height: int
+    hash: bytes
+    next_validators_hash: bytes
+    misbehavior: tuple = ()
+
+
 class App:
     """modules: the Modules the chain runs (chain/registry.py's by default), in the SDK's init-genesis and
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
@@ -327,28 +337,43 @@ class App:
         _, meta = self._head
         return feemarket.next_base_fee(self.genesis, meta.base_fee, meta.gas_used, self.genesis.max_gas)
 
-    def finalize_block(self, block_txs, time_ns, proposer_address):
+    def finalize_block(self, block_txs, time_ns, proposer_address, decided=None):
         """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
 
         Each of `block_txs` is envelope bytes or a tx check_tx returned, which is not decoded again
         (decoding is a pure function of the bytes; execution still checks nonce, balance and gas).
+        Without `decided` this node makes the header (the solo producer); with a DecidedBlock (what
+        CometBFT's FinalizeBlock names) the block is the one consensus decided: its height, time,
+        proposer and hash are CometBFT's.
         """
         g = self.genesis
         raw_txs = [tx if isinstance(tx, bytes) else tx.raw for tx in block_txs]
         prev_header, prev_meta = self._head
         height = prev_header.height + 1
-        time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
-        last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
-                                hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
+        if decided is None:
+            time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
+            last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
+                                    hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
+            last_commit_hash = votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns)) \
+                if height > g.initial_height else b""
+            next_validators_hash = self.validators_hash(height + 1)
+        else:
+            if decided.height != height:
+                raise LookupError(f"FinalizeBlock of height {decided.height}, but the next height is {height}")
+            # The commit's signatures and the parts header are CometBFT's alone (FinalizeBlock does not
+            # carry them): they stay empty here, and CometBFT's own RPC serves them.
+            last_block_id = BlockId(prev_meta.hash)
+            last_commit_hash = b""
+            next_validators_hash = decided.next_validators_hash
         header = Header(
             chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
-            last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns))
-            if height > g.initial_height else b"",
+            last_commit_hash=last_commit_hash,
             data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(height),
-            next_validators_hash=self.validators_hash(height + 1), consensus_hash=self.consensus_hash(),
+            next_validators_hash=next_validators_hash, consensus_hash=self.consensus_hash(),
             app_hash=prev_meta.app_hash, last_results_hash=self._last_results_hash(prev_header.height, prev_meta.hash),
-            evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
-        block_hash = header.hash()
+            evidence_hash=blocks.EMPTY_HASH if decided is None or not decided.misbehavior else b"",
+            proposer_address=proposer_address)
+        block_hash = header.hash() if decided is None else decided.hash
         base_fee = self.next_base_fee()
         ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
         self._begin_block(ctx)
