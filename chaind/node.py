@@ -26,6 +26,7 @@ from chaind.api.txpool import TxPoolApi
 from chaind.chain import registry
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.genesis import Genesis
+from chaind.chain.modules import inflation
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
@@ -317,6 +318,8 @@ class Node(service.MultiService):
             lines.append(f"json-rpc namespaces: {rpc.api}" + (
                 f" ({' and '.join(opt_in)} enabled: keep this node off untrusted networks, or drop them "
                 f"from [json-rpc] api)" if opt_in else ""))
+        if inflation.MODULE in self.app.modules:
+            lines.append(inflation.describe(self.app.view()))
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):
