@@ -10,7 +10,6 @@ from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking.records import (
     BONDED,
     BONDED_POOL,
-    GO_ZERO_TIME_NS,
     NOT_BONDED_POOL,
     UNBONDED,
     UNBONDING,
@@ -30,6 +29,7 @@ from chaind.chain.modules.staking.state import (
     validators,
 )
 from chaind.crypto.addresses import to_bech32
+from chaind.gocompat import GO_ZERO_TIME_NS
 from chaind.store.keys import compose
 
 

@@ -16,7 +16,6 @@ from chaind.chain.modules.staking.records import (
     DESCRIPTION_LIMITS,
     DO_NOT_MODIFY,
     ED25519_PUBKEY,
-    GO_ZERO_TIME_NS,
     SECP256K1_PUBKEY,
     UNBONDED,
     UNBONDING,
@@ -26,7 +25,7 @@ from chaind.chain.modules.staking.records import (
 from chaind.chain.modules.staking.state import delegation, set_unbonding, set_validator, unbonding, validator
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
-from chaind.gocompat import format_time
+from chaind.gocompat import format_time_seconds
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
 
@@ -234,7 +233,7 @@ def _undelegate(app, ctx, msg, signer):
     _check_denom(keeper, denom)
     completion, returned = keeper.undelegate(delegator, operator, shares)
     keeper.events.append(event("unbond", ("validator", msg.validator_address), ("delegator", msg.delegator_address),
-                               ("amount", f"{returned}{denom}"), ("completion_time", _rfc3339(completion))))
+                               ("amount", f"{returned}{denom}"), ("completion_time", format_time_seconds(completion))))
     response = tx_pb2.MsgUndelegateResponse()
     response.completion_time.FromNanoseconds(completion)
     response.amount.denom, response.amount.amount = denom, str(returned)
@@ -258,7 +257,7 @@ def _begin_redelegate(app, ctx, msg, signer):
     completion = keeper.redelegate(delegator, src, dst, shares)
     keeper.events.append(event("redelegate", ("source_validator", msg.validator_src_address),
                                ("destination_validator", msg.validator_dst_address),
-                               ("amount", f"{amount}{denom}"), ("completion_time", _rfc3339(completion))))
+                               ("amount", f"{amount}{denom}"), ("completion_time", format_time_seconds(completion))))
     response = tx_pb2.MsgBeginRedelegateResponse()
     response.completion_time.FromNanoseconds(completion)
     return keeper.events, response
@@ -310,13 +309,6 @@ def _cancel_unbonding_delegation(app, ctx, msg, signer):
                                ("validator", msg.validator_address), ("delegator", msg.delegator_address),
                                ("creation_height", str(msg.creation_height))))
     return keeper.events, tx_pb2.MsgCancelUnbondingDelegationResponse()
-
-
-def _rfc3339(ns):
-    """time.RFC3339 (whole seconds), as the SDK's events format completion times."""
-    if ns == GO_ZERO_TIME_NS:
-        return "0001-01-01T00:00:00Z"
-    return format_time(ns - ns % 10**9)
 
 
 MESSAGES = (
