@@ -2,7 +2,7 @@
 first, staking before evm and feemarket, erc20 last). The App and every face take what they need from here.
 """
 
-from chaind.chain.modules import auth, bank, erc20, evm, feemarket, staking
+from chaind.chain.modules import auth, bank, erc20, evm, feemarket, gov, staking
 
 MODULES = (
     auth.MODULE,
@@ -11,4 +11,5 @@ MODULES = (
     evm.MODULE,
     feemarket.MODULE,
     erc20.MODULE,
+    gov.MODULE,
 )
