@@ -11,6 +11,7 @@ from chaind.chain.authority import GOV
 from chaind.chain.modules import staking
 from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.gov.tally import tally
+from chaind.chain.replay import replay_chain
 from chaind.home import Home
 from chaind.pb.cosmos.gov.v1 import gov_pb2
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
@@ -18,17 +19,23 @@ from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
 S = 10**9
 
 
-@pytest.fixture
-def chain(tmp_path):
+def make_chain(tmp_path, sign=True):
     home = Home(tmp_path / "home")
     home.init("test", dev=True)
     c = Chain(tmp_path, "db")
-    key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-    c.app.vote_key = key
-    c.app.validator_address = c.app.validator_set(1)[0].address
+    if sign:
+        # The node's validator signs, as Node sets it up.
+        c.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
+        c.app.validator_address = c.app.validator_set(1)[0].address
     c.prefix = c.genesis.bech32_prefix
     c.clock = c.genesis.genesis_time_ns
     run(c, [])
+    return c
+
+
+@pytest.fixture
+def chain(tmp_path):
+    c = make_chain(tmp_path)
     yield c
     c.close()
 
@@ -219,3 +226,19 @@ def test_deposit_period_end_drops_the_proposal_and_refunds(chain):
     block = run(chain, [], after_s=172801)
     assert attrs(block.events, "inactive_proposal") == [{"proposal_id": "1", "proposal_result": "proposal_dropped"}]
     assert proposal(chain, 1) is None and balance(chain, GOV) == 0
+
+
+def test_replay_from_genesis_reproduces_every_app_hash(tmp_path):
+    # Unsigned commits: a replay has no validator key to sign the blocks' last commits with.
+    chain = make_chain(tmp_path, sign=False)
+    ok(submit(chain))
+    ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 1, g.YES))])]))
+    ok(submit(chain, who=2, messages=[g.staking_params_msg(chain.prefix, unbonding_s=0)]))
+    ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 2, g.YES))]),
+                   (1, [(g.CANCEL, g.cancel(chain.prefix, address(chain, 1), 1))])]))
+    ok(submit(chain, who=3))
+    run(chain, [], after_s=25)
+    assert proposal(chain, 2).status == gov_pb2.PROPOSAL_STATUS_FAILED
+    report = replay_chain(chain.app, tmp_path / "replayed.db")
+    assert report.ok and report.last_height == chain.app.height
+    chain.close()
