@@ -3,18 +3,20 @@ of a passed proposal's messages as the gov account, refusals with the SDK's code
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
+from google.protobuf import any_pb2
 
 import gov_msgs as g
 import staking_msgs
 from chain_driver import PROPOSER, Chain
 from chaind.chain.authority import GOV
-from chaind.chain.modules import staking
+from chaind.chain.modules import erc20, staking
 from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.gov.tally import tally
 from chaind.chain.replay import replay_chain
 from chaind.home import Home
 from chaind.pb.cosmos.gov.v1 import gov_pb2
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
+from chaind.pb.evmos.erc20.v1 import tx_pb2 as erc20_tx
 
 S = 10**9
 
@@ -242,3 +244,14 @@ def test_replay_from_genesis_reproduces_every_app_hash(tmp_path):
     report = replay_chain(chain.app, tmp_path / "replayed.db")
     assert report.ok and report.last_height == chain.app.height
     chain.close()
+
+
+def test_erc20_conversions_toggle_through_a_proposal(chain):
+    toggle = erc20_tx.MsgToggleConversion(authority=chain.b32(GOV), token="stake")
+    messages = [any_pb2.Any(type_url="/evmos.erc20.v1.MsgToggleConversion", value=toggle.SerializeToString())]
+    ok(submit(chain, messages=messages))
+    ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 1, g.YES))])]))
+    block = run(chain, [], after_s=20)
+    assert attrs(block.events, "toggle_token_conversion") == [
+        {"cosmos_coin": "stake", "erc20_token": "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"}]
+    assert erc20.pair_of(chain.app.view(), "stake").enabled is False

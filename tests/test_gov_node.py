@@ -101,3 +101,9 @@ def test_a_proposal_changes_max_validators_and_a_failing_one_changes_nothing(nod
     assert (found["codespace"], found["code"]) == ("gov", 3) and found["raw_log"].endswith("1: inactive proposal")
     gov_params = js((yield run("q", "gov", "params", n, "-o", "json")))["params"]
     assert gov_params["voting_period"] == "3s" and gov_params["min_deposit"] == [{"denom": "achain", "amount": "10"}]
+
+
+def test_the_banner_names_the_gov_authority_and_the_dev_extra(node):
+    gov = to_bech32(node.genesis.bech32_prefix, GOV)
+    assert (f"authority: the gov module account {gov}; dev account (0) may also register erc20 pairs and change "
+            "erc20 params (a dev genesis says so)\n") in node.out.getvalue()
