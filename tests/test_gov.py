@@ -11,10 +11,14 @@ from chain_driver import PROPOSER, Chain
 from chaind.chain.authority import GOV
 from chaind.chain.modules import erc20, staking
 from chaind.chain.modules.gov import keeper
+from chaind.chain.modules.gov.query_v1beta1 import GovQueryV1Beta1
 from chaind.chain.modules.gov.tally import tally
 from chaind.chain.replay import replay_chain
 from chaind.home import Home
 from chaind.pb.cosmos.gov.v1 import gov_pb2
+from chaind.pb.cosmos.gov.v1beta1 import gov_pb2 as gov_v1beta1
+from chaind.pb.cosmos.gov.v1beta1 import query_pb2 as q_v1beta1
+from chaind.pb.cosmos.gov.v1beta1 import tx_pb2 as tx_v1beta1
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
 from chaind.pb.evmos.erc20.v1 import tx_pb2 as erc20_tx
 
@@ -255,3 +259,27 @@ def test_erc20_conversions_toggle_through_a_proposal(chain):
     assert attrs(block.events, "toggle_token_conversion") == [
         {"cosmos_coin": "stake", "erc20_token": "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"}]
     assert erc20.pair_of(chain.app.view(), "stake").enabled is False
+
+
+def test_a_v1beta1_text_proposal_passes_and_reads_through_both_queries(chain):
+    text = gov_v1beta1.TextProposal(title="Hello", description="A text proposal")
+    submit_msg = tx_v1beta1.MsgSubmitProposal(
+        content=any_pb2.Any(type_url="/cosmos.gov.v1beta1.TextProposal", value=text.SerializeToString()),
+        initial_deposit=g.coins(10), proposer=chain.b32(address(chain, 1)))
+    block = ok(run(chain, [(1, [("/cosmos.gov.v1beta1.MsgSubmitProposal", submit_msg)])]))
+    assert attrs(block.results[0].events, "submit_proposal")[0]["proposal_messages"] == \
+        "/cosmos.gov.v1.MsgExecLegacyContent"
+    vote = tx_v1beta1.MsgVote(proposal_id=1, voter=chain.b32(address(chain, 0)), option=g.YES)
+    ok(run(chain, [(0, [("/cosmos.gov.v1beta1.MsgVote", vote)])]))
+    view = chain.app.view()
+    legacy = GovQueryV1Beta1(chain.app)
+    shown = legacy.Vote.__wrapped__(legacy, q_v1beta1.QueryVoteRequest(proposal_id=1, voter=vote.voter), view).vote
+    assert shown.option == g.YES and shown.options[0].weight == str(10**18)
+    run(chain, [], after_s=20)
+    view = chain.app.view()
+    p = legacy.Proposal.__wrapped__(legacy, q_v1beta1.QueryProposalRequest(proposal_id=1), view).proposal
+    assert p.status == gov_pb2.PROPOSAL_STATUS_PASSED
+    assert p.content.type_url == "/cosmos.gov.v1beta1.TextProposal"
+    assert gov_v1beta1.TextProposal.FromString(p.content.value).title == "Hello"
+    assert p.final_tally_result.yes == keeper.proposal(view, 1).final_tally_result.yes_count
+    assert keeper.proposal(view, 1).title == "Hello" and keeper.proposal(view, 1).summary == "A text proposal"

@@ -107,3 +107,17 @@ def test_the_banner_names_the_gov_authority_and_the_dev_extra(node):
     gov = to_bech32(node.genesis.bech32_prefix, GOV)
     assert (f"authority: the gov module account {gov}; dev account (0) may also register erc20 pairs and change "
             "erc20 params (a dev genesis says so)\n") in node.out.getvalue()
+
+
+@pytest_twisted.inlineCallbacks
+def test_params_over_rest_v1_and_v1beta1(node):
+    status, _, v1 = yield rest(node, "/cosmos/gov/v1/params/voting")
+    assert status == 200, v1
+    assert v1["params"]["voting_period"] == "20s" and v1["params"]["expedited_voting_period"] == "10s"
+    assert v1["voting_params"] == {"voting_period": "20s"} and v1["params"]["quorum"] == "0.334000000000000000"
+    status, _, legacy = yield rest(node, "/cosmos/gov/v1beta1/params/tallying")
+    assert status == 200, legacy
+    assert legacy["tally_params"] == {"quorum": "0.334000000000000000", "threshold": "0.500000000000000000",
+                                      "veto_threshold": "0.334000000000000000"}
+    status, _, missing = yield rest(node, "/cosmos/gov/v1/proposals/7")
+    assert status == 404 and "proposal 7 doesn't exist" in missing["message"], missing

@@ -3,19 +3,24 @@ tally and the execution of passed proposals as the gov module account; cosmos.go
 """
 
 from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.gov import legacy
 from chaind.chain.modules.gov.end_block import end_block
 from chaind.chain.modules.gov.genesis import init_genesis
 from chaind.chain.modules.gov.keeper import GOV
 from chaind.chain.modules.gov.msgs import MESSAGES
 from chaind.chain.modules.gov.query import GovQuery
+from chaind.chain.modules.gov.query_v1beta1 import GovQueryV1Beta1
 from chaind.pb.cosmos.gov.v1 import query_pb2, query_pb2_grpc
+from chaind.pb.cosmos.gov.v1beta1 import query_pb2 as v1beta1_query
+from chaind.pb.cosmos.gov.v1beta1 import query_pb2_grpc as v1beta1_grpc
 
 __all__ = ("MODULE", "GOV")
 
 MODULE = Module(
     name="gov",
-    messages=MESSAGES,
-    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: GovQuery(app)),),
+    messages=MESSAGES + legacy.MESSAGES,
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: GovQuery(app)),
+              QueryService(v1beta1_query, v1beta1_grpc, "Query", lambda app, settings: GovQueryV1Beta1(app))),
     init_genesis=init_genesis,
     end_block=end_block,
     module_accounts={"gov": (GOV, ("burner",))},

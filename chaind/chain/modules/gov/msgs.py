@@ -32,20 +32,20 @@ from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.gov.v1 import gov_pb2, tx_pb2
 
 GOV = keeper.GOV
-_VALID_OPTIONS = (gov_pb2.VOTE_OPTION_YES, gov_pb2.VOTE_OPTION_ABSTAIN, gov_pb2.VOTE_OPTION_NO,
+VALID_OPTIONS = (gov_pb2.VOTE_OPTION_YES, gov_pb2.VOTE_OPTION_ABSTAIN, gov_pb2.VOTE_OPTION_NO,
                   gov_pb2.VOTE_OPTION_NO_WITH_VETO)
 
 
-def _address(app, text, what):
+def address(app, text, what):
     try:
         return parse(text, app.genesis.bech32_prefix)
     except AddressError as e:
         raise errors.invalid_address(f"invalid {what} address: {e}") from None
 
 
-def _signer_check(field, what):
+def signer_check(field, what):
     def validate_msg(app, msg):
-        _address(app, getattr(msg, field), what)
+        address(app, getattr(msg, field), what)
     return validate_msg
 
 
@@ -99,12 +99,12 @@ def _check_proposal_messages(app, decoded):
             raise error(INVALID_SIGNER, signer)
 
 
-def _submit_proposal(app, ctx, msg, signer):
+def submit_proposal(app, ctx, msg, signer):
     if not msg.title:
         raise error(INVALID_PROPOSAL_CONTENT, "proposal title cannot be empty")
     if not msg.summary:
         raise error(INVALID_PROPOSAL_CONTENT, "proposal summary cannot be empty")
-    proposer = _address(app, msg.proposer, "proposer")
+    proposer = address(app, msg.proposer, "proposer")
     if not msg.messages and not msg.metadata:
         raise error(NO_PROPOSAL_MSGS, "either metadata or Msgs length must be non-nil")
     if msg.metadata:
@@ -165,8 +165,8 @@ def _round_half_even(atomics):
     return quotient
 
 
-def _deposit(app, ctx, msg, signer):
-    depositor = _address(app, msg.depositor, "depositor")
+def deposit(app, ctx, msg, signer):
+    depositor = address(app, msg.depositor, "depositor")
     amount = _deposit_coins(msg.amount)
     events, started = deposits.add_deposit(app, ctx, msg.proposal_id, depositor, amount)
     if started:
@@ -176,7 +176,7 @@ def _deposit(app, ctx, msg, signer):
 
 def _option_text(option, weight):
     """WeightedVoteOption.String() (the proto's compact text), as the proposal_vote event carries it."""
-    return f'option:{_option_name(option)} weight:"{weight}"'
+    return f'option:{option_name(option)} weight:"{weight}"'
 
 
 def _add_vote(app, ctx, pid, voter, options, metadata):
@@ -192,23 +192,23 @@ def _add_vote(app, ctx, pid, voter, options, metadata):
     return [event("proposal_vote", ("voter", voter_b32), ("option", text), ("proposal_id", str(pid)))]
 
 
-def _vote(app, ctx, msg, signer):
-    voter = _address(app, msg.voter, "voter")
-    if msg.option not in _VALID_OPTIONS:
-        raise error(INVALID_VOTE, _option_name(msg.option))
+def vote(app, ctx, msg, signer):
+    voter = address(app, msg.voter, "voter")
+    if msg.option not in VALID_OPTIONS:
+        raise error(INVALID_VOTE, option_name(msg.option))
     return _add_vote(app, ctx, msg.proposal_id, voter, [(msg.option, legacy_dec.format(legacy_dec.ONE))],
                      msg.metadata), tx_pb2.MsgVoteResponse()
 
 
-def _option_name(option):
+def option_name(option):
     try:
         return gov_pb2.VoteOption.Name(option)
     except ValueError:
         return str(option)
 
 
-def _vote_weighted(app, ctx, msg, signer):
-    voter = _address(app, msg.voter, "voter")
+def vote_weighted(app, ctx, msg, signer):
+    voter = address(app, msg.voter, "voter")
     if not msg.options:
         raise errors.invalid_request("")
     total, used, options = 0, set(), []
@@ -217,7 +217,7 @@ def _vote_weighted(app, ctx, msg, signer):
             weight = legacy_dec.parse(o.weight)
         except ValueError as e:
             weight, problem = None, e
-        if o.option not in _VALID_OPTIONS or (weight is not None and not 0 < weight <= legacy_dec.ONE):
+        if o.option not in VALID_OPTIONS or (weight is not None and not 0 < weight <= legacy_dec.ONE):
             raise error(INVALID_VOTE, _option_text(o.option, o.weight))
         if weight is None:
             raise error(INVALID_VOTE, f"invalid weight: {problem}")
@@ -234,7 +234,7 @@ def _vote_weighted(app, ctx, msg, signer):
 
 
 def _cancel_proposal(app, ctx, msg, signer):
-    _address(app, msg.proposer, "proposer")
+    address(app, msg.proposer, "proposer")
     pid = msg.proposal_id
     p = keeper.proposal(ctx, pid)
     if p is None:
@@ -271,14 +271,14 @@ def _update_params(app, ctx, msg, signer):
 
 MESSAGES = (
     MsgHandler("/cosmos.gov.v1.MsgSubmitProposal", tx_pb2.MsgSubmitProposal, lambda m: m.proposer,
-               _signer_check("proposer", "proposer"), _submit_proposal),
+               signer_check("proposer", "proposer"), submit_proposal),
     MsgHandler("/cosmos.gov.v1.MsgDeposit", tx_pb2.MsgDeposit, lambda m: m.depositor,
-               _signer_check("depositor", "depositor"), _deposit),
-    MsgHandler("/cosmos.gov.v1.MsgVote", tx_pb2.MsgVote, lambda m: m.voter, _signer_check("voter", "voter"), _vote),
+               signer_check("depositor", "depositor"), deposit),
+    MsgHandler("/cosmos.gov.v1.MsgVote", tx_pb2.MsgVote, lambda m: m.voter, signer_check("voter", "voter"), vote),
     MsgHandler("/cosmos.gov.v1.MsgVoteWeighted", tx_pb2.MsgVoteWeighted, lambda m: m.voter,
-               _signer_check("voter", "voter"), _vote_weighted),
+               signer_check("voter", "voter"), vote_weighted),
     MsgHandler("/cosmos.gov.v1.MsgCancelProposal", tx_pb2.MsgCancelProposal, lambda m: m.proposer,
-               _signer_check("proposer", "proposer"), _cancel_proposal),
+               signer_check("proposer", "proposer"), _cancel_proposal),
     MsgHandler("/cosmos.gov.v1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
-               _signer_check("authority", "authority"), _update_params),
+               signer_check("authority", "authority"), _update_params),
 )

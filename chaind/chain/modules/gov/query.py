@@ -7,10 +7,10 @@ from chaind.chain.modules.gov.tally import empty_result, tally
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.pb.cosmos.gov.v1 import gov_pb2, query_pb2, query_pb2_grpc
 
-_ENDED = (gov_pb2.PROPOSAL_STATUS_PASSED, gov_pb2.PROPOSAL_STATUS_REJECTED, gov_pb2.PROPOSAL_STATUS_FAILED)
+ENDED = (gov_pb2.PROPOSAL_STATUS_PASSED, gov_pb2.PROPOSAL_STATUS_REJECTED, gov_pb2.PROPOSAL_STATUS_FAILED)
 
 
-def _id_key(pid):
+def id_key(pid):
     return pid.to_bytes(8, "big")
 
 
@@ -51,7 +51,7 @@ class GovQuery(Reader, query_pb2_grpc.QueryServicer):
     def Proposals(self, request, view):
         voter = self.address(request.voter, "") if request.voter else None
         depositor = self.address(request.depositor, "") if request.depositor else None
-        items = [(_id_key(p.id), p) for p in keeper.proposals(view)
+        items = [(id_key(p.id), p) for p in keeper.proposals(view)
                  if (not request.proposal_status or p.status == request.proposal_status)
                  and (voter is None or keeper.vote(view, p.id, voter) is not None)
                  and (depositor is None or keeper.deposit(view, p.id, depositor) is not None)]
@@ -109,7 +109,7 @@ class GovQuery(Reader, query_pb2_grpc.QueryServicer):
         p = self.existing(view, request.proposal_id)
         if p.status == gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD:
             result = empty_result()
-        elif p.status in _ENDED:
+        elif p.status in ENDED:
             result = p.final_tally_result
         else:
             _, _, result = tally(self.app, view, p, lambda voter: None)
