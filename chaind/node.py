@@ -24,7 +24,7 @@ from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.txpool import TxPoolApi
 from chaind.chain import authority, registry
-from chaind.chain.app import App
+from chaind.chain.app import App, StaleHomeError
 from chaind.chain.genesis import Genesis
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
@@ -79,8 +79,14 @@ class Node(service.MultiService):
         self.out = out or sys.stdout
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
-        self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                       prune_interval=settings.storage.prune_interval, modules=modules)
+        try:
+            self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
+                           prune_interval=settings.storage.prune_interval, modules=modules,
+                           iavl_cache_nodes=settings.storage.iavl_cache_nodes,
+                           subspace_max_keys=settings.storage.subspace_max_keys)
+        except StaleHomeError as e:
+            self.db.close()
+            raise SystemExit(str(e)) from None
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
@@ -203,8 +209,8 @@ class Node(service.MultiService):
         def rpc_address():
             return self.comet_routes.rpc_address if self.comet_routes is not None else ""
 
-        def abci_query(path, data, height):
-            return abci.query(self.queries, path, data, height)
+        def abci_query(path, data, height, prove):
+            return abci.query(self.queries, path, data, height, prove)
 
         return found + [
             (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),

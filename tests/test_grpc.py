@@ -10,7 +10,7 @@ import pytest_twisted
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from chaind.chain import txs
-from chaind.chain.modules.auth.query import PUBKEY_TYPE_URL
+from chaind.chain.modules.auth.keeper import PUBKEY_TYPE_URL
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q

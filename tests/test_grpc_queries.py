@@ -113,9 +113,11 @@ def test_validator_sets_and_abci_query(node):
 
     version, _ = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest(path="/app/version"))
     assert version.code == 0 and version.value.decode() == __import__("chaind").__version__
+    # A raw store read: the key is absent from the bank store (its keys start 0x00 or 0x02).
     store, _ = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest(path="/store/bank/key", data=b"k"))
-    assert (store.code, store.codespace, store.log) == (6, "sdk", "multi-store does not support queries: "
-                                                                  "unknown request")
+    assert (store.code, store.key, store.value, store.height) == (0, b"k", b"", node.app.height)
+    nosuch, _ = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest(path="/store/nosuch/key", data=b"k"))
+    assert (nosuch.code, nosuch.codespace, nosuch.log) == (6, "sdk", "no such store: nosuch: unknown request")
     _, error = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest(path="/cosmos.bank.v1beta1.Query/Params"))
     assert error == (INVALID, "unsupported ABCI query path: /cosmos.bank.v1beta1.Query/Params")
     _, error = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest())

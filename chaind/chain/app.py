@@ -28,15 +28,24 @@ from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.tendermint.types import params_pb2
-from chaind.store import eventindex, keys
+from chaind.store import eventindex, keys, layout
 from chaind.store.evm_state import pending_state_db
+from chaind.store.multistore import MultiStore
 from chaind.store.pruning import collect_garbage
-from chaind.store.versioned import VersionedWriter
+from chaind.store.versioned import VersionedReader, VersionedWriter
 
 _SIG_VERIFY_COST = {crypto_keys.ETH_SECP256K1: SIG_VERIFY_COST_ETH_SECP256K1,
                     crypto_keys.SECP256K1: SIG_VERIFY_COST_SECP256K1}
 
 log = Logger()
+
+
+class StaleHomeError(RuntimeError):
+    """The data directory was written by a chaind whose app hash is not the multistore's."""
+
+
+# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info).
+STATE_FORMAT = b"2"
 
 
 @attrs.define
@@ -63,7 +72,8 @@ class App:
     """modules: the Modules the chain runs (chain/registry.py's by default), in the SDK's init-genesis and
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
 
-    def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES):
+    def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES,
+                 iavl_cache_nodes=100_000, subspace_max_keys=10_000):
         self.db = db
         self.genesis = genesis
         self.modules = tuple(modules)
@@ -78,11 +88,19 @@ class App:
         self._head = None
         self._local = threading.local()     # each checking thread's view of the head
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
+        self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
+        elif db.get(keys.STATE_FORMAT) != STATE_FORMAT:
+            raise StaleHomeError(
+                f"the data directory {db.path} was written by an older chaind, whose app hash is not the "
+                f"multistore's (IAVL stores): its blocks cannot be verified by this version. Export what "
+                f"you need, then start a new chain (`chaind init` in a new home, or delete the data "
+                f"directory), or run the older chaind on it")
         else:
             self._head = self._load_block(keys.height_of(raw))
+        self._head_info = self.stores.commit_info(self.height)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -142,6 +160,18 @@ class App:
         _, meta = self.block_at(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
+    def store_version(self, height=None):
+        """The multistore's CommitInfo at `height` (default: latest); PrunedError or LookupError when
+        that height's state is not kept or was never committed (the genesis height has no version)."""
+        view = self.view(height)
+        info = self._head_info
+        if info is None or info.version != view.height:
+            info = self.stores.commit_info(view.height)
+        if info is None:
+            raise LookupError(f"no store version at height {view.height}: the stores' first version is "
+                              f"the first block, {self.genesis.initial_height}")
+        return info
+
     # -- genesis ---------------------------------------------------------------------------------
 
     def _init_chain(self):
@@ -153,16 +183,18 @@ class App:
                 module.init_genesis(self, ctx)
         # InitChain's validators: the set of the first block and of the one after it.
         first_set = valset.apply_updates((), ctx.validator_updates) if ctx.validator_updates else ()
-        meta_state = self._seal_state(ctx, prev_native=b"")
+        ctx.accounts.persist()
         header = Header(chain_id=g.chain_id, height=height, time_ns=g.genesis_time_ns,
                         last_block_id=BlockId(), last_commit_hash=b"", data_hash=b"",
                         validators_hash=valset.hash_of(first_set), next_validators_hash=valset.hash_of(first_set),
                         consensus_hash=self.consensus_hash(), app_hash=b"", last_results_hash=b"",
                         evidence_hash=b"", proposer_address=b"")
+        # The SDK commits InitChain's writes with the first block: before it the app hash is empty.
         meta = BlockMeta(hash=b"", num_txs=0, gas_limit=g.max_gas, gas_used=0, base_fee=g.base_fee,
-                         bloom=bytes(256), log_count=0, size=0, **meta_state)
+                         bloom=bytes(256), log_count=0, size=0, app_hash=b"",
+                         evm_state_root=ctx.accounts.state_root)
         committed = CommittedBlock(header, meta, (), ())
-        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
+        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), keys.STATE_FORMAT: STATE_FORMAT}
         if first_set:
             puts[valset.key(g.initial_height)] = valset.to_record(first_set)
         self.db.write(self._block_puts(committed, puts))
@@ -329,14 +361,15 @@ class App:
         for module in self.modules:
             if module.end_block is not None:
                 module.end_block(self, ctx)
-        sealed = self._seal_state(ctx, prev_native=prev_meta.native_hash)
+        store_puts = {}
+        sealed = self._seal_state(ctx, store_puts)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
                          size=sum(len(t) for t in raw_txs), **sealed)
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates))
         self._results_hash = (block_hash, blocks.results_hash(results))
-        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
+        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
             changed = valset.apply_updates(self.validator_set(height + 1), ctx.validator_updates)
@@ -391,6 +424,7 @@ class App:
         """Write the block in one atomic batch; from now on readers see it."""
         self.db.write(puts)
         self._head = (committed.header, committed.meta)
+        self._head_info = self.stores.commit_info(committed.height)
         if self.pruning and committed.height % self.prune_interval == 0:
             try:
                 self.prune()
@@ -408,7 +442,7 @@ class App:
         if horizon <= max(self._pruned_below, self.genesis.initial_height - 1):
             return None
         roots = {self.block_at(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
-        stats = collect_garbage(self.db, horizon, roots)
+        stats = collect_garbage(self.db, horizon, roots, self.stores.prune(horizon))
         self._pruned_below = horizon
         return stats
 
@@ -513,16 +547,37 @@ class App:
                 yield found[1].hash
         return generate()
 
-    def _seal_state(self, ctx, prev_native):
+    def _seal_state(self, ctx, puts):
+        """The block's state roots and app hash; the IAVL nodes and commit info go into `puts`."""
+        touched = _touched_accounts(ctx.accounts)
         ctx.accounts.persist()
         evm_root = ctx.accounts.state_root
-        native = hashlib.sha256(prev_native)
-        for key, value in sorted(ctx.store.changes.items()):
-            native.update(len(key).to_bytes(4, "big") + key)
-            native.update(b"\x00" if value is None else b"\x01" + len(value).to_bytes(4, "big") + value)
-        native_hash = native.digest()
-        return {"evm_state_root": evm_root, "native_hash": native_hash,
-                "app_hash": hashlib.sha256(evm_root + native_hash).digest()}
+        changes = ctx.store.changes
+        if ctx.height == self.genesis.initial_height:
+            # The first version of the stores holds the genesis state too (written at the height before).
+            genesis = VersionedReader(self.db, ctx.height - 1)
+            changes = {**dict(genesis.iterate(b"")), **changes}
+            touched |= set(auth.all_addresses(StateView(genesis.height, genesis, None)))
+            touched |= {address for address, _ in self.module_accounts.values()}
+        direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
+        # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
+        touched |= {address for address in map(auth.account_of, changes) if address is not None}
+        direct += self._account_mirror(ctx, touched)
+        parent = self._head_info
+        if parent is None or parent.version != ctx.height - 1:
+            parent = self.stores.commit_info(ctx.height - 1)
+        info = self.stores.apply(ctx.height, parent, changes, evm_root, puts, direct)
+        return {"evm_state_root": evm_root, "app_hash": info.hash()}
+
+    def _account_mirror(self, ctx, addresses):
+        """The acc store's entries of `addresses` as x/auth keeps them: 0x01 | address -> the account's Any."""
+        prefix = self.genesis.bech32_prefix
+        out = []
+        for address in addresses:
+            found = auth.account_any(ctx, address, prefix, self.module_accounts)
+            if found is not None:
+                out.append((layout.ACC, layout.account(address), found.SerializeToString()))
+        return out
 
     def _block_puts(self, committed, puts, evm_hashes=None):
         height = committed.height
@@ -596,6 +651,24 @@ class App:
 
     def _b32(self, address):
         return self.bank.bech32(address)
+
+
+def _touched_accounts(state):
+    """The addresses whose EVM account the block changed: the account trie's pending writes (py-evm
+    journals them by address until the block's state root is made, once, at the end of the block)."""
+    diff = state._account_db._journaltrie.diff()
+    return set(diff.pending_keys()) | set(diff.deleted_keys())
+
+
+def _base_balance_mirror(accounts, addresses, denom):
+    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state), so a
+    light client proves them as any other balance; None for a zero balance, which the SDK does not keep.
+    Commit only: the bank module itself reads the EVM balance."""
+    out = []
+    for address in addresses:
+        amount = accounts.get_balance(address)
+        out.append((layout.BANK, layout.bank_balance(address, denom), str(amount).encode() if amount else None))
+    return out
 
 
 def _signature_valid(tx, sign_bytes):
