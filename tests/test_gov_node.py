@@ -1,6 +1,7 @@
 """Governance on a running node through the CLI, gRPC and REST: a staking MsgUpdateParams proposal is
 submitted, voted and executed and max_validators changes; a failing one records why and changes nothing."""
 
+import base64
 import json
 import time
 
@@ -15,7 +16,7 @@ from chaind.pb.cosmos.gov.v1 import query_pb2 as gq
 from chaind.pb.cosmos.gov.v1 import query_pb2_grpc as gq_grpc
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
-from helpers import call, in_thread, rest
+from helpers import call, comet, in_thread, rest
 from test_cli import node_flag, ok
 from test_cli_modules import committed, js, run, send_tx
 
@@ -121,3 +122,7 @@ def test_params_over_rest_v1_and_v1beta1(node):
                                       "veto_threshold": "0.334000000000000000"}
     status, _, missing = yield rest(node, "/cosmos/gov/v1/proposals/7")
     assert status == 404 and "proposal 7 doesn't exist" in missing["message"], missing
+    request = gq.QueryParamsRequest(params_type="deposit").SerializeToString().hex()
+    abci = yield in_thread(comet, node, "abci_query", path="/cosmos.gov.v1.Query/Params", data=request)
+    answer = gq.QueryParamsResponse.FromString(base64.b64decode(abci["result"]["response"]["value"]))
+    assert answer.deposit_params.min_deposit[0].amount == "10" and answer.params.expedited_min_deposit[0].amount == "50"
