@@ -49,6 +49,8 @@ class Module:
       validator power changes to ctx.validator_updates.
     - module_accounts: {name: (address, permissions)}, as x/auth's permission map lists them.
     - invariants: (name, check) pairs; check(app, view) returns None, or a message saying what broke.
+    - amino_shapes: {proto class: chain/amino.py's Amino} of the module's own nested message types whose
+      amino JSON differs from the defaults (its messages carry theirs on MsgHandler.amino).
     - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).
     """
 
@@ -60,4 +62,5 @@ class Module:
     end_block: Callable | None = None
     module_accounts: dict = attrs.field(factory=dict)
     invariants: tuple = ()
+    amino_shapes: dict = attrs.field(factory=dict)
     cli: str | None = None

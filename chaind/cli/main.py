@@ -41,6 +41,7 @@ def make_cli(modules=None):
         "config": "chaind.cli.misc:config",
         "version": "chaind.cli.misc:version",
         "completion": "chaind.cli.misc:completion",
+        "testnet": "chaind.cli.testnet:testnet",
     })
     for command in (init, start, replay):
         group.add_command(command)

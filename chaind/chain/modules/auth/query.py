@@ -2,7 +2,6 @@
 
 from chaind import errors
 from chaind.chain.modules.auth import keeper as auth
-from chaind.chain.modules.auth.params import PARAMS
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2, query_pb2_grpc
@@ -70,7 +69,7 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=PARAMS)
+        return query_pb2.QueryParamsResponse(params=self.app.genesis.auth_params)
 
     @query(inline=True)
     def Bech32Prefix(self, request, view):

@@ -4,6 +4,7 @@ import re
 
 from chaind.chain import authority as chain_authority
 from chaind.chain import errors
+from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.bank import format_coins
 from chaind.chain.modules.bank import keeper as bank_keeper
@@ -288,14 +289,19 @@ def _update_params(app, ctx, msg, signer):
 
 MESSAGES = (
     MsgHandler("/evmos.erc20.v1.MsgConvertERC20", tx_pb2.MsgConvertERC20, lambda m: m.sender,
-               _validate_convert_erc20, _convert_erc20, gas=EVM_MSG_GAS),
+               _validate_convert_erc20, _convert_erc20, gas=EVM_MSG_GAS,
+               amino=Amino("evmos/MsgConvertERC20", keep=("amount",))),
     MsgHandler("/evmos.erc20.v1.MsgConvertCoin", tx_pb2.MsgConvertCoin, lambda m: m.sender,
-               _validate_convert_coin, _convert_coin, gas=EVM_MSG_GAS),
+               _validate_convert_coin, _convert_coin, gas=EVM_MSG_GAS,
+               amino=Amino("evmos/MsgConvertCoin")),
     MsgHandler("/evmos.erc20.v1.MsgRegisterERC20", tx_pb2.MsgRegisterERC20, lambda m: m.authority,
-               _validate_register, _register_erc20, gas=EVM_MSG_GAS),
+               _validate_register, _register_erc20, gas=EVM_MSG_GAS,
+               amino=Amino("evmos/x/erc20/MsgRegisterERC20")),
     MsgHandler("/evmos.erc20.v1.MsgToggleConversion", tx_pb2.MsgToggleConversion, lambda m: m.authority,
-               _validate_authority_msg, _toggle_conversion),
+               _validate_authority_msg, _toggle_conversion,
+               amino=Amino("evmos/x/erc20/MsgToggleConversion")),
     MsgHandler("/evmos.erc20.v1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
-               _validate_update_params, _update_params),
+               _validate_update_params, _update_params,
+               amino=Amino("evmos/x/erc20/MsgUpdateParams", keep=("params",))),
 )
 

@@ -3,6 +3,7 @@
 import re
 
 from chaind.chain import authority, errors, legacy_dec
+from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
 from chaind.chain.modules.staking.keeper import Keeper
@@ -26,7 +27,7 @@ from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.gocompat import format_time
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
-from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
+from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
 
 
 def _account(app, text, what):
@@ -306,16 +307,28 @@ def _rfc3339(ns):
 
 MESSAGES = (
     MsgHandler("/cosmos.staking.v1beta1.MsgCreateValidator", tx_pb2.MsgCreateValidator,
-               lambda m: m.validator_address, _validate_signer_field("validator_address", True), _create_validator),
+               lambda m: m.validator_address, _validate_signer_field("validator_address", True), _create_validator,
+               amino=Amino("cosmos-sdk/MsgCreateValidator", keep=("description", "commission", "min_self_delegation",
+                                                                  "value"), ints=("min_self_delegation",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgEditValidator", tx_pb2.MsgEditValidator,
-               lambda m: m.validator_address, _validate_signer_field("validator_address", True), _edit_validator),
+               lambda m: m.validator_address, _validate_signer_field("validator_address", True), _edit_validator,
+               amino=Amino("cosmos-sdk/MsgEditValidator", keep=("description",), decs=("commission_rate",),
+                           ints=("min_self_delegation",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgDelegate", tx_pb2.MsgDelegate,
-               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False), _delegate),
+               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False), _delegate,
+               amino=Amino("cosmos-sdk/MsgDelegate", keep=("amount",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgUndelegate", tx_pb2.MsgUndelegate,
-               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False), _undelegate),
+               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False), _undelegate,
+               amino=Amino("cosmos-sdk/MsgUndelegate", keep=("amount",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgBeginRedelegate", tx_pb2.MsgBeginRedelegate,
                lambda m: m.delegator_address, _validate_signer_field("delegator_address", False),
-               _begin_redelegate),
+               _begin_redelegate, amino=Amino("cosmos-sdk/MsgBeginRedelegate", keep=("amount",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
                _validate_update_params, _update_params),
 )
+
+# Amino JSON of the nested types (cosmos-sdk v0.50 proto/cosmos/staking/v1beta1/staking.proto).
+AMINO_SHAPES = {
+    staking_pb2.CommissionRates: Amino(keep=("rate", "max_rate", "max_change_rate"),
+                                       decs=("rate", "max_rate", "max_change_rate")),
+}
