@@ -8,11 +8,13 @@ from google.protobuf import any_pb2
 import gov_msgs as g
 import staking_msgs
 from chain_driver import PROPOSER, Chain
+from chaind.chain import amino
 from chaind.chain.authority import GOV
 from chaind.chain.modules import erc20, staking
 from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.gov.query_v1beta1 import GovQueryV1Beta1
 from chaind.chain.modules.gov.tally import tally
+from chaind.chain.registry import MODULES
 from chaind.chain.replay import replay_chain
 from chaind.home import Home
 from chaind.pb.cosmos.gov.v1 import gov_pb2
@@ -283,3 +285,27 @@ def test_a_v1beta1_text_proposal_passes_and_reads_through_both_queries(chain):
     assert gov_v1beta1.TextProposal.FromString(p.content.value).title == "Hello"
     assert p.final_tally_result.yes == keeper.proposal(view, 1).final_tally_result.yes_count
     assert keeper.proposal(view, 1).title == "Hello" and keeper.proposal(view, 1).summary == "A text proposal"
+
+
+def test_votes_and_deposits_sign_in_amino_json_as_keplr_does(chain):
+    encoder = amino.Encoder.of_modules(MODULES)
+    voter = chain.b32(address(chain, 0))
+    assert encoder.named(tx_v1beta1.MsgVote(proposal_id=1, voter=voter, option=g.YES)) == {
+        "type": "cosmos-sdk/MsgVote", "value": {"option": 1, "proposal_id": "1", "voter": voter}}
+    weighted = tx_v1beta1.MsgVoteWeighted(proposal_id=1, voter=voter, options=[
+        gov_v1beta1.WeightedVoteOption(option=g.YES, weight=str(6 * 10**17)),
+        gov_v1beta1.WeightedVoteOption(option=g.NO, weight=str(4 * 10**17))])
+    assert encoder.named(weighted)["value"]["options"] == [
+        {"option": 1, "weight": "0.600000000000000000"}, {"option": 3, "weight": "0.400000000000000000"}]
+    assert encoder.named(g.vote(chain.prefix, address(chain, 0), 2, g.NO))["type"] == "cosmos-sdk/v1/MsgVote"
+    assert encoder.named(g.deposit(chain.prefix, address(chain, 0), 2, 5))["value"]["amount"] == [
+        {"amount": "5", "denom": "achain"}]
+    # A v1beta1 vote signed in amino JSON is accepted and counted.
+    ok(submit(chain))
+    vote = tx_v1beta1.MsgVote(proposal_id=1, voter=voter, option=g.YES)
+    raw = chain.native(chain.keys[0], [("/cosmos.gov.v1beta1.MsgVote", vote)], gas=400000, amino_encoder=encoder)
+    chain.clock += S
+    block, puts = chain.app.finalize_block([raw], chain.clock, PROPOSER)
+    chain.app.commit(block, puts)
+    ok(block)
+    assert keeper.vote(chain.app.view(), 1, address(chain, 0)).options[0].option == g.YES

@@ -19,6 +19,7 @@ __all__ = ("MODULE", "GOV")
 MODULE = Module(
     name="gov",
     messages=MESSAGES + legacy.MESSAGES,
+    amino_shapes=legacy.AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: GovQuery(app)),
               QueryService(v1beta1_query, v1beta1_grpc, "Query", lambda app, settings: GovQueryV1Beta1(app))),
     init_genesis=init_genesis,

@@ -4,6 +4,7 @@ msg server turns into v1 ones."""
 import re
 
 from chaind.chain import authority, errors, legacy_dec
+from chaind.chain.amino import Amino
 from chaind.chain.modules.gov import msgs
 from chaind.chain.modules.gov.errors import CODESPACE, INVALID_PROPOSAL_CONTENT, INVALID_VOTE, error
 from chaind.chain.msgs import MsgHandler
@@ -101,9 +102,14 @@ MESSAGES = (
     MsgHandler("/cosmos.gov.v1beta1.MsgSubmitProposal", tx_pb2.MsgSubmitProposal, lambda m: m.proposer,
                msgs.signer_check("proposer", "proposer"), _submit_v1beta1),
     MsgHandler("/cosmos.gov.v1beta1.MsgVote", tx_pb2.MsgVote, lambda m: m.voter, msgs.signer_check("voter", "voter"),
-               _vote_v1beta1),
+               _vote_v1beta1, amino=Amino("cosmos-sdk/MsgVote", keep=("proposal_id",))),
     MsgHandler("/cosmos.gov.v1beta1.MsgVoteWeighted", tx_pb2.MsgVoteWeighted, lambda m: m.voter,
-               msgs.signer_check("voter", "voter"), _vote_weighted_v1beta1),
+               msgs.signer_check("voter", "voter"), _vote_weighted_v1beta1,
+               amino=Amino("cosmos-sdk/MsgVoteWeighted", keep=("proposal_id",))),
     MsgHandler("/cosmos.gov.v1beta1.MsgDeposit", tx_pb2.MsgDeposit, lambda m: m.depositor,
-               msgs.signer_check("depositor", "depositor"), _deposit_v1beta1),
+               msgs.signer_check("depositor", "depositor"), _deposit_v1beta1,
+               amino=Amino("cosmos-sdk/MsgDeposit", keep=("proposal_id", "amount"))),
 )
+
+# Amino JSON of the nested types: v1beta1's weight is a LegacyDec (atomics on the wire, a decimal in JSON).
+AMINO_SHAPES = {gov_pb2.WeightedVoteOption: Amino(keep=("weight",), decs=("weight",))}

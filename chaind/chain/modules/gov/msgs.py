@@ -7,6 +7,7 @@ the message executes; validate() keeps only the signer's address check every mes
 import json
 
 from chaind.chain import authority, errors, legacy_dec
+from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.gov import coins, deposits, keeper
 from chaind.chain.modules.gov.errors import (
@@ -273,10 +274,13 @@ MESSAGES = (
     MsgHandler("/cosmos.gov.v1.MsgSubmitProposal", tx_pb2.MsgSubmitProposal, lambda m: m.proposer,
                signer_check("proposer", "proposer"), submit_proposal),
     MsgHandler("/cosmos.gov.v1.MsgDeposit", tx_pb2.MsgDeposit, lambda m: m.depositor,
-               signer_check("depositor", "depositor"), deposit),
-    MsgHandler("/cosmos.gov.v1.MsgVote", tx_pb2.MsgVote, lambda m: m.voter, signer_check("voter", "voter"), vote),
+               signer_check("depositor", "depositor"), deposit,
+               amino=Amino("cosmos-sdk/v1/MsgDeposit", keep=("proposal_id", "amount"))),
+    MsgHandler("/cosmos.gov.v1.MsgVote", tx_pb2.MsgVote, lambda m: m.voter, signer_check("voter", "voter"), vote,
+               amino=Amino("cosmos-sdk/v1/MsgVote", keep=("proposal_id",))),
     MsgHandler("/cosmos.gov.v1.MsgVoteWeighted", tx_pb2.MsgVoteWeighted, lambda m: m.voter,
-               signer_check("voter", "voter"), vote_weighted),
+               signer_check("voter", "voter"), vote_weighted,
+               amino=Amino("cosmos-sdk/v1/MsgVoteWeighted", keep=("proposal_id",))),
     MsgHandler("/cosmos.gov.v1.MsgCancelProposal", tx_pb2.MsgCancelProposal, lambda m: m.proposer,
                signer_check("proposer", "proposer"), _cancel_proposal),
     MsgHandler("/cosmos.gov.v1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
