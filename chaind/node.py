@@ -25,7 +25,7 @@ from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.raw import RawApi
 from chaind.api.txpool import TxPoolApi
-from chaind.chain import registry
+from chaind.chain import authority, registry
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.genesis import Genesis
 from chaind.chain.modules import inflation
@@ -345,6 +345,12 @@ class Node(service.MultiService):
                 bech32 = addresses.to_bech32(g.bech32_prefix, key.address)
                 lines.append(f"  ({i}) {addresses.to_hex(key.address)}  {bech32}")
                 lines.append(f"      private key 0x{key.private_key.hex()}")
+        extra = g.erc20_authority
+        if extra and extra != authority.GOV:
+            who = next((f"dev account ({i})" for i, k in enumerate(self.dev_keys) if k.address == extra),
+                       addresses.to_bech32(g.bech32_prefix, extra))
+            lines.append(f"authority: the gov module account {addresses.to_bech32(g.bech32_prefix, authority.GOV)}; "
+                         f"{who} may also register erc20 pairs and change erc20 params (a dev genesis says so)")
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()
 

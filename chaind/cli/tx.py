@@ -69,6 +69,22 @@ def _any(url, message):
     return any_pb2.Any(type_url=url, value=message.SerializeToString())
 
 
+def _any_from_json(value):
+    """An Any from its SDK JSON ({"@type": url, ...fields}, LegacyDec fields as decimals)."""
+    from chaind.cli import protojson
+
+    if not isinstance(value, dict) or not isinstance(value.get("@type"), str):
+        raise click.ClickException(f"want a message as JSON with its \"@type\", got {value!r}")
+    cls = protojson.message_class(value["@type"])
+    if cls is None:
+        raise click.ClickException(f"unknown message type {value['@type']}")
+    fields = {k: v for k, v in value.items() if k != "@type"}
+    try:
+        return _any(value["@type"], protojson.from_dict(fields, cls()))
+    except Exception as e:
+        raise click.ClickException(f"invalid {value['@type']}: {e}") from None
+
+
 def tx_options(f):
     for option in reversed([
         click.option("--chain-id", default=None, help="Chain id (default: client.toml's, else the node's)"),
@@ -377,6 +393,7 @@ class TxKit:
     coin_protos = staticmethod(coin_protos)
     coin = staticmethod(autocli.coin)                   # one positive coin (e.g. 10achain) as a Coin
     any = staticmethod(_any)
+    any_from_json = staticmethod(_any_from_json)           # an Any from the SDK's JSON of a message
     bech32_address = staticmethod(bech32_address)
     to_bech32 = staticmethod(to_bech32)
     prefix = staticmethod(prefix)

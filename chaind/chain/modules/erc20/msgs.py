@@ -2,6 +2,7 @@
 
 import re
 
+from chaind.chain import authority as chain_authority
 from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
@@ -48,15 +49,12 @@ from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
 
 
 def _authority_check(app, authority):
-    """Evmos' validateAuthority: the signer must be the module authority set in genesis."""
+    """Evmos' validateAuthority: the gov module account, or the extra authority a dev genesis names."""
     try:
         parse(authority, app.genesis.bech32_prefix)
     except AddressError as e:
         raise errors.invalid_address(f"invalid authority address: {e}") from None
-    expected = app.bank.bech32(app.genesis.erc20_authority)
-    if authority != expected:
-        raise errors.TxError("gov", 13, f"invalid authority; expected {expected}, got {authority}: "
-                             "expected gov account as only signer for proposal message")
+    chain_authority.check(app, authority, extra=app.genesis.erc20_authority)
 
 
 def _require_enabled(ctx, what):

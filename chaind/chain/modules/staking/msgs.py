@@ -3,13 +3,14 @@ MsgCancelUnbondingDelegation."""
 
 import re
 
-from chaind.chain import errors, legacy_dec
+from chaind.chain import authority, errors, legacy_dec
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
 from chaind.chain.modules.staking.keeper import Keeper
 from chaind.chain.modules.staking.keys import cons_key
 from chaind.chain.modules.staking.numbers import PRECISION, dec_from_wire
+from chaind.chain.modules.staking.params import PARAMS_KEY, Params
 from chaind.chain.modules.staking.records import (
     DAY_NS,
     DESCRIPTION_FIELDS,
@@ -311,6 +312,42 @@ def _cancel_unbonding_delegation(app, ctx, msg, signer):
     return keeper.events, tx_pb2.MsgCancelUnbondingDelegationResponse()
 
 
+def _validate_update_params(app, msg):
+    _account(app, msg.authority, "authority")
+
+
+def _params_of(msg_params):
+    """staking Params.Validate over the message's params, its texts; the stored Params."""
+    p = msg_params
+    unbonding = p.unbonding_time.ToNanoseconds()
+    if unbonding <= 0:
+        raise authority.invalid_params(f"unbonding time must be positive: {unbonding}")
+    if p.max_validators == 0:
+        raise authority.invalid_params("max validators must be positive")
+    if p.max_entries == 0:
+        raise authority.invalid_params("max entries must be positive")
+    if not p.bond_denom.strip():
+        raise authority.invalid_params("bond denom cannot be blank")
+    if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9/:._-]{2,127}", p.bond_denom):
+        raise authority.invalid_params(f"invalid denom: {p.bond_denom}")
+    if not p.min_commission_rate:
+        raise authority.invalid_params("minimum commission rate cannot be nil: <nil>")
+    rate = dec_from_wire(p.min_commission_rate, "minimum commission rate")
+    if rate < 0:
+        raise authority.invalid_params(f"minimum commission rate cannot be negative: {legacy_dec.format(rate)}")
+    if rate > PRECISION:
+        raise authority.invalid_params(
+            f"minimum commission rate cannot be greater than 100%: {legacy_dec.format(rate)}")
+    return Params(bond_denom=p.bond_denom, unbonding_time_ns=unbonding, max_validators=p.max_validators,
+                  max_entries=p.max_entries, historical_entries=p.historical_entries, min_commission_rate=rate)
+
+
+def _update_params(app, ctx, msg, signer):
+    authority.check(app, msg.authority)
+    ctx.store.set(PARAMS_KEY, _params_of(msg.params).to_record())
+    return [], tx_pb2.MsgUpdateParamsResponse()
+
+
 MESSAGES = (
     MsgHandler("/cosmos.staking.v1beta1.MsgCreateValidator", tx_pb2.MsgCreateValidator,
                lambda m: m.validator_address, _validate_signer_field("validator_address", True), _create_validator,
@@ -333,6 +370,8 @@ MESSAGES = (
                lambda m: m.delegator_address, _validate_signer_field("delegator_address", False),
                _cancel_unbonding_delegation,
                amino=Amino("cosmos-sdk/MsgCancelUnbondingDelegation", keep=("amount",))),
+    MsgHandler("/cosmos.staking.v1beta1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
+               _validate_update_params, _update_params),
 )
 
 # Amino JSON of the nested types (cosmos-sdk v0.50 proto/cosmos/staking/v1beta1/staking.proto).
