@@ -60,6 +60,14 @@ def test_send_transaction_with_dev_keys(node):
                            "chainId does not match node's (have=1, want=9000)")):
         _, reply = yield rpc(node, "eth_sendTransaction", args)
         assert reply["error"] == {"code": -32000, "message": message}
+    # Too little balance, found by the estimate or by the check: geth's words, which ethers and viem match.
+    for args in ({"from": DEV0, "to": OTHER, "value": hex(10**40)},
+                 {"from": DEV0, "to": OTHER, "value": hex(10**40), "gas": "0x5208"},
+                 {"from": DEV0, "to": OTHER, "gas": hex(10**7), "gasPrice": hex(10**20)}):
+        _, reply = yield rpc(node, "eth_sendTransaction", args)
+        assert reply["error"]["code"] == -32000
+        assert reply["error"]["message"].startswith(
+            f"insufficient funds for gas * price + value: address {DEV0} have "), reply
 
 
 @pytest_twisted.inlineCallbacks
