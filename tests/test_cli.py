@@ -206,7 +206,7 @@ def test_queries_text_and_json(node):
     failed((yield run("q", "bank", "balances", "cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqnrql8a", n)),
            "hrp does not match bech32 prefix: expected 'chain' got 'cosmos'")
     failed((yield run("q", "bank", "denom-metadata", "--denom", "nothere", n)),
-           "rpc error: code = NotFound desc = rpc error: code = NotFound desc = client metadata for denom nothere")
+           "Error: rpc error: code = NotFound desc = client metadata for denom nothere")
     failed((yield run("q", "bank", "balances", DEV0, n, "--height", "99")),
            "height 99 must be less than or equal to the current blockchain height")
     failed((yield run("q", "tx", "00" * 32, n)), f"tx ({'00' * 32}) not found")
@@ -258,6 +258,16 @@ def test_flow_keys_send_query_tx_and_balances_at_two_heights(node, tmp_path):
     searched = json.loads(ok((yield run("q", "txs", "--query", f"message.sender='{DEV0_B32}'", n,
                                         "-o", "json"))).stdout)
     assert searched["total_count"] == "1" and searched["txs"][0]["txhash"] == txhash
+    # The older --events takes the same search, quoting the values itself.
+    by_events = json.loads(ok((yield run("q", "txs", "--events", f"message.sender={DEV0_B32}&tx.height={height}",
+                                         n, "-o", "json"))).stdout)
+    assert [t["txhash"] for t in by_events["txs"]] == [txhash]
+    failed((yield run("q", "txs", "--events", "message.sender", n)),
+           "invalid event; event message.sender should be of the format: {eventType}.{eventAttribute}={value}")
+    failed((yield run("q", "txs", n)), "give one of --query and --events")
+    # An unquoted value: the node says where its parse stopped, the CLI says what to do.
+    failed((yield run("q", "txs", "--query", f"message.sender={DEV0_B32}", n)),
+           "put string values in single quotes")
     # Without -y the tx is shown and the answer decides.
     declined = ok((yield run("tx", "bank", "send", "dev0", bob, "1achain", FEE, n, *keys, stdin="n\n")))
     assert "canceled transaction" in declined.stderr and '"@type":"/cosmos.bank.v1beta1.MsgSend"' in declined.stderr
