@@ -6,7 +6,9 @@ REST GET /cosmos/bank/v1beta1/balances/{address} >= 3,000 req/s (wrk); a Balance
 x-cosmos-block-height 10,000 blocks back costs at most 2x one at the latest height.
 Bars that hold on any box (issue 14), measured in the same run against the same server code answering no
 query (ceiling.py): AllBalances >= 75% of an empty handler's calls/s, REST balances >= 60% of a constant
-route's req/s.
+route's req/s. The node and the ceiling run in alternating rounds (--rounds, --seconds split among them) and
+each ratio is the median of its rounds', so a change in the shared box's load falls on both alike; the calls
+each server process serves per CPU-second are printed too (the ratio least moved by other processes' load).
 Needs h2load (apt-get install -y nghttp2-client) and wrk.
 """
 
@@ -92,9 +94,56 @@ def wrk(url, connections, seconds):
     return rate, re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1)
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far (its threads included), from /proc."""
+    fields = open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Rounds:
+    """Figures of interleaved runs: rates[name] per round, the CPU seconds each server spent, the last extra."""
+
+    def __init__(self, names):
+        self.rates = {name: [] for name in names}
+        self.calls = dict.fromkeys(names, 0.0)
+        self.cpu = dict.fromkeys(names, 0.0)
+        self.last = {}
+
+    def rate(self, name):
+        return statistics.mean(self.rates[name])
+
+    def shares(self, a, b):
+        return ", ".join(f"{x / y:.0%}" for x, y in zip(self.rates[a], self.rates[b]))
+
+    def share(self, a, b):
+        """The median over rounds of a's rate over b's: each round's pair ran back to back, under one load."""
+        return statistics.median(x / y for x, y in zip(self.rates[a], self.rates[b]))
+
+    def per_cpu(self, name):
+        return self.calls[name] / self.cpu[name] if self.cpu[name] else float("nan")
+
+
+def interleaved(runs, args):
+    """runs: {name: (server pid, run(seconds) -> (rate, extra))}. Each is warmed up, then the runs alternate for
+    args.rounds rounds of args.seconds / rounds each, so a change in the box's load falls on every one alike."""
+    rounds = Rounds(runs)
+    for _, run in runs.values():
+        run(args.warmup)
+    seconds = max(1, round(args.seconds / args.rounds))
+    for _ in range(args.rounds):
+        for name, (pid, run) in runs.items():
+            before = cpu_seconds(pid)
+            rate, extra = run(seconds)
+            rounds.cpu[name] += cpu_seconds(pid) - before
+            rounds.calls[name] += rate * seconds
+            rounds.rates[name].append(rate)
+            rounds.last[name] = extra
+    return rounds
+
+
 @contextlib.contextmanager
 def ceiling(rest_body):
-    """(gRPC address, REST address) of ceiling.py: the node's server classes answering no query."""
+    """(gRPC address, REST address, pid) of ceiling.py: the node's server classes answering no query."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "bench")])}
     process = subprocess.Popen([sys.executable, str(REPO / "bench" / "ceiling.py"),
                                 "--body", base64.b64encode(rest_body).decode()],
@@ -104,7 +153,7 @@ def ceiling(rest_body):
         found = dict(line.strip().split(": ", 1) for line in lines if ": " in line)
         if set(found) != {"grpc", "rest"}:
             sys.exit(f"ceiling.py did not start: {lines}")
-        yield found["grpc"], found["rest"]
+        yield found["grpc"], found["rest"], process.pid
     finally:
         process.terminate()
         try:
@@ -129,38 +178,58 @@ def throughput(args):
         if len(json.loads(rest_body)["balances"]) != 3:
             sys.exit("REST balances does not answer the dev balances")
         path = "/cosmos.bank.v1beta1.Query/AllBalances"
+        # The ceiling's SpendableBalances (ceiling.WITH_HEADER) answers the same empty response with the height
+        # header every state query sends; its request has AllBalances' fields, so the same frame serves.
+        header_path = "/cosmos.bank.v1beta1.Query/SpendableBalances"
         frame = grpc_frame(request)
-        with ceiling(rest_body) as (empty_grpc, empty_rest):
+        with ceiling(rest_body) as (empty_grpc, empty_rest, ceiling_pid):
+            constant_url = f"http://{empty_rest}/ceiling/constant/{address}"
+            grpc_runs = {
+                "node": (node.pid, lambda seconds: h2load(grpc_address, path, frame, args.connections, seconds)),
+                "empty": (ceiling_pid, lambda seconds: h2load(empty_grpc, path, frame, args.connections, seconds)),
+                "header": (ceiling_pid,
+                           lambda seconds: h2load(empty_grpc, header_path, frame, args.connections, seconds)),
+            }
             with Profile(node.pid, args.profile and f"{args.profile}-grpc.txt"):
-                h2load(grpc_address, path, frame, args.connections, args.warmup)
-                rate, mean = h2load(grpc_address, path, frame, args.connections, args.seconds)
+                grpc_rounds = interleaved(grpc_runs, args)
+            rate, mean = grpc_rounds.rate("node"), grpc_rounds.last["node"]
+            share, empty_rate = grpc_rounds.share("node", "empty"), grpc_rounds.rate("empty")
+            header_rate = grpc_rounds.rate("header")
             print(f"gRPC AllBalances      {rate:9,.0f} calls/s  mean {mean:>8}  target {TARGETS['grpc']:,}  "
                   f"ratio {rate / TARGETS['grpc']:.2f}")
-            # The same path and request frame: the ceiling's handler answers an empty QueryAllBalancesResponse.
-            h2load(empty_grpc, path, frame, args.connections, args.warmup)
-            empty_rate, empty_mean = h2load(empty_grpc, path, frame, args.connections, args.seconds)
-            share = rate / empty_rate
-            print(f"gRPC empty handler    {empty_rate:9,.0f} calls/s  mean {empty_mean:>8}  AllBalances/empty "
-                  f"{share:.0%}  (bar >= {CEILING_SHARES['grpc']:.0%})")
+            print(f"gRPC empty handler    {empty_rate:9,.0f} calls/s  mean {grpc_rounds.last['empty']:>8}  "
+                  f"AllBalances/empty {share:.0%} (rounds {grpc_rounds.shares('node', 'empty')})  "
+                  f"(bar >= {CEILING_SHARES['grpc']:.0%})")
+            print(f"gRPC empty + header   {header_rate:9,.0f} calls/s  header/empty "
+                  f"{grpc_rounds.share('header', 'empty'):.0%}  AllBalances/(empty + header) "
+                  f"{grpc_rounds.share('node', 'header'):.0%}")
+            print(f"  per CPU-second of each server process: AllBalances {grpc_rounds.per_cpu('node'):,.0f}, "
+                  f"empty {grpc_rounds.per_cpu('empty'):,.0f}, with header {grpc_rounds.per_cpu('header'):,.0f} "
+                  f"calls: AllBalances/empty {grpc_rounds.per_cpu('node') / grpc_rounds.per_cpu('empty'):.0%}")
             results = [
                 Result("grpc.all_balances", f"gRPC AllBalances, h2load {args.connections} clients", "calls/s",
                        rate, TARGETS["grpc"], issue=6, note=f"mean {mean}"),
                 Result("grpc.all_balances_share", "gRPC AllBalances / the same server's empty handler", "% of ceiling",
                        100 * share, 100 * CEILING_SHARES["grpc"], issue=14,
-                       note=f"empty handler {empty_rate:,.0f} calls/s"),
+                       note=f"empty handler {empty_rate:,.0f} calls/s, with the height header {header_rate:,.0f}"),
             ]
+            rest_runs = {
+                "node": (node.pid, lambda seconds: wrk(url, args.connections, seconds)),
+                "constant": (ceiling_pid, lambda seconds: wrk(constant_url, args.connections, seconds)),
+            }
             with Profile(node.pid, args.profile and f"{args.profile}-rest.txt"):
-                wrk(url, args.connections, args.warmup)
-                rate, p50 = wrk(url, args.connections, args.seconds)
+                rest_rounds = interleaved(rest_runs, args)
+            rate, p50 = rest_rounds.rate("node"), rest_rounds.last["node"]
+            share, constant_rate = rest_rounds.share("node", "constant"), rest_rounds.rate("constant")
             print(f"REST balances         {rate:9,.0f} req/s    p50  {p50:>8}  target {TARGETS['rest']:,}  "
                   f"ratio {rate / TARGETS['rest']:.2f}")
             # The constant route serves the bytes the balances route just answered.
-            constant_url = f"http://{empty_rest}/ceiling/constant/{address}"
-            wrk(constant_url, args.connections, args.warmup)
-            constant_rate, constant_p50 = wrk(constant_url, args.connections, args.seconds)
-            share = rate / constant_rate
-            print(f"REST constant route   {constant_rate:9,.0f} req/s    p50  {constant_p50:>8}  "
-                  f"balances/constant {share:.0%}  (bar >= {CEILING_SHARES['rest']:.0%})")
+            print(f"REST constant route   {constant_rate:9,.0f} req/s    p50  {rest_rounds.last['constant']:>8}  "
+                  f"balances/constant {share:.0%} (rounds {rest_rounds.shares('node', 'constant')})  "
+                  f"(bar >= {CEILING_SHARES['rest']:.0%})")
+            print(f"  per CPU-second of each server process: balances {rest_rounds.per_cpu('node'):,.0f}, "
+                  f"constant {rest_rounds.per_cpu('constant'):,.0f} requests: balances/constant "
+                  f"{rest_rounds.per_cpu('node') / rest_rounds.per_cpu('constant'):.0%}")
             results += [
                 Result("rest.balances", f"REST balances, wrk {args.connections} clients", "req/s", rate,
                        TARGETS["rest"], issue=6, note=f"p50 {p50}"),

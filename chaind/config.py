@@ -47,6 +47,10 @@ class StorageSettings:
     prune_interval: int = attrs.field(default=100, validator=_at_least("storage", 1))
     # MB of LevelDB's block cache; the OS page cache holds the files as well
     leveldb_cache_mb: int = attrs.field(default=1, validator=_at_least("storage", 1))
+    # decoded IAVL nodes kept in memory (about 200 bytes each plus key and value), shared by commits and proofs
+    iavl_cache_nodes: int = attrs.field(default=100_000, validator=_at_least("storage", 1000))
+    # keys one abci_query /store/<name>/subspace may list; a larger listing is refused
+    subspace_max_keys: int = attrs.field(default=10_000, validator=_at_least("storage", 1))
 
 
 @attrs.frozen
@@ -152,6 +156,28 @@ class InstrumentationSettings:
                               f"digit (a Prometheus name prefix), got {self.namespace!r}")
 
 
+ABCI_MODES = ("builtin", "socket")
+
+
+@attrs.frozen
+class AbciSettings:
+    # builtin: the solo producer makes the blocks; socket: a CometBFT node drives the chain over ABCI
+    mode: str = attrs.field(default="builtin", validator=attrs.validators.instance_of(str))
+    address: str = _listen("127.0.0.1:26658")   # where CometBFT's proxy_app connects (socket mode)
+    # one ABCI message at most (a FinalizeBlock carries the whole block: above the block's max_bytes)
+    max_message_bytes: int = attrs.field(default=64 * 1024 * 1024, validator=_at_least("abci", 1024))
+    # requests read ahead of their answers on one connection before reading pauses
+    max_pending_requests: int = attrs.field(default=10000, validator=_at_least("abci", 2))
+    # blocks CometBFT keeps (Commit's retain_height); 0 = all (the SDK's min-retain-blocks)
+    min_retain_blocks: int = attrs.field(default=0, validator=_at_least("abci", 0))
+    # CometBFT's RPC, where txs sent to the EVM JSON-RPC and gRPC faces are broadcast (socket mode)
+    cometbft_rpc: str = _listen("127.0.0.1:26657")
+
+    def __attrs_post_init__(self):
+        if self.mode not in ABCI_MODES:
+            raise ConfigError(f"[abci] mode must be one of {', '.join(ABCI_MODES)}, got {self.mode!r}")
+
+
 @attrs.frozen
 class Settings:
     chain: ChainSettings = ChainSettings()
@@ -164,6 +190,7 @@ class Settings:
     grpc: GrpcSettings = GrpcSettings()
     instrumentation: InstrumentationSettings = InstrumentationSettings()
     explorer: ExplorerSettings = ExplorerSettings()
+    abci: AbciSettings = AbciSettings()
 
     def evolve(self, **sections):
         """A copy with some keys of some sections changed: evolve(chain={"block_interval": 0})."""

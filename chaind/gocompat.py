@@ -6,6 +6,8 @@ Shared by every face and service that must read or write them the way Go does.
 import datetime
 import re
 
+GO_ZERO_TIME_NS = -62135596800 * 10**9   # Go's zero time.Time (0001-01-01T00:00:00Z), in Unix nanoseconds
+
 
 def json_type(value):
     """Go's name for a JSON value's kind in "json: cannot unmarshal <kind> into ..." errors."""
@@ -80,6 +82,22 @@ def format_time(ns):
     base = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     frac = f".{nanos:09d}".rstrip("0").rstrip(".")
     return f"{base}{frac}Z"
+
+
+def format_time_seconds(ns):
+    """Go's time.RFC3339: whole seconds and a Z (the SDK's event completion times; Go's zero time included)."""
+    if ns == GO_ZERO_TIME_NS:
+        return "0001-01-01T00:00:00Z"
+    return format_time(ns - ns % 10**9)
+
+
+def rfc3339_seconds(text):
+    """An RFC 3339 time as CometBFT writes it (nanoseconds), cut to Go's time.RFC3339 (whole seconds)."""
+    if "." in text:
+        head, rest = text.split(".", 1)
+        zone = rest.lstrip("0123456789")
+        return head + (zone or "Z")
+    return text
 
 
 def parse_rfc3339(text):

@@ -83,6 +83,10 @@ class Home:
         else:
             # A non-dev chain starts with only the validator's operator funded; edit genesis to add more.
             doc["app_state"]["bank"]["balances"] = doc["app_state"]["bank"]["balances"][:1]
+            # and mints on Evmos' `day` epoch, not the dev chain's 10-second one.
+            doc["app_state"]["epochs"]["epochs"] = [e for e in doc["app_state"]["epochs"]["epochs"]
+                                                    if e["identifier"] != "dev"]
+            doc["app_state"]["inflation"]["epoch_identifier"] = "day"
         self.genesis_file.write_text(json.dumps(doc, indent=2))
         config_text = etc_file("chaind.toml").read_text()
         if dev:

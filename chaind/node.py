@@ -23,12 +23,16 @@ from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.txpool import TxPoolApi
-from chaind.chain import registry
-from chaind.chain.app import App
+from chaind.chain import authority, registry
+from chaind.chain.app import App, StaleHomeError
 from chaind.chain.genesis import Genesis
+from chaind.chain.modules import inflation
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
+from chaind.consensus.abci.application import AbciApplication, Pools
+from chaind.consensus.abci.forward import CometForwarder
+from chaind.consensus.abci.protocol import AbciFactory
 from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
 from chaind.crypto import addresses
@@ -79,8 +83,14 @@ class Node(service.MultiService):
         self.out = out or sys.stdout
         self.genesis = Genesis.load(home.genesis_file)
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
-        self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                       prune_interval=settings.storage.prune_interval, modules=modules)
+        try:
+            self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
+                           prune_interval=settings.storage.prune_interval, modules=modules,
+                           iavl_cache_nodes=settings.storage.iavl_cache_nodes,
+                           subspace_max_keys=settings.storage.subspace_max_keys)
+        except StaleHomeError as e:
+            self.db.close()
+            raise SystemExit(str(e)) from None
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
@@ -92,8 +102,19 @@ class Node(service.MultiService):
             # This node's validator precommits every block it proposes; the next header hashes the commit.
             self.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
             self.app.validator_address = proposer
-        self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
-        self.producer.setServiceParent(self)
+        self.socket_mode = settings.abci.mode == "socket"
+        if self.socket_mode:
+            # CometBFT drives the chain (consensus/abci/) on this node's writer and checker threads; txs
+            # sent to the faces here go to CometBFT's mempool.
+            self.writer = ThreadPool(minthreads=1, maxthreads=1, name="chaind-writer")
+            self.checker = ThreadPool(minthreads=1, maxthreads=1, name="chaind-check")
+            _Pool(self.writer).setServiceParent(self)
+            _Pool(self.checker).setServiceParent(self)
+            self.producer = CometForwarder(self.app, self.checker, settings.abci.cometbft_rpc, self.reactor)
+        else:
+            self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
+            self.producer.setServiceParent(self)
+            self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
         self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
         _Pool(self.call_pool).setServiceParent(self)
         concurrency = settings.tracing.concurrency
@@ -122,7 +143,9 @@ class Node(service.MultiService):
         self.comet_routes = None
         # The query services by method path (gRPC, abci_query, REST): the modules', then the node's own.
         self.queries = QueryRouter(self.app, self._query_services())
-        if comet.enable:
+        if self.socket_mode:
+            self._serve_abci(settings.abci)
+        if comet.enable and not self.socket_mode:
             # One route table for URI GET, JSON-RPC POST and /websocket, as CometBFT serves them.
             self.comet_routes = CometRoutes(self.app, comet, queries=self.queries, mempool=self.mempool,
                                             producer=self.producer, bus=self.bus, reactor=self.reactor,
@@ -195,6 +218,17 @@ class Node(service.MultiService):
         # What CometBFT answers a route's failure with: its CallError's code, else -32603 (domain errors too).
         return self.metrics.routes(table, face, lambda e: e.code if isinstance(e, CallError) else -32603)
 
+    def _serve_abci(self, settings):
+        """Socket mode: the ABCI connections CometBFT opens, answered by the app."""
+        def query(path, data, height, prove):
+            return abci.query(self.queries, path, data, height, prove)
+
+        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
+                                    self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
+        self.consensus = self.abci
+        self._listen("abci", settings.address,
+                     AbciFactory(self.abci, settings.max_message_bytes, settings.max_pending_requests))
+
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
         app, settings = self.app, self.settings
@@ -203,8 +237,8 @@ class Node(service.MultiService):
         def rpc_address():
             return self.comet_routes.rpc_address if self.comet_routes is not None else ""
 
-        def abci_query(path, data, height):
-            return abci.query(self.queries, path, data, height)
+        def abci_query(path, data, height, prove):
+            return abci.query(self.queries, path, data, height, prove)
 
         return found + [
             (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
@@ -265,8 +299,14 @@ class Node(service.MultiService):
         g = self.genesis
         lines = [f"chaind: chain-id {g.chain_id} (EVM chain id {g.evm_chain_id}), height {self.app.height}",
                  f"home: {self.home.path}"]
+        if self.socket_mode:
+            lines.append(f"consensus: CometBFT over ABCI (socket mode): run `cometbft node --proxy_app "
+                         f"tcp://{self._address('abci')}`; its RPC (26657) serves blocks, txs go to "
+                         f"{self.settings.abci.cometbft_rpc}")
+        else:
+            lines.append("consensus: builtin solo producer (this node's validator makes every block)")
         for name in self.listeners:
-            scheme = {"websocket": "ws", "grpc": "grpc+http"}.get(name, "http")
+            scheme = {"websocket": "ws", "grpc": "grpc+http", "abci": "tcp"}.get(name, "http")
             lines.append(f"{name}: {scheme}://{self._address(name)}" + ("/metrics" if name == "metrics" else ""))
         if self.metrics is None:
             lines.append("metrics: off (turn on with [instrumentation] prometheus = true)")
@@ -278,12 +318,20 @@ class Node(service.MultiService):
             lines.append(f"json-rpc namespaces: {rpc.api}" + (
                 f" ({' and '.join(opt_in)} enabled: keep this node off untrusted networks, or drop them "
                 f"from [json-rpc] api)" if opt_in else ""))
+        if inflation.MODULE in self.app.modules:
+            lines.append(inflation.describe(self.app.view()))
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):
                 bech32 = addresses.to_bech32(g.bech32_prefix, key.address)
                 lines.append(f"  ({i}) {addresses.to_hex(key.address)}  {bech32}")
                 lines.append(f"      private key 0x{key.private_key.hex()}")
+        extra = g.erc20_authority
+        if extra and extra != authority.GOV:
+            who = next((f"dev account ({i})" for i, k in enumerate(self.dev_keys) if k.address == extra),
+                       addresses.to_bech32(g.bech32_prefix, extra))
+            lines.append(f"authority: the gov module account {addresses.to_bech32(g.bech32_prefix, authority.GOV)}; "
+                         f"{who} may also register erc20 pairs and change erc20 params (a dev genesis says so)")
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()
 

@@ -54,14 +54,14 @@ class Chain:
                               amount=[coin_pb2.Coin(denom=self.ibc, amount=str(amount))])
         return self.native(self.keys[who], [(txs.MSG_SEND, msg)], pubkey_url=pubkey_url)
 
-    def native(self, key, messages, pubkey_url=txs.ETH_PUBKEY, address=None, gas=200000):
+    def native(self, key, messages, pubkey_url=txs.ETH_PUBKEY, address=None, gas=200000, **options):
         """A native tx of `messages` signed by `key` (whose account is `address`, default its eth address)."""
         view = self.app.view()
         address = key.address if address is None else address
         number, _ = auth.account(view, address)
         return txs.build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
                                 [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
-                                pubkey_url=pubkey_url)
+                                pubkey_url=pubkey_url, **options)
 
     def b32(self, address):
         return to_bech32(self.genesis.bech32_prefix, address)

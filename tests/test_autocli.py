@@ -33,7 +33,8 @@ class Mini(NamedTuple):
 
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
-    assert [m.name for m in found] == ["auth", "bank", "erc20", "evm", "feemarket", "staking"]
+    assert [m.name for m in found] == ["auth", "bank", "distribution", "epochs", "erc20", "evm", "feemarket", "gov",
+                                       "inflation", "staking"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:
@@ -69,10 +70,19 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.staking.v1beta1.MsgDelegate": "delegator_address",
         "/cosmos.staking.v1beta1.MsgUndelegate": "delegator_address",
         "/cosmos.staking.v1beta1.MsgBeginRedelegate": "delegator_address",
+        "/cosmos.staking.v1beta1.MsgCancelUnbondingDelegation": "delegator_address",
         "/cosmos.staking.v1beta1.MsgCreateValidator": "validator_address",
         "/cosmos.staking.v1beta1.MsgEditValidator": "validator_address",
         "/evmos.erc20.v1.MsgConvertERC20": "sender", "/evmos.erc20.v1.MsgConvertCoin": "sender",
-        "/evmos.erc20.v1.MsgRegisterERC20": "authority", "/evmos.erc20.v1.MsgToggleConversion": "authority"}
+        "/evmos.erc20.v1.MsgRegisterERC20": "authority", "/evmos.erc20.v1.MsgToggleConversion": "authority",
+        "/cosmos.distribution.v1beta1.MsgDepositValidatorRewardsPool": "depositor",
+        "/cosmos.distribution.v1beta1.MsgFundCommunityPool": "depositor",
+        "/cosmos.distribution.v1beta1.MsgSetWithdrawAddress": "delegator_address",
+        "/cosmos.distribution.v1beta1.MsgWithdrawDelegatorReward": "delegator_address",
+        "/cosmos.distribution.v1beta1.MsgWithdrawValidatorCommission": "validator_address",
+        "/cosmos.gov.v1.MsgDeposit": "depositor", "/cosmos.gov.v1.MsgVote": "voter",
+        "/cosmos.gov.v1.MsgCancelProposal": "proposer", "/cosmos.gov.v1.MsgSubmitProposal": "proposer",
+        "/cosmos.gov.v1.MsgVoteWeighted": "voter"}
 
 
 def test_a_table_imports_neither_the_cli_nor_its_package():

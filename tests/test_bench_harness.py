@@ -88,7 +88,12 @@ def test_the_ceiling_serves_an_empty_handler_and_a_constant_route():
         with grpc.insecure_channel(found["grpc"]) as channel:
             reply = query_pb2_grpc.QueryStub(channel).AllBalances(
                 query_pb2.QueryAllBalancesRequest(address="chain1x"), timeout=10)
-        assert reply == query_pb2.QueryAllBalancesResponse()
+            assert reply == query_pb2.QueryAllBalancesResponse()
+            # The height header's share: SpendableBalances answers the same empty response with the header.
+            reply, call = query_pb2_grpc.QueryStub(channel).SpendableBalances.with_call(
+                query_pb2.QuerySpendableBalancesRequest(address="chain1x"), timeout=10)
+            assert reply == query_pb2.QuerySpendableBalancesResponse()
+            assert ("x-cosmos-block-height", "1") in call.initial_metadata()
         with urllib.request.urlopen(f"http://{found['rest']}/ceiling/constant/chain1x", timeout=10) as response:
             assert (response.status, response.read()) == (200, body)
         with pytest.raises(urllib.error.HTTPError) as unrouted:

@@ -240,7 +240,9 @@ def test_block_events_indexed_and_block_search(node):
     # Every block carries x/feemarket's events, BeginBlock's first, with the mode the SDK appends.
     results = (yield get(node, "block_results", height=str(heights[0])))[1]["result"]
     base_fee = str(node.app.block_at(heights[0])[1].base_fee)
-    assert results["finalize_block_events"] == [
+    # (distribution's and epochs' begin-block events come between them; tested with those modules)
+    feemarket = [e for e in results["finalize_block_events"] if e["type"] in ("fee_market", "block_gas")]
+    assert feemarket == [
         {"type": "fee_market", "attributes": [{"key": "base_fee", "value": base_fee, "index": True},
                                               {"key": "mode", "value": "BeginBlock", "index": True}]},
         {"type": "block_gas", "attributes": [{"key": "height", "value": str(heights[0]), "index": True},

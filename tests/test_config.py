@@ -16,6 +16,8 @@ def test_shipped_config_equals_defaults():
     ("[chain]\nblock-interval = \"fast\"\n", "[chain] block-interval must be float"),
     ("[chain\n", "config"),
     ("[storage]\nleveldb-cache-mb = 0\n", "[storage] leveldb-cache-mb must be at least 1, got 0"),
+    ("[storage]\niavl-cache-nodes = 10\n", "[storage] iavl-cache-nodes must be at least 1000, got 10"),
+    ("[storage]\nsubspace-max-keys = 0\n", "[storage] subspace-max-keys must be at least 1, got 0"),
 ])
 def test_bad_config_is_a_clear_error(text, message):
     with pytest.raises(config.ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):

@@ -10,7 +10,7 @@ import pytest_twisted
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from chaind.chain import txs
-from chaind.chain.modules.auth.query import PUBKEY_TYPE_URL
+from chaind.chain.modules.auth.keeper import PUBKEY_TYPE_URL
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q
@@ -241,9 +241,11 @@ def test_reflection_lists_the_services(node):
     assert f"\ngrpc: grpc+http://127.0.0.1:{node.port_of('grpc')}\n" in node.out.getvalue()
     assert names == ["cosmos.auth.v1beta1.Query", "cosmos.bank.v1beta1.Query", "cosmos.base.node.v1beta1.Service",
                      "cosmos.base.tendermint.v1beta1.Service", "cosmos.consensus.v1.Query",
+                     "cosmos.distribution.v1beta1.Query", "cosmos.gov.v1.Query", "cosmos.gov.v1beta1.Query",
                      "cosmos.staking.v1beta1.Query",
                      "cosmos.tx.v1beta1.Service", "ethermint.evm.v1.Query", "ethermint.feemarket.v1.Query",
-                     "evmos.erc20.v1.Query", "grpc.reflection.v1alpha.ServerReflection"]
+                     "evmos.epochs.v1.Query", "evmos.erc20.v1.Query", "evmos.inflation.v1.Query",
+                     "grpc.reflection.v1alpha.ServerReflection"]
 
 
 @pytest_twisted.inlineCallbacks

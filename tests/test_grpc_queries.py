@@ -40,7 +40,8 @@ def _address_of(any_account):
 @pytest_twisted.inlineCallbacks
 def test_accounts_paged_by_address_and_module_accounts(node):
     modules = {name: address for name, (address, _) in node.app.module_accounts.items()}
-    assert set(modules) == {"fee_collector", "erc20", "bonded_tokens_pool", "not_bonded_tokens_pool"}
+    assert set(modules) == {"fee_collector", "distribution", "erc20", "inflation", "bonded_tokens_pool",
+                            "not_bonded_tokens_pool", "gov"}
     # The dev genesis' native token pairs put an ERC-20 precompile, with an account, at these addresses.
     precompiles = [erc20.pair_address(p.denom) for p in node.genesis.erc20.token_pairs]
     assert len(precompiles) == 2
@@ -63,12 +64,13 @@ def test_accounts_paged_by_address_and_module_accounts(node):
     decoded = auth_pb2.ModuleAccount.FromString(module.account.value)
     assert (decoded.name, decoded.base_account.address) == ("fee_collector", to_bech32("chain", FEE_COLLECTOR))
     listed, _ = yield call(node, AUTH, "ModuleAccounts", auth_q.QueryModuleAccountsRequest())
-    # Sorted by name: bonded_tokens_pool, erc20, fee_collector, not_bonded_tokens_pool.
+    # Sorted by name: bonded_tokens_pool, distribution, erc20, fee_collector, gov, inflation, not_bonded_tokens_pool.
     decoded = [auth_pb2.ModuleAccount.FromString(a.value) for a in listed.accounts]
     assert [(d.name, list(d.permissions)) for d in decoded] == [
-        ("bonded_tokens_pool", ["burner", "staking"]), ("erc20", ["minter", "burner"]), ("fee_collector", []),
+        ("bonded_tokens_pool", ["burner", "staking"]), ("distribution", []), ("erc20", ["minter", "burner"]),
+        ("fee_collector", []), ("gov", ["burner"]), ("inflation", ["minter"]),
         ("not_bonded_tokens_pool", ["burner", "staking"])]
-    assert listed.accounts[2] == module.account
+    assert listed.accounts[3] == module.account
     by_address, _ = yield call(node, AUTH, "Account", auth_q.QueryAccountRequest(
         address=to_bech32("chain", FEE_COLLECTOR)))
     assert by_address.account == module.account
@@ -81,8 +83,8 @@ def test_accounts_paged_by_address_and_module_accounts(node):
     for method, request, error in (
             ("AccountInfo", auth_q.QueryAccountInfoRequest(address=nobody), (NOT_FOUND, f"account {nobody} not found")),
             ("AccountInfo", auth_q.QueryAccountInfoRequest(), (INVALID, "address cannot be empty")),
-            ("ModuleAccountByName", auth_q.QueryModuleAccountByNameRequest(name="gov"),
-             (NOT_FOUND, "account gov not found")),
+            ("ModuleAccountByName", auth_q.QueryModuleAccountByNameRequest(name="no_such_module"),
+             (NOT_FOUND, "account no_such_module not found")),
             ("ModuleAccountByName", auth_q.QueryModuleAccountByNameRequest(), (INVALID, "module name is empty")),
             ("Accounts", auth_q.QueryAccountsRequest(pagination=PageRequest(key=b"x", offset=1)),
              (INVALID, "paginate: invalid request, either offset or key is expected, got both"))):
@@ -113,9 +115,11 @@ def test_validator_sets_and_abci_query(node):
 
     version, _ = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest(path="/app/version"))
     assert version.code == 0 and version.value.decode() == __import__("chaind").__version__
+    # A raw store read: the key is absent from the bank store (its keys start 0x00 or 0x02).
     store, _ = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest(path="/store/bank/key", data=b"k"))
-    assert (store.code, store.codespace, store.log) == (6, "sdk", "multi-store does not support queries: "
-                                                                  "unknown request")
+    assert (store.code, store.key, store.value, store.height) == (0, b"k", b"", node.app.height)
+    nosuch, _ = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest(path="/store/nosuch/key", data=b"k"))
+    assert (nosuch.code, nosuch.codespace, nosuch.log) == (6, "sdk", "no such store: nosuch: unknown request")
     _, error = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest(path="/cosmos.bank.v1beta1.Query/Params"))
     assert error == (INVALID, "unsupported ABCI query path: /cosmos.bank.v1beta1.Query/Params")
     _, error = yield call(node, CMT, "ABCIQuery", cmt_q.ABCIQueryRequest())

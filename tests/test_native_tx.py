@@ -178,6 +178,29 @@ def test_simulating_an_empty_signature_charges_the_signed_size(chain):
     assert chain.block([raw]).results[0].gas_used == signed
 
 
+@pytest.mark.parametrize("mode", [signing_pb2.SIGN_MODE_UNSPECIFIED, signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON,
+                                  signing_pb2.SIGN_MODE_TEXTUAL])
+def test_simulate_takes_any_sign_mode(chain, mode):
+    """@cosmjs' `fee: "auto"` simulates with SIGN_MODE_UNSPECIFIED and an empty signature: simulation never
+    checks signatures, whatever the mode, and check_tx still refuses the same tx (code 4, nothing pending)."""
+    sender = chain.keys[2].address
+    msg = bank_tx.MsgSend(from_address=chain.b32(sender), to_address=chain.b32(b"\x54" * 20),
+                          amount=coins((chain.ibc, 9)))
+    view = chain.app.view()
+    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, auth.account(view, sender)[0],
+                           view.accounts.get_nonce(sender), [], 0)
+    tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
+    auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
+    auth_info.signer_infos[0].mode_info.single.mode = mode
+    tx_raw.auth_info_bytes, tx_raw.signatures[0] = auth_info.SerializeToString(), b""
+    result = chain.app.simulate(tx_raw.SerializeToString())
+    assert result.code == 0 and result.gas_used > 20000, result.log
+    with pytest.raises(errors.TxError) as refused:
+        chain.app.check_tx(tx_raw.SerializeToString())
+    assert (refused.value.codespace, refused.value.code) == ("sdk", 4)
+    assert chain.app.head_nonce(sender) == view.accounts.get_nonce(sender)
+
+
 # -- multisig (LegacyAminoPubKey) signers ---------------------------------------------------------------
 
 _URLS = {keys.ETH_SECP256K1: txs.ETH_PUBKEY, keys.SECP256K1: txs.SECP256K1_PUBKEY}
@@ -253,8 +276,8 @@ def test_a_multisig_sends_with_two_of_three_signatures(chain, funded_multisig):
     result = chain.block([raw]).results[0]
     assert chain.app.bank.balance(chain.app.view(), to, base) == 1234
     # Gas: size, then each signing member's verify cost (eth 21000 + secp256k1 1000).
-    from chaind.chain.modules.auth.params import TX_SIZE_COST_PER_BYTE
-    assert result.gas_used == len(raw) * TX_SIZE_COST_PER_BYTE + 21000 + 1000 + chain.app.handlers[txs.MSG_SEND].gas
+    per_byte = chain.genesis.auth_params.tx_size_cost_per_byte
+    assert result.gas_used == len(raw) * per_byte + 21000 + 1000 + chain.app.handlers[txs.MSG_SEND].gas
     signatures = [a[1] for e in result.events if e.type == "tx" for a in e.attributes if a[0] == "signature"]
     assert len(signatures) == 3       # two members', then the aggregate
     # Members 1 and 2 (the next sequence) work too; the account's sequence moved.

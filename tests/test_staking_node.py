@@ -23,6 +23,9 @@ from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q
+from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as evm_grpc
+from helpers import call as grpc_call
 from helpers import comet, in_thread, rest_sync
 from staking_msgs import CHAIN
 
@@ -245,3 +248,18 @@ def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node
     assert len(rests[paths[5]][2]["delegation_responses"]) == 2
     assert abci["code"] == 0 and sq.QueryPoolResponse.FromString(base64.b64decode(abci["value"])).pool.bonded_tokens \
         == str(1390 * CHAIN)
+
+
+@pytest_twisted.inlineCallbacks
+def test_validator_account_knows_a_validator_created_after_genesis(node_factory):
+    node = start(node_factory)
+    yield from started(node)
+    prefix, operator = node.genesis.bech32_prefix, node.dev_keys[3].address
+    _, new_key = m.new_consensus_key()
+    valcons = to_bech32(prefix + "valcons", hashlib.sha256(new_key).digest()[:20])
+    request = evm_q.QueryValidatorAccountRequest(cons_address=valcons)
+    before, status = yield grpc_call(node, evm_grpc.QueryStub, "ValidatorAccount", request)
+    assert before is None and f"validator not found for {valcons}" in status[1]
+    height = yield in_thread(commit_tx, node, signed(node, 3, [m.create(prefix, operator, new_key, 10 * CHAIN)]))
+    found, _ = yield grpc_call(node, evm_grpc.QueryStub, "ValidatorAccount", request, height=height)
+    assert found.account_address == to_bech32(prefix, operator)

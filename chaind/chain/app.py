@@ -14,29 +14,35 @@ from eth.vm.execution_context import ExecutionContext
 from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
+from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
-from chaind.chain import errors, msgs, registry, txs, valset, votes
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feemarket
-from chaind.chain.modules.auth.params import (
-    SIG_VERIFY_COST_ETH_SECP256K1,
-    SIG_VERIFY_COST_SECP256K1,
-    TX_SIZE_COST_PER_BYTE,
-)
+from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.tendermint.types import params_pb2
-from chaind.store import eventindex, keys
+from chaind.store import eventindex, keys, layout
 from chaind.store.evm_state import pending_state_db
+from chaind.store.multistore import MultiStore
 from chaind.store.pruning import collect_garbage
-from chaind.store.versioned import VersionedWriter
+from chaind.store.versioned import VersionedReader, VersionedWriter
 
 _SIG_VERIFY_COST = {crypto_keys.ETH_SECP256K1: SIG_VERIFY_COST_ETH_SECP256K1,
                     crypto_keys.SECP256K1: SIG_VERIFY_COST_SECP256K1}
 
 log = Logger()
+
+
+class StaleHomeError(RuntimeError):
+    """The data directory was written by a chaind whose app hash is not the multistore's."""
+
+
+# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info).
+STATE_FORMAT = b"2"
 
 
 @attrs.define
@@ -59,15 +65,27 @@ class BlockContext:
     validator_updates: list = attrs.Factory(list)  # (ed25519 pubkey, power) from end blockers
 
 
+@attrs.frozen
+class DecidedBlock:
+    """What CometBFT's FinalizeBlock says of the block it decided, beyond its txs, time and proposer."""
+
+    height: int
+    hash: bytes
+    next_validators_hash: bytes
+    misbehavior: tuple = ()
+
+
 class App:
     """modules: the Modules the chain runs (chain/registry.py's by default), in the SDK's init-genesis and
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
 
-    def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES):
+    def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES,
+                 iavl_cache_nodes=100_000, subspace_max_keys=10_000):
         self.db = db
         self.genesis = genesis
         self.modules = tuple(modules)
         self.handlers = {handler.type_url: handler for module in self.modules for handler in module.messages}
+        self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
                                 for name, account in module.module_accounts.items()}
         self.pruning = pruning
@@ -78,11 +96,19 @@ class App:
         self._head = None
         self._local = threading.local()     # each checking thread's view of the head
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
+        self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
+        elif db.get(keys.STATE_FORMAT) != STATE_FORMAT:
+            raise StaleHomeError(
+                f"the data directory {db.path} was written by an older chaind, whose app hash is not the "
+                f"multistore's (IAVL stores): its blocks cannot be verified by this version. Export what "
+                f"you need, then start a new chain (`chaind init` in a new home, or delete the data "
+                f"directory), or run the older chaind on it")
         else:
             self._head = self._load_block(keys.height_of(raw))
+        self._head_info = self.stores.commit_info(self.height)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -142,6 +168,18 @@ class App:
         _, meta = self.block_at(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
+    def store_version(self, height=None):
+        """The multistore's CommitInfo at `height` (default: latest); PrunedError or LookupError when
+        that height's state is not kept or was never committed (the genesis height has no version)."""
+        view = self.view(height)
+        info = self._head_info
+        if info is None or info.version != view.height:
+            info = self.stores.commit_info(view.height)
+        if info is None:
+            raise LookupError(f"no store version at height {view.height}: the stores' first version is "
+                              f"the first block, {self.genesis.initial_height}")
+        return info
+
     # -- genesis ---------------------------------------------------------------------------------
 
     def _init_chain(self):
@@ -153,16 +191,18 @@ class App:
                 module.init_genesis(self, ctx)
         # InitChain's validators: the set of the first block and of the one after it.
         first_set = valset.apply_updates((), ctx.validator_updates) if ctx.validator_updates else ()
-        meta_state = self._seal_state(ctx, prev_native=b"")
+        ctx.accounts.persist()
         header = Header(chain_id=g.chain_id, height=height, time_ns=g.genesis_time_ns,
                         last_block_id=BlockId(), last_commit_hash=b"", data_hash=b"",
                         validators_hash=valset.hash_of(first_set), next_validators_hash=valset.hash_of(first_set),
                         consensus_hash=self.consensus_hash(), app_hash=b"", last_results_hash=b"",
                         evidence_hash=b"", proposer_address=b"")
+        # The SDK commits InitChain's writes with the first block: before it the app hash is empty.
         meta = BlockMeta(hash=b"", num_txs=0, gas_limit=g.max_gas, gas_used=0, base_fee=g.base_fee,
-                         bloom=bytes(256), log_count=0, size=0, **meta_state)
+                         bloom=bytes(256), log_count=0, size=0, app_hash=b"",
+                         evm_state_root=ctx.accounts.state_root)
         committed = CommittedBlock(header, meta, (), ())
-        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
+        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), keys.STATE_FORMAT: STATE_FORMAT}
         if first_set:
             puts[valset.key(g.initial_height)] = valset.to_record(first_set)
         self.db.write(self._block_puts(committed, puts))
@@ -237,7 +277,30 @@ class App:
             view = self._local.view = self.view()
         return view
 
-    def _check_native(self, state, tx, base_fee=None, simulate=False):
+    def _check_native(self, state, tx, base_fee=None, simulate=False, height=None):
+        """The SDK's ante for a native tx: memo, timeout height, signature count, fee payer, account,
+        sequence, signature (not in a simulation) and fee; then each message's stateless checks. height is
+        the block the tx is for (check_tx: the next one)."""
+        params = self.genesis.auth_params
+        memo = len(tx.body.memo)
+        if memo > params.max_memo_characters:
+            raise errors.TxError(errors.SDK, 12, f"maximum number of characters is {params.max_memo_characters} "
+                                 f"but received {memo} characters: memo too large")
+        height = self.height + 1 if height is None else height
+        timeout = tx.body.timeout_height
+        if timeout and height > timeout:
+            raise errors.TxError(errors.SDK, 30, f"block height: {height}, timeout height: {timeout}: "
+                                 "tx timeout height")
+        count = len(tx.multisig.members) if tx.multisig else 1
+        if count > params.tx_sig_limit:
+            raise errors.TxError(errors.SDK, 14, f"signatures: {count}, limit: {params.tx_sig_limit}: "
+                                 "too many signatures")
+        fee = tx.auth_info.fee
+        if fee.payer and self._signer_address(fee.payer) != tx.sender:
+            # The payer would be a second signer: one signer per tx is served (issue 17 item 3).
+            raise errors.unauthorized(f"wrong number of signers; expected 2, got 1 (fee payer {fee.payer})")
+        if fee.granter:
+            raise errors.invalid_request("fee grants are not enabled")
         account = auth.account(state, tx.sender)
         if account is None:
             raise errors.TxError(errors.SDK, 9, f"account {self._b32(tx.sender)} not found: unknown address")
@@ -245,10 +308,9 @@ class App:
         nonce = state.accounts.get_nonce(tx.sender)
         if tx.nonce < nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
-        sign_bytes = txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
-        # A simulation is not checked for its signature or fee, as in the SDK's ante handlers: clients
-        # simulate to learn the gas, before they know the fee to sign.
-        if not simulate and not _signature_valid(tx, sign_bytes):
+        # A simulation is not checked for its signature (whatever its sign mode) or fee, as in the SDK's
+        # ante handlers: clients simulate to learn the gas, before they know the fee to sign.
+        if not simulate and not self._signature_valid(tx, number):
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
@@ -256,6 +318,22 @@ class App:
             self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
         for handler, msg in tx.messages:
             self._validate_msg(tx, handler, msg)
+
+    def _signature_valid(self, tx, number):
+        """A single key's signature, or every signing member's, over the sign bytes of its sign mode."""
+        if tx.multisig is None:
+            return _verify(tx.key_type, tx.public_key, tx.sign_mode, self._sign_bytes(tx, number, tx.sign_mode),
+                           tx.signature)
+        members = tx.multisig.members
+        return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, mode), signature)
+                   for (i, signature), mode in zip(tx.multisig.signed, tx.multisig.modes))
+
+    def _sign_bytes(self, tx, number, mode):
+        if mode == signing_pb2.SIGN_MODE_DIRECT:
+            return txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
+        if mode == signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
+            return amino.sign_bytes(self.amino, tx.body, tx.auth_info.fee, self.genesis.chain_id, number, tx.nonce)
+        raise errors.unauthorized(f"unsupported sign mode {signing_pb2.SignMode.Name(mode)}")
 
     def _check_fee(self, state, tx, base_fee):
         base = self.genesis.base_denom
@@ -295,28 +373,43 @@ class App:
         _, meta = self._head
         return feemarket.next_base_fee(self.genesis, meta.base_fee, meta.gas_used, self.genesis.max_gas)
 
-    def finalize_block(self, block_txs, time_ns, proposer_address):
+    def finalize_block(self, block_txs, time_ns, proposer_address, decided=None):
         """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
 
         Each of `block_txs` is envelope bytes or a tx check_tx returned, which is not decoded again
         (decoding is a pure function of the bytes; execution still checks nonce, balance and gas).
+        Without `decided` this node makes the header (the solo producer); with a DecidedBlock (what
+        CometBFT's FinalizeBlock names) the block is the one consensus decided: its height, time,
+        proposer and hash are CometBFT's.
         """
         g = self.genesis
         raw_txs = [tx if isinstance(tx, bytes) else tx.raw for tx in block_txs]
         prev_header, prev_meta = self._head
         height = prev_header.height + 1
-        time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
-        last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
-                                hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
+        if decided is None:
+            time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
+            last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
+                                    hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
+            last_commit_hash = votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns)) \
+                if height > g.initial_height else b""
+            next_validators_hash = self.validators_hash(height + 1)
+        else:
+            if decided.height != height:
+                raise LookupError(f"FinalizeBlock of height {decided.height}, but the next height is {height}")
+            # The commit's signatures and the parts header are CometBFT's alone (FinalizeBlock does not
+            # carry them): they stay empty here, and CometBFT's own RPC serves them.
+            last_block_id = BlockId(prev_meta.hash)
+            last_commit_hash = b""
+            next_validators_hash = decided.next_validators_hash
         header = Header(
             chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
-            last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns))
-            if height > g.initial_height else b"",
+            last_commit_hash=last_commit_hash,
             data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(height),
-            next_validators_hash=self.validators_hash(height + 1), consensus_hash=self.consensus_hash(),
+            next_validators_hash=next_validators_hash, consensus_hash=self.consensus_hash(),
             app_hash=prev_meta.app_hash, last_results_hash=self._last_results_hash(prev_header.height, prev_meta.hash),
-            evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
-        block_hash = header.hash()
+            evidence_hash=blocks.EMPTY_HASH if decided is None or not decided.misbehavior else b"",
+            proposer_address=proposer_address)
+        block_hash = header.hash() if decided is None else decided.hash
         base_fee = self.next_base_fee()
         ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
         self._begin_block(ctx)
@@ -329,14 +422,15 @@ class App:
         for module in self.modules:
             if module.end_block is not None:
                 module.end_block(self, ctx)
-        sealed = self._seal_state(ctx, prev_native=prev_meta.native_hash)
+        store_puts = {}
+        sealed = self._seal_state(ctx, store_puts)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
                          size=sum(len(t) for t in raw_txs), **sealed)
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates))
         self._results_hash = (block_hash, blocks.results_hash(results))
-        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts()}
+        puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
             changed = valset.apply_updates(self.validator_set(height + 1), ctx.validator_updates)
@@ -391,6 +485,7 @@ class App:
         """Write the block in one atomic batch; from now on readers see it."""
         self.db.write(puts)
         self._head = (committed.header, committed.meta)
+        self._head_info = self.stores.commit_info(committed.height)
         if self.pruning and committed.height % self.prune_interval == 0:
             try:
                 self.prune()
@@ -408,7 +503,7 @@ class App:
         if horizon <= max(self._pruned_below, self.genesis.initial_height - 1):
             return None
         roots = {self.block_at(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
-        stats = collect_garbage(self.db, horizon, roots)
+        stats = collect_garbage(self.db, horizon, roots, self.stores.prune(horizon))
         self._pruned_below = horizon
         return stats
 
@@ -441,12 +536,12 @@ class App:
     def _deliver_native(self, ctx, tx, simulate=False):
         """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
         # The block's own base fee: a replay of an old block must not use today's.
-        self._check_native(ctx, tx, ctx.base_fee, simulate)
+        self._check_native(ctx, tx, ctx.base_fee, simulate, height=ctx.height)
         nonce = ctx.accounts.get_nonce(tx.sender)
         if tx.nonce != nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
-        gas = (len(tx.raw) + (_missing_signature_size(tx) if simulate else 0)) * TX_SIZE_COST_PER_BYTE \
-            + _sig_verify_gas(tx)
+        gas = (len(tx.raw) + (_missing_signature_size(tx) if simulate else 0)) \
+            * self.genesis.auth_params.tx_size_cost_per_byte + _sig_verify_gas(tx)
         # A simulation runs on an unlimited gas meter: its point is to measure the gas.
         limit = float("inf") if simulate else tx.gas
         if gas > limit:
@@ -514,16 +609,37 @@ class App:
                 yield found[1].hash
         return generate()
 
-    def _seal_state(self, ctx, prev_native):
+    def _seal_state(self, ctx, puts):
+        """The block's state roots and app hash; the IAVL nodes and commit info go into `puts`."""
+        touched = _touched_accounts(ctx.accounts)
         ctx.accounts.persist()
         evm_root = ctx.accounts.state_root
-        native = hashlib.sha256(prev_native)
-        for key, value in sorted(ctx.store.changes.items()):
-            native.update(len(key).to_bytes(4, "big") + key)
-            native.update(b"\x00" if value is None else b"\x01" + len(value).to_bytes(4, "big") + value)
-        native_hash = native.digest()
-        return {"evm_state_root": evm_root, "native_hash": native_hash,
-                "app_hash": hashlib.sha256(evm_root + native_hash).digest()}
+        changes = ctx.store.changes
+        if ctx.height == self.genesis.initial_height:
+            # The first version of the stores holds the genesis state too (written at the height before).
+            genesis = VersionedReader(self.db, ctx.height - 1)
+            changes = {**dict(genesis.iterate(b"")), **changes}
+            touched |= set(auth.all_addresses(StateView(genesis.height, genesis, None)))
+            touched |= {address for address, _ in self.module_accounts.values()}
+        direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
+        # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
+        touched |= {address for address in map(auth.account_of, changes) if address is not None}
+        direct += self._account_mirror(ctx, touched)
+        parent = self._head_info
+        if parent is None or parent.version != ctx.height - 1:
+            parent = self.stores.commit_info(ctx.height - 1)
+        info = self.stores.apply(ctx.height, parent, changes, evm_root, puts, direct)
+        return {"evm_state_root": evm_root, "app_hash": info.hash()}
+
+    def _account_mirror(self, ctx, addresses):
+        """The acc store's entries of `addresses` as x/auth keeps them: 0x01 | address -> the account's Any."""
+        prefix = self.genesis.bech32_prefix
+        out = []
+        for address in addresses:
+            found = auth.account_any(ctx, address, prefix, self.module_accounts)
+            if found is not None:
+                out.append((layout.ACC, layout.account(address), found.SerializeToString()))
+        return out
 
     def _block_puts(self, committed, puts, evm_hashes=None):
         height = committed.height
@@ -599,13 +715,36 @@ class App:
         return self.bank.bech32(address)
 
 
-def _signature_valid(tx, sign_bytes):
-    """A single key's signature, or every signing member's (SIGN_MODE_DIRECT over the same SignDoc)."""
-    if tx.multisig is None:
-        return crypto_keys.verify_signed(tx.key_type, tx.public_key, sign_bytes, tx.signature)
-    members = tx.multisig.members
-    return all(crypto_keys.verify_signed(members[i][0], members[i][1], sign_bytes, signature)
-               for i, signature in tx.multisig.signed)
+def _touched_accounts(state):
+    """The addresses whose EVM account the block changed: the account trie's pending writes (py-evm
+    journals them by address until the block's state root is made, once, at the end of the block)."""
+    diff = state._account_db._journaltrie.diff()
+    return set(diff.pending_keys()) | set(diff.deleted_keys())
+
+
+def _base_balance_mirror(accounts, addresses, denom):
+    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state), so a
+    light client proves them as any other balance; None for a zero balance, which the SDK does not keep.
+    Commit only: the bank module itself reads the EVM balance."""
+    out = []
+    for address in addresses:
+        amount = accounts.get_balance(address)
+        out.append((layout.BANK, layout.bank_balance(address, denom), str(amount).encode() if amount else None))
+    return out
+
+
+def _verify(key_type, public_key, mode, sign_bytes, signature):
+    """A key's signature of the sign bytes; an eth_secp256k1 key's amino JSON signature may also be MetaMask's,
+    over the doc's EIP-712 form (Evmos v20's ethsecp256k1 PubKey.VerifySignature)."""
+    if crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature):
+        return True
+    if key_type != crypto_keys.ETH_SECP256K1 or mode != signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
+        return False
+    try:
+        digest = eip712.digest(sign_bytes)
+    except eip712.TypedDataError:
+        return False
+    return crypto_keys.verify(public_key, digest, signature)
 
 
 def _sig_verify_gas(tx):

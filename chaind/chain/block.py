@@ -189,9 +189,8 @@ class BlockMeta:
 
     hash: bytes
     num_txs: int
-    app_hash: bytes           # state after this block (goes into the next header)
+    app_hash: bytes           # state after this block (goes into the next header): the multistore's
     evm_state_root: bytes
-    native_hash: bytes
     gas_limit: int
     gas_used: int
     base_fee: int

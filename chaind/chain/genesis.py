@@ -15,6 +15,7 @@ from google.protobuf import json_format
 
 from chaind.chain import legacy_dec
 from chaind.chain.modules import erc20, staking
+from chaind.chain.modules.auth import params as auth_params
 from chaind.crypto import addresses, keys
 from chaind.gocompat import format_time
 from chaind.resources import etc_file
@@ -80,6 +81,7 @@ class Genesis:
     staking_params: staking.Params
     erc20: object = None       # evmos.erc20.v1.GenesisState
     erc20_authority: bytes = b""   # who may register pairs and change erc20 params (Evmos: gov)
+    auth_params: object = auth_params.PARAMS   # cosmos.auth.v1beta1.Params
 
     @classmethod
     def from_document(cls, doc):
@@ -100,6 +102,10 @@ class Genesis:
             base_denom = app["evm"]["params"]["evm_denom"]
             staking_params = staking.parse_params(app["staking"].get("params", {}), base_denom)
             try:
+                params = auth_params.parse_params(app["auth"].get("params"))
+            except ValueError as e:
+                raise GenesisError(f"invalid genesis: app_state.auth.params: {e}") from None
+            try:
                 erc20_state, erc20_authority = erc20.parse_genesis(app.get("erc20"), prefix)
             except (ValueError, json_format.ParseError) as e:
                 raise GenesisError(f"invalid genesis: app_state.erc20: {e}") from None
@@ -113,7 +119,7 @@ class Genesis:
                 base_fee=int(fm["base_fee"]), base_fee_change_denominator=int(fm["base_fee_change_denominator"]),
                 elasticity_multiplier=int(fm["elasticity_multiplier"]), no_base_fee=bool(fm["no_base_fee"]),
                 validators=validators, staking_params=staking_params, erc20=erc20_state,
-                erc20_authority=erc20_authority)
+                erc20_authority=erc20_authority, auth_params=params)
         except GenesisError:
             raise
         except (KeyError, TypeError, ValueError) as e:

@@ -49,6 +49,14 @@ class Module:
       validator power changes to ctx.validator_updates.
     - module_accounts: {name: (address, permissions)}, as x/auth's permission map lists them.
     - invariants: (name, check) pairs; check(app, view) returns None, or a message saying what broke.
+    - amino_shapes: {proto class: chain/amino.py's Amino} of the module's own nested message types whose
+      amino JSON differs from the defaults (its messages carry theirs on MsgHandler.amino).
+    - staking_hooks: an object with the SDK's staking hooks the module listens to, each called
+      hook(app, ctx, ...) and returning events: after_validator_created(operator),
+      after_validator_removed(operator), before_delegation_created(delegator, operator),
+      before_delegation_shares_modified(delegator, operator), after_delegation_modified(delegator, operator).
+    - epoch_hooks: likewise for x/epochs' hooks: after_epoch_end(identifier, number),
+      before_epoch_start(identifier, number).
     - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).
     """
 
@@ -60,4 +68,7 @@ class Module:
     end_block: Callable | None = None
     module_accounts: dict = attrs.field(factory=dict)
     invariants: tuple = ()
+    amino_shapes: dict = attrs.field(factory=dict)
+    staking_hooks: object = None
+    epoch_hooks: object = None
     cli: str | None = None

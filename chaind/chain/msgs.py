@@ -22,7 +22,9 @@ class MsgHandler:
 
     signer(msg) gives the field the SDK marks `cosmos.msg.v1.signer` (a bech32 account or valoper
     address); validate(app, msg) runs the stateless checks (ValidateBasic) and raises TxError;
-    execute(app, ctx, msg, signer) changes the block's state and returns (events, response proto).
+    execute(app, ctx, msg, signer) changes the block's state and returns (events, response proto);
+    amino (chain/amino.py's Amino, with its name) is how SIGN_MODE_LEGACY_AMINO_JSON writes the message:
+    without one, a tx carrying it can be signed in SIGN_MODE_DIRECT only.
     """
 
     type_url: str
@@ -31,6 +33,7 @@ class MsgHandler:
     validate: Callable
     execute: Callable
     gas: int = MSG_GAS
+    amino: object = None
 
     @property
     def module(self):

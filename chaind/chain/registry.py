@@ -1,14 +1,21 @@
 """The chain's modules, one line each, in the SDK's init-genesis and end-block order (Evmos': auth and bank
-first, staking before evm and feemarket, erc20 last). The App and every face take what they need from here.
+first, epochs and inflation before distribution (an epoch's mint is handed out in the same begin block),
+distribution before staking (its hooks find it ready), staking before evm and feemarket, then erc20, and gov
+last (a param a proposal changes takes effect one block later than in the SDK, where gov ends blocks first).
+The App and every face take what they need from here.
 """
 
-from chaind.chain.modules import auth, bank, erc20, evm, feemarket, staking
+from chaind.chain.modules import auth, bank, distribution, epochs, erc20, evm, feemarket, gov, inflation, staking
 
 MODULES = (
     auth.MODULE,
     bank.MODULE,
+    epochs.MODULE,
+    inflation.MODULE,
+    distribution.MODULE,
     staking.MODULE,
     evm.MODULE,
     feemarket.MODULE,
     erc20.MODULE,
+    gov.MODULE,
 )

@@ -12,7 +12,7 @@ from eth.vm.forks.prague import PragueVM
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 
-from chaind.chain import errors
+from chaind.chain import amino, errors
 from chaind.crypto import keys, multisig
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -32,8 +32,6 @@ COSMOS_EVM_PUBKEY = "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
 ETH_PUBKEYS = (ETH_PUBKEY, COSMOS_EVM_PUBKEY)
 SECP256K1_PUBKEY = "/cosmos.crypto.secp256k1.PubKey"
 MULTISIG = "multisig"          # NativeTx.key_type of a LegacyAminoPubKey signer
-# The SDK's auth param tx_sig_limit: keys (a multisig's members each count) one tx may be signed with.
-TX_SIG_LIMIT = 7
 MSG_SEND = "/cosmos.bank.v1beta1.MsgSend"
 MSG_MULTI_SEND = "/cosmos.bank.v1beta1.MsgMultiSend"
 _EVM_TX_DATA = {
@@ -88,6 +86,7 @@ class Multisig:
     threshold: int
     members: tuple         # (key type, 33-byte compressed key)
     signed: tuple          # (member index, signature)
+    modes: tuple = ()      # each signing member's sign mode, in the order of `signed`
 
 
 @attrs.frozen
@@ -104,6 +103,7 @@ class NativeTx:
     sender: bytes
     messages: tuple        # (MsgHandler, decoded message proto), in order
     multisig: Multisig = None
+    sign_mode: int = signing_pb2.SIGN_MODE_DIRECT   # a single key's; a multisig's members have their own
     kind = "native"
 
     @property
@@ -232,16 +232,14 @@ def _decode_native(raw, tx_raw, body, auth_info, handlers):
     if len(auth_info.signer_infos) != 1 or len(tx_raw.signatures) != 1:
         raise errors.unauthorized("exactly one signer is supported")
     signer = auth_info.signer_infos[0]
-    multi = None
+    multi, sign_mode = None, signing_pb2.SIGN_MODE_DIRECT
     if signer.public_key.type_url == multisig.PUBKEY_URL:
         multi = _decode_multisig(signer, tx_raw.signatures[0])
         key_type, public_key = MULTISIG, multisig.amino_bytes(multi.threshold, multi.members)
         sender = multisig.address(multi.threshold, multi.members)
     else:
         key_type, public_key = _single_key(signer.public_key)
-        mode = signer.mode_info
-        if mode.WhichOneof("sum") != "single" or mode.single.mode != signing_pb2.SIGN_MODE_DIRECT:
-            raise errors.unauthorized("only SIGN_MODE_DIRECT is supported")
+        sign_mode = _single_mode(signer.mode_info)
         sender = keys.address_of(key_type, public_key)
     messages = []
     for any_msg in body.messages:
@@ -254,7 +252,7 @@ def _decode_native(raw, tx_raw, body, auth_info, handlers):
             raise errors.decode_error(str(e)) from None
     return NativeTx(raw=raw, hash=native_hash(raw), body=body, auth_info=auth_info,
                     signature=tx_raw.signatures[0], public_key=public_key, key_type=key_type, sender=sender,
-                    messages=tuple(messages), multisig=multi)
+                    messages=tuple(messages), multisig=multi, sign_mode=sign_mode)
 
 
 def _single_key(any_key):
@@ -273,15 +271,12 @@ def _single_key(any_key):
 
 def _decode_multisig(signer, signature):
     """The Multisig of a LegacyAminoPubKey signer: ModeInfo.Multi names who signed, MultiSignature holds their
-    signatures; each member signs in SIGN_MODE_DIRECT (the SDK's VerifyMultisignature checks these counts)."""
+    signatures, each in its own mode (the SDK's VerifyMultisignature checks these counts)."""
     try:
         key = multisig_keys.LegacyAminoPubKey.FromString(signer.public_key.value)
         signatures = multisig_pb2.MultiSignature.FromString(signature).signatures
     except DecodeError as e:
         raise errors.decode_error(f"invalid multisig: {e}") from None
-    if len(key.public_keys) > TX_SIG_LIMIT:
-        raise errors.TxError(errors.SDK, 14, f"signatures: {len(key.public_keys)}, limit: {TX_SIG_LIMIT}: "
-                             "too many signatures")
     if not 0 < key.threshold <= len(key.public_keys):
         raise errors.TxError(errors.SDK, 8, f"invalid multisig threshold {key.threshold} of "
                              f"{len(key.public_keys)} keys: invalid pubkey")
@@ -306,10 +301,16 @@ def _decode_multisig(signer, signature):
     if len(indexes) != len(signatures) or len(multi.mode_infos) != len(signatures):
         raise errors.unauthorized(f"{len(indexes)} members marked as signing, {len(multi.mode_infos)} modes and "
                                   f"{len(signatures)} signatures")
-    for mode in multi.mode_infos:
-        if mode.WhichOneof("sum") != "single" or mode.single.mode != signing_pb2.SIGN_MODE_DIRECT:
-            raise errors.unauthorized("only SIGN_MODE_DIRECT is supported for multisig members")
-    return Multisig(threshold=key.threshold, members=tuple(members), signed=tuple(zip(indexes, signatures)))
+    modes = tuple(_single_mode(mode) for mode in multi.mode_infos)
+    return Multisig(threshold=key.threshold, members=tuple(members), signed=tuple(zip(indexes, signatures)),
+                    modes=modes)
+
+
+def _single_mode(mode_info):
+    """A single key's sign mode. Which modes verify is the ante's question (simulation checks none)."""
+    if mode_info.WhichOneof("sum") != "single":
+        raise errors.unauthorized("a single-key signer needs ModeInfo.Single")
+    return mode_info.single.mode
 
 
 # Public key type URLs a native tx may be signed with, and the kind of key each one is.
@@ -325,23 +326,27 @@ def sign_doc_bytes(tx, chain_id, account_number):
 
 
 def build_native(messages, key, chain_id, account_number, sequence, fee, gas_limit, memo="",
-                 pubkey_url=ETH_PUBKEY):
-    """Sign native messages with an eth_secp256k1 key (SIGN_MODE_DIRECT) into TxRaw bytes.
+                 pubkey_url=ETH_PUBKEY, amino_encoder=None, timeout_height=0):
+    """Sign native messages with an eth_secp256k1 key into TxRaw bytes: SIGN_MODE_DIRECT, or
+    SIGN_MODE_LEGACY_AMINO_JSON given the app's amino.Encoder.
 
     With pubkey_url SECP256K1_PUBKEY the key signs as a standard Cosmos secp256k1 key instead.
     """
-    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo)
+    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo, timeout_height=timeout_height)
+    mode = signing_pb2.SIGN_MODE_DIRECT if amino_encoder is None else signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON
     pub = _any(pubkey_url, ethsecp256k1.PubKey(key=key.compressed_public_key))
     auth = tx_pb2.AuthInfo(
         signer_infos=[tx_pb2.SignerInfo(public_key=pub, sequence=sequence,
-                                        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(
-                                            mode=signing_pb2.SIGN_MODE_DIRECT)))],
+                                        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=mode)))],
         fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in fee], gas_limit=gas_limit))
     body_bytes, auth_bytes = body.SerializeToString(), auth.SerializeToString()
-    doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
-                         account_number=account_number)
+    if amino_encoder is None:
+        doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
+                             account_number=account_number).SerializeToString()
+    else:
+        doc = amino.sign_bytes(amino_encoder, body, auth.fee, chain_id, account_number, sequence)
     # A type URL the chain does not know still gets an eth signature, so tests can send one.
-    signature = key.sign(_KEY_TYPES.get(pubkey_url, keys.ETH_SECP256K1), doc.SerializeToString())
+    signature = key.sign(_KEY_TYPES.get(pubkey_url, keys.ETH_SECP256K1), doc)
     return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes,
                         signatures=[signature]).SerializeToString()
 

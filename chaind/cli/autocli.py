@@ -102,6 +102,10 @@ class Modules:
             self._paths = {m.name: m.cli for m in modules if m.cli}
         return list(self._paths)
 
+    def records(self):
+        """The module records themselves (their messages' amino JSON signs amino-json txs)."""
+        return self._source() if callable(self._source) else self._source
+
     def table(self, name, part):
         """The module's QUERY or TX table (`part`), or None."""
         if name not in self.names():

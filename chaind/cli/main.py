@@ -41,6 +41,7 @@ def make_cli(modules=None):
         "config": "chaind.cli.misc:config",
         "version": "chaind.cli.misc:version",
         "completion": "chaind.cli.misc:completion",
+        "testnet": "chaind.cli.testnet:testnet",
     })
     for command in (init, start, replay):
         group.add_command(command)
@@ -91,7 +92,7 @@ def replay(home, to_height):
     import plyvel
     from cryptography.hazmat.primitives.asymmetric import ed25519
 
-    from chaind.chain.app import App
+    from chaind.chain.app import App, StaleHomeError
     from chaind.chain.genesis import Genesis
     from chaind.chain.replay import replay_chain
     from chaind.home import DEFAULT_HOME, Home
@@ -106,7 +107,10 @@ def replay(home, to_height):
     except plyvel.IOError as e:
         raise click.ClickException(f"cannot open the chain's store ({e}); is the node still running?") from None
     try:
-        source = App(db, Genesis.load(node_home.genesis_file))
+        try:
+            source = App(db, Genesis.load(node_home.genesis_file))
+        except StaleHomeError as e:
+            raise click.ClickException(str(e)) from None
         validator = source.genesis.validators[0] if source.genesis.validators else None
         key = ed25519.Ed25519PrivateKey.from_private_bytes(node_home.validator_key()) if validator else None
         address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""

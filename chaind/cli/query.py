@@ -8,6 +8,7 @@ import base64
 import click
 
 from chaind.cli.common import bech32_address, emit_proto, prefix, query_options, rpc_client, to_bech32
+from chaind.gocompat import rfc3339_seconds
 
 
 def _pb(module):
@@ -121,19 +122,11 @@ def tx_response(rpc, result, times=None):
         data=base64.b64decode(r.get("data") or "").hex().upper(), raw_log=r.get("log", ""), info=r.get("info", ""),
         gas_wanted=int(r.get("gas_wanted", 0)), gas_used=int(r.get("gas_used", 0)),
         tx=any_pb2.Any(type_url="/cosmos.tx.v1beta1.Tx", value=tx.SerializeToString()),
-        timestamp=_rfc3339_seconds(times[height]),
+        timestamp=rfc3339_seconds(times[height]),
         events=[types.Event(type=e["type"], attributes=[
             types.EventAttribute(key=a["key"], value=a["value"], index=a.get("index", False))
             for a in e.get("attributes") or ()]) for e in r.get("events") or ()])
 
-
-def _rfc3339_seconds(text):
-    """Go's time.RFC3339 of a CometBFT time: whole seconds (the SDK formats the block time so)."""
-    if "." in text:
-        head, rest = text.split(".", 1)
-        zone = rest.lstrip("0123456789")
-        return head + (zone or "Z")
-    return text
 
 
 _TX_QUERIES = {"acc_seq": "tx.acc_seq", "signature": "tx.signature"}

@@ -1,4 +1,5 @@
-"""`chaind tx`: build, sign (SIGN_MODE_DIRECT, eth_secp256k1) and broadcast native txs, as the SDK's CLI does.
+"""`chaind tx`: build, sign (eth_secp256k1; SIGN_MODE_DIRECT, or LEGACY_AMINO_JSON with --sign-mode amino-json)
+and broadcast native txs, as the SDK's CLI does.
 
 Account number and sequence come from the node (auth Account) unless --offline; the chain id from
 --chain-id, client.toml or the node's status. `--gas auto` asks the node to simulate the tx through
@@ -68,6 +69,22 @@ def _any(url, message):
     return any_pb2.Any(type_url=url, value=message.SerializeToString())
 
 
+def _any_from_json(value):
+    """An Any from its SDK JSON ({"@type": url, ...fields}, LegacyDec fields as decimals)."""
+    from chaind.cli import protojson
+
+    if not isinstance(value, dict) or not isinstance(value.get("@type"), str):
+        raise click.ClickException(f"want a message as JSON with its \"@type\", got {value!r}")
+    cls = protojson.message_class(value["@type"])
+    if cls is None:
+        raise click.ClickException(f"unknown message type {value['@type']}")
+    fields = {k: v for k, v in value.items() if k != "@type"}
+    try:
+        return _any(value["@type"], protojson.from_dict(fields, cls()))
+    except Exception as e:
+        raise click.ClickException(f"invalid {value['@type']}: {e}") from None
+
+
 def tx_options(f):
     for option in reversed([
         click.option("--chain-id", default=None, help="Chain id (default: client.toml's, else the node's)"),
@@ -76,6 +93,7 @@ def tx_options(f):
         click.option("--gas", default=str(DEFAULT_GAS), help="Gas limit, or 'auto' to simulate the tx first"),
         click.option("--gas-adjustment", type=float, default=1.0, help="Factor on the simulated gas (--gas auto)"),
         click.option("--note", "--memo", "note", default="", help="Memo of the tx"),
+        sign_mode_option("direct"),
         click.option("--sequence", type=click.IntRange(min=0), default=None, help="Signer's sequence (offline)"),
         click.option("--account-number", type=click.IntRange(min=0), default=None,
                      help="Signer's account number (offline)"),
@@ -89,6 +107,48 @@ def tx_options(f):
     ]):
         f = option(f)
     return output_option(keyring_options(f))
+
+
+SIGN_MODES = ("direct", "amino-json")
+
+
+def sign_mode_option(default):
+    return click.option("--sign-mode", type=click.Choice(SIGN_MODES), default=default,
+                        help="How the key signs: direct (SIGN_MODE_DIRECT) or amino-json (SIGN_MODE_LEGACY_AMINO_JSON, "
+                             "as a Ledger does)" + ("" if default else "; default direct, amino-json for --multisig"))
+
+
+def _mode_number(mode):
+    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
+    return signing.SIGN_MODE_DIRECT if mode == "direct" else signing.SIGN_MODE_LEGACY_AMINO_JSON
+
+
+def _amino_encoder(ctx):
+    """The amino JSON writer of the modules this CLI serves (their messages' amino names and shapes)."""
+    from chaind.chain import amino
+
+    while not isinstance(ctx.command, autocli.ModuleGroup):
+        ctx = ctx.parent
+    records = ctx.command.modules.records()
+    if not all(hasattr(r, "messages") for r in records):
+        # The built-in modules are found on disk as table references: their records are the registry's
+        # (loaded only now, for an amino-json signature).
+        from chaind.chain.registry import MODULES
+
+        records = MODULES
+    return amino.Encoder.of_modules(records)
+
+
+def sign_bytes(ctx, tx, chain_id, account_number, sequence, mode):
+    """What a key signs in `mode` ("direct" or "amino-json") for `tx` as it stands (its signer infos set)."""
+    if mode == "direct":
+        return sign_doc(tx, chain_id, account_number)
+    from chaind.chain import amino
+
+    try:
+        return amino.sign_bytes(_amino_encoder(ctx), tx.body, tx.auth_info.fee, chain_id, account_number, sequence)
+    except Exception as e:
+        raise click.ClickException(f"cannot sign in amino-json: {getattr(e, 'log', e)}") from None
 
 
 # -- the steps of a tx ---------------------------------------------------------------------------
@@ -151,23 +211,20 @@ def unsigned_tx(messages, params, gas_limit, fee):
     return tx_pb2.Tx(body=body, auth_info=auth)
 
 
-def sign(tx, signer, account_number, sequence):
-    """Sign `tx` (SIGN_MODE_DIRECT) in place: its one signer info, then its one signature."""
-    from eth_utils import keccak
+def sign(tx, signer, account_number, sequence, mode="direct"):
+    """Sign `tx` in place (`mode` "direct" or "amino-json"): its one signer info, then its one signature."""
+    from chaind.crypto.keys import ETH_SECP256K1
 
     tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
-    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
     keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
     key = signer.key()
     del tx.auth_info.signer_infos[:]
     tx.auth_info.signer_infos.add(
         public_key=_any(ETH_PUBKEY, keys_pb2.PubKey(key=key.compressed_public_key)), sequence=sequence,
-        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=signing.SIGN_MODE_DIRECT)))
-    body_bytes, auth_bytes = tx.body.SerializeToString(), tx.auth_info.SerializeToString()
-    doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=signer.chain_id,
-                         account_number=account_number)
+        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=_mode_number(mode))))
+    doc = sign_bytes(signer.ctx, tx, signer.chain_id, account_number, sequence, mode)
     del tx.signatures[:]
-    tx.signatures.append(key.sign_digest(keccak(doc.SerializeToString())))
+    tx.signatures.append(key.sign(ETH_SECP256K1, doc))
     return tx
 
 
@@ -296,7 +353,7 @@ def generate_or_broadcast(ctx, from_, messages, precheck=False):
         if not click.confirm("confirm transaction before signing and broadcasting", err=True):
             click.echo("canceled transaction", err=True)
             return
-    broadcast(ctx, raw_bytes(sign(tx, signer, number, sequence)), signer.rpc)
+    broadcast(ctx, raw_bytes(sign(tx, signer, number, sequence, params.get("sign_mode") or "direct")), signer.rpc)
 
 
 def emit_json(ctx, message):
@@ -360,6 +417,7 @@ class TxKit:
     coin_protos = staticmethod(coin_protos)
     coin = staticmethod(autocli.coin)                   # one positive coin (e.g. 10achain) as a Coin
     any = staticmethod(_any)
+    any_from_json = staticmethod(_any_from_json)           # an Any from the SDK's JSON of a message
     bech32_address = staticmethod(bech32_address)
     to_bech32 = staticmethod(to_bech32)
     prefix = staticmethod(prefix)
@@ -391,15 +449,18 @@ def signing_options(f):
     return keyring_options(f)
 
 
+def _signing_mode(ctx, multisig=False):
+    return ctx.params.get("sign_mode") or ("amino-json" if multisig else "direct")
+
+
 MULTISIG_PUBKEY = "/cosmos.crypto.multisig.LegacyAminoPubKey"
 
 
-def multisig_signer_info(record, indexes, sequence):
-    """The SignerInfo of a multisig key whose members `indexes` sign, each in SIGN_MODE_DIRECT."""
+def multisig_signer_info(record, indexes, sequence, modes):
+    """The SignerInfo of a multisig key whose members `indexes` sign, each in its mode ("direct" or "amino-json")."""
     from chaind.crypto import multisig
 
     tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
-    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
     keys_pb2 = _pb("cosmos.crypto.multisig.keys_pb2")
     bits = _pb("cosmos.crypto.multisig.v1beta1.multisig_pb2")
     from chaind.cli.keys import PUBKEY_URLS
@@ -408,11 +469,11 @@ def multisig_signer_info(record, indexes, sequence):
     pubkey = keys_pb2.LegacyAminoPubKey(threshold=record.threshold, public_keys=[
         _any(PUBKEY_URLS[t], secp.PubKey(key=k)) for t, k in record.members])
     extra, elems = multisig.bit_array(len(record.members), indexes)
-    direct = tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=signing.SIGN_MODE_DIRECT))
+    mode_infos = [tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=_mode_number(m))) for m in modes]
     return tx_pb2.SignerInfo(
         public_key=_any(MULTISIG_PUBKEY, pubkey), sequence=sequence,
         mode_info=tx_pb2.ModeInfo(multi=tx_pb2.ModeInfo.Multi(
-            bitarray=bits.CompactBitArray(extra_bits_stored=extra, elems=elems), mode_infos=[direct] * len(indexes))))
+            bitarray=bits.CompactBitArray(extra_bits_stored=extra, elems=elems), mode_infos=mode_infos)))
 
 
 def sign_doc(tx, chain_id, account_number):
@@ -441,45 +502,51 @@ def _member_index(record, pubkey, what):
 @click.option("--multisig", default=None,
               help="Sign as a member of this multisig key (name or address in the keyring): prints the signature")
 @click.option("--multisig-signers", default=None,
-              help="With --multisig: the comma-separated members who will sign (SIGN_MODE_DIRECT signs this "
-                   "choice, so every member names the same ones)")
+              help="With --multisig --sign-mode direct: the comma-separated members who will sign (SIGN_MODE_DIRECT "
+                   "signs this choice, so every member names the same ones); amino-json needs no such choice")
 @click.option("--output-document", default=None, type=click.Path(dir_okay=False), help="Write to this file")
+@sign_mode_option(None)
 @signing_options
 def sign_command(file, from_, multisig, multisig_signers, output_document, **_):
     """Sign an unsigned tx JSON file (from --generate-only; - for stdin) and print the signed tx.
 
-    With --multisig, print this member's signature (for tx multisign) instead.
+    With --multisig, print this member's signature (for tx multisign) instead. --offline signs without the
+    node, given --chain-id, --account-number and --sequence.
     """
     ctx = click.get_current_context()
     tx = read_tx(file)
     signer = Signer(ctx, from_)
+    mode = _signing_mode(ctx, multisig is not None)
     if multisig is None:
         if multisig_signers:
             raise click.UsageError("--multisig-signers needs --multisig")
         number, sequence = signer.account()
-        return _emit_to(ctx, sign(tx, signer, number, sequence), output_document)
+        return _emit_to(ctx, sign(tx, signer, number, sequence, mode), output_document)
     record = _multisig_record(signer.ring, ctx, multisig)
-    if not multisig_signers:
-        raise click.UsageError("--multisig needs --multisig-signers: the members who will sign")
-    indexes = sorted({_member_index(record, find_record(signer.ring, ctx, n.strip()).pubkey, n.strip())
-                      for n in multisig_signers.split(",") if n.strip()})
     own = _member_index(record, signer.record.pubkey, from_)
-    if own not in indexes:
-        raise click.ClickException(f"--multisig-signers must name the signing key {from_}")
-    if len(indexes) < record.threshold:
-        raise click.ClickException(f"{len(indexes)} signers named; the multisig needs {record.threshold}")
     number, sequence = signer.account(to_bech32(prefix(ctx), record.address))
-    del tx.auth_info.signer_infos[:]
-    tx.auth_info.signer_infos.append(multisig_signer_info(record, indexes, sequence))
+    if mode == "direct":
+        if not multisig_signers:
+            raise click.UsageError("--multisig --sign-mode direct needs --multisig-signers: the members who will sign")
+        indexes = sorted({_member_index(record, find_record(signer.ring, ctx, n.strip()).pubkey, n.strip())
+                          for n in multisig_signers.split(",") if n.strip()})
+        if own not in indexes:
+            raise click.ClickException(f"--multisig-signers must name the signing key {from_}")
+        if len(indexes) < record.threshold:
+            raise click.ClickException(f"{len(indexes)} signers named; the multisig needs {record.threshold}")
+        del tx.auth_info.signer_infos[:]
+        tx.auth_info.signer_infos.append(multisig_signer_info(record, indexes, sequence, ["direct"] * len(indexes)))
+    elif multisig_signers:
+        raise click.UsageError("--multisig-signers is for --sign-mode direct: amino-json signs no signer choice")
     from chaind.crypto.keys import ETH_SECP256K1
 
-    signature = signer.key().sign(ETH_SECP256K1, sign_doc(tx, signer.chain_id, number))
+    signature = signer.key().sign(ETH_SECP256K1, sign_bytes(ctx, tx, signer.chain_id, number, sequence, mode))
     signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
     keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
     descriptors = signing.SignatureDescriptors(signatures=[signing.SignatureDescriptor(
         public_key=_any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)), sequence=sequence,
         data=signing.SignatureDescriptor.Data(single=signing.SignatureDescriptor.Data.Single(
-            mode=signing.SIGN_MODE_DIRECT, signature=signature)))])
+            mode=_mode_number(mode), signature=signature)))])
     _emit_to(ctx, descriptors, output_document)
 
 
@@ -536,7 +603,7 @@ def multisign(file, name, signature_files, output_document, **_):
     record = _multisig_record(ring, ctx, name)
     signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
     keys_pb2 = _pb("cosmos.crypto.secp256k1.keys_pb2")
-    found, sequences = {}, set()
+    found, modes, sequences = {}, {}, set()
     for path in signature_files:
         try:
             with open(path) as f:
@@ -544,10 +611,13 @@ def multisign(file, name, signature_files, output_document, **_):
         except (OSError, ValueError) as e:
             raise click.ClickException(f"cannot read the signature file {path}: {e}") from None
         for d in descriptors.signatures:
-            if d.data.WhichOneof("sum") != "single" or d.data.single.mode != signing.SIGN_MODE_DIRECT:
-                raise click.ClickException(f"{path}: want a SIGN_MODE_DIRECT signature of one member")
+            by_number = {_mode_number(m): m for m in SIGN_MODES}
+            if d.data.WhichOneof("sum") != "single" or d.data.single.mode not in by_number:
+                raise click.ClickException(f"{path}: want a SIGN_MODE_DIRECT or SIGN_MODE_LEGACY_AMINO_JSON "
+                                           "signature of one member")
             index = _member_index(record, keys_pb2.PubKey.FromString(d.public_key.value).key, f"the key of {path}")
             found[index] = d.data.single.signature
+            modes[index] = by_number[d.data.single.mode]
             sequences.add(d.sequence)
     if len(sequences) != 1:
         raise click.ClickException(f"the signatures were made for different sequences {sorted(sequences)}")
@@ -564,10 +634,11 @@ def multisign(file, name, signature_files, output_document, **_):
         if ctx.params.get("offline"):
             raise click.ClickException("--offline needs --account-number")
         number = _account_number(ctx, to_bech32(prefix(ctx), record.address))
+    sequence = sequences.pop()
     del tx.auth_info.signer_infos[:]
-    tx.auth_info.signer_infos.append(multisig_signer_info(record, indexes, sequences.pop()))
-    doc = sign_doc(tx, chain_id, number)
+    tx.auth_info.signer_infos.append(multisig_signer_info(record, indexes, sequence, [modes[i] for i in indexes]))
     for i in indexes:
+        doc = sign_bytes(ctx, tx, chain_id, number, sequence, modes[i])
         if not verify_signed(record.members[i][0], record.members[i][1], doc, found[i]):
             raise click.ClickException(
                 f"the signature of member {i} ({to_bech32(prefix(ctx), _member_address(record.members[i]))}) does "
@@ -654,16 +725,20 @@ def validate_signatures(file, **_):
             number = _account_number(ctx, to_bech32(acc, address))
         if number is None or not chain_id:
             raise click.ClickException("--offline needs --chain-id and --account-number")
-        doc = sign_doc(tx, chain_id, number)
+        def doc(mode_info):
+            mode = "amino-json" if mode_info.single.mode == _mode_number("amino-json") else "direct"
+            return sign_bytes(ctx, tx, chain_id, number, info.sequence, mode)
+
         if members is None:
-            valid = crypto_keys.verify_signed(kind, secp.PubKey.FromString(info.public_key.value).key, doc,
-                                              signature)
+            valid = crypto_keys.verify_signed(kind, secp.PubKey.FromString(info.public_key.value).key,
+                                              doc(info.mode_info), signature)
         else:
             bits = info.mode_info.multi.bitarray
             indexes = multisig.set_bits(bits.extra_bits_stored, bits.elems)
             parts = _pb("cosmos.crypto.multisig.v1beta1.multisig_pb2").MultiSignature.FromString(signature).signatures
-            valid = len(parts) == len(indexes) >= key.threshold and all(
-                crypto_keys.verify_signed(*members[m], doc, part) for m, part in zip(indexes, parts))
+            valid = len(parts) == len(indexes) == len(info.mode_info.multi.mode_infos) >= key.threshold and all(
+                crypto_keys.verify_signed(*members[m], doc(mode), part)
+                for m, part, mode in zip(indexes, parts, info.mode_info.multi.mode_infos))
         matches = i < len(expected) and expected[i] == address
         success = success and valid and matches
         state = "OK" if valid else "ERROR"

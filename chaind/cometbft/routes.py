@@ -162,17 +162,18 @@ class CometRoutes:
                              "last_block_height": str(header.height), "last_block_app_hash": enc.b64(meta.app_hash)}}
 
     def abci_query(self, path, data, height, prove):
-        if prove:
-            raise RouteError("abci_query with prove is not supported: the app keeps no IAVL store to prove from")
         if height:
             self._height(height)
         # Off the reactor: a query may run the EVM (ethermint.evm.v1.Query/EthCall).
-        return self._off_reactor(self._abci_query, path, data, height)
+        return self._off_reactor(self._abci_query, path, data, height, prove)
 
-    def _abci_query(self, path, data, height):
-        answer = abci.query(self.queries, path or "", data or b"", height or 0)
-        return {"response": {"code": answer.code, "log": answer.log, "info": "", "index": "0", "key": None,
-                             "value": enc.b64(answer.value) if answer.value else None, "proofOps": None,
+    def _abci_query(self, path, data, height, prove):
+        answer = abci.query(self.queries, path or "", data or b"", height or 0, bool(prove))
+        proof = {"ops": [{"type": kind, "key": enc.b64(key), "data": enc.b64(op)}
+                         for kind, key, op in answer.proof_ops]} if answer.proof_ops else None
+        return {"response": {"code": answer.code, "log": answer.log, "info": "", "index": "0",
+                             "key": enc.b64(answer.key) if answer.key else None,
+                             "value": enc.b64(answer.value) if answer.value else None, "proofOps": proof,
                              "height": str(answer.height), "codespace": answer.codespace}}
 
     def genesis_route(self):

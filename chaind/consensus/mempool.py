@@ -125,6 +125,16 @@ class Mempool:
             if not sender.txs:
                 del self._senders[address]
 
+    def remove(self, tx_hash):
+        """Drop one tx by its native hash (CometBFT's recheck evicted it from the mempool we mirror)."""
+        tx = self._by_hash.get(tx_hash)
+        if tx is None:
+            return
+        self._forget(tx)
+        sender = self._senders.get(tx.sender)
+        if sender is not None and not sender.txs:
+            del self._senders[tx.sender]
+
     def content(self):
         """{sender: {nonce: tx}} split into (pending, queued) as geth's txpool reports them."""
         return {address: dict(sorted(sender.txs.items())) for address, sender in self._senders.items()}

@@ -127,11 +127,7 @@ class Producer(service.Service):
     def _committed(self, block):
         self._building = None
         self.mempool.remove_committed(self.app.head_nonce)
-        events = self._steps(block) + [ev.NewBlock(block), ev.NewBlockHeader(block), ev.NewBlockEvents(block)]
-        events += [ev.Tx(block, i) for i in range(len(block.txs))]
-        if block.validator_updates:
-            events.append(ev.ValidatorSetUpdates(block))
-        self.bus.publish(events + self._next_height(block))
+        self.bus.publish(self._steps(block) + ev.committed(block) + self._next_height(block))
         if self._wanted or (self.settings.block_interval == 0 and len(self.mempool)):
             self._wanted = False
             self.reactor.callLater(0, self._request_block)

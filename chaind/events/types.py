@@ -100,3 +100,13 @@ class PendingTx:
 
     tx: object           # chain.txs.DecodedTx
     name = "PendingTx"
+
+
+def committed(block):
+    """The events of a block once it is durable, in CometBFT's order: the block, its header, its own
+    events, each tx, and its validator updates when it has any."""
+    events = [NewBlock(block), NewBlockHeader(block), NewBlockEvents(block)]
+    events += [Tx(block, i) for i in range(len(block.txs))]
+    if block.validator_updates:
+        events.append(ValidatorSetUpdates(block))
+    return events

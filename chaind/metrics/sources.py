@@ -5,7 +5,7 @@ from chaind.metrics import chain, collector, face
 
 def build(node, metrics):
     """The metrics site of `node` (its faces already built with `metrics`' recorders)."""
-    app, producer = node.app, node.producer
+    app, producer = node.app, node.consensus      # the solo producer, or the ABCI app in socket mode
     debug = getattr(node, "debug_api", None)
     concurrency = node.settings.tracing.concurrency
 

@@ -4,7 +4,8 @@ It serves the services its QueryRouter holds: a service's own routes (QueryServi
 line above each rpc in protos/ (setup.py writes chaind/pb/rest_routes.py); the other routes compiled from
 protos/ answer that this node does not serve them.
 Requests become the same protobuf requests; answers are JSON as the SDK's gogoproto gateway writes them
-(LegacyDec fields as decimals, both ways).
+(LegacyDec fields as decimals, both ways). Reads marked inline are answered on the reactor, the others on the
+query pool.
 """
 
 import re
@@ -67,15 +68,23 @@ class RestGateway:
 
     def _answer(self, request, grpc_path, path_params):
         request.setHeader(b"content-type", b"application/json")
-        request_class = self.router.request_class(grpc_path)
-        if request_class is None:
+        method = self.router.methods.get(grpc_path)
+        if method is None:
             return _error(request, UNIMPLEMENTED, f"{grpc_path} is not served by this node yet")
         try:
             body = orjson.loads(request.content.read() or b"{}") if request.method == b"POST" else {}
-            message = _request_message(request_class, body, path_params, request.args)
+            message = _request_message(method.request_class, body, path_params, request.args)
             height = _height(request)
         except (json_format.ParseError, orjson.JSONDecodeError, ValueError) as e:
             return _error(request, 3, str(e))
+        if method.inline:
+            # A short, bounded read (chain/queries.query(inline=True)), answered where the gRPC server answers it
+            # on its loop, as the JSON-RPC face answers eth_getBalance on the reactor: handing it to a thread and
+            # back cost more than the read.
+            try:
+                return _ok(request, *self.router.call(grpc_path, message, height))
+            except ChainError as e:
+                return _error(request, status_of(e).value[0], e.message)
         d = threads.deferToThreadPool(self.reactor, self.pool, self.router.call, grpc_path, message, height)
         d.addCallbacks(lambda answer: _ok(request, *answer), lambda failure: _failed(request, failure))
         return d

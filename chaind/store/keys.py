@@ -7,6 +7,7 @@ import struct
 
 HEAD = b"m:head"                # last committed height
 PRUNED_BELOW = b"m:pruned"      # lowest height whose state is still kept
+STATE_FORMAT = b"m:format"      # the state layout the data directory was written with (chain/app.py)
 GENESIS = b"m:genesis"          # the genesis document the chain started from
 
 BLOCK = b"b:"                   # height -> block record (header, hash, meta)
@@ -19,6 +20,9 @@ EVM_NODE = b"s:"                # py-evm trie node / code hash -> bytes
 VERSIONED = b"v:"               # native module key, inverted height -> value
 TX_EVENT = b"xt:"               # event tag, value, height, index -> b"" (indexed tx event attributes)
 BLOCK_EVENT = b"xb:"            # event tag, value, height -> b"" (indexed block event attributes)
+IAVL_NODE = b"in:"              # store name (length-prefixed), node hash -> IAVL node record
+IAVL_ORPHAN = b"io:"            # height, store name -> hashes of the store's nodes in no tree from that height on
+COMMIT_INFO = b"ci:"            # height -> the multistore's store roots after that block (store/multistore.py)
 VALIDATOR_SET = b"vs:"          # inverted height -> the validator set from that height on (written on change)
 
 _HEIGHT = struct.Struct(">Q")

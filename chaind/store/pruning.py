@@ -47,17 +47,21 @@ class PruneStats:
     versions_deleted: int
     nodes_kept: int
     nodes_deleted: int
+    store_keys_deleted: int = 0
 
 
-def collect_garbage(db, horizon, state_roots):
-    """Delete what no read at a height >= `horizon` needs; `state_roots` are those heights' EVM roots."""
+def collect_garbage(db, horizon, state_roots, store_deletes=()):
+    """Delete what no read at a height >= `horizon` needs; `state_roots` are those heights' EVM roots,
+    `store_deletes` the IAVL stores' keys below the horizon (MultiStore.prune)."""
     deletes = list(stale_versions(db, horizon))
     versions = len(deletes)
     live = live_nodes(db, state_roots)
     node_prefix = len(keys.EVM_NODE)
     deletes += [key for key in db.keys(keys.EVM_NODE) if key[node_prefix:] not in live]
+    nodes_deleted = len(deletes) - versions
+    deletes += store_deletes
     db.write({keys.PRUNED_BELOW: keys.height_bytes(horizon)}, deletes)
-    return PruneStats(horizon, versions, len(live), len(deletes) - versions)
+    return PruneStats(horizon, versions, len(live), nodes_deleted, len(store_deletes))
 
 
 def stale_versions(db, horizon):

@@ -59,8 +59,8 @@ def version_info():
 
 class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
     def __init__(self, app, max_per_page, rpc_address, abci_query):
-        """rpc_address() is the CometBFT RPC's address ("" when it is off); abci_query(path, data, height)
-        answers as CometBFT's abci_query does (code, log, value, height, codespace)."""
+        """rpc_address() is the CometBFT RPC's address ("" when it is off); abci_query(path, data, height, prove)
+        answers as CometBFT's abci_query does (code, log, value, height, codespace, key, proof_ops)."""
         super().__init__(app)
         self.valcons_prefix = app.genesis.bech32_prefix + "valcons"
         self.max_per_page = max_per_page
@@ -116,14 +116,13 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
             raise errors.invalid_argument("empty query path")
         if request.path.removeprefix("/").split("/")[0] not in ("app", "store", "p2p", "custom"):
             raise errors.invalid_argument(f"unsupported ABCI query path: {request.path}")
-        if request.prove:
-            raise errors.invalid_argument(
-                "abci_query with prove is not supported: the app keeps no IAVL store to prove from")
         if request.height:
             self._check_height(request.height)
-        answer = self.abci_query(request.path, request.data, request.height)
-        return query_pb2.ABCIQueryResponse(code=answer.code, log=answer.log, value=answer.value,
-                                           height=answer.height, codespace=answer.codespace)
+        answer = self.abci_query(request.path, request.data, request.height, request.prove)
+        proof = query_pb2.ProofOps(ops=[query_pb2.ProofOp(type=kind, key=key, data=op)
+                                        for kind, key, op in answer.proof_ops]) if answer.proof_ops else None
+        return query_pb2.ABCIQueryResponse(code=answer.code, log=answer.log, value=answer.value, key=answer.key,
+                                           height=answer.height, codespace=answer.codespace, proof_ops=proof)
 
     def _check_height(self, height):
         """CometBFT's checks of a height argument, which the SDK passes on as they are."""

@@ -8,6 +8,8 @@ from chaind.chain.modules.auth.genesis import init_genesis
 from chaind.chain.modules.auth.keeper import (
                                               FEE_COLLECTOR,
                                               account,
+                                              account_any,
+                                              account_of,
                                               all_addresses,
                                               ensure_account,
                                               key_type,
@@ -17,8 +19,8 @@ from chaind.chain.modules.auth.keeper import (
 from chaind.chain.modules.auth.query import AuthQuery
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2, query_pb2_grpc
 
-__all__ = ("MODULE", "FEE_COLLECTOR", "account", "all_addresses", "ensure_account", "key_type", "sequence",
-           "set_public_key")
+__all__ = ("MODULE", "FEE_COLLECTOR", "account", "account_any", "account_of", "all_addresses", "ensure_account",
+           "key_type", "sequence", "set_public_key")
 
 MODULE = Module(
     name="auth",

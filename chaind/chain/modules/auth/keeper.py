@@ -1,10 +1,21 @@
 """auth's state: account numbers and public keys. An account's sequence is its EVM nonce."""
 
 import orjson
+from google.protobuf import any_pb2
 
-from chaind.crypto.addresses import module_address
+from chaind.chain import txs
+from chaind.crypto.addresses import module_address, to_bech32
 from chaind.crypto.keys import ETH_SECP256K1
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.evm.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 from chaind.store.keys import compose
+
+# Accounts are BaseAccounts (not Evmos' EthAccount, which @cosmjs' accountFromAny rejects) with the
+# eth_secp256k1 key under cosmos/evm's type URL, the one @cosmjs decodes. The key message is the same on
+# the wire as Evmos' /ethermint.crypto.v1.ethsecp256k1.PubKey.
+PUBKEY_TYPE_URL = txs.COSMOS_EVM_PUBKEY
+BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount"
+MODULE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.ModuleAccount"
 
 # x/auth's own module account: the fees of every tx (and the EVM's coinbase) land here.
 FEE_COLLECTOR = module_address("fee_collector")
@@ -62,3 +73,37 @@ def all_addresses(state):
     """The address of every account, in byte order (all are 20 bytes: one length byte precedes each)."""
     for key, _ in state.store.iterate(_ACCOUNTS):
         yield key[len(_ACCOUNTS) + 1:]
+
+
+def account_of(raw_key):
+    """The address of a native key of this module's account records, or None for its other keys."""
+    return raw_key[len(_ACCOUNTS) + 1:] if raw_key.startswith(_ACCOUNTS) else None
+
+
+def base_account(state, address, prefix):
+    """The BaseAccount of a known address (None if the chain has never seen it)."""
+    found = account(state, address)
+    if found is None:
+        return None
+    number, pubkey = found
+    out = auth_pb2.BaseAccount(address=to_bech32(prefix, address), account_number=number,
+                               sequence=sequence(state, address))
+    if pubkey:
+        # Both key messages are `bytes key = 1`; the type URL says which kind of key it is.
+        url = PUBKEY_TYPE_URL if key_type(state, address) == ETH_SECP256K1 else txs.SECP256K1_PUBKEY
+        out.pub_key.CopyFrom(any_pb2.Any(type_url=url, value=ethsecp256k1.PubKey(key=pubkey).SerializeToString()))
+    return out
+
+
+def account_any(state, address, prefix, module_accounts):
+    """The account as x/auth stores and answers it: an Any of a BaseAccount, or of a ModuleAccount for one
+    of `module_accounts` ({name: (address, permissions)}). None for an address the chain has never seen."""
+    for name, (module_address_, permissions) in module_accounts.items():
+        if module_address_ == address:
+            base = base_account(state, address, prefix) or auth_pb2.BaseAccount(address=to_bech32(prefix, address))
+            module = auth_pb2.ModuleAccount(base_account=base, name=name, permissions=permissions)
+            return any_pb2.Any(type_url=MODULE_ACCOUNT_TYPE_URL, value=module.SerializeToString())
+    base = base_account(state, address, prefix)
+    if base is None:
+        return None
+    return any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL, value=base.SerializeToString())

@@ -1,23 +1,10 @@
 """cosmos.auth.v1beta1.Query: accounts, params and bech32 conversions, as x/auth's gRPC querier answers."""
 
-from google.protobuf import any_pb2
-
 from chaind import errors
-from chaind.chain import txs
 from chaind.chain.modules.auth import keeper as auth
-from chaind.chain.modules.auth.params import PARAMS
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.crypto.addresses import to_bech32
-from chaind.crypto.keys import ETH_SECP256K1
-from chaind.pb.cosmos.auth.v1beta1 import auth_pb2, query_pb2, query_pb2_grpc
-from chaind.pb.cosmos.evm.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
-
-# Accounts are answered as plain BaseAccounts (not Evmos' EthAccount, which @cosmjs' accountFromAny
-# rejects) with the eth_secp256k1 key under cosmos/evm's type URL, the one @cosmjs decodes. The key
-# message is the same on the wire as Evmos' /ethermint.crypto.v1.ethsecp256k1.PubKey.
-PUBKEY_TYPE_URL = txs.COSMOS_EVM_PUBKEY
-BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount"
-MODULE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.ModuleAccount"
+from chaind.pb.cosmos.auth.v1beta1 import query_pb2, query_pb2_grpc
 
 
 class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
@@ -33,32 +20,14 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
             raise errors.failed(str(e)) from None
 
     def _base_account(self, view, address):
-        """The BaseAccount of a known address (None if the chain has never seen it)."""
-        found = auth.account(view, address)
-        if found is None:
-            return None
-        number, pubkey = found
-        account = auth_pb2.BaseAccount(address=to_bech32(self.prefix, address), account_number=number,
-                                       sequence=auth.sequence(view, address))
-        if pubkey:
-            # Both key messages are `bytes key = 1`; the type URL says which kind of key it is.
-            url = PUBKEY_TYPE_URL if auth.key_type(view, address) == ETH_SECP256K1 else txs.SECP256K1_PUBKEY
-            key = ethsecp256k1.PubKey(key=pubkey).SerializeToString()
-            account.pub_key.CopyFrom(any_pb2.Any(type_url=url, value=key))
-        return account
+        return auth.base_account(view, address, self.prefix)
 
     def _any(self, view, address):
-        for name, (module_address, permissions) in self.app.module_accounts.items():
-            if module_address == address:
-                return self._module_account(view, name)
-        return any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL,
-                           value=self._base_account(view, address).SerializeToString())
+        return auth.account_any(view, address, self.prefix, self.app.module_accounts)
 
     def _module_account(self, view, name):
-        address, permissions = self.app.module_accounts[name]
-        base = self._base_account(view, address) or auth_pb2.BaseAccount(address=to_bech32(self.prefix, address))
-        account = auth_pb2.ModuleAccount(base_account=base, name=name, permissions=permissions)
-        return any_pb2.Any(type_url=MODULE_ACCOUNT_TYPE_URL, value=account.SerializeToString())
+        address, _ = self.app.module_accounts[name]
+        return auth.account_any(view, address, self.prefix, {name: self.app.module_accounts[name]})
 
     @query(inline=True)
     def Account(self, request, view):
@@ -100,7 +69,7 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=PARAMS)
+        return query_pb2.QueryParamsResponse(params=self.app.genesis.auth_params)
 
     @query(inline=True)
     def Bech32Prefix(self, request, view):

@@ -3,7 +3,7 @@
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.bank.genesis import init_genesis
 from chaind.chain.modules.bank.keeper import Bank, format_coins, validate_coins
-from chaind.chain.modules.bank.msgs import MESSAGES
+from chaind.chain.modules.bank.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.bank.query import BankQuery
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc
 
@@ -14,5 +14,6 @@ MODULE = Module(
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: BankQuery(app)),),
     init_genesis=init_genesis,
+    amino_shapes=AMINO_SHAPES,
     cli="chaind.chain.modules.bank.cli",
 )

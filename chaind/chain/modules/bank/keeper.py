@@ -24,6 +24,12 @@ def _balance_key(address, denom):
     return compose("bank", "bal", address, denom)
 
 
+# Balance queries ask about the same accounts again and again (composing the key is a fifth of AllBalances).
+@functools.lru_cache(maxsize=16384)
+def _balances_prefix(address):
+    return compose("bank", "bal", address)
+
+
 def _supply_key(denom):
     return compose("bank", "supply", denom)
 
@@ -48,7 +54,10 @@ class Bank:
 
     def all_balances(self, state, address):
         """[(denom, amount)] with amount > 0, sorted by denom as the SDK returns them."""
-        found = [(_denom_of(key), int(v)) for key, v in state.store.iterate(compose("bank", "bal", address))]
+        prefix = _balances_prefix(address)
+        # Each key is the prefix, the denom's length byte, the denom.
+        skip = len(prefix) + 1
+        found = [(key[skip:].decode(), int(v)) for key, v in state.store.iterate(prefix)]
         base = state.accounts.get_balance(address)
         if base:
             found.append((self.base_denom, base))

@@ -1,11 +1,12 @@
 """bank's messages: MsgSend and MsgMultiSend."""
 
 from chaind.chain import errors
+from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.bank.keeper import CODESPACE, format_coins, validate_coins
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
-from chaind.pb.cosmos.bank.v1beta1 import tx_pb2
+from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, tx_pb2
 
 
 def _coins(proto_coins):
@@ -77,7 +78,14 @@ def _multi_send(app, ctx, msg, signer):
 
 MESSAGES = (
     MsgHandler("/cosmos.bank.v1beta1.MsgSend", tx_pb2.MsgSend, lambda m: m.from_address,
-               _validate_send, _send),
+               _validate_send, _send, amino=Amino("cosmos-sdk/MsgSend", keep=("amount",), coins=("amount",))),
     MsgHandler("/cosmos.bank.v1beta1.MsgMultiSend", tx_pb2.MsgMultiSend,
-               lambda m: m.inputs[0].address if m.inputs else "", _validate_multi_send, _multi_send),
+               lambda m: m.inputs[0].address if m.inputs else "", _validate_multi_send, _multi_send,
+               amino=Amino("cosmos-sdk/MsgMultiSend", keep=("inputs", "outputs"))),
 )
+
+# Amino JSON of the nested types (cosmos-sdk v0.50 proto/cosmos/bank/v1beta1/bank.proto).
+AMINO_SHAPES = {
+    bank_pb2.Input: Amino(keep=("coins",), coins=("coins",)),
+    bank_pb2.Output: Amino(keep=("coins",), coins=("coins",)),
+}

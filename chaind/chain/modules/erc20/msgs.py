@@ -2,7 +2,9 @@
 
 import re
 
+from chaind.chain import authority as chain_authority
 from chaind.chain import errors
+from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.bank import format_coins
 from chaind.chain.modules.bank import keeper as bank_keeper
@@ -47,15 +49,12 @@ from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
 
 
 def _authority_check(app, authority):
-    """Evmos' validateAuthority: the signer must be the module authority set in genesis."""
+    """Evmos' validateAuthority: the gov module account, or the extra authority a dev genesis names."""
     try:
         parse(authority, app.genesis.bech32_prefix)
     except AddressError as e:
         raise errors.invalid_address(f"invalid authority address: {e}") from None
-    expected = app.bank.bech32(app.genesis.erc20_authority)
-    if authority != expected:
-        raise errors.TxError("gov", 13, f"invalid authority; expected {expected}, got {authority}: "
-                             "expected gov account as only signer for proposal message")
+    chain_authority.check(app, authority, extra=app.genesis.erc20_authority)
 
 
 def _require_enabled(ctx, what):
@@ -290,14 +289,19 @@ def _update_params(app, ctx, msg, signer):
 
 MESSAGES = (
     MsgHandler("/evmos.erc20.v1.MsgConvertERC20", tx_pb2.MsgConvertERC20, lambda m: m.sender,
-               _validate_convert_erc20, _convert_erc20, gas=EVM_MSG_GAS),
+               _validate_convert_erc20, _convert_erc20, gas=EVM_MSG_GAS,
+               amino=Amino("evmos/MsgConvertERC20", keep=("amount",))),
     MsgHandler("/evmos.erc20.v1.MsgConvertCoin", tx_pb2.MsgConvertCoin, lambda m: m.sender,
-               _validate_convert_coin, _convert_coin, gas=EVM_MSG_GAS),
+               _validate_convert_coin, _convert_coin, gas=EVM_MSG_GAS,
+               amino=Amino("evmos/MsgConvertCoin")),
     MsgHandler("/evmos.erc20.v1.MsgRegisterERC20", tx_pb2.MsgRegisterERC20, lambda m: m.authority,
-               _validate_register, _register_erc20, gas=EVM_MSG_GAS),
+               _validate_register, _register_erc20, gas=EVM_MSG_GAS,
+               amino=Amino("evmos/x/erc20/MsgRegisterERC20")),
     MsgHandler("/evmos.erc20.v1.MsgToggleConversion", tx_pb2.MsgToggleConversion, lambda m: m.authority,
-               _validate_authority_msg, _toggle_conversion),
+               _validate_authority_msg, _toggle_conversion,
+               amino=Amino("evmos/x/erc20/MsgToggleConversion")),
     MsgHandler("/evmos.erc20.v1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
-               _validate_update_params, _update_params),
+               _validate_update_params, _update_params,
+               amino=Amino("evmos/x/erc20/MsgUpdateParams", keep=("params",))),
 )
 

@@ -3,14 +3,13 @@
 EthCall and EstimateGas run through the JSON-RPC's CallRunner (chaind/api/calls.py) at the height read.
 """
 
-import hashlib
 import re
 
 import orjson
 
 from chaind import errors
 from chaind.api import calls
-from chaind.chain.modules import auth
+from chaind.chain.modules import auth, staking
 from chaind.chain.modules.evm.vm import vm_error
 from chaind.chain.queries import Reader, address_bytes, query
 from chaind.crypto.addresses import to_bech32
@@ -69,8 +68,8 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
             consensus = address_bytes(request.cons_address, prefix)
         except ValueError as e:
             raise errors.invalid_argument(str(e)) from None
-        operator = next((v.operator for v in self.genesis.validators
-                         if hashlib.sha256(v.consensus_pubkey).digest()[:20] == consensus), None)
+        # Every validator staking knows at this height, created at genesis or since (ValidatorByConsAddr).
+        operator = staking.operator_by_cons(view, consensus)
         if operator is None:
             raise errors.failed(f"validator not found for {to_bech32(prefix, consensus)}")
         response = query_pb2.QueryValidatorAccountResponse(

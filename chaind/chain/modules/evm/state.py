@@ -1,5 +1,5 @@
 """py-evm's Prague State whose call-frame snapshots also cover the native store, so a revert undoes bank
-moves; its precompiles are py-evm's fixed ones and those the native store serves (ERC-20 pairs).
+moves; its precompiles are py-evm's fixed ones, P256VERIFY, bech32, and those the native store serves (ERC-20 pairs).
 
 `native` is set by whoever opens the state (erc20 precompile's open_state): it journals native writes
 (checkpoint, revert, commit), keeps the events of precompile calls, and names the precompile at an address.
@@ -8,6 +8,8 @@ moves; its precompiles are py-evm's fixed ones and those the native store serves
 import attrs
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
+
+from chaind.chain.modules.evm import bech32_precompile, p256
 
 
 @attrs.frozen
@@ -35,6 +37,10 @@ class _Precompiles:
 
 
 class NativeComputation(PragueComputation):
+    # Prague's, RIP-7212's P256VERIFY and the bech32 converter, at cosmos/evm's addresses.
+    _precompiles = {**PragueComputation._precompiles, p256.ADDRESS: p256.p256_verify,
+                    bech32_precompile.ADDRESS: bech32_precompile.run}
+
     @property
     def precompiles(self):
         native = self.state.native

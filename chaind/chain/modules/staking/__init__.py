@@ -8,7 +8,7 @@ The reads below are this package's API for the app, genesis and the services.
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.staking.end_block import end_block
 from chaind.chain.modules.staking.genesis import init_genesis
-from chaind.chain.modules.staking.msgs import MESSAGES
+from chaind.chain.modules.staking.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.staking.numbers import PRECISION, dec_quo, format_duration, parse_duration
 from chaind.chain.modules.staking.params import Params, params, parse_params
 from chaind.chain.modules.staking.query import StakingQuery
@@ -25,20 +25,24 @@ from chaind.chain.modules.staking.records import (
 from chaind.chain.modules.staking.state import (
                                                   delegation,
                                                   delegations_of,
+                                                  delegations_to,
                                                   last_powers,
+                                                  operator_by_cons,
                                                   pool_balances,
                                                   redelegations_of,
                                                   unbonding,
                                                   unbondings_of,
                                                   validator,
+                                                  validator_by_cons,
                                                   validators,
 )
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "BONDED", "BONDED_POOL", "NOT_BONDED_POOL", "POWER_REDUCTION", "PRECISION", "STATUS_NAMES",
-           "UNBONDED", "UNBONDING", "Params", "Validator", "dec_quo", "delegation", "delegations_of",
-           "format_duration", "last_powers", "params", "parse_duration", "parse_params", "pool_balances",
-           "redelegations_of", "unbonding", "unbondings_of", "validator", "validators")
+           "UNBONDED", "UNBONDING", "Params", "Validator", "dec_quo", "delegation", "delegations_of", "delegations_to",
+           "format_duration", "last_powers", "operator_by_cons", "params", "parse_duration", "parse_params",
+           "pool_balances", "redelegations_of", "unbonding", "unbondings_of", "validator", "validator_by_cons",
+           "validators")
 
 MODULE = Module(
     name="staking",
@@ -46,6 +50,7 @@ MODULE = Module(
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: StakingQuery(app)),),
     init_genesis=init_genesis,
     end_block=end_block,
+    amino_shapes=AMINO_SHAPES,
     module_accounts={"bonded_tokens_pool": (BONDED_POOL, ("burner", "staking")),
                      "not_bonded_tokens_pool": (NOT_BONDED_POOL, ("burner", "staking"))},
     cli="chaind.chain.modules.staking.cli",

@@ -189,5 +189,9 @@ TX = Txs("chaind.pb.cosmos.staking.v1beta1.tx_pb2", "Delegate, undelegate and re
         "delegator_address", args=(Arg("validator_src_address", "val", "src_validator"),
                                    Arg("validator_dst_address", "val", "dst_validator"), Arg("amount", "coin")),
         from_help=_DELEGATOR_KEY),
+    Msg("cancel-unbond", "MsgCancelUnbondingDelegation",
+        "Cancel (part of) the unbonding begun at CREATION_HEIGHT: AMOUNT is delegated back to the validator.",
+        "delegator_address", args=(Arg("validator_address", "val", "validator"), Arg("amount", "coin"),
+                                   Arg("creation_height", "uint")), from_help=_DELEGATOR_KEY),
 ), custom=hand_written,
     signers={"MsgCreateValidator": "validator_address", "MsgEditValidator": "validator_address"})

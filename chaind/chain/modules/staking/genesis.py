@@ -24,6 +24,7 @@ def init_genesis(app, ctx):
     ctx.store.set(PARAMS_KEY, p.to_record())
     for pool in (BONDED_POOL, NOT_BONDED_POOL):
         app.ensure_account(ctx, pool)
+    keeper = Keeper(app, ctx)
     for gv in g.validators:
         if validator(ctx, gv.operator) is not None:
             raise ValueError(f"genesis validator {to_bech32(g.bech32_prefix, gv.operator)} listed twice")
@@ -35,7 +36,10 @@ def init_genesis(app, ctx):
                       tokens=gv.tokens, shares=gv.tokens * PRECISION, status=BONDED)
         set_validator(ctx, v)
         ctx.store.set(cons_key(v.cons_address), v.operator)
+        # The hooks InitGenesis calls for a validator and its delegation (distribution starts tracking them).
+        keeper.hook("after_validator_created", v.operator)
+        keeper.hook("before_delegation_created", v.operator, v.operator)
         set_delegation(ctx, v.operator, v.operator, v.shares)
+        keeper.hook("after_delegation_modified", v.operator, v.operator)
         app.bank.mint(ctx, BONDED_POOL, p.bond_denom, gv.tokens)
-    keeper = Keeper(app, ctx)
     ctx.validator_updates.extend(keeper.apply_validator_set_updates())

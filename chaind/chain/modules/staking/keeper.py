@@ -10,7 +10,6 @@ from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking.records import (
     BONDED,
     BONDED_POOL,
-    GO_ZERO_TIME_NS,
     NOT_BONDED_POOL,
     UNBONDED,
     UNBONDING,
@@ -30,6 +29,7 @@ from chaind.chain.modules.staking.state import (
     validators,
 )
 from chaind.crypto.addresses import to_bech32
+from chaind.gocompat import GO_ZERO_TIME_NS
 from chaind.store.keys import compose
 
 
@@ -41,6 +41,16 @@ class Keeper:
         self.ctx = ctx
         self.params = params(ctx)
         self.events = []
+        self.hooks = [module.staking_hooks for module in app.modules if module.staking_hooks is not None]
+
+    def hook(self, name, *args):
+        """Call a staking hook on every module that listens (distribution's F1 bookkeeping)."""
+        for hooks in self.hooks:
+            self.events += getattr(hooks, name)(self.app, self.ctx, *args)
+
+    def remove_validator(self, v):
+        remove_validator(self.ctx, v)
+        self.hook("after_validator_removed", v.operator)
 
     def b32(self, address):
         return self.app.bank.bech32(address)
@@ -60,6 +70,11 @@ class Keeper:
         """Keeper.Delegate: the validator's new shares for `amount` tokens; returns the shares issued."""
         if v.tokens == 0 and v.shares > 0:
             raise error(34, "cannot delegate to validators with invalid (zero) ex-rate")
+        held = delegation(self.ctx, delegator, v.operator)
+        if held is None:
+            self.hook("before_delegation_created", delegator, v.operator)
+        else:
+            self.hook("before_delegation_shares_modified", delegator, v.operator)
         if from_account:
             pool = BONDED_POOL if v.status == BONDED else NOT_BONDED_POOL
             have = self.app.bank.balance(self.ctx, delegator, self.params.bond_denom)
@@ -76,7 +91,8 @@ class Keeper:
         v.tokens += amount
         v.shares += issued
         set_validator(self.ctx, v)
-        set_delegation(self.ctx, delegator, v.operator, (delegation(self.ctx, delegator, v.operator) or 0) + issued)
+        set_delegation(self.ctx, delegator, v.operator, (held or 0) + issued)
+        self.hook("after_delegation_modified", delegator, v.operator)
         return issued
 
     def unbond_amount(self, delegator, operator, amount):
@@ -97,6 +113,7 @@ class Keeper:
         held = delegation(self.ctx, delegator, operator)
         if held is None:
             raise error(21, "delegator does not contain delegation")
+        self.hook("before_delegation_shares_modified", delegator, operator)
         if held < shares:
             raise error(24, "not enough delegation shares", legacy_dec.format(held))
         v = validator(self.ctx, operator)
@@ -108,6 +125,9 @@ class Keeper:
                 v.tokens_from_shares(held) // PRECISION < v.min_self_delegation:
             v.jailed = True
         set_delegation(self.ctx, delegator, operator, held)
+        if held:
+            # Before the validator's tokens change, as the SDK's Unbond calls it.
+            self.hook("after_delegation_modified", delegator, operator)
         remaining = v.shares - shares
         if remaining == 0:
             amount, v.tokens = v.tokens, 0
@@ -117,7 +137,7 @@ class Keeper:
         v.shares = remaining
         if remaining == 0 and v.status == UNBONDED:
             # Not yet unbonded ones go once their unbonding ends (end block).
-            remove_validator(self.ctx, v)
+            self.remove_validator(v)
         else:
             set_validator(self.ctx, v)
         return amount, v
@@ -248,7 +268,7 @@ class Keeper:
                 continue
             v.status = UNBONDED
             if v.shares == 0:
-                remove_validator(self.ctx, v)
+                self.remove_validator(v)
             else:
                 set_validator(self.ctx, v)
 

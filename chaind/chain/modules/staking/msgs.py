@@ -1,31 +1,34 @@
-"""staking's messages: MsgCreateValidator, MsgEditValidator, MsgDelegate, MsgUndelegate, MsgBeginRedelegate."""
+"""staking's messages: MsgCreateValidator, MsgEditValidator, MsgDelegate, MsgUndelegate, MsgBeginRedelegate,
+MsgCancelUnbondingDelegation."""
 
 import re
 
-from chaind.chain import errors, legacy_dec
+from chaind.chain import authority, errors, legacy_dec
+from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
 from chaind.chain.modules.staking.keeper import Keeper
 from chaind.chain.modules.staking.keys import cons_key
 from chaind.chain.modules.staking.numbers import PRECISION, dec_from_wire
+from chaind.chain.modules.staking.params import PARAMS_KEY, Params
 from chaind.chain.modules.staking.records import (
     DAY_NS,
     DESCRIPTION_FIELDS,
     DESCRIPTION_LIMITS,
     DO_NOT_MODIFY,
     ED25519_PUBKEY,
-    GO_ZERO_TIME_NS,
     SECP256K1_PUBKEY,
     UNBONDED,
+    UNBONDING,
     Validator,
     consensus_address,
 )
-from chaind.chain.modules.staking.state import delegation, set_validator, validator
+from chaind.chain.modules.staking.state import delegation, set_unbonding, set_validator, unbonding, validator
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
-from chaind.gocompat import format_time
+from chaind.gocompat import format_time_seconds
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
-from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
+from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
 
 
 def _account(app, text, what):
@@ -155,6 +158,7 @@ def _create_validator(app, ctx, msg, signer):
     v = Validator(operator, pubkey, description, rate, max_rate, max_change, ctx.time_ns, min_self)
     set_validator(ctx, v)
     ctx.store.set(cons_key(v.cons_address), operator)
+    keeper.hook("after_validator_created", operator)
     keeper.delegate(operator, amount, UNBONDED, v, from_account=True)
     keeper.events.append(event("create_validator", ("validator", msg.validator_address),
                                ("amount", f"{amount}{denom}")))
@@ -230,7 +234,7 @@ def _undelegate(app, ctx, msg, signer):
     _check_denom(keeper, denom)
     completion, returned = keeper.undelegate(delegator, operator, shares)
     keeper.events.append(event("unbond", ("validator", msg.validator_address), ("delegator", msg.delegator_address),
-                               ("amount", f"{returned}{denom}"), ("completion_time", _rfc3339(completion))))
+                               ("amount", f"{returned}{denom}"), ("completion_time", format_time_seconds(completion))))
     response = tx_pb2.MsgUndelegateResponse()
     response.completion_time.FromNanoseconds(completion)
     response.amount.denom, response.amount.amount = denom, str(returned)
@@ -254,29 +258,124 @@ def _begin_redelegate(app, ctx, msg, signer):
     completion = keeper.redelegate(delegator, src, dst, shares)
     keeper.events.append(event("redelegate", ("source_validator", msg.validator_src_address),
                                ("destination_validator", msg.validator_dst_address),
-                               ("amount", f"{amount}{denom}"), ("completion_time", _rfc3339(completion))))
+                               ("amount", f"{amount}{denom}"), ("completion_time", format_time_seconds(completion))))
     response = tx_pb2.MsgBeginRedelegateResponse()
     response.completion_time.FromNanoseconds(completion)
     return keeper.events, response
 
 
-def _rfc3339(ns):
-    """time.RFC3339 (whole seconds), as the SDK's events format completion times."""
-    if ns == GO_ZERO_TIME_NS:
-        return "0001-01-01T00:00:00Z"
-    return format_time(ns - ns % 10**9)
+def _cancel_unbonding_delegation(app, ctx, msg, signer):
+    """CancelUnbondingDelegation: delegate back (part of) one unbonding entry, found by its creation height."""
+    keeper = Keeper(app, ctx)
+    operator = _valoper(app, msg.validator_address)
+    delegator = _account(app, msg.delegator_address, "delegator")
+    try:
+        amount = int(msg.amount.amount) if msg.amount.amount else 0
+    except ValueError:
+        amount = 0
+    if amount <= 0 or not msg.amount.denom:
+        raise errors.invalid_request("invalid amount")
+    if msg.creation_height <= 0:
+        raise errors.invalid_request("invalid height")
+    _check_denom(keeper, msg.amount.denom)
+    v = validator(ctx, operator)
+    if v is None:
+        raise error(*NO_VALIDATOR)
+    if v.tokens == 0 and v.shares > 0:
+        raise error(34, "cannot delegate to validators with invalid (zero) ex-rate")
+    if v.jailed:
+        raise error(7, "validator for this address is currently jailed")
+    entries = unbonding(ctx, delegator, operator)
+    if not entries:
+        # A gRPC status, not a registered error: the SDK answers it as undefined code 1.
+        raise errors.TxError("undefined", 1, f"rpc error: code = NotFound desc = unbonding delegation with delegator "
+                                             f"{msg.delegator_address} not found for validator {msg.validator_address}")
+    index = next((i for i, e in enumerate(entries) if e[0] == msg.creation_height), None)
+    if index is None:
+        raise errors.TxError(errors.SDK, 38, f"unbonding delegation entry is not found at block height "
+                                             f"{msg.creation_height}: not found")
+    entry = entries[index]
+    if int(entry[3]) < amount:
+        raise errors.invalid_request("amount is greater than the unbonding delegation entry balance")
+    if entry[1] < ctx.time_ns:
+        raise errors.invalid_request("unbonding delegation is already processed")
+    keeper.delegate(delegator, amount, UNBONDING, v, from_account=False)
+    left = int(entry[3]) - amount
+    if left == 0:
+        del entries[index]
+    else:
+        entry[3], entry[2] = str(left), str(int(entry[2]) - amount)
+    set_unbonding(ctx, delegator, operator, entries)
+    keeper.events.append(event("cancel_unbonding_delegation", ("amount", f"{amount}{msg.amount.denom}"),
+                               ("validator", msg.validator_address), ("delegator", msg.delegator_address),
+                               ("creation_height", str(msg.creation_height))))
+    return keeper.events, tx_pb2.MsgCancelUnbondingDelegationResponse()
+
+
+def _validate_update_params(app, msg):
+    _account(app, msg.authority, "authority")
+
+
+def _params_of(msg_params):
+    """staking Params.Validate over the message's params, its texts; the stored Params."""
+    p = msg_params
+    unbonding = p.unbonding_time.ToNanoseconds()
+    if unbonding <= 0:
+        raise authority.invalid_params(f"unbonding time must be positive: {unbonding}")
+    if p.max_validators == 0:
+        raise authority.invalid_params("max validators must be positive")
+    if p.max_entries == 0:
+        raise authority.invalid_params("max entries must be positive")
+    if not p.bond_denom.strip():
+        raise authority.invalid_params("bond denom cannot be blank")
+    if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9/:._-]{2,127}", p.bond_denom):
+        raise authority.invalid_params(f"invalid denom: {p.bond_denom}")
+    if not p.min_commission_rate:
+        raise authority.invalid_params("minimum commission rate cannot be nil: <nil>")
+    rate = dec_from_wire(p.min_commission_rate, "minimum commission rate")
+    if rate < 0:
+        raise authority.invalid_params(f"minimum commission rate cannot be negative: {legacy_dec.format(rate)}")
+    if rate > PRECISION:
+        raise authority.invalid_params(
+            f"minimum commission rate cannot be greater than 100%: {legacy_dec.format(rate)}")
+    return Params(bond_denom=p.bond_denom, unbonding_time_ns=unbonding, max_validators=p.max_validators,
+                  max_entries=p.max_entries, historical_entries=p.historical_entries, min_commission_rate=rate)
+
+
+def _update_params(app, ctx, msg, signer):
+    authority.check(app, msg.authority)
+    ctx.store.set(PARAMS_KEY, _params_of(msg.params).to_record())
+    return [], tx_pb2.MsgUpdateParamsResponse()
 
 
 MESSAGES = (
     MsgHandler("/cosmos.staking.v1beta1.MsgCreateValidator", tx_pb2.MsgCreateValidator,
-               lambda m: m.validator_address, _validate_signer_field("validator_address", True), _create_validator),
+               lambda m: m.validator_address, _validate_signer_field("validator_address", True), _create_validator,
+               amino=Amino("cosmos-sdk/MsgCreateValidator", keep=("description", "commission", "min_self_delegation",
+                                                                  "value"), ints=("min_self_delegation",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgEditValidator", tx_pb2.MsgEditValidator,
-               lambda m: m.validator_address, _validate_signer_field("validator_address", True), _edit_validator),
+               lambda m: m.validator_address, _validate_signer_field("validator_address", True), _edit_validator,
+               amino=Amino("cosmos-sdk/MsgEditValidator", keep=("description",), decs=("commission_rate",),
+                           ints=("min_self_delegation",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgDelegate", tx_pb2.MsgDelegate,
-               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False), _delegate),
+               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False), _delegate,
+               amino=Amino("cosmos-sdk/MsgDelegate", keep=("amount",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgUndelegate", tx_pb2.MsgUndelegate,
-               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False), _undelegate),
+               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False), _undelegate,
+               amino=Amino("cosmos-sdk/MsgUndelegate", keep=("amount",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgBeginRedelegate", tx_pb2.MsgBeginRedelegate,
                lambda m: m.delegator_address, _validate_signer_field("delegator_address", False),
-               _begin_redelegate),
+               _begin_redelegate, amino=Amino("cosmos-sdk/MsgBeginRedelegate", keep=("amount",))),
+    MsgHandler("/cosmos.staking.v1beta1.MsgCancelUnbondingDelegation", tx_pb2.MsgCancelUnbondingDelegation,
+               lambda m: m.delegator_address, _validate_signer_field("delegator_address", False),
+               _cancel_unbonding_delegation,
+               amino=Amino("cosmos-sdk/MsgCancelUnbondingDelegation", keep=("amount",))),
+    MsgHandler("/cosmos.staking.v1beta1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
+               _validate_update_params, _update_params),
 )
+
+# Amino JSON of the nested types (cosmos-sdk v0.50 proto/cosmos/staking/v1beta1/staking.proto).
+AMINO_SHAPES = {
+    staking_pb2.CommissionRates: Amino(keep=("rate", "max_rate", "max_change_rate"),
+                                       decs=("rate", "max_rate", "max_change_rate")),
+}

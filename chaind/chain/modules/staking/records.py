@@ -21,7 +21,6 @@ DESCRIPTION_LIMITS = (("moniker", 70), ("identity", 3000), ("website", 140), ("s
                       ("details", 280))
 DESCRIPTION_FIELDS = tuple(name for name, _ in DESCRIPTION_LIMITS)
 DAY_NS = 24 * 3600 * 10**9
-GO_ZERO_TIME_NS = -62135596800 * 10**9   # Go's zero time.Time (0001-01-01T00:00:00Z)
 
 
 def consensus_address(pubkey):

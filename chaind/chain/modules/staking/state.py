@@ -25,8 +25,13 @@ def validator(state, operator):
     return None if raw is None else Validator.from_record(raw)
 
 
+def operator_by_cons(state, cons_address):
+    """The operator address of a consensus address, None for one no validator has."""
+    return state.store.get(cons_key(cons_address))
+
+
 def validator_by_cons(state, cons_address):
-    operator = state.store.get(cons_key(cons_address))
+    operator = operator_by_cons(state, cons_address)
     return None if operator is None else validator(state, operator)
 
 

@@ -1,0 +1,27 @@
+"""x/distribution (Cosmos SDK v0.50, F1 fee distribution): each block's fees to the community pool and the
+validators of the last commit, commission, delegator rewards; its five messages; cosmos.distribution.v1beta1.Query.
+"""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.distribution.begin_block import begin_block
+from chaind.chain.modules.distribution.genesis import init_genesis
+from chaind.chain.modules.distribution.hooks import StakingHooks
+from chaind.chain.modules.distribution.invariants import INVARIANTS
+from chaind.chain.modules.distribution.msgs import MESSAGES
+from chaind.chain.modules.distribution.query import DistributionQuery
+from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
+from chaind.pb.cosmos.distribution.v1beta1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "DISTRIBUTION_ACCOUNT")
+
+MODULE = Module(
+    name="distribution",
+    messages=MESSAGES,
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: DistributionQuery(app)),),
+    init_genesis=init_genesis,
+    begin_block=begin_block,
+    module_accounts={"distribution": (DISTRIBUTION_ACCOUNT, ())},
+    invariants=INVARIANTS,
+    staking_hooks=StakingHooks(),
+    cli="chaind.chain.modules.distribution.cli",
+)

@@ -1,0 +1,43 @@
+"""distribution's invariants (x/distribution/keeper/invariants.go): what crisis checks of it."""
+
+from chaind.chain.modules import staking
+from chaind.chain.modules.distribution import dec_coins, keeper, state
+from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
+
+
+def nonnegative_outstanding(app, view):
+    for v in staking.validators(view):
+        negative = {d: a for d, a in state.outstanding(view, v.operator).items() if a < 0}
+        if negative:
+            return f"validator {v.operator.hex()} has negative outstanding rewards: {dec_coins.to_text(negative)}"
+    return None
+
+
+def can_withdraw(app, view):
+    """Every delegation's rewards and every commission can be paid from the outstanding rewards."""
+    for v in staking.validators(view):
+        remaining = dec_coins.sub(state.outstanding(view, v.operator), state.commission(view, v.operator))
+        ratio, _ = keeper.ending_ratio(view, v)
+        for delegator, shares in staking.delegations_to(view, v.operator):
+            owed = keeper.delegation_rewards(view, v, delegator, shares, view.height, ratio)
+            try:
+                remaining = dec_coins.sub(remaining, owed)
+            except ArithmeticError:
+                return f"validator {v.operator.hex()}: outstanding rewards do not cover what its delegators are owed"
+    return None
+
+
+def module_account(app, view):
+    """The module account holds the community pool and every validator's outstanding rewards, truncated."""
+    expected = state.community_pool(view)
+    for v in staking.validators(view):
+        expected = dec_coins.add(expected, state.outstanding(view, v.operator))
+    whole, _ = dec_coins.truncate(expected)
+    held = app.bank.all_balances(view, DISTRIBUTION_ACCOUNT)
+    if sorted(whole) != held:
+        return f"distribution module account holds {held}, expected {whole}"
+    return None
+
+
+INVARIANTS = (("nonnegative-outstanding", nonnegative_outstanding), ("can-withdraw", can_withdraw),
+              ("module-account", module_account))

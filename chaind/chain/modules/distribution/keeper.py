@@ -1,0 +1,249 @@
+"""distribution's keeper: F1 fee distribution (x/distribution v0.50): allocation, periods, rewards, withdrawals."""
+
+import functools
+
+from chaind.chain import legacy_dec
+from chaind.chain.block import event
+from chaind.chain.modules import staking
+from chaind.chain.modules.auth import FEE_COLLECTOR
+from chaind.chain.modules.bank import format_coins
+from chaind.chain.modules.distribution import dec_coins, state
+from chaind.chain.modules.distribution.errors import (
+    EMPTY_DELEGATION_DIST_INFO,
+    NO_VALIDATOR_COMMISSION,
+    NO_VALIDATOR_DIST_INFO,
+    error,
+)
+from chaind.chain.modules.distribution.params import params
+from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
+from chaind.crypto.addresses import to_bech32
+
+ONE = legacy_dec.ONE
+# The rounding a stake recomputed across slashes may exceed the current one by (CalculateDelegationRewards).
+_MARGIN = 3
+# Every block names each validator of the last commit in two events: encode each operator once.
+_bech32 = functools.lru_cache(maxsize=4096)(to_bech32)
+
+
+def ending_ratio(view, v):
+    """The cumulative reward ratio IncrementValidatorPeriod would record now, computed without writing
+    (the SDK's queries run it on a cache context): (ratio, the period it would end)."""
+    rewards, period = state.current_rewards(view, v.operator)
+    current = dec_coins.quo_dec_truncate(rewards, v.tokens * ONE) if v.tokens else {}
+    return dec_coins.add(state.historical(view, v.operator, period - 1)[0], current), period
+
+
+def delegation_rewards(view, v, delegator, shares, height, final_ratio):
+    """CalculateDelegationRewards up to a period whose cumulative ratio is `final_ratio`."""
+    found = state.starting_info(view, v.operator, delegator)
+    if found is None:
+        raise error(EMPTY_DELEGATION_DIST_INFO)
+    period, stake, created = found
+    if created == height:
+        return {}
+    rewards = {}
+    for _, slash_period, fraction in state.slash_events(view, v.operator, created, height):
+        if slash_period > period:
+            ending = state.historical(view, v.operator, slash_period)[0]
+            rewards = dec_coins.add(rewards, _between(view, v.operator, period, ending, stake))
+            stake = stake * (ONE - fraction) // ONE
+            period = slash_period
+    current_stake = v.tokens_from_shares(shares)
+    if stake > current_stake:
+        if stake > current_stake + _MARGIN:
+            raise ArithmeticError(f"calculated final stake for delegator {delegator.hex()} greater than current "
+                                  f"stake: {legacy_dec.format(stake)} > {legacy_dec.format(current_stake)}")
+        stake = current_stake
+    return dec_coins.add(rewards, _between(view, v.operator, period, final_ratio, stake))
+
+
+def _between(view, operator, start_period, ending, stake):
+    difference = dec_coins.sub(ending, state.historical(view, operator, start_period)[0])
+    return dec_coins.mul_dec_truncate(difference, stake)
+
+
+class Keeper:
+    """The state changes of one block's distribution; events gather in self.events."""
+
+    def __init__(self, app, ctx):
+        self.app = app
+        self.ctx = ctx
+        self.events = []
+
+    def valoper(self, operator):
+        return _bech32(self.app.genesis.bech32_prefix + "valoper", operator)
+
+    # -- allocation ----------------------------------------------------------------------------
+
+    def allocate_tokens(self, votes):
+        """AllocateTokens: the fee collector's balance to the validators of the last commit by power
+        (votes: [(consensus address, power)]), commission first, what is left to the community pool."""
+        collected = self.app.bank.all_balances(self.ctx, FEE_COLLECTOR)
+        self.events += self.app.bank.send(self.ctx, FEE_COLLECTOR, DISTRIBUTION_ACCOUNT, collected)
+        fees = dec_coins.from_coins(collected)
+        pool = state.community_pool(self.ctx)
+        total_power = sum(power for _, power in votes)
+        if total_power == 0:
+            state.set_community_pool(self.ctx, dec_coins.add(pool, fees))
+            return
+        remaining = fees
+        share = dec_coins.mul_dec_truncate(fees, ONE - params(self.ctx).community_tax)
+        for cons_address, power in votes:
+            reward = dec_coins.mul_dec_truncate(share, power * ONE // total_power)
+            if not reward:
+                # Nothing to add (a block without fees): the SDK's events, and no record rewritten unchanged.
+                operator = staking.operator_by_cons(self.ctx, cons_address)
+                if operator is not None:
+                    self._allocation_events(operator, {}, {})
+                continue
+            v = staking.validator_by_cons(self.ctx, cons_address)
+            if v is None:
+                continue
+            self.allocate_to_validator(v, reward)
+            remaining = dec_coins.sub(remaining, reward)
+        state.set_community_pool(self.ctx, dec_coins.add(pool, remaining))
+
+    def allocate_to_validator(self, v, tokens):
+        """AllocateTokensToValidator: commission at the validator's rate, the rest to its delegators."""
+        commission = dec_coins.mul_dec(tokens, v.rate)
+        shared = dec_coins.sub(tokens, commission)
+        operator = v.operator
+        state.set_commission(self.ctx, operator, dec_coins.add(state.commission(self.ctx, operator), commission))
+        rewards, period = state.current_rewards(self.ctx, operator)
+        state.set_current_rewards(self.ctx, operator, dec_coins.add(rewards, shared), period)
+        state.set_outstanding(self.ctx, operator, dec_coins.add(state.outstanding(self.ctx, operator), tokens))
+        self._allocation_events(operator, commission, tokens)
+
+    def _allocation_events(self, operator, commission, tokens):
+        valoper = self.valoper(operator)
+        self.events.append(event("commission", ("amount", dec_coins.to_text(commission)), ("validator", valoper)))
+        self.events.append(event("rewards", ("amount", dec_coins.to_text(tokens)), ("validator", valoper)))
+
+    # -- periods -------------------------------------------------------------------------------
+
+    def initialize_validator(self, operator):
+        state.set_historical(self.ctx, operator, 0, {}, 1)
+        state.set_current_rewards(self.ctx, operator, {}, 1)
+        state.set_commission(self.ctx, operator, {})
+        state.set_outstanding(self.ctx, operator, {})
+
+    def increment_period(self, v):
+        """IncrementValidatorPeriod: end the current period; returns its number."""
+        rewards, period = state.current_rewards(self.ctx, v.operator)
+        if v.tokens == 0:
+            # No ratio for a validator without tokens: its rewards go to the community pool.
+            state.set_community_pool(self.ctx, dec_coins.add(state.community_pool(self.ctx), rewards))
+            state.set_outstanding(self.ctx, v.operator, dec_coins.sub(state.outstanding(self.ctx, v.operator),
+                                                                      rewards))
+            current = {}
+        else:
+            current = dec_coins.quo_dec_truncate(rewards, v.tokens * ONE)
+        previous = state.historical(self.ctx, v.operator, period - 1)[0]
+        self._decrement_reference(v.operator, period - 1)
+        state.set_historical(self.ctx, v.operator, period, dec_coins.add(previous, current), 1)
+        state.set_current_rewards(self.ctx, v.operator, {}, period + 1)
+        return period
+
+    def _increment_reference(self, operator, period):
+        ratio, refs = state.historical(self.ctx, operator, period)
+        if refs > 2:
+            raise ArithmeticError("reference count should never exceed 2")
+        state.set_historical(self.ctx, operator, period, ratio, refs + 1)
+
+    def _decrement_reference(self, operator, period):
+        ratio, refs = state.historical(self.ctx, operator, period)
+        if refs == 0:
+            raise ArithmeticError("cannot set negative reference count")
+        if refs == 1:
+            state.delete_historical(self.ctx, operator, period)
+        else:
+            state.set_historical(self.ctx, operator, period, ratio, refs - 1)
+
+    def initialize_delegation(self, operator, delegator):
+        """initializeDelegation: the delegation starts tracking from the period just ended."""
+        _, period = state.current_rewards(self.ctx, operator)
+        self._increment_reference(operator, period - 1)
+        v = staking.validator(self.ctx, operator)
+        shares = staking.delegation(self.ctx, delegator, operator)
+        # Truncated (TokensFromSharesTruncated), so no one withdraws more than is owed.
+        stake = shares * v.tokens * ONE // v.shares
+        state.set_starting_info(self.ctx, operator, delegator, period - 1, stake, self.ctx.height)
+
+    # -- withdrawals ---------------------------------------------------------------------------
+
+    def _pay(self, recipient, coins):
+        self.app.ensure_account(self.ctx, recipient)
+        self.events += self.app.bank.send(self.ctx, DISTRIBUTION_ACCOUNT, recipient, coins)
+
+    def withdraw_rewards(self, v, delegator):
+        """withdrawDelegationRewards: pay what the delegation earned; the dust goes to the community pool."""
+        if state.starting_info(self.ctx, v.operator, delegator) is None:
+            raise error(EMPTY_DELEGATION_DIST_INFO)
+        ending = self.increment_period(v)
+        raw = delegation_rewards(self.ctx, v, delegator, staking.delegation(self.ctx, delegator, v.operator),
+                                 self.ctx.height, state.historical(self.ctx, v.operator, ending)[0])
+        outstanding = state.outstanding(self.ctx, v.operator)
+        rewards = dec_coins.intersect(raw, outstanding)
+        paid, remainder = dec_coins.truncate(rewards)
+        if paid:
+            self._pay(state.withdraw_address(self.ctx, delegator), paid)
+        state.set_outstanding(self.ctx, v.operator, dec_coins.sub(outstanding, rewards))
+        state.set_community_pool(self.ctx, dec_coins.add(state.community_pool(self.ctx), remainder))
+        start_period = state.starting_info(self.ctx, v.operator, delegator)[0]
+        self._decrement_reference(v.operator, start_period)
+        state.delete_starting_info(self.ctx, v.operator, delegator)
+        # The SDK names the zero coin of the base denom when nothing was paid.
+        shown = paid or [(self.app.genesis.base_denom, 0)]
+        self.events.append(event("withdraw_rewards", ("amount", _coins_text(shown)),
+                                 ("validator", self.valoper(v.operator)),
+                                 ("delegator", self.app.bank.bech32(delegator))))
+        return paid
+
+    def withdraw_delegation_rewards(self, delegator, operator):
+        """WithdrawDelegationRewards: withdraw, then start the delegation's next period."""
+        v = staking.validator(self.ctx, operator)
+        if v is None:
+            raise error(NO_VALIDATOR_DIST_INFO)
+        if staking.delegation(self.ctx, delegator, operator) is None:
+            raise error(EMPTY_DELEGATION_DIST_INFO)
+        paid = self.withdraw_rewards(v, delegator)
+        self.initialize_delegation(operator, delegator)
+        return paid
+
+    def withdraw_commission(self, operator):
+        accumulated = state.commission(self.ctx, operator)
+        if not accumulated:
+            raise error(NO_VALIDATOR_COMMISSION)
+        paid, remainder = dec_coins.truncate(accumulated)
+        state.set_commission(self.ctx, operator, remainder)
+        outstanding = state.outstanding(self.ctx, operator)
+        state.set_outstanding(self.ctx, operator, dec_coins.sub(outstanding, dec_coins.from_coins(paid)))
+        if paid:
+            self._pay(state.withdraw_address(self.ctx, operator), paid)
+        self.events.append(event("withdraw_commission", ("amount", format_coins(paid))))
+        return paid
+
+    def fund_community_pool(self, depositor, coins):
+        self.events += self.app.bank.send(self.ctx, depositor, DISTRIBUTION_ACCOUNT, coins)
+        state.set_community_pool(self.ctx, dec_coins.add(state.community_pool(self.ctx), dec_coins.from_coins(coins)))
+
+    # -- staking hooks -------------------------------------------------------------------------
+
+    def validator_removed(self, operator):
+        """AfterValidatorRemoved: its commission paid out, the dust of its rewards to the community pool."""
+        outstanding = state.outstanding(self.ctx, operator)
+        accumulated = state.commission(self.ctx, operator)
+        pool = state.community_pool(self.ctx)
+        if accumulated:
+            outstanding = dec_coins.sub(outstanding, accumulated)
+            paid, remainder = dec_coins.truncate(accumulated)
+            pool = dec_coins.add(pool, remainder)
+            if paid:
+                self._pay(state.withdraw_address(self.ctx, operator), paid)
+        state.set_community_pool(self.ctx, dec_coins.add(pool, outstanding))
+        state.forget_validator(self.ctx, operator)
+
+
+def _coins_text(coins):
+    """sdk.Coins.String() of a list that may hold a zero coin (the SDK prints it as is)."""
+    return ",".join(f"{amount}{denom}" for denom, amount in coins)

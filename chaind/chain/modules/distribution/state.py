@@ -1,0 +1,133 @@
+"""distribution's state: the fee pool, per-validator F1 records, delegators' starting infos and withdraw addresses.
+
+Every read and write of the module's store goes through here (records as JSON, amounts as atomics strings).
+"""
+
+import orjson
+
+from chaind.chain.modules.distribution import dec_coins
+from chaind.crypto.addresses import module_address
+from chaind.store.keys import compose
+
+DISTRIBUTION_ACCOUNT = module_address("distribution")
+FEE_POOL = compose("distribution", "feepool")
+
+
+def _parts(key):
+    out, i = [], 0
+    while i < len(key):
+        n = key[i]
+        out.append(key[i + 1:i + 1 + n])
+        i += 1 + n
+    return out
+
+
+def _get(state, key):
+    raw = state.store.get(key)
+    return None if raw is None else orjson.loads(raw)
+
+
+def _coins_at(state, key):
+    found = _get(state, key)
+    return {} if found is None else dec_coins.from_record(found)
+
+
+def community_pool(state):
+    return _coins_at(state, FEE_POOL)
+
+
+def set_community_pool(state, coins):
+    state.store.set(FEE_POOL, orjson.dumps(dec_coins.to_record(coins)))
+
+
+def outstanding(state, operator):
+    return _coins_at(state, compose("distribution", "out", operator))
+
+
+def set_outstanding(state, operator, coins):
+    state.store.set(compose("distribution", "out", operator), orjson.dumps(dec_coins.to_record(coins)))
+
+
+def commission(state, operator):
+    return _coins_at(state, compose("distribution", "comm", operator))
+
+
+def set_commission(state, operator, coins):
+    state.store.set(compose("distribution", "comm", operator), orjson.dumps(dec_coins.to_record(coins)))
+
+
+def current_rewards(state, operator):
+    """(rewards DecCoins, period), or None for a validator distribution does not know."""
+    found = _get(state, compose("distribution", "cur", operator))
+    return None if found is None else (dec_coins.from_record(found["rewards"]), found["period"])
+
+
+def set_current_rewards(state, operator, rewards, period):
+    state.store.set(compose("distribution", "cur", operator),
+                    orjson.dumps({"rewards": dec_coins.to_record(rewards), "period": period}))
+
+
+def _hist_key(operator, period):
+    return compose("distribution", "hist", operator, period.to_bytes(8, "big"))
+
+
+def historical(state, operator, period):
+    """(cumulative reward ratio, reference count); the SDK reads a missing one as empty."""
+    found = _get(state, _hist_key(operator, period))
+    return ({}, 0) if found is None else (dec_coins.from_record(found["ratio"]), found["refs"])
+
+
+def set_historical(state, operator, period, ratio, refs):
+    state.store.set(_hist_key(operator, period), orjson.dumps({"ratio": dec_coins.to_record(ratio), "refs": refs}))
+
+
+def delete_historical(state, operator, period):
+    state.store.delete(_hist_key(operator, period))
+
+
+def _start_key(operator, delegator):
+    return compose("distribution", "start", operator, delegator)
+
+
+def starting_info(state, operator, delegator):
+    """(previous period, stake in atomics, creation height), or None."""
+    found = _get(state, _start_key(operator, delegator))
+    return None if found is None else (found["period"], int(found["stake"]), found["height"])
+
+
+def set_starting_info(state, operator, delegator, period, stake, height):
+    state.store.set(_start_key(operator, delegator),
+                    orjson.dumps({"period": period, "stake": str(stake), "height": height}))
+
+
+def delete_starting_info(state, operator, delegator):
+    state.store.delete(_start_key(operator, delegator))
+
+
+def withdraw_address(state, delegator):
+    """GetDelegatorWithdrawAddr: the address set, else the delegator's own."""
+    return state.store.get(compose("distribution", "wd", delegator)) or delegator
+
+
+def set_withdraw_address(state, delegator, address):
+    state.store.set(compose("distribution", "wd", delegator), address)
+
+
+def slash_events(state, operator, start_height, end_height):
+    """[(height, validator period, fraction atomics)] recorded for a validator, heights in [start, end]."""
+    found = []
+    for key, raw in state.store.iterate(compose("distribution", "slash", operator)):
+        height = int.from_bytes(_parts(key)[3], "big")
+        if start_height <= height <= end_height:
+            record = orjson.loads(raw)
+            found.append((height, record["period"], int(record["fraction"])))
+    return found
+
+
+def forget_validator(state, operator):
+    """AfterValidatorRemoved's deletes: every record of the validator but its delegators' (none are left)."""
+    for kind in ("out", "comm", "cur"):
+        state.store.delete(compose("distribution", kind, operator))
+    for kind in ("hist", "slash"):
+        for key, _ in list(state.store.iterate(compose("distribution", kind, operator))):
+            state.store.delete(key)

@@ -1,0 +1,19 @@
+"""x/epochs (Evmos v20): epoch timers (day, week, ...) that start and end in begin blocks and call their hooks
+(inflation mints at an epoch's end); evmos.epochs.v1.Query."""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.epochs.begin_block import begin_block
+from chaind.chain.modules.epochs.genesis import init_genesis, parse_epochs
+from chaind.chain.modules.epochs.query import EpochsQuery
+from chaind.chain.modules.epochs.state import epoch_info
+from chaind.pb.evmos.epochs.v1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "epoch_info", "parse_epochs")
+
+MODULE = Module(
+    name="epochs",
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: EpochsQuery(app)),),
+    init_genesis=init_genesis,
+    begin_block=begin_block,
+    cli="chaind.chain.modules.epochs.cli",
+)

@@ -1,0 +1,41 @@
+"""epochs' begin blocker (Evmos x/epochs): start each epoch timer, end an epoch once its duration has passed."""
+
+from chaind.chain.block import Event, event
+from chaind.chain.modules.epochs.state import epoch_infos, set_epoch_info
+
+
+def _hooks(app, ctx, name, identifier, number):
+    found = []
+    for module in app.modules:
+        hook = getattr(module.epoch_hooks, name, None)
+        if hook is not None:
+            found += hook(app, ctx, identifier, number)
+    return found
+
+
+def begin_block(app, ctx):
+    """BeginBlocker: at most one start or end per epoch per block, in identifier order; its hooks run at once."""
+    now = ctx.time_ns
+    events = []
+    for info in epoch_infos(ctx):
+        start = not info.epoch_counting_started and info.start_time_ns <= now
+        end = now > info.current_epoch_start_time_ns + info.duration_ns and not start and info.start_time_ns <= now
+        if not (start or end):
+            continue
+        info.current_epoch_start_height = ctx.height
+        if start:
+            info.epoch_counting_started = True
+            info.current_epoch = 1
+            info.current_epoch_start_time_ns = info.start_time_ns
+        else:
+            info.current_epoch += 1
+            info.current_epoch_start_time_ns += info.duration_ns
+            events.append(event("epoch_end", ("epoch_number", str(info.current_epoch))))
+            events += _hooks(app, ctx, "after_epoch_end", info.identifier, info.current_epoch)
+        set_epoch_info(ctx, info)
+        # Unix seconds, floored as Go's Time.Unix()
+        events.append(event("epoch_start", ("epoch_number", str(info.current_epoch)),
+                            ("start_time", str(info.current_epoch_start_time_ns // 10**9))))
+        events += _hooks(app, ctx, "before_epoch_start", info.identifier, info.current_epoch)
+    # FinalizeBlock marks what its begin blockers emitted.
+    ctx.events.extend(Event(e.type, e.attributes + (("mode", "BeginBlock", True),)) for e in events)

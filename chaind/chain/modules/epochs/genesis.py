@@ -1,0 +1,49 @@
+"""epochs' genesis: app_state.epochs.epochs (Evmos' day and week by default); a zero start time starts at genesis."""
+
+from google.protobuf import json_format
+
+from chaind.chain.modules.epochs.state import EpochInfo, set_epoch_info
+from chaind.pb.evmos.epochs.v1 import genesis_pb2
+
+GO_ZERO_TIME_NS = -62135596800 * 10**9
+DAY_NS = 24 * 3600 * 10**9
+_DEFAULT = [{"identifier": "week", "duration": f"{7 * 24 * 3600}s"}, {"identifier": "day", "duration": "86400s"}]
+_ZERO = "0001-01-01T00:00:00Z"
+
+
+def parse_epochs(section):
+    """EpochInfos of the genesis section (Evmos JSON); raises ValueError naming what is wrong (Validate)."""
+    entries = section.get("epochs", _DEFAULT) if section is not None else _DEFAULT
+    infos, seen = [], set()
+    for entry in entries:
+        doc = {"start_time": _ZERO, "current_epoch_start_time": _ZERO, **entry}
+        try:
+            proto = json_format.ParseDict(doc, genesis_pb2.EpochInfo())
+        except json_format.ParseError as e:
+            raise ValueError(f"epochs: {e}") from None
+        if not proto.identifier.strip():
+            raise ValueError("epoch identifier cannot be blank")
+        if proto.identifier in seen:
+            raise ValueError(f"duplicated epoch entry {proto.identifier}")
+        seen.add(proto.identifier)
+        if proto.duration.ToNanoseconds() == 0:
+            raise ValueError("epoch duration cannot be 0")
+        if proto.current_epoch < 0:
+            raise ValueError(f"current epoch cannot be negative: {proto.current_epoch_start_height}")
+        if proto.current_epoch_start_height < 0:
+            raise ValueError(f"current epoch start height cannot be negative: {proto.current_epoch_start_height}")
+        infos.append(EpochInfo(proto.identifier, proto.start_time.ToNanoseconds(), proto.duration.ToNanoseconds(),
+                               proto.current_epoch, proto.current_epoch_start_time.ToNanoseconds(),
+                               proto.epoch_counting_started, proto.current_epoch_start_height))
+    return infos
+
+
+def init_genesis(app, ctx):
+    g = app.genesis
+    # InitChain's height: 0 on a chain starting at 1, else its initial height (baseapp).
+    height = g.initial_height if g.initial_height > 1 else 0
+    for info in parse_epochs(g.document["app_state"].get("epochs")):
+        if info.start_time_ns == GO_ZERO_TIME_NS:
+            info.start_time_ns = g.genesis_time_ns
+        info.current_epoch_start_height = height
+        set_epoch_info(ctx, info)

@@ -1,0 +1,45 @@
+"""epochs' state: one EpochInfo record per identifier, kept in identifier order (as the SDK's prefix store)."""
+
+import attrs
+import orjson
+
+from chaind.store.keys import compose
+
+_PREFIX = compose("epochs", "info")
+
+
+@attrs.define
+class EpochInfo:
+    identifier: str
+    start_time_ns: int
+    duration_ns: int
+    current_epoch: int = 0
+    current_epoch_start_time_ns: int = 0
+    epoch_counting_started: bool = False
+    current_epoch_start_height: int = 0
+
+    # Times as strings: Go's zero time, in nanoseconds, is beyond 64 bits.
+    def to_record(self):
+        return orjson.dumps({k: str(v) if k.endswith("_ns") else v for k, v in attrs.asdict(self).items()})
+
+    @classmethod
+    def from_record(cls, raw):
+        return cls(**{k: int(v) if k.endswith("_ns") else v for k, v in orjson.loads(raw).items()})
+
+
+def _key(identifier):
+    # The identifier unprefixed: iteration runs in identifier order, as the SDK's store does.
+    return _PREFIX + identifier.encode()
+
+
+def epoch_info(state, identifier):
+    raw = state.store.get(_key(identifier))
+    return None if raw is None else EpochInfo.from_record(raw)
+
+
+def epoch_infos(state):
+    return [EpochInfo.from_record(raw) for _, raw in state.store.iterate(_PREFIX)]
+
+
+def set_epoch_info(state, info):
+    state.store.set(_key(info.identifier), info.to_record())

@@ -1,0 +1,150 @@
+"""gov's state: params, the constitution, proposals and their deposit/voting queues, deposits and votes.
+
+Proposals, deposits and votes are kept as their v1 protobuf bytes (what the queries answer).
+"""
+
+from chaind.chain import authority
+from chaind.pb.cosmos.gov.v1 import gov_pb2
+from chaind.store.keys import compose
+
+GOV = authority.GOV
+
+_PARAMS = compose("gov", "params")
+_CONSTITUTION = compose("gov", "constitution")
+_NEXT_ID = compose("gov", "next")
+
+
+def _id(n):
+    return n.to_bytes(8, "big")
+
+
+def _proposal_key(pid):
+    return compose("gov", "prop", _id(pid))
+
+
+def _queue_key(queue, time_ns, pid):
+    return compose("gov", queue, _id(max(time_ns, 0)), _id(pid))
+
+
+def _voting_key(pid):
+    return compose("gov", "voting", _id(pid))
+
+
+def _deposit_key(pid, depositor=b""):
+    return compose("gov", "dep", _id(pid), depositor) if depositor else compose("gov", "dep", _id(pid))
+
+
+def _vote_key(pid, voter=b""):
+    return compose("gov", "vote", _id(pid), voter) if voter else compose("gov", "vote", _id(pid))
+
+
+def params(state):
+    return gov_pb2.Params.FromString(state.store.get(_PARAMS))
+
+
+def set_params(state, p):
+    state.store.set(_PARAMS, p.SerializeToString())
+
+
+def constitution(state):
+    return (state.store.get(_CONSTITUTION) or b"").decode()
+
+
+def set_constitution(state, text):
+    state.store.set(_CONSTITUTION, text.encode())
+
+
+def next_proposal_id(state):
+    raw = state.store.get(_NEXT_ID)
+    return int.from_bytes(raw, "big") if raw else 1
+
+
+def set_next_proposal_id(state, pid):
+    state.store.set(_NEXT_ID, _id(pid))
+
+
+def proposal(state, pid):
+    raw = state.store.get(_proposal_key(pid))
+    return None if raw is None else gov_pb2.Proposal.FromString(raw)
+
+
+def proposals(state):
+    return [gov_pb2.Proposal.FromString(raw) for _, raw in state.store.iterate(compose("gov", "prop"))]
+
+
+def set_proposal(state, p):
+    """SetProposal: also keeps the voting-period set (VotingPeriodProposals) in step with the status."""
+    state.store.set(_proposal_key(p.id), p.SerializeToString())
+    if p.status == gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD:
+        state.store.set(_voting_key(p.id), b"\x01")
+    else:
+        state.store.delete(_voting_key(p.id))
+
+
+def delete_proposal(state, p):
+    """DeleteProposal: the proposal, its queue entry and its voting-period mark."""
+    if p.HasField("voting_end_time"):
+        state.store.delete(_queue_key("active", p.voting_end_time.ToNanoseconds(), p.id))
+    state.store.delete(_queue_key("inactive", p.deposit_end_time.ToNanoseconds(), p.id))
+    state.store.delete(_voting_key(p.id))
+    state.store.delete(_proposal_key(p.id))
+
+
+def in_voting_period(state, pid):
+    return state.store.get(_voting_key(pid)) is not None
+
+
+def enqueue(state, queue, time_ns, pid):
+    """queue: "inactive" (deposit period, by deposit end) or "active" (voting period, by voting end)."""
+    state.store.set(_queue_key(queue, time_ns, pid), b"")
+
+
+def dequeue(state, queue, time_ns, pid):
+    state.store.delete(_queue_key(queue, time_ns, pid))
+
+
+def due(state, queue, now_ns):
+    """Ids in `queue` whose time is at or before now, in time order (PrefixUntilPairRange)."""
+    out = []
+    for key, _ in state.store.iterate(compose("gov", queue)):
+        time_ns = int.from_bytes(key[-17:-9], "big")
+        if time_ns > now_ns:
+            break
+        out.append(int.from_bytes(key[-8:], "big"))
+    return out
+
+
+def deposit(state, pid, depositor):
+    raw = state.store.get(_deposit_key(pid, depositor))
+    return None if raw is None else gov_pb2.Deposit.FromString(raw)
+
+
+def deposits(state, pid):
+    """[(depositor bytes, Deposit)] of a proposal, by depositor address."""
+    return [(key[-20:], gov_pb2.Deposit.FromString(raw)) for key, raw in state.store.iterate(_deposit_key(pid))]
+
+
+def set_deposit(state, pid, depositor, d):
+    state.store.set(_deposit_key(pid, depositor), d.SerializeToString())
+
+
+def delete_deposit(state, pid, depositor):
+    state.store.delete(_deposit_key(pid, depositor))
+
+
+def vote(state, pid, voter):
+    raw = state.store.get(_vote_key(pid, voter))
+    return None if raw is None else gov_pb2.Vote.FromString(raw)
+
+
+def votes(state, pid):
+    """[(voter bytes, Vote)] of a proposal, by voter address."""
+    return [(key[-20:], gov_pb2.Vote.FromString(raw)) for key, raw in state.store.iterate(_vote_key(pid))]
+
+
+def set_vote(state, pid, voter, v):
+    state.store.set(_vote_key(pid, voter), v.SerializeToString())
+
+
+def delete_vote(state, pid, voter):
+    state.store.delete(_vote_key(pid, voter))

@@ -1,0 +1,21 @@
+"""x/inflation (Evmos v20): mints the base denom at each end of its epoch along an exponential-decay schedule,
+staking rewards to the fee collector (distribution hands them out), the rest to the community pool;
+evmos.inflation.v1.Query."""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.inflation.genesis import init_genesis
+from chaind.chain.modules.inflation.keeper import INFLATION_ACCOUNT, EpochHooks, describe
+from chaind.chain.modules.inflation.params import parse_genesis
+from chaind.chain.modules.inflation.query import InflationQuery
+from chaind.pb.evmos.inflation.v1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "INFLATION_ACCOUNT", "describe", "parse_genesis")
+
+MODULE = Module(
+    name="inflation",
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: InflationQuery(app)),),
+    init_genesis=init_genesis,
+    module_accounts={"inflation": (INFLATION_ACCOUNT, ("minter",))},
+    epoch_hooks=EpochHooks(),
+    cli="chaind.chain.modules.inflation.cli",
+)

@@ -1,0 +1,300 @@
+"""The IAVL tree of one store: changes applied as cosmos/iavl v1's MutableTree does, reads at a version.
+
+Set, Remove and the AVL rotations follow iavl's mutable_tree.go step for step, since the root hash
+depends on the tree's shape and on each node's version: a node copied on the way down to a change
+takes the new version, as iavl's clone does. A saved node replaced by a change is an orphan of the
+new version: it stays readable by older versions until pruning drops them.
+"""
+
+import itertools
+import threading
+
+from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record, varint
+
+
+class NodeCache:
+    """Decoded saved nodes by hash, shared by every store, the writer and readers; bounded in count.
+
+    Saved nodes never change, so an entry never goes stale; when full, the oldest quarter goes. Two
+    stores may hold a node of the same hash only with the same content (key, value, version, children).
+    """
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self._nodes = {}
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        return self._nodes.get(key)
+
+    def put(self, key, node):
+        if len(self._nodes) >= self.capacity:
+            with self._lock:
+                for old in list(itertools.islice(self._nodes, self.capacity // 4 or 1)):
+                    self._nodes.pop(old, None)
+        self._nodes[key] = node
+
+
+class NodeStore:
+    """The saved nodes of one store: LevelDB keys `prefix + hash`, read through the cache."""
+
+    def __init__(self, db, prefix, cache):
+        self._db = db
+        self.prefix = prefix
+        self._cache = cache
+
+    def load(self, node_hash):
+        node = self._cache.get(node_hash)
+        if node is None:
+            raw = self._db.get(self.prefix + node_hash)
+            if raw is None:
+                raise LookupError(f"IAVL node {node_hash.hex()} is missing")
+            node = from_record(node_hash, raw)
+            self._cache.put(node_hash, node)
+        return node
+
+    @property
+    def cache(self):
+        return self._cache
+
+
+def left_of(nodes, node):
+    return node.left if node.left is not None else nodes.load(node.left_hash)
+
+
+def right_of(nodes, node):
+    return node.right if node.right is not None else nodes.load(node.right_hash)
+
+
+class MutableTree:
+    """The working tree of the block being committed, on top of the saved root `root` (None: empty)."""
+
+    def __init__(self, nodes, root):
+        self.nodes = nodes
+        self.root = root
+        self.orphans = []           # hashes of saved nodes this version replaced
+
+    # -- changes, as iavl's MutableTree ----------------------------------------------------------
+
+    def set(self, key, value):
+        """iavl's recursiveSet, as a loop: copy the path down to the leaf, then fix sizes and balance
+        on the way up (a loop, as Python calls cost more than the work of a level)."""
+        node = self.root
+        if node is None:
+            self.root = Node(key, value)
+            return
+        path = []
+        while node.height:
+            if node.version is not None:
+                node = self._clone(node)
+            # A node the working tree owns holds both children (the clone of a saved one loaded them).
+            went_left = key < node.key
+            path.append((node, went_left))
+            node = node.left if went_left else node.right
+        updated = False
+        if key < node.key:
+            child = Node(node.key, height=1, size=2, left=Node(key, value), right=node)
+        elif key > node.key:
+            child = Node(key, height=1, size=2, left=node, right=Node(key, value))
+        else:
+            self._orphan(node)
+            child, updated = Node(key, value), True
+        for node, went_left in reversed(path):
+            if went_left:
+                node.left = child
+            else:
+                node.right = child
+            if not updated:
+                left_height, right_height = node.left.height, node.right.height
+                node.height = (left_height if left_height > right_height else right_height) + 1
+                node.size = node.left.size + node.right.size
+                if not -1 <= left_height - right_height <= 1:
+                    node = self._balance(node)
+            child = node
+        self.root = child
+
+    def remove(self, key):
+        """Remove `key`; False (and no change at all) when it is absent."""
+        if self.root is None or get(self.nodes, self.root, key) is None:
+            return False
+        self.root, _ = self._remove(self.root, key)
+        return True
+
+    def _remove(self, node, key):
+        """(the node replacing `node`, the new least key of its subtree when that changed); key is present."""
+        if node.height == 0:
+            self._orphan(node)
+            return None, None
+        node = self._clone(node)
+        if key < node.key:
+            left, new_key = self._remove(left_of(self.nodes, node), key)
+            if left is None:
+                return right_of(self.nodes, node), node.key
+            node.left = left
+            self._measure(node)
+            return self._balance(node), new_key
+        right, new_key = self._remove(right_of(self.nodes, node), key)
+        if right is None:
+            return left_of(self.nodes, node), None
+        node.right = right
+        if new_key is not None:
+            node.key = new_key
+        self._measure(node)
+        return self._balance(node), None
+
+    def _clone(self, node):
+        """A node the working tree may change: a saved one is copied (and orphaned); a new one is itself."""
+        if node.version is None:
+            return node
+        self.orphans.append(node.hash)
+        return Node(node.key, height=node.height, size=node.size, left=left_of(self.nodes, node),
+                    right=right_of(self.nodes, node))
+
+    def _orphan(self, node):
+        if node.version is not None:
+            self.orphans.append(node.hash)
+
+    # The working tree owns the nodes below (a clone or a new node): both children are objects.
+
+    @staticmethod
+    def _measure(node):
+        left, right = node.left, node.right
+        node.height = (left.height if left.height > right.height else right.height) + 1
+        node.size = left.size + right.size
+
+    def _balance(self, node):
+        left, right = node.left, node.right
+        balance = left.height - right.height
+        if balance > 1:
+            if _balance_of(self.nodes, left) >= 0:
+                return self._rotate_right(node)
+            node.left = self._rotate_left(left)
+            return self._rotate_right(node)
+        if balance < -1:
+            if _balance_of(self.nodes, right) <= 0:
+                return self._rotate_left(node)
+            node.right = self._rotate_right(right)
+            return self._rotate_left(node)
+        return node
+
+    def _rotate_right(self, node):
+        if node.version is not None:
+            node = self._clone(node)
+        top = node.left
+        if top.version is not None:
+            top = self._clone(top)
+        node.left = top.right
+        top.right = node
+        self._measure(node)
+        self._measure(top)
+        return top
+
+    def _rotate_left(self, node):
+        if node.version is not None:
+            node = self._clone(node)
+        top = node.right
+        if top.version is not None:
+            top = self._clone(top)
+        node.right = top.left
+        top.left = node
+        self._measure(node)
+        self._measure(top)
+        return top
+
+    # -- saving ----------------------------------------------------------------------------------
+
+    def save(self, version, puts):
+        """Seal the new nodes at `version`, add their records to `puts`; the root hash."""
+        if self.root is None:
+            return EMPTY_ROOT
+        if self.root.version is None:
+            self._save(self.root, version, varint(version), self.nodes.prefix, puts, self.nodes.cache.put)
+        return self.root.hash
+
+    def _save(self, node, version, version_varint, prefix, puts, remember):
+        """Seal `node` (being built) after its children being built, post-order as iavl assigns node keys."""
+        if node.height:
+            if node.left.version is None:
+                self._save(node.left, version, version_varint, prefix, puts, remember)
+            if node.right.version is None:
+                self._save(node.right, version, version_varint, prefix, puts, remember)
+        node_hash = node.seal(version, version_varint)
+        puts[prefix + node_hash] = node.record()
+        remember(node_hash, node)
+
+
+def _balance_of(nodes, node):
+    return left_of(nodes, node).height - right_of(nodes, node).height
+
+
+# -- reads of a saved tree -------------------------------------------------------------------------
+
+def get(nodes, root, key):
+    """The value under `key` in the tree `root`, or None."""
+    node = root
+    while node.height:
+        node = left_of(nodes, node) if key < node.key else right_of(nodes, node)
+    return node.value if node.key == key else None
+
+
+def get_with_index(nodes, root, key):
+    """(index, value): the key's position among the tree's keys (or where it would go), its value or None."""
+    node, index = root, 0
+    while node.height:
+        if key < node.key:
+            node = left_of(nodes, node)
+        else:
+            left = left_of(nodes, node)
+            index += left.size
+            node = right_of(nodes, node)
+    if node.key == key:
+        return index, node.value
+    return (index, None) if key < node.key else (index + 1, None)
+
+
+def get_by_index(nodes, root, index):
+    """The key at position `index`, or None past the end."""
+    if index >= root.size:
+        return None
+    node = root
+    while node.height:
+        left = left_of(nodes, node)
+        if index < left.size:
+            node = left
+        else:
+            index -= left.size
+            node = right_of(nodes, node)
+    return node.key
+
+
+def path_to_leaf(nodes, root, key):
+    """(inner steps from the root down, the leaf reached): each step (height, size, version, left hash
+    or None, right hash or None), the side not taken named by its hash, as iavl's PathToLeaf."""
+    steps, node = [], root
+    while node.height:
+        if key < node.key:
+            steps.append((node.height, node.size, node.version, None, node.right_hash))
+            node = left_of(nodes, node)
+        else:
+            steps.append((node.height, node.size, node.version, node.left_hash, None))
+            node = right_of(nodes, node)
+    return steps, node
+
+
+def iterate(nodes, root, start, stop):
+    """Yield (key, value) with start <= key < stop (stop None: to the end), in key order."""
+    if root is None:
+        return
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if node.height == 0:
+            if node.key >= start and (stop is None or node.key < stop):
+                yield node.key, node.value
+            continue
+        # node.key is the least key on the right: the right side may hold keys below stop, the left
+        # side keys at or above start.
+        if stop is None or node.key < stop:
+            pending.append(right_of(nodes, node))
+        if start < node.key:
+            pending.append(left_of(nodes, node))

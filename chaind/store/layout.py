@@ -1,0 +1,48 @@
+"""Where a native module key lives in the multistore: its store's name and its key in that store's IAVL tree.
+
+Native keys are `keys.compose(module, ...)`. The store is the module's SDK store key (auth's is "acc");
+the key is the rest of the native key, except where the SDK v0.50 layout is known and light clients
+read it: bank balances (0x02 | len(address) | address | denom) and supplies (0x00 | denom), whose values
+(the amount in decimal, as math.Int marshals) are already the SDK's; and auth accounts (0x01 | address,
+an Any), which the app writes in the SDK's form itself (their sequence is the EVM nonce), so chaind's own
+account records stay out of the tree.
+"""
+
+ACC = "acc"
+BANK = "bank"
+_STORE_OF_MODULE = {"auth": ACC}
+_BANK_BALANCE = b"\x03bal"
+_BANK_SUPPLY = b"\x06supply"
+_AUTH_ACCOUNT = b"\x04acct"
+
+
+def bank_balance(address, denom):
+    """x/bank's balance key: 0x02 | len(address) | address | denom."""
+    return b"\x02" + bytes((len(address),)) + address + denom.encode()
+
+
+def account(address):
+    """x/auth's account key: 0x01 | address."""
+    return b"\x01" + address
+
+
+def store_name(module):
+    return _STORE_OF_MODULE.get(module, module)
+
+
+def locate(native_key):
+    """(store name, key in its tree) of a native module key, or None for a key the tree does not hold."""
+    end = 1 + native_key[0]
+    module = native_key[1:end].decode()
+    rest = native_key[end:]
+    if module == "bank":
+        if rest.startswith(_BANK_BALANCE):
+            # compose's parts: address then denom, each length-prefixed
+            at = len(_BANK_BALANCE)
+            address = rest[at + 1:at + 1 + rest[at]]
+            return BANK, b"\x02" + bytes((len(address),)) + address + rest[at + 2 + len(address):]
+        if rest.startswith(_BANK_SUPPLY):
+            return BANK, b"\x00" + rest[len(_BANK_SUPPLY) + 1:]
+    if module == "auth" and rest.startswith(_AUTH_ACCOUNT):
+        return None
+    return store_name(module), rest

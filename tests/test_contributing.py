@@ -1,0 +1,178 @@
+"""CONTRIBUTING.rst's worked example is real code: its blocks, written out as a module package and its protos,
+compiled by setup.py's own build and registered through a module list, serve every face of a real node.
+
+Every literal block of "Adding a module" whose paragraph names a file (``keeper.py``::, ``query.proto``::)
+becomes that file; an edit to the example that breaks it fails here.
+"""
+
+import base64
+import importlib
+import json
+import pathlib
+import re
+import runpy
+import sys
+import textwrap
+import time
+
+import pytest
+import pytest_twisted
+from click.testing import CliRunner
+
+import chaind.chain.modules
+import chaind.pb
+from chaind.chain import registry
+from chaind.cli.main import make_cli
+from chaind.crypto.addresses import to_bech32
+from chaind.home import Home
+from chaind.rest import gateway
+from helpers import call, in_thread, rest
+from test_cli import DEV_MNEMONIC, FEE, node_flag, ok
+from test_cometbft_rpc import post
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+FILES = {"query.proto", "tx.proto", "keeper.py", "msgs.py", "query.py", "genesis.py", "cli.py", "__init__.py"}
+DEV0 = "chain17w0adeg64ky0daxwd2ugyuneellmjgnxkl0eq4"      # dev account 0 (the test mnemonic's first key)
+_FILE_NAME = re.compile(r"``([\w.]+\.(?:py|proto))``")
+
+
+def example_files():
+    """{file name: its text}, from CONTRIBUTING.rst's "Adding a module" section."""
+    text = (REPO / "CONTRIBUTING.rst").read_text()
+    section = text.split("\nAdding a module\n", 1)[1].split("\nProtos\n", 1)[0]
+    files = {}
+    lines = section.splitlines()
+    paragraph = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            paragraph = []
+            i += 1
+            continue
+        paragraph.append(line)
+        i += 1
+        if not line.rstrip().endswith("::"):
+            continue
+        # The literal block: the indented lines after the blank line, up to the first line indented no deeper
+        # than the paragraph.
+        indent = len(line) - len(line.lstrip())
+        block = []
+        while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent):
+            block.append(lines[i])
+            i += 1
+        names = _FILE_NAME.findall(" ".join(paragraph))
+        if names and names[-1] in FILES:
+            files[names[-1]] = textwrap.dedent("\n".join(block)).strip() + "\n"
+        paragraph = []
+    return files
+
+
+@pytest.fixture(scope="module")
+def counter(tmp_path_factory):
+    """The counter module built from the document: (its package, query_pb2, query_pb2_grpc, tx_pb2, REST routes)."""
+    files = example_files()
+    assert set(files) == FILES
+    root = tmp_path_factory.mktemp("counter")
+    protos = root / "protos" / "example" / "counter" / "v1"
+    protos.mkdir(parents=True)
+    package = root / "modules" / "counter"
+    package.mkdir(parents=True)
+    for name, text in files.items():
+        (protos if name.endswith(".proto") else package).joinpath(name).write_text(text)
+
+    # setup.py's build, with `example` added to TOP_PACKAGES as the document says.
+    build = runpy.run_path(str(REPO / "setup.py"), run_name="chaind_setup")
+    out = root / "pb"
+    build["compile_protos"](root / "protos", out, (*build["TOP_PACKAGES"], "example"))
+    routes = tuple(build["rest_routes"](root / "protos"))
+    assert routes == (("GET", "/example/counter/v1/count/{address}", "/example.counter.v1.Query/Count"),)
+
+    # As if the files were in chaind/chain/modules/counter/ and chaind/pb/example/.
+    chaind.pb.__path__.append(str(out))
+    chaind.chain.modules.__path__.append(str(root / "modules"))
+    try:
+        module = importlib.import_module("chaind.chain.modules.counter")
+        pb = importlib.import_module("chaind.pb.example.counter.v1.query_pb2")
+        stubs = importlib.import_module("chaind.pb.example.counter.v1.query_pb2_grpc")
+        tx_pb = importlib.import_module("chaind.pb.example.counter.v1.tx_pb2")
+        yield module, pb, stubs, tx_pb, routes
+    finally:
+        chaind.pb.__path__.remove(str(out))
+        chaind.chain.modules.__path__.remove(str(root / "modules"))
+        for name in [n for n in sys.modules if n.startswith(("chaind.chain.modules.counter", "chaind.pb.example"))]:
+            del sys.modules[name]
+
+
+def test_the_example_is_a_module(counter):
+    module = counter[0].MODULE
+    assert module.name == "counter" and module.cli == "chaind.chain.modules.counter.cli"
+    assert [m.type_url for m in module.messages] == ["/example.counter.v1.MsgIncrement"]
+    assert [s.full_name for s in module.services] == ["example.counter.v1.Query"]
+
+
+@pytest.mark.slow
+@pytest_twisted.inlineCallbacks
+def test_the_example_serves_every_face(counter, node_factory, tmp_path, monkeypatch):
+    package, pb, stubs, tx_pb, routes = counter
+    # What `python setup.py build_protos` would have added to chaind/pb/rest_routes.py.
+    monkeypatch.setattr(gateway, "ROUTES", gateway.ROUTES + routes)
+    home = Home(tmp_path / "home")
+    home.init("test", dev=True)
+    document = json.loads(home.genesis_file.read_text())
+    bob = to_bech32("chain", bytes([0x0B]) * 20)
+    document["app_state"]["counter"] = {"counts": {bob: "7"}}
+    home.genesis_file.write_text(json.dumps(document))
+    modules = (*registry.MODULES, package.MODULE)
+    node = node_factory(modules=modules, chain={"block_interval": 0.05, "empty_blocks": True})
+    for _ in range(500):
+        if node.app.height >= node.genesis.initial_height:
+            break
+        yield in_thread(time.sleep, 0.01)
+    cli = make_cli(modules)
+    n = node_flag(node)
+    keys = ("--home", str(tmp_path / "keys"), "--keyring-backend", "test")
+
+    def run(*args, stdin=None):
+        return in_thread(CliRunner().invoke, cli, [str(a) for a in args], input=stdin)
+
+    # Genesis preset bob's counter.
+    response, header = yield call(node, stubs.QueryStub, "Count", pb.QueryCountRequest(address=bob))
+    assert response.count == 7 and int(header["x-cosmos-block-height"]) >= node.genesis.initial_height
+
+    # `tx counter increment` from the CLI's table, signed by dev account 0, committed with the module's event.
+    ok((yield run("keys", "add", "dev0", "--recover", *keys, stdin=DEV_MNEMONIC + "\n")))
+    sent = json.loads(ok((yield run("tx", "counter", "increment", "5", "--from", "dev0", FEE, "-y", "-o", "json",
+                                    "--broadcast-mode", "sync", n, *keys))).stdout)
+    assert sent["code"] == 0, sent
+    for _ in range(300):
+        found = yield run("q", "tx", sent["txhash"], n, "-o", "json")
+        if found.exit_code == 0:
+            break
+        yield in_thread(time.sleep, 0.02)
+    committed = json.loads(ok(found).stdout)
+    assert committed["code"] == 0, committed["raw_log"]
+    height = int(committed["height"])
+    increment = [e for e in committed["events"] if e["type"] == "increment"]
+    assert increment == [{"type": "increment", "attributes": [
+        {"key": "sender", "value": DEV0, "index": True}, {"key": "count", "value": "5", "index": True}]}]
+
+    # The count over gRPC, REST, abci_query and the CLI, at the tx's height and before it.
+    response, header = yield call(node, stubs.QueryStub, "Count", pb.QueryCountRequest(address=DEV0), height)
+    assert response.count == 5 and header["x-cosmos-block-height"] == str(height)
+    response, _ = yield call(node, stubs.QueryStub, "Count", pb.QueryCountRequest(address=DEV0), height - 1)
+    assert response.count == 0
+    status, headers, body = yield rest(node, f"/example/counter/v1/count/{DEV0}", height=height)
+    assert status == 200 and body == {"count": "5"}
+    status, _, body = yield rest(node, "/example/counter/v1/count/nobody")
+    assert status == 400 and body["message"].startswith("invalid address: ")
+    _, reply = yield post(node, "abci_query", {"path": "/example.counter.v1.Query/Count",
+                                               "data": pb.QueryCountRequest(address=DEV0).SerializeToString().hex()})
+    answer = reply["result"]["response"]
+    assert answer["code"] == 0 and pb.QueryCountResponse.FromString(base64.b64decode(answer["value"])).count == 5
+    result = ok((yield run("query", "counter", "count", DEV0, n, "--height", height, "-o", "json")))
+    assert json.loads(result.stdout) == {"count": "5"}
+
+    # The message's stateless check, as the document wrote it: nothing is signed or sent.
+    result = yield run("tx", "counter", "increment", "0", "--from", "dev0", FEE, "-y", n, *keys)
+    assert result.exit_code != 0

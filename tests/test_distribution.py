@@ -1,0 +1,226 @@
+"""x/distribution driven block by block on a real App: fees to the community pool and the validators of the last
+commit, F1 rewards across delegate/undelegate/redelegate, withdrawals paying exactly what the queries promised,
+the five messages' refusals (codespace, code, nothing changed), and the module's invariants after every block."""
+
+import pytest
+
+import staking_msgs as m
+from chaind.chain import legacy_dec
+from chaind.chain.modules import distribution, staking
+from chaind.chain.modules.auth import FEE_COLLECTOR
+from chaind.chain.modules.distribution import dec_coins, keeper, state
+from chaind.chain.modules.distribution.invariants import INVARIANTS
+from chaind.crypto.addresses import to_bech32
+from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2
+from staking_msgs import CHAIN
+from test_staking import make_chain, ok, run
+
+ONE = legacy_dec.ONE
+WITHDRAW = "/cosmos.distribution.v1beta1.MsgWithdrawDelegatorReward"
+COMMISSION = "/cosmos.distribution.v1beta1.MsgWithdrawValidatorCommission"
+SET_ADDR = "/cosmos.distribution.v1beta1.MsgSetWithdrawAddress"
+FUND = "/cosmos.distribution.v1beta1.MsgFundCommunityPool"
+DEPOSIT = "/cosmos.distribution.v1beta1.MsgDepositValidatorRewardsPool"
+
+
+@pytest.fixture
+def chain(tmp_path):
+    c = make_chain(tmp_path)
+    yield c
+    c.close()
+
+
+def step(chain, messages_by_key=()):
+    """One block, then every invariant of the module checked on what it committed."""
+    block = ok(run(chain, list(messages_by_key)))
+    view = chain.app.view()
+    for name, check in INVARIANTS:
+        assert check(chain.app, view) is None, name
+    return block
+
+
+def withdraw(chain, who, operator):
+    return WITHDRAW, tx_pb2.MsgWithdrawDelegatorReward(delegator_address=chain.b32(chain.keys[who].address),
+                                                       validator_address=m.valoper(chain.prefix, operator))
+
+
+def rewards_now(chain, delegator, operator):
+    view = chain.app.view()
+    v = staking.validator(view, operator)
+    ratio, _ = keeper.ending_ratio(view, v)
+    return keeper.delegation_rewards(view, v, delegator, staking.delegation(view, delegator, operator),
+                                     view.height, ratio)
+
+
+def balance(chain, address):
+    return chain.app.bank.balance(chain.app.view(), address, "achain")
+
+
+def fee_of(block, index=0):
+    found = [dict((k, v) for k, v, _ in e.attributes) for e in block.results[index].events if e.type == "tx"]
+    return int(next(f["fee"] for f in found if "fee" in f).removesuffix("achain") or 0)
+
+
+def test_fees_go_to_the_community_pool_and_the_validator_with_its_commission(chain):
+    block = step(chain, [(1, [m.delegate(chain.prefix, chain.keys[1].address, chain.operator, 10 * CHAIN)])])
+    fee = fee_of(block)
+    assert balance(chain, FEE_COLLECTOR) == fee
+    allocated = step(chain)
+    view = chain.app.view()
+    assert balance(chain, FEE_COLLECTOR) == 0
+    assert chain.app.bank.balance(view, distribution.DISTRIBUTION_ACCOUNT, "achain") == fee
+    # 2% community tax; the one validator has all the power: the rest is its, 10% of it commission.
+    to_validator = fee * ONE * (ONE - 2 * 10**16) // ONE
+    commission = to_validator * 10**17 // ONE
+    assert state.community_pool(view) == {"achain": fee * ONE - to_validator}
+    assert state.outstanding(view, chain.operator) == {"achain": to_validator}
+    assert state.commission(view, chain.operator) == {"achain": commission}
+    by_type = {e.type: dict((k, v) for k, v, _ in e.attributes) for e in allocated.events}
+    valoper = m.valoper(chain.prefix, chain.operator)
+    assert by_type["commission"] == {"amount": f"{legacy_dec.format(commission)}achain", "validator": valoper,
+                                     "mode": "BeginBlock"}
+    assert by_type["rewards"] == {"amount": f"{legacy_dec.format(to_validator)}achain", "validator": valoper,
+                                  "mode": "BeginBlock"}
+
+
+def test_rewards_split_by_stake_and_a_withdrawal_pays_exactly_what_was_owed(chain):
+    delegator = chain.keys[1].address
+    self_stake = staking.validator(chain.app.view(), chain.operator).tokens
+    step(chain, [(1, [m.delegate(chain.prefix, delegator, chain.operator, self_stake)])])
+    for _ in range(3):    # fees to share: native sends from a third account
+        step(chain, [(2, [m.delegate(chain.prefix, chain.keys[2].address, chain.operator, 1)])])
+    # Account 2 holds 3 achain of stake beside two equal stakes: the two earn alike, to the last unit.
+    mine, operator_own = rewards_now(chain, delegator, chain.operator), rewards_now(chain, chain.operator,
+                                                                                     chain.operator)
+    assert mine["achain"] > 0 and abs(mine["achain"] - operator_own["achain"]) <= 10**6
+    before = balance(chain, delegator)
+    expected, _ = dec_coins.truncate(mine)
+    block = step(chain, [(1, [withdraw(chain, 1, chain.operator)])])
+    # The block's own allocation came first: what it added to the period is paid too.
+    paid = [dict((k, v) for k, v, _ in e.attributes) for e in block.results[0].events if e.type == "withdraw_rewards"]
+    amount = int(paid[0]["amount"].removesuffix("achain"))
+    assert amount >= expected[0][1]
+    assert balance(chain, delegator) == before + amount - fee_of(block)
+    assert rewards_now(chain, delegator, chain.operator) == {}
+
+
+def test_rewards_survive_undelegate_and_redelegate(chain):
+    delegator = chain.keys[1].address
+    second, pubkey = chain.keys[3].address, m.new_consensus_key()[1]
+    step(chain, [(3, [m.create(chain.prefix, second, pubkey, 100 * CHAIN)])])
+    step(chain, [(1, [m.delegate(chain.prefix, delegator, chain.operator, 50 * CHAIN)])])
+    step(chain, [(2, [m.delegate(chain.prefix, chain.keys[2].address, second, 1)])])
+    step(chain)
+    owed = rewards_now(chain, delegator, chain.operator)["achain"] // ONE
+    before = balance(chain, delegator)
+    # Undelegating pays what the delegation earned so far (the staking hook withdraws first).
+    block = step(chain, [(1, [m.undelegate(chain.prefix, delegator, chain.operator, 20 * CHAIN)])])
+    [paid] = [dict((k, v) for k, v, _ in e.attributes) for e in block.results[0].events
+              if e.type == "withdraw_rewards"]
+    assert int(paid["amount"].removesuffix("achain")) >= owed > 0
+    assert balance(chain, delegator) == before + int(paid["amount"].removesuffix("achain")) - fee_of(block)
+    step(chain, [(2, [m.delegate(chain.prefix, chain.keys[2].address, second, 1)])])
+    block = step(chain, [(1, [m.redelegate(chain.prefix, delegator, chain.operator, second, 30 * CHAIN)])])
+    assert [e for e in block.results[0].events if e.type == "withdraw_rewards"]
+    assert staking.delegation(chain.app.view(), delegator, chain.operator) is None
+    assert state.starting_info(chain.app.view(), chain.operator, delegator) is None
+    assert state.starting_info(chain.app.view(), second, delegator) is not None
+    step(chain, [(2, [m.delegate(chain.prefix, chain.keys[2].address, second, 1)])])
+    step(chain)
+    assert rewards_now(chain, delegator, second)["achain"] > 0
+
+
+def test_commission_withdrawal_and_withdraw_address(chain):
+    step(chain, [(1, [m.delegate(chain.prefix, chain.keys[1].address, chain.operator, CHAIN)])])
+    step(chain)
+    target = chain.keys[5].address
+    operator_key = 0
+    step(chain, [(operator_key, [(SET_ADDR, tx_pb2.MsgSetWithdrawAddress(
+        delegator_address=chain.b32(chain.operator), withdraw_address=chain.b32(target)))])])
+    assert state.withdraw_address(chain.app.view(), chain.operator) == target
+    before = balance(chain, target)
+    accumulated = state.commission(chain.app.view(), chain.operator)["achain"]
+    block = step(chain, [(operator_key, [(COMMISSION, tx_pb2.MsgWithdrawValidatorCommission(
+        validator_address=m.valoper(chain.prefix, chain.operator)))])])
+    [event] = [dict((k, v) for k, v, _ in e.attributes) for e in block.results[0].events
+               if e.type == "withdraw_commission"]
+    amount = int(event["amount"].removesuffix("achain"))
+    assert amount >= accumulated // ONE > 0
+    assert balance(chain, target) == before + amount
+    assert state.commission(chain.app.view(), chain.operator).get("achain", 0) < ONE
+
+
+def test_fund_community_pool_and_deposit_validator_rewards_pool(chain):
+    pool = state.community_pool(chain.app.view()).get("achain", 0)
+    step(chain, [(1, [(FUND, tx_pb2.MsgFundCommunityPool(depositor=chain.b32(chain.keys[1].address),
+                                                         amount=[m.coin(5 * CHAIN)]))])])
+    assert state.community_pool(chain.app.view())["achain"] >= pool + 5 * CHAIN * ONE
+    outstanding = state.outstanding(chain.app.view(), chain.operator).get("achain", 0)
+    block = step(chain, [(1, [(DEPOSIT, tx_pb2.MsgDepositValidatorRewardsPool(
+        depositor=chain.b32(chain.keys[1].address), validator_address=m.valoper(chain.prefix, chain.operator),
+        amount=[m.coin(7 * CHAIN)]))])])
+    assert state.outstanding(chain.app.view(), chain.operator)["achain"] >= outstanding + 7 * CHAIN * ONE
+    assert [e for e in block.results[0].events if e.type == "rewards"]
+
+
+def refused(chain, who, message):
+    """A message that fails: its (codespace, code, log), and proof that only the fee moved."""
+    view = chain.app.view()
+    pool, outstanding = state.community_pool(view), state.outstanding(view, chain.operator)
+    result = run(chain, [(who, [message])]).results[0]
+    assert result.code != 0
+    after = chain.app.view()
+    # The fee of the failed tx is allocated next block; this block's state holds nothing of the message.
+    assert state.outstanding(after, chain.operator).get("achain", 0) - outstanding.get("achain", 0) < CHAIN * ONE
+    assert state.community_pool(after).get("achain", 0) - pool.get("achain", 0) < CHAIN * ONE
+    return result.codespace, result.code, result.log
+
+
+def test_refusals_carry_the_sdk_codes_and_change_nothing(chain):
+    me = chain.b32(chain.keys[1].address)
+    valoper = m.valoper(chain.prefix, chain.operator)
+    stranger = m.valoper(chain.prefix, b"\x42" * 20)
+    assert refused(chain, 1, withdraw(chain, 1, chain.operator))[:2] == ("distribution", 5)
+    assert refused(chain, 1, (WITHDRAW, tx_pb2.MsgWithdrawDelegatorReward(
+        delegator_address=me, validator_address=stranger)))[:2] == ("distribution", 6)
+    assert refused(chain, 1, (COMMISSION, tx_pb2.MsgWithdrawValidatorCommission(
+        validator_address=m.valoper(chain.prefix, chain.keys[1].address))))[:2] == ("distribution", 7)
+    blocked = refused(chain, 1, (SET_ADDR, tx_pb2.MsgSetWithdrawAddress(
+        delegator_address=me, withdraw_address=chain.b32(distribution.DISTRIBUTION_ACCOUNT))))
+    assert blocked[:2] == ("sdk", 4) and "is not allowed to receive external funds" in blocked[2]
+    assert refused(chain, 1, (FUND, tx_pb2.MsgFundCommunityPool(depositor=me)))[:2] == ("sdk", 10)
+    assert refused(chain, 1, (FUND, tx_pb2.MsgFundCommunityPool(
+        depositor=me, amount=[coin_pb2.Coin(denom="achain", amount="-1")])))[:2] == ("sdk", 10)
+    poor = refused(chain, 1, (FUND, tx_pb2.MsgFundCommunityPool(depositor=me, amount=[m.coin(10**40)])))
+    assert poor[:2] == ("sdk", 5)
+    unknown = refused(chain, 1, (DEPOSIT, tx_pb2.MsgDepositValidatorRewardsPool(
+        depositor=me, validator_address=stranger, amount=[m.coin(CHAIN)])))
+    assert unknown[:2] == ("distribution", 12) and unknown[2].endswith(f"{stranger}: validator does not exist")
+    assert state.withdraw_address(chain.app.view(), chain.keys[1].address) == chain.keys[1].address
+    assert valoper
+
+
+def test_a_removed_validator_pays_its_commission_and_leaves_no_records(chain):
+    second, pubkey = chain.keys[3].address, m.new_consensus_key()[1]
+    step(chain, [(3, [m.create(chain.prefix, second, pubkey, 100 * CHAIN)])])
+    step(chain, [(2, [m.delegate(chain.prefix, chain.keys[2].address, second, 1)])])
+    step(chain)
+    step(chain, [(2, [m.undelegate(chain.prefix, chain.keys[2].address, second, 1)])])
+    step(chain, [(3, [m.undelegate(chain.prefix, second, second, 100 * CHAIN)])])
+    # Unbonded after the unbonding time: the end blocker removes it, and distribution forgets it.
+    run(chain, [], time_ns=chain.genesis.genesis_time_ns + 22 * 24 * 3600 * 10**9)
+    step(chain)
+    view = chain.app.view()
+    assert staking.validator(view, second) is None
+    assert state.current_rewards(view, second) is None and state.outstanding(view, second) == {}
+    for name, check in INVARIANTS:
+        assert check(chain.app, view) is None, name
+
+
+def test_wire_of_dec_coins():
+    assert dec_coins.to_text({"achain": 15 * 10**17, "stake": 2 * ONE}) == \
+        "1.500000000000000000achain,2.000000000000000000stake"
+    assert dec_coins.truncate({"achain": 15 * 10**17}) == ([("achain", 1)], {"achain": 5 * 10**17})
+    assert dec_coins.mul_dec({"a": 5}, ONE // 2) == {"a": 2}     # 2.5 atomics rounds half to even
+    assert to_bech32("chain", b"\0" * 20).startswith("chain1")

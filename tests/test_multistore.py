@@ -1,0 +1,152 @@
+"""The IAVL stores and the multistore app hash: iavl's hashing, the SDK's commit info, layout, pruning, old homes."""
+
+import hashlib
+
+import pytest
+from google.protobuf import any_pb2
+
+from chain_driver import RECIPIENTS, Chain
+from chaind.chain import merkle
+from chaind.chain.app import App, StaleHomeError
+from chaind.chain.modules import auth
+from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.store import keys, layout, multistore
+from chaind.store.db import Database
+from chaind.store.iavl import tree as trees
+from chaind.store.iavl.node import EMPTY_ROOT, varint
+
+
+class MemoryDB(dict):
+    def get(self, key):
+        return dict.get(self, key)
+
+
+def build(history):
+    """Apply {version: {key: value or None}} in order; the root hash after each version."""
+    db = MemoryDB()
+    nodes = trees.NodeStore(db, b"n", trees.NodeCache(10_000))
+    root, hashes = None, []
+    for version, changes in history.items():
+        tree = trees.MutableTree(nodes, root)
+        for key, value in sorted(changes.items()):
+            tree.remove(key) if value is None else tree.set(key, value)
+        puts = {}
+        hashes.append(tree.save(version, puts).hex())
+        db.update(puts)
+        root = tree.root if tree.root is None or tree.root.version is None else nodes.load(tree.root.hash)
+    return hashes
+
+
+def test_go_varint_is_zigzag():
+    assert [varint(n) for n in (0, 1, -1, 63, 64, 1000)] == [b"\x00", b"\x02", b"\x01", b"\x7e", b"\x80\x01",
+                                                            b"\xd0\x0f"]
+
+
+def test_empty_and_single_leaf_hashes_are_iavls():
+    assert build({1: {}}) == [EMPTY_ROOT.hex()] == [hashlib.sha256(b"").hexdigest()]
+    # A leaf: varint height 0, size 1, version, then the key and SHA-256 of the value, each length-prefixed.
+    leaf = hashlib.sha256(b"\x00\x02\x04\x01k\x20" + hashlib.sha256(b"v").digest()).hexdigest()
+    assert build({2: {b"k": b"v"}}) == [leaf]
+
+
+def test_rotations_removals_and_versions_give_the_same_roots_as_before():
+    """Regression values of this implementation, which reproduces iavl's TestTreeHash vectors (4 versions of
+    4,096 random sets, updates and removes; checked outside the suite, as the vectors need Go's math/rand)."""
+    keys_ = [hashlib.sha256(b"%d" % i).digest()[:6] for i in range(300)]
+    history = {1: {k: k * 2 for k in keys_[:200]},
+               2: {**{k: None for k in keys_[:200:3]}, **{k: b"x" for k in keys_[200:]}},
+               3: {**{k: b"y" for k in keys_[1:300:7]}, **{k: None for k in keys_[250:]}}}
+    assert build(history) == ["c32980816f3e29cb24085e7c28fb28f5866b17c83d1319b74417eb255bf80364",
+                              "2a5ff3a5e5932371017d9deea0671a045f7c72b6bd297ed9ab7bfbaf07183a75",
+                              "07733ed46dfc6e4ec941520fcdd6b729e1d9acb87c12048f52cba693400e08aa"]
+
+
+def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
+    chain = Chain(tmp_path, "db")
+    for step in range(3):
+        chain.block(chain.workload(step))
+    app = chain.app
+    info = app.store_version()
+    names = [name for name, _ in info.roots]
+    assert names == sorted(names) and set(multistore.MOUNTED) <= set(names)
+    assert info.root_of("evm") == app.head[1].evm_state_root
+    # CommitInfo.Hash(): leaves are KVPair bytes (uvarint length, name, uvarint length, SHA-256 of the root).
+    leaves = [bytes([len(n)]) + n.encode() + b"\x20" + hashlib.sha256(root).digest() for n, root in info.roots]
+    assert merkle.root(leaves) == app.head[1].app_hash == info.hash()
+    # The first block's header carries the empty genesis app hash, as InitChain's answer is empty.
+    assert app.block_at(chain.genesis.initial_height)[0].app_hash == b""
+    assert app.block_at(app.height)[0].app_hash == app.block_at(app.height - 1)[1].app_hash
+
+
+def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
+    address, denom = b"\x11" * 20, "ibc/ABC"
+    native = keys.compose("bank", "bal", address, denom)
+    assert layout.locate(native) == ("bank", b"\x02\x14" + address + denom.encode())
+    assert layout.locate(keys.compose("bank", "supply", denom)) == ("bank", b"\x00" + denom.encode())
+    # chaind's own account records stay out of the tree: the app writes x/auth's form.
+    assert layout.locate(keys.compose("auth", "acct", address)) is None
+    chain = Chain(tmp_path, "db")
+    for step in range(3):
+        chain.block(chain.workload(step))
+    app = chain.app
+    info, view = app.store_version(), app.view()
+    holder = chain.keys[2].address
+    value, _ = app.stores.read(info, "bank", b"\x02\x14" + holder + chain.ibc.encode(), False)
+    assert int(value) == app.bank.balance(view, holder, chain.ibc)
+    # x/auth's account: 0x01 | address -> Any(BaseAccount), the sequence being the EVM nonce.
+    for key in chain.keys[:4]:
+        raw, _ = app.stores.read(info, "acc", b"\x01" + key.address, False)
+        found = any_pb2.Any.FromString(raw)
+        assert found.type_url == "/cosmos.auth.v1beta1.BaseAccount"
+        account = auth_pb2.BaseAccount.FromString(found.value)
+        assert account.address == chain.b32(key.address)
+        assert (account.account_number, account.sequence) == (auth.account(view, key.address)[0],
+                                                                view.accounts.get_nonce(key.address))
+    raw, _ = app.stores.read(info, "acc", b"\x01" + auth.FEE_COLLECTOR, False)
+    assert any_pb2.Any.FromString(raw).type_url == "/cosmos.auth.v1beta1.ModuleAccount"
+
+
+def test_pruning_drops_orphaned_nodes_and_old_versions_and_keeps_proofs_of_kept_heights(tmp_path):
+    chain = Chain(tmp_path, "db", pruning=4, prune_interval=4)
+    for step in range(14):
+        chain.block(chain.workload(step))
+    app = chain.app
+    assert app.stores.commit_info(3) is None and app.stores.commit_info(app.oldest_state_height()) is not None
+    horizon = keys.height_of(chain.db.get(keys.PRUNED_BELOW))
+    orphans = [keys.height_of(k[len(keys.IAVL_ORPHAN):len(keys.IAVL_ORPHAN) + 8])
+               for k in chain.db.keys(keys.IAVL_ORPHAN)]
+    assert orphans and min(orphans) > horizon
+    holder = chain.keys[2].address
+    for height in range(app.oldest_state_height(), app.height + 1):
+        info = app.store_version(height)
+        value, ops = app.stores.read(info, "bank", b"\x02\x14" + holder + chain.ibc.encode(), True)
+        assert [op[0] for op in ops] == ["ics23:iavl", "ics23:simple"]
+        assert (int(value) if value else 0) == app.bank.balance(app.view(height), holder, chain.ibc)
+
+
+def test_a_home_written_before_the_multistore_is_refused_with_what_to_do(tmp_path):
+    chain = Chain(tmp_path, "db")
+    chain.block(chain.workload(0))
+    chain.db.write({}, [keys.STATE_FORMAT])
+    chain.close()
+    db = Database(tmp_path / "db")
+    try:
+        with pytest.raises(StaleHomeError, match="older chaind.*start a new chain"):
+            App(db, chain.genesis)
+    finally:
+        db.close()
+
+
+def test_the_base_denoms_balances_are_mirrored_from_the_evm_state(tmp_path):
+    chain = Chain(tmp_path, "db")
+    base = chain.genesis.base_denom
+    for step in range(4):
+        chain.block(chain.workload(step))
+        app = chain.app
+        info, view = app.store_version(), app.view()
+        # Genesis holders (the first block carries the genesis state), senders, recipients, the fee collector.
+        module_accounts = [address for address, _ in app.module_accounts.values()]
+        for address in [k.address for k in chain.keys[:5]] + RECIPIENTS + module_accounts:
+            value, _ = app.stores.read(info, "bank", b"\x02\x14" + address + base.encode(), False)
+            assert (int(value) if value else 0) == view.accounts.get_balance(address)
+
