@@ -115,6 +115,12 @@ def test_keys_file_backend_is_encrypted_with_one_passphrase(tmp_path):
     assert ok(cli("keys", "show", "back", "-a", *other)).stdout.strip() == DEV0_B32
 
 
+def test_dash_h_is_help_everywhere():
+    for args in ([], ["tx", "bank", "send"], ["q", "bank", "balances"], ["keys", "add"]):
+        shown = ok(cli(*args, "-h")).stdout
+        assert shown.startswith("Usage: ") and "-h, --help" in shown, args
+
+
 def test_debug_and_config_and_version(tmp_path):
     shown = ok(cli("debug", "addr", "0x7cB61D4117AE31a12E393a1Cfa3BaC666481D02E")).stdout
     assert "Address (EIP-55): 0x7cB61D4117AE31a12E393a1Cfa3BaC666481D02E" in shown
