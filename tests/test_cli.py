@@ -335,8 +335,10 @@ def test_evm_raw_broadcasts_a_signed_ethereum_tx(node):
 
     signed = sign({"to": "0x" + "11" * 20, "value": 77, "nonce": 0, "maxFeePerGas": 10 ** 12})
     raw = signed.raw_transaction.hex()
-    sent = json.loads(ok((yield run("tx", "evm", "raw", raw, node_flag(node), "-o", "json"))).stdout)
+    result = ok((yield run("tx", "evm", "raw", raw, node_flag(node), "-o", "json")))
+    sent = json.loads(result.stdout)
     assert sent["code"] == 0
+    assert f"evm hash: {signed.hash.to_0x_hex()}\n" in result.stderr
     yield committed(node_flag(node), sent["txhash"])
     found = json.loads(ok((yield run("q", "tx", sent["txhash"], node_flag(node), "-o", "json"))).stdout)
     assert found["tx"]["body"]["messages"][0]["@type"] == "/ethermint.evm.v1.MsgEthereumTx"
