@@ -115,6 +115,12 @@ def test_keys_file_backend_is_encrypted_with_one_passphrase(tmp_path):
     assert ok(cli("keys", "show", "back", "-a", *other)).stdout.strip() == DEV0_B32
 
 
+def test_dash_h_is_help_everywhere():
+    for args in ([], ["tx", "bank", "send"], ["q", "bank", "balances"], ["keys", "add"]):
+        shown = ok(cli(*args, "-h")).stdout
+        assert shown.startswith("Usage: ") and "-h, --help" in shown, args
+
+
 def test_debug_and_config_and_version(tmp_path):
     shown = ok(cli("debug", "addr", "0x7cB61D4117AE31a12E393a1Cfa3BaC666481D02E")).stdout
     assert "Address (EIP-55): 0x7cB61D4117AE31a12E393a1Cfa3BaC666481D02E" in shown
@@ -206,7 +212,7 @@ def test_queries_text_and_json(node):
     failed((yield run("q", "bank", "balances", "cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqnrql8a", n)),
            "hrp does not match bech32 prefix: expected 'chain' got 'cosmos'")
     failed((yield run("q", "bank", "denom-metadata", "--denom", "nothere", n)),
-           "rpc error: code = NotFound desc = rpc error: code = NotFound desc = client metadata for denom nothere")
+           "Error: rpc error: code = NotFound desc = client metadata for denom nothere")
     failed((yield run("q", "bank", "balances", DEV0, n, "--height", "99")),
            "height 99 must be less than or equal to the current blockchain height")
     failed((yield run("q", "tx", "00" * 32, n)), f"tx ({'00' * 32}) not found")
@@ -258,6 +264,16 @@ def test_flow_keys_send_query_tx_and_balances_at_two_heights(node, tmp_path):
     searched = json.loads(ok((yield run("q", "txs", "--query", f"message.sender='{DEV0_B32}'", n,
                                         "-o", "json"))).stdout)
     assert searched["total_count"] == "1" and searched["txs"][0]["txhash"] == txhash
+    # The older --events takes the same search, quoting the values itself.
+    by_events = json.loads(ok((yield run("q", "txs", "--events", f"message.sender={DEV0_B32}&tx.height={height}",
+                                         n, "-o", "json"))).stdout)
+    assert [t["txhash"] for t in by_events["txs"]] == [txhash]
+    failed((yield run("q", "txs", "--events", "message.sender", n)),
+           "invalid event; event message.sender should be of the format: {eventType}.{eventAttribute}={value}")
+    failed((yield run("q", "txs", n)), "give one of --query and --events")
+    # An unquoted value: the node says where its parse stopped, the CLI says what to do.
+    failed((yield run("q", "txs", "--query", f"message.sender={DEV0_B32}", n)),
+           "put string values in single quotes")
     # Without -y the tx is shown and the answer decides.
     declined = ok((yield run("tx", "bank", "send", "dev0", bob, "1achain", FEE, n, *keys, stdin="n\n")))
     assert "canceled transaction" in declined.stderr and '"@type":"/cosmos.bank.v1beta1.MsgSend"' in declined.stderr
@@ -319,8 +335,10 @@ def test_evm_raw_broadcasts_a_signed_ethereum_tx(node):
 
     signed = sign({"to": "0x" + "11" * 20, "value": 77, "nonce": 0, "maxFeePerGas": 10 ** 12})
     raw = signed.raw_transaction.hex()
-    sent = json.loads(ok((yield run("tx", "evm", "raw", raw, node_flag(node), "-o", "json"))).stdout)
+    result = ok((yield run("tx", "evm", "raw", raw, node_flag(node), "-o", "json")))
+    sent = json.loads(result.stdout)
     assert sent["code"] == 0
+    assert f"evm hash: {signed.hash.to_0x_hex()}\n" in result.stderr
     yield committed(node_flag(node), sent["txhash"])
     found = json.loads(ok((yield run("q", "tx", sent["txhash"], node_flag(node), "-o", "json"))).stdout)
     assert found["tx"]["body"]["messages"][0]["@type"] == "/ethermint.evm.v1.MsgEthereumTx"

@@ -99,6 +99,8 @@ def test_bad_input_gets_geth_errors(node):
     for body, code in cases:
         _, reply = yield in_thread(post, node, body, True)
         assert reply["error"]["code"] == code, body
+        if code == -32700:
+            assert reply["error"]["message"].startswith("the request body is not JSON: "), reply
     # A tx with a bad signature, nonce too low, insufficient funds.
     web3 = w3(node)
     yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 0})

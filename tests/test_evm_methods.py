@@ -2,12 +2,13 @@
 
 import pytest_twisted
 import rlp
+from eth_account import Account
 from eth_utils import keccak
 from trie import HexaryTrie
 
 from contracts import INIT, RUNTIME
 from contracts import SPIN as LOOP
-from evm_client import DEV0, OTHER, rpc, send, sign, w3
+from evm_client import DEV0, DEV0_KEY, OTHER, rpc, send, sign, w3
 from helpers import in_thread
 
 
@@ -60,6 +61,50 @@ def test_send_transaction_with_dev_keys(node):
                            "chainId does not match node's (have=1, want=9000)")):
         _, reply = yield rpc(node, "eth_sendTransaction", args)
         assert reply["error"] == {"code": -32000, "message": message}
+    # Too little balance, found by the estimate or by the check: geth's words, which ethers and viem match.
+    for args in ({"from": DEV0, "to": OTHER, "value": hex(10**40)},
+                 {"from": DEV0, "to": OTHER, "value": hex(10**40), "gas": "0x5208"},
+                 {"from": DEV0, "to": OTHER, "gas": hex(10**7), "gasPrice": hex(10**20)}):
+        _, reply = yield rpc(node, "eth_sendTransaction", args)
+        assert reply["error"]["code"] == -32000
+        assert reply["error"]["message"].startswith(
+            f"insufficient funds for gas * price + value: address {DEV0} have "), reply
+
+
+def geth_block_size(block, raw_txs):
+    """len(rlp([header, txs, uncles])) with py-evm's London header: what geth's Block.Size() counts."""
+    from eth.vm.forks.london.blocks import LondonBlockHeader
+
+    def b(key):
+        return bytes.fromhex(block[key][2:])
+
+    header = LondonBlockHeader(
+        parent_hash=b("parentHash"), uncles_hash=b("sha3Uncles"), coinbase=b("miner"), state_root=b("stateRoot"),
+        transaction_root=b("transactionsRoot"), receipt_root=b("receiptsRoot"), bloom=int.from_bytes(b("logsBloom")),
+        difficulty=int(block["difficulty"], 16), block_number=int(block["number"], 16),
+        gas_limit=int(block["gasLimit"], 16), gas_used=int(block["gasUsed"], 16),
+        timestamp=int(block["timestamp"], 16), extra_data=b("extraData"), mix_hash=b("mixHash"), nonce=b("nonce"),
+        base_fee_per_gas=int(block["baseFeePerGas"], 16))
+    # A typed tx is a byte string in the block's list, a legacy tx its own RLP list.
+    txs = [raw if raw[0] < 0xC0 else rlp.decode(raw) for raw in raw_txs]
+    return len(rlp.encode([header, txs, []]))
+
+
+@pytest_twisted.inlineCallbacks
+def test_block_size_is_the_rlp_size_geth_reports(node):
+    for fields in ({"to": OTHER, "value": 3, "nonce": 0, "maxFeePerGas": 10**12},
+                   {"to": OTHER, "value": 4, "nonce": 1, "gasPrice": 10**12, "gas": 30000, "chainId": 9000,
+                    "data": "0x" + "ab" * 100}):
+        signed = sign(fields) if "maxFeePerGas" in fields else Account.sign_transaction(fields, DEV0_KEY)
+        _, sent = yield rpc(node, "eth_sendRawTransaction", signed.raw_transaction.to_0x_hex())
+        web3 = w3(node)
+        receipt = yield in_thread(web3.eth.wait_for_transaction_receipt, sent["result"], 10, 0.05)
+        _, reply = yield rpc(node, "eth_getBlockByNumber", hex(receipt.blockNumber), False)
+        block = reply["result"]
+        assert block["size"] == hex(geth_block_size(block, [bytes(signed.raw_transaction)])), block
+    _, reply = yield rpc(node, "eth_getBlockByNumber", "0x1", True)
+    assert reply["result"]["transactions"] == []
+    assert reply["result"]["size"] == hex(geth_block_size(reply["result"], [])) != "0x0"
 
 
 @pytest_twisted.inlineCallbacks

@@ -155,6 +155,7 @@ def test_methods_batches_unsubscribe_and_errors(node):
     batch, bad_json, unknown, no_kind, bad_filter, first, second = yield in_thread(scenario)
     assert [r["id"] for r in batch] == [0, 1, 2]
     assert bad_json["error"]["code"] == -32700
+    assert bad_json["error"]["message"].startswith("the request body is not JSON: ")
     assert unknown["error"] == {"code": -32601, "message": 'no "fooBar" subscription in eth namespace'}
     assert no_kind["error"]["code"] == -32602
     assert bad_filter["error"]["code"] == -32602

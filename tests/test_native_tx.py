@@ -162,6 +162,22 @@ def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
         chain.app.check_tx(tx_raw.SerializeToString())
 
 
+def test_simulating_an_empty_signature_charges_the_signed_size(chain):
+    """As the SDK's simulate mode does: the gas of an unsigned simulation covers the signature to come."""
+    msg = bank_tx.MsgSend(from_address=chain.b32(chain.keys[2].address), to_address=chain.b32(b"\x54" * 20),
+                          amount=coins((chain.ibc, 9)))
+    view = chain.app.view()
+    number, _ = auth.account(view, chain.keys[2].address)
+    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
+                           view.accounts.get_nonce(chain.keys[2].address), [("achain", 10**17)], 100000)
+    tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
+    assert len(tx_raw.signatures[0]) == keys.SIGNATURE_SIZE[keys.ETH_SECP256K1]
+    signed = chain.app.simulate(raw).gas_used
+    tx_raw.signatures[0] = b""
+    assert chain.app.simulate(tx_raw.SerializeToString()).gas_used == signed
+    assert chain.block([raw]).results[0].gas_used == signed
+
+
 @pytest.mark.parametrize("mode", [signing_pb2.SIGN_MODE_UNSPECIFIED, signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON,
                                   signing_pb2.SIGN_MODE_TEXTUAL])
 def test_simulate_takes_any_sign_mode(chain, mode):

@@ -19,6 +19,7 @@ from chaind.api import params as p
 from chaind.chain.modules import auth, erc20
 from chaind.chain.modules.evm.state import NativeState
 from chaind.chain.modules.evm.vm import VM, vm_error
+from chaind.crypto.addresses import checksum_address
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
 from chaind.tracing import hooks
@@ -59,6 +60,16 @@ def _guarded_state_class(state_class):
 
 CALL_STATE_CLASS = _guarded_state_class(NativeState)
 PLAIN_STATE_CLASS = NativeState    # traces bring their own deadline (tracing/hooks.py)
+
+
+def _refused(state, tx, error):
+    """py-evm's refusal of a call as geth words it: ethers and viem recognise "insufficient funds"."""
+    have = state.get_balance(tx.sender)
+    want = tx.value + tx.gas * state.get_gas_price(tx)
+    if have < want:
+        return errors.failed(f"insufficient funds for gas * price + value: address "
+                             f"{checksum_address(tx.sender)} have {have} want {want}")
+    return errors.failed(str(error))
 
 
 class CallRunner:
@@ -128,7 +139,7 @@ class CallRunner:
             try:
                 computation = state.apply_transaction(tx)
             except ValidationError as e:
-                raise errors.failed(str(e)) from None
+                raise _refused(state, tx, e) from None
         return computation, VM.finalize_gas_used(tx, computation)
 
     @contextlib.contextmanager
@@ -147,7 +158,7 @@ class CallRunner:
         try:
             return state.apply_transaction(tx)
         except ValidationError as e:
-            raise errors.failed(str(e)) from None
+            raise _refused(state, tx, e) from None
 
     def prepare(self, call, view, overrides, gas=None, state_class=CALL_STATE_CLASS, block=None, access_list=None):
         """(state, tx): a throwaway state at `view` with `overrides`, and the call as a spoofed tx;

@@ -44,15 +44,42 @@ def head(header, meta):
 def block(chain, header, meta, full_txs):
     """An Ethereum block object for a committed block (Evmos' field choices)."""
     height = header.height
-    transactions = []
+    transactions, encoded = [], []
     for index in range(meta.num_txs):
         result = chain.result_at(height, index)
         if result.receipt is None:
             continue
         tx = chain.decode_tx(chain.tx_at(height, index))
         transactions.append(transaction(tx, header, meta, result) if full_txs else d(tx.evm_hash))
-    return {**head(header, meta), "totalDifficulty": "0x0", "size": q(meta.size),
+        encoded.append(tx.evm.encode())
+    fields = head(header, meta)
+    return {**fields, "totalDifficulty": "0x0", "size": q(block_size(fields, encoded)),
             "transactions": transactions, "uncles": []}
+
+
+# The London header as geth encodes it, in RLP order (Header's fields up to BaseFee).
+_HEADER_RLP = ("parentHash", "sha3Uncles", "miner", "stateRoot", "transactionsRoot", "receiptsRoot", "logsBloom",
+               "difficulty", "number", "gasLimit", "gasUsed", "timestamp", "extraData", "mixHash", "nonce",
+               "baseFeePerGas")
+_QUANTITIES = {"difficulty", "number", "gasLimit", "gasUsed", "timestamp", "baseFeePerGas"}
+
+
+def block_size(fields, encoded_txs):
+    """geth's Block.Size(): the RLP length of [header, txs, uncles] for the header shown and the EVM txs
+    (a typed tx is an RLP string of its envelope, a legacy one its own list)."""
+    import rlp
+
+    header = [int(fields[k], 16) if k in _QUANTITIES else bytes.fromhex(fields[k][2:]) for k in _HEADER_RLP]
+    txs = b"".join(raw if raw[0] >= 0xC0 else rlp.encode(raw) for raw in encoded_txs)
+    body = rlp.encode(header) + _list_prefix(len(txs)) + txs + rlp.encode([])
+    return len(_list_prefix(len(body))) + len(body)
+
+
+def _list_prefix(length):
+    if length < 56:
+        return bytes([0xC0 + length])
+    size = length.to_bytes((length.bit_length() + 7) // 8, "big")
+    return bytes([0xF7 + len(size)]) + size
 
 
 def transaction(tx, header=None, meta=None, result=None):

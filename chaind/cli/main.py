@@ -31,7 +31,9 @@ def make_cli(modules=None):
 
         return make_tx(module_tables())
 
-    group = LazyGroup("chaind", help="chaind: a proof-of-stake EVM chain node, and its command-line client.", lazy={
+    # -h as --help, as the SDK's (cobra) commands take it; every subcommand's context inherits it.
+    group = LazyGroup("chaind", help="chaind: a proof-of-stake EVM chain node, and its command-line client.",
+                      context_settings={"help_option_names": ["-h", "--help"]}, lazy={
         "attach": "chaind.cli.attach:attach",
         "keys": "chaind.cli.keys:keys",
         "query": query,

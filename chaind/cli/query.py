@@ -176,17 +176,46 @@ def tx(value, kind, **_):
     emit_proto(ctx, tx_response(rpc, result))
 
 
+_EVENT_FORMAT = "{eventType}.{eventAttribute}={value}"
+
+
+def events_query(text):
+    """The SDK's older --events ("a.b=x&c.d=y") as an event query: string values quoted, tx.height not."""
+    terms = []
+    for event in text.strip("'").split("&"):
+        if event.count("=") != 1:
+            raise click.BadParameter(f"invalid event; event {event} should be of the format: {_EVENT_FORMAT}",
+                                     param_hint="--events")
+        key, value = event.split("=")
+        terms.append(f"{key}={value}" if key == "tx.height" else f"{key}='{value}'")
+    return " AND ".join(terms)
+
+
 @click.command()
-@click.option("--query", "query_text", required=True, help="CometBFT event query, e.g. \"message.sender='chain1...'\"")
+@click.option("--query", "query_text", default=None,
+              help="CometBFT event query, e.g. \"message.sender='chain1...'\" (string values in single quotes)")
+@click.option("--events", default=None,
+              help="Events as the older SDK CLI takes them: type.attribute=value, joined by &")
 @click.option("--page", type=click.IntRange(min=1), default=1, help="Page of results")
 @click.option("--limit", type=click.IntRange(min=1), default=100, help="Results per page")
 @click.option("--order_by", "order_by", type=click.Choice(["asc", "desc"]), default="asc", help="Order of heights")
 @query_options
-def txs(query_text, page, limit, order_by, **_):
+def txs(query_text, events, page, limit, order_by, **_):
     """Committed txs matching an event query (SearchTxsResult)."""
     ctx = click.get_current_context()
+    if (query_text is None) == (events is None):
+        raise click.UsageError("give one of --query and --events")
+    if events is not None:
+        query_text = events_query(events)
     rpc = rpc_client(ctx)
-    found = rpc.call("tx_search", query=query_text, page=str(page), per_page=str(limit), order_by=order_by)
+    try:
+        found = rpc.call("tx_search", query=query_text, page=str(page), per_page=str(limit), order_by=order_by)
+    except click.ClickException as e:
+        if "offset" not in e.message:
+            raise
+        # The query language's own error says where, not why: a value left unquoted, most of the time.
+        raise click.ClickException(f"{e.message} (in --query {query_text!r}: put string values in single "
+                                   "quotes, e.g. \"message.sender='chain1...'\")") from None
     total = int(found["total_count"])
     times = {}
     abci = _pb("cosmos.base.abci.v1beta1.abci_pb2")

@@ -73,8 +73,13 @@ class RpcClient:
         answer = self.call("abci_query", **params)["response"]
         code = answer.get("code", 0)
         if code:
+            log = answer.get("log", "")
+            # The node's log is already a gRPC status text, as baseapp writes it; the SDK's client wraps it in
+            # another one, which says the same twice.
+            if log.startswith("rpc error: code = "):
+                raise NodeError(log)
             status = _STATUS_OF_CODE.get(code, "Unknown") if answer.get("codespace") == "sdk" else "Unknown"
-            raise NodeError(f"rpc error: code = {status} desc = {answer.get('log', '')}")
+            raise NodeError(f"rpc error: code = {status} desc = {log}")
         return response_class.FromString(base64.b64decode(answer.get("value") or ""))
 
     def query(self, service_module, service, method, at_height=0, **fields):

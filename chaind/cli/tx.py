@@ -235,26 +235,51 @@ def raw_bytes(tx):
 
 
 def simulate(signer, tx, sequence):
-    """Gas used by `tx` as the node simulates it (the SDK's BuildSimTx: the key, an empty signature)."""
-    tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
-    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
-    keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
+    """Gas used by `tx` as the node simulates it: signed by the key, with a placeholder signature of the
+    size a real one has (the SDK's BuildSimTx leaves it empty and lets the node guess its size)."""
     service = _pb("cosmos.tx.v1beta1.service_pb2")
-    sim = tx_pb2.Tx()
-    sim.CopyFrom(tx)
-    del sim.auth_info.signer_infos[:]
-    pubkey = _any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)) if signer.record else None
-    sim.auth_info.signer_infos.add(public_key=pubkey, sequence=sequence, mode_info=tx_pb2.ModeInfo(
-        single=tx_pb2.ModeInfo.Single(mode=signing.SIGN_MODE_DIRECT)))
-    sim.signatures[:] = [b""]
     try:
-        response = signer.rpc.query(service, "Service", "Simulate", tx_bytes=raw_bytes(sim))
+        response = signer.rpc.query(service, "Service", "Simulate", tx_bytes=raw_bytes(sim_tx(signer, tx, sequence)))
     except click.ClickException as e:
         if "unknown query path" in e.message:
             raise click.ClickException("--gas auto: the node does not simulate txs (no "
                                        "cosmos.tx.v1beta1.Service/Simulate over abci_query); give --gas N") from None
         raise
     return response.gas_info.gas_used
+
+
+def sim_tx(signer, tx, sequence):
+    """`tx` as the signed one will be, byte for byte in length: the signer info, a zero signature."""
+    from chaind.crypto.keys import ETH_SECP256K1, SIGNATURE_SIZE
+
+    tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
+    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
+    keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
+    sim = tx_pb2.Tx()
+    sim.CopyFrom(tx)
+    del sim.auth_info.signer_infos[:]
+    pubkey = _any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)) if signer.record else None
+    sim.auth_info.signer_infos.add(public_key=pubkey, sequence=sequence, mode_info=tx_pb2.ModeInfo(
+        single=tx_pb2.ModeInfo.Single(mode=signing.SIGN_MODE_DIRECT)))
+    sim.signatures[:] = [bytes(SIGNATURE_SIZE[ETH_SECP256K1])]
+    return sim
+
+
+def estimate_gas(signer, messages, params, sequence):
+    """The gas limit for --gas auto: simulated with the fee fields filled as they will be signed, again
+    while the final tx (its gas limit and fee written out) would be longer than the simulated one, since
+    every byte costs gas."""
+    adjustment = params.get("gas_adjustment", 1.0)
+    trial = DEFAULT_GAS
+    for _ in range(4):
+        tried = unsigned_tx(messages, params, trial, fees(params, trial))
+        gas_limit = int(simulate(signer, tried, sequence) * adjustment)
+        sim = sim_tx(signer, tried, sequence)
+        final = sim_tx(signer, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit)), sequence)
+        if len(raw_bytes(final)) <= len(raw_bytes(sim)):
+            return gas_limit
+        trial = gas_limit
+    raise click.ClickException(f"--gas auto: the estimate does not settle (last {gas_limit}); give --gas N")
 
 
 def fees(params, gas_limit):
@@ -316,10 +341,9 @@ def generate_or_broadcast(ctx, from_, messages, precheck=False):
                                    "have its members sign it (tx sign --multisig) and join them (tx multisign)")
     number, sequence = signer.account()
     if precheck and gas_limit is not None and not signer.offline:
-        simulate(signer, unsigned_tx(messages, params, 0, fees(params, 0)), sequence)
+        simulate(signer, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit)), sequence)
     if gas_limit is None:
-        estimate = simulate(signer, unsigned_tx(messages, params, 0, fees(params, 0)), sequence)
-        gas_limit = int(estimate * params.get("gas_adjustment", 1.0))
+        gas_limit = estimate_gas(signer, messages, params, sequence)
         click.echo(f"estimated gas: {gas_limit}", err=True)
     tx = unsigned_tx(messages, params, gas_limit, fees(params, gas_limit))
     if not params.get("yes"):

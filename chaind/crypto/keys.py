@@ -16,6 +16,8 @@ Account.enable_unaudited_hdwallet_features()
 ETH_HD_PATH = "m/44'/60'/0'/0/{index}"
 ETH_SECP256K1 = "eth_secp256k1"
 SECP256K1 = "secp256k1"
+# The length of each kind's signature: R || S || V (Ethereum's), R || S (the SDK's).
+SIGNATURE_SIZE = {ETH_SECP256K1: 65, SECP256K1: 64}
 _N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 

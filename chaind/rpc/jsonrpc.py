@@ -37,7 +37,7 @@ class Dispatcher:
         try:
             message = orjson.loads(body)
         except orjson.JSONDecodeError as e:
-            return _encode(_error_response(None, RPCError(errors.PARSE_ERROR, str(e))))
+            return _encode(_error_response(None, RPCError(errors.PARSE_ERROR, f"the request body is not JSON: {e}")))
         if isinstance(message, list):
             return self._batch(message)
         response = self._one(message, stream)

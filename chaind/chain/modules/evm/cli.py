@@ -58,6 +58,8 @@ def hand_written(kit):
             wrapped = txs.wrap_evm(evm_raw, int(match.group(1)), genesis["app_state"]["evm"]["params"]["evm_denom"])
         except errors.TxError as e:
             raise click.ClickException(e.log) from None
+        # The TxResponse names the native hash; EVM tools look the tx up by this one.
+        click.echo(f"evm hash: 0x{wrapped.evm_hash.hex()}", err=True)
         kit.broadcast(ctx, wrapped.raw, rpc)
 
     return [raw]
