@@ -7,6 +7,7 @@ import attrs
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from twisted.application import internet, service
 from twisted.internet import defer, endpoints
+from twisted.internet.error import CannotListenError
 from twisted.python.threadpool import ThreadPool
 from twisted.web import server
 
@@ -42,7 +43,7 @@ from chaind.events.bus import EventBus
 from chaind.explorer import site as explorer_site
 from chaind.grpc import abci
 from chaind.grpc.router import QueryRouter
-from chaind.grpc.server import GrpcServer
+from chaind.grpc.server import GrpcBindError, GrpcServer
 from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
@@ -123,6 +124,7 @@ class Node(service.MultiService):
         self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
         _Pool(self.trace_pool).setServiceParent(self)
         self.listeners = {}
+        self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
         # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
         self.metrics = NodeMetrics(settings.instrumentation) if settings.instrumentation.prometheus else None
         # While the explorer is on, every face it reads admits its origin (CORS, WebSocket origins).
@@ -287,6 +289,7 @@ class Node(service.MultiService):
     def _listen(self, name, address, factory):
         host, _, port = address.rpartition(":")
         endpoint = endpoints.TCP4ServerEndpoint(self.reactor, int(port), interface=host or "127.0.0.1")
+        self._faces_by_address[(host or "127.0.0.1", int(port))] = name
         listener = internet.StreamServerEndpointService(endpoint, factory)
         listener._raiseSynchronously = True
         listener.setServiceParent(self)
@@ -299,8 +302,14 @@ class Node(service.MultiService):
             return listener.port
         return listener._waitingForPort.result.getHost().port
 
+    def privilegedStartService(self):
+        # twistd's first step: the TCP faces listen here (before it drops privileges).
+        service.Service.privilegedStartService(self)
+        self._faces_first(lambda child: child.privilegedStartService())
+
     def startService(self):
-        super().startService()
+        service.Service.startService(self)
+        self._faces_first(lambda child: child.startService())
         if self.comet_routes is not None:
             self.comet_routes.rpc_address = f"tcp://{self._address('cometbft')}"
         self._announce()
@@ -354,6 +363,36 @@ class Node(service.MultiService):
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()
 
+    def _faces_first(self, start):
+        """`start` each child, the faces first: a taken port stops the node (ListenError) before any thread
+        or block starts, with the faces already bound closed again."""
+        faces = list(self.listeners.values())
+        bound = []
+        try:
+            for face in faces:
+                start(face)
+                bound.append(face)
+        except (CannotListenError, GrpcBindError) as e:
+            for face in reversed(bound):
+                face.stopService()
+            self.running = False
+            raise ListenError(self._listen_failure(e)) from None
+        for child in self:
+            if child not in faces:
+                start(child)
+
+    def _listen_failure(self, error):
+        """One line: which face could not listen where, and the setting (or twistd option) that moves it."""
+        if isinstance(error, GrpcBindError):
+            name, address, reason = "grpc", self.settings.grpc.address, str(error)
+        else:
+            name = self._faces_by_address[(error.interface, error.port)]
+            address = f"{error.interface}:{error.port}"
+            reason = getattr(error.socketError, "strerror", None) or str(error.socketError)
+        section, key, option = LISTEN_SETTINGS[name]
+        return (f"the {name} face cannot listen on {address} ({reason}): change [{section}] {key} in "
+                f"chaind.toml" + (f" or give {option}" if option else ""))
+
     def _address(self, name):
         listener = self.listeners[name]
         host = listener.host if isinstance(listener, GrpcServer) else listener._waitingForPort.result.getHost().host
@@ -378,8 +417,25 @@ def _notifications_unsupported(params):
     raise RPCError(METHOD_NOT_FOUND, "notifications not supported")
 
 
-def open_node(home_path=None, config_path=None, settings=None, reactor=None, out=None):
-    """Build a Node from a home (creating a dev home when none is given and none exists)."""
+# Each face's listening address: its config section and key, and the twistd option that overrides it.
+LISTEN_SETTINGS = {
+    "json-rpc": ("json-rpc", "address", "--json-rpc-address"),
+    "websocket": ("json-rpc", "ws-address", "--ws-address"),
+    "cometbft": ("cometbft-rpc", "address", "--cometbft-address"),
+    "grpc": ("grpc", "address", "--grpc-address"),
+    "rest": ("rest", "address", "--rest-address"),
+    "explorer": ("explorer", "address", None),
+    "metrics": ("instrumentation", "prometheus-listen-addr", None),
+}
+
+
+class ListenError(Exception):
+    """A face could not listen (its port taken, say); the message is one line for the operator."""
+
+
+def open_node(home_path=None, config_path=None, settings=None, reactor=None, out=None, addresses=None):
+    """Build a Node from a home (creating a dev home when none is given and none exists); `addresses`
+    ({face: host:port}, faces as LISTEN_SETTINGS names them) override the config's for this run."""
     home = Home(home_path) if home_path else Home(_default_home())
     if not home.exists():
         if home_path:
@@ -389,6 +445,12 @@ def open_node(home_path=None, config_path=None, settings=None, reactor=None, out
     if settings is None:
         path = config_path or (home.config_file if home.config_file.is_file() else None)
         settings = config_mod.load(path)
+    if addresses:
+        sections = {}
+        for face, address in addresses.items():
+            section, key, _ = LISTEN_SETTINGS[face]
+            sections.setdefault(section.replace("-", "_"), {})[key.replace("-", "_")] = address
+        settings = settings.evolve(**sections)
     return Node(home, settings, reactor=reactor, out=out)
 
 

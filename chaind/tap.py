@@ -1,11 +1,12 @@
 """`twistd chaind`: options and the service maker."""
 
+from twisted.application import service
 from twisted.python import usage
 
 from chaind import logs
 from chaind.config import ConfigError
 from chaind.malloc import limit_arenas
-from chaind.node import open_node
+from chaind.node import LISTEN_SETTINGS, ListenError, open_node
 
 
 class Options(usage.Options):
@@ -14,12 +15,48 @@ class Options(usage.Options):
         ["config", None, None, "Config file (default: <home>/config/chaind.toml)"],
         ["log-format", None, "text", "Log format: text (for people) or json (one JSON object per line on "
                                      "stdout, for machines)"],
+        ["json-rpc-address", None, None, "host:port of the EVM JSON-RPC (overrides [json-rpc] address)"],
+        ["ws-address", None, None, "host:port of the EVM WebSocket (overrides [json-rpc] ws-address)"],
+        ["cometbft-address", None, None, "host:port of the CometBFT RPC (overrides [cometbft-rpc] address)"],
+        ["grpc-address", None, None, "host:port of the gRPC server (overrides [grpc] address)"],
+        ["rest-address", None, None, "host:port of the REST gateway (overrides [rest] address)"],
     ]
 
     def postOptions(self):
         if self["log-format"] not in logs.FORMATS:
             raise usage.UsageError(f"--log-format must be one of {', '.join(logs.FORMATS)}, "
                                    f"not {self['log-format']!r}")
+        for face, (_, _, option) in LISTEN_SETTINGS.items():
+            address = option and self[option[2:]]
+            if address is not None:
+                host, _, port = address.rpartition(":")
+                if not port.isdigit() or int(port) > 65535:
+                    raise usage.UsageError(f"{option} must be host:port (e.g. 127.0.0.1:8545), not {address!r}")
+
+    def addresses(self):
+        """{face: host:port} given on the command line."""
+        return {face: self[option[2:]] for face, (_, _, option) in LISTEN_SETTINGS.items()
+                if option and self[option[2:]] is not None}
+
+
+class _StopsOnListenError(service.MultiService):
+    """Holds the node; a face that cannot listen ends the process with the node's one line, no traceback."""
+
+    def __init__(self, node):
+        super().__init__()
+        node.setServiceParent(self)
+
+    def privilegedStartService(self):
+        try:
+            super().privilegedStartService()
+        except ListenError as e:
+            raise SystemExit(f"chaind: {e}") from None
+
+    def startService(self):
+        try:
+            super().startService()
+        except ListenError as e:
+            raise SystemExit(f"chaind: {e}") from None
 
 
 def makeService(options):
@@ -27,7 +64,8 @@ def makeService(options):
     limit_arenas()
     json_logs = options["log-format"] == "json"
     try:
-        node = open_node(options["home"], options["config"], out=logs.LogLines() if json_logs else None)
+        node = open_node(options["home"], options["config"], out=logs.LogLines() if json_logs else None,
+                         addresses=options.addresses())
     except ConfigError as e:
         raise SystemExit(f"chaind: {e}")
-    return logs.JsonLogged(node) if json_logs else node
+    return logs.JsonLogged(_StopsOnListenError(node)) if json_logs else _StopsOnListenError(node)

@@ -24,6 +24,10 @@ from chaind.grpc.status import status_of
 log = Logger()
 
 
+class GrpcBindError(Exception):
+    """grpcio could not bind the configured address (in use, or not this host's)."""
+
+
 class GrpcServer(service.Service):
     def __init__(self, router, settings, reactor=default_reactor, timed=None):
         self.router = router
@@ -37,8 +41,12 @@ class GrpcServer(service.Service):
 
     def startService(self):
         self.pool = futures.ThreadPoolExecutor(max_workers=self.settings.max_workers, thread_name_prefix="chaind-grpc")
-        # Raises RuntimeError when the address cannot be bound, so the node fails to start, as for TCP faces.
-        event_loop.submit(self._start()).result()
+        # Raises GrpcBindError when the address cannot be bound, so the node fails to start, as for TCP faces.
+        try:
+            event_loop.submit(self._start()).result()
+        except GrpcBindError:
+            self.pool.shutdown(wait=False)
+            raise
         super().startService()
 
     async def _start(self):
@@ -59,10 +67,13 @@ class GrpcServer(service.Service):
         reflection.enable_server_reflection(names, self.server)
         host, _, port = s.address.rpartition(":")
         self.host = host or "127.0.0.1"
-        if self.credentials is not None:
-            self.port = self.server.add_secure_port(f"{self.host}:{port}", self.credentials)
-        else:
-            self.port = self.server.add_insecure_port(f"{self.host}:{port}")
+        try:
+            if self.credentials is not None:
+                self.port = self.server.add_secure_port(f"{self.host}:{port}", self.credentials)
+            else:
+                self.port = self.server.add_insecure_port(f"{self.host}:{port}")
+        except RuntimeError as e:
+            raise GrpcBindError(str(e)) from None
         await self.server.start()
 
     def _handler(self, path):
