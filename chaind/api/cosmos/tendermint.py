@@ -130,7 +130,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
             raise errors.failed(f"height must be greater than 0, but got {height}")
         if height > self.app.height:
             raise errors.failed(f"height {height} must be less than or equal to the "
-                                                      f"current blockchain height {self.app.height}")
+                                f"current blockchain height {self.app.height}")
         earliest = self.app.genesis.initial_height
         if height < earliest:
             raise errors.failed(f"height {height} is not available, lowest height is {earliest}")

@@ -134,7 +134,7 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
         for event in request.events:
             if not _EVENT.match(event):
                 raise errors.invalid_argument(f"invalid event; event {event} should be of "
-                                                                   "the format: {eventType}.{eventAttribute}={value}")
+                                              "the format: {eventType}.{eventAttribute}={value}")
         page_request = request.pagination
         limit = request.limit or page_request.limit or DEFAULT_LIMIT
         page = request.page or page_request.offset // limit + 1
@@ -144,14 +144,14 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
     def GetBlockWithTxs(self, request, view):
         if request.height < 1 or request.height > view.height:
             raise errors.failed(f"invalid height: requested height {request.height} but height "
-                                                      "must not be less than 1 or greater than the current height "
-                                                      f"{view.height}")
+                                "must not be less than 1 or greater than the current height "
+                                f"{view.height}")
         parts = block_parts(self.app, request.height, self.valcons_prefix)
         raw_txs = parts["block"].data.txs
         offset, limit = request.pagination.offset, request.pagination.limit or DEFAULT_LIMIT
         if offset >= len(raw_txs) and raw_txs:
             raise errors.failed(f"invalid request: out of range: cannot paginate "
-                                                      f"{len(raw_txs)} txs with offset {offset} and limit {limit}")
+                                f"{len(raw_txs)} txs with offset {offset} and limit {limit}")
         # Reverse pages count from the block's last tx (the SDK's own reverse loop skips tx 0).
         ordered = raw_txs[::-1] if request.pagination.reverse else raw_txs
         return service_pb2.GetBlockWithTxsResponse(

@@ -47,30 +47,58 @@ class GovQuery(Reader, query_pb2_grpc.QueryServicer):
     def Proposal(self, request, view):
         return query_pb2.QueryProposalResponse(proposal=self.existing(view, request.proposal_id))
 
-    @query
-    def Proposals(self, request, view):
+    # What both API versions answer, in v1's types (the v1beta1 servicer converts them).
+
+    def proposals_page(self, request, view):
         voter = self.address(request.voter, "") if request.voter else None
         depositor = self.address(request.depositor, "") if request.depositor else None
         items = [(id_key(p.id), p) for p in keeper.proposals(view)
                  if (not request.proposal_status or p.status == request.proposal_status)
                  and (voter is None or keeper.vote(view, p.id, voter) is not None)
                  and (depositor is None or keeper.deposit(view, p.id, depositor) is not None)]
-        found, page = paginate(items, request.pagination)
+        return paginate(items, request.pagination)
+
+    def one_vote(self, request, view):
+        pid = self.proposal_id(request.proposal_id)
+        v = keeper.vote(view, pid, self.address(request.voter, "empty voter address"))
+        if v is None:
+            raise errors.not_found(f"voter: {request.voter} not found for proposal: {pid}")
+        return v
+
+    def votes_page(self, request, view):
+        return paginate(keeper.votes(view, self.proposal_id(request.proposal_id)), request.pagination)
+
+    def one_deposit(self, request, view):
+        pid = self.proposal_id(request.proposal_id)
+        d = keeper.deposit(view, pid, self.address(request.depositor, "empty depositor address"))
+        if d is None:
+            raise errors.not_found(f"depositer: {request.depositor} not found for proposal: {pid}")
+        return d
+
+    def deposits_page(self, request, view):
+        return paginate(keeper.deposits(view, self.proposal_id(request.proposal_id)), request.pagination)
+
+    def tally_of(self, request, view):
+        p = self.existing(view, request.proposal_id)
+        if p.status == gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD:
+            return empty_result()
+        if p.status in ENDED:
+            return p.final_tally_result
+        _, _, result = tally(self.app, view, p, lambda voter: None)
+        return result
+
+    @query
+    def Proposals(self, request, view):
+        found, page = self.proposals_page(request, view)
         return query_pb2.QueryProposalsResponse(proposals=found, pagination=page)
 
     @query(inline=True)
     def Vote(self, request, view):
-        pid = self.proposal_id(request.proposal_id)
-        voter = self.address(request.voter, "empty voter address")
-        v = keeper.vote(view, pid, voter)
-        if v is None:
-            raise errors.not_found(f"voter: {request.voter} not found for proposal: {pid}")
-        return query_pb2.QueryVoteResponse(vote=v)
+        return query_pb2.QueryVoteResponse(vote=self.one_vote(request, view))
 
     @query
     def Votes(self, request, view):
-        pid = self.proposal_id(request.proposal_id)
-        found, page = paginate(keeper.votes(view, pid), request.pagination)
+        found, page = self.votes_page(request, view)
         return query_pb2.QueryVotesResponse(votes=found, pagination=page)
 
     @query(inline=True)
@@ -91,26 +119,13 @@ class GovQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Deposit(self, request, view):
-        pid = self.proposal_id(request.proposal_id)
-        depositor = self.address(request.depositor, "empty depositor address")
-        d = keeper.deposit(view, pid, depositor)
-        if d is None:
-            raise errors.not_found(f"depositer: {request.depositor} not found for proposal: {pid}")
-        return query_pb2.QueryDepositResponse(deposit=d)
+        return query_pb2.QueryDepositResponse(deposit=self.one_deposit(request, view))
 
     @query
     def Deposits(self, request, view):
-        pid = self.proposal_id(request.proposal_id)
-        found, page = paginate(keeper.deposits(view, pid), request.pagination)
+        found, page = self.deposits_page(request, view)
         return query_pb2.QueryDepositsResponse(deposits=found, pagination=page)
 
     @query
     def TallyResult(self, request, view):
-        p = self.existing(view, request.proposal_id)
-        if p.status == gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD:
-            result = empty_result()
-        elif p.status in ENDED:
-            result = p.final_tally_result
-        else:
-            _, _, result = tally(self.app, view, p, lambda voter: None)
-        return query_pb2.QueryTallyResultResponse(tally=result)
+        return query_pb2.QueryTallyResultResponse(tally=self.tally_of(request, view))

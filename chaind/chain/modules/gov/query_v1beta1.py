@@ -7,10 +7,8 @@ from chaind import errors
 from chaind.chain import legacy_dec
 from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.gov.legacy import EXEC_LEGACY
-from chaind.chain.modules.gov.query import ENDED, GovQuery, id_key
-from chaind.chain.modules.gov.tally import empty_result, tally
-from chaind.chain.queries import paginate, query
-from chaind.pb.cosmos.gov.v1 import gov_pb2 as v1_gov
+from chaind.chain.modules.gov.query import GovQuery
+from chaind.chain.queries import query
 from chaind.pb.cosmos.gov.v1 import tx_pb2 as v1_tx
 from chaind.pb.cosmos.gov.v1beta1 import gov_pb2, query_pb2, query_pb2_grpc
 
@@ -46,6 +44,10 @@ def vote(v):
                         option=v.options[0].option if single else 0)
 
 
+def deposit(d):
+    return gov_pb2.Deposit(proposal_id=d.proposal_id, depositor=d.depositor, amount=d.amount)
+
+
 def _dec_bytes(text):
     return str(legacy_dec.parse(text)).encode()
 
@@ -57,28 +59,16 @@ class GovQueryV1Beta1(GovQuery, query_pb2_grpc.QueryServicer):
 
     @query
     def Proposals(self, request, view):
-        voter = self.address(request.voter, "") if request.voter else None
-        depositor = self.address(request.depositor, "") if request.depositor else None
-        items = [(id_key(p.id), p) for p in keeper.proposals(view)
-                 if (not request.proposal_status or p.status == request.proposal_status)
-                 and (voter is None or keeper.vote(view, p.id, voter) is not None)
-                 and (depositor is None or keeper.deposit(view, p.id, depositor) is not None)]
-        found, page = paginate(items, request.pagination)
+        found, page = self.proposals_page(request, view)
         return query_pb2.QueryProposalsResponse(proposals=[proposal(p) for p in found], pagination=page)
 
     @query(inline=True)
     def Vote(self, request, view):
-        pid = self.proposal_id(request.proposal_id)
-        voter = self.address(request.voter, "empty voter address")
-        v = keeper.vote(view, pid, voter)
-        if v is None:
-            raise errors.not_found(f"voter: {request.voter} not found for proposal: {pid}")
-        return query_pb2.QueryVoteResponse(vote=vote(v))
+        return query_pb2.QueryVoteResponse(vote=vote(self.one_vote(request, view)))
 
     @query
     def Votes(self, request, view):
-        pid = self.proposal_id(request.proposal_id)
-        found, page = paginate(keeper.votes(view, pid), request.pagination)
+        found, page = self.votes_page(request, view)
         return query_pb2.QueryVotesResponse(votes=[vote(v) for v in found], pagination=page)
 
     @query(inline=True)
@@ -103,29 +93,13 @@ class GovQueryV1Beta1(GovQuery, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Deposit(self, request, view):
-        pid = self.proposal_id(request.proposal_id)
-        depositor = self.address(request.depositor, "empty depositor address")
-        d = keeper.deposit(view, pid, depositor)
-        if d is None:
-            raise errors.not_found(f"depositer: {request.depositor} not found for proposal: {pid}")
-        return query_pb2.QueryDepositResponse(deposit=gov_pb2.Deposit(proposal_id=d.proposal_id, depositor=d.depositor,
-                                                                      amount=d.amount))
+        return query_pb2.QueryDepositResponse(deposit=deposit(self.one_deposit(request, view)))
 
     @query
     def Deposits(self, request, view):
-        pid = self.proposal_id(request.proposal_id)
-        found, page = paginate(keeper.deposits(view, pid), request.pagination)
-        return query_pb2.QueryDepositsResponse(
-            deposits=[gov_pb2.Deposit(proposal_id=d.proposal_id, depositor=d.depositor, amount=d.amount)
-                      for d in found], pagination=page)
+        found, page = self.deposits_page(request, view)
+        return query_pb2.QueryDepositsResponse(deposits=[deposit(d) for d in found], pagination=page)
 
     @query
     def TallyResult(self, request, view):
-        p = self.existing(view, request.proposal_id)
-        if p.status == v1_gov.PROPOSAL_STATUS_DEPOSIT_PERIOD:
-            result = empty_result()
-        elif p.status in ENDED:
-            result = p.final_tally_result
-        else:
-            _, _, result = tally(self.app, view, p, lambda voter: None)
-        return query_pb2.QueryTallyResultResponse(tally=tally_result(result))
+        return query_pb2.QueryTallyResultResponse(tally=tally_result(self.tally_of(request, view)))

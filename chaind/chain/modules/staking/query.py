@@ -155,7 +155,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         shares = staking.delegation(view, delegator, operator)
         if shares is None:
             raise errors.not_found(f"delegation with delegator {request.delegator_addr} "
-                                                        f"not found for validator {request.validator_addr}")
+                                   f"not found for validator {request.validator_addr}")
         denom = params(view).bond_denom
         return query_pb2.QueryDelegationResponse(
             delegation_response=self.delegation_response(view, delegator, operator, shares, denom))
@@ -166,9 +166,8 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         operator = self._operator(request.validator_addr)
         entries = staking.unbonding(view, delegator, operator)
         if not entries:
-            raise errors.not_found(f"unbonding delegation with delegator "
-                                                        f"{request.delegator_addr} not found for validator "
-                                                        f"{request.validator_addr}")
+            raise errors.not_found(f"unbonding delegation with delegator {request.delegator_addr} "
+                                   f"not found for validator {request.validator_addr}")
         return query_pb2.QueryUnbondingDelegationResponse(unbond=self.unbonding_proto(delegator, operator, entries))
 
     @query
