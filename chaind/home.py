@@ -87,6 +87,8 @@ class Home:
             doc["app_state"]["epochs"]["epochs"] = [e for e in doc["app_state"]["epochs"]["epochs"]
                                                     if e["identifier"] != "dev"]
             doc["app_state"]["inflation"]["epoch_identifier"] = "day"
+            # and slashes for downtime on the SDK's window and jail time, not the dev chain's short ones.
+            doc["app_state"]["slashing"]["params"] = {}
         self.genesis_file.write_text(json.dumps(doc, indent=2))
         config_text = etc_file("chaind.toml").read_text()
         if dev:

@@ -107,6 +107,7 @@ class Driver:
                                     # change the set of H + 2, as CometBFT applies them)
         self.genesis_app_hash = None
         self.last_results_hash = merkle.root([])
+        self.signers = None         # addresses whose precommits the last commits carry (None: every validator)
 
     # -- handshake ---------------------------------------------------------------------------------
 
@@ -202,8 +203,12 @@ class Driver:
             proposer_address=block.proposer))
 
     def _commit_info(self, block):
+        """The last commit's votes: every validator signed, or only `signers` when set (the others absent)."""
+        def flag(address):
+            signed = self.signers is None or address in self.signers
+            return validator_pb2.BLOCK_ID_FLAG_COMMIT if signed else validator_pb2.BLOCK_ID_FLAG_ABSENT
         return pb.CommitInfo(round=0, votes=[pb.VoteInfo(validator=pb.Validator(address=a, power=p),
-                                                         block_id_flag=validator_pb2.BLOCK_ID_FLAG_COMMIT)
+                                                         block_id_flag=flag(a))
                                              for a, p in block.last_votes])
 
     def store(self, block, app_hash, tx_results):

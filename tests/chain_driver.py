@@ -1,10 +1,11 @@
 """A chain driven block by block without a node: an App on real LevelDB fed a fixed workload of
 EVM transfers, contract writes and native sends (for pruning, replay and other store-level tests)."""
 
+from cryptography.hazmat.primitives.asymmetric import ed25519
 from eth_account import Account
 from eth_utils import keccak
 
-from chaind.chain import txs
+from chaind.chain import txs, valset
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.chain.modules import auth
@@ -37,6 +38,10 @@ class Chain:
         self.options.update(options)
         self.db = Database(self.path)
         self.app = App(self.db, self.genesis, **self.options)
+        # The home's validator precommits every block, as a Node sets it up (else it would miss them all,
+        # and x/slashing would jail it).
+        self.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(self.home.validator_key())
+        self.app.validator_address = valset.address_of(self.genesis.validators[0].consensus_pubkey)
 
     def close(self):
         self.db.close()

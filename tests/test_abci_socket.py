@@ -15,9 +15,11 @@ from twisted.logger import globalLogPublisher
 from websockets.sync.client import connect
 
 import chaind
+import staking_msgs
 from abci_driver import AbciClient, AbciClosed, Driver, Replica
 from chaind import config
-from chaind.chain import txs
+from chaind.chain import txs, valset
+from chaind.chain.modules import auth, slashing, staking
 from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
 from chaind.crypto.addresses import to_bech32
 from chaind.events import types as ev
@@ -328,31 +330,64 @@ def test_a_flood_of_requests_pauses_reading_and_is_answered_in_order(node_factor
     assert answers[-1].WhichOneof("value") == "flush"
 
 
-def _misbehaving_block(port, genesis_doc, time_ns):
+def _create_validator_tx(node, who, pubkey):
+    key, view = node.dev_keys[who], node.app.view()
+    number, _ = auth.account(view, key.address)
+    msg = staking_msgs.create(node.genesis.bech32_prefix, key.address, pubkey, 10**20)
+    gas = 300000
+    return txs.build_native([msg], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
+                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
+
+
+def _misbehaving_block(port, genesis_doc, time_ns, create_raw, pubkey):
+    """A second validator created (in the set two blocks later), then CometBFT's DUPLICATE_VOTE misbehavior
+    of it at the height after, in FinalizeBlock; returns (the FinalizeBlock response, the misbehavior height)."""
     replica = Replica(port)
     driver = Driver(genesis_doc)
     driver.handshake(replica)
-    block = driver.decide([], time_ns)
-    evidence = pb.Misbehavior(type=pb.DUPLICATE_VOTE, height=1, total_voting_power=1000,
-                              validator=pb.Validator(address=driver.validators[0].address, power=1000))
+    driver.run_block([replica], driver.decide([create_raw], time_ns))
+    for i in (1, 2):
+        driver.run_block([replica], driver.decide([], time_ns + i * 10**9))
+    height = driver.next_height() - 1
+    validators = driver.validators_at(height)
+    address = valset.address_of(pubkey)
+    power = next(v.power for v in validators if v.address == address)
+    block = driver.decide([], time_ns + 3 * 10**9)
+    evidence = pb.Misbehavior(type=pb.DUPLICATE_VOTE, height=height,
+                              total_voting_power=sum(v.power for v in validators),
+                              validator=pb.Validator(address=address, power=power))
+    evidence.time.FromNanoseconds(driver.blocks[height].time_ns)
     request = pb.RequestFinalizeBlock(hash=block.hash, height=block.height, misbehavior=[evidence],
                                       next_validators_hash=block.next_validators_hash,
-                                      proposer_address=block.proposer)
-    request.time.FromNanoseconds(time_ns)
+                                      proposer_address=block.proposer, decided_last_commit=driver._commit_info(block))
+    request.time.FromNanoseconds(block.time_ns)
     response = replica.consensus.call("finalize_block", request)
     replica.consensus.call("commit", pb.RequestCommit())
     replica.close()
-    return response, driver.validators[0].address
+    return response, height
 
 
 @pytest_twisted.inlineCallbacks
-def test_misbehavior_is_logged_and_changes_no_state(abci_node, logged):
+def test_misbehavior_from_finalize_block_slashes_jails_and_tombstones(abci_node):
+    """CometBFT's misbehavior goes through x/evidence as the solo producer's evidence does."""
+    _, pubkey = staking_msgs.new_consensus_key()
+    raw = _create_validator_tx(abci_node, 4, pubkey)
     time_ns = abci_node.genesis.genesis_time_ns + 10**9
-    response, address = yield in_thread(_misbehaving_block, abci_node.port_of("abci"),
-                                        abci_node.genesis.document, time_ns)
-    assert abci_node.app.height == 1 and response.app_hash == abci_node.app.head[1].app_hash
-    assert any(f"DUPLICATE_VOTE by validator {address.hex().upper()}" in line and "no slashing module" in line
-               for line in logged), logged
+    response, height = yield in_thread(_misbehaving_block, abci_node.port_of("abci"), abci_node.genesis.document,
+                                       time_ns, raw, pubkey)
+    assert response.app_hash == abci_node.app.head[1].app_hash
+    prefix = abci_node.genesis.bech32_prefix
+    valcons = to_bech32(prefix + "valcons", valset.address_of(pubkey))
+    slashes = [{a.key: a.value for a in e.attributes} for e in response.events if e.type == "slash"]
+    assert slashes == [{"address": valcons, "power": "100", "reason": "double_sign", "burned_coins": str(5 * 10**18),
+                        "mode": "BeginBlock"}, {"jailed": valcons, "mode": "BeginBlock"}]
+    view = abci_node.app.view()
+    operator = abci_node.dev_keys[4].address
+    assert staking.validator(view, operator).jailed
+    assert slashing.signing_info(view, valset.address_of(pubkey)).tombstoned
+    # The block record keeps the misbehavior, so a replay hands the app the same.
+    _, misbehavior, _ = abci_node.app.consensus_info(abci_node.app.height)
+    assert [(m.address, m.height) for m in misbehavior] == [(valset.address_of(pubkey), height)]
 
 
 @pytest_twisted.inlineCallbacks

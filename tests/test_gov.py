@@ -2,7 +2,6 @@
 of a passed proposal's messages as the gov account, refusals with the SDK's codes and no state change."""
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ed25519
 from google.protobuf import any_pb2
 
 import gov_msgs as g
@@ -27,14 +26,10 @@ from chaind.pb.evmos.erc20.v1 import tx_pb2 as erc20_tx
 S = 10**9
 
 
-def make_chain(tmp_path, sign=True):
+def make_chain(tmp_path):
     home = Home(tmp_path / "home")
     home.init("test", dev=True)
-    c = Chain(tmp_path, "db")
-    if sign:
-        # The node's validator signs, as Node sets it up.
-        c.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-        c.app.validator_address = c.app.validator_set(1)[0].address
+    c = Chain(tmp_path, "db")       # the node's validator signs, as Node sets it up
     c.prefix = c.genesis.bech32_prefix
     c.clock = c.genesis.genesis_time_ns
     run(c, [])
@@ -239,8 +234,7 @@ def test_deposit_period_end_drops_the_proposal_and_refunds(chain):
 
 
 def test_replay_from_genesis_reproduces_every_app_hash(tmp_path):
-    # Unsigned commits: a replay has no validator key to sign the blocks' last commits with.
-    chain = make_chain(tmp_path, sign=False)
+    chain = make_chain(tmp_path)
     ok(submit(chain))
     ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 1, g.YES))])]))
     ok(submit(chain, who=2, messages=[g.staking_params_msg(chain.prefix, unbonding_s=0)]))
@@ -249,7 +243,7 @@ def test_replay_from_genesis_reproduces_every_app_hash(tmp_path):
     ok(submit(chain, who=3))
     run(chain, [], after_s=25)
     assert proposal(chain, 2).status == gov_pb2.PROPOSAL_STATUS_FAILED
-    report = replay_chain(chain.app, tmp_path / "replayed.db")
+    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address)
     assert report.ok and report.last_height == chain.app.height
     chain.close()
 

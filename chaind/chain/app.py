@@ -16,7 +16,9 @@ from twisted.logger import Logger
 
 from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
+from chaind.chain import evidence as evidence_mod
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
+from chaind.chain.commit_info import BLOCK_ID_FLAG_ABSENT, BLOCK_ID_FLAG_COMMIT, VoteInfo
 from chaind.chain.modules import auth, erc20, evm, feemarket
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
@@ -64,6 +66,8 @@ class BlockContext:
     execute: object = None    # replaces the plain EVM run of a tx: execute(state, tx, book_fee) (tracing)
     events: list = attrs.Factory(list)             # the block's own events (FinalizeBlock's, end blockers')
     validator_updates: list = attrs.Factory(list)  # (ed25519 pubkey, power) from end blockers
+    last_commit: tuple = ()   # commit_info.VoteInfo of the parent's commit (slashing's liveness)
+    misbehavior: tuple = ()   # commit_info.Misbehavior to punish (x/evidence)
 
 
 @attrs.frozen
@@ -73,7 +77,8 @@ class DecidedBlock:
     height: int
     hash: bytes
     next_validators_hash: bytes
-    misbehavior: tuple = ()
+    misbehavior: tuple = ()   # commit_info.Misbehavior
+    last_commit: tuple = ()   # commit_info.VoteInfo of decided_last_commit
 
 
 class App:
@@ -131,6 +136,11 @@ class App:
             return None
         # A height above the cached head may already be durable (its batch is written first).
         return self._load_block(height)
+
+    def evidence_height(self, evidence_hash):
+        """The height of the block that carries the evidence with this hash, or None."""
+        raw = self.db.get(keys.EVIDENCE + evidence_hash)
+        return None if raw is None else keys.height_of(raw)
 
     def height_of_hash(self, block_hash):
         raw = self.db.get(keys.BLOCK_BY_HASH + block_hash)
@@ -387,23 +397,29 @@ class App:
         _, meta = self._head
         return feemarket.next_base_fee(self.genesis, meta.base_fee, meta.gas_used, self.genesis.max_gas)
 
-    def finalize_block(self, block_txs, time_ns, proposer_address, decided=None):
+    def finalize_block(self, block_txs, time_ns, proposer_address, decided=None, evidence=()):
         """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
 
         Each of `block_txs` is envelope bytes or a tx check_tx returned, which is not decoded again
         (decoding is a pure function of the bytes; execution still checks nonce, balance and gas).
-        Without `decided` this node makes the header (the solo producer); with a DecidedBlock (what
-        CometBFT's FinalizeBlock names) the block is the one consensus decided: its height, time,
-        proposer and hash are CometBFT's.
+        Without `decided` this node makes the header (the solo producer), its last commit (this node's
+        validator signs, no other does) and carries `evidence` (verified DuplicateVoteEvidence, handed
+        to the app as misbehavior); with a DecidedBlock (what CometBFT's FinalizeBlock names) the block
+        is the one consensus decided: its height, time, proposer, hash, last commit and misbehavior are
+        CometBFT's.
         """
         g = self.genesis
         raw_txs = [tx if isinstance(tx, bytes) else tx.raw for tx in block_txs]
         prev_header, prev_meta = self._head
         if decided is None:
             header = self.next_header(prev_header, prev_meta, raw_txs, time_ns, proposer_address,
-                                      self._last_results_hash(prev_header.height, prev_meta.hash))
+                                      self._last_results_hash(prev_header.height, prev_meta.hash),
+                                      evidence_hash=evidence_mod.list_hash(evidence))
             block_hash = header.hash()
+            last_commit = self.solo_last_commit(header.height)
+            misbehavior = tuple(evidence_mod.misbehavior(e) for e in evidence)
         else:
+            last_commit, misbehavior, evidence = decided.last_commit, decided.misbehavior, ()
             height = prev_header.height + 1
             if decided.height != height:
                 raise LookupError(f"FinalizeBlock of height {decided.height}, but the next height is {height}")
@@ -421,6 +437,7 @@ class App:
         base_fee = self.next_base_fee()
         self.next_base_fee_override = None
         ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
+        ctx.last_commit, ctx.misbehavior = tuple(last_commit), tuple(misbehavior)
         self._begin_block(ctx)
         results, evm_hashes = [], {}
         for index, item in enumerate(block_txs):
@@ -437,7 +454,8 @@ class App:
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
                          size=sum(len(t) for t in raw_txs), **sealed)
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
-                                   validator_updates=tuple(ctx.validator_updates))
+                                   validator_updates=tuple(ctx.validator_updates), last_commit=ctx.last_commit,
+                                   misbehavior=ctx.misbehavior, evidence=tuple(evidence))
         self._results_hash = (block_hash, blocks.results_hash(results))
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
@@ -447,7 +465,7 @@ class App:
         return committed, self._block_puts(committed, puts, evm_hashes)
 
     def next_header(self, prev_header, prev_meta, raw_txs, time_ns, proposer_address, last_results_hash,
-                    sets=None):
+                    sets=None, evidence_hash=blocks.EMPTY_HASH):
         """The header of the block after `prev_header`; its time at least 1 ms after the parent's.
         `sets`: (signers of the parent, hash of the validators, of the next validators) when the
         caller knows them."""
@@ -464,7 +482,22 @@ class App:
             data_hash=blocks.data_hash(raw_txs), validators_hash=current,
             next_validators_hash=following, consensus_hash=self.consensus_hash(),
             app_hash=prev_meta.app_hash, last_results_hash=last_results_hash,
-            evidence_hash=blocks.EMPTY_HASH, proposer_address=proposer_address)
+            evidence_hash=evidence_hash, proposer_address=proposer_address)
+
+    def solo_last_commit(self, height):
+        """The VoteInfos of block `height`'s last commit as this node makes it: its validator signed, every
+        other validator of the parent's set is absent (precommit_sigs)."""
+        if height <= self.genesis.initial_height:
+            return ()
+        return tuple(VoteInfo(v.address, v.power, BLOCK_ID_FLAG_COMMIT
+                              if self.vote_key is not None and v.address == self.validator_address
+                              else BLOCK_ID_FLAG_ABSENT)
+                     for v in self.validator_set(height - 1))
+
+    def consensus_info(self, height):
+        """(last commit, misbehavior, evidence) block `height` was executed with, as its record keeps them."""
+        raw = self.db.get(keys.block_key(height))
+        return ((), (), ()) if raw is None else blocks.load_consensus(raw)
 
     def replay_block(self, height, before_tx, after_tx=None, stop_after=None):
         """Re-execute committed block `height` on its parent's state; nothing is written.
@@ -481,6 +514,7 @@ class App:
         header, meta = found
         _, parent_meta = self.block_at(parent.height)
         ctx = self._context(height, header.time_ns, meta.hash, meta.base_fee, evm_root=parent_meta.evm_state_root)
+        ctx.last_commit, ctx.misbehavior, _ = self.consensus_info(height)
         self._begin_block(ctx)
         results = []
         for index in range(meta.num_txs):
@@ -700,6 +734,8 @@ class App:
                 puts[keys.EVM_TX_BY_HASH + evm_hashes[index]] = position
             # tx_search's index lands in the block's own batch: a committed tx is always findable.
             puts.update(eventindex.tx_entries(height, index, result.events))
+        for dve in committed.evidence:
+            puts[keys.EVIDENCE + evidence_mod.hash_of(dve)] = keys.height_bytes(height)
         # block_search's index too (the block's own events, FinalizeBlock's `events`).
         puts.update(eventindex.block_entries(height, committed.events))
         puts[keys.HEAD] = keys.height_bytes(height)

@@ -11,8 +11,9 @@ import orjson
 from google.protobuf import timestamp_pb2, wrappers_pb2
 
 from chaind.chain import merkle
+from chaind.chain.commit_info import Misbehavior, VoteInfo
 from chaind.pb.tendermint.abci import types_pb2 as abci_pb2
-from chaind.pb.tendermint.types import types_pb2
+from chaind.pb.tendermint.types import evidence_pb2, types_pb2
 from chaind.pb.tendermint.version import types_pb2 as version_pb2
 
 # The CometBFT protocol versions (and release) this chain's blocks and node info speak.
@@ -217,6 +218,9 @@ class CommittedBlock:
     results: tuple           # TxResult per tx
     events: tuple = ()       # the block's own events (FinalizeBlock's `events`)
     validator_updates: tuple = ()   # (ed25519 pubkey, power), FinalizeBlock's validator_updates
+    last_commit: tuple = ()  # commit_info.VoteInfo of the parent's commit, as the app saw them
+    misbehavior: tuple = ()  # commit_info.Misbehavior the app was handed
+    evidence: tuple = ()     # tendermint.types.DuplicateVoteEvidence the block carries (solo producer)
 
     @property
     def height(self):
@@ -233,6 +237,10 @@ class CommittedBlock:
         if self.events or self.validator_updates:
             record["events"] = [e.to_record() for e in self.events]
             record["validator_updates"] = [[key.hex(), power] for key, power in self.validator_updates]
+        if self.last_commit or self.misbehavior or self.evidence:
+            record["last_commit"] = [v.to_record() for v in self.last_commit]
+            record["misbehavior"] = [m.to_record() for m in self.misbehavior]
+            record["evidence"] = [e.SerializeToString().hex() for e in self.evidence]
         return orjson.dumps(record)
 
 
@@ -251,6 +259,14 @@ def load_finalize(raw):
     rec = orjson.loads(raw)
     return (tuple(Event.from_record(e) for e in rec.get("events", ())),
             tuple((bytes.fromhex(key), power) for key, power in rec.get("validator_updates", ())))
+
+
+def load_consensus(raw):
+    """(last commit VoteInfos, Misbehaviors, DuplicateVoteEvidence protos) of a stored block record."""
+    rec = orjson.loads(raw)
+    return (tuple(VoteInfo.from_record(v) for v in rec.get("last_commit", ())),
+            tuple(Misbehavior.from_record(m) for m in rec.get("misbehavior", ())),
+            tuple(evidence_pb2.DuplicateVoteEvidence.FromString(bytes.fromhex(e)) for e in rec.get("evidence", ())))
 
 
 def data_hash(txs):

@@ -54,7 +54,9 @@ class Module:
     - staking_hooks: an object with the SDK's staking hooks the module listens to, each called
       hook(app, ctx, ...) and returning events: after_validator_created(operator),
       after_validator_removed(operator), before_delegation_created(delegator, operator),
-      before_delegation_shares_modified(delegator, operator), after_delegation_modified(delegator, operator).
+      before_delegation_shares_modified(delegator, operator), after_delegation_modified(delegator, operator),
+      after_validator_bonded(consensus address, operator), before_validator_slashed(operator, fraction atomics);
+      the object has the hooks it listens to.
     - epoch_hooks: likewise for x/epochs' hooks: after_epoch_end(identifier, number),
       before_epoch_start(identifier, number).
     - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).

@@ -1,11 +1,25 @@
 """The chain's modules, one line each, in the SDK's init-genesis and end-block order (Evmos': auth and bank
 first, epochs and inflation before distribution (an epoch's mint is handed out in the same begin block),
-distribution before staking (its hooks find it ready), staking before evm and feemarket, then erc20, and gov
+distribution before staking (its hooks find it ready), staking, then slashing and evidence (their genesis
+and begin blockers read its validators), before evm and feemarket, then erc20, and gov
 last (a param a proposal changes takes effect one block later than in the SDK, where gov ends blocks first).
 The App and every face take what they need from here.
 """
 
-from chaind.chain.modules import auth, bank, distribution, epochs, erc20, evm, feemarket, gov, inflation, staking
+from chaind.chain.modules import (
+    auth,
+    bank,
+    distribution,
+    epochs,
+    erc20,
+    evidence,
+    evm,
+    feemarket,
+    gov,
+    inflation,
+    slashing,
+    staking,
+)
 
 MODULES = (
     auth.MODULE,
@@ -14,6 +28,8 @@ MODULES = (
     inflation.MODULE,
     distribution.MODULE,
     staking.MODULE,
+    slashing.MODULE,
+    evidence.MODULE,
     evm.MODULE,
     feemarket.MODULE,
     erc20.MODULE,

@@ -52,9 +52,11 @@ def replay_chain(source, target_path, vote_key=None, validator_address=b"", up_t
             raws = [source.tx_at(height, i) for i in range(meta.num_txs)]
             # A header this node made hashes to its block hash; one CometBFT decided (socket mode) lacks
             # the fields FinalizeBlock does not carry, and its hash is taken as CometBFT gave it.
+            last_commit, misbehavior, evidence = source.consensus_info(height)
             decided = None if header.hash() == meta.hash else \
-                DecidedBlock(height, meta.hash, header.next_validators_hash)
-            committed, puts = target.finalize_block(raws, header.time_ns, header.proposer_address, decided)
+                DecidedBlock(height, meta.hash, header.next_validators_hash, misbehavior, last_commit)
+            committed, puts = target.finalize_block(raws, header.time_ns, header.proposer_address, decided,
+                                                    evidence=evidence if decided is None else ())
             for field, stored, replayed in (("block hash", meta.hash, committed.hash),
                                             ("app hash", meta.app_hash, committed.meta.app_hash)):
                 if stored != replayed:

@@ -14,6 +14,8 @@ _STORE_OF_MODULE = {"auth": ACC}
 _BANK_BALANCE = b"\x03bal"
 _BANK_SUPPLY = b"\x06supply"
 _AUTH_ACCOUNT = b"\x04acct"
+_SLASHING_PARAMS = b"\x06params"
+_SLASHING_INFO = b"\x02si"
 
 
 def bank_balance(address, denom):
@@ -43,6 +45,12 @@ def locate(native_key):
             return BANK, b"\x02" + bytes((len(address),)) + address + rest[at + 2 + len(address):]
         if rest.startswith(_BANK_SUPPLY):
             return BANK, b"\x00" + rest[len(_BANK_SUPPLY) + 1:]
+    if module == "slashing":
+        # x/slashing's params (0x00) and signing infos (0x01 | len | consensus address), both the SDK's protos.
+        if rest == _SLASHING_PARAMS:
+            return store_name(module), b"\x00"
+        if rest.startswith(_SLASHING_INFO):
+            return store_name(module), b"\x01" + rest[len(_SLASHING_INFO):]
     if module == "auth" and rest.startswith(_AUTH_ACCOUNT):
         return None
     return store_name(module), rest

@@ -15,7 +15,7 @@ from twisted.internet import threads
 from twisted.logger import Logger
 
 import chaind
-from chaind.chain import errors, txs
+from chaind.chain import commit_info, errors, txs
 from chaind.chain.app import DecidedBlock
 from chaind.events import types as ev
 from chaind.pb.tendermint.abci import types_pb2 as pb
@@ -222,19 +222,16 @@ class AbciApplication:
         return pb.ResponseProcessProposal(status=status)
 
     def finalize_block(self, request):
+        # The misbehavior goes to x/evidence and the last commit to x/slashing, in their begin blockers.
         decided = DecidedBlock(height=request.height, hash=request.hash,
                                next_validators_hash=request.next_validators_hash,
-                               misbehavior=tuple(request.misbehavior))
+                               misbehavior=commit_info.of_abci_misbehavior(request.misbehavior),
+                               last_commit=commit_info.of_abci_commit(request.decided_last_commit))
         time_ns = request.time.seconds * 10**9 + request.time.nanos
         return self._on(self.pools.writer, self._finalize, list(request.txs), time_ns,
                         request.proposer_address, decided)
 
     def _finalize(self, block_txs, time_ns, proposer, decided):
-        for m in decided.misbehavior:
-            # No slashing or evidence module yet: the evidence is logged, and changes no state.
-            log.warn("misbehavior at height {height}: {kind} by validator {address} (no slashing module: "
-                     "no penalty applied)", height=m.height, kind=pb.MisbehaviorType.Name(m.type),
-                     address=m.validator.address.hex().upper())
         with self._decoded_lock:
             items = [self._decoded.pop(raw, None) or raw for raw in block_txs]
         started = time.perf_counter()

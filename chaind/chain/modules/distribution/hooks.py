@@ -25,3 +25,6 @@ class StakingHooks:
 
     def after_delegation_modified(self, app, ctx, delegator, operator):
         return _run(app, ctx, lambda k: k.initialize_delegation(operator, delegator))
+
+    def before_validator_slashed(self, app, ctx, operator, fraction):
+        return _run(app, ctx, lambda k: k.validator_slashed(staking.validator(ctx, operator), fraction))

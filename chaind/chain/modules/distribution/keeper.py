@@ -229,6 +229,14 @@ class Keeper:
 
     # -- staking hooks -------------------------------------------------------------------------
 
+    def validator_slashed(self, v, fraction):
+        """BeforeValidatorSlashed (updateValidatorSlashFraction): end the period, and record the slash in it."""
+        if not 0 <= fraction <= ONE:
+            raise ArithmeticError(f"fraction must be >=0 and <=1, current fraction: {legacy_dec.format(fraction)}")
+        period = self.increment_period(v)
+        self._increment_reference(v.operator, period)
+        state.set_slash_event(self.ctx, v.operator, self.ctx.height, period, fraction)
+
     def validator_removed(self, operator):
         """AfterValidatorRemoved: its commission paid out, the dust of its rewards to the community pool."""
         outstanding = state.outstanding(self.ctx, operator)

@@ -124,6 +124,11 @@ def slash_events(state, operator, start_height, end_height):
     return found
 
 
+def set_slash_event(state, operator, height, period, fraction):
+    state.store.set(compose("distribution", "slash", operator, height.to_bytes(8, "big"), period.to_bytes(8, "big")),
+                    orjson.dumps({"period": period, "fraction": str(fraction)}))
+
+
 def forget_validator(state, operator):
     """AfterValidatorRemoved's deletes: every record of the validator but its delegators' (none are left)."""
     for kind in ("out", "comm", "cur"):

@@ -44,9 +44,12 @@ class Keeper:
         self.hooks = [module.staking_hooks for module in app.modules if module.staking_hooks is not None]
 
     def hook(self, name, *args):
-        """Call a staking hook on every module that listens (distribution's F1 bookkeeping)."""
+        """Call a staking hook on every module that listens to it (distribution's F1 bookkeeping, slashing's
+        signing infos); a module's hooks object has the hooks it listens to."""
         for hooks in self.hooks:
-            self.events += getattr(hooks, name)(self.app, self.ctx, *args)
+            listener = getattr(hooks, name, None)
+            if listener is not None:
+                self.events += listener(self.app, self.ctx, *args)
 
     def remove_validator(self, v):
         remove_validator(self.ctx, v)
@@ -224,6 +227,7 @@ class Keeper:
                 v.unbonding_height, v.unbonding_time_ns = 0, 0
                 set_validator(self.ctx, v)
                 to_bonded += v.tokens
+                self.hook("after_validator_bonded", v.cons_address, v.operator)
             previous = last.pop(v.operator, None)
             if previous != v.power:
                 updates.append((v.pubkey, v.power))

@@ -1,0 +1,27 @@
+"""x/slashing (Cosmos SDK v0.50): validators' liveness from each last commit, downtime slashing and jailing,
+MsgUnjail, the penalties x/evidence applies; cosmos.slashing.v1beta1.Query."""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.slashing.begin_block import begin_block
+from chaind.chain.modules.slashing.genesis import init_genesis
+from chaind.chain.modules.slashing.hooks import StakingHooks
+from chaind.chain.modules.slashing.keeper import DOUBLE_SIGN, VALIDATOR_UPDATE_DELAY, Keeper
+from chaind.chain.modules.slashing.msgs import AMINO_SHAPES, MESSAGES
+from chaind.chain.modules.slashing.params import params
+from chaind.chain.modules.slashing.query import SlashingQuery
+from chaind.chain.modules.slashing.state import DOUBLE_SIGN_JAIL_END_SECONDS, signing_info, signing_infos
+from chaind.pb.cosmos.slashing.v1beta1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "DOUBLE_SIGN", "DOUBLE_SIGN_JAIL_END_SECONDS", "VALIDATOR_UPDATE_DELAY", "Keeper", "params",
+           "signing_info", "signing_infos")
+
+MODULE = Module(
+    name="slashing",
+    messages=MESSAGES,
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: SlashingQuery(app)),),
+    init_genesis=init_genesis,
+    begin_block=begin_block,
+    amino_shapes=AMINO_SHAPES,
+    staking_hooks=StakingHooks(),
+    cli="chaind.chain.modules.slashing.cli",
+)
