@@ -61,8 +61,9 @@ def commit_sig(sig):
             "timestamp": format_time(seconds * 10**9 + nanos), "signature": b64(sig.signature)}
 
 
-def block(h, txs, sigs):
-    return {"header": header(h), "data": {"txs": [b64(t) for t in txs]}, "evidence": {"evidence": []},
+def block(h, txs, sigs, evidence=()):
+    """evidence: the block's evidence already written as JSON (cometbft/evidence_json.py)."""
+    return {"header": header(h), "data": {"txs": [b64(t) for t in txs]}, "evidence": {"evidence": list(evidence)},
             "last_commit": last_commit(h, sigs)}
 
 

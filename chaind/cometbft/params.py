@@ -12,7 +12,7 @@ import orjson
 
 from chaind.gocompat import json_type
 
-INT, BOOL, STR, BYTES, HEX = "int", "bool", "string", "bytes", "hexbytes"
+INT, BOOL, STR, BYTES, HEX, JSON = "int", "bool", "string", "bytes", "hexbytes", "json"
 _DIGITS = re.compile(r"^-?[0-9]+$")
 _GO_TYPES = {INT: "int64", BOOL: "bool", STR: "string", BYTES: "[]uint8", HEX: "bytes.HexBytes"}
 
@@ -23,8 +23,12 @@ class ParamError(ValueError):
 
 @attrs.frozen
 class Arg:
+    """kind JSON takes any JSON value (a URI's text is parsed as JSON); decode(value), when given, turns the
+    decoded value into the argument and raises ParamError when it cannot."""
+
     name: str
     kind: str
+    decode: object = None
 
 
 def from_uri(args, query):
@@ -33,8 +37,12 @@ def from_uri(args, query):
     for arg in args:
         values = query.get(arg.name)
         text = values[0] if values else ""
-        out[arg.name] = None if text == "" else _uri_value(arg.kind, text)
+        out[arg.name] = None if text == "" else _decoded(arg, _uri_value(arg.kind, text))
     return out
+
+
+def _decoded(arg, value):
+    return value if arg.decode is None or value is None else arg.decode(value)
 
 
 def from_json(args, params):
@@ -49,7 +57,7 @@ def from_json(args, params):
         params = {a.name: v for a, v in zip(args, params)}
     elif not isinstance(params, dict):
         raise ParamError("unmarshalling params: params must be an object or an array")
-    return {a.name: _json_value(a.kind, params.get(a.name)) for a in args}
+    return {a.name: _decoded(a, _json_value(a.kind, params.get(a.name))) for a in args}
 
 
 def _uri_value(kind, text):
@@ -65,6 +73,8 @@ def _uri_value(kind, text):
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         raise ParamError(f"invalid character {text[0]!r} looking for beginning of value") from None
+    if kind == JSON:
+        return value
     if kind in (BYTES, HEX):
         if not isinstance(value, str):
             raise ParamError(f"json: cannot unmarshal {json_type(value)} into Go value of type {_GO_TYPES[kind]}")
@@ -73,8 +83,8 @@ def _uri_value(kind, text):
 
 
 def _json_value(kind, value):
-    if value is None:
-        return None
+    if value is None or kind == JSON:
+        return value
     if kind == INT:
         if isinstance(value, str) and _DIGITS.match(value):
             return int(value)

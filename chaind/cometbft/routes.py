@@ -12,10 +12,12 @@ from twisted.internet import defer, threads
 import chaind
 from chaind.chain import block as blocks
 from chaind.chain import errors as chain_errors
+from chaind.chain import evidence as chain_evidence
 from chaind.chain.block import TxResult
 from chaind.chain.txs import native_hash
 from chaind.cometbft import encode as enc
-from chaind.cometbft.params import BOOL, BYTES, HEX, INT, STR, Arg
+from chaind.cometbft import evidence_json
+from chaind.cometbft.params import BOOL, BYTES, HEX, INT, JSON, STR, Arg
 from chaind.cometbft.proof import tx_proof
 from chaind.events import query as q
 from chaind.events import types as ev
@@ -90,6 +92,7 @@ class CometRoutes:
             "broadcast_tx_sync": Route(self.broadcast_tx_sync, (Arg("tx", BYTES),)),
             "broadcast_tx_async": Route(self.broadcast_tx_async, (Arg("tx", BYTES),)),
             "broadcast_tx_commit": Route(self.broadcast_tx_commit, (Arg("tx", BYTES),)),
+            "broadcast_evidence": Route(self.broadcast_evidence, (Arg("evidence", JSON, evidence_json.parse),)),
             "abci_query": Route(self.abci_query, (Arg("path", STR), Arg("data", HEX), h, Arg("prove", BOOL))),
             "abci_info": Route(self.abci_info, (), "yes"),
         }
@@ -212,7 +215,8 @@ class CometRoutes:
         height = self._height(height)
         header, meta = self._block(height)
         return {"block_id": enc.block_id(enc.block_id_of(meta)),
-                "block": enc.block(header, self._txs(height, meta.num_txs), self.app.commit_sigs(header))}
+                "block": enc.block(header, self._txs(height, meta.num_txs), self.app.commit_sigs(header),
+                                   [evidence_json.evidence(e) for e in self.app.consensus_info(height)[2]])}
 
     def block_by_hash(self, hash):
         height = self.app.height_of_hash(hash or b"")
@@ -396,6 +400,26 @@ class CometRoutes:
                     "hash": enc.hexu(tx_hash), "height": str(event.block.height)}
         finally:
             bus.unsubscribe(sub)
+
+
+    # -- evidence --------------------------------------------------------------------------------
+
+    def broadcast_evidence(self, evidence):
+        """CometBFT's BroadcastEvidence: ValidateBasic, then the pool's verification against the chain;
+        the evidence goes into the next block. Its hash (base64, as []byte in cmtjson) is the answer."""
+        if evidence is None:
+            raise RouteError("no evidence was provided")
+        try:
+            chain_evidence.validate_basic(evidence)
+        except chain_evidence.EvidenceError as e:
+            raise RouteError(f"evidence.ValidateBasic failed: {e}") from None
+        d = self.producer.submit_evidence(evidence)
+
+        def refused(failure):
+            failure.trap(chain_evidence.EvidenceError)
+            raise RouteError(f"failed to add evidence: {failure.value}")
+
+        return d.addCallbacks(lambda evidence_hash: {"hash": enc.b64(evidence_hash)}, refused)
 
 
 _EMPTY_RESULT = TxResult()

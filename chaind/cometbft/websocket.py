@@ -14,7 +14,7 @@ from zope.interface import implementer
 
 from chaind.chain import valset
 from chaind.chain.txs import native_hash
-from chaind.cometbft import consensus
+from chaind.cometbft import consensus, evidence_json
 from chaind.cometbft import encode as enc
 from chaind.cometbft.params import STR, Arg, ParamError, from_json
 from chaind.cometbft.routes import RouteError
@@ -77,13 +77,16 @@ def _data(event, app):
         if block.results:
             finalize["tx_results"] = [enc.exec_tx_result(r) for r in block.results]
         finalize["app_hash"] = enc.b64(block.meta.app_hash)
-        value = {"block": enc.block(block.header, block.txs, app.commit_sigs(block.header)),
+        value = {"block": enc.block(block.header, block.txs, app.commit_sigs(block.header),
+                                    [evidence_json.evidence(e) for e in block.evidence]),
                  "block_id": enc.block_id(enc.block_id_of(block.meta)), "result_finalize_block": finalize}
     elif isinstance(event, ev.NewBlockHeader):
         value = {"header": enc.header(block.header)}
     elif isinstance(event, ev.NewBlockEvents):
         value = {"height": str(block.height), "events": enc.events(block.events) or None,
                  "num_txs": str(len(block.txs))}
+    elif isinstance(event, ev.NewEvidence):
+        value = {"evidence": evidence_json.evidence(block.evidence[event.index]), "height": str(block.height)}
     elif isinstance(event, ev.ValidatorSetUpdates):
         # types.Validator per update, as CometBFT makes them (priority 0; power 0 for one removed).
         value = {"validator_updates": [enc.validator(valset.address_of(pubkey), pubkey, power)
@@ -99,7 +102,8 @@ def _data(event, app):
 
 
 _CONSENSUS = (ev.NewRound, ev.NewRoundStep, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
-_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.NewBlockEvents, ev.Tx, ev.ValidatorSetUpdates) + _CONSENSUS
+_SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.NewBlockEvents, ev.NewEvidence, ev.Tx,
+                 ev.ValidatorSetUpdates) + _CONSENSUS
 _KINDS = {kind.name: kind for kind in _SUBSCRIBABLE}
 
 

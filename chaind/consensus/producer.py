@@ -12,7 +12,9 @@ from twisted.logger import Logger
 from twisted.python.threadpool import ThreadPool
 
 from chaind.chain import devstate
+from chaind.chain import evidence as evidence_mod
 from chaind.consensus.clock import BlockClock
+from chaind.consensus.evidence_pool import EvidencePool
 from chaind.events import types as ev
 
 log = Logger()
@@ -42,6 +44,7 @@ class Producer(service.Service):
         self.last_timings = None        # (seconds executing, seconds committing) of the last block
         self.failed_txs = 0             # refused by check_tx
         self.rejected_txs = 0           # checked, then refused by the mempool (full, underpriced, known)
+        self.evidence = EvidencePool(int(app.genesis.document["consensus_params"]["evidence"]["max_bytes"]))
 
     def startService(self):
         super().startService()
@@ -108,6 +111,28 @@ class Producer(service.Service):
         d.addCallbacks(self._admit, self._check_failed)
         return d
 
+    def submit_evidence(self, dve):
+        """Verify duplicate-vote evidence against the chain off the reactor (its ValidateBasic already
+        passed), then admit it for the next block; fires with its hash. Evidence already pending or in a
+        block is not admitted again, and is no error (as CometBFT's pool answers)."""
+        evidence_hash = evidence_mod.hash_of(dve)
+        if evidence_hash in self.evidence:
+            return defer.succeed(evidence_hash)
+
+        def verify():
+            if self.app.evidence_height(evidence_hash) is None:
+                evidence_mod.verify(self.app, dve)
+                return True
+            return False
+
+        def admit(fresh):
+            if fresh:
+                self.evidence.add(dve)
+                self._request_block()
+            return evidence_hash
+
+        return threads.deferToThreadPool(self.reactor, self.checker, verify).addCallback(admit)
+
     def _check_failed(self, failure):
         self.failed_txs += 1
         return failure
@@ -142,18 +167,19 @@ class Producer(service.Service):
         # As CometBFT does, the first block is made even when empty blocks are off, so that
         # "latest" always names a real block.
         first = self.app.height < self.app.genesis.initial_height
-        if not chosen and not self.empty_blocks and not first:
+        evidence = self.evidence.for_block()
+        if not chosen and not evidence and not self.empty_blocks and not first:
             return None
         # The decoded txs go to the writer, which then need not decode them again.
         d = threads.deferToThreadPool(self.reactor, self.writer, self._build, chosen,
-                                      self.clock.block_time(self.app.head[0].time_ns))
+                                      self.clock.block_time(self.app.head[0].time_ns), evidence)
         d.addCallbacks(self._committed, self._failed)
         self._building = d
         return d
 
-    def _build(self, chosen, now_ns):
+    def _build(self, chosen, now_ns, evidence=()):
         started = time.perf_counter()
-        block, puts = self.app.finalize_block(chosen, now_ns, self.proposer_address)
+        block, puts = self.app.finalize_block(chosen, now_ns, self.proposer_address, evidence=evidence)
         executed = time.perf_counter()
         self.app.commit(block, puts)
         self.last_timings = (executed - started, time.perf_counter() - executed)
@@ -169,6 +195,7 @@ class Producer(service.Service):
         """Drop what the blocks included from the mempool, and publish their events (`steps`: the
         consensus steps too; a dev run of empty blocks spares subscribers thousands of them)."""
         self.mempool.remove_committed(self.app.head_nonce)
+        self.evidence.remove_committed(made)
         events = []
         for block in made:
             if steps:
@@ -241,7 +268,7 @@ class Producer(service.Service):
             if timestamp_s is not None:
                 self.clock.next_ns = timestamp_s * 10**9
             chosen = self.mempool.select(self.app.head_nonce, self.settings.max_block_txs, self.app.genesis.max_gas)
-            return chosen, self._next_time(interval_s, self.app.head[0].time_ns)
+            return chosen, self._next_time(interval_s, self.app.head[0].time_ns), self.evidence.for_block()
 
         d = self.exclusive(self._build, prepare=prepare)
         return d.addCallback(self._mined)

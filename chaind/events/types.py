@@ -31,6 +31,15 @@ class Tx:
 
 
 @attrs.frozen
+class NewEvidence:
+    """One piece of evidence a committed block carries (block.evidence[index])."""
+
+    block: object
+    index: int
+    name = "NewEvidence"
+
+
+@attrs.frozen
 class ValidatorSetUpdates:
     """The validator updates a committed block returned (block.validator_updates, never empty)."""
 
@@ -104,8 +113,9 @@ class PendingTx:
 
 def committed(block):
     """The events of a block once it is durable, in CometBFT's order: the block, its header, its own
-    events, each tx, and its validator updates when it has any."""
+    events, each piece of evidence it carries, each tx, and its validator updates when it has any."""
     events = [NewBlock(block), NewBlockHeader(block), NewBlockEvents(block)]
+    events += [NewEvidence(block, i) for i in range(len(block.evidence))]
     events += [Tx(block, i) for i in range(len(block.txs))]
     if block.validator_updates:
         events.append(ValidatorSetUpdates(block))

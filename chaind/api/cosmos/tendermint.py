@@ -153,6 +153,12 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
                     voting_power=v.power, proposer_priority=0) for v in validators[start:start + per_page]]}
 
 
+def _evidence_list(app, height):
+    """The block's evidence (what the solo producer included), as tendermint.types.EvidenceList."""
+    _, _, carried = app.consensus_info(height)
+    return evidence_pb2.EvidenceList(evidence=[evidence_pb2.Evidence(duplicate_vote_evidence=e) for e in carried])
+
+
 def block_parts(app, height, valcons_prefix):
     """block_id, block and sdk_block of a committed height, as GetBlockByHeight answers them."""
     header, meta = app.block_at(height)
@@ -161,7 +167,7 @@ def block_parts(app, height, valcons_prefix):
                               signatures=app.commit_sigs(header))
     fields = header.proto_fields()
     block = block_pb2.Block(header=header.proto(),
-                            data=types_pb2.Data(txs=txs), evidence=evidence_pb2.EvidenceList(),
+                            data=types_pb2.Data(txs=txs), evidence=_evidence_list(app, height),
                             last_commit=commit)
     sdk_block = sdk_types_pb2.Block(
         header=sdk_types_pb2.Header(proposer_address=to_bech32(valcons_prefix, header.proposer_address),

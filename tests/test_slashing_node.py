@@ -1,0 +1,235 @@
+"""Slashing and evidence against a running node: a validator the node does not run (created from a dev account
+through the CLI) is jailed for downtime, refused an early unjail and unjailed through the CLI after its jail
+time, the queries agreeing over gRPC, REST and the CLI; a double sign sent to broadcast_evidence tombstones
+its validator and shows in /block and the NewEvidence event; bad evidence is refused with nothing changed;
+a replay reproduces every app hash."""
+
+import base64
+import hashlib
+import json
+import time
+
+import pytest_twisted
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ed25519
+from websockets.sync.client import connect
+
+from chaind.chain import evidence as chain_evidence
+from chaind.chain import valset, votes
+from chaind.chain.block import BlockId
+from chaind.chain.modules import slashing, staking
+from chaind.chain.replay import replay_chain
+from chaind.crypto.addresses import to_bech32
+from chaind.home import Home
+from chaind.pb.cosmos.evidence.v1beta1 import evidence_pb2
+from chaind.pb.cosmos.slashing.v1beta1 import query_pb2 as sq
+from chaind.pb.cosmos.slashing.v1beta1 import query_pb2_grpc as sq_grpc
+from helpers import call, comet, in_thread, rest
+from test_cli import FEE, node_flag
+from test_cli_modules import CHAIN, committed, js, run, send_tx, until_height
+
+WINDOW, JAIL_S = 4, 4
+
+
+def slashing_node(node_factory, tmp_path):
+    home = Home(tmp_path / "home")
+    home.init("test", dev=True)
+    doc = json.loads(home.genesis_file.read_text())
+    doc["app_state"]["slashing"]["params"].update(
+        signed_blocks_window=str(WINDOW), min_signed_per_window="0.5", downtime_jail_duration=f"{JAIL_S}s")
+    home.genesis_file.write_text(json.dumps(doc))
+    return node_factory(chain={"block_interval": 0.1, "empty_blocks": True})
+
+
+def consensus_key():
+    private = ed25519.Ed25519PrivateKey.generate()
+    raw = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return private, raw, json.dumps({"@type": "/cosmos.crypto.ed25519.PubKey", "key": base64.b64encode(raw).decode()})
+
+
+@pytest_twisted.inlineCallbacks
+def create_validator(node, n, keys, who=1):
+    """dev account `who` creates a validator with a consensus key only the test holds; (key, pubkey, valoper)."""
+    ok = yield run("keys", "import-hex", f"dev{who}", node.dev_keys[who].private_key.hex(), *keys)
+    assert ok.exit_code == 0, ok.output
+    valoper = js((yield run("keys", "show", f"dev{who}", "--bech", "val", *keys, "-o", "json")))["address"]
+    private, raw, pubkey = consensus_key()
+    yield send_tx(n, keys, "staking", "create-validator", "--from", f"dev{who}", "--pubkey", pubkey,
+                  "--amount", f"{100 * CHAIN}achain", "--moniker", "absent", "--commission-rate", "0.05")
+    return private, raw, valoper
+
+
+@pytest_twisted.inlineCallbacks
+def until(predicate, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        yield in_thread(time.sleep, 0.05)
+    raise AssertionError("condition not reached")
+
+
+@pytest_twisted.inlineCallbacks
+def test_downtime_jail_unjail_through_the_cli_and_the_queries_agree(node_factory, tmp_path):
+    node = slashing_node(node_factory, tmp_path)
+    yield until_height(node, 1)
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    _, raw, valoper = yield create_validator(node, n, keys)
+    operator = node.dev_keys[1].address
+    cons = valset.address_of(raw)
+    valcons = to_bech32(node.genesis.bech32_prefix + "valcons", cons)
+    yield until(lambda: staking.validator(node.app.view(), operator).jailed)
+    height = node.app.height
+    info = slashing.signing_info(node.app.view(height), cons)
+    # gRPC, REST and the CLI agree on its signing info at that height.
+    by_grpc, _ = yield call(node, sq_grpc.QueryStub, "SigningInfo", sq.QuerySigningInfoRequest(cons_address=valcons),
+                            height=height)
+    assert by_grpc.val_signing_info == info
+    status, _, by_rest = yield rest(node, f"/cosmos/slashing/v1beta1/signing_infos/{valcons}", height=height)
+    assert status == 200
+    by_cli = js((yield run("q", "slashing", "signing-info", valcons, n, "--height", height, "-o", "json")))
+    jailed_until = info.jailed_until.ToJsonString()
+    for answer in (by_rest["val_signing_info"], by_cli["val_signing_info"]):
+        assert answer["address"] == valcons and answer["jailed_until"] == jailed_until
+        assert answer["tombstoned"] is False and answer["missed_blocks_counter"] == "0"
+        assert answer["start_height"] == str(info.start_height)
+    everyone = js((yield run("q", "slashing", "signing-infos", n, "--height", height, "-o", "json")))
+    status, _, everyone_rest = yield rest(node, "/cosmos/slashing/v1beta1/signing_infos", height=height)
+    assert everyone["info"] == everyone_rest["info"] and len(everyone["info"]) == 2
+    params = js((yield run("q", "slashing", "params", n, "-o", "json")))["params"]
+    status, _, params_rest = yield rest(node, "/cosmos/slashing/v1beta1/params")
+    assert params == params_rest["params"] == {
+        "signed_blocks_window": str(WINDOW), "min_signed_per_window": "0.500000000000000000",
+        "downtime_jail_duration": f"{JAIL_S}s", "slash_fraction_double_sign": "0.050000000000000000",
+        "slash_fraction_downtime": "0.010000000000000000"}
+    v = staking.validator(node.app.view(height), operator)
+    assert v.tokens == 100 * CHAIN - CHAIN      # 1% for downtime
+    # Too early: refused in the block with slashing's code 4.
+    sent = js((yield run("tx", "slashing", "unjail", "--from", "dev1", FEE, "--gas", "400000", "-y", "-o", "json",
+                         n, *keys)))
+    refused = yield committed(n, sent["txhash"])
+    assert (refused["codespace"], refused["code"]) == ("slashing", 4), refused["raw_log"]
+    assert refused["raw_log"].endswith("validator still jailed; cannot be unjailed")
+    # After the jail time it unjails.
+    until_ns = info.jailed_until.seconds * 10**9 + info.jailed_until.nanos
+    yield until(lambda: node.app.head[0].time_ns > until_ns)
+    unjailed = yield send_tx(n, keys, "slashing", "unjail", "--from", "dev1")
+    msg = unjailed["tx"]["body"]["messages"][0]
+    assert msg == {"@type": "/cosmos.slashing.v1beta1.MsgUnjail", "validator_addr": valoper}
+    after = js((yield run("q", "staking", "validator", valoper, n, "--height", unjailed["height"], "-o", "json")))
+    assert after["validator"]["jailed"] is False
+    # The bank and staking books balance across it.
+    view = node.app.view()
+    for module in node.app.modules:
+        for name, check in module.invariants:
+            assert check(node.app, view) is None, name
+
+
+def vote_json(key, chain_id, height, block_hash, time_ns, address, index):
+    bid = BlockId(block_hash, 1, hashlib.sha256(block_hash).digest())
+    signature = key.sign(votes.sign_bytes(chain_id, height, 0, bid, time_ns))
+    seconds, nanos = divmod(time_ns, 10**9)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{nanos:09d}Z"
+    return {"type": 2, "height": str(height), "round": 0,
+            "block_id": {"hash": block_hash.hex().upper(),
+                         "parts": {"total": 1, "hash": bid.parts_hash.hex().upper()}},
+            "timestamp": stamp, "validator_address": address.hex().upper(), "validator_index": index,
+            "signature": base64.b64encode(signature).decode(), "extension": None, "extension_signature": None}
+
+
+def evidence_json(node, key, raw, height):
+    """A DuplicateVoteEvidence in CometBFT's JSON, as a client (cometbft's own tooling) writes it."""
+    address = valset.address_of(raw)
+    validators = node.app.validator_set(height)
+    index = next(i for i, v in enumerate(validators) if v.address == address)
+    block_time = node.app.block_at(height)[0].time_ns
+    first, second = sorted([b"\x0a" * 32, b"\x0b" * 32])
+    seconds, nanos = divmod(block_time, 10**9)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{nanos:09d}".rstrip("0").rstrip(".") + "Z"
+    return {"type": "tendermint/DuplicateVoteEvidence", "value": {
+        "vote_a": vote_json(key, node.genesis.chain_id, height, first, block_time + 7, address, index),
+        "vote_b": vote_json(key, node.genesis.chain_id, height, second, block_time + 9, address, index),
+        "TotalVotingPower": str(sum(v.power for v in validators)),
+        "ValidatorPower": str(validators[index].power), "Timestamp": stamp}}
+
+
+@pytest_twisted.inlineCallbacks
+def test_double_sign_through_broadcast_evidence_tombstones_and_shows_in_block_and_websocket(node_factory, tmp_path):
+    node = slashing_node(node_factory, tmp_path)
+    yield until_height(node, 1)
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    key, raw, valoper = yield create_validator(node, n, keys)
+    address = valset.address_of(raw)
+    yield until(lambda: any(v.address == address for v in node.app.validator_set(node.app.height)))
+    height = node.app.height
+    good = evidence_json(node, key, raw, height)
+    evidence_before = js((yield run("q", "evidence", "list", n, "-o", "json")))
+
+    # Refused: a bad signature, votes out of order, no evidence; nothing changes.
+    bad = json.loads(json.dumps(good))
+    bad["value"]["vote_b"]["signature"] = base64.b64encode(bytes(64)).decode()
+    answer = yield in_thread(comet, node, "broadcast_evidence", evidence=bad)
+    assert answer["error"]["code"] == -32603
+    assert answer["error"]["data"] == "failed to add evidence: verifying VoteB: invalid signature"
+    swapped = json.loads(json.dumps(good))
+    swapped["value"]["vote_a"], swapped["value"]["vote_b"] = good["value"]["vote_b"], good["value"]["vote_a"]
+    answer = yield in_thread(comet, node, "broadcast_evidence", evidence=swapped)
+    assert answer["error"]["data"] == "evidence.ValidateBasic failed: duplicate votes in invalid order"
+    answer = yield in_thread(comet, node, "broadcast_evidence")
+    assert answer["error"]["data"] == "no evidence was provided"
+    answer = yield in_thread(comet, node, "broadcast_evidence", evidence={"type": "tendermint/Nope", "value": {}})
+    assert answer["error"]["code"] == -32602
+    late = json.loads(json.dumps(good))
+    late["value"]["TotalVotingPower"] = "1"
+    answer = yield in_thread(comet, node, "broadcast_evidence", evidence=late)
+    assert answer["error"]["data"].startswith("failed to add evidence: total voting power from the evidence")
+    assert len(node.producer.evidence) == 0
+    assert not slashing.signing_info(node.app.view(), address).tombstoned
+
+    def scenario():
+        with connect(f"ws://127.0.0.1:{node.port_of('cometbft')}/websocket") as ws:
+            ws.send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "subscribe",
+                                "params": {"query": "tm.event='NewEvidence'"}}))
+            assert json.loads(ws.recv(timeout=5))["result"] == {}
+            answer = comet(node, "broadcast_evidence", evidence=good)
+            return answer, json.loads(ws.recv(timeout=10))
+
+    answer, event = yield in_thread(scenario)
+    assert "error" not in answer, answer
+    included = int(event["result"]["data"]["value"]["height"])
+    assert event["result"]["data"] == {"type": "tendermint/event/NewEvidence",
+                                       "value": {"evidence": good, "height": str(included)}}
+    assert event["result"]["events"]["tm.event"] == ["NewEvidence"]
+    block = (yield in_thread(comet, node, "block", height=str(included)))["result"]["block"]
+    assert block["evidence"]["evidence"] == [good]
+    [carried] = node.app.consensus_info(included)[2]
+    assert base64.b64decode(answer["result"]["hash"]) == chain_evidence.hash_of(carried)
+    assert block["header"]["evidence_hash"] == chain_evidence.list_hash([carried]).hex().upper()
+    # Sent again: already committed, accepted without a second inclusion.
+    again = yield in_thread(comet, node, "broadcast_evidence", evidence=good)
+    assert again["result"] == answer["result"] and len(node.producer.evidence) == 0
+    # Tombstoned, jailed, slashed 5%; the evidence module keeps the equivocation, seen by the CLI and REST.
+    view = node.app.view()
+    info = slashing.signing_info(view, address)
+    assert info.tombstoned and info.jailed_until.seconds == slashing.DOUBLE_SIGN_JAIL_END_SECONDS
+    v = staking.validator(view, node.dev_keys[1].address)
+    assert v.jailed and v.tokens <= 100 * CHAIN * 95 // 100
+    listed = js((yield run("q", "evidence", "list", n, "-o", "json")))
+    assert evidence_before["evidence"] == [] and len(listed["evidence"]) == 1
+    found = listed["evidence"][0]
+    assert found["@type"] == "/cosmos.evidence.v1beta1.Equivocation" and found["height"] == str(height)
+    assert found["consensus_address"] == to_bech32(node.genesis.bech32_prefix + "valcons", address)
+    equivocation_hash = hashlib.sha256(evidence_pb2.Equivocation(
+        height=height, time=carried.timestamp, power=int(good["value"]["ValidatorPower"]),
+        consensus_address=found["consensus_address"]).SerializeToString()).hexdigest()
+    one = js((yield run("q", "evidence", "evidence", equivocation_hash, n, "-o", "json")))
+    assert one["evidence"] == found
+    status, _, by_rest = yield rest(node, f"/cosmos/evidence/v1beta1/evidence/{equivocation_hash}")
+    assert status == 200 and by_rest["evidence"] == found
+    # A replay reproduces every block hash and app hash across it.
+    upto = node.app.height
+    report = yield in_thread(replay_chain, node.app, tmp_path / "replayed", node.app.vote_key,
+                             node.app.validator_address, upto)
+    assert report.ok, str(report.mismatch)
