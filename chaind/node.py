@@ -29,7 +29,7 @@ from chaind.api.txpool import TxPoolApi
 from chaind.chain import authority, registry
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.genesis import Genesis
-from chaind.chain.modules import inflation
+from chaind.chain.modules import inflation, slashing
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
@@ -348,6 +348,8 @@ class Node(service.MultiService):
                              "anvil_set*, impersonation (Anvil's names, and hardhat_* for anvil_*)")
         if inflation.MODULE in self.app.modules:
             lines.append(inflation.describe(self.app.view()))
+        if slashing.MODULE in self.app.modules:
+            lines.append(slashing.describe(self.app.view()))
         if self.dev_keys:
             lines.append("dev accounts (funded; these keys are public, use them for development only):")
             for i, key in enumerate(self.dev_keys):

@@ -17,7 +17,9 @@ from websockets.sync.client import connect
 from chaind.chain import evidence as chain_evidence
 from chaind.chain import valset, votes
 from chaind.chain.block import BlockId
+from chaind.chain.genesis import Genesis
 from chaind.chain.modules import slashing, staking
+from chaind.chain.modules.slashing.params import Params, parse_params
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
@@ -233,3 +235,13 @@ def test_double_sign_through_broadcast_evidence_tombstones_and_shows_in_block_an
     report = yield in_thread(replay_chain, node.app, tmp_path / "replayed", node.app.vote_key,
                              node.app.validator_address, upto)
     assert report.ok, str(report.mismatch)
+
+
+def test_the_banner_says_when_the_dev_chain_jails_and_init_homes_use_the_sdks_params(node, tmp_path):
+    assert ("slashing: a validator that signs fewer than 10 of the last 20 blocks loses 1% and is jailed for 30s "
+            "(then `tx slashing unjail`); a double sign (broadcast_evidence) loses 5% and tombstones it\n") \
+        in node.out.getvalue()
+    home = Home(tmp_path / "plain")
+    home.init("plain")
+    assert json.loads(home.genesis_file.read_text())["app_state"]["slashing"] == {"params": {}}
+    assert parse_params(Genesis.load(home.genesis_file).document["app_state"]["slashing"]["params"]) == Params()

@@ -7,13 +7,13 @@ from chaind.chain.modules.slashing.genesis import init_genesis
 from chaind.chain.modules.slashing.hooks import StakingHooks
 from chaind.chain.modules.slashing.keeper import DOUBLE_SIGN, VALIDATOR_UPDATE_DELAY, Keeper
 from chaind.chain.modules.slashing.msgs import AMINO_SHAPES, MESSAGES
-from chaind.chain.modules.slashing.params import params
+from chaind.chain.modules.slashing.params import describe, params
 from chaind.chain.modules.slashing.query import SlashingQuery
 from chaind.chain.modules.slashing.state import DOUBLE_SIGN_JAIL_END_SECONDS, signing_info, signing_infos
 from chaind.pb.cosmos.slashing.v1beta1 import query_pb2, query_pb2_grpc
 
-__all__ = ("MODULE", "DOUBLE_SIGN", "DOUBLE_SIGN_JAIL_END_SECONDS", "VALIDATOR_UPDATE_DELAY", "Keeper", "params",
-           "signing_info", "signing_infos")
+__all__ = ("MODULE", "DOUBLE_SIGN", "DOUBLE_SIGN_JAIL_END_SECONDS", "VALIDATOR_UPDATE_DELAY", "Keeper", "describe",
+           "params", "signing_info", "signing_infos")
 
 MODULE = Module(
     name="slashing",

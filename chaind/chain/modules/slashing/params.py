@@ -84,6 +84,20 @@ def parse_params(doc):
         else defaults.downtime_jail_duration_ns, **decimals))
 
 
+def describe(view):
+    """One line for the start banner: when a validator is jailed, for how long, and what it loses."""
+    p = params(view)
+    return (f"slashing: a validator that signs fewer than {p.min_signed_blocks()} of the last "
+            f"{p.signed_blocks_window} blocks loses {_percent(p.slash_fraction_downtime)}% "
+            f"and is jailed for {format_duration(p.downtime_jail_duration_ns)} (then `tx slashing unjail`); a double "
+            f"sign (broadcast_evidence) loses {_percent(p.slash_fraction_double_sign)}% and "
+            f"tombstones it")
+
+
+def _percent(fraction):
+    return legacy_dec.format(fraction * 100).rstrip("0").rstrip(".")
+
+
 def params(state):
     raw = state.store.get(PARAMS_KEY)
     return Params() if raw is None else Params.of_proto(slashing_pb2.Params.FromString(raw))
