@@ -12,6 +12,8 @@ import time
 import pytest_twisted
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
+from eth_utils import keccak, to_checksum_address
+from web3.exceptions import ContractLogicError
 from websockets.sync.client import connect
 
 from chaind.chain import evidence as chain_evidence
@@ -20,12 +22,14 @@ from chaind.chain.block import BlockId
 from chaind.chain.genesis import Genesis
 from chaind.chain.modules import slashing, staking
 from chaind.chain.modules.slashing.params import Params, parse_params
+from chaind.chain.modules.slashing.precompile import WRITE_FLAT
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.evidence.v1beta1 import evidence_pb2
 from chaind.pb.cosmos.slashing.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.slashing.v1beta1 import query_pb2_grpc as sq_grpc
+from evm_client import DEV0, send, w3
 from helpers import call, comet, in_thread, rest
 from test_cli import FEE, node_flag
 from test_cli_modules import CHAIN, committed, js, run, send_tx, until_height
@@ -245,3 +249,107 @@ def test_the_banner_says_when_the_dev_chain_jails_and_init_homes_use_the_sdks_pa
     home.init("plain")
     assert json.loads(home.genesis_file.read_text())["app_state"]["slashing"] == {"params": {}}
     assert parse_params(Genesis.load(home.genesis_file).document["app_state"]["slashing"]["params"]) == Params()
+
+
+SLASHING_ABI = json.loads("""[
+ {"anonymous": false, "inputs": [{"indexed": true, "name": "validator", "type": "address"}],
+  "name": "ValidatorUnjailed", "type": "event"},
+ {"inputs": [], "name": "getParams", "stateMutability": "view", "type": "function", "outputs": [
+  {"name": "params", "type": "tuple", "components": [
+   {"name": "signedBlocksWindow", "type": "int64"},
+   {"name": "minSignedPerWindow", "type": "tuple", "components": [{"name": "value", "type": "uint256"},
+                                                                  {"name": "precision", "type": "uint8"}]},
+   {"name": "downtimeJailDuration", "type": "int64"},
+   {"name": "slashFractionDoubleSign", "type": "tuple", "components": [{"name": "value", "type": "uint256"},
+                                                                       {"name": "precision", "type": "uint8"}]},
+   {"name": "slashFractionDowntime", "type": "tuple", "components": [{"name": "value", "type": "uint256"},
+                                                                     {"name": "precision", "type": "uint8"}]}]}]},
+ {"inputs": [{"name": "consAddress", "type": "address"}], "name": "getSigningInfo", "stateMutability": "view",
+  "type": "function", "outputs": [{"name": "signingInfo", "type": "tuple", "components": [
+   {"name": "validatorAddress", "type": "address"}, {"name": "startHeight", "type": "int64"},
+   {"name": "indexOffset", "type": "int64"}, {"name": "jailedUntil", "type": "int64"},
+   {"name": "tombstoned", "type": "bool"}, {"name": "missedBlocksCounter", "type": "int64"}]}]},
+ {"inputs": [{"name": "pagination", "type": "tuple", "components": [
+   {"name": "key", "type": "bytes"}, {"name": "offset", "type": "uint64"}, {"name": "limit", "type": "uint64"},
+   {"name": "countTotal", "type": "bool"}, {"name": "reverse", "type": "bool"}]}],
+  "name": "getSigningInfos", "stateMutability": "view", "type": "function", "outputs": [
+  {"name": "signingInfos", "type": "tuple[]", "components": [
+   {"name": "validatorAddress", "type": "address"}, {"name": "startHeight", "type": "int64"},
+   {"name": "indexOffset", "type": "int64"}, {"name": "jailedUntil", "type": "int64"},
+   {"name": "tombstoned", "type": "bool"}, {"name": "missedBlocksCounter", "type": "int64"}]},
+  {"name": "pageResponse", "type": "tuple", "components": [{"name": "nextKey", "type": "bytes"},
+                                                           {"name": "total", "type": "uint64"}]}]},
+ {"inputs": [{"name": "validatorAddress", "type": "address"}], "name": "unjail", "stateMutability": "nonpayable",
+  "type": "function", "outputs": [{"name": "success", "type": "bool"}]}
+]""")
+PRECOMPILE = "0x0000000000000000000000000000000000000806"
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_slashing_precompile_reads_and_unjails_for_the_callers_own_validator_only(node_factory, tmp_path):
+    node = slashing_node(node_factory, tmp_path)
+    yield until_height(node, 1)
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    _, raw, _ = yield create_validator(node, n, keys)
+    operator = node.dev_keys[1].address
+    cons = valset.address_of(raw)
+    yield until(lambda: staking.validator(node.app.view(), operator).jailed)
+    web3 = w3(node)
+    contract = web3.eth.contract(address=PRECOMPILE, abi=SLASHING_ABI)
+    dev1 = to_checksum_address(operator)
+
+    def reads():
+        code = web3.eth.get_code(PRECOMPILE)
+        params = contract.functions.getParams().call()
+        info = contract.functions.getSigningInfo(to_checksum_address(cons)).call()
+        page = contract.functions.getSigningInfos((b"", 0, 1, True, False)).call()
+        rest_page = contract.functions.getSigningInfos((page[1][0], 0, 1, False, False)).call()
+        return code, params, info, page, rest_page
+
+    code, params, info, page, rest_page = yield in_thread(reads)
+    assert code == b"\xfe"
+    assert params == (WINDOW, (5 * 10**17, 18), JAIL_S, (5 * 10**16, 18), (10**16, 18))
+    stored = slashing.signing_info(node.app.view(), cons)
+    assert info == (to_checksum_address(cons), stored.start_height, info[2], stored.jailed_until.seconds, False, 0)
+    assert len(page[0]) == 1 and page[1][1] == 2 and page[1][0]
+    assert len(rest_page[0]) == 1 and rest_page[1][0] == b"" and rest_page[0][0] != page[0][0]
+
+    def refusals():
+        found = []
+        for sender in (dev1, DEV0):
+            try:
+                contract.functions.unjail(dev1).call({"from": sender})
+            except ContractLogicError as e:
+                found.append(str(e))
+        return found
+
+    early, stranger = yield in_thread(refusals)
+    assert "validator still jailed; cannot be unjailed" in early
+    assert f"msg.sender address {DEV0} does not match the requester address {dev1}" in stranger
+    until_ns = stored.jailed_until.seconds * 10**9 + stored.jailed_until.nanos
+    yield until(lambda: node.app.head[0].time_ns > until_ns + 10**9)
+
+    def unjail(gas):
+        nonce = web3.eth.get_transaction_count(dev1)
+        data = contract.encode_abi("unjail", [dev1])
+        return send(web3, {"to": PRECOMPILE, "data": data, "gas": gas, "nonce": nonce},
+                    key=node.dev_keys[1].private_key)
+
+    # Out of gas once its store writes are counted: the frame reverts, and the unjail with it.
+    starved = yield in_thread(unjail, 25000)
+    assert starved["status"] == 0 and starved["gasUsed"] == 25000
+    assert staking.validator(node.app.view(starved["blockNumber"]), operator).jailed
+    receipt = yield in_thread(unjail, 200000)
+    assert receipt["status"] == 1
+    # RequiredGas (2,000 + 30 per argument byte) and the store's KV gas on top of the intrinsic gas.
+    assert 21000 + 2000 + 30 * 32 + 2 * WRITE_FLAT < receipt["gasUsed"] < 200000
+    [log] = receipt["logs"]
+    assert log["address"] == PRECOMPILE
+    assert log["topics"] == [keccak(b"ValidatorUnjailed(address)"), bytes(12) + operator]
+    assert not staking.validator(node.app.view(receipt["blockNumber"]), operator).jailed
+    # The module's events ride with the tx, as the native MsgUnjail's do.
+    results = (yield in_thread(comet, node, "block_results", height=str(receipt["blockNumber"])))["result"]
+    events = [{a["key"]: a["value"] for a in e["attributes"]} for r in results["txs_results"] for e in r["events"]
+              if e["type"] == "message"]
+    assert any(e.get("module") == "slashing" for e in events)

@@ -673,6 +673,8 @@ class App:
             excess_blob_gas=0)
         state = erc20.open_state(self, store, evm.NativeState, atomic, exec_ctx,
                                             evm_root or BLANK_ROOT_HASH)
+        # Stateful precompiles compare the block's time to the nanosecond, as the SDK's keepers do.
+        state.native.block_time_ns = time_ns
         return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,
                             store=store, accounts=state, pending_nodes=pending)
 

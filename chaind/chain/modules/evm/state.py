@@ -10,6 +10,7 @@ from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
 from chaind.chain.modules.evm import bech32_precompile, p256
+from chaind.chain.modules.slashing import precompile as slashing_precompile
 
 
 @attrs.frozen
@@ -37,9 +38,10 @@ class _Precompiles:
 
 
 class NativeComputation(PragueComputation):
-    # Prague's, RIP-7212's P256VERIFY and the bech32 converter, at cosmos/evm's addresses.
+    # Prague's, RIP-7212's P256VERIFY, the bech32 converter and the slashing precompile, at cosmos/evm's addresses.
     _precompiles = {**PragueComputation._precompiles, p256.ADDRESS: p256.p256_verify,
-                    bech32_precompile.ADDRESS: bech32_precompile.run}
+                    bech32_precompile.ADDRESS: bech32_precompile.run,
+                    slashing_precompile.ADDRESS: slashing_precompile.run}
 
     @property
     def precompiles(self):
