@@ -6,10 +6,13 @@ import json
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
+from google.protobuf import any_pb2
 
+import gov_msgs as g
 import staking_msgs as m
 from chain_driver import PROPOSER, Chain
 from chaind.chain import evidence, valset, votes
+from chaind.chain.authority import GOV
 from chaind.chain.block import BlockId
 from chaind.chain.modules import distribution, slashing, staking
 from chaind.chain.modules.distribution import state as distribution_state
@@ -207,6 +210,9 @@ def test_double_sign_evidence_slashes_jails_and_tombstones(chain):
     assert info.tombstoned and info.jailed_until.seconds == slashing.DOUBLE_SIGN_JAIL_END_SECONDS
     stored = evidence_state.all_evidence(view)
     assert len(stored) == 1 and stored[0][1].type_url == "/cosmos.evidence.v1beta1.Equivocation"
+    # The SDK's layout in the evidence store: 0x00 | hash, the Any.
+    found = chain.app.stores.read(chain.app.store_version(), "evidence", b"\x00" + stored[0][0], False)[0]
+    assert found == stored[0][1].SerializeToString()
     # A tombstoned validator never unjails.
     unjail = (UNJAIL, tx_pb2.MsgUnjail(validator_addr=m.valoper(chain.prefix, operator)))
     result = run(chain, [(1, [unjail])], seconds=10**6).results[0]
@@ -322,3 +328,25 @@ def _withdraw(chain, delegator, operator):
     from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2 as dist_tx
     return dist_tx.MsgWithdrawDelegatorReward(delegator_address=to_bech32(chain.prefix, delegator),
                                               validator_address=m.valoper(chain.prefix, operator))
+
+
+def params_msg(chain, authority, window=50):
+    p = slashing.params(chain.app.view())
+    proto = p.proto()
+    proto.signed_blocks_window = window
+    msg = tx_pb2.MsgUpdateParams(authority=authority, params=proto)
+    return any_pb2.Any(type_url="/cosmos.slashing.v1beta1.MsgUpdateParams", value=msg.SerializeToString())
+
+
+def test_msg_update_params_comes_from_the_gov_authority_only(chain):
+    direct = params_msg(chain, chain.b32(chain.keys[1].address))
+    result = run(chain, [(1, [(direct.type_url, tx_pb2.MsgUpdateParams.FromString(direct.value))])]).results[0]
+    assert (result.codespace, result.code) == ("gov", 13) and "invalid authority" in result.log
+    assert slashing.params(chain.app.view()).signed_blocks_window == WINDOW
+    # Through a proposal that passes, as the gov account.
+    proposal = g.submit(chain.prefix, chain.keys[1].address, [params_msg(chain, chain.b32(GOV))], deposit=10)
+    ok(run(chain, [(1, [(g.SUBMIT, proposal)])]))
+    ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, chain.keys[0].address, 1, g.YES))])]))
+    run(chain, [], seconds=21)
+    run(chain, [])
+    assert slashing.params(chain.app.view()).signed_blocks_window == 50

@@ -3,9 +3,10 @@
 Native keys are `keys.compose(module, ...)`. The store is the module's SDK store key (auth's is "acc");
 the key is the rest of the native key, except where the SDK v0.50 layout is known and light clients
 read it: bank balances (0x02 | len(address) | address | denom) and supplies (0x00 | denom), whose values
-(the amount in decimal, as math.Int marshals) are already the SDK's; and auth accounts (0x01 | address,
+(the amount in decimal, as math.Int marshals) are already the SDK's; auth accounts (0x01 | address,
 an Any), which the app writes in the SDK's form itself (their sequence is the EVM nonce), so chaind's own
-account records stay out of the tree.
+account records stay out of the tree; slashing's params (0x00) and signing infos (0x01 | len | address) and
+evidence's equivocations (0x00 | hash), whose values are the SDK's protos already.
 """
 
 ACC = "acc"
@@ -16,6 +17,7 @@ _BANK_SUPPLY = b"\x06supply"
 _AUTH_ACCOUNT = b"\x04acct"
 _SLASHING_PARAMS = b"\x06params"
 _SLASHING_INFO = b"\x02si"
+_EVIDENCE = b"\x02ev"
 
 
 def bank_balance(address, denom):
@@ -51,6 +53,9 @@ def locate(native_key):
             return store_name(module), b"\x00"
         if rest.startswith(_SLASHING_INFO):
             return store_name(module), b"\x01" + rest[len(_SLASHING_INFO):]
+    if module == "evidence" and rest.startswith(_EVIDENCE):
+        # x/evidence's equivocations: 0x00 | hash, an Any (the SDK's interface value).
+        return store_name(module), b"\x00" + rest[len(_EVIDENCE) + 1:]
     if module == "auth" and rest.startswith(_AUTH_ACCOUNT):
         return None
     return store_name(module), rest
