@@ -74,7 +74,9 @@ def set_rewards_of(state, operator, rewards):
 
 def _update(state, operator, **fields):
     rewards = rewards_of(state, operator) or ValidatorRewards()
-    set_rewards_of(state, operator, attrs.evolve(rewards, **fields))
+    for name, value in fields.items():
+        setattr(rewards, name, value)
+    set_rewards_of(state, operator, rewards)
 
 
 def outstanding(state, operator):
