@@ -18,7 +18,7 @@ from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, vot
 from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
-from chaind.chain.commit_info import BLOCK_ID_FLAG_ABSENT, BLOCK_ID_FLAG_COMMIT, VoteInfo
+from chaind.chain.commit_info import VoteInfo
 from chaind.chain.modules import auth, erc20, evm, feemarket
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
@@ -493,9 +493,9 @@ class App:
         other validator of the parent's set is absent (precommit_sigs)."""
         if height <= self.genesis.initial_height:
             return ()
-        return tuple(VoteInfo(v.address, v.power, BLOCK_ID_FLAG_COMMIT
+        return tuple(VoteInfo(v.address, v.power, votes.BLOCK_ID_FLAG_COMMIT
                               if self.vote_key is not None and v.address == self.validator_address
-                              else BLOCK_ID_FLAG_ABSENT)
+                              else votes.BLOCK_ID_FLAG_ABSENT)
                      for v in self.validator_set(height - 1))
 
     def consensus_info(self, height):

@@ -7,7 +7,8 @@ in socket mode they are CometBFT's, from FinalizeBlock. A block record keeps the
 
 import attrs
 
-BLOCK_ID_FLAG_ABSENT, BLOCK_ID_FLAG_COMMIT, BLOCK_ID_FLAG_NIL = 1, 2, 3
+from chaind.chain.votes import BLOCK_ID_FLAG_ABSENT
+
 DUPLICATE_VOTE, LIGHT_CLIENT_ATTACK = 1, 2          # abci.MisbehaviorType
 
 
