@@ -101,6 +101,13 @@ def test_downtime_jail_unjail_through_the_cli_and_the_queries_agree(node_factory
     status, _, by_rest = yield rest(node, f"/cosmos/slashing/v1beta1/signing_infos/{valcons}", height=height)
     assert status == 200
     by_cli = js((yield run("q", "slashing", "signing-info", valcons, n, "--height", height, "-o", "json")))
+    # The SDK's CLI also takes the consensus public key as `comet show-validator` prints it, or 0x.
+    conspub = json.dumps({"@type": "/cosmos.crypto.ed25519.PubKey", "key": base64.b64encode(raw).decode()})
+    for other in (conspub, "0x" + cons.hex()):
+        by_key = js((yield run("q", "slashing", "signing-info", other, n, "--height", height, "-o", "json")))
+        assert by_key == by_cli
+    bad = yield run("q", "slashing", "signing-info", '{"@type": "/cosmos.crypto.ed25519.PubKey", "key": "AA=="}', n)
+    assert bad.exit_code != 0 and "want an ed25519 consensus public key" in bad.output
     jailed_until = info.jailed_until.ToJsonString()
     for answer in (by_rest["val_signing_info"], by_cli["val_signing_info"]):
         assert answer["address"] == valcons and answer["jailed_until"] == jailed_until

@@ -13,13 +13,15 @@ from typing import NamedTuple
 #   text    the text as given
 #   acc     an account address, bech32 or 0x, as this chain's bech32
 #   val     a validator operator address, valoper bech32 or 0x, as this chain's valoper bech32
+#   cons    a validator consensus address, valcons bech32 or 0x, or its consensus public key as JSON
+#           ({"@type":"/cosmos.crypto.ed25519.PubKey","key":"..."}, what `comet show-validator` prints)
 #   evm     an address, bech32 or 0x, as lower-case 0x hex
 #   eip55   an address, bech32 or 0x, as EIP-55 checksummed 0x hex
 #   uint    a positive integer (an int field)
 #   amount  a non-negative integer amount written in digits (a string field, as sdk.Int)
 #   coin    one positive coin, e.g. 10achain (a Coin field)
 #   coins   positive coins, e.g. 10achain,5stake (a repeated Coin field)
-KINDS = ("text", "acc", "val", "evm", "eip55", "uint", "amount", "coin", "coins")
+KINDS = ("text", "acc", "val", "cons", "evm", "eip55", "uint", "amount", "coin", "coins")
 
 FLAG_KINDS = ("text", "bool")
 SIGNER_KINDS = ("acc", "val", "evm", "eip55")

@@ -195,7 +195,9 @@ def convert(ctx, arg, text):
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint=arg.metavar) from None
     kind = arg.kind
-    if kind in ("acc", "val"):
+    if kind == "cons" and text.lstrip().startswith("{"):
+        return to_bech32(prefix(ctx, "cons"), consensus_address_of_json(text))
+    if kind in ("acc", "val", "cons"):
         return bech32_address(ctx, text, kind)
     if kind in ("evm", "eip55"):
         return render(ctx, kind, address_bytes(text))
@@ -208,6 +210,24 @@ def convert(ctx, arg, text):
     if kind == "coins":
         return positive_coins(text)
     return text
+
+
+def consensus_address_of_json(text):
+    """The consensus address of an ed25519 public key as JSON: the first 20 bytes of its SHA-256."""
+    import base64
+    import binascii
+    import hashlib
+    import json
+
+    try:
+        found = json.loads(text)
+        key = base64.b64decode(found["key"], validate=True) if isinstance(found, dict) else b""
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise click.BadParameter(f"not a consensus public key: {text!r}") from None
+    if not isinstance(found, dict) or found.get("@type") != "/cosmos.crypto.ed25519.PubKey" or len(key) != 32:
+        raise click.BadParameter(f"want an ed25519 consensus public key ({{\"@type\":"
+                                 f"\"/cosmos.crypto.ed25519.PubKey\",\"key\":...}}), got {text!r}")
+    return hashlib.sha256(key).digest()[:20]
 
 
 def render(ctx, kind, raw):
