@@ -3,15 +3,17 @@ called with web3.py's typed contract calls from their ABI: what they do shows ov
 events land in the tx's FinalizeBlock events, a contract (tests/solidity/PrecompileCaller.sol) acts for itself,
 a reverted frame undoes its native moves, and no one acts for another account."""
 
+import base64
 import json
 import pathlib
 
 import pytest_twisted
 from eth_account import Account
 from eth_utils import keccak, to_checksum_address
+from google.protobuf import json_format
 
 from chaind.chain.modules.evm import bank_precompile, distribution_precompile, gov_precompile, staking_precompile
-from chaind.crypto.addresses import to_bech32
+from chaind.crypto.addresses import module_address, to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bq
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bq_grpc
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2 as dq
@@ -20,6 +22,7 @@ from chaind.pb.cosmos.gov.v1 import query_pb2 as gq
 from chaind.pb.cosmos.gov.v1 import query_pb2_grpc as gq_grpc
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
+from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
 from chaind.pb.evmos.erc20.v1 import query_pb2 as eq
 from chaind.pb.evmos.erc20.v1 import query_pb2_grpc as eq_grpc
 from evm_client import DEV0, DEV0_KEY, OTHER, rpc, send, w3
@@ -29,6 +32,7 @@ from test_cli_modules import CHAIN, STAKE_TOKEN, VALOPER, staking_node, until_he
 CALLER = json.loads((pathlib.Path(__file__).parent / "solidity" / "PrecompileCaller.json").read_text())
 BOB = Account.from_key(keccak(b"bob"))
 ERROR = keccak(b"Error(string)")[:4]
+GOV_ACCOUNT = "0x" + module_address("gov").hex()
 
 
 def contract(web3, precompile):
@@ -291,3 +295,183 @@ def test_gov_0x805_submit_deposit_vote_round_trip(node):
     assert params[0] == 20 * 10**9 and params[1] == [("achain", 10)]  # the dev chain: 20 s, 10achain
     error = yield in_thread(call_error, web3, gov.functions.vote(OTHER, pid, 1, ""), DEV0)
     assert "does not match the requester address" in error["message"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_create_edit_redelegate_cancel_through_0x800(node_factory):
+    node = staking_node(node_factory)
+    yield until_height(node, 1)
+    web3 = w3(node)
+    staking = contract(web3, staking_precompile)
+    yield in_thread(send, web3, {"to": BOB.address, "value": 100 * CHAIN, "nonce": (
+        yield in_thread(web3.eth.get_transaction_count, DEV0))})
+    pubkey = base64.b64encode(keccak(b"bob's consensus key")).decode()
+    rates = (10**17, 2 * 10**17, 10**16)
+    receipt = yield in_thread(transact, web3, staking.functions.createValidator(
+        ("bob", "", "", "", ""), rates, 1, BOB.address, pubkey, 5 * CHAIN), BOB.key)
+    assert receipt.status == 1
+    (created,) = staking.events.CreateValidator().process_receipt(receipt)
+    assert created.args.validatorAddress == BOB.address and created.args.value == 5 * CHAIN
+    bob_valoper = to_bech32("chainvaloper", bytes.fromhex(BOB.address[2:]))
+    found, _ = yield call(node, sq_grpc.QueryStub, "Validator", sq.QueryValidatorRequest(validator_addr=bob_valoper))
+    assert found.validator.description.moniker == "bob" and found.validator.commission.commission_rates.rate == \
+        str(10**17)
+    typed = yield in_thread(staking.functions.validator(BOB.address).call)
+    assert typed[0] == BOB.address and typed[1] == pubkey and typed[9] == 10**17 and typed[4] == 5 * CHAIN
+    # Another account may not create or edit a validator for bob.
+    error = yield in_thread(call_error, web3, staking.functions.editValidator(
+        ("x", "", "", "", ""), BOB.address, -1, -1), DEV0)
+    assert "does not match the requester address" in error["message"]
+    receipt = yield in_thread(transact, web3, staking.functions.editValidator(
+        ("bob2", "[do-not-modify]", "[do-not-modify]", "[do-not-modify]", "[do-not-modify]"), BOB.address, -1, -1),
+        BOB.key)
+    assert receipt.status == 1
+    (edited,) = staking.events.EditValidator().process_receipt(receipt)
+    assert edited.args.commissionRate == -1 and edited.args.minSelfDelegation == -1
+    assert (yield in_thread(staking.functions.validator(BOB.address).call))[6][0] == "bob2"
+
+    # Redelegate from the genesis validator to bob's, and see it in both queries.
+    receipt = yield in_thread(transact, web3, staking.functions.redelegate(DEV0, VALOPER, bob_valoper, 2 * CHAIN))
+    assert receipt.status == 1
+    (moved,) = staking.events.Redelegate().process_receipt(receipt)
+    red = yield in_thread(staking.functions.redelegation(DEV0, VALOPER, bob_valoper).call)
+    assert red[:3] == (b32(DEV0), VALOPER, bob_valoper)
+    assert red[3][0][1] == moved.args.completionTime and red[3][0][2] == 2 * CHAIN
+    responses, _ = yield in_thread(staking.functions.redelegations(DEV0, "", "", (b"", 0, 10, True, False)).call)
+    assert responses[0][0][:3] == red[:3] and responses[0][1][0][1] == 2 * CHAIN
+    error = yield in_thread(call_error, web3, staking.functions.redelegations(
+        "0x" + "00" * 20, "", bob_valoper, (b"", 0, 10, False, False)), DEV0)
+    assert "Need to specify at least a source validator address or delegator address" in error["message"]
+
+    # Undelegate, then take it back by its creation height.
+    before = yield delegation(node, DEV0)
+    receipt = yield in_thread(transact, web3, staking.functions.undelegate(DEV0, VALOPER, CHAIN))
+    _, _, entries = yield in_thread(staking.functions.unbondingDelegation(DEV0, VALOPER).call)
+    height = entries[-1][0]
+    assert height == receipt.blockNumber
+    receipt = yield in_thread(transact, web3, staking.functions.cancelUnbondingDelegation(DEV0, VALOPER, CHAIN,
+                                                                                          height))
+    assert receipt.status == 1
+    (cancelled,) = staking.events.CancelUnbondingDelegation().process_receipt(receipt)
+    assert cancelled.args.creationHeight == height and cancelled.args.amount == CHAIN
+    assert (yield delegation(node, DEV0)) == before
+
+
+@pytest_twisted.inlineCallbacks
+def test_distribution_messages_and_queries_through_0x801(node_factory):
+    node = staking_node(node_factory)
+    yield until_height(node, 1)
+    web3 = w3(node)
+    distribution = contract(web3, distribution_precompile)
+    for _ in range(2):      # fees for the validator's commission
+        yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": (
+            yield in_thread(web3.eth.get_transaction_count, DEV0))})
+    height = node.app.height
+    yield until_height(node, height + 1)
+    for method, request, typed in (
+            ("ValidatorOutstandingRewards", dq.QueryValidatorOutstandingRewardsRequest(validator_address=VALOPER),
+             distribution.functions.validatorOutstandingRewards(VALOPER)),
+            ("ValidatorCommission", dq.QueryValidatorCommissionRequest(validator_address=VALOPER),
+             distribution.functions.validatorCommission(VALOPER))):
+        found, _ = yield call(node, dq_grpc.QueryStub, method, request, height=height)
+        coins = found.rewards.rewards if method == "ValidatorOutstandingRewards" else found.commission.commission
+        answer = yield in_thread(typed.call, block_identifier=height)
+        assert answer == [(c.denom, int(c.amount) // 10**18, 18) for c in coins] and answer[0][1] > 0
+    info = yield in_thread(distribution.functions.validatorDistributionInfo(VALOPER).call)
+    assert info[0] == VALOPER and info[2][0][0] == "achain"
+    slashes, page = yield in_thread(distribution.functions.validatorSlashes(VALOPER, 1, height,
+                                                                            (b"", 0, 10, True, False)).call)
+    assert slashes == [] and page == (b"", 0)
+
+    balance = yield in_thread(web3.eth.get_balance, DEV0)
+    receipt = yield in_thread(transact, web3, distribution.functions.withdrawValidatorCommission(VALOPER))
+    assert receipt.status == 1
+    (withdrawn,) = distribution.events.WithdrawValidatorCommission().process_receipt(receipt)
+    assert withdrawn.args.validatorAddress == keccak(VALOPER.encode()) and withdrawn.args.commission > 0
+    fee = receipt.gasUsed * receipt.effectiveGasPrice
+    assert (yield in_thread(web3.eth.get_balance, DEV0)) == balance + withdrawn.args.commission - fee
+
+    receipt = yield in_thread(transact, web3, distribution.functions.setWithdrawAddress(DEV0, OTHER))
+    assert receipt.status == 1
+    assert (yield in_thread(distribution.functions.delegatorWithdrawAddress(DEV0).call)) == b32(OTHER)
+    other = yield in_thread(web3.eth.get_balance, to_checksum_address(OTHER))
+    receipt = yield in_thread(transact, web3, distribution.functions.withdrawDelegatorRewards(DEV0, VALOPER))
+    (paid,) = distribution.events.WithdrawDelegatorReward().process_receipt(receipt)
+    assert (yield in_thread(web3.eth.get_balance, to_checksum_address(OTHER))) == other + paid.args.amount
+
+    receipt = yield in_thread(transact, web3, distribution.functions.fundCommunityPool(DEV0, [("achain", 1000)]))
+    (funded,) = distribution.events.FundCommunityPool().process_receipt(receipt)
+    assert (funded.args.denom, funded.args.amount) == ("achain", 1000)
+    events = yield in_thread(native_events, node, receipt.blockNumber, receipt.transactionHash.to_0x_hex())
+    assert any(a["amount"] == "1000achain" for a in attributes(events, "coin_spent"))
+    receipt = yield in_thread(transact, web3, distribution.functions.depositValidatorRewardsPool(
+        DEV0, VALOPER, [("achain", 1000)]))
+    (deposited,) = distribution.events.DepositValidatorRewardsPool().process_receipt(receipt)
+    assert deposited.args.amount == 1000 and deposited.args.depositor == DEV0
+    error = yield in_thread(call_error, web3, distribution.functions.fundCommunityPool(
+        DEV0, [("achain", 10**40)]), DEV0)
+    assert "insufficient funds" in error["message"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_gov_0x805_weighted_votes_cancel_and_queries(node):
+    web3 = w3(node)
+    gov = contract(web3, gov_precompile)
+    message = {"@type": "/cosmos.gov.v1.MsgUpdateParams", "authority": b32(GOV_ACCOUNT), "params": None}
+    bad = json.dumps({"messages": [{"@type": "/nothing.Here"}], "title": "t", "summary": "s"}).encode()
+    error = yield in_thread(call_error, web3, gov.functions.submitProposal(DEV0, bad, [("achain", 10)]), DEV0)
+    assert "unable to resolve type URL /nothing.Here" in error["message"]
+    error = yield in_thread(call_error, web3, gov.functions.submitProposal(DEV0, b"{", [("achain", 10)]), DEV0)
+    assert "invalid proposal JSON" in error["message"]
+    # A real message, in the SDK's JSON: the proposal holds it.
+    params, _ = yield call(node, gq_grpc.QueryStub, "Params", gq.QueryParamsRequest())
+    message["params"] = json.loads(json_format.MessageToJson(params.params, preserving_proto_field_name=True))
+    proposal = json.dumps({"messages": [message], "title": "Same params", "summary": "no change",
+                           "metadata": ""}).encode()
+    receipt = yield in_thread(transact, web3, gov.functions.submitProposal(DEV0, proposal, [("achain", 10)]))
+    assert receipt.status == 1
+    (submitted,) = gov.events.SubmitProposal().process_receipt(receipt)
+    pid = submitted.args.proposalId
+    got = yield in_thread(gov.functions.getProposal(pid).call)
+    assert got[1] == ["/cosmos.gov.v1.MsgUpdateParams"] and got[2] == 2
+    options = [(1, "0.700000000000000000"), (3, "0.300000000000000000")]
+    receipt = yield in_thread(transact, web3, gov.functions.voteWeighted(DEV0, pid, options, ""))
+    assert receipt.status == 1
+    (voted,) = gov.events.VoteWeighted().process_receipt(receipt)
+    assert [(o["option"], o["weight"]) for o in voted.args.options] == options
+    votes, page = yield in_thread(gov.functions.getVotes(pid, (b"", 0, 10, True, False)).call)
+    assert votes == [(pid, DEV0, options, "")] and page[1] == 1
+    tally = yield in_thread(gov.functions.getTallyResult(pid).call)
+    grpc_tally, _ = yield call(node, gq_grpc.QueryStub, "TallyResult", gq.QueryTallyResultRequest(proposal_id=pid))
+    assert tally == (grpc_tally.tally.yes_count, grpc_tally.tally.abstain_count, grpc_tally.tally.no_count,
+                     grpc_tally.tally.no_with_veto_count) and int(tally[0]) > 0
+    deposit = yield in_thread(gov.functions.getDeposit(pid, DEV0).call)
+    assert deposit == (pid, DEV0, [("achain", 10)])
+    proposals, _ = yield in_thread(gov.functions.getProposals(2, DEV0, "0x" + "00" * 20,
+                                                              (b"", 0, 10, True, False)).call)
+    assert pid in [p[0] for p in proposals]
+    constitution, _ = yield call(node, gq_grpc.QueryStub, "Constitution", gq.QueryConstitutionRequest())
+    assert (yield in_thread(gov.functions.getConstitution().call)) == constitution.constitution
+    receipt = yield in_thread(transact, web3, gov.functions.cancelProposal(DEV0, pid))
+    assert receipt.status == 1
+    (cancelled,) = gov.events.CancelProposal().process_receipt(receipt)
+    assert cancelled.args.proposalId == pid
+    error = yield in_thread(call_error, web3, gov.functions.getProposal(pid), DEV0)
+    assert "doesn't exist" in error["message"] or "not found" in error["message"]
+
+
+@pytest_twisted.inlineCallbacks
+def test_gov_0x805_proposal_messages_take_the_sdk_s_json(node):
+    """LegacyDec fields in the SDK's JSON are decimals; the proposal's message holds their atomics."""
+    web3 = w3(node)
+    gov = contract(web3, gov_precompile)
+    message = {"@type": "/cosmos.staking.v1beta1.MsgUpdateParams", "authority": b32(GOV_ACCOUNT),
+               "params": {"unbonding_time": "1814400s", "max_validators": 50, "max_entries": 7,
+                          "historical_entries": 10000, "bond_denom": "achain", "min_commission_rate": "0.05"}}
+    proposal = json.dumps({"messages": [message], "title": "Commission floor", "summary": "5%"}).encode()
+    receipt = yield in_thread(transact, web3, gov.functions.submitProposal(DEV0, proposal, [("achain", 10)]))
+    (submitted,) = gov.events.SubmitProposal().process_receipt(receipt)
+    found, _ = yield call(node, gq_grpc.QueryStub, "Proposal",
+                          gq.QueryProposalRequest(proposal_id=submitted.args.proposalId))
+    inner = staking_tx.MsgUpdateParams.FromString(found.proposal.messages[0].value)
+    assert inner.params.min_commission_rate == str(5 * 10**16) and inner.params.max_validators == 50

@@ -7,11 +7,12 @@ frame undoes the native writes and drops the native events with them.
 """
 
 import attrs
-from eth.exceptions import OutOfGas, Revert
+from eth.exceptions import OutOfGas, Revert, VMError
 from eth_abi import decode as abi_decode
 from eth_abi import encode as abi_encode
 from eth_abi.exceptions import DecodingError, EncodingError
 from eth_utils import keccak
+from twisted.logger import Logger
 
 from chaind import errors as domain_errors
 from chaind.chain import errors
@@ -30,6 +31,8 @@ WRITE_COST_PER_BYTE = 30
 ITER_NEXT_COST_FLAT = 30
 LEGACY_PRECISION = 18
 _ERROR_SELECTOR = keccak(b"Error(string)")[:4]
+
+log = Logger()
 
 
 def required_gas(transaction, data):
@@ -249,7 +252,9 @@ class NativeCall:
     # the modules
     def execute(self, type_url, msg):
         """Run one native message through its module's handler for msg.sender; its events join the tx's."""
-        handler = self.app.handlers[type_url]
+        handler = self.app.handlers.get(type_url)
+        if handler is None:
+            raise Failure(f"{type_url} is not handled on this chain")
         handler.validate(self.app, msg)
         emitted, response = handler.execute(self.app, self, msg, self.caller)
         self.native.events += emitted
@@ -313,6 +318,12 @@ class Precompile:
             _revert(computation, e.message)
         except Failure as e:
             _revert(computation, e.reason)
+        except VMError:
+            raise
+        except Exception as e:
+            # A fault of ours must not stop the block: the frame reverts (undoing its native writes too).
+            log.failure("{name} precompile failed", name=self.name)
+            _revert(computation, f"{self.name} precompile: internal error: {type(e).__name__}: {e}")
         return computation
 
 
