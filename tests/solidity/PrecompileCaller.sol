@@ -2,7 +2,8 @@
 pragma solidity ^0.8.20;
 
 // A contract that uses the staking and distribution precompiles for itself (tests/test_native_precompiles.py).
-// Compiled with solc 0.8.28 (npm's solc, optimizer on, 200 runs); its bytecode is in tests/contracts.py.
+// Compiled by tests/solidity/compile.js (npm's solc 0.8.28, optimizer on, 200 runs) into PrecompileCaller.json;
+// tests/test_solidity_sources.py compiles it again and compares.
 
 interface IStaking {
     function delegate(address delegatorAddress, string memory validatorAddress, uint256 amount)
