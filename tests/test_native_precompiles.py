@@ -140,8 +140,13 @@ def test_no_one_acts_for_another_and_reverts_change_nothing(node):
     before = yield delegation(node, DEV0)
     balance = yield in_thread(web3.eth.get_balance, DEV0)
     # More than dev account 0 holds: the bank's reason, and nothing moves but the gas.
-    receipt = yield in_thread(transact, web3, staking.functions.delegate(DEV0, VALOPER, balance * 2))
+    fn = staking.functions.delegate(DEV0, VALOPER, balance * 2)
+    receipt = yield in_thread(transact, web3, fn)
     assert receipt.status == 0
+    # A failed call costs cosmos/evm's RequiredGas alone (2,000 + 30 a byte of input), its KV gas is not charged.
+    data = bytes.fromhex(fn._encode_transaction_data()[2:])
+    intrinsic = 21_000 + sum(16 if b else 4 for b in data)
+    assert receipt.gasUsed == intrinsic + 2_000 + 30 * len(data)
     assert (yield delegation(node, DEV0)) == before
     fee = receipt.gasUsed * receipt.effectiveGasPrice
     assert (yield in_thread(web3.eth.get_balance, DEV0)) == balance - fee
