@@ -11,8 +11,11 @@ import pytest_twisted
 from eth_account import Account
 from eth_utils import keccak, to_checksum_address
 from google.protobuf import json_format
+from web3 import Web3
 
+from chain_driver import Chain
 from chaind.chain.modules.evm import bank_precompile, distribution_precompile, gov_precompile, staking_precompile
+from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import module_address, to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bq
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bq_grpc
@@ -480,3 +483,29 @@ def test_gov_0x805_proposal_messages_take_the_sdk_s_json(node):
                           gq.QueryProposalRequest(proposal_id=submitted.args.proposalId))
     inner = staking_tx.MsgUpdateParams.FromString(found.proposal.messages[0].value)
     assert inner.params.min_commission_rate == str(5 * 10**16) and inner.params.max_validators == 50
+
+
+def test_blocks_with_precompile_calls_replay_to_the_same_results_and_app_hashes(tmp_path):
+    chain = Chain(tmp_path, "chain.db")
+    try:
+        dev0 = to_checksum_address(chain.keys[0].address)
+        web3 = Web3()
+        staking, distribution = contract(web3, staking_precompile), contract(web3, distribution_precompile)
+        gov = contract(web3, gov_precompile)
+        proposal = json.dumps({"messages": [], "metadata": "m", "title": "t", "summary": "s"}).encode()
+        calls = [staking.functions.delegate(dev0, VALOPER, CHAIN), staking.functions.undelegate(dev0, VALOPER, 1),
+                 distribution.functions.claimRewards(dev0, 10), staking.functions.delegate(dev0, VALOPER, 10**40),
+                 gov.functions.submitProposal(dev0, proposal, [("achain", 10)]),
+                 distribution.functions.withdrawValidatorCommission(VALOPER)]
+        for nonce, fn in enumerate(calls):
+            chain.block([chain.evm(0, nonce, to=fn.address, data=fn._encode_transaction_data(), gas=1_000_000)])
+        app = chain.app
+        for height in range(app.genesis.initial_height, app.height + 1):
+            replayed = app.replay_block(height, lambda ctx, index, tx: None)
+            stored = [app.result_at(height, i) for i in range(len(replayed))]
+            assert [r.to_record() for r in replayed] == [r.to_record() for r in stored], height
+        statuses = [app.result_at(h, 0).receipt.status for h in range(1, app.height + 1)]
+        assert statuses == [1, 1, 1, 0, 1, 1]
+        assert replay_chain(app, tmp_path / "replayed.db").ok
+    finally:
+        chain.close()
