@@ -2,7 +2,7 @@
 (what AfterValidatorBonded gives the SDK's gentx validators when InitChain bonds them)."""
 
 from chaind.chain.modules import staking
-from chaind.chain.modules.slashing import precompile, state
+from chaind.chain.modules.slashing import state
 from chaind.chain.modules.slashing.keeper import new_signing_info
 from chaind.chain.modules.slashing.params import parse_params, set_params
 from chaind.crypto.addresses import to_bech32
@@ -15,8 +15,6 @@ def init_genesis(app, ctx):
         raise ValueError(f"slashing genesis: only params are read (got {sorted(section)}); signing infos "
                          "start with the validators")
     set_params(ctx, parse_params(section.get("params", {})))
-    # Code at the precompile's address, so that eth_getCode shows it and typed Solidity calls reach it.
-    ctx.accounts.set_code(precompile.ADDRESS, precompile.CODE)
     prefix = app.genesis.bech32_prefix + "valcons"
     for v in staking.validators(ctx):
         if v.status == staking.BONDED and state.signing_info(ctx, v.cons_address) is None:

@@ -25,7 +25,6 @@ from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 
 ADDRESS = (0x806).to_bytes(20, "big")
-CODE = b"\xfe"          # what eth_getCode shows there (as the ERC-20 pairs' precompiles), so typed calls reach it
 UNJAILED_TOPIC = keccak(b"ValidatorUnjailed(address)")
 # storetypes.KVGasConfig()
 READ_FLAT, READ_PER_BYTE, WRITE_FLAT, WRITE_PER_BYTE, DELETE, ITER_NEXT = 1000, 3, 2000, 30, 1000, 30
@@ -79,7 +78,7 @@ def _context(computation):
     native = computation.state.native
     execution = computation.state.execution_context
     # A block's own time to the nanosecond where the block gives it; an eth_call has the EVM's seconds.
-    time_ns = getattr(native, "block_time_ns", None) or execution.timestamp * 10**9
+    time_ns = native.time_ns if native.time_ns is not None else execution.timestamp * 10**9
     return _Context(_Metered(native), computation.state, execution.block_number, time_ns)
 
 
