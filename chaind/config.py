@@ -17,6 +17,20 @@ def _listen(default):
     return attrs.field(default=default, validator=attrs.validators.instance_of(str))
 
 
+LOG_LEVELS = ("debug", "info", "warn", "error")
+
+
+@attrs.frozen
+class NodeSettings:
+    moniker: str = ""                   # this node's name (CometBFT's moniker); gentx's default --moniker
+    # the least level logged: debug, info (one line per block), warn or error (CometBFT's log_level)
+    log_level: str = attrs.field(default="info", validator=attrs.validators.instance_of(str))
+
+    def __attrs_post_init__(self):
+        if self.log_level not in LOG_LEVELS:
+            raise ConfigError(f"[node] log-level must be one of {', '.join(LOG_LEVELS)}, got {self.log_level!r}")
+
+
 @attrs.frozen
 class ChainSettings:
     block_interval: float = 1.0         # seconds between blocks; 0 = a block as soon as a tx arrives
@@ -180,6 +194,7 @@ class AbciSettings:
 
 @attrs.frozen
 class Settings:
+    node: NodeSettings = NodeSettings()
     chain: ChainSettings = ChainSettings()
     mempool: MempoolSettings = MempoolSettings()
     storage: StorageSettings = StorageSettings()

@@ -27,8 +27,8 @@ from chaind.api.net import net_methods, web3_methods
 from chaind.api.raw import RawApi
 from chaind.api.txpool import TxPoolApi
 from chaind.chain import authority, registry
-from chaind.chain.app import App, StaleHomeError
-from chaind.chain.genesis import Genesis
+from chaind.chain.app import App, NoValidatorsError, StaleHomeError
+from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.modules import inflation
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
@@ -84,21 +84,24 @@ class Node(service.MultiService):
         self.home = home
         self.settings = settings
         self.out = out or sys.stdout
-        self.genesis = Genesis.load(home.genesis_file)
+        try:
+            self.genesis = Genesis.load(home.genesis_file)
+        except GenesisError as e:
+            raise SystemExit(f"{home.genesis_file}: {e}") from None
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
         try:
             self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
                            prune_interval=settings.storage.prune_interval, modules=modules,
                            iavl_cache_nodes=settings.storage.iavl_cache_nodes,
                            subspace_max_keys=settings.storage.subspace_max_keys)
-        except StaleHomeError as e:
+        except (StaleHomeError, NoValidatorsError, GenesisError) as e:
             self.db.close()
             raise SystemExit(str(e)) from None
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
         self.dev_keys = home.dev_keys()
-        validator = self.genesis.validators[0] if self.genesis.validators else None
+        validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
         self.validator_operator = validator.operator if validator else bytes(20)
         proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)
         if validator:
