@@ -81,12 +81,16 @@ def init(moniker, chain_id, home, dev):
 @click.option("--config", default=None, type=click.Path(dir_okay=False))
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people, json for machines (one JSON object per line)")
-def start(home, config, log_format):
+@click.option("--log-level", type=click.Choice(["debug", "info", "warn", "error"]), default=None,
+              help="The least level logged (default [node] log-level: info, a line per block)")
+@click.option("-q", "--quiet", is_flag=True, help="Log warnings and errors only (log level warn)")
+def start(home, config, log_format, log_level, quiet):
     """Run the node in the foreground (the same as `twistd -n chaind`)."""
     from twisted.scripts.twistd import run
 
     sys.argv = ["twistd", "-n", "chaind"] + (["--home", home] if home else []) + \
-               (["--config", config] if config else []) + ["--log-format", log_format]
+               (["--config", config] if config else []) + ["--log-format", log_format] + \
+               (["--log-level", log_level] if log_level else []) + (["--quiet"] if quiet else [])
     run()
 
 
