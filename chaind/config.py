@@ -102,6 +102,8 @@ class CometRpcSettings:
     enable: bool = True
     address: str = _listen("127.0.0.1:26657")
     max_body_bytes: int = 1_000_000     # one request body (or WebSocket message) at most
+    # request line and headers of one HTTP request at most (a longer URL is 414, longer headers 431)
+    max_header_bytes: int = attrs.field(default=1 << 20, validator=_at_least("cometbft-rpc", 1024))
     max_batch_size: int = 10            # requests in one JSON-RPC batch
     max_query_length: int = 512         # bytes of one event query (tx_search, block_search, subscribe)
     default_per_page: int = 30          # tx_search/block_search page size when none is asked
@@ -144,6 +146,8 @@ class TracingSettings:
 class RestSettings:
     enable: bool = True
     address: str = _listen("127.0.0.1:9091")
+    # request line and headers of one HTTP request at most (a longer URL is 414, longer headers 431)
+    max_header_bytes: int = attrs.field(default=1 << 20, validator=_at_least("rest", 1024))
     enabled_unsafe_cors: bool = False   # any browser origin may read answers (the SDK's [api] setting)
 
 

@@ -9,7 +9,6 @@ from twisted.application import internet, service
 from twisted.internet import defer, endpoints
 from twisted.internet.error import CannotListenError
 from twisted.python.threadpool import ThreadPool
-from twisted.web import server
 
 from chaind import config as config_mod
 from chaind.api import cosmos
@@ -48,6 +47,7 @@ from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
 from chaind.metrics.node import NodeMetrics
+from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
 from chaind.rpc.cors_resource import CorsResource
 from chaind.rpc.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, RPCError, as_rpc_error
@@ -55,6 +55,7 @@ from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
 from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
+from chaind.rpc.web_limits import LimitedSite
 from chaind.store.db import Database
 
 
@@ -181,7 +182,8 @@ class Node(service.MultiService):
             cors = _admit(OriginPolicy.parse("*") if settings.rest.enabled_unsafe_cors else None, origin)
             if cors is not None:
                 rest_resource = CorsResource(rest_resource, cors)
-            site = server.Site(rest_resource)
+            site = LimitedSite(rest_resource, settings.rest.max_header_bytes, rest_errors.too_large,
+                               "[rest] max-header-bytes")
             site.displayTracebacks = False
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway
