@@ -78,8 +78,7 @@ def _account(ctx, text):
         pass
     ring = open_keyring(ctx)
     if text not in ring.names():
-        raise click.ClickException(f"failed to get address from Keyring: {text}.info: key not found (a key of "
-                                   f"the {ring.backend} keyring; choose another with --keyring-backend)")
+        raise click.ClickException(f"failed to get address from Keyring: {ring.not_found(text)}")
     return ring.get(text).address
 
 

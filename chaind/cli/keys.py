@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from chaind.cli.common import home_option, home_path, output_option, prefix, setting, to_bech32
+from chaind.cli.common import HelpGroup, home_option, home_path, output_option, prefix, setting, to_bech32
 from chaind.keyring import BACKENDS, Keyring, KeyringError
 
 ETH_PUBKEY = "/ethermint.crypto.v1.ethsecp256k1.PubKey"
@@ -80,7 +80,7 @@ def _print_records(ctx, outputs, single=False):
         click.echo(yamlout.dump(outputs) if outputs else "[]\n")
 
 
-class KeyringErrors(click.Group):
+class KeyringErrors(HelpGroup):
     """A group whose commands' keyring errors are one-line CLI errors."""
 
     def invoke(self, ctx):

@@ -33,7 +33,7 @@ def make_cli(modules=None):
 
     # -h as --help, as the SDK's (cobra) commands take it; every subcommand's context inherits it.
     group = LazyGroup("chaind", help="chaind: a proof-of-stake EVM chain node, and its command-line client.",
-                      context_settings={"help_option_names": ["-h", "--help"]}, lazy={
+                      context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120}, lazy={
         "attach": "chaind.cli.attach:attach",
         "keys": "chaind.cli.keys:keys",
         "genesis": "chaind.cli.genesis:genesis",
