@@ -104,7 +104,7 @@ def test_keys_test_backend_add_recover_show_list_delete(tmp_path):
     recovered = ok(cli("keys", "add", "dev0", "--recover", *home, "-o", "json", stdin=DEV_MNEMONIC + "\n"))
     doc = json.loads(recovered.stdout)
     assert doc["address"] == DEV0_B32 and doc["name"] == "dev0" and "mnemonic" not in doc
-    assert json.loads(doc["pubkey"])["@type"] == "/ethermint.crypto.v1.ethsecp256k1.PubKey"
+    assert json.loads(doc["pubkey"])["@type"] == "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
     # The same mnemonic under another name derives the same account.
     again = ok(cli("keys", "add", "alice2", "--recover", *home, stdin=" ".join(words) + "\n"))
     assert again.stdout.splitlines()[0] == added.stdout.splitlines()[0]
@@ -285,6 +285,10 @@ def test_flow_keys_send_query_tx_and_balances_at_two_heights(node, tmp_path):
     assert message == {"@type": "/cosmos.bank.v1beta1.MsgSend", "from_address": DEV0_B32, "to_address": bob,
                        "amount": [{"denom": "achain", "amount": "1234"}]}
     assert found["timestamp"].endswith("Z") and int(found["gas_used"]) > 0
+    # The account now has the key it signed with, shown as `keys show` shows it.
+    account = json.loads(ok((yield run("q", "account", DEV0_B32, n, "-o", "json"))).stdout)["account"]
+    shown = json.loads(ok((yield run("keys", "show", "dev0", *keys, "-o", "json"))).stdout)
+    assert account["pub_key"] == json.loads(shown["pubkey"])
     by_seq = json.loads(ok((yield run("q", "tx", "--type", "acc_seq", f"{DEV0_B32}/0", n, "-o", "json"))).stdout)
     assert by_seq["txhash"] == txhash
     signature = found["tx"]["signatures"][0]
