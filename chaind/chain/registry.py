@@ -5,7 +5,19 @@ last (a param a proposal changes takes effect one block later than in the SDK, w
 The App and every face take what they need from here.
 """
 
-from chaind.chain.modules import auth, bank, distribution, epochs, erc20, evm, feemarket, gov, inflation, staking
+from chaind.chain.modules import (
+                                  auth,
+                                  bank,
+                                  distribution,
+                                  epochs,
+                                  erc20,
+                                  evm,
+                                  feegrant,
+                                  feemarket,
+                                  gov,
+                                  inflation,
+                                  staking,
+)
 
 MODULES = (
     auth.MODULE,
@@ -17,5 +29,6 @@ MODULES = (
     evm.MODULE,
     feemarket.MODULE,
     erc20.MODULE,
+    feegrant.MODULE,
     gov.MODULE,
 )
