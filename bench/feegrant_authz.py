@@ -14,10 +14,13 @@ from chaind.chain import txs
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.chain.modules import auth
+from chaind.chain.modules.feegrant import allowances
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2
+from chaind.pb.cosmos.feegrant.v1beta1 import tx_pb2 as feegrant_tx
 from chaind.store.db import Database
 
 BAR = 1.3
@@ -70,10 +73,27 @@ def plain(bench, n):
     return [bench.sign(key, [bench.send_msg(key)], i) for i in range(n)]
 
 
-# Each kind: name -> function(bench, n) returning n signed txs of that kind, set-up committed first.
-# Every kind is timed against "plain"; authz's MsgExec goes here too (a grant committed, then n MsgExecs).
+def grant_fees(bench):
+    """Dev key 2 lets dev key 3 pay fees from its account: a BasicAllowance with a spend limit."""
+    granter, grantee = bench.keys[2], bench.keys[3]
+    allowance = feegrant_pb2.BasicAllowance(spend_limit=bench.coins(10**24))
+    grant = feegrant_tx.MsgGrantAllowance(granter=bench.b32(granter.address), grantee=bench.b32(grantee.address),
+                                          allowance=allowances.pack(allowance))
+    bench.commit([bench.sign(granter, [("/cosmos.feegrant.v1beta1.MsgGrantAllowance", grant)])])
+
+
+def feegranted(bench, n):
+    """n MsgSends by dev key 3 whose fees dev key 2 pays through its allowance."""
+    granter, grantee = bench.keys[2], bench.keys[3]
+    return [bench.sign(grantee, [bench.send_msg(grantee)], i, granter=bench.b32(granter.address)) for i in range(n)]
+
+
+# Each kind: name -> (set_up(bench) committing what its txs need, or None; txs(bench, n) returning n signed txs).
+# Every set-up runs before any tx is signed (set-up blocks move sequences). Every kind is timed against "plain";
+# authz's MsgExec goes here too (a grant committed in its set-up, then n MsgExecs).
 KINDS = {
-    "plain": plain,
+    "plain": (None, plain),
+    "feegrant": (grant_fees, feegranted),
 }
 
 
@@ -97,7 +117,10 @@ def run(n, rounds=5):
     tmp = Path(tempfile.mkdtemp(prefix="bench-feegrant-authz-"))
     try:
         bench = Bench(tmp)
-        workloads = {name: build(bench, n) for name, build in KINDS.items()}
+        for set_up, _ in KINDS.values():
+            if set_up is not None:
+                set_up(bench)
+        workloads = {name: txs(bench, n) for name, (_, txs) in KINDS.items()}
         figures = {name: [0.0, 0.0] for name in KINDS}
         for raws in workloads.values():
             measure(bench, raws[:5])               # warm the head view and caches

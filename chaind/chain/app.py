@@ -289,7 +289,8 @@ class App:
     def _check_native(self, state, tx, base_fee=None, simulate=False, height=None):
         """The SDK's ante for a native tx: memo, timeout height, signature count, signers, each signer's account,
         sequence and signature (not in a simulation), and the fee and who pays it; then each message's
-        stateless checks. height is the block the tx is for (check_tx: the next one)."""
+        stateless checks. height is the block the tx is for (check_tx: the next one); a block's state (a
+        BlockContext) is given its base fee. Returns the fee's source (_fee_source), None in a simulation."""
         params = self.genesis.auth_params
         memo = len(tx.body.memo)
         if memo > params.max_memo_characters:
@@ -306,10 +307,13 @@ class App:
                                  "too many signatures")
         self._check_signers(tx)
         self._check_signer_accounts(state, tx, simulate)
+        fee_source = None
         if not simulate:
-            self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
+            fee_source = self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee,
+                                         None if base_fee is None else state.time_ns)
         for handler, msg in tx.messages:
             handler.validate(self, msg)
+        return fee_source
 
     def tx_signers(self, tx):
         """The addresses that must sign a native tx, in the SDK's GetSigners order: each message's signer,
@@ -414,6 +418,8 @@ class App:
         return granter, used
 
     def _check_fee(self, state, tx, base_fee, time_ns=None):
+        """The fee is in the base denom, covers the base fee, and whoever pays it can; returns _fee_source's
+        answer. time_ns: the block's time (check_tx: the head's)."""
         base = self.genesis.base_denom
         fee = dict(tx.fee)
         if set(fee) - {base}:
@@ -422,19 +428,21 @@ class App:
         if fee.get(base, 0) < required:
             raise errors.insufficient_fee(
                 f"insufficient fees; got: {format_coins(tx.fee)} required: {required}{base}")
-        source, _ = self._fee_source(state, tx, [c for c in tx.fee if c[1]],
-                                     self._head[0].time_ns if time_ns is None else time_ns)
+        found = self._fee_source(state, tx, [c for c in tx.fee if c[1]],
+                                 self._head[0].time_ns if time_ns is None else time_ns)
+        source = found[0]
         if auth.account(state, source) is None:
             raise errors.TxError(errors.SDK, 9, f"fee payer address: {self._b32(source)} does not exist: "
                                  "unknown address")
         if self.bank.balance(state, source, base) < fee.get(base, 0):
             raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
+        return found
 
-    def _deduct_fee(self, ctx, tx):
+    def _deduct_fee(self, ctx, tx, fee_source=None):
         """DeductFeeDecorator on the block: the allowance used (feegrant's events), the fee sent to the fee
-        collector, and the `tx` event naming who paid."""
+        collector, and the `tx` event naming who paid. fee_source: what the ante's fee check found, if it ran."""
         fee = [c for c in tx.fee if c[1]]
-        source, used = self._fee_source(ctx, tx, fee, ctx.time_ns)
+        source, used = fee_source or self._fee_source(ctx, tx, fee, ctx.time_ns)
         events = [] if used is None else feegrant.use(ctx, used, self.bank.bech32)
         if fee:
             events += self.bank.send(ctx, source, auth.FEE_COLLECTOR, fee)
@@ -656,7 +664,7 @@ class App:
     def _deliver_native(self, ctx, tx, simulate=False):
         """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
         # The block's own base fee: a replay of an old block must not use today's.
-        self._check_native(ctx, tx, ctx.base_fee, simulate, height=ctx.height)
+        fee_source = self._check_native(ctx, tx, ctx.base_fee, simulate, height=ctx.height)
         for signer in tx.signers:
             nonce = ctx.accounts.get_nonce(signer.address)
             if signer.sequence != nonce:
@@ -668,7 +676,7 @@ class App:
         if gas > limit:
             raise errors.out_of_gas(f"txSize; gasWanted: {tx.gas}, gasUsed: {gas}")
         # The fee first: it is the one ante write that can fail, and then nothing else has been written.
-        events = self._deduct_fee(ctx, tx)
+        events = self._deduct_fee(ctx, tx, fee_source)
         events += self._use_signers(ctx, tx)
         store_snapshot = dict(ctx.store.changes)
         evm_snapshot = ctx.accounts.snapshot()

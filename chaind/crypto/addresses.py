@@ -16,6 +16,9 @@ def to_bech32(prefix, address):
     return bech32.bech32_encode(prefix, data)
 
 
+# Decoding costs a checksum over the text, and every tx's signers, payer and message fields name a few
+# addresses again and again.
+@functools.lru_cache(maxsize=16384)
 def from_bech32(text, prefix=None):
     hrp, data = bech32.bech32_decode(text)
     if hrp is None or data is None:
