@@ -42,7 +42,7 @@ def test_an_account_with_no_balance_pays_fees_through_its_granter(node, tmp_path
     granter = js((yield run("keys", "show", "dev0", *keys, "-o", "json")))["address"]
     grantee = js((yield run("keys", "add", "g", *keys, "-o", "json")))["address"]
     granted = yield send_tx(n, keys, "feegrant", "grant", "dev0", grantee, "--spend-limit",
-                            f"{FEE_AMOUNT * 3 // 2}achain")
+                            f"{FEE_AMOUNT * 5 // 2}achain")
     assert attribute(granted, "set_feegrant", "grantee") == [grantee]
 
     # The grantee, with nothing at all, sends through the CLI with --fee-granter.
@@ -54,6 +54,14 @@ def test_an_account_with_no_balance_pays_fees_through_its_granter(node, tmp_path
     assert attribute(used, "use_feegrant", "granter") == [granter]
     assert attribute(used, "tx", "fee_payer") == [granter]
     assert used["tx"]["auth_info"]["fee"]["granter"] == granter
+
+    # The same through gRPC BroadcastTx, a tx a client library built.
+    reply, _ = yield call(node, tx_grpc.ServiceStub, "BroadcastTx",
+                          tx_service.BroadcastTxRequest(tx_bytes=_pruned_by(node, tmp_path, grantee, granter),
+                                                        mode=tx_service.BROADCAST_MODE_SYNC))
+    assert reply.tx_response.code == 0, reply.tx_response.raw_log
+    assert (yield committed(n, reply.tx_response.txhash))["code"] == 0
+    assert (yield balance(n, granter)) == before - 2 * FEE_AMOUNT
 
     # Queries: CLI, gRPC, REST and abci_query agree on what is left.
     shown = js((yield run("q", "feegrant", "grant", granter, grantee, n, "-o", "json")))["allowance"]
@@ -76,28 +84,29 @@ def test_an_account_with_no_balance_pays_fees_through_its_granter(node, tmp_path
     # Beyond the spend limit: refused at the check with feegrant's code, and nothing is spent.
     result = yield run("tx", "feegrant", "prune", "--from", "g", "--fee-granter", "dev0", FEE, "-y", n, *keys)
     failed(result, "fee limit exceeded")
-    assert (yield balance(n, granter)) == before - FEE_AMOUNT
+    assert (yield balance(n, granter)) == before - 2 * FEE_AMOUNT
 
-    # The same through gRPC BroadcastTx, a tx built by a client library: after a revoke, no grant is found.
+    # After a revoke, no grant is found.
     yield send_tx(n, keys, "feegrant", "revoke", "dev0", grantee)
     missing, _ = yield call(node, fq_grpc.QueryStub, "Allowance",
                             fq.QueryAllowanceRequest(granter=granter, grantee=grantee))
     assert missing is None
-    key = _keyring_key(tmp_path, "g")
-    view = node.app.view()
-    address = parse(grantee)
-    raw = txs.build_native([("/cosmos.feegrant.v1beta1.MsgPruneAllowances",
-                             feegrant_tx.MsgPruneAllowances(pruner=grantee))], key, node.genesis.chain_id,
-                           auth.account(view, address)[0], view.accounts.get_nonce(address),
-                           [("achain", FEE_AMOUNT)], 200000, granter=granter)
     reply, _ = yield call(node, tx_grpc.ServiceStub, "BroadcastTx",
-                          tx_service.BroadcastTxRequest(tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC))
+                          tx_service.BroadcastTxRequest(tx_bytes=_pruned_by(node, tmp_path, grantee, granter),
+                                                        mode=tx_service.BROADCAST_MODE_SYNC))
     assert (reply.tx_response.codespace, reply.tx_response.code) == ("feegrant", 5)
     assert "fee-grant not found" in reply.tx_response.raw_log
 
 
-def _keyring_key(home, name):
-    return AccountKey(Keyring(home, "test").private_key(name))
+def _pruned_by(node, home, grantee, granter):
+    """A MsgPruneAllowances of the grantee's key "g", its fee paid by the granter, signed at its sequence."""
+    key = AccountKey(Keyring(home, "test").private_key("g"))
+    view = node.app.view()
+    address = parse(grantee)
+    return txs.build_native([("/cosmos.feegrant.v1beta1.MsgPruneAllowances",
+                              feegrant_tx.MsgPruneAllowances(pruner=grantee))], key, node.genesis.chain_id,
+                            auth.account(view, address)[0], view.accounts.get_nonce(address),
+                            [("achain", FEE_AMOUNT)], 200000, granter=granter)
 
 
 @pytest_twisted.inlineCallbacks
@@ -113,6 +122,12 @@ def test_a_fee_payer_signs_and_pays_and_two_signers_sign_in_turn(node, tmp_path)
     # Both keys at hand: the CLI signs with the sender and the payer (SIGN_MODE_DIRECT over both signer infos).
     before = (yield balance(n, dev0)), (yield balance(n, dev1))
     paid = yield send_tx(n, keys, "bank", "send", "dev0", to, "5achain", "--fee-payer", "dev1")
+    # --gas auto simulates the tx with both signers (gRPC Simulate over abci_query).
+    auto = yield run("tx", "bank", "send", "dev0", to, "1achain", "--fee-payer", "dev1", "--gas", "auto", FEE, "-y",
+                     "-o", "json", n, *keys)
+    assert "estimated gas: " in auto.stderr
+    assert (yield committed(n, js(auto)["txhash"]))["code"] == 0
+    before = before[0] - 1, before[1] - FEE_AMOUNT
     assert (yield balance(n, dev0)) == before[0] - 5
     assert (yield balance(n, dev1)) == before[1] - FEE_AMOUNT
     assert attribute(paid, "tx", "fee_payer") == [dev1]
