@@ -160,9 +160,10 @@ def sign_bytes(ctx, tx, chain_id, account_number, sequence, mode):
 class Signer:
     """Who signs: a keyring record, its account number and sequence, the chain id."""
 
-    def __init__(self, ctx, from_, need_key=True):
+    def __init__(self, ctx, from_, need_key=True, ring=None):
         self.ctx = ctx
-        self.ring = open_keyring(ctx)
+        self.ring = ring or open_keyring(ctx)
+        self._key = None
         params = ctx.params
         if need_key or from_ in self.ring.names():
             self.record = find_record(self.ring, ctx, from_)
@@ -204,9 +205,12 @@ class Signer:
                 base.sequence if sequence is None else sequence)
 
     def key(self):
-        from chaind.crypto.keys import AccountKey
+        # Decrypting a file keyring's key runs scrypt: once per command.
+        if self._key is None:
+            from chaind.crypto.keys import AccountKey
 
-        return AccountKey(self.ring.private_key(self.record.name))
+            self._key = AccountKey(self.ring.private_key(self.record.name))
+        return self._key
 
 
 def unsigned_tx(messages, params, gas_limit, fee, payer="", granter=""):
@@ -423,7 +427,7 @@ def _payer_party(ctx, signer, payer):
                                    "--sign-mode amino-json) and broadcast it")
     if name not in ring.names():
         name = next(n for n in ring.names() if to_bech32(prefix(ctx), ring.get(n).address) == payer)
-    payer_signer = Signer(ctx, name)
+    payer_signer = Signer(ctx, name, ring=ring)     # one keyring: its passphrase is asked once
     number, sequence = payer_signer.account(payer, use_flags=False)
     return [(payer_signer, number, sequence)]
 
