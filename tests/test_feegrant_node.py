@@ -193,3 +193,29 @@ def test_multisign_batch_round_trip(node, tmp_path):
     for txhash in hashes:
         assert (yield committed(n, txhash))["code"] == 0
     assert (yield balance(n, to)) == 60
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_periodic_allowed_message_grant_through_the_cli_in_amino_json(node, tmp_path):
+    """The CLI builds AllowedMsgAllowance(PeriodicAllowance(BasicAllowance)) from its flags; signed in amino JSON
+    (Timestamps and Durations as x/tx writes them) the node accepts it, and a message outside the list is
+    refused."""
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    ok((yield run("keys", "import-hex", "dev0", node.dev_keys[0].private_key.hex(), *keys)))
+    granter = js((yield run("keys", "show", "dev0", *keys, "-o", "json")))["address"]
+    grantee = js((yield run("keys", "add", "g", *keys, "-o", "json")))["address"]
+    yield send_tx(n, keys, "feegrant", "grant", "dev0", grantee, "--spend-limit", f"{FEE_AMOUNT * 10}achain",
+                  "--expiration", "2100-01-01T00:00:00Z", "--period", "3600", "--period-limit",
+                  f"{FEE_AMOUNT * 2}achain", "--allowed-messages", "/cosmos.feegrant.v1beta1.MsgPruneAllowances",
+                  "--sign-mode", "amino-json")
+    shown = js((yield run("q", "feegrant", "grants-by-granter", granter, n, "-o", "json")))["allowances"]
+    allowance = shown[0]["allowance"]
+    assert allowance["@type"] == "/cosmos.feegrant.v1beta1.AllowedMsgAllowance"
+    assert allowance["allowed_messages"] == ["/cosmos.feegrant.v1beta1.MsgPruneAllowances"]
+    periodic = allowance["allowance"]
+    assert periodic["@type"] == "/cosmos.feegrant.v1beta1.PeriodicAllowance" and periodic["period"] == "3600s"
+    assert periodic["basic"]["expiration"] == "2100-01-01T00:00:00Z"
+    yield send_tx(n, keys, "feegrant", "prune", "--from", "g", "--fee-granter", "dev0")
+    failed((yield run("tx", "feegrant", "revoke", "g", granter, FEE, "--fee-granter", "dev0", "-y", n, *keys)),
+           "message not allowed")
