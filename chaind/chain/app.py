@@ -431,7 +431,8 @@ class App:
         found = self._fee_source(state, tx, [c for c in tx.fee if c[1]],
                                  self._head[0].time_ns if time_ns is None else time_ns)
         source = found[0]
-        if auth.account(state, source) is None:
+        # A signer's account was just read; only a granter's needs looking up.
+        if source not in {s.address for s in tx.signers} and auth.account(state, source) is None:
             raise errors.TxError(errors.SDK, 9, f"fee payer address: {self._b32(source)} does not exist: "
                                  "unknown address")
         if self.bank.balance(state, source, base) < fee.get(base, 0):
