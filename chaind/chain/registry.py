@@ -1,8 +1,9 @@
 """The chain's modules, one line each, in the SDK's init-genesis and end-block order (Evmos': auth and bank
 first, epochs and inflation before distribution (an epoch's mint is handed out in the same begin block),
 distribution before staking (its hooks find it ready), staking, then slashing and evidence (their genesis
-and begin blockers read its validators), before evm and feemarket, then erc20, and gov
-last (a param a proposal changes takes effect one block later than in the SDK, where gov ends blocks first).
+and begin blockers read its validators), evm and feemarket, genutil after them (its gen txs pass the ante with
+feemarket's params, as in Evmos), then erc20, and gov last (a param a proposal changes takes effect one block
+later than in the SDK, where gov ends blocks first).
 The App and every face take what they need from here.
 """
 
@@ -14,7 +15,9 @@ from chaind.chain.modules import (
     erc20,
     evidence,
     evm,
+    feegrant,
     feemarket,
+    genutil,
     gov,
     inflation,
     slashing,
@@ -32,6 +35,8 @@ MODULES = (
     evidence.MODULE,
     evm.MODULE,
     feemarket.MODULE,
+    genutil.MODULE,
     erc20.MODULE,
+    feegrant.MODULE,
     gov.MODULE,
 )
