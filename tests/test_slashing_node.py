@@ -139,15 +139,19 @@ def test_downtime_jail_unjail_through_the_cli_and_the_queries_agree(node_factory
             assert check(node.app, view) is None, name
 
 
+def rfc3339_nano(ns):
+    """Go's time.RFC3339Nano, as cmtjson writes times: trailing zeros of the fraction dropped."""
+    seconds, nanos = divmod(ns, 10**9)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{nanos:09d}".rstrip("0").rstrip(".") + "Z"
+
+
 def vote_json(key, chain_id, height, block_hash, time_ns, address, index):
     bid = BlockId(block_hash, 1, hashlib.sha256(block_hash).digest())
     signature = key.sign(votes.sign_bytes(chain_id, height, 0, bid, time_ns))
-    seconds, nanos = divmod(time_ns, 10**9)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{nanos:09d}Z"
     return {"type": 2, "height": str(height), "round": 0,
             "block_id": {"hash": block_hash.hex().upper(),
                          "parts": {"total": 1, "hash": bid.parts_hash.hex().upper()}},
-            "timestamp": stamp, "validator_address": address.hex().upper(), "validator_index": index,
+            "timestamp": rfc3339_nano(time_ns), "validator_address": address.hex().upper(), "validator_index": index,
             "signature": base64.b64encode(signature).decode(), "extension": None, "extension_signature": None}
 
 
@@ -158,13 +162,11 @@ def evidence_json(node, key, raw, height):
     index = next(i for i, v in enumerate(validators) if v.address == address)
     block_time = node.app.block_at(height)[0].time_ns
     first, second = sorted([b"\x0a" * 32, b"\x0b" * 32])
-    seconds, nanos = divmod(block_time, 10**9)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{nanos:09d}".rstrip("0").rstrip(".") + "Z"
     return {"type": "tendermint/DuplicateVoteEvidence", "value": {
         "vote_a": vote_json(key, node.genesis.chain_id, height, first, block_time + 7, address, index),
         "vote_b": vote_json(key, node.genesis.chain_id, height, second, block_time + 9, address, index),
         "TotalVotingPower": str(sum(v.power for v in validators)),
-        "ValidatorPower": str(validators[index].power), "Timestamp": stamp}}
+        "ValidatorPower": str(validators[index].power), "Timestamp": rfc3339_nano(block_time)}}
 
 
 @pytest_twisted.inlineCallbacks
