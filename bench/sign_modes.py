@@ -43,11 +43,12 @@ def run(n):
         raws = {mode: txs.build_native([(txs.MSG_SEND, msg)], key, genesis.chain_id, number, nonce, fee, 200000,
                                        memo="bench", amino_encoder=encoder)
                 for mode, encoder in (("direct", None), ("amino-json", app.amino))}
-        # The amino tx signed as MetaMask signs it: over the doc's EIP-712 digest (checked after the keccak one fails).
+        # The amino tx signed as MetaMask signs it: over the doc's EIP-712 digest, V as 27/28.
         tx_raw = tx_pb2.TxRaw.FromString(raws["amino-json"])
         doc = amino.sign_bytes(app.amino, tx_pb2.TxBody.FromString(tx_raw.body_bytes),
                                tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes).fee, genesis.chain_id, number, nonce)
-        tx_raw.signatures[0] = key.sign_digest(eip712.digest(doc))
+        signature = key.sign_digest(eip712.digest(doc))
+        tx_raw.signatures[0] = signature[:64] + bytes([signature[64] + 27])
         raws["eip712"] = tx_raw.SerializeToString()
         figures = dict.fromkeys(raws, 0.0)
         for raw in raws.values():

@@ -781,10 +781,16 @@ def _base_balance_mirror(accounts, addresses, denom):
 def _verify(key_type, public_key, mode, sign_bytes, signature):
     """A key's signature of the sign bytes; an eth_secp256k1 key's amino JSON signature may also be MetaMask's,
     over the doc's EIP-712 form (Evmos v20's ethsecp256k1 PubKey.VerifySignature)."""
-    if crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature):
-        return True
     if key_type != crypto_keys.ETH_SECP256K1 or mode != signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
-        return False
+        return crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature)
+    # Either form passes, so the order changes no answer, only the cost: MetaMask's signatures carry V 27/28
+    # (go-ethereum's 0/1), and theirs are tried against the EIP-712 digest first.
+    checks = (_eip712_signed, crypto_keys.verify_signed) if signature[64:] in (b"\x1b", b"\x1c") else (
+        crypto_keys.verify_signed, _eip712_signed)
+    return any(check(key_type, public_key, sign_bytes, signature) for check in checks)
+
+
+def _eip712_signed(key_type, public_key, sign_bytes, signature):
     try:
         digest = eip712.digest(sign_bytes)
     except eip712.TypedDataError:

@@ -9,7 +9,7 @@ import functools
 import json
 import re
 
-from eth_hash.auto import keccak
+from sha3 import keccak_256
 
 DOMAIN_TYPES = (("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "string"),
                 ("salt", "string"))
@@ -95,6 +95,7 @@ def _add_types(types, root, prefix, payload):
     raise TypedDataError("exceeded maximum number of duplicates for a single type definition")
 
 
+@functools.lru_cache(maxsize=4096)
 def _sanitize(path):
     """_.foo_bar.baz -> TypeFooBarBaz (Go's cases.Title with NoLower: each word's first letter upper)."""
     out = []
@@ -114,22 +115,31 @@ def digest(sign_bytes):
     """keccak(0x1901 || domain separator || hashStruct(Tx)): what MetaMask's eth_signTypedData_v4 signs."""
     domain, types, message = typed_data(sign_bytes)
     try:
-        return keccak(b"\x19\x01" + _domain_separator(domain["chainId"]) + _hash_struct(types, "Tx", message))
+        type_hashes = _type_hashes(tuple((name, tuple(fields)) for name, fields in types.items()))
+        return _keccak(b"\x19\x01" + _domain_separator(domain["chainId"])
+                       + _hash_struct(types, type_hashes, "Tx", message))
     except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise TypedDataError(f"could not get EIP-712 object bytes: {e}") from None
+
+
+def _keccak(data):
+    return keccak_256(data).digest()
 
 
 @functools.lru_cache(maxsize=64)
 def _domain_separator(chain_id):
     types = {"EIP712Domain": list(DOMAIN_TYPES)}
-    return _hash_struct(types, "EIP712Domain", {"name": "Cosmos Web3", "version": "1.0.0", "chainId": chain_id,
-                                                "verifyingContract": "cosmos", "salt": "0"})
+    return _hash_struct(types, {"EIP712Domain": _keccak(_encode_type(types, "EIP712Domain").encode())},
+                        "EIP712Domain", {"name": "Cosmos Web3", "version": "1.0.0", "chainId": chain_id,
+                                         "verifyingContract": "cosmos", "salt": "0"})
 
 
-@functools.lru_cache(maxsize=4096)
-def _type_hash(encoded_type):
-    """keccak of an encodeType string: the same few message shapes come back tx after tx."""
-    return keccak(encoded_type.encode())
+@functools.lru_cache(maxsize=1024)
+def _type_hashes(type_set):
+    """keccak of every type's encodeType in one set of types: the same few message shapes come back tx after tx,
+    so each set is encoded once."""
+    types = dict(type_set)
+    return {name: _keccak(_encode_type(types, name).encode()) for name in types}
 
 
 def _encode_type(types, primary):
@@ -146,26 +156,26 @@ def _dependencies(types, name, found):
     return found
 
 
-def _hash_struct(types, name, data):
-    encoded = _type_hash(_encode_type(types, name))
+def _hash_struct(types, type_hashes, name, data):
+    encoded = [type_hashes[name]]
     for field, kind in types[name]:
-        encoded += _encode_value(types, kind, data[field])
-    return keccak(encoded)
+        encoded.append(_encode_value(types, type_hashes, kind, data[field]))
+    return _keccak(b"".join(encoded))
 
 
-def _encode_value(types, kind, value):
-    if kind.endswith("[]"):
-        if not isinstance(value, list):
-            raise TypeError(f"provided data '{value}' is not an array")
-        return keccak(b"".join(_encode_value(types, kind[:-2], v) for v in value))
-    if kind in types:
-        if not isinstance(value, dict):
-            raise TypeError(f"provided data '{value}' is not an object")
-        return _hash_struct(types, kind, value)
+def _encode_value(types, type_hashes, kind, value):
     if kind == "string":
         if not isinstance(value, str):
             raise TypeError(f"provided data '{value}' is not a string")
-        return keccak(value.encode())
+        return _keccak(value.encode())
+    if kind.endswith("[]"):
+        if not isinstance(value, list):
+            raise TypeError(f"provided data '{value}' is not an array")
+        return _keccak(b"".join(_encode_value(types, type_hashes, kind[:-2], v) for v in value))
+    if kind in types:
+        if not isinstance(value, dict):
+            raise TypeError(f"provided data '{value}' is not an object")
+        return _hash_struct(types, type_hashes, kind, value)
     if kind == "bool":
         if not isinstance(value, bool):
             raise TypeError(f"provided data '{value}' is not a bool")
