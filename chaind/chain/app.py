@@ -5,6 +5,7 @@ check_tx and view, which read committed heights only.
 """
 
 import base64
+import functools
 import hashlib
 import threading
 
@@ -14,7 +15,7 @@ from eth.vm.execution_context import ExecutionContext
 from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
-from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
+from chaind.chain import amino, eip712, eip712_legacy, errors, msgs, registry, txs, valset, votes, web3tx
 from chaind.chain import block as blocks
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feemarket
@@ -319,7 +320,10 @@ class App:
             raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
         # A simulation is not checked for its signature (whatever its sign mode) or fee, as in the SDK's
         # ante handlers: clients simulate to learn the gas, before they know the fee to sign.
-        if not simulate and not self._signature_valid(tx, number):
+        if not simulate and tx.web3 is not None:
+            # Evmos' legacy EIP-712 road: the signature travels in the extension option.
+            web3tx.verify(tx, self.amino, self.genesis.chain_id, number, self.genesis.bech32_prefix)
+        elif not simulate and not self._signature_valid(tx, number):
             raise errors.unauthorized(
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
@@ -330,12 +334,27 @@ class App:
 
     def _signature_valid(self, tx, number):
         """A single key's signature, or every signing member's, over the sign bytes of its sign mode."""
+        legacy = functools.partial(self._legacy_eip712_digest, tx)
         if tx.multisig is None:
             return _verify(tx.key_type, tx.public_key, tx.sign_mode, self._sign_bytes(tx, number, tx.sign_mode),
-                           tx.signature)
+                           tx.signature, legacy)
         members = tx.multisig.members
-        return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, mode), signature)
+        return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, mode), signature, legacy)
                    for (i, signature), mode in zip(tx.multisig.signed, tx.multisig.modes))
+
+    def _legacy_eip712_digest(self, tx, sign_bytes):
+        """The amino doc's digest in Evmos' legacy EIP-712 form, which v20's eth_secp256k1 key still accepts
+        (LegacyGetEIP712BytesForMsg): the messages of one amino type and one signer, that signer the fee payer."""
+        names = {self.amino.named(msg)["type"] for _, msg in tx.messages}
+        try:
+            signers = {self._signer_address(handler.signer(msg)) for handler, msg in tx.messages}
+        except errors.TxError as e:
+            raise eip712.TypedDataError(e.log) from None
+        if len(names) != 1 or len(signers) != 1:
+            raise eip712.TypedDataError("unable to build EIP-712 payload: different types of messages or signers")
+        prefix = self.genesis.bech32_prefix
+        return eip712_legacy.digest(sign_bytes, eip712.chain_number(self.genesis.chain_id), tx.messages[0][1],
+                                    addresses.to_bech32(prefix, signers.pop()), self.amino.any_types)
 
     def _sign_bytes(self, tx, number, mode):
         if mode == signing_pb2.SIGN_MODE_DIRECT:
@@ -778,24 +797,31 @@ def _base_balance_mirror(accounts, addresses, denom):
     return out
 
 
-def _verify(key_type, public_key, mode, sign_bytes, signature):
+def _verify(key_type, public_key, mode, sign_bytes, signature, legacy_digest=None):
     """A key's signature of the sign bytes; an eth_secp256k1 key's amino JSON signature may also be MetaMask's,
-    over the doc's EIP-712 form (Evmos v20's ethsecp256k1 PubKey.VerifySignature)."""
+    over the doc's EIP-712 form or its legacy form (legacy_digest(sign_bytes)), as Evmos v20's ethsecp256k1
+    PubKey.VerifySignature takes them."""
     if key_type != crypto_keys.ETH_SECP256K1 or mode != signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
         return crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature)
-    # Either form passes, so the order changes no answer, only the cost: MetaMask's signatures carry V 27/28
-    # (go-ethereum's 0/1), and theirs are tried against the EIP-712 digest first.
-    checks = (_eip712_signed, crypto_keys.verify_signed) if signature[64:] in (b"\x1b", b"\x1c") else (
-        crypto_keys.verify_signed, _eip712_signed)
-    return any(check(key_type, public_key, sign_bytes, signature) for check in checks)
+    typed = functools.partial(_eip712_signed, public_key, sign_bytes, signature, legacy_digest)
+    plain = functools.partial(crypto_keys.verify_signed, key_type, public_key, sign_bytes, signature)
+    # Any form passes, so the order changes no answer, only the cost: MetaMask's signatures carry V 27/28
+    # (go-ethereum's 0/1), and theirs are tried against the EIP-712 digests first.
+    checks = (typed, plain) if signature[64:] in (b"\x1b", b"\x1c") else (plain, typed)
+    return any(check() for check in checks)
 
 
-def _eip712_signed(key_type, public_key, sign_bytes, signature):
-    try:
-        digest = eip712.digest(sign_bytes)
-    except eip712.TypedDataError:
-        return False
-    return crypto_keys.verify(public_key, digest, signature)
+def _eip712_signed(public_key, sign_bytes, signature, legacy_digest):
+    for make in (eip712.digest, legacy_digest):
+        if make is None:
+            continue
+        try:
+            digest = make(sign_bytes)
+        except eip712.TypedDataError:
+            return False
+        if crypto_keys.verify(public_key, digest, signature):
+            return True
+    return False
 
 
 def _sig_verify_gas(tx):
