@@ -12,6 +12,10 @@ from chaind.crypto import keys
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2 as distribution_tx
+from chaind.pb.cosmos.gov.v1 import tx_pb2 as gov_v1
+from chaind.pb.cosmos.gov.v1beta1 import gov_pb2 as gov_v1beta1_types
+from chaind.pb.cosmos.gov.v1beta1 import tx_pb2 as gov_v1beta1
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
@@ -64,6 +68,39 @@ def test_nested_shapes_multi_send_and_create_validator():
         "description": {"moniker": "v"}, "min_self_delegation": "1", "validator_address": "chainvaloper1v",
         "pubkey": {"type": "tendermint/PubKeyEd25519", "value": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="},
         "value": {"amount": "9", "denom": "achain"}}
+
+
+def test_distribution_and_gov_names_nested_any_as_x_tx_writes_it():
+    """Distribution's names (the SDK's, not @cosmjs' MsgWithdrawValidatorCommission), and gov v1's
+    MsgSubmitProposal whose messages (Any, one holding another) are written {"type": amino name, "value"}."""
+    names = {url: shape.name for url, cls in ENCODER.any_types.items()
+             if (shape := ENCODER.shapes.get(cls.DESCRIPTOR.full_name)) and shape.name}
+    assert {url.rsplit(".", 1)[1]: names[url] for url in names if ".distribution." in url} == {
+        "MsgSetWithdrawAddress": "cosmos-sdk/MsgModifyWithdrawAddress",
+        "MsgWithdrawDelegatorReward": "cosmos-sdk/MsgWithdrawDelegationReward",
+        "MsgWithdrawValidatorCommission": "cosmos-sdk/MsgWithdrawValCommission",
+        "MsgFundCommunityPool": "cosmos-sdk/MsgFundCommunityPool",
+        "MsgDepositValidatorRewardsPool": "cosmos-sdk/distr/MsgDepositValRewards"}
+    assert ENCODER.named(distribution_tx.MsgFundCommunityPool(depositor="chain1a"))["value"] == {
+        "amount": [], "depositor": "chain1a"}
+    text = gov_v1beta1_types.TextProposal(title="t", description="d")
+    legacy = gov_v1.MsgExecLegacyContent(authority="chain1gov", content=txs._any("/cosmos.gov.v1beta1.TextProposal",
+                                                                                  text))
+    send = bank_tx.MsgSend(from_address="chain1gov", to_address="chain1b", amount=coins(("achain", 2)))
+    proposal = gov_v1.MsgSubmitProposal(messages=[txs._any(txs.MSG_SEND, send),
+                                                  txs._any("/cosmos.gov.v1.MsgExecLegacyContent", legacy)],
+                                        initial_deposit=coins(("achain", 10)), proposer="chain1p", metadata="m",
+                                        title="t", summary="s")
+    assert amino.dumps(ENCODER.named(proposal)) == (
+        '{"type":"cosmos-sdk/v1/MsgSubmitProposal","value":{"initial_deposit":[{"amount":"10","denom":"achain"}],'
+        '"messages":[{"type":"cosmos-sdk/MsgSend","value":{"amount":[{"amount":"2","denom":"achain"}],'
+        '"from_address":"chain1gov","to_address":"chain1b"}},{"type":"cosmos-sdk/v1/MsgExecLegacyContent",'
+        '"value":{"authority":"chain1gov","content":{"type":"cosmos-sdk/TextProposal","value":{"description":"d",'
+        '"title":"t"}}}}],"metadata":"m","proposer":"chain1p","summary":"s","title":"t"}}')
+    old = gov_v1beta1.MsgSubmitProposal(content=txs._any("/cosmos.gov.v1beta1.TextProposal", text), proposer="p")
+    assert ENCODER.named(old) == {"type": "cosmos-sdk/MsgSubmitProposal", "value": {
+        "content": {"type": "cosmos-sdk/TextProposal", "value": {"description": "d", "title": "t"}},
+        "initial_deposit": [], "proposer": "p"}}
 
 
 def amino_send(chain, key, sender, pubkey_url=txs.ETH_PUBKEY, amount=7, **options):

@@ -76,7 +76,10 @@ class Encoder:
         shapes = {c.DESCRIPTOR.full_name: a for c, a in BASE_SHAPES.items()}
         any_types = dict(BASE_ANY_TYPES)
         for module in modules:
-            shapes.update((c.DESCRIPTOR.full_name, a) for c, a in module.amino_shapes.items())
+            for message_class, shape in module.amino_shapes.items():
+                shapes[message_class.DESCRIPTOR.full_name] = shape
+                if shape.name is not None:          # a named type an Any may carry (a proposal's content)
+                    any_types["/" + message_class.DESCRIPTOR.full_name] = message_class
             for handler in module.messages:
                 if handler.amino is not None:
                     shapes[handler.message_class.DESCRIPTOR.full_name] = handler.amino
