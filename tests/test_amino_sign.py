@@ -4,7 +4,7 @@ import attrs
 import pytest
 
 from chain_driver import Chain
-from chaind.chain import amino, errors, txs
+from chaind.chain import amino, authority, errors, txs
 from chaind.chain.modules import auth, bank
 from chaind.chain.msgs import MsgHandler
 from chaind.chain.registry import MODULES
@@ -18,6 +18,7 @@ from chaind.pb.cosmos.gov.v1beta1 import gov_pb2 as gov_v1beta1_types
 from chaind.pb.cosmos.gov.v1beta1 import tx_pb2 as gov_v1beta1
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 
 ENCODER = amino.Encoder.of_modules(MODULES)
@@ -101,6 +102,24 @@ def test_distribution_and_gov_names_nested_any_as_x_tx_writes_it():
     assert ENCODER.named(old) == {"type": "cosmos-sdk/MsgSubmitProposal", "value": {
         "content": {"type": "cosmos-sdk/TextProposal", "value": {"description": "d", "title": "t"}},
         "initial_deposit": [], "proposer": "p"}}
+
+
+def test_a_v1_proposal_with_nested_messages_signed_in_amino_json_commits(chain):
+    gov = chain.app.bank.bech32(authority.GOV)
+    key = chain.keys[2]
+    text = gov_v1beta1_types.TextProposal(title="t", description="d")
+    proposal = gov_v1.MsgSubmitProposal(
+        messages=[txs._any(txs.MSG_SEND, bank_tx.MsgSend(from_address=gov, to_address=chain.b32(b"\x61" * 20),
+                                                         amount=coins((chain.genesis.base_denom, 1)))),
+                  txs._any("/cosmos.gov.v1.MsgExecLegacyContent", gov_v1.MsgExecLegacyContent(
+                      authority=gov, content=txs._any("/cosmos.gov.v1beta1.TextProposal", text)))],
+        initial_deposit=coins((chain.genesis.base_denom, 1000)), proposer=chain.b32(key.address), title="t",
+        summary="s")
+    raw = chain.native(key, [("/cosmos.gov.v1.MsgSubmitProposal", proposal)], amino_encoder=ENCODER, gas=400000)
+    tx = chain.app.check_tx(raw)
+    assert tx.sign_mode == signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON
+    block = chain.block([raw])
+    assert [e for e in block.results[0].events if e.type == "submit_proposal"]
 
 
 def amino_send(chain, key, sender, pubkey_url=txs.ETH_PUBKEY, amount=7, **options):
