@@ -82,6 +82,8 @@ def _traverse(types, any_types, prefix, struct):
             if _is_zero(field, value):
                 continue
             raise eip712.TypedDataError(f"no legacy EIP-712 type for the oneof field {name}")
+        if field is not None and field.type == _FD.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
+            continue                # a Go map: typToEth has no type for it, and it is no struct
         if field is None:           # the value of an Any's {type, value}: the packed message itself
             kind, element = "message", value
         elif _is_zero(field, value):
