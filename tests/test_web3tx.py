@@ -1,10 +1,12 @@
 """The legacy EIP-712 road's refusals on an App (chain/web3tx.py, LegacyEip712SigVerificationDecorator's order), the
-legacy types of messages Evmos' reflection walks in less common ways, and go-ethereum's typed data checks.
+legacy types of messages Evmos' reflection walks in less common ways, go-ethereum's typed data checks, and an
+eth_secp256k1 key's amino signature in each form Evmos v20 takes (keccak, EIP-712, legacy EIP-712) whatever its V.
 MetaMask's own signatures over this typed data are in test_eip712_legacy.py (external)."""
 
 import json
 
 import pytest
+from eth_hash.auto import keccak
 from google.protobuf import any_pb2
 
 from chain_driver import Chain
@@ -202,3 +204,43 @@ def test_typed_data_is_checked_as_go_ethereum_checks_it(change, valid):
 def test_unsound_types_are_refused(types):
     with pytest.raises(eip712.TypedDataError):
         eip712.hash_typed_data(9000, {**types, "EIP712Domain": list(eip712.DOMAIN_TYPES)}, {"a": "x"})
+
+
+def amino_send_signed(chain, key, sign):
+    """A MsgSend in SIGN_MODE_LEGACY_AMINO_JSON (no extension), its signature sign(sign bytes)."""
+    msg = bank_tx.MsgSend(from_address=chain.b32(key.address), to_address=chain.b32(b"\x72" * 20),
+                          amount=[coin_pb2.Coin(denom=chain.genesis.base_denom, amount="3")])
+    view = chain.app.view()
+    number, sequence = auth.account(view, key.address)[0], view.accounts.get_nonce(key.address)
+    raw = tx_pb2.TxRaw.FromString(chain.native(key, [(txs.MSG_SEND, msg)], amino_encoder=chain.app.amino))
+    body, auth_info = tx_pb2.TxBody.FromString(raw.body_bytes), tx_pb2.AuthInfo.FromString(raw.auth_info_bytes)
+    doc = amino.sign_bytes(chain.app.amino, body, auth_info.fee, chain.genesis.chain_id, number, sequence)
+    raw.signatures[0] = sign(doc, msg)
+    return raw.SerializeToString()
+
+
+def with_v(signature, offset):
+    return signature[:64] + bytes([signature[64] + offset])
+
+
+@pytest.mark.parametrize("form", ["eip712", "legacy eip712", "keccak"])
+@pytest.mark.parametrize("v_offset", [0, 27])
+def test_every_form_passes_whatever_its_v(chain, form, v_offset):
+    """The digest tried first follows V (27/28: MetaMask's), but each form passes with either V."""
+    key = chain.keys[2]
+    payer = chain.b32(key.address)
+    digests = {"eip712": lambda doc, msg: eip712.digest(doc),
+               "legacy eip712": lambda doc, msg: eip712_legacy.digest(doc, 9000, msg, payer, chain.app.amino.any_types),
+               "keccak": lambda doc, msg: keccak(doc)}
+    raw = amino_send_signed(chain, key, lambda doc, msg: with_v(key.sign_digest(digests[form](doc, msg)), v_offset))
+    assert chain.block([raw]).results[0].code == 0
+
+
+def test_an_amino_signature_over_nothing_of_the_doc_is_refused(chain):
+    key = chain.keys[2]
+    nonce = chain.app.head_nonce(key.address)
+    raw = amino_send_signed(chain, key, lambda doc, msg: with_v(key.sign_digest(b"\x09" * 32), 27))
+    with pytest.raises(errors.TxError) as refused:
+        chain.app.check_tx(raw)
+    assert (refused.value.codespace, refused.value.code) == ("sdk", 4)
+    assert chain.app.head_nonce(key.address) == nonce
