@@ -32,7 +32,7 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 from chaind.pb.ethermint.types.v1 import web3_pb2
-from helpers import grpc_sync, in_thread
+from helpers import grpc_sync, in_thread, rest_sync
 from test_cosmjs import CLIENT_DIR, cosmjs  # noqa: F401 (the fixture)
 from test_cosmpy import fund, node_balances
 
@@ -158,6 +158,10 @@ def test_a_metamask_account_sends_with_the_legacy_web3_extension(node, cosmjs): 
     found = yield in_thread(committed, node, reply.txhash)
     assert found.tx_response.code == 0, found.tx_response.raw_log
     assert found.tx.body.extension_options[0].type_url == web3tx.URL
+    status, _, body = yield in_thread(rest_sync, node, f"/cosmos/tx/v1beta1/txs/{reply.txhash}")
+    assert status == 200, body
+    option = body["tx"]["body"]["extension_options"][0]
+    assert (option["@type"], option["fee_payer"]) == (web3tx.URL, sender.address)
     assert (yield in_thread(node_balances, node, first)) == {g.base_denom: "4321"}
     assert auth.account(node.app.view(), FRESH.address)[1]
 
