@@ -524,10 +524,24 @@ class App:
         (clients simulate to learn the gas to ask for). A tx that fails to decode raises TxError.
         """
         tx = self.decode_tx(raw)
+        if tx.kind == "native":
+            tx = self._simulated_signer(tx)
         header, meta = self._head
         ctx = self._context(header.height + 1, header.time_ns + 1_000_000, b"", self.next_base_fee(),
                             evm_root=meta.evm_state_root)
         return self._deliver(ctx, tx, 0, simulate=True)[0]
+
+    def _simulated_signer(self, tx):
+        """The SDK takes a tx's signer from its messages and checks the key against it only outside simulation
+        (SetPubKeyDecorator): @cosmjs simulates an eth_secp256k1 account's tx with its key as a Cosmos one."""
+        if tx.multisig is not None:
+            return tx
+        handler, msg = tx.messages[0]
+        try:
+            signer = self._signer_address(handler.signer(msg))
+        except errors.TxError:
+            return tx               # the message's own checks name the fault
+        return tx if signer == tx.sender else attrs.evolve(tx, sender=signer)
 
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
