@@ -3,7 +3,7 @@
 // "hd" is @cosmjs' Secp256k1HdWallet (m/44'/118'/0'/0/0); "eth" is an eth_secp256k1 OfflineAminoSigner written here
 // (m/44'/60'/0'/0/0, an Ethereum address) that signs the amino sign doc's EIP-712 hash as MetaMask would, the form
 // Evmos v20's eth_secp256k1 key verifies; its txs carry the key as /ethermint.crypto.v1.ethsecp256k1.PubKey.
-// Each step's fee is "auto" (a simulation first) unless it gives "gas". Prints {"address", "results": [...]}.
+// Each step's gas is simulated first. Prints {"address", "results": [...]}.
 "use strict";
 
 const { Secp256k1HdWallet, encodeEthSecp256k1Pubkey, rawEthSecp256k1PubkeyToRawAddress, serializeSignDoc } =
@@ -171,12 +171,11 @@ async function main() {
       // What signAndBroadcast does for a fee multiplier (simulate, times it), then sign and re-encode the key's
       // URL. 2, not "auto"'s 1.4: @cosmjs simulates with the key as a Cosmos one, whose signature costs 20,000
       // gas less than an eth_secp256k1 one (as on Evmos), and a bank send here uses about 45,000.
-      const gas = step.gas || Math.round((await client.simulate(address, messages, memo)) * 2);
+      const gas = Math.round((await client.simulate(address, messages, memo)) * 2);
       result = await client.broadcastTx(withEvmosPubkey(
         await client.sign(address, messages, calculateFee(gas, gasPrice), memo)));
     } else {
-      result = await client.signAndBroadcast(address, messages, step.gas ? calculateFee(step.gas, gasPrice) : "auto",
-                                             memo);
+      result = await client.signAndBroadcast(address, messages, "auto", memo);
     }
     const proposal = result.events.flatMap((e) => (e.type === "submit_proposal" ? e.attributes : []))
       .find((a) => a.key === "proposal_id");
