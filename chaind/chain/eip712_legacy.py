@@ -8,8 +8,8 @@ types: cosmos Int/Dec and timestamps are strings, durations int64, enums int32, 
 holding only `bytes key` (a public key) a string.
 """
 
-import json
 
+import orjson
 from google.protobuf import descriptor
 
 from chaind.chain import eip712
@@ -42,7 +42,7 @@ def digest(sign_bytes, chain_id, message, fee_payer, any_types):
     (a decoded proto), `fee_payer` the bech32 address written as fee.feePayer, `chain_id` the domain's number;
     `any_types` maps the type URLs an Any may carry to their classes. TypedDataError when it has no such form."""
     try:
-        payload = json.loads(sign_bytes)
+        payload = orjson.loads(sign_bytes)
     except ValueError:
         payload = None
     if not isinstance(payload, dict):
