@@ -244,3 +244,17 @@ def test_an_amino_signature_over_nothing_of_the_doc_is_refused(chain):
         chain.app.check_tx(raw)
     assert (refused.value.codespace, refused.value.code) == ("sdk", 4)
     assert chain.app.head_nonce(key.address) == nonce
+
+
+def test_a_high_s_twin_of_the_fee_payer_signature_is_refused(chain):
+    """The malleable twin (N - S, V flipped) recovers the same key, and go-ethereum's VerifySignature refuses it."""
+    key = chain.keys[2]
+    good = tx_pb2.TxRaw.FromString(web3_tx(chain, key))
+    option = web3_pb2.ExtensionOptionsWeb3Tx.FromString(tx_pb2.TxBody.FromString(good.body_bytes).extension_options[0]
+                                                        .value)
+    n = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+    sig = option.fee_payer_sig
+    twin = sig[:32] + (n - int.from_bytes(sig[32:64], "big")).to_bytes(32, "big") + bytes([(sig[64] - 27) ^ 1])
+    with pytest.raises(errors.TxError) as refused:
+        chain.app.check_tx(web3_tx(chain, key, signature=twin))
+    assert "unable to verify signer signature of EIP712 typed data" in refused.value.log

@@ -43,6 +43,7 @@ _NOT_SUPPORTED = "feature not supported"
 _TOO_MANY_SIGNATURES = "too many signatures"
 _UNKNOWN_EXTENSION = "unknown extension options"
 _INVALID_SIGNER = "tx intended signer does not match the given signer"
+_HALF_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141 // 2     # secp256k1's order, halved
 
 
 def _verify(tx, encoder, chain_id, account_number, prefix):
@@ -94,7 +95,9 @@ def _verify(tx, encoder, chain_id, account_number, prefix):
     if signer != fee_payer:
         raise _Refused(f"failed to verify delegated fee payer {addresses.to_bech32(prefix, signer)} signature: "
                        + _INVALID_SIGNER)
-    if not keys.verify(compressed, digest, signature[:64]):
+    # go-ethereum's VerifySignature of the key just recovered from this digest and signature: it holds unless S is
+    # in the upper half, which recovery takes and VerifySignature refuses (a malleable twin).
+    if int.from_bytes(signature[32:64], "big") > _HALF_N:
         raise _Refused(f"unable to verify signer signature of EIP712 typed data: {_INVALID_SIGNER}")
 
 
