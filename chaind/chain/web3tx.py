@@ -73,8 +73,10 @@ def _verify(tx, encoder, chain_id, account_number, prefix):
     except addresses.AddressError as e:
         raise _Refused(f"failed to parse feePayer from ExtensionOptionsWeb3Tx: {e}") from None
     try:
-        digest = eip712_legacy.digest(sign_bytes, option.typed_data_chain_id, tx.messages[0][1],
-                                      addresses.to_bech32(prefix, fee_payer), encoder.any_types)
+        # Evmos writes the parsed address back (lowercase); a valid lowercase one reads the same.
+        payer_text = option.fee_payer if option.fee_payer.islower() else addresses.to_bech32(prefix, fee_payer)
+        digest = eip712_legacy.digest(sign_bytes, option.typed_data_chain_id, tx.messages[0][1], payer_text,
+                                      encoder.any_types)
     except eip712.TypedDataError as e:
         raise _Refused(f"failed to create EIP-712 typed data from tx: {e}") from None
     signature = option.fee_payer_sig
@@ -91,7 +93,7 @@ def _verify(tx, encoder, chain_id, account_number, prefix):
     if tx.key_type != keys.ETH_SECP256K1 or compressed != tx.public_key:
         raise _Refused(f"feePayer pubkey {_key_text(tx.key_type, tx.public_key)} is different from transaction "
                        f"pubkey EthPubKeySecp256k1{{{compressed.hex().upper()}}}: invalid pubkey")
-    signer = recovered.to_canonical_address()
+    signer = tx.sender          # the recovered key is the tx's own, so is its address
     if signer != fee_payer:
         raise _Refused(f"failed to verify delegated fee payer {addresses.to_bech32(prefix, signer)} signature: "
                        + _INVALID_SIGNER)
