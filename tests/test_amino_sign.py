@@ -13,6 +13,7 @@ from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2 as distribution_tx
+from chaind.pb.cosmos.gov.v1 import gov_pb2 as gov_v1_types
 from chaind.pb.cosmos.gov.v1 import tx_pb2 as gov_v1
 from chaind.pb.cosmos.gov.v1beta1 import gov_pb2 as gov_v1beta1_types
 from chaind.pb.cosmos.gov.v1beta1 import tx_pb2 as gov_v1beta1
@@ -102,6 +103,24 @@ def test_distribution_and_gov_names_nested_any_as_x_tx_writes_it():
     assert ENCODER.named(old) == {"type": "cosmos-sdk/MsgSubmitProposal", "value": {
         "content": {"type": "cosmos-sdk/TextProposal", "value": {"description": "d", "title": "t"}},
         "initial_deposit": [], "proposer": "p"}}
+
+
+def test_timestamps_and_durations_are_written_as_x_tx_writes_them():
+    """RFC 3339 in UTC with the fraction only when there are nanos (trailing zeros dropped); a duration as its
+    nanoseconds in a string."""
+    proposal = gov_v1_types.Proposal(id=1)
+    proposal.submit_time.FromSeconds(1700000000)
+    proposal.deposit_end_time.FromNanoseconds(1700000000_500000000)
+    proposal.voting_start_time.FromSeconds(-62135596800)
+    value = ENCODER.value(proposal)
+    assert (value["submit_time"], value["deposit_end_time"], value["voting_start_time"]) == (
+        "2023-11-14T22:13:20Z", "2023-11-14T22:13:20.5Z", "0001-01-01T00:00:00Z")
+    params = staking_pb2.Params(max_validators=5)
+    params.unbonding_time.FromSeconds(1209600)
+    assert ENCODER.value(params)["unbonding_time"] == "1209600000000000"
+    params.unbonding_time.FromSeconds(2**62)
+    with pytest.raises(amino.AminoError):
+        ENCODER.value(params)
 
 
 def test_a_v1_proposal_with_nested_messages_signed_in_amino_json_commits(chain):

@@ -1,11 +1,13 @@
 """SIGN_MODE_LEGACY_AMINO_JSON: the SDK's StdSignDoc of a native tx, as Ledger, Keplr and @cosmjs sign it.
 
 Messages are written by the SDK's amino JSON rules (cosmos-sdk v0.50 x/tx/signing/aminojson): empty fields
-omitted unless kept, 64-bit integers as strings, bytes as base64, an Any as {"type": amino name, "value"};
+omitted unless kept, 64-bit integers as strings, bytes as base64, an Any as {"type": amino name, "value"},
+timestamps in RFC 3339, durations as nanoseconds;
 then the whole document with sorted keys, compact, as Go's encoding/json escapes it.
 """
 
 import base64
+import datetime
 import json
 import re
 
@@ -122,7 +124,8 @@ class Encoder:
                 if cls is None:
                     raise AminoError(f"no amino JSON name for {value.type_url}")
                 return self.named(cls.FromString(value.value))
-            return self.value(value)
+            well_known = _WELL_KNOWN.get(field.message_type.full_name)
+            return well_known(value) if well_known else self.value(value)
         if field.name in shape.ints:
             return value or "0"
         if field.name in shape.decs:
@@ -135,6 +138,26 @@ class Encoder:
 
 
 _PLAIN = Amino()
+# time.Duration's nanoseconds must fit an int64 (x/tx aminojson's MaxDurationSeconds).
+_MAX_DURATION_SECONDS = (2**63 - 1) // 10**9 - 1
+
+
+def _timestamp(value):
+    """x/tx's timestamp: RFC 3339 in UTC, the fraction (trailing zeros dropped) only when there are nanos."""
+    if value.nanos < 0 or not -62135596800 <= value.seconds <= 253402300799:
+        raise AminoError(f"timestamp out of range: {value.seconds}s {value.nanos}ns")
+    text = (datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=value.seconds)).isoformat(timespec="seconds")
+    return text + (f".{value.nanos:09d}".rstrip("0") if value.nanos else "") + "Z"
+
+
+def _duration(value):
+    """x/tx's duration: its nanoseconds, as a string."""
+    if value.seconds > _MAX_DURATION_SECONDS:
+        raise AminoError(f"{value.seconds} seconds would overflow an int64 when represented as nanoseconds")
+    return str(value.seconds * 10**9 + value.nanos)
+
+
+_WELL_KNOWN = {"google.protobuf.Timestamp": _timestamp, "google.protobuf.Duration": _duration}
 
 
 def sign_doc(encoder, body, fee, chain_id, account_number, sequence):
