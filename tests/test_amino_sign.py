@@ -99,6 +99,12 @@ def test_distribution_and_gov_names_nested_any_as_x_tx_writes_it():
         '"from_address":"chain1gov","to_address":"chain1b"}},{"type":"cosmos-sdk/v1/MsgExecLegacyContent",'
         '"value":{"authority":"chain1gov","content":{"type":"cosmos-sdk/TextProposal","value":{"description":"d",'
         '"title":"t"}}}}],"metadata":"m","proposer":"chain1p","summary":"s","title":"t"}}')
+    params = staking_pb2.Params(max_validators=7, max_entries=7, bond_denom="achain", min_commission_rate=str(10**16))
+    params.unbonding_time.FromSeconds(1209600)
+    assert amino.dumps(ENCODER.named(staking_tx.MsgUpdateParams(authority="chain1gov", params=params))) == (
+        '{"type":"cosmos-sdk/x/staking/MsgUpdateParams","value":{"authority":"chain1gov","params":{"bond_denom":'
+        '"achain","max_entries":7,"max_validators":7,"min_commission_rate":"0.010000000000000000",'
+        '"unbonding_time":"1209600000000000"}}}')
     old = gov_v1beta1.MsgSubmitProposal(content=txs._any("/cosmos.gov.v1beta1.TextProposal", text), proposer="p")
     assert ENCODER.named(old) == {"type": "cosmos-sdk/MsgSubmitProposal", "value": {
         "content": {"type": "cosmos-sdk/TextProposal", "value": {"description": "d", "title": "t"}},
