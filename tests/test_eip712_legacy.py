@@ -208,10 +208,10 @@ def test_legacy_refusals_change_nothing(node, cosmjs):  # noqa: F811
     reply = yield in_thread(broadcast, node, raw)
     assert (reply.codespace, reply.code) == ("sdk", 4), reply.raw_log
     # A good one after them: still the same sequence, and only it moves the balances.
+    assert node.app.head_nonce(key.address) == nonce
     raw = yield in_thread(sender.send, to, 5)
     reply = yield in_thread(broadcast, node, raw)
     assert reply.code == 0, reply.raw_log
-    assert node.app.head_nonce(key.address) == nonce
     yield in_thread(committed, node, reply.txhash)
     assert (yield in_thread(node_balances, node, to)) == {g.base_denom: "5"}
     after = yield in_thread(node_balances, node, sender.address)
