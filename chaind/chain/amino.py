@@ -78,10 +78,9 @@ class Encoder:
         shapes = {c.DESCRIPTOR.full_name: a for c, a in BASE_SHAPES.items()}
         any_types = dict(BASE_ANY_TYPES)
         for module in modules:
-            for message_class, shape in module.amino_shapes.items():
-                shapes[message_class.DESCRIPTOR.full_name] = shape
-                if shape.name is not None:          # a named type an Any may carry (a proposal's content)
-                    any_types["/" + message_class.DESCRIPTOR.full_name] = message_class
+            shapes.update((c.DESCRIPTOR.full_name, a) for c, a in module.amino_shapes.items())
+            # A named nested type travels in an Any (an allowance, an authorization): its URL is its full name.
+            any_types.update(("/" + c.DESCRIPTOR.full_name, c) for c, a in module.amino_shapes.items() if a.name)
             for handler in module.messages:
                 if handler.amino is not None:
                     shapes[handler.message_class.DESCRIPTOR.full_name] = handler.amino
@@ -119,13 +118,14 @@ class Encoder:
 
     def _scalar(self, field, shape, value):
         if field.type == _FD.TYPE_MESSAGE:
+            if field.message_type.full_name in _WELL_KNOWN:
+                return _WELL_KNOWN[field.message_type.full_name](value)
             if field.message_type.full_name == "google.protobuf.Any":
                 cls = self.any_types.get(value.type_url)
                 if cls is None:
                     raise AminoError(f"no amino JSON name for {value.type_url}")
                 return self.named(cls.FromString(value.value))
-            well_known = _WELL_KNOWN.get(field.message_type.full_name)
-            return well_known(value) if well_known else self.value(value)
+            return self.value(value)
         if field.name in shape.ints:
             return value or "0"
         if field.name in shape.decs:

@@ -27,6 +27,9 @@ def decode(option):
 
 def verify(tx, encoder, chain_id, account_number, prefix):
     """Raise the decorator's TxError unless tx.web3's fee payer signature signs the tx's legacy typed data."""
+    if len(tx.signers) != 1:
+        raise errors.TxError(errors.SDK, 14, f"invalid number of signers ({len(tx.signers)});  EIP712 signatures "
+                             "allows just one signature: too many signatures")
     try:
         _verify(tx, encoder, chain_id, account_number, prefix)
     except _Refused as e:
