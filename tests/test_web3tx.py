@@ -258,3 +258,21 @@ def test_a_high_s_twin_of_the_fee_payer_signature_is_refused(chain):
     with pytest.raises(errors.TxError) as refused:
         chain.app.check_tx(web3_tx(chain, key, signature=twin))
     assert "unable to verify signer signature of EIP712 typed data" in refused.value.log
+
+
+def test_a_web3_tx_with_a_second_signer_is_refused(chain):
+    """EIP-712 allows just one signature (the decorator's ErrTooManySignatures, before any signature check)."""
+    key, payer = chain.keys[2], chain.keys[3]
+    raw = tx_pb2.TxRaw.FromString(web3_tx(chain, key))
+    auth_info = tx_pb2.AuthInfo.FromString(raw.auth_info_bytes)
+    auth_info.fee.payer = chain.b32(payer.address)
+    second = auth_info.signer_infos.add()
+    second.CopyFrom(auth_info.signer_infos[0])
+    second.public_key.value = ethsecp256k1.PubKey(key=payer.compressed_public_key).SerializeToString()
+    second.sequence = chain.app.head_nonce(payer.address)
+    raw.auth_info_bytes = auth_info.SerializeToString()
+    raw.signatures.append(b"")
+    with pytest.raises(errors.TxError) as refused:
+        chain.app.check_tx(raw.SerializeToString())
+    assert (refused.value.codespace, refused.value.code) == ("sdk", 14)
+    assert "EIP712 signatures allows just one signature" in refused.value.log
