@@ -85,6 +85,12 @@ class App:
         self.db = db
         self.genesis = genesis
         self.modules = tuple(modules)
+        self.end_blockers = registry.end_block_order(self.modules)
+        # Set by the node: the upgrade handlers this binary has ({plan name: handler}, chain/modules/upgrade/),
+        # and every how many blocks crisis checks all invariants (0: never).
+        self.upgrade_handlers = {}
+        self.refuse_early_upgrades = True     # a handler for a plan not yet due stops the chain (the SDK's check)
+        self.check_invariants_every = 0
         self.handlers = {handler.type_url: handler for module in self.modules for handler in module.messages}
         self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
@@ -428,9 +434,8 @@ class App:
             results.append(result)
             if result.receipt is not None:
                 evm_hashes[index] = tx.evm_hash
-        for module in self.modules:
-            if module.end_block is not None:
-                module.end_block(self, ctx)
+        for module in self.end_blockers:
+            module.end_block(self, ctx)
         store_puts = {}
         sealed = self._seal_state(ctx, store_puts)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
@@ -548,6 +553,9 @@ class App:
         return stats
 
     def _begin_block(self, ctx):
+        for module in self.modules:
+            if module.pre_block is not None:
+                module.pre_block(self, ctx)
         for module in self.modules:
             if module.begin_block is not None:
                 module.begin_block(self, ctx)

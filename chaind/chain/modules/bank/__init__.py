@@ -2,6 +2,7 @@
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.bank.genesis import init_genesis
+from chaind.chain.modules.bank.invariants import INVARIANTS
 from chaind.chain.modules.bank.keeper import Bank, format_coins, validate_coins
 from chaind.chain.modules.bank.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.bank.query import BankQuery
@@ -15,5 +16,6 @@ MODULE = Module(
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: BankQuery(app)),),
     init_genesis=init_genesis,
     amino_shapes=AMINO_SHAPES,
+    invariants=INVARIANTS,
     cli="chaind.chain.modules.bank.cli",
 )
