@@ -34,7 +34,7 @@ class Mini(NamedTuple):
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
     assert [m.name for m in found] == ["auth", "bank", "crisis", "distribution", "epochs", "erc20", "evm", "feemarket",
-                                       "gov", "inflation", "staking", "upgrade"]
+                                       "gov", "inflation", "params", "staking", "upgrade"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:

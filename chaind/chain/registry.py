@@ -17,6 +17,7 @@ from chaind.chain.modules import (
                                   feemarket,
                                   gov,
                                   inflation,
+                                  params,
                                   staking,
                                   upgrade,
 )
@@ -34,6 +35,7 @@ MODULES = (
     erc20.MODULE,
     gov.MODULE,
     crisis.MODULE,
+    params.MODULE,
 )
 
 # The modules whose end blockers run before all others, in this order (Evmos v20's app.go).
