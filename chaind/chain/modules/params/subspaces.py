@@ -8,6 +8,7 @@ import json
 
 from chaind.chain import legacy_dec
 from chaind.chain.modules import feemarket, staking
+from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.crisis import keeper as crisis_keeper
 from chaind.chain.modules.distribution.params import params as distribution_params
 from chaind.chain.modules.gov import keeper as gov_keeper
@@ -40,6 +41,10 @@ def _auth(app, view):
             "TxSizeCostPerByte": _text(p.tx_size_cost_per_byte),
             "SigVerifyCostED25519": _text(p.sig_verify_cost_ed25519),
             "SigVerifyCostSecp256k1": _text(p.sig_verify_cost_secp256k1)}
+
+
+def _bank(app, view):
+    return {"DefaultSendEnabled": _bool(default_send_enabled(view))}
 
 
 def _staking(app, view):
@@ -95,5 +100,5 @@ def _inflation(app, view):
 
 
 # {subspace (the module's name): reader(app, view) -> {key: amino JSON value}}, in the SDK's key order.
-SUBSPACES = {"auth": _auth, "staking": _staking, "distribution": _distribution, "gov": _gov, "crisis": _crisis,
-             "feemarket": _feemarket, "inflation": _inflation}
+SUBSPACES = {"auth": _auth, "bank": _bank, "staking": _staking, "distribution": _distribution, "gov": _gov,
+             "crisis": _crisis, "feemarket": _feemarket, "inflation": _inflation}
