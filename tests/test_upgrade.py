@@ -100,7 +100,12 @@ def test_refusals_and_cancel(chain):
     assert (result.codespace, result.code) == ("upgrade", 7)
     assert result.log.endswith(f"expected {chain.b32(g.GOV)} got {chain.b32(address(chain, 1))}: expected "
                                "authority account as only signer for proposal message")
+    timed = tx_pb2.MsgSoftwareUpgrade(authority=chain.b32(g.GOV), plan=upgrade_pb2.Plan(
+        name="t", height=chain.app.height + 10))
+    timed.plan.time.FromSeconds(0)      # 1970, not Go's zero time: a time-based plan
     cases = [(upgrade_any(chain, "", chain.app.height + 10), "plan: name cannot be empty: invalid request"),
+             (any_pb2.Any(type_url=SOFTWARE_UPGRADE, value=timed.SerializeToString()),
+              "plan: time-based upgrades have been deprecated in the SDK: invalid request"),
              (upgrade_any(chain, "old", 1), "upgrade cannot be scheduled in the past: invalid request")]
     for message, text in cases:
         ended = passed(chain, [message])
@@ -153,7 +158,8 @@ def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
         assert node.producer.halted == f'UPGRADE "v2" NEEDED at height: {at}: v2 info'
         assert node.app.height == at - 1
         plan = js((yield run("q", "upgrade", "plan", n, "-o", "json")))["plan"]
-        assert (plan["name"], plan["height"], plan["info"]) == ("v2", str(at), "v2 info")
+        assert plan == {"name": "v2", "time": "0001-01-01T00:00:00Z", "height": str(at), "info": "v2 info",
+                        "upgraded_client_state": None}
         answer, _ = yield call(node, uq_grpc.QueryStub, "Authority", uq.QueryAuthorityRequest())
         assert answer.address == to_bech32(node.genesis.bech32_prefix, g.GOV)
     finally:

@@ -16,9 +16,13 @@ def _check_authority(app, text):
                              "signer for proposal message")
 
 
+# Go's zero time.Time, as gogoproto writes a non-nullable Timestamp that was never set: 0001-01-01T00:00:00Z.
+ZERO_TIME_SECONDS = -62135596800
+
+
 def _validate_plan(p):
-    """Plan.ValidateBasic, wrapped with "plan" as the msg server does."""
-    if p.time.seconds or p.time.nanos:
+    """Plan.ValidateBasic, wrapped with "plan" as the msg server does (an absent time is Go's zero time)."""
+    if p.HasField("time") and (p.time.seconds, p.time.nanos) != (ZERO_TIME_SECONDS, 0):
         detail = "time-based upgrades have been deprecated in the SDK"
     elif p.HasField("upgraded_client_state"):
         detail = "upgrade logic for IBC has been moved to the IBC module"
@@ -43,7 +47,11 @@ def _software_upgrade(app, ctx, msg, signer):
         raise errors.invalid_request("upgrade cannot be scheduled in the past")
     if keeper.done_height(ctx, msg.plan.name):
         raise errors.invalid_request(f"upgrade with name {msg.plan.name} has already been completed")
-    keeper.set_plan(ctx, msg.plan)
+    plan = type(msg.plan)()
+    plan.CopyFrom(msg.plan)
+    # Stored as the SDK keeps it: the time field is always written, Go's zero time.
+    plan.time.seconds, plan.time.nanos = ZERO_TIME_SECONDS, 0
+    keeper.set_plan(ctx, plan)
     return [], tx_pb2.MsgSoftwareUpgradeResponse()
 
 
