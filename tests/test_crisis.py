@@ -40,7 +40,7 @@ def test_invariants_hold_through_evm_and_native_work(tmp_path):
             chain.block(chain.workload(step))
         routes = {(m, r) for m, r, _ in crisis.routes(chain.app)}
         assert {("bank", "total-supply"), ("staking", "module-accounts"), ("staking", "delegator-shares"),
-                ("distribution", "can-withdraw")} <= routes
+                ("distribution", "can-withdraw"), ("gov", "module-account")} <= routes
         assert broken(chain.app) == []
     finally:
         chain.close()
