@@ -3,6 +3,9 @@ NEEDED` message, the node refuses to start on that height until a handler for th
 handler runs and AppliedPlan, ModuleVersions and CurrentPlan answer; the messages' refusals carry the SDK's codes."""
 
 import json
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -167,6 +170,16 @@ def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
 
     with pytest.raises(SystemExit, match=f'UPGRADE "v2" NEEDED at height: {at}: v2 info'):
         make_node(tmp_path / "home", **fast)
+    # The real process (twistd chaind, this binary's handlers: none) refuses to start, with the message.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [sys.executable, "-c", "from twisted.scripts.twistd import run; run()", "-n", "--pidfile=", "chaind",
+               "--home", str(tmp_path / "home"), "--json-rpc-address", "127.0.0.1:0", "--ws-address", "127.0.0.1:0",
+               "--grpc-address", "127.0.0.1:0", "--rest-address", "127.0.0.1:0", "--cometbft-address", "127.0.0.1:0"]
+    refused = yield in_thread(subprocess.run, command, env=env, capture_output=True, text=True, timeout=300,
+                              cwd=tmp_path)
+    assert refused.returncode != 0
+    assert f'UPGRADE "v2" NEEDED at height: {at}: v2 info' in refused.stdout + refused.stderr
+    assert "Traceback" not in refused.stdout + refused.stderr
 
     node = make_node(tmp_path / "home", upgrade_handlers={"v2": lambda app, ctx, plan, versions: versions}, **fast)
     node.startService()
