@@ -13,7 +13,7 @@ VERSIONS = compose("upgrade", "versions")
 # code it follows); a module not listed is at 1. x/upgrade stores them at genesis, and a handler may move them.
 CONSENSUS_VERSIONS = {"auth": 5, "bank": 4, "crisis": 2, "distribution": 3, "gov": 5, "staking": 5, "upgrade": 3,
                       "params": 1, "consensus": 1, "slashing": 4, "evidence": 1, "feegrant": 2, "authz": 2,
-                      "vesting": 1, "nft": 1, "evm": 7, "feemarket": 4, "erc20": 4, "epochs": 1, "inflation": 3}
+                      "vesting": 1, "nft": 1, "evm": 8, "feemarket": 5, "erc20": 4, "epochs": 1, "inflation": 3}
 
 
 def plan(state):
