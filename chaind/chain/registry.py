@@ -1,25 +1,28 @@
 """The chain's modules, one line each, in the SDK's init-genesis order (Evmos': upgrade first, its pre-blocker
 before every begin blocker; auth and bank; epochs and inflation before distribution (an epoch's mint is handed
 out in the same begin block); distribution before staking (its hooks find it ready); staking before evm and
-feemarket; then erc20, gov and crisis). End blockers run in Evmos v20's SetOrderEndBlockers order: crisis and
-gov first, then staking (END_BLOCK_FIRST), so a param a passed proposal changes applies in its own block, as
-in the SDK; the rest follow in the list's order. The App and every face take what they need from here.
+feemarket; genutil after them (its gen txs pass the ante with feemarket's params, as in Evmos); then erc20,
+feegrant, gov and crisis). End blockers run in Evmos v20's SetOrderEndBlockers order: crisis and gov first, then
+staking (END_BLOCK_FIRST), so a param a passed proposal changes applies in its own block, as in the SDK; the
+rest follow in the list's order. The App and every face take what they need from here.
 """
 
 from chaind.chain.modules import (
-                                  auth,
-                                  bank,
-                                  crisis,
-                                  distribution,
-                                  epochs,
-                                  erc20,
-                                  evm,
-                                  feemarket,
-                                  gov,
-                                  inflation,
-                                  params,
-                                  staking,
-                                  upgrade,
+    auth,
+    bank,
+    crisis,
+    distribution,
+    epochs,
+    erc20,
+    evm,
+    feegrant,
+    feemarket,
+    genutil,
+    gov,
+    inflation,
+    params,
+    staking,
+    upgrade,
 )
 
 MODULES = (
@@ -32,7 +35,9 @@ MODULES = (
     staking.MODULE,
     evm.MODULE,
     feemarket.MODULE,
+    genutil.MODULE,
     erc20.MODULE,
+    feegrant.MODULE,
     gov.MODULE,
     crisis.MODULE,
     params.MODULE,

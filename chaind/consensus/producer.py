@@ -13,6 +13,7 @@ from twisted.python.threadpool import ThreadPool
 
 from chaind.chain import devstate
 from chaind.chain.halt import ChainHalt
+from chaind.consensus import block_log
 from chaind.consensus.clock import BlockClock
 from chaind.events import types as ev
 
@@ -41,6 +42,7 @@ class Producer(service.Service):
         self.empty_blocks = settings.empty_blocks
         # Read on the reactor by the metrics: set by the writer before the block's events are published.
         self.last_timings = None        # (seconds executing, seconds committing) of the last block
+        self._timings = {}              # height -> its timings, from the writer until the block is logged
         self.failed_txs = 0             # refused by check_tx
         self.rejected_txs = 0           # checked, then refused by the mempool (full, underpriced, known)
         # Set once the chain refused a block (chain/halt.py): no block is made after it. on_halt(message) is
@@ -168,6 +170,7 @@ class Producer(service.Service):
         executed = time.perf_counter()
         self.app.commit(block, puts)
         self.last_timings = (executed - started, time.perf_counter() - executed)
+        self._timings[block.height] = self.last_timings
         return block
 
     def _committed(self, block):
@@ -186,6 +189,11 @@ class Producer(service.Service):
                 events += self._steps(block) + ev.committed(block) + self._next_height(block)
             else:
                 events += ev.committed(block)
+        if steps:
+            for block in made:
+                block_log.committed(block, self._timings.pop(block.height, (0.0, 0.0)))
+        else:
+            block_log.committed_run(made)
         self.bus.publish(events)
 
     def announce_head(self, block):
