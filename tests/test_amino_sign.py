@@ -82,7 +82,8 @@ def test_distribution_and_gov_names_nested_any_as_x_tx_writes_it():
         "MsgWithdrawDelegatorReward": "cosmos-sdk/MsgWithdrawDelegationReward",
         "MsgWithdrawValidatorCommission": "cosmos-sdk/MsgWithdrawValCommission",
         "MsgFundCommunityPool": "cosmos-sdk/MsgFundCommunityPool",
-        "MsgDepositValidatorRewardsPool": "cosmos-sdk/distr/MsgDepositValRewards"}
+        "MsgDepositValidatorRewardsPool": "cosmos-sdk/distr/MsgDepositValRewards",
+        "MsgUpdateParams": "cosmos-sdk/distribution/MsgUpdateParams"}
     assert ENCODER.named(distribution_tx.MsgFundCommunityPool(depositor="chain1a"))["value"] == {
         "amount": [], "depositor": "chain1a"}
     text = gov_v1beta1_types.TextProposal(title="t", description="d")
