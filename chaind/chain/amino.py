@@ -12,6 +12,7 @@ import re
 import attrs
 from google.protobuf import descriptor
 
+from chaind import gocompat
 from chaind.chain import errors, legacy_dec
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519
@@ -31,7 +32,8 @@ class Amino:
     messages); keep: fields with amino.dont_omitempty; coins: amino.encoding=legacy_coins (an empty list is
     written as []); ints / decs: cosmos.Int and cosmos.Dec scalars (an empty Int is "0"; a Dec's wire atomics
     are written as an 18-place decimal); renames: amino.field_name; key_field: amino.message_encoding=key_field
-    (a public key written as its key bytes alone).
+    (a public key written as its key bytes alone); oneofs: {member field: amino.oneof_name}, a set member
+    written under its oneof's CamelCase name as {"type": oneof_name, "value": {field: value}}.
     """
 
     name: str | None = None
@@ -41,6 +43,7 @@ class Amino:
     decs: tuple = ()
     renames: dict = attrs.field(factory=dict)
     key_field: bool = False
+    oneofs: dict = attrs.field(factory=dict)
 
 
 # Shapes of the types every module shares: coins, and the public keys an Any may carry.
@@ -76,7 +79,10 @@ class Encoder:
         shapes = {c.DESCRIPTOR.full_name: a for c, a in BASE_SHAPES.items()}
         any_types = dict(BASE_ANY_TYPES)
         for module in modules:
-            shapes.update((c.DESCRIPTOR.full_name, a) for c, a in module.amino_shapes.items())
+            for c, a in module.amino_shapes.items():
+                shapes[c.DESCRIPTOR.full_name] = a
+                if a.name is not None:      # an interface's implementation (an authorization): it rides in Anys
+                    any_types["/" + c.DESCRIPTOR.full_name] = c
             for handler in module.messages:
                 if handler.amino is not None:
                     shapes[handler.message_class.DESCRIPTOR.full_name] = handler.amino
@@ -108,6 +114,9 @@ class Encoder:
                     raise AminoError(f"not supported: dont_omit_empty=true on invalid (nil?) message field: {name}")
             if repeated:
                 out[name] = [self._scalar(field, shape, item) for item in value]
+            elif field.name in shape.oneofs:
+                camel = "".join(part.capitalize() for part in field.containing_oneof.name.split("_"))
+                out[camel] = {"type": shape.oneofs[field.name], "value": {name: self._scalar(field, shape, value)}}
             else:
                 out[name] = self._scalar(field, shape, value)
         return out
@@ -119,6 +128,8 @@ class Encoder:
                 if cls is None:
                     raise AminoError(f"no amino JSON name for {value.type_url}")
                 return self.named(cls.FromString(value.value))
+            if field.message_type.full_name == "google.protobuf.Timestamp":
+                return gocompat.format_time(value.ToNanoseconds())     # x/tx's marshalTimestamp: RFC3339Nano
             return self.value(value)
         if field.name in shape.ints:
             return value or "0"

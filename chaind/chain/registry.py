@@ -5,7 +5,19 @@ last (a param a proposal changes takes effect one block later than in the SDK, w
 The App and every face take what they need from here.
 """
 
-from chaind.chain.modules import auth, bank, distribution, epochs, erc20, evm, feemarket, gov, inflation, staking
+from chaind.chain.modules import (
+    auth,
+    authz,
+    bank,
+    distribution,
+    epochs,
+    erc20,
+    evm,
+    feemarket,
+    gov,
+    inflation,
+    staking,
+)
 
 MODULES = (
     auth.MODULE,
@@ -18,4 +30,5 @@ MODULES = (
     feemarket.MODULE,
     erc20.MODULE,
     gov.MODULE,
+    authz.MODULE,
 )
