@@ -33,8 +33,8 @@ class Mini(NamedTuple):
 
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
-    assert [m.name for m in found] == ["auth", "bank", "distribution", "epochs", "erc20", "evm", "feemarket", "gov",
-                                       "inflation", "staking"]
+    assert [m.name for m in found] == ["auth", "authz", "bank", "distribution", "epochs", "erc20", "evm",
+                                       "feemarket", "gov", "inflation", "staking"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:
@@ -82,7 +82,9 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.distribution.v1beta1.MsgWithdrawValidatorCommission": "validator_address",
         "/cosmos.gov.v1.MsgDeposit": "depositor", "/cosmos.gov.v1.MsgVote": "voter",
         "/cosmos.gov.v1.MsgCancelProposal": "proposer", "/cosmos.gov.v1.MsgSubmitProposal": "proposer",
-        "/cosmos.gov.v1.MsgVoteWeighted": "voter"}
+        "/cosmos.gov.v1.MsgVoteWeighted": "voter",
+        "/cosmos.authz.v1beta1.MsgGrant": "granter", "/cosmos.authz.v1beta1.MsgRevoke": "granter",
+        "/cosmos.authz.v1beta1.MsgExec": "grantee"}
 
 
 def test_a_table_imports_neither_the_cli_nor_its_package():
