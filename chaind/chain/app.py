@@ -263,7 +263,9 @@ class App:
                 f"max fee per gas less than block base fee: address {_hex(tx.sender)}, "
                 f"maxFeePerGas: {evm_tx.max_fee_per_gas}, baseFee: {base_fee}")
         cost = evm_tx.gas * evm_tx.max_fee_per_gas + evm_tx.value
-        have = state.accounts.get_balance(tx.sender)
+        # A vesting account's locked coins pay for nothing (x/auth/vesting), as of the head's time.
+        locked = auth.locked_coins(state, tx.sender, self._head[0].time_ns // 10**9).get(g.base_denom, 0)
+        have = max(0, state.accounts.get_balance(tx.sender) - locked)
         if have < cost:
             raise errors.insufficient_funds(
                 f"sender balance < tx cost ({have} < {cost})",

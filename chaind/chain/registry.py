@@ -17,6 +17,7 @@ from chaind.chain.modules import (
     gov,
     inflation,
     staking,
+    vesting,
 )
 
 MODULES = (
@@ -31,4 +32,5 @@ MODULES = (
     erc20.MODULE,
     gov.MODULE,
     authz.MODULE,
+    vesting.MODULE,
 )
