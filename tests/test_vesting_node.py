@@ -91,8 +91,8 @@ def test_cosmjs_decodes_the_vesting_account(node, tmp_path, cosmjs):  # noqa: F8
     def client():
         program, modules = cosmjs
         job = json.dumps({"url": url, "address": me})
-        done = subprocess.run([program, str(CLIENT_DIR / "account.js")], input=job,
-                              capture_output=True, text=True, timeout=120, env={**os.environ, "NODE_PATH": str(modules)})
+        done = subprocess.run([program, str(CLIENT_DIR / "account.js")], input=job, capture_output=True, text=True,
+                              timeout=120, env={**os.environ, "NODE_PATH": str(modules)})
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
