@@ -34,7 +34,7 @@ class Mini(NamedTuple):
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
     assert [m.name for m in found] == ["auth", "authz", "bank", "distribution", "epochs", "erc20", "evm",
-                                       "feemarket", "gov", "inflation", "staking", "vesting"]
+                                       "feemarket", "gov", "inflation", "nft", "staking", "vesting"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:
@@ -87,7 +87,8 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.authz.v1beta1.MsgExec": "grantee",
         "/cosmos.vesting.v1beta1.MsgCreateVestingAccount": "from_address",
         "/cosmos.vesting.v1beta1.MsgCreatePermanentLockedAccount": "from_address",
-        "/cosmos.vesting.v1beta1.MsgCreatePeriodicVestingAccount": "from_address"}
+        "/cosmos.vesting.v1beta1.MsgCreatePeriodicVestingAccount": "from_address",
+        "/cosmos.nft.v1beta1.MsgSend": "sender"}
 
 
 def test_a_table_imports_neither_the_cli_nor_its_package():

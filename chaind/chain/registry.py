@@ -16,6 +16,7 @@ from chaind.chain.modules import (
     feemarket,
     gov,
     inflation,
+    nft,
     staking,
     vesting,
 )
@@ -33,4 +34,5 @@ MODULES = (
     gov.MODULE,
     authz.MODULE,
     vesting.MODULE,
+    nft.MODULE,
 )

@@ -27,7 +27,7 @@ ANY_MODULES = (
     "ethermint.feemarket.v1.tx_pb2", "cosmos.auth.v1beta1.tx_pb2", "cosmos.bank.v1beta1.bank_pb2",
     "cosmos.gov.v1.tx_pb2", "cosmos.authz.v1beta1.tx_pb2", "cosmos.authz.v1beta1.authz_pb2",
     "cosmos.bank.v1beta1.authz_pb2", "cosmos.staking.v1beta1.authz_pb2", "cosmos.vesting.v1beta1.tx_pb2",
-    "cosmos.vesting.v1beta1.vesting_pb2",
+    "cosmos.vesting.v1beta1.vesting_pb2", "cosmos.nft.v1beta1.tx_pb2",
 )
 
 
