@@ -13,6 +13,7 @@ from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import vesting
 from chaind.chain.modules.bank.query import BankQuery
+from chaind.chain.replay import replay_chain
 from chaind.crypto.keys import AccountKey
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
@@ -232,5 +233,55 @@ def test_the_base_denoms_erc20_refuses_locked_coins(tmp_path):
         assert balance(chain, b"\x26" * 20) == 0
         assert transfer(1, CHAIN).receipt.status == 1
         assert balance(chain, b"\x26" * 20) == CHAIN
+    finally:
+        chain.close()
+
+
+def test_locked_coins_pay_no_fee_in_check_tx_or_in_a_block(chain):
+    who = new_key(chain)
+    me = address(chain, who)
+    ok(run(chain, [(1, [create(chain, me, 10 * CHAIN, now_s(chain) + 1000, delayed=True)])]))
+    raw = chain.native(chain.keys[who], [send(chain, me, b"\x27" * 20, 1)])
+    with pytest.raises(Exception) as e:
+        chain.app.check_tx(raw)
+    assert (e.value.codespace, e.value.code) == ("sdk", 5) and "insufficient funds to pay fee" in e.value.log
+    r = run(chain, [(who, [send(chain, me, b"\x27" * 20, 1)])]).results[0]
+    assert (r.codespace, r.code) == ("sdk", 5)
+    # Nothing changed: no sequence used, no fee taken.
+    assert chain.app.view().accounts.get_nonce(me) == 0 and balance(chain, me) == 10 * CHAIN
+
+
+def test_delegation_tracking_follows_the_sdks_formulas():
+    account = vesting_pb2.ContinuousVestingAccount(
+        base_vesting_account=vesting_pb2.BaseVestingAccount(original_vesting=coins(100), end_time=200), start_time=100)
+    url = vesting.CONTINUOUS
+    # Half vested at 150: 50 vesting. Delegating 70 of a balance of 100: 50 from the vesting, 20 free.
+    vesting.track_delegation(url, account, {"achain": 100}, {"achain": 70}, 150)
+    base = account.base_vesting_account
+    assert vesting.coins(base.delegated_vesting) == {"achain": 50}
+    assert vesting.coins(base.delegated_free) == {"achain": 20}
+    assert vesting.locked(url, account, 150) == {}
+    # Undelegating 30: the free delegation returns first (20), then 10 of the vesting one.
+    vesting.track_undelegation(account, {"achain": 30})
+    assert vesting.coins(base.delegated_free) == {} and vesting.coins(base.delegated_vesting) == {"achain": 40}
+    assert vesting.locked(url, account, 150) == {"achain": 10}
+    # 33 s of 100: LegacyDec 0.33 x 100.
+    assert vesting.vested(url, account, 133) == {"achain": 33}
+    assert vesting.vested(url, account, 100) == {} and vesting.vested(url, account, 200) == {"achain": 100}
+
+
+def test_replay_reproduces_the_app_hashes_of_vesting_accounts(tmp_path):
+    chain = make_chain(tmp_path, sign=False)
+    try:
+        who = new_key(chain)
+        me = address(chain, who)
+        operator = chain.genesis.validators[0].operator
+        ok(run(chain, [(1, [create(chain, me, 100 * CHAIN, now_s(chain) + 30)])]))
+        ok(run(chain, [(1, [send(chain, address(chain, 1), me, CHAIN)])]))
+        ok(run(chain, [(who, [staking_msgs.delegate(chain.prefix, me, operator, 60 * CHAIN)])]))
+        run(chain, [(who, [send(chain, me, b"\x28" * 20, 30 * CHAIN)])])
+        ok(run(chain, [(who, [send(chain, me, b"\x28" * 20, 30 * CHAIN)])], after_s=40))
+        report = replay_chain(chain.app, tmp_path / "replayed.db")
+        assert report.ok and report.last_height == chain.app.height, str(report.mismatch)
     finally:
         chain.close()
