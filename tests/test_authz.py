@@ -12,6 +12,7 @@ from chain_driver import PROPOSER
 from chaind.chain.modules.authz import keeper
 from chaind.chain.modules.authz.query import AuthzQuery
 from chaind.chain.replay import replay_chain
+from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2, query_pb2
 from chaind.pb.cosmos.authz.v1beta1 import tx_pb2 as authz_tx
 from chaind.pb.cosmos.bank.v1beta1 import authz_pb2 as bank_authz
@@ -282,3 +283,26 @@ def test_replay_reproduces_the_app_hashes(tmp_path):
     report = replay_chain(chain.app, tmp_path / "replayed.db")
     assert report.ok and report.last_height == chain.app.height, str(report.mismatch)
     chain.close()
+
+
+def test_genesis_grants(tmp_path):
+    from chain_driver import Chain
+    from chaind.home import Home
+
+    home = Home(tmp_path / "home")
+    home.init("test", dev=True)
+    doc = json.loads(home.genesis_file.read_text())
+    keys = home.dev_keys()
+    b = [to_bech32("chain", k.address) for k in keys]
+    send_limit = {"@type": SEND_AUTH, "spend_limit": [{"denom": "achain", "amount": "7"}]}
+    doc["app_state"]["authz"] = {"authorization": [
+        {"granter": b[1], "grantee": b[2], "authorization": send_limit},
+        {"granter": b[1], "grantee": b[3], "authorization": send_limit, "expiration": "2000-01-01T00:00:00Z"}]}
+    home.genesis_file.write_text(json.dumps(doc))
+    chain = Chain(tmp_path, "db")
+    try:
+        view = chain.app.view()
+        assert keeper.grant(view, keys[1].address, keys[2].address, SEND) is not None
+        assert keeper.grant(view, keys[1].address, keys[3].address, SEND) is None     # expired at genesis
+    finally:
+        chain.close()
