@@ -1,8 +1,6 @@
 """authz's messages: MsgGrant, MsgRevoke, and MsgExec, which runs its messages as their signer (the granter)
 once the grantee's grant accepts each (x/authz keeper's DispatchActions, SDK v0.50)."""
 
-import functools
-
 from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.modules.authz import authorizations, keeper
@@ -20,14 +18,10 @@ from chaind.crypto.addresses import AddressError, parse
 from chaind.gocompat import format_time_seconds
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2, tx_pb2
 
-# A grantee's exec names the same grantee and granters tx after tx: decoding bech32 is most of what an exec
-# costs beyond the message it runs.
-_parse = functools.lru_cache(maxsize=16384)(parse)
-
 
 def _address(app, text, what):
     try:
-        return _parse(text, app.genesis.bech32_prefix)
+        return parse(text, app.genesis.bech32_prefix)
     except AddressError as e:
         raise errors.invalid_address(f"invalid {what} address: {e}") from None
 
@@ -37,7 +31,7 @@ def _signer_bytes(app, text):
     prefix = app.genesis.bech32_prefix
     hrp = prefix + "valoper" if text.startswith(prefix + "valoper") else prefix
     try:
-        return _parse(text, hrp)
+        return parse(text, hrp)
     except AddressError as e:
         raise errors.invalid_address(f"invalid signer address: {e}") from None
 
