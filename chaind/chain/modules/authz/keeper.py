@@ -63,9 +63,8 @@ def save_grant(app, ctx, granter, grantee, authorization_any, msg_type_url, expi
                         grantee=app.bank.bech32(grantee), msg_type_url=msg_type_url)]
 
 
-def update_authorization(ctx, granter, grantee, msg_type_url, authorization_any):
-    """The keeper's update: the grant keeps its expiration, its authorization is replaced."""
-    g = grant(ctx, granter, grantee, msg_type_url)
+def update_authorization(ctx, granter, grantee, msg_type_url, g, authorization_any):
+    """The keeper's update of grant `g` (as read): it keeps its expiration, its authorization is replaced."""
     g.authorization.CopyFrom(authorization_any)
     ctx.store.set(grant_key(granter, grantee, msg_type_url), g.SerializeToString())
 

@@ -139,7 +139,7 @@ def _authorize(app, ctx, granter, grantee, type_url, nested):
     if accepted.delete:
         return keeper.delete_grant(app, ctx, granter, grantee, type_url)
     if accepted.updated is not None:
-        keeper.update_authorization(ctx, granter, grantee, type_url, authorizations.to_any(accepted.updated))
+        keeper.update_authorization(ctx, granter, grantee, type_url, found, authorizations.to_any(accepted.updated))
     return []
 
 
