@@ -4,12 +4,11 @@ Grants are cosmos.authz.v1beta1.Grant bytes; the queue holds, per (expiration, g
 GrantQueueItem of the message types that expire then, as x/authz's keeper keeps them.
 """
 
-import json
 import struct
 
-from chaind.chain.block import event
+from chaind.chain.block import typed_event
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
-from chaind.store.keys import compose
+from chaind.store.keys import compose, decompose
 
 _GRANTS = compose("authz", "g")
 _QUEUE = compose("authz", "q")
@@ -27,15 +26,6 @@ def grant_key(granter, grantee, msg_type_url=None):
 def _queue_key(expiration_ns, granter, grantee):
     return compose("authz", "q", _TIME.pack(expiration_ns), granter, grantee)
 
-
-def _parts(key, skip):
-    """The length-prefixed parts of a composed key after its first `skip` parts."""
-    parts, i = [], 0
-    while i < len(key):
-        n = key[i]
-        parts.append(key[i + 1:i + 1 + n])
-        i += 1 + n
-    return parts[skip:]
 
 
 def grant(state, granter, grantee, msg_type_url):
@@ -107,7 +97,7 @@ def prune_expired(ctx, now_ns, limit=PRUNE_PER_BLOCK):
     queue entries; no events, as the SDK's."""
     due = []
     for key, raw in ctx.store.iterate(_QUEUE):
-        when, granter, grantee = _parts(key, 2)
+        when, granter, grantee = decompose(key)[2:]
         if _TIME.unpack(when)[0] > now_ns or len(due) == limit:
             break
         due.append((key, granter, grantee, authz_pb2.GrantQueueItem.FromString(raw)))
@@ -120,7 +110,7 @@ def prune_expired(ctx, now_ns, limit=PRUNE_PER_BLOCK):
 def grants_between(state, granter, grantee):
     """[(msg type URL bytes, Grant)] of a granter to a grantee, in key order."""
     prefix = grant_key(granter, grantee)
-    return [(_parts(key[len(prefix):], 0)[0], authz_pb2.Grant.FromString(raw))
+    return [(decompose(key[len(prefix):])[0], authz_pb2.Grant.FromString(raw))
             for key, raw in state.store.iterate(prefix)]
 
 
@@ -130,7 +120,7 @@ def grants_of_granter(state, granter):
     out = []
     for key, raw in state.store.iterate(prefix):
         rest = key[len(prefix):]
-        grantee, _ = _parts(rest, 0)
+        grantee, _ = decompose(rest)
         out.append((rest, grantee, authz_pb2.Grant.FromString(raw)))
     return out
 
@@ -140,11 +130,7 @@ def all_grants(state):
     out = []
     for key, raw in state.store.iterate(_GRANTS):
         rest = key[len(_GRANTS):]
-        granter, grantee, _ = _parts(rest, 0)
+        granter, grantee, _ = decompose(rest)
         out.append((rest, granter, grantee, authz_pb2.Grant.FromString(raw)))
     return out
 
-
-def typed_event(type_, **fields):
-    """EmitTypedEvent: the proto's name as the type, each field's JSON as a value, keys sorted."""
-    return event(type_, *((k, json.dumps(fields[k])) for k in sorted(fields)))

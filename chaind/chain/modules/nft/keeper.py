@@ -4,12 +4,10 @@ The keeper's save_class and mint are how a module or genesis makes classes and N
 for either); send moves one.
 """
 
-import json
-
 from chaind.chain import errors
-from chaind.chain.block import event
+from chaind.chain.block import typed_event
 from chaind.pb.cosmos.nft.v1beta1 import nft_pb2
-from chaind.store.keys import compose
+from chaind.store.keys import compose, decompose
 
 CODESPACE = "nft"
 CLASS_EXISTS = (3, "nft class already exists")
@@ -27,14 +25,6 @@ def error(kind, detail=None):
     return errors.TxError(CODESPACE, code, f"{detail}: {text}" if detail else text)
 
 
-def _parts(key):
-    parts, i = [], 0
-    while i < len(key):
-        n = key[i]
-        parts.append(key[i + 1:i + 1 + n])
-        i += 1 + n
-    return parts
-
 
 def get_class(state, class_id):
     raw = state.store.get(compose("nft", "c", class_id))
@@ -43,7 +33,7 @@ def get_class(state, class_id):
 
 def classes(state):
     """[(class id bytes, Class)] in id order."""
-    return [(_parts(key[len(_CLASSES):])[0], nft_pb2.Class.FromString(raw))
+    return [(decompose(key[len(_CLASSES):])[0], nft_pb2.Class.FromString(raw))
             for key, raw in state.store.iterate(_CLASSES)]
 
 
@@ -55,7 +45,7 @@ def get_nft(state, class_id, nft_id):
 def nfts_of_class(state, class_id):
     """[(nft id bytes, NFT)] of a class, in id order."""
     prefix = compose("nft", "n", class_id)
-    return [(_parts(key[len(prefix):])[0], nft_pb2.NFT.FromString(raw)) for key, raw in state.store.iterate(prefix)]
+    return [(decompose(key[len(prefix):])[0], nft_pb2.NFT.FromString(raw)) for key, raw in state.store.iterate(prefix)]
 
 
 def owner(state, class_id, nft_id):
@@ -69,7 +59,7 @@ def owned(state, address, class_id=None):
     out = []
     for key, _ in state.store.iterate(prefix):
         rest = key[base:]
-        cid, nid = _parts(rest)
+        cid, nid = decompose(rest)
         out.append((rest, cid.decode(), nid.decode()))
     return out
 
@@ -123,7 +113,3 @@ def _own(ctx, class_id, nft_id, address):
     ctx.store.set(compose("nft", "o", class_id, nft_id), address)
     ctx.store.set(compose("nft", "b", address, class_id, nft_id), b"\x01")
 
-
-def typed_event(type_, **fields):
-    """EmitTypedEvent: the proto's name as the type, each field's JSON as a value, keys sorted."""
-    return event(type_, *((k, json.dumps(fields[k])) for k in sorted(fields)))

@@ -2,6 +2,7 @@
 SDK's message has no amino name)."""
 
 from chaind.chain import errors
+from chaind.chain.block import typed_event
 from chaind.chain.modules.nft import keeper
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
@@ -29,7 +30,7 @@ def _send(app, ctx, msg, signer):
         raise errors.unauthorized(f"{msg.sender} is not the owner of nft {msg.id}")
     keeper.transfer(ctx, msg.class_id, msg.id, receiver)
     app.ensure_account(ctx, receiver)
-    return [keeper.typed_event("cosmos.nft.v1beta1.EventSend", class_id=msg.class_id, id=msg.id, sender=msg.sender,
+    return [typed_event("cosmos.nft.v1beta1.EventSend", class_id=msg.class_id, id=msg.id, sender=msg.sender,
                                receiver=msg.receiver)], tx_pb2.MsgSendResponse()
 
 
