@@ -72,3 +72,8 @@ def test_a_grantee_spends_its_grant_through_the_cli_and_every_face_lists_it(node
 
     yield send_tx(n, keys, "authz", "revoke", grantee, SEND, "--from", "dev1")
     assert js((yield run("q", "authz", "grants-by-granter", granter, n, "-o", "json")))["grants"] == []
+
+    # `chaind replay` runs the chain again from genesis: grants, execs (the refused one too) and the revoke.
+    yield node.stopService()
+    done = yield run("replay", "--home", tmp_path / "home")
+    assert "every block hash and app hash matches" in ok(done).stdout

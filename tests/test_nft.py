@@ -138,3 +138,6 @@ def test_nft_send_and_queries_on_a_node(node_factory, tmp_path):
                          "4000000000000000achain", "--gas", "400000", "-y", "-o", "json", n, *keys)))
     result = yield committed(n, sent["txhash"])
     assert result["code"] == 4 and "is not the owner of nft kit1" in result["raw_log"]
+    yield node.stopService()
+    done = yield run("replay", "--home", tmp_path / "home")
+    assert "every block hash and app hash matches" in ok(done).stdout
