@@ -306,3 +306,20 @@ def test_genesis_grants(tmp_path):
         assert keeper.grant(view, keys[1].address, keys[3].address, SEND) is None     # expired at genesis
     finally:
         chain.close()
+
+
+def test_the_begin_blocker_prunes_at_most_its_limit_a_block_and_reads_the_queue_only_when_due(chain):
+    ctx = chain.app._context(chain.app.height + 1, chain.clock, b"", 0, chain.app.head[1].evm_state_root)
+    any_ = pack(SEND_AUTH, bank_authz.SendAuthorization(spend_limit=coins(5)))
+    granter = address(chain, 1)
+    for i in range(5):
+        keeper.save_grant(chain.app, ctx, granter, bytes([i + 1]) * 20, any_, SEND, 1000 + i)
+    assert ctx.store.get(keeper._NEXT) == b"1000"
+    keeper.prune_expired(ctx, 999)
+    assert len(keeper.grants_of_granter(ctx, granter)) == 5
+    keeper.prune_expired(ctx, 2000, limit=2)
+    assert len(keeper.grants_of_granter(ctx, granter)) == 3 and ctx.store.get(keeper._NEXT) == b"1002"
+    keeper.prune_expired(ctx, 1003)
+    assert len(keeper.grants_of_granter(ctx, granter)) == 1 and ctx.store.get(keeper._NEXT) == b"1004"
+    keeper.prune_expired(ctx, 1004)
+    assert keeper.grants_of_granter(ctx, granter) == [] and ctx.store.get(keeper._NEXT) is None

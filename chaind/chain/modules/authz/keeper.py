@@ -12,6 +12,9 @@ from chaind.store.keys import compose, decompose
 
 _GRANTS = compose("authz", "g")
 _QUEUE = compose("authz", "q")
+# A lower bound of the queue's earliest expiration: the begin blocker reads this one key, and scans the queue
+# only once a grant may have expired.
+_NEXT = compose("authz", "next")
 _TIME = struct.Struct(">Q")
 
 # DequeueAndDeleteExpiredGrants' limit per block in SDK v0.50's begin blocker.
@@ -80,6 +83,9 @@ def _add_to_queue(ctx, expiration, granter, grantee, msg_type_url):
     item = _queue_item(ctx, key)
     item.msg_type_urls.append(msg_type_url)
     ctx.store.set(key, item.SerializeToString())
+    earliest = ctx.store.get(_NEXT)
+    if earliest is None or expiration < int(earliest):
+        ctx.store.set(_NEXT, str(expiration).encode())
 
 
 def _remove_from_queue(ctx, expiration, granter, grantee, msg_type_url):
@@ -95,12 +101,21 @@ def _remove_from_queue(ctx, expiration, granter, grantee, msg_type_url):
 def prune_expired(ctx, now_ns, limit=PRUNE_PER_BLOCK):
     """DequeueAndDeleteExpiredGrants: the grants whose expiration is at or before `now_ns`, at most `limit`
     queue entries; no events, as the SDK's."""
-    due = []
+    earliest = ctx.store.get(_NEXT)
+    if earliest is None or int(earliest) > now_ns:
+        return
+    due, following = [], None
     for key, raw in ctx.store.iterate(_QUEUE):
         when, granter, grantee = decompose(key)[2:]
-        if _TIME.unpack(when)[0] > now_ns or len(due) == limit:
+        when = _TIME.unpack(when)[0]
+        if when > now_ns or len(due) == limit:
+            following = when
             break
         due.append((key, granter, grantee, authz_pb2.GrantQueueItem.FromString(raw)))
+    if following is None:
+        ctx.store.delete(_NEXT)
+    else:
+        ctx.store.set(_NEXT, str(following).encode())
     for key, granter, grantee, item in due:
         ctx.store.delete(key)
         for url in item.msg_type_urls:
