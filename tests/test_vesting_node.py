@@ -17,7 +17,7 @@ from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
 from chaind.pb.cosmos.vesting.v1beta1 import vesting_pb2
 from evm_client import rpc, sign
-from helpers import call, in_thread
+from helpers import call, in_thread, rest
 from test_cli import FEE, node_flag, ok
 from test_cli_modules import committed, js, run, send_tx
 from test_cosmjs import CLIENT_DIR, cosmjs  # noqa: F401 (the fixture)
@@ -61,6 +61,14 @@ def test_a_vesting_account_spends_its_coins_only_once_vested(node, tmp_path):
     assert account.base_vesting_account.original_vesting[0].amount == str(100 * CHAIN)
     shown = js((yield run("q", "account", me, n, "-o", "json")))
     assert shown["account"]["@type"] == "/cosmos.vesting.v1beta1.ContinuousVestingAccount"
+    balances = js((yield run("q", "vesting", "balances", me, n, "-o", "json")))
+    assert sum(int(c["amount"]) for c in balances["unvested"] + balances["vested"]) == 100 * CHAIN
+    assert balances["locked"] == balances["unvested"]
+    status, _, body = yield rest(node, f"/evmos/vesting/v2/balances/{me}")
+    assert status == 200 and body["locked"] == balances["locked"], body
+    plain = to_bech32(node.genesis.bech32_prefix, node.dev_keys[1].address)
+    status, _, body = yield rest(node, f"/evmos/vesting/v2/balances/{plain}")
+    assert status != 200 and "is not a vesting account" in json.dumps(body), body
     spendable, _ = yield call(node, bank_grpc.QueryStub, "SpendableBalances",
                               bank_q.QuerySpendableBalancesRequest(address=me))
     assert int(spendable.balances[0].amount) < 2 * CHAIN
@@ -80,6 +88,8 @@ def test_a_vesting_account_spends_its_coins_only_once_vested(node, tmp_path):
     yield send_tx(n, keys, "bank", "send", "vest", TARGET, f"{50 * CHAIN}achain")
     shown = js((yield run("q", "bank", "balance", TARGET, "achain", n, "-o", "json")))
     assert shown["balance"]["amount"] == str(50 * CHAIN)
+    balances = js((yield run("q", "vesting", "balances", me, n, "-o", "json")))
+    assert balances["locked"] == balances["unvested"] == [] and balances["vested"][0]["amount"] == str(100 * CHAIN)
 
 
 @pytest.mark.external

@@ -1,11 +1,16 @@
-"""vesting's CLI: create-vesting-account (--delayed), create-permanent-locked-account and
-create-periodic-vesting-account (periods from a JSON file, as the SDK's)."""
+"""vesting's CLI: balances (locked, unvested, vested); create-vesting-account (--delayed),
+create-permanent-locked-account and create-periodic-vesting-account (periods from a JSON file, as the SDK's)."""
 
 import json
 
 import click
 
-from chaind.chain.cli_table import Txs
+from chaind.chain.cli_table import Arg, Queries, Query, Txs
+
+QUERY = Queries("chaind.pb.evmos.vesting.v2.query_pb2", "Vesting accounts' balances.", (
+    Query("balances", "Balances", "A vesting account's locked, unvested and vested coins.",
+          args=(Arg("address", "acc"),)),
+))
 
 
 def _periods(path):
