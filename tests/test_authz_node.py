@@ -77,3 +77,29 @@ def test_a_grantee_spends_its_grant_through_the_cli_and_every_face_lists_it(node
     yield node.stopService()
     done = yield run("replay", "--home", tmp_path / "home")
     assert "every block hash and app hash matches" in ok(done).stdout
+
+
+@pytest_twisted.inlineCallbacks
+def test_grant_builds_stake_and_generic_authorizations(node, tmp_path):
+    n = node_flag(node)
+    keys = ("--home", tmp_path / "cli", "--keyring-backend", "test")
+    granter = to_bech32(node.genesis.bech32_prefix, node.dev_keys[1].address)
+    grantee = to_bech32(node.genesis.bech32_prefix, node.dev_keys[2].address)
+    valoper = to_bech32(node.genesis.bech32_prefix + "valoper", node.dev_keys[0].address)
+
+    def generated(*args):
+        return run("tx", "authz", "grant", grantee, *args, "--from", granter, "--generate-only", n, *keys)
+
+    tx = js((yield generated("delegate", "--allowed-validators", valoper, "--spend-limit", "10achain",
+                             "--expiration", "2000000000")))
+    grant = tx["body"]["messages"][0]["grant"]
+    assert grant == {"authorization": {"@type": "/cosmos.staking.v1beta1.StakeAuthorization",
+                                       "max_tokens": {"denom": "achain", "amount": "10"},
+                                       "allow_list": {"address": [valoper]},
+                                       "authorization_type": "AUTHORIZATION_TYPE_DELEGATE"},
+                     "expiration": "2033-05-18T03:33:20Z"}
+    tx = js((yield generated("generic", "--msg-type", "/cosmos.gov.v1.MsgVote")))
+    assert tx["body"]["messages"][0]["grant"]["authorization"] == {
+        "@type": "/cosmos.authz.v1beta1.GenericAuthorization", "msg": "/cosmos.gov.v1.MsgVote"}
+    refused = yield generated("unbond")
+    assert refused.exit_code != 0 and "both allowed & deny list cannot be empty" in refused.stderr
