@@ -15,7 +15,7 @@ from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.nft.v1beta1 import query_pb2, query_pb2_grpc, tx_pb2
 from helpers import call, comet, in_thread, rest
-from test_cli import node_flag, ok
+from test_cli import cli, node_flag, ok
 from test_cli_modules import committed, js, run, send_tx
 from test_gov import address
 from test_gov import run as run_block
@@ -88,8 +88,11 @@ def test_bad_nft_genesis_is_refused(tmp_path):
     doc = json.loads(home.genesis_file.read_text())
     doc["app_state"]["nft"]["entries"][0]["nfts"].append({"class_id": "nothere", "id": "abc"})
     home.genesis_file.write_text(json.dumps(doc))
-    with pytest.raises(GenesisError, match="nft class does not exist"):
+    with pytest.raises(GenesisError, match="app_state.nft: nothere: nft class does not exist"):
         Chain(tmp_path, "db").close()
+    # `chaind genesis validate` says so too.
+    refused = cli("genesis", "validate", "--home", tmp_path / "home")
+    assert refused.exit_code != 0 and "nft class does not exist" in refused.output
 
 
 @pytest_twisted.inlineCallbacks

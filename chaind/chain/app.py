@@ -372,7 +372,7 @@ class App:
             raise errors.insufficient_fee(
                 f"insufficient fees; got: {format_coins(tx.fee)} required: {required}{base}")
         # A vesting account pays no fee from its locked coins: as of the block's time, or the head's in check_tx.
-        now = getattr(state, "time_ns", self._head[0].time_ns) // 10**9
+        now = (state.time_ns if isinstance(state, BlockContext) else self._head[0].time_ns) // 10**9
         if self.bank.spendable(state, tx.sender, base, now) < fee.get(base, 0):
             raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
 
