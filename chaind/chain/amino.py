@@ -33,7 +33,8 @@ class Amino:
     messages); keep: fields with amino.dont_omitempty; coins: amino.encoding=legacy_coins (an empty list is
     written as []); ints / decs: cosmos.Int and cosmos.Dec scalars (an empty Int is "0"; a Dec's wire atomics
     are written as an 18-place decimal); renames: amino.field_name; key_field: amino.message_encoding=key_field
-    (a public key written as its key bytes alone).
+    (a public key written as its key bytes alone); oneofs: {member field: amino.oneof_name}, a set member
+    written under its oneof's CamelCase name as {"type": oneof_name, "value": {field: value}}.
     """
 
     name: str | None = None
@@ -43,6 +44,7 @@ class Amino:
     decs: tuple = ()
     renames: dict = attrs.field(factory=dict)
     key_field: bool = False
+    oneofs: dict = attrs.field(factory=dict)
 
 
 # Shapes of the types every module shares: coins, and the public keys an Any may carry.
@@ -112,6 +114,9 @@ class Encoder:
                     raise AminoError(f"not supported: dont_omit_empty=true on invalid (nil?) message field: {name}")
             if repeated:
                 out[name] = [self._scalar(field, shape, item) for item in value]
+            elif field.name in shape.oneofs:
+                camel = "".join(part.capitalize() for part in field.containing_oneof.name.split("_"))
+                out[camel] = {"type": shape.oneofs[field.name], "value": {name: self._scalar(field, shape, value)}}
             else:
                 out[name] = self._scalar(field, shape, value)
         return out

@@ -295,7 +295,9 @@ class App:
                 f"max fee per gas less than block base fee: address {_hex(tx.sender)}, "
                 f"maxFeePerGas: {evm_tx.max_fee_per_gas}, baseFee: {base_fee}")
         cost = evm_tx.gas * evm_tx.max_fee_per_gas + evm_tx.value
-        have = state.accounts.get_balance(tx.sender)
+        # A vesting account's locked coins pay for nothing (x/auth/vesting), as of the head's time.
+        locked = auth.locked_coins(state, tx.sender, self._head[0].time_ns // 10**9).get(g.base_denom, 0)
+        have = max(0, state.accounts.get_balance(tx.sender) - locked)
         if have < cost:
             raise errors.insufficient_funds(
                 f"sender balance < tx cost ({have} < {cost})",
@@ -482,14 +484,15 @@ class App:
         if fee.get(base, 0) < required:
             raise errors.insufficient_fee(
                 f"insufficient fees; got: {format_coins(tx.fee)} required: {required}{base}")
-        found = self._fee_source(state, tx, [c for c in tx.fee if c[1]],
-                                 self._head[0].time_ns if time_ns is None else time_ns)
+        now = self._head[0].time_ns if time_ns is None else time_ns
+        found = self._fee_source(state, tx, [c for c in tx.fee if c[1]], now)
         source = found[0]
         # A signer's account was just read; only a granter's needs looking up.
         if source not in {s.address for s in tx.signers} and auth.account(state, source) is None:
             raise errors.TxError(errors.SDK, 9, f"fee payer address: {self._b32(source)} does not exist: "
                                  "unknown address")
-        if self.bank.balance(state, source, base) < fee.get(base, 0):
+        # A vesting account pays no fee from its locked coins.
+        if self.bank.spendable(state, source, base, now // 10**9) < fee.get(base, 0):
             raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
         return found
 
