@@ -5,6 +5,7 @@ check_tx and view, which read committed heights only.
 """
 
 import base64
+import functools
 import hashlib
 import threading
 
@@ -14,7 +15,7 @@ from eth.vm.execution_context import ExecutionContext
 from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
-from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
+from chaind.chain import amino, eip712, eip712_legacy, errors, msgs, registry, txs, valset, votes, web3tx
 from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
@@ -64,7 +65,10 @@ class BlockContext:
     store: VersionedWriter
     accounts: object          # py-evm State
     pending_nodes: object
-    gas_used: int = 0
+    gas_used: int = 0         # the EVM txs' (the Ethereum block's gasUsed)
+    gas_wanted: int = 0       # every tx's gas limit, and every tx's gas used: feemarket's block gas
+    tx_gas_used: int = 0
+    block_gas: int = 0        # set by feemarket's end block
     log_count: int = 0
     bloom: int = 0
     evm_tx_count: int = 0     # EVM txs executed so far: the next one's index among them (Evmos' txIndex)
@@ -95,6 +99,12 @@ class App:
         self.db = db
         self.genesis = genesis
         self.modules = tuple(modules)
+        self.end_blockers = registry.end_block_order(self.modules)
+        # Set by the node: the upgrade handlers this binary has ({plan name: handler}, chain/modules/upgrade/),
+        # and every how many blocks crisis checks all invariants (0: never).
+        self.upgrade_handlers = {}
+        self.refuse_early_upgrades = True     # a handler for a plan not yet due stops the chain (the SDK's check)
+        self.check_invariants_every = 0
         self.handlers = {handler.type_url: handler for module in self.modules for handler in module.messages}
         self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
@@ -270,6 +280,16 @@ class App:
             raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
         if evm_tx.gas > g.max_gas:
             raise errors.TxError(errors.SDK, 18, "exceeds block gas limit: invalid request", "exceeds block gas limit")
+        # Evmos' CheckGlobalFee: the effective fee at the next base fee covers min_gas_price * gas limit.
+        min_gas_price = feemarket.params(state).min_gas_price
+        if min_gas_price:
+            base_fee = self.next_base_fee()
+            price = tx.max_fee if tx.type_id in (0, 1) else min(tx.max_fee, base_fee + tx.max_tip)
+            fee, required = price * evm_tx.gas, min_gas_price * evm_tx.gas // 10**18
+            if fee < required:
+                raise errors.insufficient_fee(
+                    f"provided fee < minimum global fee ({fee} < {required}). Please increase the priority tip (for "
+                    "EIP-1559 txs) or the gas prices (for access list or legacy txs)")
         intrinsic = evm_tx.intrinsic_gas
         if evm_tx.gas < intrinsic:
             raise errors.TxError(errors.SDK, 11, f"gas limit {evm_tx.gas} below intrinsic gas {intrinsic}: out of gas",
@@ -285,7 +305,9 @@ class App:
                 f"max fee per gas less than block base fee: address {_hex(tx.sender)}, "
                 f"maxFeePerGas: {evm_tx.max_fee_per_gas}, baseFee: {base_fee}")
         cost = evm_tx.gas * evm_tx.max_fee_per_gas + evm_tx.value
-        have = state.accounts.get_balance(tx.sender)
+        # A vesting account's locked coins pay for nothing (x/auth/vesting), as of the head's time.
+        locked = auth.locked_coins(state, tx.sender, self._head[0].time_ns // 10**9).get(g.base_denom, 0)
+        have = max(0, state.accounts.get_balance(tx.sender) - locked)
         if have < cost:
             raise errors.insufficient_funds(
                 f"sender balance < tx cost ({have} < {cost})",
@@ -377,20 +399,38 @@ class App:
                                             f"nonce too low: next nonce {nonce}, tx nonce {signer.sequence}")
             # A simulation is not checked for its signature (whatever its sign mode) or fee, as in the SDK's
             # ante handlers: clients simulate to learn the gas, before they know the fee to sign.
-            if not simulate and not self._signature_valid(tx, signer, number):
+            if not simulate and tx.web3 is not None:
+                # Evmos' legacy EIP-712 road: the signature travels in the extension option.
+                web3tx.verify(tx, self.amino, self.genesis.chain_id, number, self.genesis.bech32_prefix)
+            elif not simulate and not self._signature_valid(tx, signer, number):
                 raise errors.unauthorized(
                     f"signature verification failed; please verify account number ({number}) and chain-id "
                     f"({self.genesis.chain_id})")
 
     def _signature_valid(self, tx, signer, number):
         """A single key's signature, or every signing member's, over the sign bytes of its sign mode."""
+        legacy = functools.partial(self._legacy_eip712_digest, tx)
         if signer.multisig is None:
             return _verify(signer.key_type, signer.public_key, signer.sign_mode,
-                           self._sign_bytes(tx, number, signer.sequence, signer.sign_mode), signer.signature)
+                           self._sign_bytes(tx, number, signer.sequence, signer.sign_mode), signer.signature, legacy)
         members = signer.multisig.members
         return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, signer.sequence, mode),
-                           signature)
+                           signature, legacy)
                    for (i, signature), mode in zip(signer.multisig.signed, signer.multisig.modes))
+
+    def _legacy_eip712_digest(self, tx, sign_bytes):
+        """The amino doc's digest in Evmos' legacy EIP-712 form, which v20's eth_secp256k1 key still accepts
+        (LegacyGetEIP712BytesForMsg): the messages of one amino type and one signer, that signer the fee payer."""
+        names = {self.amino.named(msg)["type"] for _, msg in tx.messages}
+        try:
+            signers = {self._signer_address(handler.signer(msg)) for handler, msg in tx.messages}
+        except errors.TxError as e:
+            raise eip712.TypedDataError(e.log) from None
+        if len(names) != 1 or len(signers) != 1:
+            raise eip712.TypedDataError("unable to build EIP-712 payload: different types of messages or signers")
+        prefix = self.genesis.bech32_prefix
+        return eip712_legacy.digest(sign_bytes, eip712.chain_number(self.genesis.chain_id), tx.messages[0][1],
+                                    addresses.to_bech32(prefix, signers.pop()), self.amino.any_types)
 
     def _sign_bytes(self, tx, number, sequence, mode):
         if mode == signing_pb2.SIGN_MODE_DIRECT:
@@ -447,20 +487,22 @@ class App:
         answer. time_ns: the block's time (check_tx: the head's)."""
         base = self.genesis.base_denom
         fee = dict(tx.fee)
+        _check_min_gas_price(feemarket.params(state).min_gas_price, base, tx)
         if set(fee) - {base}:
             raise errors.insufficient_fee(f"fees must be paid in {base}")
         required = base_fee * tx.gas
         if fee.get(base, 0) < required:
             raise errors.insufficient_fee(
                 f"insufficient fees; got: {format_coins(tx.fee)} required: {required}{base}")
-        found = self._fee_source(state, tx, [c for c in tx.fee if c[1]],
-                                 self._head[0].time_ns if time_ns is None else time_ns)
+        now = self._head[0].time_ns if time_ns is None else time_ns
+        found = self._fee_source(state, tx, [c for c in tx.fee if c[1]], now)
         source = found[0]
         # A signer's account was just read; only a granter's needs looking up.
         if source not in {s.address for s in tx.signers} and auth.account(state, source) is None:
             raise errors.TxError(errors.SDK, 9, f"fee payer address: {self._b32(source)} does not exist: "
                                  "unknown address")
-        if self.bank.balance(state, source, base) < fee.get(base, 0):
+        # A vesting account pays no fee from its locked coins.
+        if self.bank.spendable(state, source, base, now // 10**9) < fee.get(base, 0):
             raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
         return found
 
@@ -496,8 +538,12 @@ class App:
     def next_base_fee(self):
         if self.next_base_fee_override is not None:
             return self.next_base_fee_override
+        view = self._head_view()
         _, meta = self._head
-        return feemarket.next_base_fee(self.genesis, meta.base_fee, meta.gas_used, self.genesis.max_gas)
+        # A base fee MsgUpdateParams set in the head block is where the next one starts (Evmos' BeginBlock).
+        set_by_params = feemarket.base_fee_set_at(view, self.height)
+        parent = meta.base_fee if set_by_params is None else set_by_params
+        return feemarket.next_base_fee(feemarket.params(view), parent, meta.block_gas, self.genesis.max_gas)
 
     def finalize_block(self, block_txs, time_ns, proposer_address, decided=None, evidence=()):
         """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
@@ -544,17 +590,18 @@ class App:
         results, evm_hashes = [], {}
         for index, item in enumerate(block_txs):
             result, tx = self._deliver(ctx, item, index)
+            ctx.gas_wanted += result.gas_wanted
+            ctx.tx_gas_used += result.gas_used
             results.append(result)
             if result.receipt is not None:
                 evm_hashes[index] = tx.evm_hash
-        for module in self.modules:
-            if module.end_block is not None:
-                module.end_block(self, ctx)
+        for module in self.end_blockers:
+            module.end_block(self, ctx)
         store_puts = {}
         sealed = self._seal_state(ctx, store_puts)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
-                         size=sum(len(t) for t in raw_txs), **sealed)
+                         size=sum(len(t) for t in raw_txs), block_gas=ctx.block_gas, **sealed)
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates), last_commit=ctx.last_commit,
                                    misbehavior=ctx.misbehavior, evidence=tuple(evidence))
@@ -642,10 +689,26 @@ class App:
         (clients simulate to learn the gas to ask for). A tx that fails to decode raises TxError.
         """
         tx = self.decode_tx(raw)
+        if tx.kind == "native":
+            tx = self._simulated_signers(tx)
         header, meta = self._head
         ctx = self._context(header.height + 1, header.time_ns + 1_000_000, b"", self.next_base_fee(),
                             evm_root=meta.evm_state_root)
         return self._deliver(ctx, tx, 0, simulate=True)[0]
+
+    def _simulated_signers(self, tx):
+        """The SDK takes a tx's signers from its messages and fee payer, and checks each key against its signer
+        only outside simulation (SetPubKeyDecorator): @cosmjs simulates an eth_secp256k1 account's tx with its key
+        written as a Cosmos one, whose address is another."""
+        try:
+            expected = self.tx_signers(tx)
+        except errors.TxError:
+            return tx               # the ante names the fault
+        if len(expected) != len(tx.signers):
+            return tx
+        return attrs.evolve(tx, signers=tuple(
+            signer if signer.multisig is not None or signer.address == address
+            else attrs.evolve(signer, address=address) for signer, address in zip(tx.signers, expected)))
 
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
@@ -697,6 +760,9 @@ class App:
         return result
 
     def _begin_block(self, ctx):
+        for module in self.modules:
+            if module.pre_block is not None:
+                module.pre_block(self, ctx)
         for module in self.modules:
             if module.begin_block is not None:
                 module.begin_block(self, ctx)
@@ -935,18 +1001,31 @@ def _base_balance_mirror(accounts, addresses, denom):
     return out
 
 
-def _verify(key_type, public_key, mode, sign_bytes, signature):
+def _verify(key_type, public_key, mode, sign_bytes, signature, legacy_digest=None):
     """A key's signature of the sign bytes; an eth_secp256k1 key's amino JSON signature may also be MetaMask's,
-    over the doc's EIP-712 form (Evmos v20's ethsecp256k1 PubKey.VerifySignature)."""
-    if crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature):
-        return True
+    over the doc's EIP-712 form or its legacy form (legacy_digest(sign_bytes)), as Evmos v20's ethsecp256k1
+    PubKey.VerifySignature takes them."""
     if key_type != crypto_keys.ETH_SECP256K1 or mode != signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
-        return False
-    try:
-        digest = eip712.digest(sign_bytes)
-    except eip712.TypedDataError:
-        return False
-    return crypto_keys.verify(public_key, digest, signature)
+        return crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature)
+    typed = functools.partial(_eip712_signed, public_key, sign_bytes, signature, legacy_digest)
+    plain = functools.partial(crypto_keys.verify_signed, key_type, public_key, sign_bytes, signature)
+    # Any form passes, so the order changes no answer, only the cost: MetaMask's signatures carry V 27/28
+    # (go-ethereum's 0/1), and theirs are tried against the EIP-712 digests first.
+    checks = (typed, plain) if signature[64:] in (b"\x1b", b"\x1c") else (plain, typed)
+    return any(check() for check in checks)
+
+
+def _eip712_signed(public_key, sign_bytes, signature, legacy_digest):
+    for make in (eip712.digest, legacy_digest):
+        if make is None:
+            continue
+        try:
+            digest = make(sign_bytes)
+        except eip712.TypedDataError:
+            return False
+        if crypto_keys.verify(public_key, digest, signature):
+            return True
+    return False
 
 
 def _sig_verify_gas(tx):
@@ -961,6 +1040,23 @@ def _missing_signature_size(tx):
     """Bytes a simulated tx's empty signatures will take once signed (the SDK's simulate mode charges a
     placeholder signature), so the gas it reports covers the signed tx; a real signature adds none."""
     return sum(crypto_keys.SIGNATURE_SIZE[s.key_type] for s in tx.signers if s.multisig is None and not s.signature)
+
+
+def _check_min_gas_price(min_gas_price, denom, tx):
+    """Evmos' cosmos MinGasPriceDecorator: the fee covers min_gas_price * gas (rounded up) in the EVM denom."""
+    if not min_gas_price:
+        return
+    required = -(-min_gas_price * tx.gas // 10**18)
+    if not required:
+        return
+    fee = [c for c in tx.fee if c[1]]
+    if not fee:
+        raise errors.insufficient_fee(
+            "fee not provided. Please use the --fees flag or the --gas-price flag along with the --gas flag to "
+            f"estimate the fee. The minimun global fee for this tx is: {required}{denom}")
+    if dict(fee).get(denom, 0) < required:
+        raise errors.insufficient_fee(f"provided fee < minimum global fee ({format_coins(fee)} < {required}{denom}). "
+                                      "Please increase the gas price.")
 
 
 def _hex(address):

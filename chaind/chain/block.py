@@ -5,6 +5,7 @@ block hash. Records are stored as JSON (orjson) with bytes as hex.
 """
 
 import hashlib
+import json
 
 import attrs
 import orjson
@@ -40,6 +41,12 @@ class Event:
 
 def event(type_, *pairs, index=True):
     return Event(type_, tuple([(k, v, index) for k, v in pairs]))
+
+
+def typed_event(type_, **fields):
+    """EmitTypedEvent of a proto event of string fields: its full name as the type, each field's JSON (a quoted
+    string) as a value, keys sorted as the SDK's TypedEventToEvent writes them."""
+    return event(type_, *((k, json.dumps(fields[k])) for k in sorted(fields)))
 
 
 @attrs.frozen
@@ -202,6 +209,9 @@ class BlockMeta:
     bloom: bytes
     log_count: int
     size: int
+    # feemarket's block gas: every tx's gas wanted times min_gas_multiplier, or the gas they used if more;
+    # the next base fee follows it (0 in records written before it was kept).
+    block_gas: int = 0
 
     def block_id(self):
         """The BlockID of this committed block, built as the chain builds it for the next header's last_block_id."""
