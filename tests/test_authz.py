@@ -273,14 +273,14 @@ def run_amino(chain, who, messages):
 
 
 def test_replay_reproduces_the_app_hashes(tmp_path):
-    chain = make_chain(tmp_path, sign=False)     # replay signs no commits
+    chain = make_chain(tmp_path)
     granter = address(chain, 1)
     limit = bank_authz.SendAuthorization(spend_limit=coins(100))
     ok(run(chain, [(1, [grant(chain, 1, 2, limit, chain.clock + 5 * S)])]))
     ok(run(chain, [(2, [exec_(chain, 2, (SEND, send_msg(chain, granter, b"\x44" * 20, 9)))])]))
     run(chain, [], after_s=6)
     assert "authz" in dict(chain.app.store_version().roots)
-    report = replay_chain(chain.app, tmp_path / "replayed.db")
+    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address)
     assert report.ok and report.last_height == chain.app.height, str(report.mismatch)
     chain.close()
 
