@@ -149,6 +149,7 @@ class InstrumentationSettings:
     prometheus: bool = False            # serve /metrics (a dev home turns it on)
     prometheus_listen_addr: str = _listen("127.0.0.1:26660")
     namespace: str = "cometbft"         # prefix of CometBFT's metric names
+    max_open_connections: int = 3       # served at once on the metrics port; more wait their turn (0: no limit)
 
     def __attrs_post_init__(self):
         if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", self.namespace):

@@ -47,6 +47,7 @@ from chaind.grpc.server import GrpcBindError, GrpcServer
 from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
+from chaind.metrics.connections import ConnectionLimit
 from chaind.metrics.node import NodeMetrics
 from chaind.rest.gateway import RestGateway
 from chaind.rpc.cors_resource import CorsResource
@@ -189,8 +190,10 @@ class Node(service.MultiService):
                 "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
                 "denom": g.base_denom, "decimals": 18}))
         if self.metrics is not None:
-            self._listen("metrics", settings.instrumentation.prometheus_listen_addr,
-                         metric_sources.build(self, self.metrics))
+            instrumentation = settings.instrumentation
+            self._listen("metrics", instrumentation.prometheus_listen_addr,
+                         ConnectionLimit(metric_sources.build(self, self.metrics),
+                                         instrumentation.max_open_connections))
 
     def _explorer_urls(self, request):
         """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
