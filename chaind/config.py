@@ -155,6 +155,9 @@ class InstrumentationSettings:
         if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", self.namespace):
             raise ConfigError(f"[instrumentation] namespace must be letters, digits and _, not starting with a "
                               f"digit (a Prometheus name prefix), got {self.namespace!r}")
+        if self.max_open_connections < 0:
+            raise ConfigError(f"[instrumentation] max-open-connections must be 0 (no limit) or more, "
+                              f"got {self.max_open_connections}")
 
 
 ABCI_MODES = ("builtin", "socket")
