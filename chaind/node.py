@@ -29,6 +29,7 @@ from chaind.api.txpool import TxPoolApi
 from chaind.chain import authority, registry
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.genesis import Genesis
+from chaind.chain.module import NodeServices
 from chaind.chain.modules import inflation
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
@@ -57,6 +58,7 @@ from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
 from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
 from chaind.store.db import Database
+from chaind.tracing.pool import TracePool
 
 
 class _Pool(service.Service):
@@ -124,6 +126,7 @@ class Node(service.MultiService):
         concurrency = settings.tracing.concurrency
         self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
         _Pool(self.trace_pool).setServiceParent(self)
+        self.traces = TracePool(self.trace_pool, settings.tracing, self.reactor)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
         # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
@@ -239,7 +242,9 @@ class Node(service.MultiService):
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
         app, settings = self.app, self.settings
-        found = [(entry, entry.servicer(app, settings)) for module in app.modules for entry in module.services]
+        shared = NodeServices(traces=self.traces)
+        found = [(entry, entry.make_servicer(app, settings, shared))
+                 for module in app.modules for entry in module.services]
 
         def rpc_address():
             return self.comet_routes.rpc_address if self.comet_routes is not None else ""
@@ -261,7 +266,7 @@ class Node(service.MultiService):
         fees = FeeApi(app, rpc)
         filters = FilterApi(app, rpc, self.bus, reactor, self.call_pool)
         filters.setServiceParent(self)
-        debug = self.debug_api = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.trace_pool)
+        debug = self.debug_api = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.traces)
         debug.setServiceParent(self)
         impersonation = Impersonation()
         # The dev controls drive this node's producer: under CometBFT (socket mode) there is none to drive.
