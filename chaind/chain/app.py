@@ -657,8 +657,6 @@ class App:
         `amend`: the head's CommitInfo, when a dev node changes the head's state in place (its version
         is applied again over itself, chain/devstate.py)."""
         touched = _touched_accounts(ctx.accounts)
-        ctx.accounts.persist()
-        evm_root = ctx.accounts.state_root
         changes = ctx.store.changes
         if amend is None and ctx.height == self.genesis.initial_height:
             # The first version of the stores holds the genesis state too (written at the height before).
@@ -666,7 +664,10 @@ class App:
             changes = {**dict(genesis.iterate(b"")), **changes}
             touched |= set(auth.all_addresses(StateView(genesis.height, genesis, None)))
             touched |= {address for address, _ in self.module_accounts.values()}
+        # Read before persist: the block's accounts are still in py-evm's cache, after it only in the trie.
         direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
+        ctx.accounts.persist()
+        evm_root = ctx.accounts.state_root
         # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
         touched |= {address for address in map(auth.account_of, changes) if address is not None}
         direct += self._account_mirror(ctx, touched)
