@@ -74,6 +74,8 @@ def block_number(value, index, chain):
 
 def block_number_or_hash(value, index, chain):
     """EIP-1898: a number, a tag, or {"blockNumber"} / {"blockHash", "requireCanonical"}."""
+    if value == "latest":       # most reads
+        return chain.height
     if isinstance(value, dict):
         has_number, has_hash = "blockNumber" in value, "blockHash" in value
         if has_number and has_hash:

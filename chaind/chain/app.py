@@ -44,6 +44,7 @@ class StaleHomeError(RuntimeError):
 
 # The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info).
 STATE_FORMAT = b"2"
+HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 
 
 @attrs.define
@@ -95,6 +96,7 @@ class App:
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
         self._head = None
+        self._local = threading.local()     # head_view: [head it was made for, its StateView, reads so far]
         self._local = threading.local()     # each checking thread's view of the head
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
@@ -167,6 +169,17 @@ class App:
         if height < oldest:
             kept = f"this node keeps the last {self.pruning} heights, " if self.pruning else ""
             raise PrunedError(f"state at height {height} is pruned: {kept}oldest available {oldest}")
+        if height == head_height:
+            # Most reads are at the head: each thread makes its view once per head (py-evm's objects inside
+            # are not shared between threads), and again after HEAD_VIEW_READS reads, so that what py-evm
+            # caches in it for code and storage reads stays small.
+            head, cached = self._head, getattr(self._local, "head_view", None)
+            if cached is not None and cached[0] is head and cached[2] < HEAD_VIEW_READS:
+                cached[2] += 1
+                return cached[1]
+            view = StateView.committed(self.db, height, head[1].evm_state_root)
+            self._local.head_view = [head, view, 0]
+            return view
         _, meta = self.block_at(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
