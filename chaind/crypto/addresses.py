@@ -12,8 +12,16 @@ class AddressError(ValueError):
 
 
 def to_bech32(prefix, address):
-    data = bech32.convertbits(address, 8, 5)
-    return bech32.bech32_encode(prefix, data)
+    if address.__class__ is bytes:
+        return _to_bech32(prefix, address)
+    return bech32.bech32_encode(prefix, bech32.convertbits(address, 8, 5))
+
+
+# The same few accounts (senders, module accounts, validators) recur in every block's events; the
+# checksum's polymod is most of a block's bech32 work.
+@functools.lru_cache(maxsize=16384)
+def _to_bech32(prefix, address):
+    return bech32.bech32_encode(prefix, bech32.convertbits(address, 8, 5))
 
 
 def from_bech32(text, prefix=None):
