@@ -93,6 +93,7 @@ class Node(service.MultiService):
             self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
                            prune_interval=settings.storage.prune_interval, modules=modules,
                            iavl_cache_nodes=settings.storage.iavl_cache_nodes,
+                           state_cache_keys=settings.storage.state_cache_keys,
                            subspace_max_keys=settings.storage.subspace_max_keys)
         except StaleHomeError as e:
             self.db.close()

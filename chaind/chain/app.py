@@ -27,6 +27,7 @@ from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys, layout
 from chaind.store.evm_state import pending_state_db
+from chaind.store.head_cache import HeadCache
 from chaind.store.multistore import MultiStore
 from chaind.store.pruning import collect_garbage
 from chaind.store.undo import UndoLog
@@ -82,7 +83,7 @@ class App:
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
 
     def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES,
-                 iavl_cache_nodes=100_000, subspace_max_keys=10_000):
+                 iavl_cache_nodes=100_000, subspace_max_keys=10_000, state_cache_keys=100_000):
         self.db = db
         self.genesis = genesis
         self.modules = tuple(modules)
@@ -101,6 +102,8 @@ class App:
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)
+        self.state_cache = HeadCache(state_cache_keys)
+        self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
@@ -452,6 +455,7 @@ class App:
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates))
         self._results_hash = (block_hash, blocks.results_hash(results))
+        self._finalized_changes = (height, ctx.store.changes)
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
@@ -527,6 +531,12 @@ class App:
         """Write the block in one atomic batch; from now on readers see it."""
         self.write(puts)
         self._head = (committed.header, committed.meta)
+        finalized, changes = self._finalized_changes
+        if finalized == committed.height:
+            self.state_cache.advance(committed.height, changes)
+        else:
+            self.state_cache.clear()
+        self._finalized_changes = (None, None)
         self._head_info = self.stores.commit_info(committed.height)
         if self.pruning and committed.height % self.prune_interval == 0:
             try:
@@ -543,6 +553,7 @@ class App:
     def reload_head(self):
         """Take the head from the store again, after a dev revert or load rewrote it under us."""
         self._head = self._load_block(keys.height_of(self.db.get(keys.HEAD)))
+        self.state_cache.clear()
         self._head_info = self.stores.commit_info(self.height)
         self._results_hash = (None, None)
 
@@ -644,7 +655,7 @@ class App:
 
     def _context(self, height, time_ns, block_hash, base_fee, evm_root):
         pending, atomic = pending_state_db(self.db)
-        store = VersionedWriter(self.db, height)
+        store = VersionedWriter(self.db, height, self.state_cache)
         exec_ctx = ExecutionContext(
             coinbase=store.get(keys.DEV_COINBASE) or auth.FEE_COLLECTOR, timestamp=time_ns // 10**9,
             block_number=height, difficulty=0, mix_hash=b"\0" * 32, gas_limit=self.genesis.max_gas,

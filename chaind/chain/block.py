@@ -38,7 +38,7 @@ class Event:
 
 
 def event(type_, *pairs, index=True):
-    return Event(type_, tuple((k, v, index) for k, v in pairs))
+    return Event(type_, tuple([(k, v, index) for k, v in pairs]))
 
 
 @attrs.frozen

@@ -5,6 +5,7 @@ H+2's validators_hash), as in CometBFT. A set is stored under the height it take
 when it changes, so the set at a height is the newest one stored at or below it.
 """
 
+import functools
 import hashlib
 
 import attrs
@@ -81,7 +82,11 @@ def to_record(validators):
 def at(db, height):
     """The set that signs block `height` (empty before any is stored)."""
     found = db.seek_first(key(height), keys.VALIDATOR_SET + _PAST)
-    if found is None:
-        return ()
+    return () if found is None else _decoded(found[1])
+
+
+@functools.lru_cache(maxsize=64)
+def _decoded(record):
+    # A set is read several times a block and stays the same for many: decode each record once.
     return tuple(SetValidator(address_of(bytes.fromhex(pubkey)), bytes.fromhex(pubkey), power)
-                 for pubkey, power in orjson.loads(found[1]))
+                 for pubkey, power in orjson.loads(record))

@@ -11,6 +11,8 @@ class AddressError(ValueError):
     """Raised for a string that is neither a valid bech32 nor a valid 0x address."""
 
 
+# bech32's checksum is pure Python (about 0.1 ms), and the same few addresses recur in every block.
+@functools.lru_cache(maxsize=16384)
 def to_bech32(prefix, address):
     if address.__class__ is bytes:
         return _to_bech32(prefix, address)
@@ -24,16 +26,26 @@ def _to_bech32(prefix, address):
     return bech32.bech32_encode(prefix, bech32.convertbits(address, 8, 5))
 
 
-def from_bech32(text, prefix=None):
+@functools.lru_cache(maxsize=16384)
+def _decoded(text):
+    """(prefix, data bytes) of a bech32 string; (None, None) when it is not one, data None when its bits
+    do not regroup into bytes."""
     hrp, data = bech32.bech32_decode(text)
     if hrp is None or data is None:
+        return None, None
+    raw = bech32.convertbits(data, 5, 8, False)
+    return hrp, None if raw is None else bytes(raw)
+
+
+def from_bech32(text, prefix=None):
+    hrp, raw = _decoded(text)
+    if hrp is None:
         raise AddressError(f"invalid bech32 address {text!r}")
     if prefix is not None and hrp != prefix:
         raise AddressError(f"invalid bech32 prefix: expected {prefix!r}, got {hrp!r}")
-    raw = bech32.convertbits(data, 5, 8, False)
     if raw is None or len(raw) != 20:
         raise AddressError(f"invalid address length in {text!r}")
-    return bytes(raw)
+    return raw
 
 
 # EIP-55 costs a keccak per call, and the same few addresses recur in every block.

@@ -4,6 +4,7 @@ A key is prefix, tag, value (each length-prefixed), then the position (a tx's he
 block's height), so `tag = value` is one prefix range and every other operator reads only the keys of its tag.
 """
 
+import functools
 import struct
 
 from chaind.store import keys
@@ -13,6 +14,7 @@ _VALUE = struct.Struct(">I")
 RESERVED = frozenset({"tx.hash", "tx.height", "tm.event", "block.height"})
 
 
+@functools.lru_cache(maxsize=4096)
 def tag_prefix(prefix, tag):
     tag = tag.encode()
     return prefix + _TAG.pack(len(tag)) + tag

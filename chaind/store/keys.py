@@ -3,6 +3,7 @@
 Heights and indexes are fixed-width big-endian so that keys sort numerically.
 """
 
+import functools
 import struct
 
 HEAD = b"m:head"                # last committed height
@@ -65,15 +66,25 @@ def result_key(height, index):
 
 def compose(*parts):
     """A module key from parts, each length-prefixed so no key is a prefix of another."""
-    out = bytearray()
+    out = []
     for part in parts:
-        if isinstance(part, str):
-            part = part.encode()
+        if part.__class__ is str:
+            out.append(_word(part))
+            continue
         if len(part) > 255:
             raise ValueError("key part longer than 255 bytes")
-        out.append(len(part))
-        out += part
-    return bytes(out)
+        out.append(_LENGTH[len(part)])
+        out.append(part)
+    return b"".join(out)
+
+
+_LENGTH = [bytes((n,)) for n in range(256)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _word(text):
+    # Modules' key words ("balance", "val") recur on every read: encode each once.
+    return compose(text.encode())
 
 
 # The block coinbase a dev node set (anvil_setCoinbase), a native key so that replays see it too.

@@ -5,6 +5,7 @@ A value at height H is the newest version written at or below H; a deletion is a
 
 from chaind.store import keys
 from chaind.store.db import prefix_end
+from chaind.store.head_cache import MISS
 
 _LIVE = b"\x01"
 _TOMBSTONE = b"\x00"
@@ -12,19 +13,28 @@ _PAST_VERSIONS = b"\xff" * 8 + b"\x00"
 
 
 class VersionedReader:
-    """Read-only view of native module state as of `height`."""
+    """Read-only view of native module state as of `height`; `cache`: the app's HeadCache, consulted
+    and filled when `height` is the head."""
 
-    def __init__(self, db, height):
+    def __init__(self, db, height, cache=None):
         self._db = db
         self.height = height
         self._floor = keys.inverted_height(height)
+        self._cache = cache
+        self._read_height = height
 
     def get(self, key):
+        cache = self._cache
+        if cache is not None:
+            value = cache.get(self._read_height, key)
+            if value is not MISS:
+                return value
         base = keys.VERSIONED + key
         found = self._db.seek_first(base + self._floor, base + _PAST_VERSIONS)
-        if found is None or found[1][:1] == _TOMBSTONE:
-            return None
-        return found[1][1:]
+        value = None if found is None or found[1][:1] == _TOMBSTONE else found[1][1:]
+        if cache is not None:
+            cache.put(self._read_height, key, value)
+        return value
 
     def iterate(self, prefix, start_after=None):
         """Yield (key, value) of live keys under `prefix`, in key order.
@@ -47,9 +57,9 @@ class VersionedReader:
 class VersionedWriter(VersionedReader):
     """The writer's view for the block being built at `height`: reads see its own writes."""
 
-    def __init__(self, db, height):
+    def __init__(self, db, height, cache=None):
         # Reads see the parent's state (a replay of a committed block must not see its own writes).
-        super().__init__(db, max(height - 1, 0))
+        super().__init__(db, max(height - 1, 0), cache)
         self.height = height
         self.changes = {}
 

@@ -6,7 +6,7 @@ takes the new version, as iavl's clone does. A saved node replaced by a change i
 new version: it stays readable by older versions until pruning drops them.
 """
 
-import itertools
+import collections
 import threading
 
 from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record, varint
@@ -15,24 +15,26 @@ from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record, varint
 class NodeCache:
     """Decoded saved nodes by hash, shared by every store, the writer and readers; bounded in count.
 
-    Saved nodes never change, so an entry never goes stale; when full, the oldest quarter goes. Two
-    stores may hold a node of the same hash only with the same content (key, value, version, children).
+    Saved nodes never change, so an entry never goes stale; when full, the oldest goes, one per node
+    added (a batch eviction stalled the commit that triggered it). Two stores may hold a node of the same
+    hash only with the same content (key, value, version, children).
     """
 
     def __init__(self, capacity):
         self.capacity = capacity
-        self._nodes = {}
+        self._nodes = collections.OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key):
         return self._nodes.get(key)
 
     def put(self, key, node):
-        if len(self._nodes) >= self.capacity:
+        nodes = self._nodes
+        nodes[key] = node
+        if len(nodes) > self.capacity:
             with self._lock:
-                for old in list(itertools.islice(self._nodes, self.capacity // 4 or 1)):
-                    self._nodes.pop(old, None)
-        self._nodes[key] = node
+                while len(nodes) > self.capacity:
+                    nodes.popitem(last=False)
 
 
 class NodeStore:

@@ -16,10 +16,6 @@ CODESPACE = "bank"
 METADATA = compose("bank", "meta")
 
 
-# Every tx's events name its sender and recipient in bech32; the same addresses recur block after block.
-_bech32 = functools.lru_cache(maxsize=16384)(to_bech32)
-
-
 def _balance_key(address, denom):
     return compose("bank", "bal", address, denom)
 
@@ -44,7 +40,7 @@ class Bank:
         self.prefix = prefix
 
     def bech32(self, address):
-        return _bech32(self.prefix, address)
+        return to_bech32(self.prefix, address)
 
     def balance(self, state, address, denom):
         if denom == self.base_denom:

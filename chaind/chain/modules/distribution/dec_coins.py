@@ -60,10 +60,16 @@ def from_coins(coins):
 
 def to_text(coins):
     """DecCoins.String(): "1.500000000000000000achain,2.000000000000000000stake"."""
-    return ",".join(f"{legacy_dec.format(coins[d])}{d}" for d in sorted(coins))
+    if len(coins) == 1:
+        # The common case, a chain's one fee denom, without the sort and join (every block prints 200).
+        for denom, amount in coins.items():
+            return legacy_dec.format(amount) + denom
+    return ",".join([legacy_dec.format(coins[d]) + d for d in sorted(coins)])
 
 
 def to_record(coins):
+    if len(coins) < 2:
+        return {d: str(a) for d, a in coins.items()}
     return {d: str(a) for d, a in sorted(coins.items())}
 
 

@@ -1,7 +1,5 @@
 """distribution's keeper: F1 fee distribution (x/distribution v0.50): allocation, periods, rewards, withdrawals."""
 
-import functools
-
 from chaind.chain import legacy_dec
 from chaind.chain.block import event
 from chaind.chain.modules import staking
@@ -21,8 +19,6 @@ from chaind.crypto.addresses import to_bech32
 ONE = legacy_dec.ONE
 # The rounding a stake recomputed across slashes may exceed the current one by (CalculateDelegationRewards).
 _MARGIN = 3
-# Every block names each validator of the last commit in two events: encode each operator once.
-_bech32 = functools.lru_cache(maxsize=4096)(to_bech32)
 
 
 def ending_ratio(view, v):
@@ -71,7 +67,7 @@ class Keeper:
         self.events = []
 
     def valoper(self, operator):
-        return _bech32(self.app.genesis.bech32_prefix + "valoper", operator)
+        return to_bech32(self.app.genesis.bech32_prefix + "valoper", operator)
 
     # -- allocation ----------------------------------------------------------------------------
 
@@ -90,28 +86,26 @@ class Keeper:
         share = dec_coins.mul_dec_truncate(fees, ONE - params(self.ctx).community_tax)
         for cons_address, power in votes:
             reward = dec_coins.mul_dec_truncate(share, power * ONE // total_power)
+            found = staking.commission_rate_by_cons(self.ctx, cons_address)
+            if found is None:
+                continue
+            operator, rate = found
             if not reward:
                 # Nothing to add (a block without fees): the SDK's events, and no record rewritten unchanged.
-                operator = staking.operator_by_cons(self.ctx, cons_address)
-                if operator is not None:
-                    self._allocation_events(operator, {}, {})
+                self._allocation_events(operator, {}, {})
                 continue
-            v = staking.validator_by_cons(self.ctx, cons_address)
-            if v is None:
-                continue
-            self.allocate_to_validator(v, reward)
+            self.allocate_to_validator(operator, rate, reward)
             remaining = dec_coins.sub(remaining, reward)
         state.set_community_pool(self.ctx, dec_coins.add(pool, remaining))
 
-    def allocate_to_validator(self, v, tokens):
+    def allocate_to_validator(self, operator, rate, tokens):
         """AllocateTokensToValidator: commission at the validator's rate, the rest to its delegators."""
-        commission = dec_coins.mul_dec(tokens, v.rate)
-        shared = dec_coins.sub(tokens, commission)
-        operator = v.operator
-        state.set_commission(self.ctx, operator, dec_coins.add(state.commission(self.ctx, operator), commission))
-        rewards, period = state.current_rewards(self.ctx, operator)
-        state.set_current_rewards(self.ctx, operator, dec_coins.add(rewards, shared), period)
-        state.set_outstanding(self.ctx, operator, dec_coins.add(state.outstanding(self.ctx, operator), tokens))
+        commission = dec_coins.mul_dec(tokens, rate)
+        records = state.rewards_of(self.ctx, operator) or state.ValidatorRewards()
+        records.commission = dec_coins.add(records.commission, commission)
+        records.current = dec_coins.add(records.current, dec_coins.sub(tokens, commission))
+        records.outstanding = dec_coins.add(records.outstanding, tokens)
+        state.set_rewards_of(self.ctx, operator, records)
         self._allocation_events(operator, commission, tokens)
 
     def _allocation_events(self, operator, commission, tokens):
@@ -123,9 +117,7 @@ class Keeper:
 
     def initialize_validator(self, operator):
         state.set_historical(self.ctx, operator, 0, {}, 1)
-        state.set_current_rewards(self.ctx, operator, {}, 1)
-        state.set_commission(self.ctx, operator, {})
-        state.set_outstanding(self.ctx, operator, {})
+        state.set_rewards_of(self.ctx, operator, state.ValidatorRewards())
 
     def increment_period(self, v):
         """IncrementValidatorPeriod: end the current period; returns its number."""

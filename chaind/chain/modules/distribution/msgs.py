@@ -94,7 +94,7 @@ def _deposit_validator_rewards_pool(app, ctx, msg, signer):
     v = staking.validator(ctx, operator)
     if v is None:
         raise error(NO_VALIDATOR_EXISTS, msg.validator_address)
-    keeper.allocate_to_validator(v, dec_coins.from_coins(coins))
+    keeper.allocate_to_validator(v.operator, v.rate, dec_coins.from_coins(coins))
     return keeper.events, tx_pb2.MsgDepositValidatorRewardsPoolResponse()
 
 

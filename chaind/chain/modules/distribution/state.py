@@ -3,6 +3,7 @@
 Every read and write of the module's store goes through here (records as JSON, amounts as atomics strings).
 """
 
+import attrs
 import orjson
 
 from chaind.chain.modules.distribution import dec_coins
@@ -11,6 +12,7 @@ from chaind.store.keys import compose
 
 DISTRIBUTION_ACCOUNT = module_address("distribution")
 FEE_POOL = compose("distribution", "feepool")
+_VALIDATOR = compose("distribution", "val")
 
 
 def _parts(key):
@@ -40,31 +42,69 @@ def set_community_pool(state, coins):
     state.store.set(FEE_POOL, orjson.dumps(dec_coins.to_record(coins)))
 
 
+@attrs.define
+class ValidatorRewards:
+    """A validator's running F1 records, under one key as each block's allocation reads and writes them all
+    together: outstanding rewards, accumulated commission, and the current period with its rewards."""
+
+    outstanding: dict = attrs.Factory(dict)
+    commission: dict = attrs.Factory(dict)
+    current: dict = attrs.Factory(dict)
+    period: int = 1
+
+
+def _rewards_key(operator):
+    return _VALIDATOR + bytes((len(operator),)) + operator
+
+
+def rewards_of(state, operator):
+    """The validator's ValidatorRewards, or None for a validator distribution does not know."""
+    found = _get(state, _rewards_key(operator))
+    if found is None:
+        return None
+    return ValidatorRewards(dec_coins.from_record(found["out"]), dec_coins.from_record(found["comm"]),
+                            dec_coins.from_record(found["cur"]), found["period"])
+
+
+def set_rewards_of(state, operator, rewards):
+    state.store.set(_rewards_key(operator), orjson.dumps({
+        "out": dec_coins.to_record(rewards.outstanding), "comm": dec_coins.to_record(rewards.commission),
+        "cur": dec_coins.to_record(rewards.current), "period": rewards.period}))
+
+
+def _update(state, operator, **fields):
+    rewards = rewards_of(state, operator) or ValidatorRewards()
+    for name, value in fields.items():
+        setattr(rewards, name, value)
+    set_rewards_of(state, operator, rewards)
+
+
 def outstanding(state, operator):
-    return _coins_at(state, compose("distribution", "out", operator))
+    found = rewards_of(state, operator)
+    return {} if found is None else found.outstanding
 
 
 def set_outstanding(state, operator, coins):
-    state.store.set(compose("distribution", "out", operator), orjson.dumps(dec_coins.to_record(coins)))
+    _update(state, operator, outstanding=coins)
 
 
 def commission(state, operator):
-    return _coins_at(state, compose("distribution", "comm", operator))
+    found = rewards_of(state, operator)
+    return {} if found is None else found.commission
 
 
 def set_commission(state, operator, coins):
-    state.store.set(compose("distribution", "comm", operator), orjson.dumps(dec_coins.to_record(coins)))
+    _update(state, operator, commission=coins)
 
 
 def current_rewards(state, operator):
     """(rewards DecCoins, period), or None for a validator distribution does not know."""
-    found = _get(state, compose("distribution", "cur", operator))
-    return None if found is None else (dec_coins.from_record(found["rewards"]), found["period"])
+    found = rewards_of(state, operator)
+    return None if found is None else (found.current, found.period)
 
 
 def set_current_rewards(state, operator, rewards, period):
-    state.store.set(compose("distribution", "cur", operator),
-                    orjson.dumps({"rewards": dec_coins.to_record(rewards), "period": period}))
+    _update(state, operator, current=rewards, period=period)
 
 
 def _hist_key(operator, period):
@@ -126,8 +166,7 @@ def slash_events(state, operator, start_height, end_height):
 
 def forget_validator(state, operator):
     """AfterValidatorRemoved's deletes: every record of the validator but its delegators' (none are left)."""
-    for kind in ("out", "comm", "cur"):
-        state.store.delete(compose("distribution", kind, operator))
+    state.store.delete(_rewards_key(operator))
     for kind in ("hist", "slash"):
         for key, _ in list(state.store.iterate(compose("distribution", kind, operator))):
             state.store.delete(key)

@@ -1,5 +1,7 @@
 """staking's state: reads and writes of validators, delegations, unbondings, redelegations, powers."""
 
+import functools
+
 import orjson
 
 from chaind.chain.modules.staking.keys import (
@@ -33,6 +35,20 @@ def operator_by_cons(state, cons_address):
 def validator_by_cons(state, cons_address):
     operator = operator_by_cons(state, cons_address)
     return None if operator is None else validator(state, operator)
+
+
+def commission_rate_by_cons(state, cons_address):
+    """(operator, commission rate) of the validator with this consensus address, or None: what each block's
+    reward allocation reads of every validator of the last commit."""
+    operator = operator_by_cons(state, cons_address)
+    raw = None if operator is None else state.store.get(val_key(operator))
+    return None if raw is None else (operator, _rate_of(raw))
+
+
+@functools.lru_cache(maxsize=1024)
+def _rate_of(record):
+    # The same records are read block after block until a validator changes: decode each once.
+    return Validator.from_record(record).rate
 
 
 def validators(state):
