@@ -97,8 +97,9 @@ class App:
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
         self._head = None
-        self._local = threading.local()     # head_view: [head it was made for, its StateView, reads so far]
-        self._local = threading.local()     # each checking thread's view of the head
+        # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
+        # for, its StateView, reads so far]).
+        self._local = threading.local()
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)

@@ -14,16 +14,8 @@ class AddressError(ValueError):
 # bech32's checksum is pure Python (about 0.1 ms), and the same few addresses recur in every block.
 @functools.lru_cache(maxsize=16384)
 def to_bech32(prefix, address):
-    if address.__class__ is bytes:
-        return _to_bech32(prefix, address)
-    return bech32.bech32_encode(prefix, bech32.convertbits(address, 8, 5))
-
-
-# The same few accounts (senders, module accounts, validators) recur in every block's events; the
-# checksum's polymod is most of a block's bech32 work.
-@functools.lru_cache(maxsize=16384)
-def _to_bech32(prefix, address):
-    return bech32.bech32_encode(prefix, bech32.convertbits(address, 8, 5))
+    data = bech32.convertbits(address, 8, 5)
+    return bech32.bech32_encode(prefix, data)
 
 
 @functools.lru_cache(maxsize=16384)
