@@ -201,8 +201,9 @@ class _Run:
         results, txs, receipts, bloom = [], [], [], BloomFilter()
         for index, call in enumerate(block_calls):
             tx, shown, sender = self._transaction(call, gas_limit - used, base_fee)
-            env = hooks.tx_env(state, tx, tx_index=index, tx_hash=keccak(shown.encode()))
-            transfers = _Transfers(self.trace_transfers, env)
+            tx_hash = keccak(shown.encode())
+            env = hooks.tx_env(state, tx, tx_index=index, tx_hash=tx_hash)
+            transfers = _Transfers(self.trace_transfers)
             if self.trace_transfers:
                 computation = hooks.trace_transaction(state, tx, transfers, env, deadline=self.deadline)
             else:
@@ -230,7 +231,6 @@ class _Run:
                     result["error"] = {"code": VM_ERROR, "message": vm_error(computation)}
             else:
                 result["returnData"] = enc.d(computation.output)
-            tx_hash = keccak(shown.encode())
             result["logs"] = [(address, topics, data, tx_hash, index, log_index + i)
                               for i, (address, topics, data) in enumerate(logs)]
             log_index += len(logs)
@@ -464,7 +464,7 @@ class _Transfers(Tracer):
 
     wants_stack = False
 
-    def __init__(self, enabled, env):
+    def __init__(self, enabled):
         self.enabled = enabled
         self.frames = [[]]
 
