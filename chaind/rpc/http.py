@@ -298,41 +298,9 @@ class JsonRpcHttp(protocol.Protocol):
             if buf.find(b"\n\n", pos) >= 0:
                 raise HttpError(400, "malformed request: header lines must end with CRLF")
             return None, len(buf) + 1
-        lines = buf[pos:head_end].split(b"\r\n")
-        method, http10 = _request_line(lines[0])
-        keep_alive = not http10
-        length = coding = expect = host = origin = None
-        wanted_method = wanted_headers = None
-        for line in lines[1:]:
-            name, colon, value = line.partition(b":")
-            if not colon or not name or name[-1] in _BLANKS or name[0] in _BLANKS:
-                raise HttpError(400, f"malformed header line {line[:80]!r}")
-            name = name.lower()
-            if name not in _READ_HEADERS:
-                continue
-            value = value.strip(b" \t")
-            if name == b"content-length":
-                if not value.isdigit() or (length is not None and length != int(value)):
-                    raise HttpError(400, f"bad Content-Length {value[:40]!r}")
-                length = int(value)
-            elif name == b"transfer-encoding":
-                coding = value.lower() if coding is None else coding + b", " + value.lower()
-            elif name == b"connection":
-                tokens = {t.strip().lower() for t in value.split(b",")}
-                if b"close" in tokens:
-                    keep_alive = False
-                elif b"keep-alive" in tokens:
-                    keep_alive = True
-            elif name == b"expect":
-                expect = value.lower()
-            elif name == b"host":
-                host = value.decode("latin-1")
-            elif name == b"origin":
-                origin = value.decode("latin-1")
-            elif name == b"access-control-request-method":
-                wanted_method = value
-            elif name == b"access-control-request-headers":
-                wanted_headers = value
+        head = buf[pos:head_end]
+        fields = _head_fields(head) if len(head) <= _REMEMBERED_HEAD else _head_fields.__wrapped__(head)
+        method, http10, keep_alive, length, coding, expect, host, origin, wanted_method, wanted_headers = fields
         start = head_end + 4
         max_body = self.limits.max_body_bytes
         if coding is not None:
@@ -399,6 +367,52 @@ class JsonRpcHttp(protocol.Protocol):
                 return None, len(buf) + 1
             end = trailers_end + 4
         return _Request(method, connection, b"".join(buf[a:b] for a, b in spans)), end
+
+
+# Clients send the same header block with every request: its parse is remembered (a bounded few, short ones).
+_REMEMBERED_HEAD = 1024
+
+
+@functools.lru_cache(maxsize=512)
+def _head_fields(head):
+    """(method, HTTP/1.0?, keep-alive?, Content-Length, transfer coding, Expect, Host, Origin, preflight's
+    method and headers) of a request's header block; raises HttpError."""
+    lines = head.split(b"\r\n")
+    method, http10 = _request_line(lines[0])
+    keep_alive = not http10
+    length = coding = expect = host = origin = None
+    wanted_method = wanted_headers = None
+    for line in lines[1:]:
+        name, colon, value = line.partition(b":")
+        if not colon or not name or name[-1] in _BLANKS or name[0] in _BLANKS:
+            raise HttpError(400, f"malformed header line {line[:80]!r}")
+        name = name.lower()
+        if name not in _READ_HEADERS:
+            continue
+        value = value.strip(b" \t")
+        if name == b"content-length":
+            if not value.isdigit() or (length is not None and length != int(value)):
+                raise HttpError(400, f"bad Content-Length {value[:40]!r}")
+            length = int(value)
+        elif name == b"transfer-encoding":
+            coding = value.lower() if coding is None else coding + b", " + value.lower()
+        elif name == b"connection":
+            tokens = {t.strip().lower() for t in value.split(b",")}
+            if b"close" in tokens:
+                keep_alive = False
+            elif b"keep-alive" in tokens:
+                keep_alive = True
+        elif name == b"expect":
+            expect = value.lower()
+        elif name == b"host":
+            host = value.decode("latin-1")
+        elif name == b"origin":
+            origin = value.decode("latin-1")
+        elif name == b"access-control-request-method":
+            wanted_method = value
+        elif name == b"access-control-request-headers":
+            wanted_headers = value
+    return method, http10, keep_alive, length, coding, expect, host, origin, wanted_method, wanted_headers
 
 
 def _request_line(line):
