@@ -3,7 +3,8 @@
 It frames requests as little as keep-alive and pipelining need (the end of the headers, Content-Length)
 and writes the headers chaind's JSON-RPC face writes (Content-Type, Content-Length, Date), on the same
 reactor (epoll), TCP_NODELAY and one process, so the gap to it is what the node does per request.
-Prints "ceiling: HOST:PORT" once it listens; SIGTERM stops it.
+Prints "ceiling: HOST:PORT" once it listens; SIGTERM stops it. --direct writes each answer straight into the
+socket when nothing is queued, as chaind's face does (rpc/http.py _write_now): the stricter ceiling.
 
     /work/venv/bin/python bench/rpc_ceiling.py --body '{"jsonrpc":"2.0","id":1,"result":"0x1"}'
 """
@@ -42,12 +43,18 @@ class Constant(protocol.Protocol):
             answers += 1
         self.buffer = buf[pos:]
         if answers:
-            self.transport.write(self.factory.response() * answers)
+            data = self.factory.response() * answers
+            if self.factory.direct and not self.transport.dataBuffer and not self.transport._tempDataBuffer:
+                sent = self.transport.socket.send(data)
+                data = data[sent:]
+            if data:
+                self.transport.write(data)
 
 
 class ConstantFactory(protocol.Factory):
-    def __init__(self, body):
+    def __init__(self, body, direct):
         self.body = body
+        self.direct = direct
         self.second = None
         self.cached = b""
 
@@ -66,8 +73,9 @@ class ConstantFactory(protocol.Factory):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--body", required=True, help="the constant JSON body (a newline is added, as ours)")
+    parser.add_argument("--direct", action="store_true", help="answers written straight into the socket")
     args = parser.parse_args()
-    port = reactor.listenTCP(0, ConstantFactory(args.body.encode() + b"\n"), interface="127.0.0.1")
+    port = reactor.listenTCP(0, ConstantFactory(args.body.encode() + b"\n", args.direct), interface="127.0.0.1")
     print(f"ceiling: 127.0.0.1:{port.getHost().port}", flush=True)
     reactor.run()
 

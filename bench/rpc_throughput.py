@@ -69,12 +69,13 @@ NO_EMPTY_BLOCKS = "[chain]\nempty-blocks = false\n"
 class Ceiling:
     """`with Ceiling(body) as ceiling:` bench/rpc_ceiling.py in a process of its own (ceiling.url, .pid)."""
 
-    def __init__(self, body):
+    def __init__(self, body, direct=False):
         self.body = body
+        self.direct = direct
 
     def __enter__(self):
-        self.process = subprocess.Popen([sys.executable, str(REPO / "bench" / "rpc_ceiling.py"), "--body", self.body],
-                                        stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen([sys.executable, str(REPO / "bench" / "rpc_ceiling.py"), "--body", self.body,
+                                         *(["--direct"] if self.direct else [])], stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         if not line.startswith("ceiling: "):
             self.process.kill()
@@ -107,7 +108,8 @@ def measure_ceiling(args):
     methods = args.methods.split(",")
     ceiling_body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber", "params": []})
     rates = {"ceiling": [], **{m: [] for m in methods}}
-    with DevNode(config=NO_EMPTY_BLOCKS) as node, Ceiling('{"jsonrpc":"2.0","id":1,"result":"0x1"}') as ceiling:
+    with DevNode(config=NO_EMPTY_BLOCKS) as node, \
+            Ceiling('{"jsonrpc":"2.0","id":1,"result":"0x1"}', args.ceiling_direct) as ceiling:
         bodies = {}
         for method in methods:
             params = TARGETS[method][0]
@@ -168,6 +170,8 @@ def main(argv=None):
     parser.add_argument("--metrics", action="store_true", help="with [instrumentation] prometheus on")
     parser.add_argument("--ceiling", action="store_true", help="against the ceiling of our stack (issue 18)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds with --ceiling")
+    parser.add_argument("--ceiling-direct", action="store_true",
+                        help="the stricter ceiling: it too writes answers straight into the socket")
     run_script(parser, measure, argv)
 
 
