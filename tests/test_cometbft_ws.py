@@ -20,8 +20,14 @@ def ws_url(node):
 
 
 def call(ws, method, params=None, request_id=1):
+    """The reply to one request; events of earlier subscriptions arriving first (they carry their
+    subscribe's id) are passed over."""
     ws.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}}))
-    return json.loads(ws.recv(timeout=5))
+    while True:
+        message = json.loads(ws.recv(timeout=5))
+        result = message.get("result")
+        if not (isinstance(result, dict) and "query" in result and "data" in result):
+            return message
 
 
 def transfer(web3):

@@ -34,8 +34,9 @@ def install_path(node):
     return cache / f"chaind-cosmjs-node{_node_major(node)}-{digest}"
 
 
-def install(path, npm):
-    """npm install once (a lock keeps two test runs from installing together); None, or an error text."""
+def install(path, npm, package=PACKAGE):
+    """npm install of `package` once (a lock keeps two test runs from installing together); None, or an error
+    text."""
     path.parent.mkdir(parents=True, exist_ok=True)
     done = path / "installed.txt"
     with open(f"{path}.lock", "w") as lock:
@@ -44,7 +45,7 @@ def install(path, npm):
             return None
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir()
-        shutil.copy(PACKAGE, path / "package.json")
+        shutil.copy(package, path / "package.json")
         step = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=dev"]
         try:
             run = subprocess.run(step, cwd=path, capture_output=True, text=True, timeout=600,

@@ -17,7 +17,7 @@ from chaind.pb.cosmos.tx.v1beta1 import tx_pb2 as cosmos_tx
 from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_q
 from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fm_grpc
 from chaind.pb.rest_routes import DECIMALS
-from chaind.rest import gateway
+from chaind.rest import gateway, gogojson
 from helpers import call, rest
 
 ONE = 10**18
@@ -50,8 +50,7 @@ def test_decimal_text_and_atomics_as_math_dec_go():
 def test_decimals_inside_an_any_are_converted_both_ways():
     _, create = m.create("chain", b"\x01" * 20, b"\x02" * 32, ONE, rate=ONE // 4)
     tx = cosmos_tx.Tx(body=cosmos_tx.TxBody(messages=[txs._any(m.CREATE, create)]))
-    body = json_format.MessageToDict(tx, preserving_proto_field_name=True)
-    gateway._gogo_json(tx, body)
+    body = gogojson.to_dict(tx)
     assert body["body"]["messages"][0]["commission"]["rate"] == "0.250000000000000000"
     assert body["body"]["messages"][0]["commission"]["max_rate"] == "0.200000000000000000"
     # And back, camelCase as cosmpy's MessageToDict sends it.

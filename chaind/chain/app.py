@@ -663,7 +663,7 @@ class App:
             prev_hashes=self._prev_hashes(height), chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee,
             excess_blob_gas=0)
         state = erc20.open_state(self, store, evm.NativeState, atomic, exec_ctx,
-                                            evm_root or BLANK_ROOT_HASH)
+                                            evm_root or BLANK_ROOT_HASH, time_ns=time_ns)
         return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,
                             store=store, accounts=state, pending_nodes=pending)
 

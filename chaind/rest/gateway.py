@@ -8,10 +8,11 @@ Requests become the same protobuf requests; answers are JSON as the SDK's gogopr
 query pool.
 """
 
+import functools
 import re
 
 import orjson
-from google.protobuf import descriptor, descriptor_pool, json_format, message_factory
+from google.protobuf import descriptor, json_format
 from klein import Klein
 from twisted.internet import threads
 from twisted.logger import Logger
@@ -23,6 +24,7 @@ from chaind.errors import ChainError
 from chaind.grpc.router import HEIGHT_HEADER
 from chaind.grpc.status import status_of
 from chaind.pb.rest_routes import DECIMALS, ROUTES
+from chaind.rest import gogojson
 
 log = Logger()
 HEIGHT_OUT = b"Grpc-Metadata-X-Cosmos-Block-Height"
@@ -115,6 +117,9 @@ def _routes(services):
 def _request_message(request_class, body, path_params, args):
     """The protobuf request from a JSON body (POST), query arguments (`pagination.limit=10`) and
     path parameters, later ones winning."""
+    if not body and not args and path_params.keys() <= _plain_strings(request_class.DESCRIPTOR):
+        # The common read (GET .../balances/{address}): path parameters that are plain string fields.
+        return request_class(**path_params)
     if not isinstance(body, dict):
         raise ValueError("the request body must be a JSON object")
     values = dict(body)
@@ -128,11 +133,18 @@ def _request_message(request_class, body, path_params, args):
     return json_format.ParseDict(values, request_class(), ignore_unknown_fields=False)
 
 
+@functools.lru_cache(maxsize=None)
+def _plain_strings(message_descriptor):
+    """The names of the request's singular string fields that are not LegacyDec."""
+    return frozenset(f.name for f in message_descriptor.fields if f.type == descriptor.FieldDescriptor.TYPE_STRING
+                     and not f.is_repeated and f.full_name not in DECIMALS and f.containing_oneof is None)
+
+
 def _decimals_in(message_descriptor, values):
     """LegacyDec fields of a JSON request from their decimal text to the wire's scaled integer, in place
     (inside Any values too, as gogoproto's jsonpb unmarshals them). Raises ValueError."""
     if message_descriptor.full_name == "google.protobuf.Any":
-        message_descriptor = _any_descriptor(values.get("@type")) if isinstance(values, dict) else None
+        message_descriptor = gogojson.any_descriptor(values.get("@type")) if isinstance(values, dict) else None
     if message_descriptor is None or not isinstance(values, dict):
         return      # not a message, or an Any of a type unknown here: json_format names the fault
     for key, value in values.items():
@@ -148,18 +160,6 @@ def _decimals_in(message_descriptor, values):
         elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
             for item in (value if field.is_repeated and isinstance(value, list) else [value]):
                 _decimals_in(field.message_type, item)
-
-
-def _any_descriptor(type_url):
-    if not isinstance(type_url, str):
-        return None
-    name = type_url.rpartition("/")[2]
-    if name.startswith("google.protobuf."):
-        return None     # well-known types carry a "value" of their own JSON form, no LegacyDec
-    try:
-        return descriptor_pool.Default().FindMessageTypeByName(name)
-    except KeyError:
-        return None
 
 
 def _set(values, message_descriptor, path, value):
@@ -197,46 +197,7 @@ def _height(request):
 
 def _ok(request, response, height):
     request.setHeader(HEIGHT_OUT, str(height).encode())
-    body = json_format.MessageToDict(response, preserving_proto_field_name=True,
-                                     always_print_fields_with_no_presence=True)
-    _gogo_json(response, body)
-    return orjson.dumps(body)
-
-
-def _gogo_json(message, body):
-    """What gogoproto's jsonpb writes differently from protobuf's json_format, in place: unset bytes as null
-    where json_format writes "" (next_key), an unset message as null where json_format leaves it out
-    (a deprecated pagination), LegacyDec fields as decimals; inside Any values too."""
-    if message.DESCRIPTOR.full_name == "google.protobuf.Any":
-        inner = _any_descriptor(message.type_url)
-        if inner is None:
-            return
-        unpacked = message_factory.GetMessageClass(inner)()
-        message.Unpack(unpacked)
-        message = unpacked
-    for field in message.DESCRIPTOR.fields:
-        if field.name not in body:
-            if field.message_type is not None and not field.is_repeated and field.containing_oneof is None:
-                body[field.name] = None
-            continue
-        if field.full_name in DECIMALS:
-            value = getattr(message, field.name)
-            body[field.name] = ([legacy_dec.text_of_wire(v) for v in value] if field.is_repeated
-                                else legacy_dec.text_of_wire(value))
-            continue
-        if field.message_type is not None and field.message_type.full_name.startswith("google.protobuf.") \
-                and field.message_type.full_name != "google.protobuf.Any":
-            continue
-        value = getattr(message, field.name)
-        if field.type == descriptor.FieldDescriptor.TYPE_BYTES and not field.is_repeated:
-            if not value:
-                body[field.name] = None
-        elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
-            if field.is_repeated:
-                for item, item_body in zip(value, body[field.name]):
-                    _gogo_json(item, item_body)
-            elif isinstance(body[field.name], dict):
-                _gogo_json(value, body[field.name])
+    return orjson.dumps(gogojson.to_dict(response))
 
 
 def _failed(request, failure):

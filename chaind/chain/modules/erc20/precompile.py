@@ -51,11 +51,13 @@ class EvmNative:
     """The native store as EVM execution sees it: writes journaled so a reverted call frame undoes them,
     and the bank events of precompile calls, kept until the tx takes them.
 
-    `store` is the block's VersionedWriter (or, for eth_call, a throwaway one over the view's height).
+    `store` is the block's VersionedWriter (or, for eth_call, a throwaway one over the view's height);
+    `time_ns` the block's time, which the native precompiles' messages run at (None: the EVM's timestamp).
     """
 
-    def __init__(self, app, store):
+    def __init__(self, app, store, time_ns=None):
         self.app = app
+        self.time_ns = time_ns
         self.genesis = app.genesis
         self.bank = app.bank
         self.store = store
@@ -145,10 +147,10 @@ class EvmNative:
         return functools.partial(run, pair)
 
 
-def open_state(app, store, state_class, *args):
-    """A state of `state_class` (NativeState or a subclass) whose precompiles see `store`."""
+def open_state(app, store, state_class, *args, time_ns=None):
+    """A state of `state_class` (NativeState or a subclass) whose precompiles see `store` (at `time_ns`)."""
     state = state_class(*args)
-    state.native = EvmNative(app, store)
+    state.native = EvmNative(app, store, time_ns)
     return state
 
 

@@ -3,6 +3,7 @@ ethermint.evm.v1.Query."""
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.evm.deliver import deliver
+from chaind.chain.modules.evm.genesis import init_genesis
 from chaind.chain.modules.evm.query import EvmQuery
 from chaind.chain.modules.evm.state import NativeState
 from chaind.chain.modules.evm.traces import Tracing
@@ -22,5 +23,6 @@ def _query(app, settings, node_services):
 MODULE = Module(
     name="evm",
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", _query, uses_node_services=True),),
+    init_genesis=init_genesis,
     cli="chaind.chain.modules.evm.cli",
 )

@@ -1,5 +1,6 @@
 """py-evm's Prague State whose call-frame snapshots also cover the native store, so a revert undoes bank
-moves; its precompiles are py-evm's fixed ones, P256VERIFY, bech32, and those the native store serves (ERC-20 pairs).
+moves; its precompiles are py-evm's fixed ones, P256VERIFY, bech32, cosmos/evm's native modules' (NATIVE_PRECOMPILES),
+and those the native store serves (ERC-20 pairs).
 
 `native` is set by whoever opens the state (erc20 precompile's open_state): it journals native writes
 (checkpoint, revert, commit), keeps the events of precompile calls, and names the precompile at an address.
@@ -9,7 +10,23 @@ import attrs
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
-from chaind.chain.modules.evm import bech32_precompile, p256
+from chaind.chain.modules.evm import (
+    bank_precompile,
+    bech32_precompile,
+    distribution_precompile,
+    gov_precompile,
+    p256,
+    staking_precompile,
+)
+
+# cosmos/evm's precompiles of the native modules, at its addresses: they run the modules' messages and queries
+# (evm/native_precompile.py), and the chain gives each an account with code so typed Solidity calls reach them.
+NATIVE_PRECOMPILES = {
+    staking_precompile.ADDRESS: staking_precompile.run,
+    distribution_precompile.ADDRESS: distribution_precompile.run,
+    bank_precompile.ADDRESS: bank_precompile.run,
+    gov_precompile.ADDRESS: gov_precompile.run,
+}
 
 
 @attrs.frozen
@@ -37,9 +54,9 @@ class _Precompiles:
 
 
 class NativeComputation(PragueComputation):
-    # Prague's, RIP-7212's P256VERIFY and the bech32 converter, at cosmos/evm's addresses.
+    # Prague's, RIP-7212's P256VERIFY, the bech32 converter and the native modules', at cosmos/evm's addresses.
     _precompiles = {**PragueComputation._precompiles, p256.ADDRESS: p256.p256_verify,
-                    bech32_precompile.ADDRESS: bech32_precompile.run}
+                    bech32_precompile.ADDRESS: bech32_precompile.run, **NATIVE_PRECOMPILES}
 
     @property
     def precompiles(self):
