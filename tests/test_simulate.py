@@ -109,6 +109,10 @@ def test_a_precompile_moves_and_its_address_runs_code(node):
     reply = yield simulate(node, {"blockStateCalls": [
         {"stateOverrides": {TARGET: {"movePrecompileToAddress": MOVED}}}]})
     assert reply["error"]["code"] == -32000 and "is not a precompile" in reply["error"]["message"]
+    # The native modules' precompiles (staking's at 0x..0800) answer for their module at their own address only.
+    reply = yield simulate(node, {"blockStateCalls": [
+        {"stateOverrides": {"0x" + "00" * 18 + "0800": {"movePrecompileToAddress": MOVED}}}]})
+    assert reply["error"]["code"] == -32000 and "native module's precompile" in reply["error"]["message"]
 
 
 @pytest_twisted.inlineCallbacks
