@@ -17,6 +17,20 @@ def _listen(default):
     return attrs.field(default=default, validator=attrs.validators.instance_of(str))
 
 
+LOG_LEVELS = ("debug", "info", "warn", "error")
+
+
+@attrs.frozen
+class NodeSettings:
+    moniker: str = ""                   # this node's name (CometBFT's moniker); gentx's default --moniker
+    # the least level logged: debug, info (one line per block), warn or error (CometBFT's log_level)
+    log_level: str = attrs.field(default="info", validator=attrs.validators.instance_of(str))
+
+    def __attrs_post_init__(self):
+        if self.log_level not in LOG_LEVELS:
+            raise ConfigError(f"[node] log-level must be one of {', '.join(LOG_LEVELS)}, got {self.log_level!r}")
+
+
 @attrs.frozen
 class ChainSettings:
     block_interval: float = 1.0         # seconds between blocks; 0 = a block as soon as a tx arrives
@@ -93,6 +107,8 @@ class CometRpcSettings:
     enable: bool = True
     address: str = _listen("127.0.0.1:26657")
     max_body_bytes: int = 1_000_000     # one request body (or WebSocket message) at most
+    # request line and headers of one HTTP request at most (a longer URL is 414, longer headers 431)
+    max_header_bytes: int = attrs.field(default=1 << 20, validator=_at_least("cometbft-rpc", 1024))
     max_batch_size: int = 10            # requests in one JSON-RPC batch
     max_query_length: int = 512         # bytes of one event query (tx_search, block_search, subscribe)
     default_per_page: int = 30          # tx_search/block_search page size when none is asked
@@ -135,6 +151,8 @@ class TracingSettings:
 class RestSettings:
     enable: bool = True
     address: str = _listen("127.0.0.1:9091")
+    # request line and headers of one HTTP request at most (a longer URL is 414, longer headers 431)
+    max_header_bytes: int = attrs.field(default=1 << 20, validator=_at_least("rest", 1024))
     enabled_unsafe_cors: bool = False   # any browser origin may read answers (the SDK's [api] setting)
 
 
@@ -189,6 +207,7 @@ class AbciSettings:
 
 @attrs.frozen
 class Settings:
+    node: NodeSettings = NodeSettings()
     chain: ChainSettings = ChainSettings()
     mempool: MempoolSettings = MempoolSettings()
     storage: StorageSettings = StorageSettings()

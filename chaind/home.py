@@ -46,6 +46,12 @@ class Home:
             doc = json.load(f)
         return base64.b64decode(doc["priv_key"]["value"])[:32]
 
+    def validator_public_key(self):
+        """The 32-byte ed25519 public key of this node's validator."""
+        with open(self.config_dir / "priv_validator_key.json") as f:
+            doc = json.load(f)
+        return base64.b64decode(doc["pub_key"]["value"])
+
     def dev_keys(self):
         """The funded dev account keys, when this is a dev home."""
         marker = self.config_dir / DEV_MARKER
@@ -75,20 +81,17 @@ class Home:
         key_path.write_text(json.dumps(key_doc, indent=2))
         os.chmod(key_path, 0o600)
         template = genesis_mod.dev_template()
-        mnemonic = template["app_state"]["bank"]["dev_mnemonic"]
-        count = template["app_state"]["bank"]["dev_accounts"]
-        doc, _ = genesis_mod.expand_dev(template, public, moniker, time.time_ns(), chain_id)
         if dev:
+            mnemonic = template["app_state"]["bank"]["dev_mnemonic"]
+            count = template["app_state"]["bank"]["dev_accounts"]
+            doc, _ = genesis_mod.expand_dev(template, public, moniker, time.time_ns(), chain_id)
             (self.config_dir / DEV_MARKER).write_text(f"{mnemonic}\n{count}\n")
         else:
-            # A non-dev chain starts with only the validator's operator funded; edit genesis to add more.
-            doc["app_state"]["bank"]["balances"] = doc["app_state"]["bank"]["balances"][:1]
-            # and mints on Evmos' `day` epoch, not the dev chain's 10-second one.
-            doc["app_state"]["epochs"]["epochs"] = [e for e in doc["app_state"]["epochs"]["epochs"]
-                                                    if e["identifier"] != "dev"]
-            doc["app_state"]["inflation"]["epoch_identifier"] = "day"
+            doc = genesis_mod.expand_new(template, time.time_ns(), chain_id)
         self.genesis_file.write_text(json.dumps(doc, indent=2))
-        config_text = etc_file("chaind.toml").read_text()
+        # TOML basic strings take JSON's escapes.
+        config_text = etc_file("chaind.toml").read_text().replace('\nmoniker = ""\n',
+                                                                  f"\nmoniker = {json.dumps(moniker)}\n", 1)
         if dev:
             # The dev chain serves the txpool, debug (tracing) and dev (Anvil's methods) namespaces too,
             # and says so at start.

@@ -1,4 +1,5 @@
-"""Log output: twistd's text for people, or one JSON object per line for machines (`--log-format json`).
+"""Log output: twistd's text for people, or one JSON object per line for machines (`--log-format json`), each
+passing events at the node's log level or above (`[node] log-level`, `--log-level`, `--quiet`).
 
 A JSON line: {"time", "level", "namespace", "system", "message"}, plus "traceback" when a failure is logged.
 """
@@ -8,12 +9,25 @@ import sys
 
 import orjson
 from twisted.application import service
-from twisted.logger import FileLogObserver, ILogObserver, Logger, formatEvent
+from twisted.logger import (
+    FileLogObserver,
+    FilteringLogObserver,
+    ILogObserver,
+    LegacyLogObserverWrapper,
+    Logger,
+    LogLevel,
+    LogLevelFilterPredicate,
+    formatEvent,
+    textFileLogObserver,
+)
+from twisted.python import logfile
 from twisted.python.components import Componentized
 
 FORMATS = ("text", "json")
+LEVELS = {"debug": LogLevel.debug, "info": LogLevel.info, "warn": LogLevel.warn, "error": LogLevel.error}
 
-log = Logger(namespace="chaind")
+BANNER = "chaind.banner"
+log = Logger(namespace=BANNER)
 
 
 def json_line(event):
@@ -38,6 +52,28 @@ def json_observer(out=None):
     return FileLogObserver(out or sys.stdout, json_line)
 
 
+def text_observer(twistd_options=None):
+    """The text observer twistd makes from its own options (-n, --logfile, --syslog), which an application's
+    observer replaces: stdout when not daemonized and no file is named, else the file (twistd.log by default)."""
+    options = twistd_options or {"nodaemon": True}
+    if options.get("syslog"):
+        from twisted.python import syslog
+
+        return LegacyLogObserverWrapper(syslog.SyslogObserver(options.get("prefix") or "twisted").emit)
+    name = options.get("logfile")
+    if name == "-" or (options.get("nodaemon") and not name):
+        return textFileLogObserver(sys.stdout)
+    return textFileLogObserver(logfile.LogFile.fromFullPath(name or "twistd.log"))
+
+
+def filtered(observer, level):
+    """`observer`, passed only the events at `level` (a LEVELS name) or above; the start banner always passes,
+    as it does in text mode, where it is printed rather than logged."""
+    predicate = LogLevelFilterPredicate(defaultLogLevel=LEVELS[level])
+    predicate.setLogLevelForNamespace(BANNER, LogLevel.info)
+    return FilteringLogObserver(observer, [predicate])
+
+
 class LogLines:
     """A file-like `out` that turns each line written (the node's banner) into a log event, so that in
     JSON mode stdout holds only JSON."""
@@ -53,14 +89,14 @@ class LogLines:
         pass
 
 
-class JsonLogged(service.MultiService):
-    """Holds the node; when twistd adds it to its application, makes JSON lines the application's log
-    observer (twistd reads it from the application before it starts logging)."""
+class Logged(service.MultiService):
+    """Holds the node; when twistd adds it to its application, makes `observer` (text or JSON lines, filtered
+    by level) the application's log observer (twistd reads it from the application before it starts logging)."""
 
-    def __init__(self, node, observer=None):
+    def __init__(self, node, observer):
         super().__init__()
         self.node = node
-        self.observer = observer or json_observer()
+        self.observer = observer
         node.setServiceParent(self)
 
     def setServiceParent(self, parent):

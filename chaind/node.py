@@ -9,7 +9,6 @@ from twisted.application import internet, service
 from twisted.internet import defer, endpoints
 from twisted.internet.error import CannotListenError
 from twisted.python.threadpool import ThreadPool
-from twisted.web import server
 
 from chaind import config as config_mod
 from chaind.api import cosmos
@@ -27,8 +26,8 @@ from chaind.api.net import net_methods, web3_methods
 from chaind.api.raw import RawApi
 from chaind.api.txpool import TxPoolApi
 from chaind.chain import authority, registry
-from chaind.chain.app import App, StaleHomeError
-from chaind.chain.genesis import Genesis
+from chaind.chain.app import App, NoValidatorsError, StaleHomeError
+from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module import NodeServices
 from chaind.chain.modules import inflation
 from chaind.cometbft.routes import CometRoutes
@@ -50,6 +49,7 @@ from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
 from chaind.metrics.connections import ConnectionLimit
 from chaind.metrics.node import NodeMetrics
+from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
 from chaind.rpc.cors_resource import CorsResource
 from chaind.rpc.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, RPCError, as_rpc_error
@@ -57,6 +57,7 @@ from chaind.rpc.evm_ws import EvmWebSocketFactory
 from chaind.rpc.http import HttpAccess, HttpLimits, JsonRpcHttpFactory
 from chaind.rpc.jsonrpc import Dispatcher
 from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
+from chaind.rpc.web_limits import LimitedSite
 from chaind.store.db import Database
 from chaind.tracing.pool import TracePool
 
@@ -87,7 +88,10 @@ class Node(service.MultiService):
         self.home = home
         self.settings = settings
         self.out = out or sys.stdout
-        self.genesis = Genesis.load(home.genesis_file)
+        try:
+            self.genesis = Genesis.load(home.genesis_file)
+        except GenesisError as e:
+            raise SystemExit(f"{home.genesis_file}: {e}") from None
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
         try:
             self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
@@ -95,14 +99,14 @@ class Node(service.MultiService):
                            iavl_cache_nodes=settings.storage.iavl_cache_nodes,
                            state_cache_keys=settings.storage.state_cache_keys,
                            subspace_max_keys=settings.storage.subspace_max_keys)
-        except StaleHomeError as e:
+        except (StaleHomeError, NoValidatorsError, GenesisError) as e:
             self.db.close()
             raise SystemExit(str(e)) from None
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
         self.dev_keys = home.dev_keys()
-        validator = self.genesis.validators[0] if self.genesis.validators else None
+        validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
         self.validator_operator = validator.operator if validator else bytes(20)
         proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)
         if validator:
@@ -183,7 +187,8 @@ class Node(service.MultiService):
             cors = _admit(OriginPolicy.parse("*") if settings.rest.enabled_unsafe_cors else None, origin)
             if cors is not None:
                 rest_resource = CorsResource(rest_resource, cors)
-            site = server.Site(rest_resource)
+            site = LimitedSite(rest_resource, settings.rest.max_header_bytes, rest_errors.too_large,
+                               "[rest] max-header-bytes")
             site.displayTracebacks = False
             site.noisy = False
             site.log = lambda request: None     # no access log line per request, as the SDK's gateway

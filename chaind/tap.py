@@ -4,12 +4,15 @@ from twisted.application import service
 from twisted.python import usage
 
 from chaind import logs
-from chaind.config import ConfigError
+from chaind.config import LOG_LEVELS, ConfigError
 from chaind.malloc import limit_arenas
 from chaind.node import LISTEN_SETTINGS, ListenError, open_node
 
 
 class Options(usage.Options):
+    optFlags = [
+        ["quiet", "q", "Log warnings and errors only, not a line per block (log-level warn for this run)"],
+    ]
     optParameters = [
         ["home", None, None, "Node home directory (default: ~/.chaind, created as a dev chain)"],
         ["config", None, None, "Config file (default: <home>/config/chaind.toml)"],
@@ -20,12 +23,17 @@ class Options(usage.Options):
         ["cometbft-address", None, None, "host:port of the CometBFT RPC (overrides [cometbft-rpc] address)"],
         ["grpc-address", None, None, "host:port of the gRPC server (overrides [grpc] address)"],
         ["rest-address", None, None, "host:port of the REST gateway (overrides [rest] address)"],
+        ["log-level", None, None, "debug, info, warn or error: the least level logged (overrides [node] log-level)"],
     ]
 
     def postOptions(self):
         if self["log-format"] not in logs.FORMATS:
             raise usage.UsageError(f"--log-format must be one of {', '.join(logs.FORMATS)}, "
                                    f"not {self['log-format']!r}")
+        if self["log-level"] is not None and self["log-level"] not in LOG_LEVELS:
+            raise usage.UsageError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {self['log-level']!r}")
+        if self["log-level"] is not None and self["quiet"]:
+            raise usage.UsageError("give --quiet or --log-level, not both")
         for face, (_, _, option) in LISTEN_SETTINGS.items():
             address = option and self[option[2:]]
             if address is not None:
@@ -68,4 +76,7 @@ def makeService(options):
                          addresses=options.addresses())
     except ConfigError as e:
         raise SystemExit(f"chaind: {e}")
-    return logs.JsonLogged(_StopsOnListenError(node)) if json_logs else _StopsOnListenError(node)
+    level = options["log-level"] or ("warn" if options["quiet"] else node.settings.node.log_level)
+    # twistd's own options (-n, --logfile, --syslog) say where text goes, as they would without our observer.
+    observer = logs.json_observer() if json_logs else logs.text_observer(options.parent)
+    return logs.Logged(_StopsOnListenError(node), logs.filtered(observer, level))

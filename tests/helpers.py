@@ -43,6 +43,14 @@ def make_node(home_path, modules=registry.MODULES, **sections):
     return Node(home, settings, reactor=reactor, out=io.StringIO(), modules=modules)
 
 
+def chaind_process(*args, input=None, timeout=120):
+    """The real `chaind` entry point run as a user runs it, in a process of its own: a CompletedProcess."""
+    repo = pathlib.Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([str(pathlib.Path(sys.executable).parent / "chaind"), *map(str, args)], env=env,
+                          input=input, capture_output=True, text=True, timeout=timeout)
+
+
 def in_thread(fn, *args, **kwargs):
     """Run a blocking client call (web3.py, grpcio, urllib) off the reactor, as a real client process would."""
     return threads.deferToThread(fn, *args, **kwargs)

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -66,6 +67,32 @@ def test_yaml_matches_the_sdks_text_output():
                                    "  insufficient funds insufficient funds"]
 
 
+def test_help_lists_each_command_whole_never_cut_mid_phrase():
+    groups = [[], ["tx"], ["q"], ["keys"], ["genesis"], ["debug"], ["config"]]
+    groups += [["q", name] for name in ("bank", "staking", "gov", "distribution", "erc20", "evm")]
+    groups += [["tx", name] for name in ("bank", "staking", "gov", "distribution", "erc20")]
+    for group in groups:
+        shown = ok(cli(*group, "--help")).stdout
+        rows = {}
+        for line in shown.split("\nCommands:\n", 1)[1].splitlines():
+            if line.startswith("  ") and not line.startswith("   "):
+                name, _, text = line.strip().partition(" ")
+                rows[name] = text.strip()
+            elif line.strip():
+                rows[name] += " " + line.strip()
+        for name, text in rows.items():
+            command = main.get_command(None, group[0]) if group else main
+            for part in group[1:] + [name]:
+                command = command.get_command(None, part)
+            # Whole: the command's own words (wrapping aside), ending where a sentence or its first paragraph ends.
+            shown_text = re.sub(r"\s", "", text)
+            paragraph = re.sub(r"\s", "", command.help.split("\n\n")[0])
+            assert paragraph.startswith(shown_text) and (text.endswith(".") or shown_text == paragraph), \
+                (group, name, text)
+    assert "collect and validate them." in ok(cli("--help")).stdout
+    assert "Send AMOUNT (e.g. " in ok(cli("tx", "bank", "--help")).stdout
+
+
 # -- keys (no node) ----------------------------------------------------------------------------------
 
 def test_keys_test_backend_add_recover_show_list_delete(tmp_path):
@@ -77,7 +104,7 @@ def test_keys_test_backend_add_recover_show_list_delete(tmp_path):
     recovered = ok(cli("keys", "add", "dev0", "--recover", *home, "-o", "json", stdin=DEV_MNEMONIC + "\n"))
     doc = json.loads(recovered.stdout)
     assert doc["address"] == DEV0_B32 and doc["name"] == "dev0" and "mnemonic" not in doc
-    assert json.loads(doc["pubkey"])["@type"] == "/ethermint.crypto.v1.ethsecp256k1.PubKey"
+    assert json.loads(doc["pubkey"])["@type"] == "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
     # The same mnemonic under another name derives the same account.
     again = ok(cli("keys", "add", "alice2", "--recover", *home, stdin=" ".join(words) + "\n"))
     assert again.stdout.splitlines()[0] == added.stdout.splitlines()[0]
@@ -90,7 +117,13 @@ def test_keys_test_backend_add_recover_show_list_delete(tmp_path):
     failed(cli("keys", "add", "dev0", *home), "already exists")
     failed(cli("keys", "add", "bad", "--recover", *home, stdin="not a mnemonic\n"), "invalid mnemonic")
     ok(cli("keys", "delete", "alice2", "-y", *home))
-    failed(cli("keys", "show", "alice2", *home), "alice2.info: key not found")
+    failed(cli("keys", "show", "alice2", *home), "alice2.info: key not found in the test keyring")
+    # The default (file) keyring says where a key it lacks is, as users of the SDK's CLI expect.
+    failed(cli("keys", "show", "dev0", "--home", tmp_path),
+           "dev0.info: key not found in the file keyring; the test keyring has it: give --keyring-backend test")
+    failed(cli("keys", "show", "nobody", "--home", tmp_path),
+           "nobody.info: key not found in the file keyring (the default); give --keyring-backend test for the "
+           "test keyring")
     failed(cli("keys", "show", "0x0000000000000000000000000000000000000001", *home), "no key with address")
     failed(cli("keys", "import-hex", "x", "1234", *home), "invalid private key")
 
@@ -252,6 +285,10 @@ def test_flow_keys_send_query_tx_and_balances_at_two_heights(node, tmp_path):
     assert message == {"@type": "/cosmos.bank.v1beta1.MsgSend", "from_address": DEV0_B32, "to_address": bob,
                        "amount": [{"denom": "achain", "amount": "1234"}]}
     assert found["timestamp"].endswith("Z") and int(found["gas_used"]) > 0
+    # The account now has the key it signed with, shown as `keys show` shows it.
+    account = json.loads(ok((yield run("q", "account", DEV0_B32, n, "-o", "json"))).stdout)["account"]
+    shown = json.loads(ok((yield run("keys", "show", "dev0", *keys, "-o", "json"))).stdout)
+    assert account["pub_key"] == json.loads(shown["pubkey"])
     by_seq = json.loads(ok((yield run("q", "tx", "--type", "acc_seq", f"{DEV0_B32}/0", n, "-o", "json"))).stdout)
     assert by_seq["txhash"] == txhash
     signature = found["tx"]["signatures"][0]

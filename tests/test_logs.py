@@ -11,7 +11,7 @@ import time
 import pytest
 from twisted.logger import Logger
 
-from chaind import logs
+from chaind import config, logs
 from chaind.home import Home
 from chaind.tap import Options
 
@@ -85,3 +85,47 @@ def test_the_node_logs_in_the_format_asked(tmp_path, fmt):
         assert any(line.startswith("chaind: chain-id chain_9000-1") for line in lines)
         with pytest.raises(ValueError):
             json.loads(lines[0])
+
+
+def test_a_line_per_block_the_grpc_address_and_quiet(tmp_path):
+    process = _start(tmp_path)
+    try:
+        lines = _lines_until(process, "committed block height=2 ")
+    finally:
+        process.terminate()
+        process.wait(30)
+    block = next(line for line in lines if "committed block height=2 " in line)
+    assert "[chaind.consensus#info]" in block and " txs=0 gas=0 took=" in block and "ms (execute " in block
+    grpc_line = next(line for line in lines if "gRPC server starting on " in line)
+    assert grpc_line.split()[-1] == next(line for line in lines if line.startswith("grpc: ")).rsplit(":", 1)[1].strip()
+    # --quiet: warnings and errors only; the banner still prints.
+    quiet = _start(tmp_path / "quiet", "--quiet")
+    try:
+        lines = _lines_until(quiet, "dev accounts")
+        time.sleep(2.5)             # two or three blocks' time
+    finally:
+        quiet.terminate()
+        rest, _ = quiet.communicate(timeout=30)
+    logged = "".join(lines) + rest
+    assert "committed block" not in logged and "#info]" not in logged and "starting on" not in logged
+    assert "chaind: chain-id chain_9000-1" in logged
+
+
+def test_log_level_from_the_config_and_the_command_line():
+    out = io.StringIO()
+    observer = logs.json_observer(out)
+    logger = Logger(namespace="chaind.test", observer=logs.filtered(observer, "warn"))
+    logger.info("block {height} made", height=1)
+    logger.warn("disk nearly full")
+    Logger(namespace=logs.BANNER, observer=logs.filtered(observer, "error")).info("chaind: chain-id x")
+    assert "block 1 made" not in out.getvalue() and "disk nearly full" in out.getvalue()
+    assert "chaind: chain-id x" in out.getvalue()
+    assert config.load(text='[node]\nlog-level = "warn"\n').node.log_level == "warn"
+    with pytest.raises(config.ConfigError, match="log-level must be one of debug, info, warn, error"):
+        config.load(text='[node]\nlog-level = "loud"\n')
+    from twisted.python import usage
+
+    with pytest.raises(usage.UsageError, match="--log-level must be one of"):
+        Options().parseOptions(["--log-level", "loud"])
+    with pytest.raises(usage.UsageError, match="not both"):
+        Options().parseOptions(["--log-level", "info", "--quiet"])

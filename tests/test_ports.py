@@ -63,7 +63,8 @@ def test_twistd_options_override_the_configured_addresses():
 def test_twistd_stops_with_one_line_when_a_port_is_taken_and_runs_on_the_given_ones(tmp_path, taken):
     home = tmp_path / "home"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    subprocess.run([sys.executable, "-m", "chaind.cli.main", "init", "me", "--home", home], check=True, env=env)
+    subprocess.run([sys.executable, "-m", "chaind.cli.main", "init", "me", "--home", home, "--dev"], check=True,
+                   env=env)
     free = ["--json-rpc-address", "127.0.0.1:0", "--ws-address", "127.0.0.1:0", "--grpc-address", "127.0.0.1:0",
             "--rest-address", "127.0.0.1:0"]
     command = [sys.executable, "-c", "from twisted.scripts.twistd import run; run()", "-n", "--pidfile=",

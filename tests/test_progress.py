@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from chaind.cli.main import main
 from chaind.progress import Progress
 from evm_client import OTHER, send, w3
-from helpers import in_thread
+from helpers import chaind_process, in_thread
 
 
 class Clock:
@@ -76,3 +76,18 @@ def test_chaind_replay_prints_plain_progress_lines_when_not_a_terminal(node):
     assert f"replay: height {head}/{head} (100%)" in result.output
     assert "blocks/s, done" in result.output and "\r" not in result.output
     assert "every block hash and app hash matches" in result.output
+
+
+@pytest_twisted.inlineCallbacks
+def test_chaind_replay_ends_with_a_clean_stderr(node):
+    """No `Error in sys.excepthook` at exit: a plyvel handle left to the interpreter's teardown used to print it."""
+    yield in_thread(send, w3(node), {"to": OTHER, "value": 1, "nonce": 0})
+    head = node.app.height
+    yield node.stopService()
+    result = yield in_thread(chaind_process, "replay", "--home", node.home.path)
+    assert result.returncode == 0, result.stderr
+    assert "every block hash and app hash matches" in result.stdout
+    # Only the progress lines.
+    lines = result.stderr.splitlines()
+    assert lines and all(line.startswith("replay: height ") for line in lines), result.stderr
+    assert f"replay: height {head}/{head} (100%)" in lines[-1]

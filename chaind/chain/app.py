@@ -17,7 +17,7 @@ from twisted.logger import Logger
 from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
-from chaind.chain.modules import auth, erc20, evm, feemarket
+from chaind.chain.modules import auth, erc20, evm, feemarket, staking
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import PrunedError, StateView
@@ -41,6 +41,10 @@ log = Logger()
 
 class StaleHomeError(RuntimeError):
     """The data directory was written by a chaind whose app hash is not the multistore's."""
+
+
+class NoValidatorsError(RuntimeError):
+    """A genesis whose InitGenesis bonds no validator: no block can ever be made on it."""
 
 
 # The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info).
@@ -210,6 +214,11 @@ class App:
                 module.init_genesis(self, ctx)
         # InitChain's validators: the set of the first block and of the one after it.
         first_set = valset.apply_updates((), ctx.validator_updates) if ctx.validator_updates else ()
+        if not first_set:
+            raise NoValidatorsError(
+                "validator set is empty after InitGenesis, please ensure at least one validator is initialized "
+                f"with a delegation greater than or equal to the DefaultPowerReduction ({staking.POWER_REDUCTION})"
+                ": add a genesis account and a gentx (chaind genesis add-genesis-account, gentx, collect-gentxs)")
         ctx.accounts.persist()
         header = Header(chain_id=g.chain_id, height=height, time_ns=g.genesis_time_ns,
                         last_block_id=BlockId(), last_commit_hash=b"", data_hash=b"",
@@ -331,6 +340,9 @@ class App:
         if account is None:
             raise errors.TxError(errors.SDK, 9, f"account {self._b32(tx.sender)} not found: unknown address")
         number, pubkey = account
+        at_genesis = height == self.genesis.initial_height - 1
+        if at_genesis:
+            number = 0      # as the SDK's SigVerificationDecorator: a gen tx is signed offline with number 0
         nonce = state.accounts.get_nonce(tx.sender)
         if tx.nonce < nonce:
             raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
@@ -341,7 +353,8 @@ class App:
                 f"signature verification failed; please verify account number ({number}) and chain-id "
                 f"({self.genesis.chain_id})")
         if not simulate:
-            self._check_fee(state, tx, self.next_base_fee() if base_fee is None else base_fee)
+            # At genesis Evmos' fee checker asks no base fee (a gen tx may carry none); the fee paid is still paid.
+            self._check_fee(state, tx, 0 if at_genesis else self.next_base_fee() if base_fee is None else base_fee)
         for handler, msg in tx.messages:
             self._validate_msg(tx, handler, msg)
 
@@ -572,6 +585,11 @@ class App:
         self._pruned_below = horizon
         return stats
 
+    def deliver_gen_tx(self, ctx, raw):
+        """Deliver a gen tx (genutil's DeliverGenTxs) in the genesis context; its TxResult."""
+        result, _ = self._deliver(ctx, raw, 0)
+        return result
+
     def _begin_block(self, ctx):
         for module in self.modules:
             if module.begin_block is not None:
@@ -609,8 +627,9 @@ class App:
             raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
         gas = (len(tx.raw) + (_missing_signature_size(tx) if simulate else 0)) \
             * self.genesis.auth_params.tx_size_cost_per_byte + _sig_verify_gas(tx)
-        # A simulation runs on an unlimited gas meter: its point is to measure the gas.
-        limit = float("inf") if simulate else tx.gas
+        # A simulation runs on an unlimited gas meter: its point is to measure the gas; so do gen txs, as
+        # the SDK's SetUpContextDecorator gives the genesis block one.
+        limit = float("inf") if simulate or ctx.height == self.genesis.initial_height - 1 else tx.gas
         if gas > limit:
             raise errors.out_of_gas(f"txSize; gasWanted: {tx.gas}, gasUsed: {gas}")
         if tx.multisig is None:

@@ -13,7 +13,7 @@ import re
 import attrs
 from google.protobuf import json_format
 
-from chaind.chain import legacy_dec
+from chaind.chain import legacy_dec, txjson
 from chaind.chain.modules import erc20, staking
 from chaind.chain.modules.auth import params as auth_params
 from chaind.crypto import addresses, keys
@@ -60,6 +60,40 @@ def _validator(doc, prefix):
     return validator
 
 
+CREATE_VALIDATOR = "/cosmos.staking.v1beta1.MsgCreateValidator"
+
+
+def _gen_txs(docs, prefix):
+    """(TxRaw bytes, Validator) of each of app_state.genutil.gen_txs, as the SDK's genutil validates them:
+    signed txs (JSON) of MsgCreateValidator messages, delivered at genesis."""
+    from chaind.pb.cosmos.crypto.ed25519 import keys_pb2
+    from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
+
+    raws, validators = [], []
+    for index, doc in enumerate(docs):
+        try:
+            tx = txjson.tx_from_json(doc)
+        except (ValueError, TypeError) as e:
+            raise GenesisError(f"invalid genesis: app_state.genutil.gen_txs[{index}] is not a JSON tx: {e}") from None
+        if not tx.body.messages:
+            raise GenesisError(f"invalid genesis: app_state.genutil.gen_txs[{index}]: must provide genesis "
+                               "transaction with at least one message")
+        for any_msg in tx.body.messages:
+            if any_msg.type_url != CREATE_VALIDATOR:
+                raise GenesisError(f"invalid genesis: genesis transaction {index} does not contain a "
+                                   "MsgCreateValidator")
+            msg = tx_pb2.MsgCreateValidator.FromString(any_msg.value)
+            pubkey = keys_pb2.PubKey.FromString(msg.pubkey.value).key
+            tokens = int(msg.value.amount or "0")
+            validators.append(Validator(
+                addresses.parse(msg.validator_address, prefix + "valoper"), pubkey,
+                tokens // staking.POWER_REDUCTION, tokens, msg.description.moniker,
+                int(msg.commission.rate or "0"), int(msg.commission.max_rate or "0"),
+                int(msg.commission.max_change_rate or "0"), int(msg.min_self_delegation or "1")))
+        raws.append(txjson.raw_of(tx))
+    return tuple(raws), tuple(validators)
+
+
 @attrs.frozen
 class Genesis:
     document: dict
@@ -82,6 +116,13 @@ class Genesis:
     erc20: object = None       # evmos.erc20.v1.GenesisState
     erc20_authority: bytes = b""   # who may register pairs and change erc20 params (Evmos: gov)
     auth_params: object = auth_params.PARAMS   # cosmos.auth.v1beta1.Params
+    gen_txs: tuple = ()        # TxRaw bytes of app_state.genutil.gen_txs, delivered at genesis
+    gen_tx_validators: tuple = ()  # the validators those txs create
+
+    @property
+    def initial_validators(self):
+        """The validators of the first block: staking's genesis validators, or those the gen txs create."""
+        return self.validators + self.gen_tx_validators
 
     @classmethod
     def from_document(cls, doc):
@@ -109,6 +150,14 @@ class Genesis:
                 erc20_state, erc20_authority = erc20.parse_genesis(app.get("erc20"), prefix)
             except (ValueError, json_format.ParseError) as e:
                 raise GenesisError(f"invalid genesis: app_state.erc20: {e}") from None
+            try:
+                gen_txs, gen_tx_validators = _gen_txs(app.get("genutil", {}).get("gen_txs") or [], prefix)
+            except addresses.AddressError as e:
+                raise GenesisError(f"invalid genesis: app_state.genutil.gen_txs: {e}") from None
+            if validators and gen_txs:
+                # The SDK's module manager refuses a second module's validator set at InitChain.
+                raise GenesisError("invalid genesis: both app_state.staking.validators and "
+                                   "app_state.genutil.gen_txs make genesis validators: give one of them")
             return cls(
                 document=doc, chain_id=chain_id, evm_chain_id=int(match.group(1)),
                 genesis_time_ns=_parse_time(doc["genesis_time"]),
@@ -119,7 +168,8 @@ class Genesis:
                 base_fee=int(fm["base_fee"]), base_fee_change_denominator=int(fm["base_fee_change_denominator"]),
                 elasticity_multiplier=int(fm["elasticity_multiplier"]), no_base_fee=bool(fm["no_base_fee"]),
                 validators=validators, staking_params=staking_params, erc20=erc20_state,
-                erc20_authority=erc20_authority, auth_params=params)
+                erc20_authority=erc20_authority, auth_params=params, gen_txs=gen_txs,
+                gen_tx_validators=gen_tx_validators)
         except GenesisError:
             raise
         except (KeyError, TypeError, ValueError) as e:
@@ -167,6 +217,27 @@ def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None):
         erc20_section["authority"] = addresses.to_bech32(prefix, authority.address)
     doc["genesis_time"] = format_time(now_ns)
     return doc, accounts
+
+
+def expand_new(template, now_ns, chain_id=None):
+    """A genesis for a chain of one's own: no balances, no validators (the genesis commands add them: accounts,
+    then gen txs), and the gov module account as the only authority."""
+    doc = copy.deepcopy(template)
+    if chain_id is not None:
+        doc["chain_id"] = chain_id
+    app = doc["app_state"]
+    for name in ("dev_mnemonic", "dev_accounts", "dev_coins"):
+        app["bank"].pop(name)
+    app["bank"]["balances"] = []
+    app["staking"].pop("self_delegation")
+    app["staking"]["validators"] = []
+    app.get("erc20", {}).pop("dev_authority_account", None)
+    # Inflation mints on Evmos' `day` epoch, not the dev chain's 10-second one.
+    app["epochs"]["epochs"] = [e for e in app["epochs"]["epochs"] if e["identifier"] != "dev"]
+    app["inflation"]["epoch_identifier"] = "day"
+    app["genutil"] = {"gen_txs": []}
+    doc["genesis_time"] = format_time(now_ns)
+    return doc
 
 
 def _parse_time(text):

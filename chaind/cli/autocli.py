@@ -13,6 +13,7 @@ import click
 
 from chaind.chain.cli_table import FLAG_KINDS, KINDS, SIGNER_KINDS
 from chaind.cli.common import (
+    HelpGroup,
     address_bytes,
     bech32_address,
     emit_proto,
@@ -129,7 +130,7 @@ def signer_fields(modules):
     return fields
 
 
-class ModuleGroup(click.Group):
+class ModuleGroup(HelpGroup):
     """A group whose subcommands are its own plus one group per module with a `part` (QUERY or TX) table.
 
     build(name, table) makes a module's group; a Query's root_alias is also found at this level."""
@@ -157,7 +158,7 @@ class ModuleGroup(click.Group):
         return None
 
 
-class TableGroup(click.Group):
+class TableGroup(HelpGroup):
     """One module's commands: `make(entry)` builds a table entry's command when it is asked for."""
 
     def __init__(self, *args, entries=(), make=None, extra=None, **kwargs):

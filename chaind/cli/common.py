@@ -22,7 +22,35 @@ CLIENT_DEFAULTS = {"chain-id": "", "keyring-backend": "file", "output": "text", 
                    "broadcast-mode": "sync", "bech32-prefix": DEFAULT_BECH32_PREFIX}
 
 
-class LazyGroup(click.Group):
+class HelpGroup(click.Group):
+    """A group whose --help lists each command's first sentence whole, wrapped under it, where click cuts it to
+    the terminal's width with "..." (the SDK's commands print their Short in full)."""
+
+    def format_commands(self, ctx, formatter):
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, short_help(command)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+# A sentence's end: a full stop after a word that is not an abbreviation's (e.g., i.e.), then a space.
+_SENTENCE_END = re.compile(r"(?<!\.\w)\.(?=\s)")
+
+
+def short_help(command):
+    """A command's short help, or the first sentence of its help's first paragraph, whole."""
+    if command.short_help:
+        return command.short_help
+    paragraph = " ".join((command.help or "").split("\n\n", 1)[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[:end.end()] if end else paragraph
+
+
+class LazyGroup(HelpGroup):
     """A group whose subcommands are imported only when run (or listed by --help)."""
 
     def __init__(self, *args, lazy=None, **kwargs):

@@ -6,10 +6,10 @@ import re
 
 import click
 
-from chaind.cli.common import address_bytes, home_option, prefix, to_bech32, to_hex
+from chaind.cli.common import HelpGroup, address_bytes, home_option, prefix, to_bech32, to_hex
 
 
-@click.group()
+@click.group(cls=HelpGroup)
 def debug():
     """Convert addresses, keys and bytes between their forms."""
 

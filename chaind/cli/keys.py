@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from chaind.cli.common import home_option, home_path, output_option, prefix, setting, to_bech32
+from chaind.cli.common import HelpGroup, home_option, home_path, output_option, prefix, setting, to_bech32
 from chaind.keyring import BACKENDS, Keyring, KeyringError
 
 ETH_PUBKEY = "/ethermint.crypto.v1.ethsecp256k1.PubKey"
@@ -53,13 +53,19 @@ SECP256K1_PUBKEY = "/cosmos.crypto.secp256k1.PubKey"
 PUBKEY_URLS = {"eth_secp256k1": ETH_PUBKEY, "secp256k1": SECP256K1_PUBKEY}
 
 
+# The type URL an account's eth_secp256k1 key has on this chain (cosmos/evm's, which @cosmjs and cosmpy decode;
+# the same message as Evmos' /ethermint.crypto.v1.ethsecp256k1.PubKey, which txs may carry too): `keys show`
+# shows a key as `query account` shows it.
+ACCOUNT_PUBKEY = "/cosmos.evm.crypto.v1.ethsecp256k1.PubKey"
+
+
 def pubkey_json(record):
     """A record's public key as the SDK's keys commands print it (proto JSON of the key's Any)."""
     if record.type == "multi":
         return {"@type": MULTISIG_PUBKEY, "threshold": record.threshold,
                 "public_keys": [{"@type": PUBKEY_URLS[t], "key": base64.b64encode(k).decode()}
                                 for t, k in record.members]}
-    return {"@type": ETH_PUBKEY, "key": base64.b64encode(record.pubkey).decode()}
+    return {"@type": ACCOUNT_PUBKEY, "key": base64.b64encode(record.pubkey).decode()}
 
 
 def key_output(ctx, record, bech="acc"):
@@ -80,7 +86,7 @@ def _print_records(ctx, outputs, single=False):
         click.echo(yamlout.dump(outputs) if outputs else "[]\n")
 
 
-class KeyringErrors(click.Group):
+class KeyringErrors(HelpGroup):
     """A group whose commands' keyring errors are one-line CLI errors."""
 
     def invoke(self, ctx):

@@ -33,9 +33,10 @@ def make_cli(modules=None):
 
     # -h as --help, as the SDK's (cobra) commands take it; every subcommand's context inherits it.
     group = LazyGroup("chaind", help="chaind: a proof-of-stake EVM chain node, and its command-line client.",
-                      context_settings={"help_option_names": ["-h", "--help"]}, lazy={
+                      context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120}, lazy={
         "attach": "chaind.cli.attach:attach",
         "keys": "chaind.cli.keys:keys",
+        "genesis": "chaind.cli.genesis:genesis",
         "query": query,
         "q": query,
         "tx": tx,
@@ -54,10 +55,11 @@ def make_cli(modules=None):
 @click.argument("moniker")
 @click.option("--chain-id", default=None, help="Chain id <name>_<EIP-155 id>-<version> (default chain_9000-1)")
 @click.option("--home", required=True, type=click.Path(file_okay=False), help="Home directory to create")
-@click.option("--dev", is_flag=True, help="A dev chain: funded dev accounts (public keys), and the txpool, "
-              "debug and dev JSON-RPC namespaces on")
+@click.option("--dev", is_flag=True, help="A dev chain: funded dev accounts (public keys), dev account 0 its "
+              "validator, and the txpool, debug and dev JSON-RPC namespaces on")
 def init(moniker, chain_id, home, dev):
-    """Write a home with config, validator key and genesis for a new chain."""
+    """Write a home with config, validator key and genesis for a new chain: without --dev, a genesis with no
+    accounts or validators, which the `genesis` commands fill."""
     from chaind.chain.genesis import GenesisError
     from chaind.home import Home
 
@@ -66,6 +68,12 @@ def init(moniker, chain_id, home, dev):
     except (FileExistsError, GenesisError) as e:
         raise click.ClickException(str(e))
     click.echo(f"initialized {'a dev chain in ' if dev else ''}{created.path} (genesis {created.genesis_file})")
+    if dev:
+        click.echo("dev accounts funded from the public mnemonic in config/dev-mnemonic.txt; dev account 0 is the "
+                   "validator's operator and may also register erc20 pairs and change erc20 params (besides gov)")
+    else:
+        click.echo("no accounts and no validator yet: fund accounts with `chaind genesis add-genesis-account`, "
+                   "make the validator with `chaind genesis gentx` and `chaind genesis collect-gentxs`, then start")
 
 
 @click.command()
@@ -73,12 +81,16 @@ def init(moniker, chain_id, home, dev):
 @click.option("--config", default=None, type=click.Path(dir_okay=False))
 @click.option("--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people, json for machines (one JSON object per line)")
-def start(home, config, log_format):
+@click.option("--log-level", type=click.Choice(["debug", "info", "warn", "error"]), default=None,
+              help="The least level logged (default [node] log-level: info, a line per block)")
+@click.option("-q", "--quiet", is_flag=True, help="Log warnings and errors only (log level warn)")
+def start(home, config, log_format, log_level, quiet):
     """Run the node in the foreground (the same as `twistd -n chaind`)."""
     from twisted.scripts.twistd import run
 
     sys.argv = ["twistd", "-n", "chaind"] + (["--home", home] if home else []) + \
-               (["--config", config] if config else []) + ["--log-format", log_format]
+               (["--config", config] if config else []) + ["--log-format", log_format] + \
+               (["--log-level", log_level] if log_level else []) + (["--quiet"] if quiet else [])
     run()
 
 
@@ -96,7 +108,7 @@ def replay(home, to_height):
     import plyvel
     from cryptography.hazmat.primitives.asymmetric import ed25519
 
-    from chaind.chain.app import App, StaleHomeError
+    from chaind.chain.app import App, NoValidatorsError, StaleHomeError
     from chaind.chain.genesis import Genesis
     from chaind.chain.replay import replay_chain
     from chaind.home import DEFAULT_HOME, Home
@@ -113,9 +125,9 @@ def replay(home, to_height):
     try:
         try:
             source = App(db, Genesis.load(node_home.genesis_file))
-        except StaleHomeError as e:
+        except (StaleHomeError, NoValidatorsError) as e:
             raise click.ClickException(str(e)) from None
-        validator = source.genesis.validators[0] if source.genesis.validators else None
+        validator = source.genesis.initial_validators[0] if source.genesis.initial_validators else None
         key = ed25519.Ed25519PrivateKey.from_private_bytes(node_home.validator_key()) if validator else None
         address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
 

@@ -4,7 +4,7 @@ import platform
 
 import click
 
-from chaind.cli.common import CLIENT_DEFAULTS, client_config, client_toml, home_option
+from chaind.cli.common import CLIENT_DEFAULTS, HelpGroup, client_config, client_toml, home_option
 
 
 @click.command()
@@ -20,11 +20,11 @@ def version(long_):
         click.echo(chaind.__version__)
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=HelpGroup, invoke_without_command=True)
 @home_option
 @click.pass_context
 def config(ctx, home):
-    """Print client.toml's settings, or get or set one: node, chain-id, keyring-backend, output, ..."""
+    """Print client.toml's settings, or get or set one (node, chain-id, keyring-backend, output and others)."""
     if ctx.invoked_subcommand is None:
         for key, value in client_config(home).items():
             click.echo(f'{key} = "{value}"')

@@ -6,42 +6,15 @@ fields (18-decimal fixed point, atomics on the wire) as the decimal strings math
 """
 
 import base64
-import importlib
 
-from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import FieldDescriptor as F
 
 from chaind.chain import legacy_dec
+from chaind.chain.txjson import ANY_MODULES, from_dict, message_class  # noqa: F401 (the CLI's names for them)
 from chaind.pb.rest_routes import DECIMALS
 
 _INT64 = {F.TYPE_INT64, F.TYPE_UINT64, F.TYPE_SINT64, F.TYPE_FIXED64, F.TYPE_SFIXED64}
 _WELL_KNOWN = {"google.protobuf.Timestamp", "google.protobuf.Duration"}
-
-# Generated modules whose messages travel in Any fields (txs, accounts, keys): loaded when an
-# Any names a type the pool does not hold yet, so plain queries never import them.
-ANY_MODULES = (
-    "cosmos.tx.v1beta1.tx_pb2", "cosmos.bank.v1beta1.tx_pb2", "cosmos.staking.v1beta1.tx_pb2",
-    "evmos.erc20.v1.tx_pb2", "ethermint.evm.v1.tx_pb2", "ethermint.types.v1.account_pb2",
-    "ethermint.crypto.v1.ethsecp256k1.keys_pb2", "cosmos.crypto.ed25519.keys_pb2",
-    "cosmos.crypto.secp256k1.keys_pb2", "cosmos.crypto.multisig.keys_pb2", "cosmos.auth.v1beta1.auth_pb2",
-    "ethermint.feemarket.v1.tx_pb2", "cosmos.auth.v1beta1.tx_pb2", "cosmos.bank.v1beta1.bank_pb2",
-    "cosmos.gov.v1.tx_pb2",
-)
-
-
-def message_class(type_url):
-    """The generated class of an Any's type URL, or None when no known module defines it."""
-    name = type_url.rsplit("/", 1)[-1]
-    pool = descriptor_pool.Default()
-    for attempt in range(2):
-        try:
-            return message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
-        except KeyError:
-            if attempt == 0:
-                for module in ANY_MODULES:
-                    importlib.import_module("chaind.pb." + module)
-    return None
-
 
 def to_dict(message):
     full_name = message.DESCRIPTOR.full_name
@@ -66,33 +39,6 @@ def to_dict(message):
             out[field.name] = legacy_dec.text_of_wire(value)
         else:
             out[field.name] = _value(field, value)
-    return out
-
-
-def from_dict(value, message):
-    """Fill `message` from JSON as to_dict writes it (the reverse of its LegacyDec rendering)."""
-    from google.protobuf import json_format
-
-    json_format.ParseDict(_decs_to_wire(value, message.DESCRIPTOR), message)
-    return message
-
-
-def _decs_to_wire(value, descriptor):
-    if not isinstance(value, dict):
-        return value
-    if descriptor.full_name == "google.protobuf.Any" and "@type" in value:
-        cls = message_class(value["@type"])
-        return value if cls is None else _decs_to_wire(value, cls.DESCRIPTOR)
-    out = dict(value)
-    for name, item in value.items():
-        field = descriptor.fields_by_name.get(name)
-        if field is None or item is None:
-            continue
-        if field.full_name in DECIMALS and isinstance(item, str) and item:
-            out[name] = legacy_dec.wire_of_text(item)
-        elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
-            out[name] = [_decs_to_wire(i, field.message_type) for i in item] if isinstance(item, list) \
-                else _decs_to_wire(item, field.message_type)
     return out
 
 

@@ -400,7 +400,7 @@ def _sender_address(ctx, from_):
     try:
         return address_bytes(from_)
     except AddressError:
-        raise click.ClickException(f"{from_}.info: key not found") from None
+        raise click.ClickException(str(ring.not_found(from_))) from None
 
 
 class TxKit:

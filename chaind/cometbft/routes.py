@@ -55,7 +55,7 @@ class CometRoutes:
         self.bus = bus
         self.reactor = reactor
         self.call_pool = call_pool
-        validator = self.genesis.validators[0] if self.genesis.validators else None
+        validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
         self.validator = validator
         self.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""
         self.rpc_address = None      # tcp://host:port, set once the listener is bound

@@ -15,6 +15,7 @@ from twisted.web import resource, server
 from chaind.cometbft.params import ParamError, from_json, from_uri
 from chaind.cometbft.routes import RouteError
 from chaind.errors import ChainError
+from chaind.rpc.web_limits import LimitedSite
 
 log = Logger()
 
@@ -245,8 +246,14 @@ def _status_of(response):
     return 200
 
 
+def _too_large(status, message):
+    """A request line or headers over [cometbft-rpc] max-header-bytes: CometBFT's JSON-RPC invalid request."""
+    return orjson.dumps(error_object(None, INVALID_REQUEST, message, with_id=False))
+
+
 def make_site(table, settings, websocket):
-    site = server.Site(CometRpcResource(table, settings, websocket))
+    site = LimitedSite(CometRpcResource(table, settings, websocket), settings.max_header_bytes, _too_large,
+                       "[cometbft-rpc] max-header-bytes")
     site.displayTracebacks = False
     site.noisy = False
     site.log = lambda request: None     # no access log line per request, as on 8545

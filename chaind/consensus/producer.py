@@ -12,6 +12,7 @@ from twisted.logger import Logger
 from twisted.python.threadpool import ThreadPool
 
 from chaind.chain import devstate
+from chaind.consensus import block_log
 from chaind.consensus.clock import BlockClock
 from chaind.events import types as ev
 
@@ -40,6 +41,7 @@ class Producer(service.Service):
         self.empty_blocks = settings.empty_blocks
         # Read on the reactor by the metrics: set by the writer before the block's events are published.
         self.last_timings = None        # (seconds executing, seconds committing) of the last block
+        self._timings = {}              # height -> its timings, from the writer until the block is logged
         self.failed_txs = 0             # refused by check_tx
         self.rejected_txs = 0           # checked, then refused by the mempool (full, underpriced, known)
 
@@ -157,6 +159,7 @@ class Producer(service.Service):
         executed = time.perf_counter()
         self.app.commit(block, puts)
         self.last_timings = (executed - started, time.perf_counter() - executed)
+        self._timings[block.height] = self.last_timings
         return block
 
     def _committed(self, block):
@@ -175,6 +178,11 @@ class Producer(service.Service):
                 events += self._steps(block) + ev.committed(block) + self._next_height(block)
             else:
                 events += ev.committed(block)
+        if steps:
+            for block in made:
+                block_log.committed(block, self._timings.pop(block.height, (0.0, 0.0)))
+        else:
+            block_log.committed_run(made)
         self.bus.publish(events)
 
     def announce_head(self, block):

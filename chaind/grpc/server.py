@@ -47,6 +47,9 @@ class GrpcServer(service.Service):
         except GrpcBindError:
             self.pool.shutdown(wait=False)
             raise
+        # As twisted logs "Site starting on 9091" for the TCP faces.
+        log.info("gRPC server starting on {port}{tls}", port=self.port,
+                 tls=" (TLS)" if self.credentials is not None else "")
         super().startService()
 
     async def _start(self):
@@ -115,4 +118,5 @@ class GrpcServer(service.Service):
         # Calls in flight get the grace period; then the pool's threads finish what they hold.
         d = event_loop.deferred(self.reactor, self.server.stop(self.settings.shutdown_grace))
         d.addCallback(lambda _: self.pool.shutdown(wait=False))
+        d.addCallback(lambda _: log.info("(gRPC port {port} Closed)", port=self.port))
         return d

@@ -50,9 +50,23 @@ class Keyring:
         try:
             return json.loads(path.read_text())
         except FileNotFoundError:
-            raise KeyringError(f"{name}.info: key not found") from None
+            raise self.not_found(name) from None
         except (OSError, ValueError) as e:
             raise KeyringError(f"cannot read key {name!r} from {path}: {e}") from None
+
+    def not_found(self, name):
+        """The error for a key this keyring lacks, saying where else it is, as users of the default `file`
+        keyring look for keys a `test` keyring holds."""
+        elsewhere = [b for b in BACKENDS if b != self.backend
+                     and (self.dir.parent / f"keyring-{b}" / f"{name}.json").is_file()]
+        if elsewhere:
+            hint = (f" in the {self.backend} keyring; the {elsewhere[0]} keyring has it: give --keyring-backend "
+                    f"{elsewhere[0]}")
+        elif self.backend == "file":
+            hint = " in the file keyring (the default); give --keyring-backend test for the test keyring"
+        else:
+            hint = f" in the {self.backend} keyring"
+        return KeyringError(f"{name}.info: key not found{hint}")
 
     def names(self):
         if not self.dir.is_dir():

@@ -55,12 +55,28 @@ class Database:
                 batch.delete(key)
 
     def close(self):
-        if not self._db.closed:
-            self._db.close()
+        # The plyvel handle goes with the close: one left to the interpreter's last garbage collection
+        # is cleared (its lock set to None) before its __dealloc__ closes it again, which then fails
+        # and prints "Error in sys.excepthook" at exit.
+        db, self._db = self._db, _CLOSED
+        if not db.closed:
+            db.close()
 
     @property
     def closed(self):
         return self._db.closed
+
+
+class _Closed:
+    """What a closed Database reads through: plyvel's own error for a closed database, on any use."""
+
+    closed = True
+
+    def __getattr__(self, name):
+        raise RuntimeError("Database is closed")
+
+
+_CLOSED = _Closed()
 
 
 def prefix_end(prefix):

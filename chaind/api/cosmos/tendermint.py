@@ -70,7 +70,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
 
     @query(inline=True)
     def GetNodeInfo(self, request, view):
-        genesis, validator = self.app.genesis, self.app.genesis.validators
+        genesis, validator = self.app.genesis, self.app.genesis.initial_validators
         rpc_address = self.rpc_address()
         info = p2p_pb2.DefaultNodeInfo(
             protocol_version=p2p_pb2.ProtocolVersion(p2p=blocks.P2P_PROTOCOL, block=blocks.BLOCK_PROTOCOL),

@@ -17,6 +17,7 @@ from twisted.logger import Logger
 import chaind
 from chaind.chain import errors, txs
 from chaind.chain.app import DecidedBlock
+from chaind.consensus import block_log
 from chaind.events import types as ev
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from chaind.pb.tendermint.crypto import keys_pb2
@@ -271,6 +272,7 @@ class AbciApplication:
         # Readers see the block now: subscribers (newHeads, logs, /websocket) hear of it.
         self.mempool.remove_committed(self.app.head_nonce)
         self.bus.publish(ev.committed(block))
+        block_log.committed(block, self.last_timings)
         retain = max(0, block.height - self.retain_blocks + 1) if self.retain_blocks else 0
         return pb.ResponseCommit(retain_height=retain)
 

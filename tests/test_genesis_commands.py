@@ -1,0 +1,149 @@
+"""A chain of one's own, the SDK's way: `chaind init` (not --dev), then `chaind genesis add-genesis-account`,
+`gentx`, `collect-gentxs` and `validate` through the real entry point; the node starts with the gentx's
+validator bonded at height 1 and makes blocks with it."""
+
+import hashlib
+import json
+
+import pytest
+import pytest_twisted
+from click.testing import CliRunner
+from twisted.internet import reactor, task
+
+from chaind.chain import authority
+from chaind.chain.genesis import Genesis
+from chaind.cli.main import main
+from chaind.crypto.addresses import parse, to_bech32
+from chaind.home import Home
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
+from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
+from helpers import call, chaind_process, in_thread, make_node
+
+STAKE = 1_000_000_000_000_000_000_000       # 1000 chain, bonded by the gentx
+FUNDS = 1_000_000 * 10**18
+
+
+def run(*args, input=None):
+    """A `chaind` command that must succeed: its CompletedProcess."""
+    result = chaind_process(*args, input=input)
+    assert result.returncode == 0, (args, result.stdout, result.stderr)
+    return result
+
+
+def fails(text, *args):
+    """A `chaind` command (in this process) that must fail with one line holding `text`."""
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code != 0, (args, result.stdout)
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("Error: ") and text in lines[-1], result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def ok(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 0, (args, result.stdout, result.stderr, result.exception)
+    return result
+
+
+def keyring(home):
+    return ("--home", home, "--keyring-backend", "test")
+
+
+def make_chain(home):
+    """A home initialised as a user would: one key funded, its gentx collected. Returns the key's address."""
+    out = run("init", "mine", "--home", home, "--chain-id", "mine_7777-1")
+    assert "chaind genesis add-genesis-account" in out.stdout
+    added = json.loads(run("keys", "add", "val", "--output", "json", *keyring(home)).stdout)
+    run("genesis", "add-genesis-account", "val", f"{FUNDS}achain", *keyring(home))
+    written = run("genesis", "gentx", "val", f"{STAKE}achain", "--chain-id", "mine_7777-1",
+                  "--commission-rate", "0.05", *keyring(home))
+    assert written.stderr.startswith('Genesis transaction written to "') and "/config/gentx/gentx-" in written.stderr
+    collected = run("genesis", "collect-gentxs", "--home", home)
+    info = json.loads(collected.stderr)
+    assert (info["chain_id"], info["moniker"]) == ("mine_7777-1", "mine") and info["app_message"]["genutil"]
+    assert run("genesis", "validate", "--home", home).stdout.strip() == \
+        f"File at {Home(home).genesis_file} is a valid genesis file"
+    assert run("genesis", "validate-genesis", "--home", home).returncode == 0
+    return added["address"]
+
+
+def test_init_without_dev_funds_no_one_and_names_gov_the_only_authority(tmp_path):
+    home = tmp_path / "home"
+    run("init", "mine", "--home", home)
+    genesis = Genesis.load(Home(home).genesis_file)
+    assert genesis.balances == () and genesis.validators == () and genesis.gen_txs == ()
+    assert genesis.erc20_authority in (b"", authority.GOV)
+    assert not (Home(home).config_dir / "dev-mnemonic.txt").exists()
+    assert 'moniker = "mine"' in Home(home).config_file.read_text()
+    # A dev home says what it funds and who else is an authority.
+    dev = run("init", "devnode", "--home", tmp_path / "dev", "--dev").stdout
+    assert "dev-mnemonic.txt" in dev and "dev account 0" in dev and "erc20" in dev
+    assert Genesis.load(Home(tmp_path / "dev").genesis_file).erc20_authority not in (b"", authority.GOV)
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_chain_made_with_the_genesis_commands_starts_with_the_gentx_validator(tmp_path):
+    home = tmp_path / "home"
+    address = yield in_thread(make_chain, home)
+    genesis = Genesis.load(Home(home).genesis_file)
+    assert genesis.validators == () and len(genesis.gen_txs) == 1
+    node = make_node(home, chain={"block_interval": 0.05, "empty_blocks": True})
+    node.startService()
+    try:
+        for _ in range(500):
+            if node.app.height >= 3:
+                break
+            yield task.deferLater(reactor, 0.01, lambda: None)
+        assert node.app.height >= 3
+        consensus_key = Home(home).validator_public_key()
+        # The gentx's validator signs from height 1: the proposer of every block, the one member of the set.
+        for height in range(1, 4):
+            header, _ = node.app.block_at(height)
+            assert header.proposer_address == hashlib.sha256(consensus_key).digest()[:20]
+            assert [v.pubkey for v in node.app.validator_set(height)] == [consensus_key]
+        operator = to_bech32("chainvaloper", parse(address, "chain"))
+        request = sq.QueryValidatorRequest(validator_addr=operator)
+        response, _ = yield call(node, sq_grpc.QueryStub, "Validator", request)
+        validator = response.validator
+        assert (validator.status, validator.tokens, validator.description.moniker) == (3, str(STAKE), "mine")
+        assert validator.commission.commission_rates.rate == "50000000000000000"
+    finally:
+        yield node.stopService()
+
+
+def test_the_genesis_commands_refuse_as_the_sdk_does(tmp_path):
+    home = tmp_path / "home"
+    ok("init", "mine", "--home", home)
+    ok("keys", "add", "val", *keyring(home))
+    ok("keys", "add", "poor", *keyring(home))
+    fails("failed to get genesis app state from config: there must be at least one genesis tx",
+          "genesis", "collect-gentxs", "--home", home)
+    fails("failed to validate account in genesis: account", "genesis", "gentx", "val", "1achain", *keyring(home))
+    ok("genesis", "add-genesis-account", "val", f"{FUNDS}achain", *keyring(home))
+    address = json.loads(ok("keys", "show", "val", "--output", "json", *keyring(home)).stdout)["address"]
+    fails(f"cannot add account at existing address {address}",
+          "genesis", "add-genesis-account", address, "1achain", *keyring(home))
+    ok("genesis", "add-genesis-account", address, "5stake", "--append", *keyring(home))
+    balances = Genesis.load(Home(home).genesis_file).balances
+    assert balances[0][1] == (("achain", FUNDS), ("stake", 5))
+    fails("failed to get address from Keyring: nobody.info: key not found",
+          "genesis", "add-genesis-account", "nobody", "1achain", *keyring(home))
+    fails("failed to parse coins", "genesis", "add-genesis-account", "poor", "ten-achain", *keyring(home))
+    ok("genesis", "add-genesis-account", "poor", "10achain", *keyring(home))
+    fails("has a balance in genesis, but it only has 10achain available to stake, not 11achain",
+          "genesis", "gentx", "poor", "11achain", *keyring(home))
+    fails("--chain-id other_1-1 is not the genesis' chain id chain_9000-1",
+          "genesis", "gentx", "val", f"{STAKE}achain", "--chain-id", "other_1-1", *keyring(home))
+    ok("genesis", "gentx", "val", f"{STAKE}achain", *keyring(home))
+    fails("file exists", "genesis", "gentx", "val", f"{STAKE}achain", *keyring(home))
+    # A genesis without a validator cannot start a chain, and the node says so in one line.
+    with pytest.raises(SystemExit, match="validator set is empty after InitGenesis"):
+        make_node(home)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    fails(f"error unmarshalling genesis doc {broken}", "genesis", "validate", broken)
+    doc = json.loads(Home(home).genesis_file.read_text())
+    doc["app_state"]["genutil"]["gen_txs"] = [{"body": {"messages": []}}]
+    broken.write_text(json.dumps(doc))
+    fails("must provide genesis transaction with at least one message", "genesis", "validate", broken)
