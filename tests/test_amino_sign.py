@@ -95,10 +95,12 @@ def test_a_cosmos_secp256k1_key_signs_amino_json_with_sha256(chain):
 
 
 def _refused(chain, raw, sender, code):
+    """code: the sdk codespace's, or (codespace, code)."""
+    codespace, code = code if isinstance(code, tuple) else ("sdk", code)
     nonce = chain.app.head_nonce(sender)
     with pytest.raises(errors.TxError) as refused:
         chain.app.check_tx(raw)
-    assert (refused.value.codespace, refused.value.code) == ("sdk", code), refused.value.log
+    assert (refused.value.codespace, refused.value.code) == (codespace, code), refused.value.log
     # Nothing changed: a block that carries it anyway fails it without touching the sender.
     block = chain.app.finalize_block([raw], chain.genesis.genesis_time_ns + 10**12, b"\x01" * 20)[0]
     assert block.results[0].code == code
@@ -218,8 +220,11 @@ def test_a_multisig_over_tx_sig_limit_is_refused(tmp_path):
 
 
 def test_a_fee_payer_other_than_the_signer_or_a_granter_is_refused(chain):
+    """A payer who did not sign is a missing signer; a granter with no allowance for the payer is refused by
+    feegrant (its own codespace)."""
     key = chain.keys[2]
-    changes = (({"payer": chain.b32(chain.keys[3].address)}, 4), ({"granter": chain.b32(key.address)}, 18))
+    changes = (({"payer": chain.b32(chain.keys[3].address)}, ("sdk", 4)),
+               ({"granter": chain.b32(chain.keys[3].address)}, ("feegrant", 5)))
     for fee_change, code in changes:
         tx_raw = tx_pb2.TxRaw.FromString(amino_send(chain, key, key.address))
         auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)

@@ -33,8 +33,8 @@ class Mini(NamedTuple):
 
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
-    assert [m.name for m in found] == ["auth", "bank", "distribution", "epochs", "erc20", "evm", "feemarket", "gov",
-                                       "inflation", "staking"]
+    assert [m.name for m in found] == ["auth", "bank", "distribution", "epochs", "erc20", "evm", "feegrant",
+                                       "feemarket", "gov", "inflation", "staking"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:
@@ -75,6 +75,9 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.staking.v1beta1.MsgEditValidator": "validator_address",
         "/evmos.erc20.v1.MsgConvertERC20": "sender", "/evmos.erc20.v1.MsgConvertCoin": "sender",
         "/evmos.erc20.v1.MsgRegisterERC20": "authority", "/evmos.erc20.v1.MsgToggleConversion": "authority",
+        "/cosmos.feegrant.v1beta1.MsgGrantAllowance": "granter",
+        "/cosmos.feegrant.v1beta1.MsgRevokeAllowance": "granter",
+        "/cosmos.feegrant.v1beta1.MsgPruneAllowances": "pruner",
         "/cosmos.distribution.v1beta1.MsgDepositValidatorRewardsPool": "depositor",
         "/cosmos.distribution.v1beta1.MsgFundCommunityPool": "depositor",
         "/cosmos.distribution.v1beta1.MsgSetWithdrawAddress": "delegator_address",

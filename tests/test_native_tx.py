@@ -100,8 +100,10 @@ def test_a_bad_multi_send_is_refused_at_check_tx(chain, mangle, message):
 def test_a_message_naming_another_signer_is_refused(chain):
     msg = bank_tx.MsgSend(from_address=chain.b32(chain.keys[3].address), to_address=chain.b32(b"\x51" * 20),
                           amount=coins((chain.ibc, 1)))
-    with pytest.raises(errors.TxError, match="is not the tx signer"):
+    with pytest.raises(errors.TxError, match="pubKey does not match signer address .* with signer index: 0: "
+                       "invalid pubkey") as raised:
         chain.app.check_tx(chain.native(chain.keys[2], [(txs.MSG_SEND, msg)]))
+    assert raised.value.code == 8
 
 
 def test_a_cosmos_secp256k1_key_signs_for_its_own_address(chain):
@@ -121,9 +123,9 @@ def test_a_cosmos_secp256k1_key_signs_for_its_own_address(chain):
     assert auth.key_type(view, cosmos_address) == keys.SECP256K1
     # The same key presented as eth_secp256k1 speaks for its keccak address, not this account.
     as_eth = chain.native(key, [(txs.MSG_SEND, send)], pubkey_url=txs.ETH_PUBKEY, address=cosmos_address)
-    with pytest.raises(errors.TxError, match="unauthorized") as raised:
+    with pytest.raises(errors.TxError, match="pubKey does not match signer address") as raised:
         app.check_tx(as_eth)
-    assert raised.value.code == 4
+    assert raised.value.code == 8
     # A high-S twin of a valid signature is refused, as the SDK's secp256k1 does.
     raw = chain.native(key, [(txs.MSG_SEND, send)], pubkey_url=txs.SECP256K1_PUBKEY, address=cosmos_address)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
@@ -307,5 +309,6 @@ def test_a_multisig_of_another_threshold_is_another_account(chain, funded_multis
     members, address = funded_multisig
     send = bank_tx.MsgSend(from_address=chain.b32(address), to_address=chain.b32(b"\x63" * 20),
                            amount=coins((chain.genesis.base_denom, 1)))
-    with pytest.raises(errors.TxError, match="not found: unknown address"):
+    # Its key makes another address than the one the message names (the SDK's SetPubKeyDecorator check).
+    with pytest.raises(errors.TxError, match="pubKey does not match signer address"):
         chain.app.check_tx(multisig_tx(chain, members, 1, [0], [(txs.MSG_SEND, send)]))

@@ -289,7 +289,7 @@ def test_check_tx_wants_the_delegator_to_sign(chain):
     raw = chain.native(chain.keys[2], [m.delegate(chain.prefix, chain.keys[1].address, chain.operator, CHAIN)])
     with pytest.raises(errors.TxError) as raised:
         chain.app.check_tx(raw)
-    assert raised.value.code == 4 and "is not the tx signer" in raised.value.log
+    assert raised.value.code == 8 and "pubKey does not match signer address" in raised.value.log
     bad = tx_pb2.MsgDelegate(delegator_address="chain1nope", validator_address="x", amount=m.coin(1))
     with pytest.raises(errors.TxError) as raised:
         chain.app.check_tx(chain.native(chain.keys[1], [(m.DELEGATE, bad)]))

@@ -77,6 +77,8 @@ class Encoder:
         any_types = dict(BASE_ANY_TYPES)
         for module in modules:
             shapes.update((c.DESCRIPTOR.full_name, a) for c, a in module.amino_shapes.items())
+            # A named nested type travels in an Any (an allowance, an authorization): its URL is its full name.
+            any_types.update(("/" + c.DESCRIPTOR.full_name, c) for c, a in module.amino_shapes.items() if a.name)
             for handler in module.messages:
                 if handler.amino is not None:
                     shapes[handler.message_class.DESCRIPTOR.full_name] = handler.amino
@@ -114,6 +116,8 @@ class Encoder:
 
     def _scalar(self, field, shape, value):
         if field.type == _FD.TYPE_MESSAGE:
+            if field.message_type.full_name in _WELL_KNOWN:
+                return _WELL_KNOWN[field.message_type.full_name](value)
             if field.message_type.full_name == "google.protobuf.Any":
                 cls = self.any_types.get(value.type_url)
                 if cls is None:
@@ -132,6 +136,22 @@ class Encoder:
 
 
 _PLAIN = Amino()
+
+
+def _timestamp(value):
+    """x/tx aminojson's Timestamp: RFC 3339 in UTC, as Go's RFC3339Nano writes it (fraction without its
+    trailing zeros, none when whole)."""
+    whole, _, fraction = value.ToJsonString().rstrip("Z").partition(".")
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}Z" if fraction else f"{whole}Z"
+
+
+def _duration(value):
+    """x/tx aminojson's Duration: its nanoseconds, as a string."""
+    return str(value.seconds * 10**9 + value.nanos)
+
+
+_WELL_KNOWN = {"google.protobuf.Timestamp": _timestamp, "google.protobuf.Duration": _duration}
 
 
 def sign_doc(encoder, body, fee, chain_id, account_number, sequence):

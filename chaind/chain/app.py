@@ -17,7 +17,7 @@ from twisted.logger import Logger
 from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
-from chaind.chain.modules import auth, erc20, evm, feemarket, staking
+from chaind.chain.modules import auth, erc20, evm, feegrant, feemarket, staking
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.view import PrunedError, StateView
@@ -313,9 +313,10 @@ class App:
         return self._local.view
 
     def _check_native(self, state, tx, base_fee=None, simulate=False, height=None):
-        """The SDK's ante for a native tx: memo, timeout height, signature count, fee payer, account,
-        sequence, signature (not in a simulation) and fee; then each message's stateless checks. height is
-        the block the tx is for (check_tx: the next one)."""
+        """The SDK's ante for a native tx: memo, timeout height, signature count, signers, each signer's account,
+        sequence and signature (not in a simulation), and the fee and who pays it; then each message's
+        stateless checks. height is the block the tx is for (check_tx: the next one); a block's state (a
+        BlockContext) is given its base fee. Returns the fee's source (_fee_source), None in a simulation."""
         params = self.genesis.auth_params
         memo = len(tx.body.memo)
         if memo > params.max_memo_characters:
@@ -326,55 +327,128 @@ class App:
         if timeout and height > timeout:
             raise errors.TxError(errors.SDK, 30, f"block height: {height}, timeout height: {timeout}: "
                                  "tx timeout height")
-        count = len(tx.multisig.members) if tx.multisig else 1
+        count = sum(len(s.multisig.members) if s.multisig else 1 for s in tx.signers)
         if count > params.tx_sig_limit:
             raise errors.TxError(errors.SDK, 14, f"signatures: {count}, limit: {params.tx_sig_limit}: "
                                  "too many signatures")
-        fee = tx.auth_info.fee
-        if fee.payer and self._signer_address(fee.payer) != tx.sender:
-            # The payer would be a second signer: one signer per tx is served (issue 17 item 3).
-            raise errors.unauthorized(f"wrong number of signers; expected 2, got 1 (fee payer {fee.payer})")
-        if fee.granter:
-            raise errors.invalid_request("fee grants are not enabled")
-        account = auth.account(state, tx.sender)
-        if account is None:
-            raise errors.TxError(errors.SDK, 9, f"account {self._b32(tx.sender)} not found: unknown address")
-        number, pubkey = account
+        # A gen tx (genutil, delivered at the height before the first) is signed offline with account number 0
+        # and pays no base fee, as the SDK's ante and Evmos' fee checker treat it; the fee it carries is paid.
         at_genesis = height == self.genesis.initial_height - 1
-        if at_genesis:
-            number = 0      # as the SDK's SigVerificationDecorator: a gen tx is signed offline with number 0
-        nonce = state.accounts.get_nonce(tx.sender)
-        if tx.nonce < nonce:
-            raise errors.wrong_sequence(nonce, tx.nonce, f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
-        # A simulation is not checked for its signature (whatever its sign mode) or fee, as in the SDK's
-        # ante handlers: clients simulate to learn the gas, before they know the fee to sign.
-        if not simulate and not self._signature_valid(tx, number):
-            raise errors.unauthorized(
-                f"signature verification failed; please verify account number ({number}) and chain-id "
-                f"({self.genesis.chain_id})")
+        self._check_signers(tx)
+        self._check_signer_accounts(state, tx, simulate, at_genesis)
+        fee_source = None
         if not simulate:
-            # At genesis Evmos' fee checker asks no base fee (a gen tx may carry none); the fee paid is still paid.
-            self._check_fee(state, tx, 0 if at_genesis else self.next_base_fee() if base_fee is None else base_fee)
+            fee_source = self._check_fee(state, tx, 0 if at_genesis else self.next_base_fee() if base_fee is None
+                                         else base_fee, None if base_fee is None else state.time_ns)
         for handler, msg in tx.messages:
-            self._validate_msg(tx, handler, msg)
+            handler.validate(self, msg)
+        return fee_source
 
-    def _signature_valid(self, tx, number):
+    def tx_signers(self, tx):
+        """The addresses that must sign a native tx, in the SDK's GetSigners order: each message's signer,
+        deduplicated, then the fee payer when it names an account not among them."""
+        signers = []
+        for handler, msg in tx.messages:
+            address = self._signer_address(handler.signer(msg))
+            if address not in signers:
+                signers.append(address)
+        payer = self._fee_payer_field(tx)
+        if payer is not None and payer not in signers:
+            signers.append(payer)
+        return signers
+
+    def _check_signers(self, tx):
+        """One signature per required signer, each SignerInfo's key making that signer's address."""
+        expected = self.tx_signers(tx)
+        if len(expected) != len(tx.signers):
+            raise errors.unauthorized(f"wrong number of signers; expected {len(expected)}, got {len(tx.signers)}")
+        for index, (address, signer) in enumerate(zip(expected, tx.signers)):
+            if signer.address != address:
+                raise errors.TxError(errors.SDK, 8, f"pubKey does not match signer address {self._b32(address)} "
+                                     f"with signer index: {index}: invalid pubkey")
+
+    def _check_signer_accounts(self, state, tx, simulate, at_genesis=False):
+        """Each signer's account exists, its sequence is not used yet (the mempool orders what is pending)
+        and its signature verifies over its sign doc (not in a simulation; at genesis, over account number 0)."""
+        for signer in tx.signers:
+            account = auth.account(state, signer.address)
+            if account is None:
+                raise errors.TxError(errors.SDK, 9, f"account {self._b32(signer.address)} not found: unknown address")
+            number = 0 if at_genesis else account[0]
+            nonce = state.accounts.get_nonce(signer.address)
+            if signer.sequence < nonce:
+                raise errors.wrong_sequence(nonce, signer.sequence,
+                                            f"nonce too low: next nonce {nonce}, tx nonce {signer.sequence}")
+            # A simulation is not checked for its signature (whatever its sign mode) or fee, as in the SDK's
+            # ante handlers: clients simulate to learn the gas, before they know the fee to sign.
+            if not simulate and not self._signature_valid(tx, signer, number):
+                raise errors.unauthorized(
+                    f"signature verification failed; please verify account number ({number}) and chain-id "
+                    f"({self.genesis.chain_id})")
+
+    def _signature_valid(self, tx, signer, number):
         """A single key's signature, or every signing member's, over the sign bytes of its sign mode."""
-        if tx.multisig is None:
-            return _verify(tx.key_type, tx.public_key, tx.sign_mode, self._sign_bytes(tx, number, tx.sign_mode),
-                           tx.signature)
-        members = tx.multisig.members
-        return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, mode), signature)
-                   for (i, signature), mode in zip(tx.multisig.signed, tx.multisig.modes))
+        if signer.multisig is None:
+            return _verify(signer.key_type, signer.public_key, signer.sign_mode,
+                           self._sign_bytes(tx, number, signer.sequence, signer.sign_mode), signer.signature)
+        members = signer.multisig.members
+        return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, signer.sequence, mode),
+                           signature)
+                   for (i, signature), mode in zip(signer.multisig.signed, signer.multisig.modes))
 
-    def _sign_bytes(self, tx, number, mode):
+    def _sign_bytes(self, tx, number, sequence, mode):
         if mode == signing_pb2.SIGN_MODE_DIRECT:
             return txs.sign_doc_bytes(tx, self.genesis.chain_id, number)
         if mode == signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
-            return amino.sign_bytes(self.amino, tx.body, tx.auth_info.fee, self.genesis.chain_id, number, tx.nonce)
+            return amino.sign_bytes(self.amino, tx.body, tx.auth_info.fee, self.genesis.chain_id, number, sequence)
         raise errors.unauthorized(f"unsupported sign mode {signing_pb2.SignMode.Name(mode)}")
 
-    def _check_fee(self, state, tx, base_fee):
+    def _fee_payer_field(self, tx):
+        """The account `fee.payer` names, or None when it is empty."""
+        payer = tx.auth_info.fee.payer
+        if not payer:
+            return None
+        try:
+            return addresses.parse(payer, self.genesis.bech32_prefix)
+        except addresses.AddressError as e:
+            raise errors.invalid_address(f"Invalid fee payer address ({e})") from None
+
+    def fee_payer(self, tx):
+        """The SDK's FeePayer: fee.payer, or the first signer."""
+        payer = self._fee_payer_field(tx)
+        return tx.sender if payer is None else payer
+
+    def _fee_granter(self, tx):
+        """The account fee.granter names (the fee's source through a feegrant allowance), or None."""
+        granter = tx.auth_info.fee.granter
+        if not granter:
+            return None
+        if not any(module.name == feegrant.NAME for module in self.modules):
+            raise errors.invalid_request("fee grants are not enabled")
+        try:
+            return addresses.parse(granter, self.genesis.bech32_prefix)
+        except addresses.AddressError as e:
+            raise errors.invalid_address(f"invalid fee granter address: {e}") from None
+
+    def _fee_source(self, state, tx, fee, time_ns):
+        """(who the fee is taken from, the feegrant allowance it uses or None): DeductFeeDecorator's deductFeesFrom.
+        A granter other than the payer must allow the fee (feegrant's Accept, at time_ns); nothing is written."""
+        payer, granter = self.fee_payer(tx), self._fee_granter(tx)
+        if granter is None:
+            return payer, None
+        if granter == payer:
+            return granter, None
+        try:
+            used = feegrant.accept(state, granter, payer, fee, [handler.type_url for handler, _ in tx.messages],
+                                   time_ns)
+        except errors.TxError as e:
+            raise errors.TxError(e.codespace, e.code, f"{self._b32(granter)} does not allow to pay fees for "
+                                 f"{self._b32(payer)}: {e.log}") from None
+        return granter, used
+
+    def _check_fee(self, state, tx, base_fee, time_ns=None):
+        """The fee is in the base denom, covers the base fee, and whoever pays it can; returns _fee_source's
+        answer. time_ns: the block's time (check_tx: the head's)."""
         base = self.genesis.base_denom
         fee = dict(tx.fee)
         if set(fee) - {base}:
@@ -383,16 +457,28 @@ class App:
         if fee.get(base, 0) < required:
             raise errors.insufficient_fee(
                 f"insufficient fees; got: {format_coins(tx.fee)} required: {required}{base}")
-        if self.bank.balance(state, tx.sender, base) < fee.get(base, 0):
+        found = self._fee_source(state, tx, [c for c in tx.fee if c[1]],
+                                 self._head[0].time_ns if time_ns is None else time_ns)
+        source = found[0]
+        # A signer's account was just read; only a granter's needs looking up.
+        if source not in {s.address for s in tx.signers} and auth.account(state, source) is None:
+            raise errors.TxError(errors.SDK, 9, f"fee payer address: {self._b32(source)} does not exist: "
+                                 "unknown address")
+        if self.bank.balance(state, source, base) < fee.get(base, 0):
             raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
+        return found
 
-    def _validate_msg(self, tx, handler, msg):
-        """The message's stateless checks, and that the tx's one signer is the one it names."""
-        signer = handler.signer(msg)
-        if self._signer_address(signer) != tx.sender:
-            raise errors.unauthorized(f"message signer {signer or '(empty)'} is not the tx signer "
-                                      f"{self._b32(tx.sender)}")
-        handler.validate(self, msg)
+    def _deduct_fee(self, ctx, tx, fee_source=None):
+        """DeductFeeDecorator on the block: the allowance used (feegrant's events), the fee sent to the fee
+        collector, and the `tx` event naming who paid. fee_source: what the ante's fee check found, if it ran."""
+        fee = [c for c in tx.fee if c[1]]
+        source, used = fee_source or self._fee_source(ctx, tx, fee, ctx.time_ns)
+        events = [] if used is None else feegrant.use(ctx, used, self.bank.bech32)
+        if fee:
+            events += self.bank.send(ctx, source, auth.FEE_COLLECTOR, fee)
+            events.append(event("message", ("sender", self._b32(source))))
+        events.append(event("tx", ("fee", format_coins(fee)), ("fee_payer", self._b32(source))))
+        return events
 
     def _signer_address(self, text):
         """A signer field's account bytes: an account address, or a validator operator's (valoper)."""
@@ -621,10 +707,11 @@ class App:
     def _deliver_native(self, ctx, tx, simulate=False):
         """The ante checks, then the messages; a failed message undoes the messages, not the fee."""
         # The block's own base fee: a replay of an old block must not use today's.
-        self._check_native(ctx, tx, ctx.base_fee, simulate, height=ctx.height)
-        nonce = ctx.accounts.get_nonce(tx.sender)
-        if tx.nonce != nonce:
-            raise errors.wrong_sequence(nonce, tx.nonce, "invalid nonce")
+        fee_source = self._check_native(ctx, tx, ctx.base_fee, simulate, height=ctx.height)
+        for signer in tx.signers:
+            nonce = ctx.accounts.get_nonce(signer.address)
+            if signer.sequence != nonce:
+                raise errors.wrong_sequence(nonce, signer.sequence, "invalid nonce")
         gas = (len(tx.raw) + (_missing_signature_size(tx) if simulate else 0)) \
             * self.genesis.auth_params.tx_size_cost_per_byte + _sig_verify_gas(tx)
         # A simulation runs on an unlimited gas meter: its point is to measure the gas; so do gen txs, as
@@ -632,24 +719,9 @@ class App:
         limit = float("inf") if simulate or ctx.height == self.genesis.initial_height - 1 else tx.gas
         if gas > limit:
             raise errors.out_of_gas(f"txSize; gasWanted: {tx.gas}, gasUsed: {gas}")
-        if tx.multisig is None:
-            auth.set_public_key(ctx, tx.sender, tx.public_key, tx.key_type)
-        else:
-            # auth keeps single keys only: a multisig account stays keyless (its txs carry the key anyway).
-            auth.ensure_account(ctx, tx.sender)
-        ctx.accounts.increment_nonce(tx.sender)
-        sender_b32 = self._b32(tx.sender)
-        fee = [c for c in tx.fee if c[1]]
-        events = []
-        if fee:
-            events += self.bank.send(ctx, tx.sender, auth.FEE_COLLECTOR, fee)
-            events.append(event("message", ("sender", sender_b32)))
-        events.append(event("tx", ("fee", format_coins(fee)), ("fee_payer", sender_b32)))
-        events.append(event("tx", ("acc_seq", f"{sender_b32}/{tx.nonce}")))
-        # As the SDK's signatureDataToBz: a multisig's member signatures, then the aggregate.
-        signatures = [] if tx.multisig is None else [signature for _, signature in tx.multisig.signed]
-        for signature in signatures + [tx.signature]:
-            events.append(event("tx", ("signature", base64.b64encode(signature).decode())))
+        # The fee first: it is the one ante write that can fail, and then nothing else has been written.
+        events = self._deduct_fee(ctx, tx, fee_source)
+        events += self._use_signers(ctx, tx)
         store_snapshot = dict(ctx.store.changes)
         evm_snapshot = ctx.accounts.snapshot()
         msg_events, responses = [], []
@@ -658,9 +730,10 @@ class App:
                 gas += handler.gas
                 if gas > limit:
                     raise errors.out_of_gas(f"WriteFlat; gasWanted: {tx.gas}, gasUsed: {gas}")
-                msg_events.append(event("message", ("action", handler.type_url), ("sender", sender_b32),
+                signer = self._signer_address(handler.signer(msg))
+                msg_events.append(event("message", ("action", handler.type_url), ("sender", self._b32(signer)),
                                         ("module", handler.module)))
-                emitted, response = handler.execute(self, ctx, msg, tx.sender)
+                emitted, response = handler.execute(self, ctx, msg, signer)
             except errors.TxError as e:
                 ctx.store.changes = store_snapshot
                 ctx.accounts.revert(evm_snapshot)
@@ -672,6 +745,24 @@ class App:
         ctx.accounts.commit(evm_snapshot)
         return TxResult(code=0, gas_wanted=tx.gas, gas_used=gas, events=tuple(events + msg_events),
                         data=msgs.tx_msg_data(responses))
+
+    def _use_signers(self, ctx, tx):
+        """SetPubKey and IncrementSequence for every signer, with the `tx` events that index the tx by each
+        signer's sequence and signatures (tx.acc_seq, tx.signature), signer by signer as the SDK emits them."""
+        events = []
+        for signer in tx.signers:
+            if signer.multisig is None:
+                auth.set_public_key(ctx, signer.address, signer.public_key, signer.key_type)
+            else:
+                # auth keeps single keys only: a multisig account stays keyless (its txs carry the key anyway).
+                auth.ensure_account(ctx, signer.address)
+            ctx.accounts.increment_nonce(signer.address)
+            events.append(event("tx", ("acc_seq", f"{self._b32(signer.address)}/{signer.sequence}")))
+            # As the SDK's signatureDataToBz: a multisig's member signatures, then the aggregate.
+            members = [] if signer.multisig is None else [signature for _, signature in signer.multisig.signed]
+            for signature in members + [signer.signature]:
+                events.append(event("tx", ("signature", base64.b64encode(signature).decode())))
+        return events
 
     def _context(self, height, time_ns, block_hash, base_fee, evm_root):
         pending, atomic = pending_state_db(self.db)
@@ -838,18 +929,17 @@ def _verify(key_type, public_key, mode, sign_bytes, signature):
 
 
 def _sig_verify_gas(tx):
-    """The ante's signature gas; a multisig's is each signing member's (ConsumeMultisignatureVerificationGas)."""
-    if tx.multisig is None:
-        return _SIG_VERIFY_COST[tx.key_type]
-    return sum(_SIG_VERIFY_COST[tx.multisig.members[i][0]] for i, _ in tx.multisig.signed)
+    """The ante's signature gas, every signer's; a multisig's is each signing member's
+    (ConsumeMultisignatureVerificationGas)."""
+    return sum(_SIG_VERIFY_COST[s.key_type] if s.multisig is None
+               else sum(_SIG_VERIFY_COST[s.multisig.members[i][0]] for i, _ in s.multisig.signed)
+               for s in tx.signers)
 
 
 def _missing_signature_size(tx):
-    """Bytes a simulated tx's empty signature will take once signed (the SDK's simulate mode charges a
+    """Bytes a simulated tx's empty signatures will take once signed (the SDK's simulate mode charges a
     placeholder signature), so the gas it reports covers the signed tx; a real signature adds none."""
-    if tx.multisig is not None or tx.signature:
-        return 0
-    return crypto_keys.SIGNATURE_SIZE[tx.key_type]
+    return sum(crypto_keys.SIGNATURE_SIZE[s.key_type] for s in tx.signers if s.multisig is None and not s.signature)
 
 
 def _hex(address):

@@ -13,6 +13,7 @@ from chaind.chain.modules import (
     epochs,
     erc20,
     evm,
+    feegrant,
     feemarket,
     genutil,
     gov,
@@ -31,5 +32,6 @@ MODULES = (
     feemarket.MODULE,
     genutil.MODULE,
     erc20.MODULE,
+    feegrant.MODULE,
     gov.MODULE,
 )

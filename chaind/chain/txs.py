@@ -93,25 +93,61 @@ class Multisig:
 
 
 @attrs.frozen
+class Signer:
+    """One signer of a native tx: its SignerInfo (key, sequence, sign mode) and its signature, decoded."""
+
+    address: bytes
+    public_key: bytes      # 33-byte compressed secp256k1 key (a multisig: its amino bytes)
+    key_type: str          # keys.ETH_SECP256K1, keys.SECP256K1 or MULTISIG: how it signs and makes its address
+    sequence: int
+    signature: bytes
+    sign_mode: int = signing_pb2.SIGN_MODE_DIRECT   # a single key's; a multisig's members have their own
+    multisig: Multisig = None
+
+
+@attrs.frozen
 class NativeTx:
-    """A decoded native tx with one signer (its fee payer): a single key, or a multisig."""
+    """A decoded native tx: its signers in the order of its SignerInfos (the SDK's GetSigners order: each
+    message's signers, deduplicated, then a fee payer named apart), each a single key or a multisig.
+
+    The first signer is the tx's `sender`: the mempool orders txs by its sequence, as the SDK's does.
+    """
 
     raw: bytes
     hash: bytes
     body: object           # cosmos.tx.v1beta1.TxBody
     auth_info: object      # cosmos.tx.v1beta1.AuthInfo
-    signature: bytes
-    public_key: bytes      # 33-byte compressed secp256k1 key (a multisig: its amino bytes)
-    key_type: str          # keys.ETH_SECP256K1, keys.SECP256K1 or MULTISIG: how it signs and makes its address
-    sender: bytes
+    signers: tuple         # Signer, in order
     messages: tuple        # (MsgHandler, decoded message proto), in order
-    multisig: Multisig = None
-    sign_mode: int = signing_pb2.SIGN_MODE_DIRECT   # a single key's; a multisig's members have their own
     kind = "native"
 
     @property
+    def sender(self):
+        return self.signers[0].address
+
+    @property
     def nonce(self):
-        return self.auth_info.signer_infos[0].sequence
+        return self.signers[0].sequence
+
+    @property
+    def public_key(self):
+        return self.signers[0].public_key
+
+    @property
+    def key_type(self):
+        return self.signers[0].key_type
+
+    @property
+    def signature(self):
+        return self.signers[0].signature
+
+    @property
+    def multisig(self):
+        return self.signers[0].multisig
+
+    @property
+    def sign_mode(self):
+        return self.signers[0].sign_mode
 
     @property
     def gas(self):
@@ -294,18 +330,12 @@ def _decode_native(raw, tx_raw, body, auth_info, handlers):
         raise errors.unknown_request("extension options are not supported for native txs")
     if not tx_raw.signatures:
         raise errors.no_signatures()
-    if len(auth_info.signer_infos) != 1 or len(tx_raw.signatures) != 1:
-        raise errors.unauthorized("exactly one signer is supported")
-    signer = auth_info.signer_infos[0]
-    multi, sign_mode = None, signing_pb2.SIGN_MODE_DIRECT
-    if signer.public_key.type_url == multisig.PUBKEY_URL:
-        multi = _decode_multisig(signer, tx_raw.signatures[0])
-        key_type, public_key = MULTISIG, multisig.amino_bytes(multi.threshold, multi.members)
-        sender = multisig.address(multi.threshold, multi.members)
-    else:
-        key_type, public_key = _single_key(signer.public_key)
-        sign_mode = _single_mode(signer.mode_info)
-        sender = keys.address_of(key_type, public_key)
+    if len(auth_info.signer_infos) != len(tx_raw.signatures):
+        # Which signers the messages need is the ante's question (App.check_signers); this is the count
+        # of what the tx carries.
+        raise errors.unauthorized(f"invalid number of signer infos; expected {len(tx_raw.signatures)}, "
+                                  f"got {len(auth_info.signer_infos)}")
+    signers = tuple(_signer(info, signature) for info, signature in zip(auth_info.signer_infos, tx_raw.signatures))
     messages = []
     for any_msg in body.messages:
         handler = handlers.get(any_msg.type_url)
@@ -315,9 +345,20 @@ def _decode_native(raw, tx_raw, body, auth_info, handlers):
             messages.append((handler, handler.message_class.FromString(any_msg.value)))
         except DecodeError as e:
             raise errors.decode_error(str(e)) from None
-    return NativeTx(raw=raw, hash=native_hash(raw), body=body, auth_info=auth_info,
-                    signature=tx_raw.signatures[0], public_key=public_key, key_type=key_type, sender=sender,
-                    messages=tuple(messages), multisig=multi, sign_mode=sign_mode)
+    return NativeTx(raw=raw, hash=native_hash(raw), body=body, auth_info=auth_info, signers=signers,
+                    messages=tuple(messages))
+
+
+def _signer(info, signature):
+    """A Signer of one SignerInfo and its signature: a single key, or a multisig."""
+    if info.public_key.type_url == multisig.PUBKEY_URL:
+        multi = _decode_multisig(info, signature)
+        return Signer(address=multisig.address(multi.threshold, multi.members), key_type=MULTISIG,
+                      public_key=multisig.amino_bytes(multi.threshold, multi.members), sequence=info.sequence,
+                      signature=signature, multisig=multi)
+    key_type, public_key = _single_key(info.public_key)
+    return Signer(address=keys.address_of(key_type, public_key), public_key=public_key, key_type=key_type,
+                  sequence=info.sequence, signature=signature, sign_mode=_single_mode(info.mode_info))
 
 
 def _single_key(any_key):
@@ -391,29 +432,40 @@ def sign_doc_bytes(tx, chain_id, account_number):
 
 
 def build_native(messages, key, chain_id, account_number, sequence, fee, gas_limit, memo="",
-                 pubkey_url=ETH_PUBKEY, amino_encoder=None, timeout_height=0):
+                 pubkey_url=ETH_PUBKEY, amino_encoder=None, timeout_height=0, payer="", granter=""):
     """Sign native messages with an eth_secp256k1 key into TxRaw bytes: SIGN_MODE_DIRECT, or
     SIGN_MODE_LEGACY_AMINO_JSON given the app's amino.Encoder.
 
     With pubkey_url SECP256K1_PUBKEY the key signs as a standard Cosmos secp256k1 key instead.
     """
+    return build_signed(messages, [(key, account_number, sequence, pubkey_url)], chain_id, fee, gas_limit, memo=memo,
+                        amino_encoder=amino_encoder, timeout_height=timeout_height, payer=payer, granter=granter)
+
+
+def build_signed(messages, signers, chain_id, fee, gas_limit, memo="", amino_encoder=None, timeout_height=0,
+                 payer="", granter=""):
+    """Native messages signed by several keys into TxRaw bytes; signers: (key, account number, sequence,
+    pubkey_url) in the SDK's signer order. payer/granter: the fee's bech32 payer and granter."""
     body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo, timeout_height=timeout_height)
     mode = signing_pb2.SIGN_MODE_DIRECT if amino_encoder is None else signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON
-    pub = _any(pubkey_url, ethsecp256k1.PubKey(key=key.compressed_public_key))
     auth = tx_pb2.AuthInfo(
-        signer_infos=[tx_pb2.SignerInfo(public_key=pub, sequence=sequence,
-                                        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=mode)))],
-        fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in fee], gas_limit=gas_limit))
+        signer_infos=[tx_pb2.SignerInfo(public_key=_any(url, ethsecp256k1.PubKey(key=key.compressed_public_key)),
+                                        sequence=sequence,
+                                        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=mode)))
+                      for key, _, sequence, url in signers],
+        fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in fee], gas_limit=gas_limit,
+                       payer=payer, granter=granter))
     body_bytes, auth_bytes = body.SerializeToString(), auth.SerializeToString()
-    if amino_encoder is None:
-        doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
-                             account_number=account_number).SerializeToString()
-    else:
-        doc = amino.sign_bytes(amino_encoder, body, auth.fee, chain_id, account_number, sequence)
-    # A type URL the chain does not know still gets an eth signature, so tests can send one.
-    signature = key.sign(_KEY_TYPES.get(pubkey_url, keys.ETH_SECP256K1), doc)
-    return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes,
-                        signatures=[signature]).SerializeToString()
+    signatures = []
+    for key, account_number, sequence, url in signers:
+        if amino_encoder is None:
+            doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
+                                 account_number=account_number).SerializeToString()
+        else:
+            doc = amino.sign_bytes(amino_encoder, body, auth.fee, chain_id, account_number, sequence)
+        # A type URL the chain does not know still gets an eth signature, so tests can send one.
+        signatures.append(key.sign(_KEY_TYPES.get(url, keys.ETH_SECP256K1), doc))
+    return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes, signatures=signatures).SerializeToString()
 
 
 def _any(url, message):

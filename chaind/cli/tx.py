@@ -93,6 +93,10 @@ def tx_options(f):
         click.option("--gas", default=str(DEFAULT_GAS), help="Gas limit, or 'auto' to simulate the tx first"),
         click.option("--gas-adjustment", type=float, default=1.0, help="Factor on the simulated gas (--gas auto)"),
         click.option("--note", "--memo", "note", default="", help="Memo of the tx"),
+        click.option("--fee-granter", default=None,
+                     help="Account (key name or address) whose feegrant allowance pays the fee"),
+        click.option("--fee-payer", default=None,
+                     help="Account (key name or address) that pays the fee instead of the signer, and signs too"),
         sign_mode_option("direct"),
         click.option("--sequence", type=click.IntRange(min=0), default=None, help="Signer's sequence (offline)"),
         click.option("--account-number", type=click.IntRange(min=0), default=None,
@@ -156,9 +160,10 @@ def sign_bytes(ctx, tx, chain_id, account_number, sequence, mode):
 class Signer:
     """Who signs: a keyring record, its account number and sequence, the chain id."""
 
-    def __init__(self, ctx, from_, need_key=True):
+    def __init__(self, ctx, from_, need_key=True, ring=None):
         self.ctx = ctx
-        self.ring = open_keyring(ctx)
+        self.ring = ring or open_keyring(ctx)
+        self._key = None
         params = ctx.params
         if need_key or from_ in self.ring.names():
             self.record = find_record(self.ring, ctx, from_)
@@ -181,9 +186,10 @@ class Signer:
             self._rpc = rpc_client(self.ctx)
         return self._rpc
 
-    def account(self, address=None):
+    def account(self, address=None, use_flags=True):
         """(account number, sequence) of the signer (or of `address`): the flags', else the node's."""
-        number, sequence = self.ctx.params.get("account_number"), self.ctx.params.get("sequence")
+        number, sequence = (self.ctx.params.get("account_number"), self.ctx.params.get("sequence")) \
+            if use_flags else (None, None)
         if number is not None and sequence is not None:
             return number, sequence
         if self.offline:
@@ -199,32 +205,79 @@ class Signer:
                 base.sequence if sequence is None else sequence)
 
     def key(self):
-        from chaind.crypto.keys import AccountKey
+        # Decrypting a file keyring's key runs scrypt: once per command.
+        if self._key is None:
+            from chaind.crypto.keys import AccountKey
 
-        return AccountKey(self.ring.private_key(self.record.name))
+            self._key = AccountKey(self.ring.private_key(self.record.name))
+        return self._key
 
 
-def unsigned_tx(messages, params, gas_limit, fee):
+def unsigned_tx(messages, params, gas_limit, fee, payer="", granter=""):
+    """payer, granter: the fee's bech32 payer and granter (fee_parties), or empty."""
     tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
     body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=params.get("note") or "")
-    auth = tx_pb2.AuthInfo(fee=tx_pb2.Fee(amount=coin_protos(fee), gas_limit=gas_limit))
+    auth = tx_pb2.AuthInfo(fee=tx_pb2.Fee(amount=coin_protos(fee), gas_limit=gas_limit, payer=payer,
+                                          granter=granter))
     return tx_pb2.Tx(body=body, auth_info=auth)
+
+
+def fee_parties(ctx):
+    """(payer, granter) of --fee-payer and --fee-granter as bech32 ("" when not given); each a key's name or an
+    address."""
+    def account(name):
+        if not name:
+            return ""
+        return to_bech32(prefix(ctx), _sender_address(ctx, name))
+
+    return account(ctx.params.get("fee_payer")), account(ctx.params.get("fee_granter"))
+
+
+def _signer_info(pubkey, sequence, mode):
+    tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
+    keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
+    return tx_pb2.SignerInfo(public_key=_any(ETH_PUBKEY, keys_pb2.PubKey(key=pubkey)), sequence=sequence,
+                             mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=_mode_number(mode))))
 
 
 def sign(tx, signer, account_number, sequence, mode="direct"):
     """Sign `tx` in place (`mode` "direct" or "amino-json"): its one signer info, then its one signature."""
+    return sign_all(tx, [(signer, account_number, sequence)], mode)
+
+
+def sign_all(tx, parties, mode="direct"):
+    """Sign `tx` in place by every party ((Signer, account number, sequence), in the tx's signer order): all
+    signer infos first, since a SIGN_MODE_DIRECT signature covers them, then each signature."""
     from chaind.crypto.keys import ETH_SECP256K1
 
-    tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
-    keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
-    key = signer.key()
     del tx.auth_info.signer_infos[:]
-    tx.auth_info.signer_infos.add(
-        public_key=_any(ETH_PUBKEY, keys_pb2.PubKey(key=key.compressed_public_key)), sequence=sequence,
-        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=_mode_number(mode))))
-    doc = sign_bytes(signer.ctx, tx, signer.chain_id, account_number, sequence, mode)
+    for signer, _, sequence in parties:
+        tx.auth_info.signer_infos.append(_signer_info(signer.key().compressed_public_key, sequence, mode))
     del tx.signatures[:]
-    tx.signatures.append(key.sign(ETH_SECP256K1, doc))
+    for signer, number, sequence in parties:
+        doc = sign_bytes(signer.ctx, tx, signer.chain_id, number, sequence, mode)
+        tx.signatures.append(signer.key().sign(ETH_SECP256K1, doc))
+    return tx
+
+
+def sign_appended(tx, signer, account_number, sequence, mode):
+    """Add this key's signer info and signature after the ones `tx` holds (the SDK's `tx sign` without
+    --overwrite: how several signers each sign in turn; earlier amino-json signatures stay valid, earlier
+    SIGN_MODE_DIRECT ones do not, as they cover the signer infos)."""
+    from chaind.crypto.keys import ETH_SECP256K1
+
+    pubkey = signer.key().compressed_public_key
+    keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
+    kept = [(info, sig) for info, sig in zip(tx.auth_info.signer_infos, tx.signatures)
+            if keys_pb2.PubKey.FromString(info.public_key.value).key != pubkey]
+    del tx.auth_info.signer_infos[:]
+    del tx.signatures[:]
+    for info, sig in kept:
+        tx.auth_info.signer_infos.append(info)
+        tx.signatures.append(sig)
+    tx.auth_info.signer_infos.append(_signer_info(pubkey, sequence, mode))
+    doc = sign_bytes(signer.ctx, tx, signer.chain_id, account_number, sequence, mode)
+    tx.signatures.append(signer.key().sign(ETH_SECP256K1, doc))
     return tx
 
 
@@ -234,12 +287,13 @@ def raw_bytes(tx):
                         signatures=tx.signatures).SerializeToString()
 
 
-def simulate(signer, tx, sequence):
-    """Gas used by `tx` as the node simulates it: signed by the key, with a placeholder signature of the
-    size a real one has (the SDK's BuildSimTx leaves it empty and lets the node guess its size)."""
+def simulate(signer, tx, parties):
+    """Gas used by `tx` as the node simulates it: signed by the parties ((Signer, number, sequence)) with a
+    placeholder signature each, of the size a real one has (the SDK's BuildSimTx leaves it empty and lets the
+    node guess its size)."""
     service = _pb("cosmos.tx.v1beta1.service_pb2")
     try:
-        response = signer.rpc.query(service, "Service", "Simulate", tx_bytes=raw_bytes(sim_tx(signer, tx, sequence)))
+        response = signer.rpc.query(service, "Service", "Simulate", tx_bytes=raw_bytes(sim_tx(parties, tx)))
     except click.ClickException as e:
         if "unknown query path" in e.message:
             raise click.ClickException("--gas auto: the node does not simulate txs (no "
@@ -248,8 +302,8 @@ def simulate(signer, tx, sequence):
     return response.gas_info.gas_used
 
 
-def sim_tx(signer, tx, sequence):
-    """`tx` as the signed one will be, byte for byte in length: the signer info, a zero signature."""
+def sim_tx(parties, tx):
+    """`tx` as the signed one will be, byte for byte in length: each party's signer info, a zero signature."""
     from chaind.crypto.keys import ETH_SECP256K1, SIGNATURE_SIZE
 
     tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
@@ -258,24 +312,25 @@ def sim_tx(signer, tx, sequence):
     sim = tx_pb2.Tx()
     sim.CopyFrom(tx)
     del sim.auth_info.signer_infos[:]
-    pubkey = _any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)) if signer.record else None
-    sim.auth_info.signer_infos.add(public_key=pubkey, sequence=sequence, mode_info=tx_pb2.ModeInfo(
-        single=tx_pb2.ModeInfo.Single(mode=signing.SIGN_MODE_DIRECT)))
-    sim.signatures[:] = [bytes(SIGNATURE_SIZE[ETH_SECP256K1])]
+    for signer, _, sequence in parties:
+        pubkey = _any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)) if signer.record else None
+        sim.auth_info.signer_infos.add(public_key=pubkey, sequence=sequence, mode_info=tx_pb2.ModeInfo(
+            single=tx_pb2.ModeInfo.Single(mode=signing.SIGN_MODE_DIRECT)))
+    sim.signatures[:] = [bytes(SIGNATURE_SIZE[ETH_SECP256K1])] * len(parties)
     return sim
 
 
-def estimate_gas(signer, messages, params, sequence):
+def estimate_gas(signer, messages, params, parties, fee_parties=("", "")):
     """The gas limit for --gas auto: simulated with the fee fields filled as they will be signed, again
     while the final tx (its gas limit and fee written out) would be longer than the simulated one, since
     every byte costs gas."""
     adjustment = params.get("gas_adjustment", 1.0)
     trial = DEFAULT_GAS
     for _ in range(4):
-        tried = unsigned_tx(messages, params, trial, fees(params, trial))
-        gas_limit = int(simulate(signer, tried, sequence) * adjustment)
-        sim = sim_tx(signer, tried, sequence)
-        final = sim_tx(signer, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit)), sequence)
+        tried = unsigned_tx(messages, params, trial, fees(params, trial), *fee_parties)
+        gas_limit = int(simulate(signer, tried, parties) * adjustment)
+        sim = sim_tx(parties, tried)
+        final = sim_tx(parties, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit), *fee_parties))
         if len(raw_bytes(final)) <= len(raw_bytes(sim)):
             return gas_limit
         trial = gas_limit
@@ -331,21 +386,23 @@ def generate_or_broadcast(ctx, from_, messages, precheck=False):
     generate_only = params.get("generate_only")
     signer = Signer(ctx, from_, need_key=not generate_only)
     gas_limit = gas_setting(params)
+    payer, granter = fee_parties(ctx)
     if generate_only:
         if gas_limit is None:
             raise click.ClickException("--gas auto cannot be used with --generate-only")
-        emit_json(ctx, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit)))
+        emit_json(ctx, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit), payer, granter))
         return
     if signer.record is not None and signer.record.type == "multi":
         raise click.ClickException(f"{signer.record.name} is a multisig key: build the tx with --generate-only, "
                                    "have its members sign it (tx sign --multisig) and join them (tx multisign)")
     number, sequence = signer.account()
+    parties = [(signer, number, sequence)] + _payer_party(ctx, signer, payer)
     if precheck and gas_limit is not None and not signer.offline:
-        simulate(signer, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit)), sequence)
+        simulate(signer, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit), payer, granter), parties)
     if gas_limit is None:
-        gas_limit = estimate_gas(signer, messages, params, sequence)
+        gas_limit = estimate_gas(signer, messages, params, parties, (payer, granter))
         click.echo(f"estimated gas: {gas_limit}", err=True)
-    tx = unsigned_tx(messages, params, gas_limit, fees(params, gas_limit))
+    tx = unsigned_tx(messages, params, gas_limit, fees(params, gas_limit), payer, granter)
     if not params.get("yes"):
         from chaind.cli import protojson
 
@@ -353,7 +410,26 @@ def generate_or_broadcast(ctx, from_, messages, precheck=False):
         if not click.confirm("confirm transaction before signing and broadcasting", err=True):
             click.echo("canceled transaction", err=True)
             return
-    broadcast(ctx, raw_bytes(sign(tx, signer, number, sequence, params.get("sign_mode") or "direct")), signer.rpc)
+    broadcast(ctx, raw_bytes(sign_all(tx, parties, params.get("sign_mode") or "direct")), signer.rpc)
+
+
+def _payer_party(ctx, signer, payer):
+    """The fee payer as a second signer, when --fee-payer names another account: its key must be in the keyring
+    (else the tx is built with --generate-only and each signs it in turn with tx sign)."""
+    if not payer or payer == signer.bech32:
+        return []
+    name = ctx.params["fee_payer"]
+    ring = signer.ring
+    if name not in ring.names() and not any(to_bech32(prefix(ctx), ring.get(n).address) == payer
+                                            for n in ring.names()):
+        raise click.ClickException(f"the fee payer {payer} signs the tx too and its key is not in the keyring: build "
+                                   "the tx with --generate-only, then sign it with each key in turn (tx sign "
+                                   "--sign-mode amino-json) and broadcast it")
+    if name not in ring.names():
+        name = next(n for n in ring.names() if to_bech32(prefix(ctx), ring.get(n).address) == payer)
+    payer_signer = Signer(ctx, name, ring=ring)     # one keyring: its passphrase is asked once
+    number, sequence = payer_signer.account(payer, use_flags=False)
+    return [(payer_signer, number, sequence)]
 
 
 def emit_json(ctx, message):
@@ -505,13 +581,16 @@ def _member_index(record, pubkey, what):
               help="With --multisig --sign-mode direct: the comma-separated members who will sign (SIGN_MODE_DIRECT "
                    "signs this choice, so every member names the same ones); amino-json needs no such choice")
 @click.option("--output-document", default=None, type=click.Path(dir_okay=False), help="Write to this file")
+@click.option("--overwrite", is_flag=True, help="Replace the signatures the tx holds instead of adding this one")
 @sign_mode_option(None)
 @signing_options
-def sign_command(file, from_, multisig, multisig_signers, output_document, **_):
+def sign_command(file, from_, multisig, multisig_signers, output_document, overwrite, **_):
     """Sign an unsigned tx JSON file (from --generate-only; - for stdin) and print the signed tx.
 
-    With --multisig, print this member's signature (for tx multisign) instead. --offline signs without the
-    node, given --chain-id, --account-number and --sequence.
+    A tx with several signers (messages of several accounts, or a --fee-payer) is signed by each in turn, each
+    signature added after the ones the file holds (amino-json keeps the earlier ones valid). With --multisig,
+    print this member's signature (for tx multisign) instead. --offline signs without the node, given
+    --chain-id, --account-number and --sequence.
     """
     ctx = click.get_current_context()
     tx = read_tx(file)
@@ -521,7 +600,9 @@ def sign_command(file, from_, multisig, multisig_signers, output_document, **_):
         if multisig_signers:
             raise click.UsageError("--multisig-signers needs --multisig")
         number, sequence = signer.account()
-        return _emit_to(ctx, sign(tx, signer, number, sequence, mode), output_document)
+        signed = sign(tx, signer, number, sequence, mode) if overwrite else \
+            sign_appended(tx, signer, number, sequence, mode)
+        return _emit_to(ctx, signed, output_document)
     record = _multisig_record(signer.ring, ctx, multisig)
     own = _member_index(record, signer.record.pubkey, from_)
     number, sequence = signer.account(to_bech32(prefix(ctx), record.address))
@@ -538,16 +619,20 @@ def sign_command(file, from_, multisig, multisig_signers, output_document, **_):
         tx.auth_info.signer_infos.append(multisig_signer_info(record, indexes, sequence, ["direct"] * len(indexes)))
     elif multisig_signers:
         raise click.UsageError("--multisig-signers is for --sign-mode direct: amino-json signs no signer choice")
+    _emit_to(ctx, _member_signature(ctx, tx, signer, number, sequence, mode), output_document)
+
+
+def _member_signature(ctx, tx, signer, number, sequence, mode):
+    """A multisig member's signature of `tx` as SignatureDescriptors (what tx multisign joins)."""
     from chaind.crypto.keys import ETH_SECP256K1
 
     signature = signer.key().sign(ETH_SECP256K1, sign_bytes(ctx, tx, signer.chain_id, number, sequence, mode))
     signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
     keys_pb2 = _pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
-    descriptors = signing.SignatureDescriptors(signatures=[signing.SignatureDescriptor(
+    return signing.SignatureDescriptors(signatures=[signing.SignatureDescriptor(
         public_key=_any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)), sequence=sequence,
         data=signing.SignatureDescriptor.Data(single=signing.SignatureDescriptor.Data.Single(
             mode=_mode_number(mode), signature=signature)))])
-    _emit_to(ctx, descriptors, output_document)
 
 
 def _emit_to(ctx, message, path):
@@ -562,28 +647,45 @@ def _emit_to(ctx, message, path):
         raise click.ClickException(f"cannot write {path}: {e.strerror}") from None
 
 
+def _lines(path):
+    """The non-empty lines of a file (or - for stdin), numbered from 1."""
+    try:
+        text = sys.stdin.read() if path == "-" else open(path).read()
+    except OSError as e:
+        raise click.ClickException(f"cannot read {path}: {e.strerror}") from None
+    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
 @click.command("sign-batch")
 @click.argument("files", nargs=-1, required=True)
 @click.option("--from", "from_", required=True, help="Signing key (name or address)")
+@click.option("--multisig", default=None,
+              help="Sign as a member of this multisig key (name or address in the keyring): prints one signature "
+                   "a line, for tx multisign-batch")
+@sign_mode_option(None)
 @signing_options
-def sign_batch(files, from_, sequence, **_):
+def sign_batch(files, from_, multisig, sequence, **_):
     """Sign every tx of FILES (one JSON tx a line, as --generate-only prints them), with consecutive
-    sequences from the account's (or --sequence); prints one signed tx a line."""
+    sequences from the account's (or --sequence); prints one signed tx a line (with --multisig, one member
+    signature a line, amino-json by default)."""
     ctx = click.get_current_context()
-    unsigned = []
-    for path in files:
-        try:
-            text = sys.stdin.read() if path == "-" else open(path).read()
-        except OSError as e:
-            raise click.ClickException(f"cannot read {path}: {e.strerror}") from None
-        unsigned += [parse_tx(line, f"{path} line {n}") for n, line in enumerate(text.splitlines(), 1)
-                     if line.strip()]
+    unsigned = [parse_tx(line, f"{path} line {n}") for path in files for n, line in _lines(path)]
     if not unsigned:
         raise click.ClickException("no txs to sign")
     signer = Signer(ctx, from_)
-    number, first = signer.account()
+    mode = _signing_mode(ctx, multisig is not None)
+    if multisig is None:
+        number, first = signer.account()
+        for offset, tx in enumerate(unsigned):
+            emit_json(ctx, sign(tx, signer, number, first + offset, mode))
+        return
+    if mode == "direct":
+        raise click.UsageError("sign-batch --multisig signs amino-json (direct would need the signing members named)")
+    record = _multisig_record(signer.ring, ctx, multisig)
+    _member_index(record, signer.record.pubkey, from_)
+    number, first = signer.account(to_bech32(prefix(ctx), record.address))
     for offset, tx in enumerate(unsigned):
-        emit_json(ctx, sign(tx, signer, number, first + offset))
+        emit_json(ctx, _member_signature(ctx, tx, signer, number, first + offset, mode))
 
 
 @click.command("multisign")
@@ -596,34 +698,69 @@ def multisign(file, name, signature_files, output_document, **_):
     """Join members' signatures (from tx sign --multisig) into the multisig NAME's signed tx."""
     ctx = click.get_current_context()
     from chaind.cli.protojson import from_dict
-    from chaind.crypto.keys import verify_signed
 
     tx = read_tx(file)
-    ring = open_keyring(ctx)
-    record = _multisig_record(ring, ctx, name)
+    record = _multisig_record(open_keyring(ctx), ctx, name)
     signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
-    keys_pb2 = _pb("cosmos.crypto.secp256k1.keys_pb2")
-    found, modes, sequences = {}, {}, set()
+    given = []
     for path in signature_files:
         try:
             with open(path) as f:
-                descriptors = from_dict(json.load(f), signing.SignatureDescriptors())
+                given.append((path, from_dict(json.load(f), signing.SignatureDescriptors())))
         except (OSError, ValueError) as e:
             raise click.ClickException(f"cannot read the signature file {path}: {e}") from None
-        for d in descriptors.signatures:
-            by_number = {_mode_number(m): m for m in SIGN_MODES}
-            if d.data.WhichOneof("sum") != "single" or d.data.single.mode not in by_number:
-                raise click.ClickException(f"{path}: want a SIGN_MODE_DIRECT or SIGN_MODE_LEGACY_AMINO_JSON "
-                                           "signature of one member")
-            index = _member_index(record, keys_pb2.PubKey.FromString(d.public_key.value).key, f"the key of {path}")
-            found[index] = d.data.single.signature
-            modes[index] = by_number[d.data.single.mode]
-            sequences.add(d.sequence)
-    if len(sequences) != 1:
-        raise click.ClickException(f"the signatures were made for different sequences {sorted(sequences)}")
-    if len(found) < record.threshold:
-        raise click.ClickException(f"{len(found)} signatures; the multisig needs {record.threshold}")
-    indexes = sorted(found)
+    chain_id, number = _multisig_account(ctx, record)
+    _emit_to(ctx, _joined(ctx, tx, record, given, chain_id, number), output_document)
+
+
+@click.command("multisign-batch")
+@click.argument("file")
+@click.argument("name")
+@click.argument("signature_files", nargs=-1, required=True)
+@click.option("--output-document", default=None, type=click.Path(dir_okay=False), help="Write to this file")
+@signing_options
+def multisign_batch(file, name, signature_files, output_document, **_):
+    """Join members' signatures of a batch: FILE holds one unsigned tx a line, each SIGNATURE_FILE one member's
+    signature a line (tx sign-batch --multisig), in the same order; prints one signed tx a line, with
+    consecutive sequences of the multisig NAME's account."""
+    ctx = click.get_current_context()
+    from chaind.cli import protojson
+
+    unsigned = [parse_tx(line, f"{file} line {n}") for n, line in _lines(file)]
+    if not unsigned:
+        raise click.ClickException(f"{file}: no txs")
+    record = _multisig_record(open_keyring(ctx), ctx, name)
+    signing = _pb("cosmos.tx.signing.v1beta1.signing_pb2")
+    batches = []
+    for path in signature_files:
+        lines = _lines(path)
+        if len(lines) != len(unsigned):
+            raise click.ClickException(f"{path} holds {len(lines)} signatures for {len(unsigned)} txs")
+        try:
+            batches.append([(f"{path} line {n}", protojson.from_dict(json.loads(line),
+                                                                     signing.SignatureDescriptors()))
+                            for n, line in lines])
+        except ValueError as e:
+            raise click.ClickException(f"cannot read the signature file {path}: {e}") from None
+    chain_id, number = _multisig_account(ctx, record)
+    out = [_joined(ctx, tx, record, [batch[i] for batch in batches], chain_id, number)
+           for i, tx in enumerate(unsigned)]
+    sequences = [tx.auth_info.signer_infos[0].sequence for tx in out]
+    if sequences != list(range(sequences[0], sequences[0] + len(out))):
+        raise click.ClickException(f"the batch's signatures are not for consecutive sequences: {sequences}")
+    text = "".join(json.dumps(protojson.to_dict(tx), separators=(",", ":")) + "\n" for tx in out)
+    if output_document is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output_document, "w") as f:
+            f.write(text)
+    except OSError as e:
+        raise click.ClickException(f"cannot write {output_document}: {e.strerror}") from None
+
+
+def _multisig_account(ctx, record):
+    """(chain id, account number) a multisig's members signed for: the flags', else the node's."""
     chain_id = setting(ctx, "chain-id", ctx.params.get("chain_id"))
     if not chain_id:
         if ctx.params.get("offline"):
@@ -634,6 +771,31 @@ def multisign(file, name, signature_files, output_document, **_):
         if ctx.params.get("offline"):
             raise click.ClickException("--offline needs --account-number")
         number = _account_number(ctx, to_bech32(prefix(ctx), record.address))
+    return chain_id, number
+
+
+def _joined(ctx, tx, record, given, chain_id, number):
+    """`tx` signed by the multisig `record` from its members' signatures (given: (where, SignatureDescriptors)),
+    each checked against the sign doc of its mode."""
+    from chaind.crypto.keys import verify_signed
+
+    keys_pb2 = _pb("cosmos.crypto.secp256k1.keys_pb2")
+    found, modes, sequences = {}, {}, set()
+    by_number = {_mode_number(m): m for m in SIGN_MODES}
+    for where, descriptors in given:
+        for d in descriptors.signatures:
+            if d.data.WhichOneof("sum") != "single" or d.data.single.mode not in by_number:
+                raise click.ClickException(f"{where}: want a SIGN_MODE_DIRECT or SIGN_MODE_LEGACY_AMINO_JSON "
+                                           "signature of one member")
+            index = _member_index(record, keys_pb2.PubKey.FromString(d.public_key.value).key, f"the key of {where}")
+            found[index] = d.data.single.signature
+            modes[index] = by_number[d.data.single.mode]
+            sequences.add(d.sequence)
+    if len(sequences) != 1:
+        raise click.ClickException(f"the signatures were made for different sequences {sorted(sequences)}")
+    if len(found) < record.threshold:
+        raise click.ClickException(f"{len(found)} signatures; the multisig needs {record.threshold}")
+    indexes = sorted(found)
     sequence = sequences.pop()
     del tx.auth_info.signer_infos[:]
     tx.auth_info.signer_infos.append(multisig_signer_info(record, indexes, sequence, [modes[i] for i in indexes]))
@@ -647,7 +809,7 @@ def multisign(file, name, signature_files, output_document, **_):
     multi = _pb("cosmos.crypto.multisig.v1beta1.multisig_pb2")
     del tx.signatures[:]
     tx.signatures.append(multi.MultiSignature(signatures=[found[i] for i in indexes]).SerializeToString())
-    _emit_to(ctx, tx, output_document)
+    return tx
 
 
 def _member_address(member):
@@ -666,7 +828,8 @@ def _account_number(ctx, address):
 
 
 def _message_signers(ctx, tx):
-    """The signers a tx's messages name, in order (where the modules' TX tables say each message names it)."""
+    """The signers a tx's messages name, in order (where the modules' TX tables say each message names it), and
+    its fee payer."""
     from chaind.cli.protojson import message_class
 
     while not isinstance(ctx.command, autocli.ModuleGroup):
@@ -683,6 +846,9 @@ def _message_signers(ctx, tx):
         address = address_bytes(value)
         if address not in signers:
             signers.append(address)
+    # A fee payer apart from them signs last (the SDK's GetSigners).
+    if tx.auth_info.fee.payer and address_bytes(tx.auth_info.fee.payer) not in signers:
+        signers.append(address_bytes(tx.auth_info.fee.payer))
     return signers
 
 
@@ -785,4 +951,5 @@ def decode(encoded, is_hex):
     emit_json(click.get_current_context(), tx)
 
 
-COMMANDS = (sign_command, sign_batch, multisign, validate_signatures, broadcast_command, encode, decode)
+COMMANDS = (sign_command, sign_batch, multisign, multisign_batch, validate_signatures, broadcast_command, encode,
+            decode)

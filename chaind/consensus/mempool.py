@@ -1,5 +1,8 @@
 """Pending txs, ordered per sender by nonce; a higher fee replaces a tx of the same nonce.
 
+A native tx with several signers is ordered by its first signer (the SDK's mempool does the same); each other
+signer's sequence is a slot it holds too, which no other pending tx may use, and the tx is executable only
+when every signer's account has reached its sequence.
 Lives on the reactor thread. check_tx has already validated each tx against committed state.
 """
 
@@ -35,6 +38,7 @@ class Mempool:
         self._senders = {}                                  # sender -> _Sender
         self._by_hash = {}                                  # native hash -> tx
         self._evm_hashes = {}                               # EVM hash -> tx
+        self._cosigned = {}                                 # (address, sequence) -> tx, of non-first signers
 
     def __len__(self):
         return len(self._by_hash)
@@ -66,6 +70,8 @@ class Mempool:
             if not (_fee(tx)[0] * 100 >= _fee(old)[0] * bump and _fee(tx)[1] * 100 >= _fee(old)[1] * bump):
                 raise errors.insufficient_fee("replacement transaction underpriced",
                                               "replacement transaction underpriced")
+        self._check_slots(tx, old)
+        if old is not None:
             self._forget(old)
         elif len(self._by_hash) >= s.size:
             raise errors.mempool_full(f"mempool holds {s.size} txs")
@@ -77,7 +83,20 @@ class Mempool:
         self._by_hash[tx.hash] = tx
         if tx.kind == "evm":
             self._evm_hashes[tx.evm_hash] = tx
+        for slot in _cosigners(tx):
+            self._cosigned[slot] = tx
         return old
+
+    def _check_slots(self, tx, old):
+        """No two pending txs use one account's sequence, whether as first signer or as another."""
+        for address, sequence in _signed(tx):
+            holder = self._cosigned.get((address, sequence))
+            sender = self._senders.get(address)
+            if holder is None and sender is not None and (address, sequence) != (tx.sender, tx.nonce):
+                holder = sender.txs.get(sequence)
+            if holder is not None and holder is not old:
+                detail = f"sequence {sequence} of 0x{address.hex()} is used by pending tx {holder.hash.hex().upper()}"
+                raise errors.TxError(errors.SDK, 32, f"{detail}: incorrect account sequence", detail)
 
     def get(self, tx_hash=None, evm_hash=None):
         return self._by_hash.get(tx_hash) if evm_hash is None else self._evm_hashes.get(evm_hash)
@@ -96,25 +115,42 @@ class Mempool:
         return nonce
 
     def select(self, nonce_of, limit, gas_limit):
-        """Executable txs for the next block: per sender in nonce order, highest fee first."""
+        """Executable txs for the next block: per sender in nonce order, highest fee first; a tx with other
+        signers waits until each of their accounts is at its sequence."""
+        nonces = {}
+
+        def nonce(address):
+            if address not in nonces:
+                nonces[address] = nonce_of(address)
+            return nonces[address]
+
         heads = {}
         for address, sender in self._senders.items():
-            nonce = nonce_of(address)
-            if nonce in sender.txs:
-                heads[address] = nonce
-        chosen, gas = [], 0
+            if nonce(address) in sender.txs:
+                heads[address] = nonce(address)
+        chosen, gas, waiting = [], 0, {}     # waiting: heads whose other signers are not at their sequence yet
         while heads and len(chosen) < limit:
             address = max(heads, key=lambda a: (_fee(self._senders[a].txs[heads[a]]), -heads[a]))
-            txs = self._senders[address].txs
-            tx = txs[heads[address]]
-            if gas + tx.gas <= gas_limit:
-                chosen.append(tx)
-                gas += tx.gas
-                nxt = heads[address] + 1
-                if nxt in txs:
-                    heads[address] = nxt
-                    continue
-            del heads[address]
+            tx = self._senders[address].txs[heads[address]]
+            if gas + tx.gas > gas_limit:
+                del heads[address]
+                continue
+            if not all(nonce(a) == n for a, n in _cosigners(tx)):
+                waiting[address] = heads.pop(address)
+                continue
+            chosen.append(tx)
+            gas += tx.gas
+            for signer, _ in _signed(tx):
+                nonces[signer] += 1
+                pending = self._senders.get(signer)
+                if pending is not None and nonces[signer] in pending.txs:
+                    heads[signer] = nonces[signer]
+                else:
+                    heads.pop(signer, None)
+            for other, at in list(waiting.items()):
+                del waiting[other]
+                if at == nonce(other):      # not passed by a tx it co-signed meanwhile
+                    heads[other] = at
         return chosen
 
     def remove_committed(self, nonce_of):
@@ -124,6 +160,10 @@ class Mempool:
             self._drop_below(sender, nonce_of(address))
             if not sender.txs:
                 del self._senders[address]
+        # A block may have used another signer's sequence that a pending tx still counts on.
+        stale = {tx.hash: tx for (address, sequence), tx in self._cosigned.items() if sequence < nonce_of(address)}
+        for tx in stale.values():
+            self.drop(tx)
 
     def txs(self):
         return list(self._by_hash.values())
@@ -144,6 +184,7 @@ class Mempool:
         self._senders.clear()
         self._by_hash.clear()
         self._evm_hashes.clear()
+        self._cosigned.clear()
         return txs
 
     def remove(self, tx_hash):
@@ -177,11 +218,26 @@ class Mempool:
 
     def _forget(self, tx):
         self._by_hash.pop(tx.hash, None)
+        for slot in _cosigners(tx):
+            if self._cosigned.get(slot) is tx:
+                del self._cosigned[slot]
         if tx.kind == "evm":
             self._evm_hashes.pop(tx.evm_hash, None)
         sender = self._senders.get(tx.sender)
         if sender is not None and sender.txs.get(tx.nonce) is tx:
             del sender.txs[tx.nonce]
+
+
+def _signed(tx):
+    """(address, sequence) of each signer of a tx, first signer first."""
+    if tx.kind == "evm":
+        return [(tx.sender, tx.nonce)]
+    return [(s.address, s.sequence) for s in tx.signers]
+
+
+def _cosigners(tx):
+    """(address, sequence) of the signers after the first."""
+    return _signed(tx)[1:]
 
 
 def _fee(tx):

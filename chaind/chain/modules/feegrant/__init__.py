@@ -1,0 +1,28 @@
+"""x/feegrant (Cosmos SDK v0.50): fee allowances one account grants another, used by the ante step when a tx
+names a fee granter; MsgGrantAllowance, MsgRevokeAllowance, MsgPruneAllowances; cosmos.feegrant.v1beta1.Query.
+"""
+
+from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.feegrant import keeper
+from chaind.chain.modules.feegrant.genesis import init_genesis
+from chaind.chain.modules.feegrant.keeper import NAME, Used, accept, use
+from chaind.chain.modules.feegrant.msgs import AMINO_SHAPES, MESSAGES
+from chaind.chain.modules.feegrant.query import FeegrantQuery
+from chaind.pb.cosmos.feegrant.v1beta1 import query_pb2, query_pb2_grpc
+
+__all__ = ("MODULE", "NAME", "Used", "accept", "use")
+
+
+def end_block(app, ctx):
+    keeper.remove_expired(ctx, keeper.END_BLOCK_PRUNE_LIMIT)
+
+
+MODULE = Module(
+    name=NAME,
+    messages=MESSAGES,
+    amino_shapes=AMINO_SHAPES,
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: FeegrantQuery(app)),),
+    init_genesis=init_genesis,
+    end_block=end_block,
+    cli="chaind.chain.modules.feegrant.cli",
+)
