@@ -183,6 +183,12 @@ class InstrumentationSettings:
                               f"got {self.max_open_connections}")
 
 
+@attrs.frozen
+class DebugSettings:
+    # run every module's invariants (x/crisis) at the end of every Nth block; 0 = never
+    check_invariants_every: int = attrs.field(default=0, validator=_at_least("debug", 0))
+
+
 ABCI_MODES = ("builtin", "socket")
 
 
@@ -219,6 +225,7 @@ class Settings:
     instrumentation: InstrumentationSettings = InstrumentationSettings()
     explorer: ExplorerSettings = ExplorerSettings()
     abci: AbciSettings = AbciSettings()
+    debug: DebugSettings = DebugSettings()
 
     def evolve(self, **sections):
         """A copy with some keys of some sections changed: evolve(chain={"block_interval": 0})."""

@@ -29,7 +29,7 @@ from chaind.chain import authority, registry
 from chaind.chain.app import App, NoValidatorsError, StaleHomeError
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module import NodeServices
-from chaind.chain.modules import inflation
+from chaind.chain.modules import inflation, upgrade
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
@@ -78,9 +78,13 @@ class _Pool(service.Service):
 
 
 class Node(service.MultiService):
-    """modules: the chain's Modules (chain/registry.py's by default); every face serves theirs."""
+    """modules: the chain's Modules (chain/registry.py's by default); every face serves theirs.
+    upgrade_handlers: {plan name: handler} this binary can run (chain/modules/upgrade/handlers.py's by default).
+    on_halt(message): called once the chain refuses a block (a broken invariant, an upgrade it cannot run);
+    by default the message goes to `out` and the reactor stops, as an SDK node exits."""
 
-    def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES):
+    def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES, upgrade_handlers=None,
+                 on_halt=None):
         super().__init__()
         from twisted.internet import reactor as default_reactor
 
@@ -103,6 +107,13 @@ class Node(service.MultiService):
             self.db.close()
             raise SystemExit(str(e)) from None
         self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
+        self.app.check_invariants_every = settings.debug.check_invariants_every
+        self.app.upgrade_handlers = dict(upgrade.HANDLERS if upgrade_handlers is None else upgrade_handlers)
+        refused = upgrade.refusal_at_start(self.app)
+        if refused is not None:
+            self.db.close()
+            raise SystemExit(refused)
+        self.on_halt = on_halt
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
         self.dev_keys = home.dev_keys()
@@ -124,6 +135,7 @@ class Node(service.MultiService):
             self.producer = CometForwarder(self.app, self.checker, settings.abci.cometbft_rpc, self.reactor)
         else:
             self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
+            self.producer.on_halt = self._halted
             self.producer.setServiceParent(self)
             self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
         self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
@@ -333,6 +345,14 @@ class Node(service.MultiService):
         # Children stop together; LevelDB closes only once all of them (the writer above all) are done.
         yield super().stopService()
         self.db.close()
+
+    def _halted(self, message):
+        if self.on_halt is not None:
+            self.on_halt(message)
+            return
+        self.out.write(f"chaind: the chain stopped at height {self.app.height + 1}: {message}\n")
+        self.out.flush()
+        self.reactor.stop()
 
     def _announce(self):
         g = self.genesis

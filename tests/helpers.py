@@ -26,9 +26,11 @@ HEIGHT = "x-cosmos-block-height"
 COSMPY_REQUIREMENTS = pathlib.Path(__file__).parent / "cosmpy_client" / "requirements.txt"
 
 
-def make_node(home_path, modules=registry.MODULES, **sections):
+def make_node(home_path, modules=registry.MODULES, upgrade_handlers=None, **sections):
     """A Node on 127.0.0.1, every face on port 0, a dev home (made if missing), serving `modules`;
-    `sections` override settings."""
+    `sections` override settings. Every module's invariants are checked at every block ([debug]); a chain
+    that stops (a broken invariant, an upgrade without its handler) stops making blocks and keeps the
+    message in node.producer.halted, the reactor running."""
     home = Home(home_path)
     if not home.exists():
         home.init("test", dev=True)
@@ -36,11 +38,12 @@ def make_node(home_path, modules=registry.MODULES, **sections):
             # The tests' chain is a dev chain: it serves what a dev home's config enables.
             "json_rpc": {"address": "127.0.0.1:0", "ws_address": "127.0.0.1:0", "api": DEV_API},
             "cometbft_rpc": {"address": "127.0.0.1:0"}, "grpc": {"address": "127.0.0.1:0"},
-            "rest": {"address": "127.0.0.1:0"}}
+            "rest": {"address": "127.0.0.1:0"}, "debug": {"check_invariants_every": 1}}
     for name, values in sections.items():
         base.setdefault(name, {}).update(values)
     settings = config.Settings().evolve(**base)
-    return Node(home, settings, reactor=reactor, out=io.StringIO(), modules=modules)
+    return Node(home, settings, reactor=reactor, out=io.StringIO(), modules=modules,
+                upgrade_handlers=upgrade_handlers, on_halt=lambda message: None)
 
 
 def chaind_process(*args, input=None, timeout=120):

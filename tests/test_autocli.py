@@ -33,8 +33,8 @@ class Mini(NamedTuple):
 
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
-    assert [m.name for m in found] == ["auth", "bank", "distribution", "epochs", "erc20", "evm", "feegrant",
-                                       "feemarket", "gov", "inflation", "staking"]
+    assert [m.name for m in found] == ["auth", "bank", "crisis", "distribution", "epochs", "erc20", "evm", "feegrant",
+                                       "feemarket", "gov", "inflation", "params", "staking", "upgrade"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:
@@ -85,7 +85,7 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.distribution.v1beta1.MsgWithdrawValidatorCommission": "validator_address",
         "/cosmos.gov.v1.MsgDeposit": "depositor", "/cosmos.gov.v1.MsgVote": "voter",
         "/cosmos.gov.v1.MsgCancelProposal": "proposer", "/cosmos.gov.v1.MsgSubmitProposal": "proposer",
-        "/cosmos.gov.v1.MsgVoteWeighted": "voter"}
+        "/cosmos.gov.v1.MsgVoteWeighted": "voter", "/cosmos.crisis.v1beta1.MsgVerifyInvariant": "sender"}
 
 
 def test_a_table_imports_neither_the_cli_nor_its_package():

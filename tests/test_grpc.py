@@ -242,9 +242,9 @@ def test_reflection_lists_the_services(node):
     assert names == ["cosmos.auth.v1beta1.Query", "cosmos.bank.v1beta1.Query", "cosmos.base.node.v1beta1.Service",
                      "cosmos.base.tendermint.v1beta1.Service", "cosmos.consensus.v1.Query",
                      "cosmos.distribution.v1beta1.Query", "cosmos.feegrant.v1beta1.Query", "cosmos.gov.v1.Query",
-                     "cosmos.gov.v1beta1.Query",
-                     "cosmos.staking.v1beta1.Query",
-                     "cosmos.tx.v1beta1.Service", "ethermint.evm.v1.Query", "ethermint.feemarket.v1.Query",
+                     "cosmos.gov.v1beta1.Query", "cosmos.params.v1beta1.Query", "cosmos.staking.v1beta1.Query",
+                     "cosmos.tx.v1beta1.Service", "cosmos.upgrade.v1beta1.Query", "ethermint.evm.v1.Query",
+                     "ethermint.feemarket.v1.Query",
                      "evmos.epochs.v1.Query", "evmos.erc20.v1.Query", "evmos.inflation.v1.Query",
                      "grpc.reflection.v1alpha.ServerReflection"]
 

@@ -272,7 +272,8 @@ class DevApi:
         _number(p.arg(params, 0), 0)
         if not self.app.genesis.no_base_fee:
             raise errors.invalid_argument("anvil_setMinGasPrice is not supported when EIP-1559 is active")
-        raise errors.invalid_argument("anvil_setMinGasPrice is not supported: this chain has no minimum gas price")
+        raise errors.invalid_argument("anvil_setMinGasPrice is not supported: the minimum gas price is feemarket's "
+                                      "min_gas_price param, which a gov proposal changes (MsgUpdateParams)")
 
     # -- whole states ----------------------------------------------------------------------------
 

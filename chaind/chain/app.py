@@ -63,7 +63,10 @@ class BlockContext:
     store: VersionedWriter
     accounts: object          # py-evm State
     pending_nodes: object
-    gas_used: int = 0
+    gas_used: int = 0         # the EVM txs' (the Ethereum block's gasUsed)
+    gas_wanted: int = 0       # every tx's gas limit, and every tx's gas used: feemarket's block gas
+    tx_gas_used: int = 0
+    block_gas: int = 0        # set by feemarket's end block
     log_count: int = 0
     bloom: int = 0
     evm_tx_count: int = 0     # EVM txs executed so far: the next one's index among them (Evmos' txIndex)
@@ -91,6 +94,12 @@ class App:
         self.db = db
         self.genesis = genesis
         self.modules = tuple(modules)
+        self.end_blockers = registry.end_block_order(self.modules)
+        # Set by the node: the upgrade handlers this binary has ({plan name: handler}, chain/modules/upgrade/),
+        # and every how many blocks crisis checks all invariants (0: never).
+        self.upgrade_handlers = {}
+        self.refuse_early_upgrades = True     # a handler for a plan not yet due stops the chain (the SDK's check)
+        self.check_invariants_every = 0
         self.handlers = {handler.type_url: handler for module in self.modules for handler in module.messages}
         self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
@@ -274,6 +283,16 @@ class App:
             raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
         if evm_tx.gas > g.max_gas:
             raise errors.TxError(errors.SDK, 18, "exceeds block gas limit: invalid request", "exceeds block gas limit")
+        # Evmos' CheckGlobalFee: the effective fee at the next base fee covers min_gas_price * gas limit.
+        min_gas_price = feemarket.params(state).min_gas_price
+        if min_gas_price:
+            base_fee = self.next_base_fee()
+            price = tx.max_fee if tx.type_id in (0, 1) else min(tx.max_fee, base_fee + tx.max_tip)
+            fee, required = price * evm_tx.gas, min_gas_price * evm_tx.gas // 10**18
+            if fee < required:
+                raise errors.insufficient_fee(
+                    f"provided fee < minimum global fee ({fee} < {required}). Please increase the priority tip (for "
+                    "EIP-1559 txs) or the gas prices (for access list or legacy txs)")
         intrinsic = evm_tx.intrinsic_gas
         if evm_tx.gas < intrinsic:
             raise errors.TxError(errors.SDK, 11, f"gas limit {evm_tx.gas} below intrinsic gas {intrinsic}: out of gas",
@@ -451,6 +470,7 @@ class App:
         answer. time_ns: the block's time (check_tx: the head's)."""
         base = self.genesis.base_denom
         fee = dict(tx.fee)
+        _check_min_gas_price(feemarket.params(state).min_gas_price, base, tx)
         if set(fee) - {base}:
             raise errors.insufficient_fee(f"fees must be paid in {base}")
         required = base_fee * tx.gas
@@ -500,8 +520,12 @@ class App:
     def next_base_fee(self):
         if self.next_base_fee_override is not None:
             return self.next_base_fee_override
+        view = self._head_view()
         _, meta = self._head
-        return feemarket.next_base_fee(self.genesis, meta.base_fee, meta.gas_used, self.genesis.max_gas)
+        # A base fee MsgUpdateParams set in the head block is where the next one starts (Evmos' BeginBlock).
+        set_by_params = feemarket.base_fee_set_at(view, self.height)
+        parent = meta.base_fee if set_by_params is None else set_by_params
+        return feemarket.next_base_fee(feemarket.params(view), parent, meta.block_gas, self.genesis.max_gas)
 
     def finalize_block(self, block_txs, time_ns, proposer_address, decided=None):
         """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
@@ -541,17 +565,18 @@ class App:
         results, evm_hashes = [], {}
         for index, item in enumerate(block_txs):
             result, tx = self._deliver(ctx, item, index)
+            ctx.gas_wanted += result.gas_wanted
+            ctx.tx_gas_used += result.gas_used
             results.append(result)
             if result.receipt is not None:
                 evm_hashes[index] = tx.evm_hash
-        for module in self.modules:
-            if module.end_block is not None:
-                module.end_block(self, ctx)
+        for module in self.end_blockers:
+            module.end_block(self, ctx)
         store_puts = {}
         sealed = self._seal_state(ctx, store_puts)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
-                         size=sum(len(t) for t in raw_txs), **sealed)
+                         size=sum(len(t) for t in raw_txs), block_gas=ctx.block_gas, **sealed)
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates))
         self._results_hash = (block_hash, blocks.results_hash(results))
@@ -677,6 +702,9 @@ class App:
         return result
 
     def _begin_block(self, ctx):
+        for module in self.modules:
+            if module.pre_block is not None:
+                module.pre_block(self, ctx)
         for module in self.modules:
             if module.begin_block is not None:
                 module.begin_block(self, ctx)
@@ -940,6 +968,23 @@ def _missing_signature_size(tx):
     """Bytes a simulated tx's empty signatures will take once signed (the SDK's simulate mode charges a
     placeholder signature), so the gas it reports covers the signed tx; a real signature adds none."""
     return sum(crypto_keys.SIGNATURE_SIZE[s.key_type] for s in tx.signers if s.multisig is None and not s.signature)
+
+
+def _check_min_gas_price(min_gas_price, denom, tx):
+    """Evmos' cosmos MinGasPriceDecorator: the fee covers min_gas_price * gas (rounded up) in the EVM denom."""
+    if not min_gas_price:
+        return
+    required = -(-min_gas_price * tx.gas // 10**18)
+    if not required:
+        return
+    fee = [c for c in tx.fee if c[1]]
+    if not fee:
+        raise errors.insufficient_fee(
+            "fee not provided. Please use the --fees flag or the --gas-price flag along with the --gas flag to "
+            f"estimate the fee. The minimun global fee for this tx is: {required}{denom}")
+    if dict(fee).get(denom, 0) < required:
+        raise errors.insufficient_fee(f"provided fee < minimum global fee ({format_coins(fee)} < {required}{denom}). "
+                                      "Please increase the gas price.")
 
 
 def _hex(address):

@@ -201,6 +201,9 @@ class BlockMeta:
     bloom: bytes
     log_count: int
     size: int
+    # feemarket's block gas: every tx's gas wanted times min_gas_multiplier, or the gas they used if more;
+    # the next base fee follows it (0 in records written before it was kept).
+    block_gas: int = 0
 
     def block_id(self):
         """The BlockID of this committed block, built as the chain builds it for the next header's last_block_id."""

@@ -70,6 +70,8 @@ def empty_blocks(app, times_ns, proposer_address):
     sets = (validators, validators_hash, validators_hash)
     results_hash = app._last_results_hash(header.height, meta.hash)
     made, puts = [], {}
+    view = app.view()
+    fee_params = feemarket.params(view)
     g = app.genesis
     # Each height gets its version of the stores (abci_query proves at any height): no changes, so
     # a commit info with the head's roots, whose hash is the head's app hash.
@@ -77,12 +79,13 @@ def empty_blocks(app, times_ns, proposer_address):
     record, app_hash = head_info.record(), head_info.hash()
     for time_ns in times_ns:
         header = app.next_header(header, meta, (), time_ns, proposer_address, results_hash, sets)
-        base_fee = feemarket.next_base_fee(g, meta.base_fee, meta.gas_used, g.max_gas)
+        base_fee = feemarket.next_base_fee(fee_params, meta.base_fee, meta.block_gas, g.max_gas)
         app.stores.carry(header.height, head_info, puts, record)
-        meta = attrs.evolve(meta, hash=header.hash(), num_txs=0, gas_used=0, base_fee=base_fee,
+        meta = attrs.evolve(meta, hash=header.hash(), num_txs=0, gas_used=0, block_gas=0, base_fee=base_fee,
                             bloom=bytes(256), log_count=0, size=0, app_hash=app_hash)
         # feemarket's block events, as its end blocker gives them for a block without gas used.
-        ctx = types.SimpleNamespace(events=[], base_fee=base_fee, height=header.height, gas_used=0)
+        ctx = types.SimpleNamespace(events=[], base_fee=base_fee, height=header.height, gas_used=0, gas_wanted=0,
+                                    tx_gas_used=0, store=view.store)
         feemarket.MODULE.end_block(app, ctx)
         block = CommittedBlock(header, meta, (), (), events=tuple(ctx.events))
         puts.update(app._block_puts(block, {}))

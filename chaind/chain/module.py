@@ -60,6 +60,8 @@ class Module:
     - messages: MsgHandlers (chain/msgs.py), routed by type URL.
     - services: QueryServices, served over gRPC, abci_query and REST.
     - init_genesis(app, ctx): builds its state once, when a new chain starts.
+    - pre_block(app, ctx): runs first in a block, before every begin_block (the SDK's PreBlocker: x/upgrade);
+      it may raise chain/halt.py's ChainHalt to refuse the block.
     - begin_block(app, ctx) / end_block(app, ctx): block hooks; they add block events to ctx.events and
       validator power changes to ctx.validator_updates.
     - module_accounts: {name: (address, permissions)}, as x/auth's permission map lists them.
@@ -79,6 +81,7 @@ class Module:
     messages: tuple = ()
     services: tuple = ()
     init_genesis: Callable | None = None
+    pre_block: Callable | None = None
     begin_block: Callable | None = None
     end_block: Callable | None = None
     module_accounts: dict = attrs.field(factory=dict)

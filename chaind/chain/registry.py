@@ -1,14 +1,16 @@
-"""The chain's modules, one line each, in the SDK's init-genesis and end-block order (Evmos': auth and bank
-first, epochs and inflation before distribution (an epoch's mint is handed out in the same begin block),
-distribution before staking (its hooks find it ready), staking before evm and feemarket, genutil after them (its
-gen txs pass the ante with feemarket's params, as in Evmos), then erc20, and gov last (a param a proposal changes
-takes effect one block later than in the SDK, where gov ends blocks first).
-The App and every face take what they need from here.
+"""The chain's modules, one line each, in the SDK's init-genesis order (Evmos': upgrade first, its pre-blocker
+before every begin blocker; auth and bank; epochs and inflation before distribution (an epoch's mint is handed
+out in the same begin block); distribution before staking (its hooks find it ready); staking before evm and
+feemarket; genutil after them (its gen txs pass the ante with feemarket's params, as in Evmos); then erc20,
+feegrant, gov and crisis). End blockers run in Evmos v20's SetOrderEndBlockers order: crisis and gov first, then
+staking (END_BLOCK_FIRST), so a param a passed proposal changes applies in its own block, as in the SDK; the
+rest follow in the list's order. The App and every face take what they need from here.
 """
 
 from chaind.chain.modules import (
     auth,
     bank,
+    crisis,
     distribution,
     epochs,
     erc20,
@@ -18,10 +20,13 @@ from chaind.chain.modules import (
     genutil,
     gov,
     inflation,
+    params,
     staking,
+    upgrade,
 )
 
 MODULES = (
+    upgrade.MODULE,
     auth.MODULE,
     bank.MODULE,
     epochs.MODULE,
@@ -34,4 +39,16 @@ MODULES = (
     erc20.MODULE,
     feegrant.MODULE,
     gov.MODULE,
+    crisis.MODULE,
+    params.MODULE,
 )
+
+# The modules whose end blockers run before all others, in this order (Evmos v20's app.go).
+END_BLOCK_FIRST = ("crisis", "gov", "staking")
+
+
+def end_block_order(modules):
+    """The modules with an end blocker, END_BLOCK_FIRST's first, then the others in `modules`' order."""
+    first = [name for name in END_BLOCK_FIRST if any(m.name == name for m in modules)]
+    ordered = [m for name in first for m in modules if m.name == name]
+    return tuple(m for m in ordered + [m for m in modules if m.name not in first] if m.end_block is not None)

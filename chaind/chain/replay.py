@@ -46,6 +46,10 @@ def replay_chain(source, target_path, vote_key=None, validator_address=b"", up_t
     try:
         target = App(db, genesis)
         target.vote_key, target.validator_address = vote_key, validator_address
+        # The plans the chain applied ran their handlers: the replay needs the same ones.
+        target.upgrade_handlers = source.upgrade_handlers
+        # One binary replays the whole history: it has the handlers of plans still ahead, rightly.
+        target.refuse_early_upgrades = False
         first = genesis.initial_height
         for height in range(first, last + 1):
             header, meta = source.block_at(height)

@@ -19,7 +19,8 @@ ANY_MODULES = (
     "ethermint.crypto.v1.ethsecp256k1.keys_pb2", "cosmos.crypto.ed25519.keys_pb2",
     "cosmos.crypto.secp256k1.keys_pb2", "cosmos.crypto.multisig.keys_pb2", "cosmos.auth.v1beta1.auth_pb2",
     "ethermint.feemarket.v1.tx_pb2", "cosmos.auth.v1beta1.tx_pb2", "cosmos.bank.v1beta1.bank_pb2",
-    "cosmos.gov.v1.tx_pb2",
+    "cosmos.gov.v1.tx_pb2", "cosmos.distribution.v1beta1.tx_pb2", "evmos.inflation.v1.tx_pb2",
+    "cosmos.upgrade.v1beta1.tx_pb2", "cosmos.crisis.v1beta1.tx_pb2",
 )
 
 

@@ -8,7 +8,7 @@ from eth.db.atomic import AtomicDB
 from eth.rlp.accounts import Account
 from eth_hash.auto import keccak
 
-from chaind.store.evm_state import CommittedNodes, rlp_list, trie_get
+from chaind.store.evm_state import CommittedNodes, rlp_list, trie_get, trie_values
 from chaind.store.versioned import VersionedReader
 
 
@@ -90,3 +90,20 @@ def _account_items(db, root, address):
 def _account_key(address):
     """The account trie key of an address; remembered, as keccak costs more than the rest of a balance read."""
     return keccak(address)
+
+
+def balances_total(accounts):
+    """The sum of every account's balance in `accounts`: a committed view's, or a block's py-evm State while the
+    block runs (its changed accounts are py-evm's pending trie writes, over the parent's trie)."""
+    if isinstance(accounts, CommittedAccounts):
+        root, get, changed = accounts._root, CommittedNodes(accounts._db).__getitem__, ()
+    else:
+        account_db = accounts._account_db
+        root, get = account_db._trie.root_hash, account_db._raw_store_db.__getitem__
+        diff = account_db._journaltrie.diff()
+        changed = set(diff.pending_keys()) | set(diff.deleted_keys())
+    total = sum(int.from_bytes(rlp_list(value)[1], "big") for value in trie_values(get, root))
+    for address in changed:
+        encoded = trie_get(None, root, keccak(address), get)
+        total += accounts.get_balance(address) - (int.from_bytes(rlp_list(encoded)[1], "big") if encoded else 0)
+    return total

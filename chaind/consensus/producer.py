@@ -12,6 +12,7 @@ from twisted.logger import Logger
 from twisted.python.threadpool import ThreadPool
 
 from chaind.chain import devstate
+from chaind.chain.halt import ChainHalt
 from chaind.consensus import block_log
 from chaind.consensus.clock import BlockClock
 from chaind.events import types as ev
@@ -44,6 +45,10 @@ class Producer(service.Service):
         self._timings = {}              # height -> its timings, from the writer until the block is logged
         self.failed_txs = 0             # refused by check_tx
         self.rejected_txs = 0           # checked, then refused by the mempool (full, underpriced, known)
+        # Set once the chain refused a block (chain/halt.py): no block is made after it. on_halt(message) is
+        # told, on the reactor (the node stops).
+        self.halted = None
+        self.on_halt = None
 
     def startService(self):
         super().startService()
@@ -137,7 +142,7 @@ class Producer(service.Service):
         self._tick()
 
     def _tick(self):
-        if self._building is not None or not self.running:
+        if self._building is not None or not self.running or self.halted is not None:
             return self._building
         # head_nonce reads through one cached view per head, shared with _committed's cleanup.
         chosen = self.mempool.select(self.app.head_nonce, self.settings.max_block_txs, self.app.genesis.max_gas)
@@ -154,8 +159,14 @@ class Producer(service.Service):
         return d
 
     def _build(self, chosen, now_ns):
+        if self.halted is not None:
+            raise ChainHalt(self.halted)
         started = time.perf_counter()
-        block, puts = self.app.finalize_block(chosen, now_ns, self.proposer_address)
+        try:
+            block, puts = self.app.finalize_block(chosen, now_ns, self.proposer_address)
+        except ChainHalt as e:
+            self.reactor.callFromThread(self._halt, str(e))
+            raise
         executed = time.perf_counter()
         self.app.commit(block, puts)
         self.last_timings = (executed - started, time.perf_counter() - executed)
@@ -282,7 +293,19 @@ class Producer(service.Service):
         """After the block's events, CometBFT moves to the next height (its NewHeight step)."""
         return [] if self.app.vote_key is None else [ev.NewRoundStep(block, "RoundStepNewHeight")]
 
+    def _halt(self, message):
+        if self.halted is not None:
+            return
+        self.halted = message
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        log.critical("the chain stopped: {message}", message=message)
+        if self.on_halt is not None:
+            self.on_halt(message)
+
     def _failed(self, failure):
         self._building = None
+        if failure.check(ChainHalt):
+            return None     # told by _halt
         log.failure("block production failed", failure)
         return failure

@@ -70,8 +70,9 @@ def pending_state_db(db):
     return pending, AtomicDB(pending)
 
 
-def trie_get(db, root, key):
-    """The value under `key` (already hashed, as in the secure account trie) in the committed trie `root`.
+def trie_get(db, root, key, get=None):
+    """The value under `key` (already hashed, as in the secure account trie) in the committed trie `root`
+    (or, with get(node hash) giving nodes, in any trie).
 
     b"" when absent. A direct walk over the stored RLP nodes: py-trie's generic traversal costs
     several times more per read, which dominated eth_getBalance.
@@ -82,7 +83,7 @@ def trie_get(db, root, key):
     while True:
         if len(ref) == 32:
             try:
-                node = _stored_node(db, ref)
+                node = _stored_node(db, ref) if get is None else rlp_list(get(ref))
             except KeyError:
                 raise LookupError(f"trie node 0x{ref.hex()} of state root 0x{root.hex()} is missing") from None
         elif ref:                       # a node under 32 bytes is inlined in its parent
@@ -105,6 +106,29 @@ def trie_get(db, root, key):
             return b""
         pos += len(segment)
         ref = node[1]
+
+
+def trie_values(get, root):
+    """Every value stored in the trie `root` (its leaves, in no particular order); get(node hash) gives a node."""
+    if root == BLANK_ROOT_HASH:
+        return
+    stack = [root]
+    while stack:
+        ref = stack.pop()
+        if len(ref) == 32:
+            node = rlp_list(get(ref))
+        elif ref:                       # inlined in its parent
+            node = rlp_list(ref)
+        else:
+            continue
+        if len(node) == 17:
+            if node[16]:
+                yield node[16]
+            stack.extend(child for child in node[:16] if child)
+        elif int(node[0].hex()[0], 16) & 2:
+            yield node[1]
+        else:
+            stack.append(node[1])
 
 
 # A node's key is the hash of its content, so a decoded node never goes stale. The nodes near the root

@@ -2,18 +2,21 @@
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.bank.genesis import init_genesis
+from chaind.chain.modules.bank.invariants import INVARIANTS
 from chaind.chain.modules.bank.keeper import Bank, format_coins, validate_coins
 from chaind.chain.modules.bank.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.bank.query import BankQuery
+from chaind.chain.modules.bank.update_params import UPDATE_PARAMS
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "Bank", "format_coins", "validate_coins")
 
 MODULE = Module(
     name="bank",
-    messages=MESSAGES,
+    messages=MESSAGES + UPDATE_PARAMS,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: BankQuery(app)),),
     init_genesis=init_genesis,
     amino_shapes=AMINO_SHAPES,
+    invariants=INVARIANTS,
     cli="chaind.chain.modules.bank.cli",
 )

@@ -4,6 +4,7 @@ from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.bank.keeper import CODESPACE, format_coins, validate_coins
+from chaind.chain.modules.bank.params import require_send_enabled
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, tx_pb2
@@ -33,9 +34,11 @@ def _validate_send(app, msg):
 
 
 def _send(app, ctx, msg, signer):
+    coins = _coins(msg.amount)
+    require_send_enabled(ctx, coins)
     recipient = _address(app, msg.to_address)
     app.ensure_account(ctx, recipient)
-    events = app.bank.send(ctx, signer, recipient, _coins(msg.amount))
+    events = app.bank.send(ctx, signer, recipient, coins)
     events.append(event("message", ("sender", app.bank.bech32(signer))))
     return events, tx_pb2.MsgSendResponse()
 
@@ -65,6 +68,7 @@ def _multi_send(app, ctx, msg, signer):
     bank = app.bank
     sender_b32 = bank.bech32(signer)
     taken = _coins(msg.inputs[0].coins)
+    require_send_enabled(ctx, taken)
     events = bank.burn_from(ctx, signer, taken)
     events.append(event("message", ("sender", sender_b32)))
     for output in msg.outputs:

@@ -4,6 +4,7 @@ from google.protobuf import json_format
 
 from chaind import errors
 from chaind.chain.modules.bank import keeper
+from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.queries import Reader, address_bytes, check_denom, paginate, query
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, query_pb2, query_pb2_grpc
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -76,8 +77,8 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        # No denom has sending disabled: every send the app accepts is enabled.
-        return query_pb2.QueryParamsResponse(params=bank_pb2.Params(default_send_enabled=True))
+        return query_pb2.QueryParamsResponse(params=bank_pb2.Params(
+            default_send_enabled=default_send_enabled(view)))
 
     def _metadata(self, view, denom):
         found = self.genesis_metadata.get(denom)

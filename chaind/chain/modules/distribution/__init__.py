@@ -10,13 +10,15 @@ from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.chain.modules.distribution.msgs import MESSAGES
 from chaind.chain.modules.distribution.query import DistributionQuery
 from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
+from chaind.chain.modules.distribution.update_params import AMINO_SHAPES, UPDATE_PARAMS
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "DISTRIBUTION_ACCOUNT")
 
 MODULE = Module(
     name="distribution",
-    messages=MESSAGES,
+    messages=MESSAGES + UPDATE_PARAMS,
+    amino_shapes=AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: DistributionQuery(app)),),
     init_genesis=init_genesis,
     begin_block=begin_block,

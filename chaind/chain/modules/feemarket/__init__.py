@@ -1,16 +1,23 @@
-"""x/feemarket: the EIP-1559 base fee and its block events; ethermint.feemarket.v1.Query."""
+"""x/feemarket (Evmos v20): the EIP-1559 base fee driven by each block's gas wanted, min_gas_price, its block
+events; MsgUpdateParams; ethermint.feemarket.v1.Query."""
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.feemarket.base_fee import next_base_fee
 from chaind.chain.modules.feemarket.end_block import end_block
+from chaind.chain.modules.feemarket.genesis import init_genesis
+from chaind.chain.modules.feemarket.msgs import AMINO_SHAPES, MESSAGES
+from chaind.chain.modules.feemarket.params import base_fee_set_at, params
 from chaind.chain.modules.feemarket.query import FeeMarketQuery
 from chaind.pb.ethermint.feemarket.v1 import query_pb2, query_pb2_grpc
 
-__all__ = ("MODULE", "next_base_fee")
+__all__ = ("MODULE", "base_fee_set_at", "next_base_fee", "params")
 
 MODULE = Module(
     name="feemarket",
+    messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: FeeMarketQuery(app)),),
+    init_genesis=init_genesis,
     end_block=end_block,
+    amino_shapes=AMINO_SHAPES,
     cli="chaind.chain.modules.feemarket.cli",
 )

@@ -6,6 +6,7 @@ from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.gov import legacy
 from chaind.chain.modules.gov.end_block import end_block
 from chaind.chain.modules.gov.genesis import init_genesis
+from chaind.chain.modules.gov.invariants import INVARIANTS
 from chaind.chain.modules.gov.keeper import GOV
 from chaind.chain.modules.gov.msgs import MESSAGES
 from chaind.chain.modules.gov.query import GovQuery
@@ -25,5 +26,6 @@ MODULE = Module(
     init_genesis=init_genesis,
     end_block=end_block,
     module_accounts={"gov": (GOV, ("burner",))},
+    invariants=INVARIANTS,
     cli="chaind.chain.modules.gov.cli",
 )

@@ -7,12 +7,15 @@ from chaind.chain.modules.inflation.genesis import init_genesis
 from chaind.chain.modules.inflation.keeper import INFLATION_ACCOUNT, EpochHooks, describe
 from chaind.chain.modules.inflation.params import parse_genesis
 from chaind.chain.modules.inflation.query import InflationQuery
+from chaind.chain.modules.inflation.update_params import AMINO_SHAPES, UPDATE_PARAMS
 from chaind.pb.evmos.inflation.v1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "INFLATION_ACCOUNT", "describe", "parse_genesis")
 
 MODULE = Module(
     name="inflation",
+    messages=UPDATE_PARAMS,
+    amino_shapes=AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: InflationQuery(app)),),
     init_genesis=init_genesis,
     module_accounts={"inflation": (INFLATION_ACCOUNT, ("minter",))},

@@ -59,6 +59,20 @@ def parse_genesis(section, default_denom):
         for name in names:
             values[name] = legacy_dec.parse(found[name]) if name in found else getattr(defaults, name)
     p = Params(**values)
+    validate(p)
+    schedule = Schedule(int(section.get("period", 0)), section.get("epoch_identifier", "day"),
+                        int(section.get("epochs_per_period", 365)), int(section.get("skipped_epochs", 0)))
+    if not schedule.epoch_identifier.strip():
+        raise ValueError("epoch identifier cannot be blank")
+    if schedule.epochs_per_period <= 0:
+        raise ValueError(f"epochs per period must be positive: {schedule.epochs_per_period}")
+    if schedule.period < 0 or schedule.skipped_epochs < 0:
+        raise ValueError("period and skipped epochs cannot be negative")
+    return p, schedule
+
+
+def validate(p):
+    """Params.Validate (Evmos v20 x/inflation); ValueError with its text."""
     if not p.mint_denom.strip():
         raise ValueError("mint denom cannot be blank")
     if not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9/:._-]{2,127}", p.mint_denom):
@@ -87,15 +101,6 @@ def parse_genesis(section, default_denom):
         raise ValueError("total distributions ratio should be 1")
     if not isinstance(p.enable_inflation, bool):
         raise ValueError("invalid parameter type: enable_inflation")
-    schedule = Schedule(int(section.get("period", 0)), section.get("epoch_identifier", "day"),
-                        int(section.get("epochs_per_period", 365)), int(section.get("skipped_epochs", 0)))
-    if not schedule.epoch_identifier.strip():
-        raise ValueError("epoch identifier cannot be blank")
-    if schedule.epochs_per_period <= 0:
-        raise ValueError(f"epochs per period must be positive: {schedule.epochs_per_period}")
-    if schedule.period < 0 or schedule.skipped_epochs < 0:
-        raise ValueError("period and skipped epochs cannot be negative")
-    return p, schedule
 
 
 def params(state):

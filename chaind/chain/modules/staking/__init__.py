@@ -8,6 +8,7 @@ The reads below are this package's API for the app, genesis and the services.
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.staking.end_block import end_block
 from chaind.chain.modules.staking.genesis import init_genesis
+from chaind.chain.modules.staking.invariants import INVARIANTS
 from chaind.chain.modules.staking.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.staking.numbers import PRECISION, dec_quo, format_duration, parse_duration
 from chaind.chain.modules.staking.params import Params, params, parse_params
@@ -52,6 +53,7 @@ MODULE = Module(
     init_genesis=init_genesis,
     end_block=end_block,
     amino_shapes=AMINO_SHAPES,
+    invariants=INVARIANTS,
     module_accounts={"bonded_tokens_pool": (BONDED_POOL, ("burner", "staking")),
                      "not_bonded_tokens_pool": (NOT_BONDED_POOL, ("burner", "staking"))},
     cli="chaind.chain.modules.staking.cli",

@@ -1,0 +1,19 @@
+"""x/crisis (Cosmos SDK v0.50): every module's registered invariants, checked each `[debug]
+check-invariants-every` blocks (a broken one stops the chain) or on demand by MsgVerifyInvariant.
+"""
+
+from chaind.chain.module import Module
+from chaind.chain.modules.crisis.end_block import end_block
+from chaind.chain.modules.crisis.genesis import init_genesis
+from chaind.chain.modules.crisis.keeper import assert_invariants, routes
+from chaind.chain.modules.crisis.msgs import MESSAGES
+
+__all__ = ("MODULE", "assert_invariants", "routes")
+
+MODULE = Module(
+    name="crisis",
+    messages=MESSAGES,
+    init_genesis=init_genesis,
+    end_block=end_block,
+    cli="chaind.chain.modules.crisis.cli",
+)

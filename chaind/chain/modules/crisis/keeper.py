@@ -1,0 +1,38 @@
+"""crisis's state and routes: the constant fee MsgVerifyInvariant pays, and every module's invariants."""
+
+from chaind.chain.halt import ChainHalt
+from chaind.store.keys import compose
+
+FEE = compose("crisis", "constant_fee")
+
+
+def constant_fee(state):
+    """(denom, amount) of the constant fee."""
+    denom, _, amount = state.store.get(FEE).decode().partition(" ")
+    return denom, int(amount)
+
+
+def set_constant_fee(state, denom, amount):
+    state.store.set(FEE, f"{denom} {amount}".encode())
+
+
+def routes(app):
+    """[(module name, route, check)] of every invariant the app's modules register, in the registry's order."""
+    return [(m.name, route, check) for m in app.modules for route, check in m.invariants]
+
+
+def run(check, module, route, app, state):
+    """The invariant's report (sdk.FormatInvariant) when it is broken, else None."""
+    detail = check(app, state)
+    if detail is None:
+        return None
+    return f"{module}: {route.replace('-', ' ')} invariant\n{detail}\n"
+
+
+def assert_invariants(app, state):
+    """AssertInvariants: stop the chain at the first broken invariant, with the SDK's panic text."""
+    for module, route, check in routes(app):
+        report = run(check, module, route, app, state)
+        if report is not None:
+            raise ChainHalt(f"invariant broken: {report}\n\tCRITICAL please submit the following transaction:\n"
+                            f"\t\t chaind tx crisis invariant-broken {module} {route}")

@@ -1,0 +1,41 @@
+"""upgrade's pre-blocker (x/upgrade/abci.go PreBlocker): at the plan's height, run its handler or stop the chain."""
+
+from twisted.logger import Logger
+
+from chaind.chain.halt import ChainHalt
+from chaind.chain.modules.upgrade import keeper
+
+log = Logger()
+
+
+def needed_message(p):
+    """BuildUpgradeNeededMsg: what the node says when it stops for a plan it has no handler for."""
+    return f'UPGRADE "{p.name}" NEEDED at height: {p.height}: {p.info}'
+
+
+def pre_block(app, ctx):
+    p = keeper.plan(ctx)
+    if p is None:
+        return
+    handlers = app.upgrade_handlers
+    if 0 < p.height <= ctx.height:
+        handler = handlers.get(p.name)
+        if handler is None:
+            log.error("{message}", message=needed_message(p))
+            raise ChainHalt(needed_message(p))
+        log.info('applying upgrade "{name}" at height: {height}', name=p.name, height=p.height)
+        keeper.set_module_versions(ctx, handler(app, ctx, p, keeper.module_versions(ctx)))
+        keeper.clear_plan(ctx)
+        keeper.set_done(ctx, p.name, ctx.height)
+        return
+    if p.name in handlers and app.refuse_early_upgrades:
+        raise ChainHalt(f'BINARY UPDATED BEFORE TRIGGER! UPGRADE "{p.name}" - in binary but not executed on chain. '
+                        "Downgrade your binary")
+
+
+def refusal_at_start(app):
+    """The message a node gives instead of starting when its next block is a plan's without a handler, or None."""
+    p = keeper.plan(app.view())
+    if p is not None and 0 < p.height <= app.height + 1 and p.name not in app.upgrade_handlers:
+        return needed_message(p)
+    return None
