@@ -125,6 +125,10 @@ class _Run:
         self.deadline = time.monotonic() + settings.evm_timeout if settings.evm_timeout else None
         self.chain_id = app.genesis.evm_chain_id
         self.base_header, self.base_meta = app.block_at(view.height)
+        self.fee_params = feemarket.params(view)
+        # On the head, the first block's base fee is the one the chain's next block will have (a dev node's
+        # override or a MsgUpdateParams included).
+        self.head_base_fee = app.next_base_fee() if view.height == app.height else None
         _, atomic = pending_state_db(app.db)
         context = self._context(view.height, self.base_header.time_ns // 10**9, self.base_meta.gas_limit,
                                 auth.FEE_COLLECTOR, bytes(32), 0, 0, ())
@@ -139,8 +143,9 @@ class _Run:
     def blocks(self, blocks):
         blocks = self._sanitize(blocks)
         out = []
+        # The base block's gas as x/feemarket counts it; a simulated block's is its gas used, as geth's.
         parent = {"number": self.base_header.height, "hash": self.base_meta.hash,
-                  "base_fee": self.base_meta.base_fee, "gas_used": self.base_meta.gas_used,
+                  "base_fee": self.base_meta.base_fee, "gas_used": self.base_meta.block_gas,
                   "gas_limit": self.base_meta.gas_limit}
         hashes = []     # of the simulated blocks so far, for BLOCKHASH
         for overrides, state_overrides, block_calls in blocks:
@@ -184,8 +189,11 @@ class _Run:
         if "baseFeePerGas" in overrides:
             base_fee = overrides["baseFeePerGas"]
         elif self.validate:
-            base_fee = feemarket.next_base_fee(self.app.genesis, parent["base_fee"], parent["gas_used"],
-                                               parent["gas_limit"])
+            if parent["number"] == self.base_header.height and self.head_base_fee is not None:
+                base_fee = self.head_base_fee
+            else:
+                base_fee = feemarket.next_base_fee(self.fee_params, parent["base_fee"], parent["gas_used"],
+                                                   parent["gas_limit"])
         else:
             base_fee = 0    # geth: without validation, a call may pay less than the base fee
         coinbase = overrides.get("feeRecipient", auth.FEE_COLLECTOR)
