@@ -4,7 +4,7 @@ import attrs
 import pytest
 
 from chain_driver import Chain
-from chaind.chain import amino, errors, txs
+from chaind.chain import amino, authority, errors, txs
 from chaind.chain.modules import auth, bank
 from chaind.chain.msgs import MsgHandler
 from chaind.chain.registry import MODULES
@@ -12,8 +12,14 @@ from chaind.crypto import keys
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2 as distribution_tx
+from chaind.pb.cosmos.gov.v1 import gov_pb2 as gov_v1_types
+from chaind.pb.cosmos.gov.v1 import tx_pb2 as gov_v1
+from chaind.pb.cosmos.gov.v1beta1 import gov_pb2 as gov_v1beta1_types
+from chaind.pb.cosmos.gov.v1beta1 import tx_pb2 as gov_v1beta1
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 
 ENCODER = amino.Encoder.of_modules(MODULES)
@@ -64,6 +70,82 @@ def test_nested_shapes_multi_send_and_create_validator():
         "description": {"moniker": "v"}, "min_self_delegation": "1", "validator_address": "chainvaloper1v",
         "pubkey": {"type": "tendermint/PubKeyEd25519", "value": "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="},
         "value": {"amount": "9", "denom": "achain"}}
+
+
+def test_distribution_and_gov_names_nested_any_as_x_tx_writes_it():
+    """Distribution's names (the SDK's, not @cosmjs' MsgWithdrawValidatorCommission), and gov v1's
+    MsgSubmitProposal whose messages (Any, one holding another) are written {"type": amino name, "value"}."""
+    names = {url: shape.name for url, cls in ENCODER.any_types.items()
+             if (shape := ENCODER.shapes.get(cls.DESCRIPTOR.full_name)) and shape.name}
+    assert {url.rsplit(".", 1)[1]: names[url] for url in names if ".distribution." in url} == {
+        "MsgSetWithdrawAddress": "cosmos-sdk/MsgModifyWithdrawAddress",
+        "MsgWithdrawDelegatorReward": "cosmos-sdk/MsgWithdrawDelegationReward",
+        "MsgWithdrawValidatorCommission": "cosmos-sdk/MsgWithdrawValCommission",
+        "MsgFundCommunityPool": "cosmos-sdk/MsgFundCommunityPool",
+        "MsgDepositValidatorRewardsPool": "cosmos-sdk/distr/MsgDepositValRewards",
+        "MsgUpdateParams": "cosmos-sdk/distribution/MsgUpdateParams"}
+    assert ENCODER.named(distribution_tx.MsgFundCommunityPool(depositor="chain1a"))["value"] == {
+        "amount": [], "depositor": "chain1a"}
+    text = gov_v1beta1_types.TextProposal(title="t", description="d")
+    legacy = gov_v1.MsgExecLegacyContent(authority="chain1gov", content=txs._any("/cosmos.gov.v1beta1.TextProposal",
+                                                                                  text))
+    send = bank_tx.MsgSend(from_address="chain1gov", to_address="chain1b", amount=coins(("achain", 2)))
+    proposal = gov_v1.MsgSubmitProposal(messages=[txs._any(txs.MSG_SEND, send),
+                                                  txs._any("/cosmos.gov.v1.MsgExecLegacyContent", legacy)],
+                                        initial_deposit=coins(("achain", 10)), proposer="chain1p", metadata="m",
+                                        title="t", summary="s")
+    assert amino.dumps(ENCODER.named(proposal)) == (
+        '{"type":"cosmos-sdk/v1/MsgSubmitProposal","value":{"initial_deposit":[{"amount":"10","denom":"achain"}],'
+        '"messages":[{"type":"cosmos-sdk/MsgSend","value":{"amount":[{"amount":"2","denom":"achain"}],'
+        '"from_address":"chain1gov","to_address":"chain1b"}},{"type":"cosmos-sdk/v1/MsgExecLegacyContent",'
+        '"value":{"authority":"chain1gov","content":{"type":"cosmos-sdk/TextProposal","value":{"description":"d",'
+        '"title":"t"}}}}],"metadata":"m","proposer":"chain1p","summary":"s","title":"t"}}')
+    params = staking_pb2.Params(max_validators=7, max_entries=7, bond_denom="achain", min_commission_rate=str(10**16))
+    params.unbonding_time.FromSeconds(1209600)
+    assert amino.dumps(ENCODER.named(staking_tx.MsgUpdateParams(authority="chain1gov", params=params))) == (
+        '{"type":"cosmos-sdk/x/staking/MsgUpdateParams","value":{"authority":"chain1gov","params":{"bond_denom":'
+        '"achain","max_entries":7,"max_validators":7,"min_commission_rate":"0.010000000000000000",'
+        '"unbonding_time":"1209600000000000"}}}')
+    old = gov_v1beta1.MsgSubmitProposal(content=txs._any("/cosmos.gov.v1beta1.TextProposal", text), proposer="p")
+    assert ENCODER.named(old) == {"type": "cosmos-sdk/MsgSubmitProposal", "value": {
+        "content": {"type": "cosmos-sdk/TextProposal", "value": {"description": "d", "title": "t"}},
+        "initial_deposit": [], "proposer": "p"}}
+
+
+def test_timestamps_and_durations_are_written_as_x_tx_writes_them():
+    """RFC 3339 in UTC with the fraction only when there are nanos (trailing zeros dropped); a duration as its
+    nanoseconds in a string."""
+    proposal = gov_v1_types.Proposal(id=1)
+    proposal.submit_time.FromSeconds(1700000000)
+    proposal.deposit_end_time.FromNanoseconds(1700000000_500000000)
+    proposal.voting_start_time.FromSeconds(-62135596800)
+    value = ENCODER.value(proposal)
+    assert (value["submit_time"], value["deposit_end_time"], value["voting_start_time"]) == (
+        "2023-11-14T22:13:20Z", "2023-11-14T22:13:20.5Z", "0001-01-01T00:00:00Z")
+    params = staking_pb2.Params(max_validators=5)
+    params.unbonding_time.FromSeconds(1209600)
+    assert ENCODER.value(params)["unbonding_time"] == "1209600000000000"
+    params.unbonding_time.FromSeconds(2**62)
+    with pytest.raises(amino.AminoError):
+        ENCODER.value(params)
+
+
+def test_a_v1_proposal_with_nested_messages_signed_in_amino_json_commits(chain):
+    gov = chain.app.bank.bech32(authority.GOV)
+    key = chain.keys[2]
+    text = gov_v1beta1_types.TextProposal(title="t", description="d")
+    proposal = gov_v1.MsgSubmitProposal(
+        messages=[txs._any(txs.MSG_SEND, bank_tx.MsgSend(from_address=gov, to_address=chain.b32(b"\x61" * 20),
+                                                         amount=coins((chain.genesis.base_denom, 1)))),
+                  txs._any("/cosmos.gov.v1.MsgExecLegacyContent", gov_v1.MsgExecLegacyContent(
+                      authority=gov, content=txs._any("/cosmos.gov.v1beta1.TextProposal", text)))],
+        initial_deposit=coins((chain.genesis.base_denom, 1000)), proposer=chain.b32(key.address), title="t",
+        summary="s")
+    raw = chain.native(key, [("/cosmos.gov.v1.MsgSubmitProposal", proposal)], amino_encoder=ENCODER, gas=400000)
+    tx = chain.app.check_tx(raw)
+    assert tx.sign_mode == signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON
+    block = chain.block([raw])
+    assert [e for e in block.results[0].events if e.type == "submit_proposal"]
 
 
 def amino_send(chain, key, sender, pubkey_url=txs.ETH_PUBKEY, amount=7, **options):

@@ -33,8 +33,9 @@ class Mini(NamedTuple):
 
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
-    assert [m.name for m in found] == ["auth", "bank", "crisis", "distribution", "epochs", "erc20", "evm", "feegrant",
-                                       "feemarket", "gov", "inflation", "params", "staking", "upgrade"]
+    assert [m.name for m in found] == ["auth", "authz", "bank", "crisis", "distribution", "epochs", "erc20", "evm",
+                                       "feegrant", "feemarket", "gov", "inflation", "nft", "params", "staking",
+                                       "upgrade", "vesting"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:
@@ -85,7 +86,13 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.distribution.v1beta1.MsgWithdrawValidatorCommission": "validator_address",
         "/cosmos.gov.v1.MsgDeposit": "depositor", "/cosmos.gov.v1.MsgVote": "voter",
         "/cosmos.gov.v1.MsgCancelProposal": "proposer", "/cosmos.gov.v1.MsgSubmitProposal": "proposer",
-        "/cosmos.gov.v1.MsgVoteWeighted": "voter", "/cosmos.crisis.v1beta1.MsgVerifyInvariant": "sender"}
+        "/cosmos.gov.v1.MsgVoteWeighted": "voter", "/cosmos.crisis.v1beta1.MsgVerifyInvariant": "sender",
+        "/cosmos.authz.v1beta1.MsgGrant": "granter", "/cosmos.authz.v1beta1.MsgRevoke": "granter",
+        "/cosmos.authz.v1beta1.MsgExec": "grantee",
+        "/cosmos.vesting.v1beta1.MsgCreateVestingAccount": "from_address",
+        "/cosmos.vesting.v1beta1.MsgCreatePermanentLockedAccount": "from_address",
+        "/cosmos.vesting.v1beta1.MsgCreatePeriodicVestingAccount": "from_address",
+        "/cosmos.nft.v1beta1.MsgSend": "sender"}
 
 
 def test_a_table_imports_neither_the_cli_nor_its_package():

@@ -239,14 +239,15 @@ def _list_services(port):
 def test_reflection_lists_the_services(node):
     names = yield in_thread(_list_services, node.port_of("grpc"))
     assert f"\ngrpc: grpc+http://127.0.0.1:{node.port_of('grpc')}\n" in node.out.getvalue()
-    assert names == ["cosmos.auth.v1beta1.Query", "cosmos.bank.v1beta1.Query", "cosmos.base.node.v1beta1.Service",
+    assert names == ["cosmos.auth.v1beta1.Query", "cosmos.authz.v1beta1.Query", "cosmos.bank.v1beta1.Query",
+                     "cosmos.base.node.v1beta1.Service",
                      "cosmos.base.tendermint.v1beta1.Service", "cosmos.consensus.v1.Query",
                      "cosmos.distribution.v1beta1.Query", "cosmos.feegrant.v1beta1.Query", "cosmos.gov.v1.Query",
-                     "cosmos.gov.v1beta1.Query", "cosmos.params.v1beta1.Query", "cosmos.staking.v1beta1.Query",
-                     "cosmos.tx.v1beta1.Service", "cosmos.upgrade.v1beta1.Query", "ethermint.evm.v1.Query",
-                     "ethermint.feemarket.v1.Query",
+                     "cosmos.gov.v1beta1.Query", "cosmos.nft.v1beta1.Query", "cosmos.params.v1beta1.Query",
+                     "cosmos.staking.v1beta1.Query", "cosmos.tx.v1beta1.Service", "cosmos.upgrade.v1beta1.Query",
+                     "ethermint.evm.v1.Query", "ethermint.feemarket.v1.Query",
                      "evmos.epochs.v1.Query", "evmos.erc20.v1.Query", "evmos.inflation.v1.Query",
-                     "grpc.reflection.v1alpha.ServerReflection"]
+                     "evmos.vesting.v2.Query", "grpc.reflection.v1alpha.ServerReflection"]
 
 
 @pytest_twisted.inlineCallbacks

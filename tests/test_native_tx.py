@@ -312,3 +312,16 @@ def test_a_multisig_of_another_threshold_is_another_account(chain, funded_multis
     # Its key makes another address than the one the message names (the SDK's SetPubKeyDecorator check).
     with pytest.raises(errors.TxError, match="pubKey does not match signer address"):
         chain.app.check_tx(multisig_tx(chain, members, 1, [0], [(txs.MSG_SEND, send)]))
+
+
+def test_simulate_takes_the_signer_from_the_message_whatever_the_key(chain):
+    """@cosmjs simulates an eth_secp256k1 account's tx with its key written as a Cosmos secp256k1 one (another
+    address): as in the SDK, the simulation runs as the message's signer; check_tx refuses the same tx."""
+    key = chain.keys[2]
+    msg = bank_tx.MsgSend(from_address=chain.b32(key.address), to_address=chain.b32(b"\x55" * 20),
+                          amount=coins((chain.ibc, 4)))
+    raw = chain.native(key, [(txs.MSG_SEND, msg)], pubkey_url=txs.SECP256K1_PUBKEY, address=key.address)
+    result = chain.app.simulate(raw)
+    assert result.code == 0 and result.gas_used > 20000, result.log
+    with pytest.raises(errors.TxError):
+        chain.app.check_tx(raw)

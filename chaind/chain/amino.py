@@ -1,11 +1,13 @@
 """SIGN_MODE_LEGACY_AMINO_JSON: the SDK's StdSignDoc of a native tx, as Ledger, Keplr and @cosmjs sign it.
 
 Messages are written by the SDK's amino JSON rules (cosmos-sdk v0.50 x/tx/signing/aminojson): empty fields
-omitted unless kept, 64-bit integers as strings, bytes as base64, an Any as {"type": amino name, "value"};
+omitted unless kept, 64-bit integers as strings, bytes as base64, an Any as {"type": amino name, "value"},
+timestamps in RFC 3339, durations as nanoseconds;
 then the whole document with sorted keys, compact, as Go's encoding/json escapes it.
 """
 
 import base64
+import datetime
 import json
 import re
 
@@ -31,7 +33,8 @@ class Amino:
     messages); keep: fields with amino.dont_omitempty; coins: amino.encoding=legacy_coins (an empty list is
     written as []); ints / decs: cosmos.Int and cosmos.Dec scalars (an empty Int is "0"; a Dec's wire atomics
     are written as an 18-place decimal); renames: amino.field_name; key_field: amino.message_encoding=key_field
-    (a public key written as its key bytes alone).
+    (a public key written as its key bytes alone); oneofs: {member field: amino.oneof_name}, a set member
+    written under its oneof's CamelCase name as {"type": oneof_name, "value": {field: value}}.
     """
 
     name: str | None = None
@@ -41,6 +44,7 @@ class Amino:
     decs: tuple = ()
     renames: dict = attrs.field(factory=dict)
     key_field: bool = False
+    oneofs: dict = attrs.field(factory=dict)
 
 
 # Shapes of the types every module shares: coins, and the public keys an Any may carry.
@@ -110,6 +114,9 @@ class Encoder:
                     raise AminoError(f"not supported: dont_omit_empty=true on invalid (nil?) message field: {name}")
             if repeated:
                 out[name] = [self._scalar(field, shape, item) for item in value]
+            elif field.name in shape.oneofs:
+                camel = "".join(part.capitalize() for part in field.containing_oneof.name.split("_"))
+                out[camel] = {"type": shape.oneofs[field.name], "value": {name: self._scalar(field, shape, value)}}
             else:
                 out[name] = self._scalar(field, shape, value)
         return out
@@ -136,18 +143,22 @@ class Encoder:
 
 
 _PLAIN = Amino()
+# time.Duration's nanoseconds must fit an int64 (x/tx aminojson's MaxDurationSeconds).
+_MAX_DURATION_SECONDS = (2**63 - 1) // 10**9 - 1
 
 
 def _timestamp(value):
-    """x/tx aminojson's Timestamp: RFC 3339 in UTC, as Go's RFC3339Nano writes it (fraction without its
-    trailing zeros, none when whole)."""
-    whole, _, fraction = value.ToJsonString().rstrip("Z").partition(".")
-    fraction = fraction.rstrip("0")
-    return f"{whole}.{fraction}Z" if fraction else f"{whole}Z"
+    """x/tx's timestamp: RFC 3339 in UTC, the fraction (trailing zeros dropped) only when there are nanos."""
+    if value.nanos < 0 or not -62135596800 <= value.seconds <= 253402300799:
+        raise AminoError(f"timestamp out of range: {value.seconds}s {value.nanos}ns")
+    text = (datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=value.seconds)).isoformat(timespec="seconds")
+    return text + (f".{value.nanos:09d}".rstrip("0") if value.nanos else "") + "Z"
 
 
 def _duration(value):
-    """x/tx aminojson's Duration: its nanoseconds, as a string."""
+    """x/tx's duration: its nanoseconds, as a string."""
+    if value.seconds > _MAX_DURATION_SECONDS:
+        raise AminoError(f"{value.seconds} seconds would overflow an int64 when represented as nanoseconds")
     return str(value.seconds * 10**9 + value.nanos)
 
 

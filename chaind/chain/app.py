@@ -5,6 +5,7 @@ check_tx and view, which read committed heights only.
 """
 
 import base64
+import functools
 import hashlib
 import threading
 
@@ -14,7 +15,7 @@ from eth.vm.execution_context import ExecutionContext
 from eth_utils import to_checksum_address
 from twisted.logger import Logger
 
-from chaind.chain import amino, eip712, errors, msgs, registry, txs, valset, votes
+from chaind.chain import amino, eip712, eip712_legacy, errors, msgs, registry, txs, valset, votes, web3tx
 from chaind.chain import block as blocks
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.modules import auth, erc20, evm, feegrant, feemarket, staking
@@ -308,7 +309,9 @@ class App:
                 f"max fee per gas less than block base fee: address {_hex(tx.sender)}, "
                 f"maxFeePerGas: {evm_tx.max_fee_per_gas}, baseFee: {base_fee}")
         cost = evm_tx.gas * evm_tx.max_fee_per_gas + evm_tx.value
-        have = state.accounts.get_balance(tx.sender)
+        # A vesting account's locked coins pay for nothing (x/auth/vesting), as of the head's time.
+        locked = auth.locked_coins(state, tx.sender, self._head[0].time_ns // 10**9).get(g.base_denom, 0)
+        have = max(0, state.accounts.get_balance(tx.sender) - locked)
         if have < cost:
             raise errors.insufficient_funds(
                 f"sender balance < tx cost ({have} < {cost})",
@@ -400,20 +403,38 @@ class App:
                                             f"nonce too low: next nonce {nonce}, tx nonce {signer.sequence}")
             # A simulation is not checked for its signature (whatever its sign mode) or fee, as in the SDK's
             # ante handlers: clients simulate to learn the gas, before they know the fee to sign.
-            if not simulate and not self._signature_valid(tx, signer, number):
+            if not simulate and tx.web3 is not None:
+                # Evmos' legacy EIP-712 road: the signature travels in the extension option.
+                web3tx.verify(tx, self.amino, self.genesis.chain_id, number, self.genesis.bech32_prefix)
+            elif not simulate and not self._signature_valid(tx, signer, number):
                 raise errors.unauthorized(
                     f"signature verification failed; please verify account number ({number}) and chain-id "
                     f"({self.genesis.chain_id})")
 
     def _signature_valid(self, tx, signer, number):
         """A single key's signature, or every signing member's, over the sign bytes of its sign mode."""
+        legacy = functools.partial(self._legacy_eip712_digest, tx)
         if signer.multisig is None:
             return _verify(signer.key_type, signer.public_key, signer.sign_mode,
-                           self._sign_bytes(tx, number, signer.sequence, signer.sign_mode), signer.signature)
+                           self._sign_bytes(tx, number, signer.sequence, signer.sign_mode), signer.signature, legacy)
         members = signer.multisig.members
         return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, signer.sequence, mode),
-                           signature)
+                           signature, legacy)
                    for (i, signature), mode in zip(signer.multisig.signed, signer.multisig.modes))
+
+    def _legacy_eip712_digest(self, tx, sign_bytes):
+        """The amino doc's digest in Evmos' legacy EIP-712 form, which v20's eth_secp256k1 key still accepts
+        (LegacyGetEIP712BytesForMsg): the messages of one amino type and one signer, that signer the fee payer."""
+        names = {self.amino.named(msg)["type"] for _, msg in tx.messages}
+        try:
+            signers = {self._signer_address(handler.signer(msg)) for handler, msg in tx.messages}
+        except errors.TxError as e:
+            raise eip712.TypedDataError(e.log) from None
+        if len(names) != 1 or len(signers) != 1:
+            raise eip712.TypedDataError("unable to build EIP-712 payload: different types of messages or signers")
+        prefix = self.genesis.bech32_prefix
+        return eip712_legacy.digest(sign_bytes, eip712.chain_number(self.genesis.chain_id), tx.messages[0][1],
+                                    addresses.to_bech32(prefix, signers.pop()), self.amino.any_types)
 
     def _sign_bytes(self, tx, number, sequence, mode):
         if mode == signing_pb2.SIGN_MODE_DIRECT:
@@ -477,14 +498,15 @@ class App:
         if fee.get(base, 0) < required:
             raise errors.insufficient_fee(
                 f"insufficient fees; got: {format_coins(tx.fee)} required: {required}{base}")
-        found = self._fee_source(state, tx, [c for c in tx.fee if c[1]],
-                                 self._head[0].time_ns if time_ns is None else time_ns)
+        now = self._head[0].time_ns if time_ns is None else time_ns
+        found = self._fee_source(state, tx, [c for c in tx.fee if c[1]], now)
         source = found[0]
         # A signer's account was just read; only a granter's needs looking up.
         if source not in {s.address for s in tx.signers} and auth.account(state, source) is None:
             raise errors.TxError(errors.SDK, 9, f"fee payer address: {self._b32(source)} does not exist: "
                                  "unknown address")
-        if self.bank.balance(state, source, base) < fee.get(base, 0):
+        # A vesting account pays no fee from its locked coins.
+        if self.bank.spendable(state, source, base, now // 10**9) < fee.get(base, 0):
             raise errors.insufficient_funds(f"insufficient funds to pay fee {format_coins(tx.fee)}")
         return found
 
@@ -647,10 +669,26 @@ class App:
         (clients simulate to learn the gas to ask for). A tx that fails to decode raises TxError.
         """
         tx = self.decode_tx(raw)
+        if tx.kind == "native":
+            tx = self._simulated_signers(tx)
         header, meta = self._head
         ctx = self._context(header.height + 1, header.time_ns + 1_000_000, b"", self.next_base_fee(),
                             evm_root=meta.evm_state_root)
         return self._deliver(ctx, tx, 0, simulate=True)[0]
+
+    def _simulated_signers(self, tx):
+        """The SDK takes a tx's signers from its messages and fee payer, and checks each key against its signer
+        only outside simulation (SetPubKeyDecorator): @cosmjs simulates an eth_secp256k1 account's tx with its key
+        written as a Cosmos one, whose address is another."""
+        try:
+            expected = self.tx_signers(tx)
+        except errors.TxError:
+            return tx               # the ante names the fault
+        if len(expected) != len(tx.signers):
+            return tx
+        return attrs.evolve(tx, signers=tuple(
+            signer if signer.multisig is not None or signer.address == address
+            else attrs.evolve(signer, address=address) for signer, address in zip(tx.signers, expected)))
 
     def commit(self, committed, puts):
         """Write the block in one atomic batch; from now on readers see it."""
@@ -942,18 +980,31 @@ def _base_balance_mirror(accounts, addresses, denom):
     return out
 
 
-def _verify(key_type, public_key, mode, sign_bytes, signature):
+def _verify(key_type, public_key, mode, sign_bytes, signature, legacy_digest=None):
     """A key's signature of the sign bytes; an eth_secp256k1 key's amino JSON signature may also be MetaMask's,
-    over the doc's EIP-712 form (Evmos v20's ethsecp256k1 PubKey.VerifySignature)."""
-    if crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature):
-        return True
+    over the doc's EIP-712 form or its legacy form (legacy_digest(sign_bytes)), as Evmos v20's ethsecp256k1
+    PubKey.VerifySignature takes them."""
     if key_type != crypto_keys.ETH_SECP256K1 or mode != signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
-        return False
-    try:
-        digest = eip712.digest(sign_bytes)
-    except eip712.TypedDataError:
-        return False
-    return crypto_keys.verify(public_key, digest, signature)
+        return crypto_keys.verify_signed(key_type, public_key, sign_bytes, signature)
+    typed = functools.partial(_eip712_signed, public_key, sign_bytes, signature, legacy_digest)
+    plain = functools.partial(crypto_keys.verify_signed, key_type, public_key, sign_bytes, signature)
+    # Any form passes, so the order changes no answer, only the cost: MetaMask's signatures carry V 27/28
+    # (go-ethereum's 0/1), and theirs are tried against the EIP-712 digests first.
+    checks = (typed, plain) if signature[64:] in (b"\x1b", b"\x1c") else (plain, typed)
+    return any(check() for check in checks)
+
+
+def _eip712_signed(public_key, sign_bytes, signature, legacy_digest):
+    for make in (eip712.digest, legacy_digest):
+        if make is None:
+            continue
+        try:
+            digest = make(sign_bytes)
+        except eip712.TypedDataError:
+            return False
+        if crypto_keys.verify(public_key, digest, signature):
+            return True
+    return False
 
 
 def _sig_verify_gas(tx):

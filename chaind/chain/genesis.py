@@ -16,6 +16,7 @@ from google.protobuf import json_format
 from chaind.chain import legacy_dec, txjson
 from chaind.chain.modules import erc20, staking
 from chaind.chain.modules.auth import params as auth_params
+from chaind.chain.modules.nft import genesis as nft_genesis
 from chaind.crypto import addresses, keys
 from chaind.gocompat import format_time
 from chaind.resources import etc_file
@@ -150,6 +151,10 @@ class Genesis:
                 erc20_state, erc20_authority = erc20.parse_genesis(app.get("erc20"), prefix)
             except (ValueError, json_format.ParseError) as e:
                 raise GenesisError(f"invalid genesis: app_state.erc20: {e}") from None
+            try:
+                nft_genesis.parse_genesis(app.get("nft"), prefix)
+            except ValueError as e:
+                raise GenesisError(f"invalid genesis: app_state.nft: {e}") from None
             try:
                 gen_txs, gen_tx_validators = _gen_txs(app.get("genutil", {}).get("gen_txs") or [], prefix)
             except addresses.AddressError as e:

@@ -2,13 +2,14 @@
 before every begin blocker; auth and bank; epochs and inflation before distribution (an epoch's mint is handed
 out in the same begin block); distribution before staking (its hooks find it ready); staking before evm and
 feemarket; genutil after them (its gen txs pass the ante with feemarket's params, as in Evmos); then erc20,
-feegrant, gov and crisis). End blockers run in Evmos v20's SetOrderEndBlockers order: crisis and gov first, then
-staking (END_BLOCK_FIRST), so a param a passed proposal changes applies in its own block, as in the SDK; the
-rest follow in the list's order. The App and every face take what they need from here.
+feegrant, authz, vesting, nft, gov and crisis). End blockers run in Evmos v20's SetOrderEndBlockers order: crisis
+and gov first, then staking (END_BLOCK_FIRST), so a param a passed proposal changes applies in its own block, as
+in the SDK; the rest follow in the list's order. The App and every face take what they need from here.
 """
 
 from chaind.chain.modules import (
     auth,
+    authz,
     bank,
     crisis,
     distribution,
@@ -20,9 +21,11 @@ from chaind.chain.modules import (
     genutil,
     gov,
     inflation,
+    nft,
     params,
     staking,
     upgrade,
+    vesting,
 )
 
 MODULES = (
@@ -38,6 +41,9 @@ MODULES = (
     genutil.MODULE,
     erc20.MODULE,
     feegrant.MODULE,
+    authz.MODULE,
+    vesting.MODULE,
+    nft.MODULE,
     gov.MODULE,
     crisis.MODULE,
     params.MODULE,

@@ -20,7 +20,9 @@ ANY_MODULES = (
     "cosmos.crypto.secp256k1.keys_pb2", "cosmos.crypto.multisig.keys_pb2", "cosmos.auth.v1beta1.auth_pb2",
     "ethermint.feemarket.v1.tx_pb2", "cosmos.auth.v1beta1.tx_pb2", "cosmos.bank.v1beta1.bank_pb2",
     "cosmos.gov.v1.tx_pb2", "cosmos.distribution.v1beta1.tx_pb2", "evmos.inflation.v1.tx_pb2",
-    "cosmos.upgrade.v1beta1.tx_pb2", "cosmos.crisis.v1beta1.tx_pb2",
+    "cosmos.upgrade.v1beta1.tx_pb2", "cosmos.crisis.v1beta1.tx_pb2", "cosmos.authz.v1beta1.tx_pb2",
+    "cosmos.authz.v1beta1.authz_pb2", "cosmos.bank.v1beta1.authz_pb2", "cosmos.staking.v1beta1.authz_pb2",
+    "cosmos.vesting.v1beta1.tx_pb2", "cosmos.vesting.v1beta1.vesting_pb2", "cosmos.nft.v1beta1.tx_pb2",
 )
 
 

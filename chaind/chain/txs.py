@@ -14,7 +14,7 @@ from eth_utils import ValidationError
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 
-from chaind.chain import amino, errors
+from chaind.chain import amino, errors, web3tx
 from chaind.crypto import keys, multisig
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -119,6 +119,7 @@ class NativeTx:
     auth_info: object      # cosmos.tx.v1beta1.AuthInfo
     signers: tuple         # Signer, in order
     messages: tuple        # (MsgHandler, decoded message proto), in order
+    web3: object = None    # the ExtensionOptionsWeb3Tx of Evmos' legacy EIP-712 road (chain/web3tx.py)
     kind = "native"
 
     @property
@@ -326,7 +327,10 @@ def _checked_evm(raw, tx, chain_id):
 
 
 def _decode_native(raw, tx_raw, body, auth_info, handlers):
-    if body.extension_options or body.non_critical_extension_options:
+    web3 = None
+    if body.extension_options and body.extension_options[0].type_url == web3tx.URL:
+        web3 = web3tx.decode(body.extension_options[0])     # the signature is checked there (the ante's call)
+    elif body.extension_options or body.non_critical_extension_options:
         raise errors.unknown_request("extension options are not supported for native txs")
     if not tx_raw.signatures:
         raise errors.no_signatures()
@@ -346,7 +350,7 @@ def _decode_native(raw, tx_raw, body, auth_info, handlers):
         except DecodeError as e:
             raise errors.decode_error(str(e)) from None
     return NativeTx(raw=raw, hash=native_hash(raw), body=body, auth_info=auth_info, signers=signers,
-                    messages=tuple(messages))
+                    messages=tuple(messages), web3=web3)
 
 
 def _signer(info, signature):

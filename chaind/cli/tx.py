@@ -199,8 +199,7 @@ class Signer:
         from chaind.cli.protojson import message_class
 
         cls = message_class(response.account.type_url)
-        account = cls.FromString(response.account.value)
-        base = account.base_account if hasattr(account, "base_account") else account
+        base = base_account(cls.FromString(response.account.value))
         return (base.account_number if number is None else number,
                 base.sequence if sequence is None else sequence)
 
@@ -823,8 +822,14 @@ def _account_number(ctx, address):
     response = rpc_client(ctx).query(auth, "Query", "Account", address=address)
     from chaind.cli.protojson import message_class
 
-    account = message_class(response.account.type_url).FromString(response.account.value)
-    return (account.base_account if hasattr(account, "base_account") else account).account_number
+    return base_account(message_class(response.account.type_url).FromString(response.account.value)).account_number
+
+
+def base_account(account):
+    """The BaseAccount of any account type: a module account holds one, a vesting account one a level deeper."""
+    if hasattr(account, "base_vesting_account"):
+        account = account.base_vesting_account
+    return account.base_account if hasattr(account, "base_account") else account
 
 
 def _message_signers(ctx, tx):

@@ -81,6 +81,16 @@ def compose(*parts):
 _LENGTH = [bytes((n,)) for n in range(256)]
 
 
+def decompose(key):
+    """The parts of a composed key (or of its tail after a composed prefix), as bytes."""
+    parts, i = [], 0
+    while i < len(key):
+        n = key[i]
+        parts.append(key[i + 1:i + 1 + n])
+        i += 1 + n
+    return parts
+
+
 @functools.lru_cache(maxsize=4096)
 def _word(text):
     # Modules' key words ("balance", "val") recur on every read: encode each once.

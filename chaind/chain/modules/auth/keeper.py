@@ -4,6 +4,7 @@ import orjson
 from google.protobuf import any_pb2
 
 from chaind.chain import txs
+from chaind.chain.modules.auth import vesting
 from chaind.crypto.addresses import module_address, to_bech32
 from chaind.crypto.keys import ETH_SECP256K1
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
@@ -62,7 +63,38 @@ def ensure_account(state, address):
 
 def set_public_key(state, address, pubkey, kind=ETH_SECP256K1):
     number = ensure_account(state, address)
-    state.store.set(_key(address), orjson.dumps([number, pubkey.hex(), kind]))
+    record = orjson.loads(state.store.get(_key(address)))
+    # A vesting account keeps its schedule (the record's fourth entry).
+    state.store.set(_key(address), orjson.dumps([number, pubkey.hex(), kind, *record[3:]]))
+
+
+def vesting_account(state, address):
+    """(type URL, message) of a vesting account (its base_account left empty: the record holds that), else None."""
+    raw = state.store.get(_key(address))
+    if raw is None:
+        return None
+    record = orjson.loads(raw)
+    if len(record) < 4:
+        return None
+    url, value = record[3]
+    return url, vesting.CLASSES[url].FromString(bytes.fromhex(value))
+
+
+def set_vesting_account(state, address, url, message):
+    """Make a known account a vesting account of type `url` (or update its schedule and delegations)."""
+    number, pubkey, *rest = orjson.loads(state.store.get(_key(address)))
+    kind = rest[0] if rest else ETH_SECP256K1
+    state.store.set(_key(address), orjson.dumps([number, pubkey, kind, [url, message.SerializeToString().hex()]]))
+
+
+def locked_coins(state, address, now):
+    """{denom: amount} an account may not spend at unix time `now`: empty but for a vesting account."""
+    raw = state.store.get(_key(address))
+    # Plain accounts' records have at most three entries: no list inside, no parse needed.
+    if raw is None or raw.count(b"[") < 2:
+        return {}
+    found = vesting_account(state, address)
+    return {} if found is None else vesting.locked(found[0], found[1], now)
 
 
 def sequence(state, address):
@@ -106,4 +138,9 @@ def account_any(state, address, prefix, module_accounts):
     base = base_account(state, address, prefix)
     if base is None:
         return None
+    found = vesting_account(state, address)
+    if found is not None:
+        url, message = found
+        message.base_vesting_account.base_account.CopyFrom(base)
+        return any_pb2.Any(type_url=url, value=message.SerializeToString())
     return any_pb2.Any(type_url=BASE_ACCOUNT_TYPE_URL, value=base.SerializeToString())

@@ -9,6 +9,8 @@ import orjson
 
 from chaind.chain import errors
 from chaind.chain.block import event
+from chaind.chain.modules.auth import keeper as auth_keeper
+from chaind.chain.modules.auth import vesting as auth_vesting
 from chaind.crypto.addresses import to_bech32
 from chaind.store.keys import compose
 
@@ -80,9 +82,9 @@ class Bank:
             self._add(state, recipient, denom, amount)
         return self.transfer_events(sender, recipient, coins)
 
-    def burn_from(self, state, address, coins):
+    def burn_from(self, state, address, coins, spendable=True):
         """Take coins out of an account (the input side of a multi-send): coin_spent."""
-        self._require(state, address, coins)
+        self._require(state, address, coins, spendable)
         for denom, amount in coins:
             self._add(state, address, denom, -amount)
         return [event("coin_spent", ("spender", self.bech32(address)), ("amount", format_coins(coins)))]
@@ -101,12 +103,43 @@ class Bank:
             self._add(state, address, denom, amount)
         return [event("coin_received", ("receiver", self.bech32(address)), ("amount", format_coins(coins)))]
 
-    def _require(self, state, address, coins):
+    def _require(self, state, address, coins, spendable=True):
+        """subUnlockedCoins: each coin within the balance, less what a vesting account has locked (unless
+        `spendable` is False: a delegation may spend locked coins)."""
+        locked = auth_keeper.locked_coins(state, address, state.accounts.execution_context.timestamp) \
+            if spendable else {}
         for denom, amount in coins:
-            have = self.balance(state, address, denom)
+            have = max(0, self.balance(state, address, denom) - locked.get(denom, 0))
             if have < amount:
                 raise errors.insufficient_funds(
                     f"spendable balance {have}{denom} is smaller than {amount}{denom}")
+
+    def spendable(self, state, address, denom, now):
+        """A denom's balance less what is locked at unix time `now`."""
+        return max(0, self.balance(state, address, denom) - auth_keeper.locked_coins(state, address, now).get(denom, 0))
+
+    def delegate(self, state, delegator, pool, coins):
+        """DelegateCoins: move coins to a staking pool, locked ones included; a vesting account tracks them."""
+        self._require(state, delegator, coins, spendable=False)
+        found = auth_keeper.vesting_account(state, delegator)
+        if found is not None:
+            url, account = found
+            balance = {denom: self.balance(state, delegator, denom) for denom, _ in coins}
+            auth_vesting.track_delegation(url, account, balance, dict(coins),
+                                          state.accounts.execution_context.timestamp)
+            auth_keeper.set_vesting_account(state, delegator, url, account)
+        events = self.burn_from(state, delegator, coins, spendable=False)
+        return events + self.credit(state, pool, coins)
+
+    def undelegate(self, state, pool, delegator, coins):
+        """UndelegateCoins: coins back from a staking pool; a vesting account's delegations shrink."""
+        events = self.burn_from(state, pool, coins)
+        found = auth_keeper.vesting_account(state, delegator)
+        if found is not None:
+            url, account = found
+            auth_vesting.track_undelegation(account, dict(coins))
+            auth_keeper.set_vesting_account(state, delegator, url, account)
+        return events + self.credit(state, delegator, coins)
 
     def transfer_events(self, sender, recipient, coins):
         text = format_coins(coins)

@@ -3,6 +3,7 @@
 from google.protobuf import json_format
 
 from chaind import errors
+from chaind.chain.modules.auth import keeper as auth
 from chaind.chain.modules.bank import keeper
 from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.queries import Reader, address_bytes, check_denom, paginate, query
@@ -51,10 +52,18 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
                     coin.denom = found.display
         return query_pb2.QueryAllBalancesResponse(balances=balances, pagination=page)
 
-    # Nothing is locked or vesting on this chain: every coin held is spendable.
+    def _now(self, view):
+        """The unix time of the block at the view's height: what a vesting account has locked is as of then."""
+        return self.app.block_at(view.height)[0].time_ns // 10**9
+
     @query(inline=True)
     def SpendableBalances(self, request, view):
-        balances, page = self._balances(view, request)
+        address = self._address(request.address)
+        locked = auth.locked_coins(view, address, self._now(view))
+        spendable = [(d, a - locked.get(d, 0)) for d, a in self.app.bank.all_balances(view, address)]
+        # The SDK's SpendableCoins lists the denoms held, each less what is locked (zero kept, never negative).
+        items = [(d.encode(), _coin(d, max(0, a))) for d, a in spendable]
+        balances, page = paginate(items, request.pagination)
         return query_pb2.QuerySpendableBalancesResponse(balances=balances, pagination=page)
 
     @query(inline=True)
@@ -62,7 +71,7 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         address = self._address(request.address)
         check_denom(request.denom)
         return query_pb2.QuerySpendableBalanceByDenomResponse(
-            balance=_coin(request.denom, self.app.bank.balance(view, address, request.denom)))
+            balance=_coin(request.denom, self.app.bank.spendable(view, address, request.denom, self._now(view))))
 
     @query
     def TotalSupply(self, request, view):

@@ -2,6 +2,7 @@
 MsgFundCommunityPool, MsgDepositValidatorRewardsPool, with the v0.50 msg server's checks in its order."""
 
 from chaind.chain import errors
+from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules import staking
 from chaind.chain.modules.bank import validate_coins
@@ -100,15 +101,19 @@ def _deposit_validator_rewards_pool(app, ctx, msg, signer):
 
 MESSAGES = (
     MsgHandler("/cosmos.distribution.v1beta1.MsgSetWithdrawAddress", tx_pb2.MsgSetWithdrawAddress,
-               lambda m: m.delegator_address, _signer_check("delegator_address"), _set_withdraw_address),
+               lambda m: m.delegator_address, _signer_check("delegator_address"), _set_withdraw_address,
+               amino=Amino("cosmos-sdk/MsgModifyWithdrawAddress")),
     MsgHandler("/cosmos.distribution.v1beta1.MsgWithdrawDelegatorReward", tx_pb2.MsgWithdrawDelegatorReward,
-               lambda m: m.delegator_address, _signer_check("delegator_address"), _withdraw_delegator_reward),
+               lambda m: m.delegator_address, _signer_check("delegator_address"), _withdraw_delegator_reward,
+               amino=Amino("cosmos-sdk/MsgWithdrawDelegationReward")),
     MsgHandler("/cosmos.distribution.v1beta1.MsgWithdrawValidatorCommission", tx_pb2.MsgWithdrawValidatorCommission,
                lambda m: m.validator_address, _signer_check("validator_address", valoper=True),
-               _withdraw_validator_commission),
+               _withdraw_validator_commission, amino=Amino("cosmos-sdk/MsgWithdrawValCommission")),
     MsgHandler("/cosmos.distribution.v1beta1.MsgFundCommunityPool", tx_pb2.MsgFundCommunityPool,
-               lambda m: m.depositor, _signer_check("depositor"), _fund_community_pool),
+               lambda m: m.depositor, _signer_check("depositor"), _fund_community_pool,
+               amino=Amino("cosmos-sdk/MsgFundCommunityPool", keep=("amount",), coins=("amount",))),
     MsgHandler("/cosmos.distribution.v1beta1.MsgDepositValidatorRewardsPool",
                tx_pb2.MsgDepositValidatorRewardsPool, lambda m: m.depositor, _signer_check("depositor"),
-               _deposit_validator_rewards_pool),
+               _deposit_validator_rewards_pool,
+               amino=Amino("cosmos-sdk/distr/MsgDepositValRewards", keep=("amount",), coins=("amount",))),
 )

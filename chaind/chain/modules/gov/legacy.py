@@ -98,9 +98,11 @@ def _deposit_v1beta1(app, ctx, msg, signer):
 
 
 MESSAGES = (
-    MsgHandler(EXEC_LEGACY, v1_tx.MsgExecLegacyContent, lambda m: m.authority, _validate_exec_legacy, _exec_legacy),
+    MsgHandler(EXEC_LEGACY, v1_tx.MsgExecLegacyContent, lambda m: m.authority, _validate_exec_legacy, _exec_legacy,
+               amino=Amino("cosmos-sdk/v1/MsgExecLegacyContent")),
     MsgHandler("/cosmos.gov.v1beta1.MsgSubmitProposal", tx_pb2.MsgSubmitProposal, lambda m: m.proposer,
-               msgs.signer_check("proposer", "proposer"), _submit_v1beta1),
+               msgs.signer_check("proposer", "proposer"), _submit_v1beta1,
+               amino=Amino("cosmos-sdk/MsgSubmitProposal", keep=("initial_deposit",), coins=("initial_deposit",))),
     MsgHandler("/cosmos.gov.v1beta1.MsgVote", tx_pb2.MsgVote, lambda m: m.voter, msgs.signer_check("voter", "voter"),
                _vote_v1beta1, amino=Amino("cosmos-sdk/MsgVote", keep=("proposal_id",))),
     MsgHandler("/cosmos.gov.v1beta1.MsgVoteWeighted", tx_pb2.MsgVoteWeighted, lambda m: m.voter,
@@ -111,5 +113,7 @@ MESSAGES = (
                amino=Amino("cosmos-sdk/MsgDeposit", keep=("proposal_id", "amount"))),
 )
 
-# Amino JSON of the nested types: v1beta1's weight is a LegacyDec (atomics on the wire, a decimal in JSON).
-AMINO_SHAPES = {gov_pb2.WeightedVoteOption: Amino(keep=("weight",), decs=("weight",))}
+# Amino JSON of the nested types: v1beta1's weight is a LegacyDec (atomics on the wire, a decimal in JSON); a
+# TextProposal, packed in a proposal's content, goes by its amino name.
+AMINO_SHAPES = {gov_pb2.WeightedVoteOption: Amino(keep=("weight",), decs=("weight",)),
+                gov_pb2.TextProposal: Amino("cosmos-sdk/TextProposal")}

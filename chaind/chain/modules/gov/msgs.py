@@ -272,7 +272,8 @@ def _update_params(app, ctx, msg, signer):
 
 MESSAGES = (
     MsgHandler("/cosmos.gov.v1.MsgSubmitProposal", tx_pb2.MsgSubmitProposal, lambda m: m.proposer,
-               signer_check("proposer", "proposer"), submit_proposal),
+               signer_check("proposer", "proposer"), submit_proposal,
+               amino=Amino("cosmos-sdk/v1/MsgSubmitProposal", keep=("initial_deposit",), coins=("initial_deposit",))),
     MsgHandler("/cosmos.gov.v1.MsgDeposit", tx_pb2.MsgDeposit, lambda m: m.depositor,
                signer_check("depositor", "depositor"), deposit,
                amino=Amino("cosmos-sdk/v1/MsgDeposit", keep=("proposal_id", "amount"))),
@@ -282,7 +283,8 @@ MESSAGES = (
                signer_check("voter", "voter"), vote_weighted,
                amino=Amino("cosmos-sdk/v1/MsgVoteWeighted", keep=("proposal_id",))),
     MsgHandler("/cosmos.gov.v1.MsgCancelProposal", tx_pb2.MsgCancelProposal, lambda m: m.proposer,
-               signer_check("proposer", "proposer"), _cancel_proposal),
+               signer_check("proposer", "proposer"), _cancel_proposal,
+               amino=Amino("cosmos-sdk/v1/MsgCancelProposal", keep=("proposal_id",))),
     MsgHandler("/cosmos.gov.v1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
                signer_check("authority", "authority"), _update_params),
 )

@@ -82,9 +82,7 @@ class Keeper:
                 raise errors.insufficient_funds(
                     f"failed to delegate; {have}{self.params.bond_denom} is smaller than "
                     f"{amount}{self.params.bond_denom}")
-            coins = self.coins(amount)
-            self.events += self.app.bank.burn_from(self.ctx, delegator, coins)
-            self.events += self.app.bank.credit(self.ctx, pool, coins)
+            self.events += self.app.bank.delegate(self.ctx, delegator, pool, self.coins(amount))
         elif (token_src == BONDED) != (v.status == BONDED):
             self.move_between_pools(amount, to_bonded=v.status == BONDED)
         issued = amount * PRECISION if v.shares == 0 else v.shares_from_tokens(amount)
@@ -283,9 +281,7 @@ class Keeper:
             returned = sum(int(e[3]) for e in entries if e[1] <= now)
             set_unbonding(self.ctx, delegator, operator, [e for e in entries if e[1] > now])
             if returned:
-                coins = self.coins(returned)
-                self.events += self.app.bank.burn_from(self.ctx, NOT_BONDED_POOL, coins)
-                self.events += self.app.bank.credit(self.ctx, delegator, coins)
+                self.events += self.app.bank.undelegate(self.ctx, NOT_BONDED_POOL, delegator, self.coins(returned))
             self.events.append(event("complete_unbonding", ("amount", format_coins(self.coins(returned))),
                                      ("validator", self.valoper(operator)), ("delegator", self.b32(delegator))))
 

@@ -371,11 +371,13 @@ MESSAGES = (
                _cancel_unbonding_delegation,
                amino=Amino("cosmos-sdk/MsgCancelUnbondingDelegation", keep=("amount",))),
     MsgHandler("/cosmos.staking.v1beta1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
-               _validate_update_params, _update_params),
+               _validate_update_params, _update_params,
+               amino=Amino("cosmos-sdk/x/staking/MsgUpdateParams", keep=("params",))),
 )
 
 # Amino JSON of the nested types (cosmos-sdk v0.50 proto/cosmos/staking/v1beta1/staking.proto).
 AMINO_SHAPES = {
     staking_pb2.CommissionRates: Amino(keep=("rate", "max_rate", "max_change_rate"),
                                        decs=("rate", "max_rate", "max_change_rate")),
+    staking_pb2.Params: Amino(keep=("unbonding_time", "min_commission_rate"), decs=("min_commission_rate",)),
 }

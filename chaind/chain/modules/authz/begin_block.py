@@ -1,0 +1,7 @@
+"""authz's begin blocker: expired grants are pruned (x/authz's BeginBlocker, at most 200 queue entries a block)."""
+
+from chaind.chain.modules.authz import keeper
+
+
+def begin_block(app, ctx):
+    keeper.prune_expired(ctx, ctx.time_ns)
