@@ -1,7 +1,7 @@
 """What a test suite does to its dev node: one sender sends and waits for each receipt, snapshot + 100 txs
 + revert, and anvil_mine of 10,000 blocks; on our node in instant mode, and on a peer with --peer-url.
 
-    /work/venv/bin/python bench/dev_methods.py [--txs 500] [--blocks 10000]
+    /work/venv/bin/python bench/dev_methods.py [--txs 500] [--blocks 10000] [--peer-url http://127.0.0.1:8545]
 
 The same work runs on the peers (bench/peers.py imports dev_work), so bench/run --peers shows Anvil's column.
 """
@@ -88,6 +88,10 @@ def dev_work(url, txs, blocks, mine_method="anvil_mine"):
 def measure(args):
     with DevNode(config=CONFIG) as node:
         work = dev_work(node.url, args.txs, args.blocks)
+    if args.peer_url:
+        # The same work on a running peer (Anvil: `anvil --silent`), right after ours, for its column.
+        for key, (figure, unit, value) in dev_work(args.peer_url, args.txs, args.blocks).items():
+            print(f"peer {figure}: {value:,.2f} {unit}", flush=True)
     bars = {"dev.send_wait_p50": (3.0, False), "dev.revert_100": (50.0, False), "dev.mine_many": (2.0, False),
             "dev.send_wait_rate": (None, True)}
     results = []
@@ -103,6 +107,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--txs", type=int, default=500, help="timed send-and-wait txs")
     parser.add_argument("--blocks", type=int, default=10000, help="blocks one anvil_mine makes")
+    parser.add_argument("--peer-url", help="a running peer (Anvil) to run the same work on, after ours")
     run_script(parser, measure, argv)
 
 

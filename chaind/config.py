@@ -87,6 +87,9 @@ class JsonRpcSettings:
     filter_timeout: float = 300.0       # seconds an unpolled filter lives
     filter_queue: int = 10000           # events an unpolled filter holds before it is removed
     feehistory_cap: int = 100           # eth_feeHistory blocks at most
+    simulate_max_blocks: int = 256      # eth_simulateV1 blocks (gaps filled included) at most, as geth
+    simulate_max_calls_per_block: int = 5000  # eth_simulateV1 calls in one block at most, as geth
+    simulate_max_calls: int = 10000     # eth_simulateV1 calls in one request at most, as geth
     allow_unprotected_txs: bool = False  # accept txs without an EIP-155 chain id
     vhosts: str = "localhost"           # Host names served (IP addresses always are); * = any
     cors_domains: str = ""              # browser origins allowed to read answers; * = any; empty = none
@@ -169,11 +172,15 @@ class InstrumentationSettings:
     prometheus: bool = False            # serve /metrics (a dev home turns it on)
     prometheus_listen_addr: str = _listen("127.0.0.1:26660")
     namespace: str = "cometbft"         # prefix of CometBFT's metric names
+    max_open_connections: int = 3       # served at once on the metrics port; more wait their turn (0: no limit)
 
     def __attrs_post_init__(self):
         if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", self.namespace):
             raise ConfigError(f"[instrumentation] namespace must be letters, digits and _, not starting with a "
                               f"digit (a Prometheus name prefix), got {self.namespace!r}")
+        if self.max_open_connections < 0:
+            raise ConfigError(f"[instrumentation] max-open-connections must be 0 (no limit) or more, "
+                              f"got {self.max_open_connections}")
 
 
 @attrs.frozen

@@ -26,9 +26,13 @@ class Kind(enum.Enum):
 
 @attrs.frozen
 class ChainError(Exception):
+    """code: the JSON-RPC code a specification fixes for this very failure (execution-apis' -38xxx for
+    eth_simulateV1), which the JSON-RPC faces answer instead of their kind's."""
+
     kind: Kind
     message: str
     data: object = None
+    code: int | None = None
 
     def __str__(self):
         return self.message

@@ -28,6 +28,7 @@ from chaind.api.txpool import TxPoolApi
 from chaind.chain import authority, registry
 from chaind.chain.app import App, NoValidatorsError, StaleHomeError
 from chaind.chain.genesis import Genesis, GenesisError
+from chaind.chain.module import NodeServices
 from chaind.chain.modules import inflation, slashing, upgrade
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
@@ -46,6 +47,7 @@ from chaind.grpc.server import GrpcBindError, GrpcServer
 from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
+from chaind.metrics.connections import ConnectionLimit
 from chaind.metrics.node import NodeMetrics
 from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
@@ -57,6 +59,7 @@ from chaind.rpc.jsonrpc import Dispatcher
 from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
 from chaind.rpc.web_limits import LimitedSite
 from chaind.store.db import Database
+from chaind.tracing.pool import TracePool
 
 
 class _Pool(service.Service):
@@ -140,6 +143,7 @@ class Node(service.MultiService):
         concurrency = settings.tracing.concurrency
         self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
         _Pool(self.trace_pool).setServiceParent(self)
+        self.traces = TracePool(self.trace_pool, settings.tracing, self.reactor)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
         # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
@@ -207,8 +211,10 @@ class Node(service.MultiService):
                 "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
                 "denom": g.base_denom, "decimals": 18}))
         if self.metrics is not None:
-            self._listen("metrics", settings.instrumentation.prometheus_listen_addr,
-                         metric_sources.build(self, self.metrics))
+            instrumentation = settings.instrumentation
+            self._listen("metrics", instrumentation.prometheus_listen_addr,
+                         ConnectionLimit(metric_sources.build(self, self.metrics),
+                                         instrumentation.max_open_connections))
 
     def _explorer_urls(self, request):
         """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
@@ -254,7 +260,9 @@ class Node(service.MultiService):
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
         app, settings = self.app, self.settings
-        found = [(entry, entry.servicer(app, settings)) for module in app.modules for entry in module.services]
+        shared = NodeServices(traces=self.traces)
+        found = [(entry, entry.make_servicer(app, settings, shared))
+                 for module in app.modules for entry in module.services]
 
         def rpc_address():
             return self.comet_routes.rpc_address if self.comet_routes is not None else ""
@@ -276,7 +284,7 @@ class Node(service.MultiService):
         fees = FeeApi(app, rpc)
         filters = FilterApi(app, rpc, self.bus, reactor, self.call_pool)
         filters.setServiceParent(self)
-        debug = self.debug_api = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.trace_pool)
+        debug = self.debug_api = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.traces)
         debug.setServiceParent(self)
         impersonation = Impersonation()
         # The dev controls drive this node's producer: under CometBFT (socket mode) there is none to drive.

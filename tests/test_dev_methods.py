@@ -1,8 +1,10 @@
 """The dev namespace against a real node: snapshots and reverts, mining, time, setters, node info."""
 
+import re
 import time
 
 import pytest_twisted
+from twisted.logger import formatEvent, globalLogPublisher
 from web3 import Web3
 
 from contracts import INIT, RUNTIME
@@ -200,9 +202,23 @@ def test_dump_load_and_reset(node_factory):
     yield call(first, "anvil_setBalance", target, hex(12345))
     yield call(first, "anvil_setCode", target, "0x" + RUNTIME.hex())
     yield call(first, "anvil_setStorageAt", target, "0x1", "0x" + "00" * 31 + "07")
-    dump = yield call(first, "anvil_dumpState")
-    assert dump.startswith("0x1f8b")    # gzip, as Anvil's
-    assert (yield call(second, "anvil_loadState", dump)) is True
+    lines = []
+    observer = lambda event: lines.append(formatEvent(event))   # noqa: E731
+    globalLogPublisher.addObserver(observer)
+    try:
+        dump = yield call(first, "anvil_dumpState")
+        assert dump.startswith("0x1f8b")    # gzip, as Anvil's
+        assert (yield call(second, "anvil_loadState", dump)) is True
+        yield in_thread(time.sleep, 0.05)   # the lines are logged on the reactor, after the answer
+    finally:
+        globalLogPublisher.removeObserver(observer)
+    # Long imports and exports say how far they are; a short one says once that it is done.
+    dumped = [line for line in lines if line.startswith("anvil_dumpState: ")]
+    assert len(dumped) == 1 and re.fullmatch(r"anvil_dumpState: ([\d,]+)/\1 entries \(100%\), [\d,.]+ entries/s, done",
+                                             dumped[0]), dumped
+    loaded = [line for line in lines if line.startswith("anvil_loadState: ")]
+    assert loaded and re.fullmatch(r"anvil_loadState: ([\d,]+)/\1 entries \(100%\), [\d,.]+ entries/s, done",
+                                   loaded[-1]), loaded
     web3 = w3(second)
     assert (yield in_thread(web3.eth.get_balance, target)) == 12345
     assert (yield in_thread(web3.eth.get_code, target)) == RUNTIME

@@ -1,5 +1,6 @@
 """Prometheus metrics on [instrumentation] prometheus-listen-addr: parsed with prometheus_client's parser."""
 
+import socket
 import urllib.error
 import urllib.request
 
@@ -144,3 +145,51 @@ def test_a_bad_namespace_is_refused():
 
 def test_the_banner_says_when_metrics_are_off(node):
     assert "metrics: off" in node.out.getvalue()
+
+
+def _get(port, timeout):
+    """A raw GET /metrics on its own connection: the first bytes of the answer, or None when none came."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        s.settimeout(timeout)
+        try:
+            return s.recv(12)
+        except TimeoutError:
+            return None
+
+
+@pytest_twisted.inlineCallbacks
+def test_max_open_connections_makes_more_clients_wait_their_turn(node_factory):
+    # Two idle connections fill a limit of 2: a third client is not refused, it is answered once one closes.
+    node = node_factory(instrumentation={**METRICS_ON["instrumentation"], "max_open_connections": 2})
+    port = node.port_of("metrics")
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(2)]
+    try:
+        assert (yield in_thread(_get, port, 0.5)) is None
+        waiting = in_thread(_get, port, 10)
+        yield task.deferLater(reactor, 0.2, lambda: None)
+        idle.pop().close()
+        assert (yield waiting) == b"HTTP/1.1 200"
+    finally:
+        for s in idle:
+            s.close()
+    assert (yield in_thread(_get, port, 10)) == b"HTTP/1.1 200"
+
+
+@pytest_twisted.inlineCallbacks
+def test_max_open_connections_zero_is_no_limit(node_factory):
+    node = node_factory(instrumentation={**METRICS_ON["instrumentation"], "max_open_connections": 0})
+    port = node.port_of("metrics")
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(5)]
+    try:
+        assert (yield in_thread(_get, port, 10)) == b"HTTP/1.1 200"
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_max_open_connections_defaults_to_cometbfts_3_and_is_checked():
+    assert config.Settings().instrumentation.max_open_connections == 3
+    assert config.load(text="[instrumentation]\nmax-open-connections = 7\n").instrumentation.max_open_connections == 7
+    with pytest.raises(config.ConfigError, match="max-open-connections"):
+        config.load(text="[instrumentation]\nmax-open-connections = -1\n")

@@ -32,6 +32,19 @@ def test_without_a_terminal_a_plain_line_every_interval_and_a_last_one():
     assert "\r" not in out.getvalue() and "\x1b" not in out.getvalue()
 
 
+def test_work_of_unknown_size_counts_what_is_done_then_says_done():
+    out, clock = io.StringIO(), Clock()
+    progress = Progress("anvil_dumpState", out, tty=False, interval=10.0, clock=clock, unit="entries", start=0)
+    for done in range(1000, 31000, 1000):
+        clock.now += 1.0            # 1,000 entries/s
+        progress.update(done, None)
+    progress.update(30500, 30500)
+    assert out.getvalue().splitlines() == [
+        "anvil_dumpState: 10,000 entries, 1,000.0 entries/s", "anvil_dumpState: 20,000 entries, 1,000.0 entries/s",
+        "anvil_dumpState: 30,000 entries, 1,000.0 entries/s",
+        "anvil_dumpState: 30,500/30,500 entries (100%), 1,016.7 entries/s, done"]
+
+
 def test_on_a_terminal_one_line_is_redrawn():
     out, clock = io.StringIO(), Clock()
     progress = Progress("replay", out, tty=True, clock=clock)

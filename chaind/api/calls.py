@@ -81,7 +81,7 @@ class CallRunner:
     def call(self, call, view, overrides, block=None):
         """The call's output as 0x-hex; reverts and VM errors raise ChainError (REVERTED with the data).
         `block`: parsed block overrides (parse_block_overrides)."""
-        with self._under_timeout():
+        with self.under_timeout():
             computation = self._execute(call, view, overrides, None, block)
         if computation.is_error:
             raise revert_error(computation)
@@ -92,7 +92,7 @@ class CallRunner:
         cap = self.gas_cap or self.app.genesis.max_gas
         if call.get("gas") is not None:
             cap = min(cap, p.quantity(call["gas"], 0))
-        with self._under_timeout():
+        with self.under_timeout():
             computation = self._execute(call, view, overrides, cap, block)
             if computation.is_error:
                 if type(computation.error).__name__ == "Revert":
@@ -113,8 +113,8 @@ class CallRunner:
     def create_access_list(self, call, view):
         """geth's eth_createAccessList: run the call with the list found so far until it stops growing;
         the list, the gas used with it, and the execution error if any."""
-        found = _access_list_arg(call.get("accessList"))
-        with self._under_timeout():
+        found = access_list_arg(call.get("accessList"))
+        with self.under_timeout():
             while True:
                 state, tx = self.prepare(call, view, {}, access_list=found)
                 excluded = {tx.sender, hooks.tx_env(state, tx).to, *state.computation_class.get_precompiles()}
@@ -134,7 +134,7 @@ class CallRunner:
 
     def run(self, call, view):
         """(computation, gas used) of the call at `view` under evm-timeout; a revert is the caller's to read."""
-        with self._under_timeout():
+        with self.under_timeout():
             state, tx = self.prepare(call, view, {})
             try:
                 computation = state.apply_transaction(tx)
@@ -143,7 +143,7 @@ class CallRunner:
         return computation, VM.finalize_gas_used(tx, computation)
 
     @contextlib.contextmanager
-    def _under_timeout(self):
+    def under_timeout(self):
         """Runs in the block under evm-timeout: the guarded opcodes abort past it, with geth's message."""
         _deadline.at = time.monotonic() + self.timeout if self.timeout else None
         try:
@@ -195,7 +195,7 @@ class CallRunner:
         return state, SpoofTransaction(unsigned, from_=sender)
 
 
-def _access_list_arg(value):
+def access_list_arg(value):
     """A call object's accessList as [(address, [slot int])]."""
     if value is None:
         return []
@@ -210,8 +210,9 @@ def _access_list_arg(value):
     return out
 
 
-def parse_overrides(value, index):
-    """geth's StateOverride: {address: {balance, nonce, code, state | stateDiff}}."""
+def parse_overrides(value, index, moves=False):
+    """geth's StateOverride: {address: {balance, nonce, code, state | stateDiff}}, and with `moves`
+    (eth_simulateV1) movePrecompileToAddress."""
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -222,6 +223,8 @@ def parse_overrides(value, index):
         if not isinstance(account, dict):
             raise errors.invalid_argument(f"invalid argument {index}: override of {address} must be an object")
         unknown = set(account) - {"balance", "nonce", "code", "state", "stateDiff"}
+        if moves:
+            unknown.discard("movePrecompileToAddress")
         if unknown:
             raise errors.invalid_argument(f"invalid argument {index}: unknown override field {sorted(unknown)[0]!r}")
         if account.get("state") is not None and account.get("stateDiff") is not None:
@@ -233,6 +236,8 @@ def parse_overrides(value, index):
             parsed["nonce"] = p.quantity(account["nonce"], index)
         if account.get("code") is not None:
             parsed["code"] = p.data(account["code"], index)
+        if account.get("movePrecompileToAddress") is not None:
+            parsed["movePrecompileToAddress"] = p.address(account["movePrecompileToAddress"], index)
         for field in ("state", "stateDiff"):
             if account.get(field) is not None:
                 slots = account[field]

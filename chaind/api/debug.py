@@ -8,7 +8,6 @@ from eth_utils import keccak
 from trie import HexaryTrie
 from trie.iter import NodeIterator
 from twisted.application import service
-from twisted.internet import threads
 
 from chaind import errors
 from chaind.api import calls, logs
@@ -21,16 +20,19 @@ from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 
 
 class DebugApi(service.Service):
-    def __init__(self, app, runner, settings, reactor, trace_pool):
-        """settings: [tracing]; runner: the CallRunner debug_traceCall prepares its call with."""
+    def __init__(self, app, runner, settings, reactor, traces):
+        """settings: [tracing]; runner: the CallRunner debug_traceCall prepares its call with; traces: the
+        node's TracePool (tracing/pool.py), shared with gRPC's TraceTx and TraceBlock."""
         self.app = app
         self.runner = runner
         self.settings = settings
         self.reactor = reactor
-        self.pool = trace_pool
-        self.in_flight = 0
-        self.streamed_bytes = 0  # written by finished traces (metrics)
+        self.traces = traces
         self.sinks = set()       # where running traces write; stopped when the node stops
+
+    @property
+    def in_flight(self):
+        return self.traces.in_flight
 
     def stopService(self):
         # Before the trace pool joins its threads: a trace waiting on a slow client must give up.
@@ -117,7 +119,7 @@ class DebugApi(service.Service):
                                   after_tx=lambda ctx, index, tx: roots.append(enc.d(ctx.accounts.make_state_root())))
             return roots
 
-        return threads.deferToThreadPool(self.reactor, self.pool, replay)
+        return self.traces.defer(replay)
 
     def storage_range_at(self, params):
         """geth's debug_storageRangeAt: up to maxResult storage entries of an account, from keyStart in
@@ -142,8 +144,8 @@ class DebugApi(service.Service):
         if tx_index >= len(evm_positions):
             raise errors.failed(f"transaction index {tx_index} out of range for block {p.arg(params, 0)}")
         self._check_state(height - 1)
-        return threads.deferToThreadPool(self.reactor, self.pool, self._storage_range, height,
-                                         evm_positions[tx_index], address, start.ljust(32, b"\0"), max_result)
+        return self.traces.defer(self._storage_range, height, evm_positions[tx_index], address,
+                                 start.ljust(32, b"\0"), max_result)
 
     def _storage_range(self, height, tx_index, address, start, max_result):
         found = {}
@@ -211,25 +213,23 @@ class DebugApi(service.Service):
             raise errors.pruned(f"state at height {height} is not available") from None
 
     def _stream(self, options, work):
-        limit = self.settings.concurrency + self.settings.max_queued
-        if self.in_flight >= limit:
-            raise errors.unavailable(f"too many traces in progress ({limit}); retry later")
+        if self.traces.in_flight >= self.traces.limit:
+            raise errors.unavailable(f"too many traces in progress ({self.traces.limit}); retry later")
 
         def produce(sink):
-            self.in_flight += 1
+            self.traces.enter()
             sink = _CountingSink(sink)
             self.sinks.add(sink)
             job = TraceJob(self.app, options, self.settings.js_memory_limit, sink.cancel)
-            d = threads.deferToThreadPool(self.reactor, self.pool, work, job, sink)
+            d = self.traces.defer(work, job, sink)
             d.addBoth(self._finished, sink)
             return d.addErrback(_trace_error)
 
         return StreamedResult(produce, self.settings.max_result_bytes, self.settings.max_buffered_bytes)
 
     def _finished(self, outcome, sink):
-        self.in_flight -= 1
+        self.traces.leave(sink.written)
         self.sinks.discard(sink)
-        self.streamed_bytes += sink.written
         return outcome
 
 

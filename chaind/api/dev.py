@@ -9,6 +9,7 @@ import os
 
 import attrs
 from twisted.internet import defer, threads
+from twisted.logger import Logger
 
 import chaind
 from chaind import errors
@@ -18,9 +19,11 @@ from chaind.chain import devstate
 from chaind.chain import errors as chain_errors
 from chaind.chain.modules import auth
 from chaind.consensus.clock import BlockClock
+from chaind.progress import Progress
 from chaind.store import keys
 
 NAMESPACE_SETTING = "[json-rpc] api"
+log = Logger()
 
 
 class DevApi:
@@ -277,22 +280,29 @@ class DevApi:
     def dump_state(self, params):
         p.at_most(params, 1)
         height = self.app.height
-        d = threads.deferToThreadPool(self.reactor, self.call_pool, devstate.dump_state, self.app, height)
+        d = threads.deferToThreadPool(self.reactor, self.call_pool, devstate.dump_state, self.app, height,
+                                      self._progress("anvil_dumpState"))
         return d.addCallback(enc.d)
 
     @defer.inlineCallbacks
     def load_state(self, params):
         p.at_most(params, 1)
         blob = p.data(p.arg(params, 0), 0)
+        progress = self._progress("anvil_loadState")
         try:
-            parsed = yield threads.deferToThreadPool(self.reactor, self.call_pool, devstate.parse_state, blob)
+            parsed = yield threads.deferToThreadPool(self.reactor, self.call_pool, devstate.parse_state, blob,
+                                                     progress)
         except ValueError as e:
             raise errors.invalid_argument(f"Failed to decode state dump: {e}") from None
         try:
-            yield self.producer.exclusive(devstate.load_state, self.app, parsed)
+            yield self.producer.exclusive(devstate.load_state, self.app, parsed, progress)
         except ValueError as e:
             raise errors.invalid_argument(f"Failed to load state dump: {e}") from None
         return True
+
+    def _progress(self, what):
+        """progress(done, total) for a worker thread: a log line now and then, and one when the work ends."""
+        return Progress(what, _LogLines(self.reactor), tty=False, unit="entries", start=0).update
 
     @defer.inlineCallbacks
     def reset(self, params):
@@ -377,6 +387,20 @@ class _Snapshot:
     block_hash: bytes
     clock: tuple            # BlockClock.state()
     pending: tuple          # the mempool's txs
+
+
+class _LogLines:
+    """The node's log as Progress' output: each line logged on the reactor thread."""
+
+    def __init__(self, reactor):
+        self.reactor = reactor
+
+    def write(self, text):
+        for line in text.splitlines():
+            self.reactor.callFromThread(log.info, "{line}", line=line)
+
+    def flush(self):
+        pass
 
 
 def _no_params(params):

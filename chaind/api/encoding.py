@@ -58,10 +58,10 @@ def block(chain, header, meta, full_txs):
 
 
 # The London header as geth encodes it, in RLP order (Header's fields up to BaseFee).
-_HEADER_RLP = ("parentHash", "sha3Uncles", "miner", "stateRoot", "transactionsRoot", "receiptsRoot", "logsBloom",
+HEADER_RLP = ("parentHash", "sha3Uncles", "miner", "stateRoot", "transactionsRoot", "receiptsRoot", "logsBloom",
                "difficulty", "number", "gasLimit", "gasUsed", "timestamp", "extraData", "mixHash", "nonce",
                "baseFeePerGas")
-_QUANTITIES = {"difficulty", "number", "gasLimit", "gasUsed", "timestamp", "baseFeePerGas"}
+HEADER_QUANTITIES = {"difficulty", "number", "gasLimit", "gasUsed", "timestamp", "baseFeePerGas"}
 
 
 def block_size(fields, encoded_txs):
@@ -69,7 +69,7 @@ def block_size(fields, encoded_txs):
     (a typed tx is an RLP string of its envelope, a legacy one its own list)."""
     import rlp
 
-    header = [int(fields[k], 16) if k in _QUANTITIES else bytes.fromhex(fields[k][2:]) for k in _HEADER_RLP]
+    header = [int(fields[k], 16) if k in HEADER_QUANTITIES else bytes.fromhex(fields[k][2:]) for k in HEADER_RLP]
     txs = b"".join(raw if raw[0] >= 0xC0 else rlp.encode(raw) for raw in encoded_txs)
     body = rlp.encode(header) + _list_prefix(len(txs)) + txs + rlp.encode([])
     return len(_list_prefix(len(body))) + len(body)

@@ -6,6 +6,7 @@ from chaind import errors
 from chaind.api import calls, logs, proofs
 from chaind.api import encoding as enc
 from chaind.api import params as p
+from chaind.api.simulate import Simulator
 from chaind.chain import errors as chain_errors
 from chaind.chain.app import PrunedError
 
@@ -20,6 +21,7 @@ class EthApi:
         self.reactor = reactor
         self.call_pool = call_pool
         self.runner = calls.CallRunner(app, settings.gas_cap, settings.evm_timeout)
+        self.simulator = Simulator(app, settings, self.runner)
 
     def methods(self):
         return {
@@ -51,6 +53,7 @@ class EthApi:
             "eth_call": self.call,
             "eth_estimateGas": self.estimate_gas,
             "eth_createAccessList": self.create_access_list,
+            "eth_simulateV1": self.simulate,
         }
 
     # -- state at a height ------------------------------------------------------------------------
@@ -227,6 +230,11 @@ class EthApi:
         if not isinstance(call, dict):
             raise errors.invalid_argument("invalid argument 0: call object expected")
         return self._in_call_pool(self.runner.create_access_list, call, self._view(params, 1))
+
+    def simulate(self, params):
+        p.at_most(params, 2)
+        flags, blocks = self.simulator.parse(params)
+        return self._in_call_pool(self.simulator.run, flags, blocks, self._view(params, 1))
 
     def _in_call_pool(self, fn, *args):
         return threads.deferToThreadPool(self.reactor, self.call_pool, fn, *args)

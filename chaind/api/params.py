@@ -1,5 +1,6 @@
 """Parsing JSON-RPC params as geth does: hex quantities, data, addresses and block parameters."""
 
+import functools
 import re
 
 from chaind import errors
@@ -54,7 +55,19 @@ def fixed(value, index, size, type_name):
 
 
 def address(value, index):
+    if value.__class__ is str:
+        found = _address_bytes(value)
+        if found is not None:
+            return found
     return fixed(value, index, 20, "common.Address")
+
+
+# Clients ask about the same addresses again and again; a well-formed one is remembered (a bounded few).
+@functools.lru_cache(maxsize=4096)
+def _address_bytes(text):
+    if len(text) != 42 or not _HEX.match(text):
+        return None
+    return bytes.fromhex(text[2:])
 
 
 def block_hash(value, index):
@@ -74,6 +87,8 @@ def block_number(value, index, chain):
 
 def block_number_or_hash(value, index, chain):
     """EIP-1898: a number, a tag, or {"blockNumber"} / {"blockHash", "requireCanonical"}."""
+    if value == "latest":       # most reads
+        return chain.height
     if isinstance(value, dict):
         has_number, has_hash = "blockNumber" in value, "blockHash" in value
         if has_number and has_hash:

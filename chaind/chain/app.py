@@ -52,6 +52,7 @@ class NoValidatorsError(RuntimeError):
 
 # The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info).
 STATE_FORMAT = b"2"
+HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 
 
 @attrs.define
@@ -115,7 +116,9 @@ class App:
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
         self._head = None
-        self._local = threading.local()     # each checking thread's view of the head
+        # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
+        # for, its StateView, reads so far]).
+        self._local = threading.local()
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)
@@ -194,6 +197,17 @@ class App:
         if height < oldest:
             kept = f"this node keeps the last {self.pruning} heights, " if self.pruning else ""
             raise PrunedError(f"state at height {height} is pruned: {kept}oldest available {oldest}")
+        if height == head_height:
+            # Most reads are at the head: each thread makes its view once per head (py-evm's objects inside
+            # are not shared between threads), and again after HEAD_VIEW_READS reads, so that what py-evm
+            # caches in it for code and storage reads stays small.
+            head, cached = self._head, getattr(self._local, "head_view", None)
+            if cached is not None and cached[0] is head and cached[2] < HEAD_VIEW_READS:
+                cached[2] += 1
+                return cached[1]
+            view = StateView.committed(self.db, height, head[1].evm_state_root)
+            self._local.head_view = [head, view, 0]
+            return view
         _, meta = self.block_at(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
@@ -878,8 +892,6 @@ class App:
         `amend`: the head's CommitInfo, when a dev node changes the head's state in place (its version
         is applied again over itself, chain/devstate.py)."""
         touched = _touched_accounts(ctx.accounts)
-        ctx.accounts.persist()
-        evm_root = ctx.accounts.state_root
         changes = ctx.store.changes
         if amend is None and ctx.height == self.genesis.initial_height:
             # The first version of the stores holds the genesis state too (written at the height before).
@@ -887,7 +899,10 @@ class App:
             changes = {**dict(genesis.iterate(b"")), **changes}
             touched |= set(auth.all_addresses(StateView(genesis.height, genesis, None)))
             touched |= {address for address, _ in self.module_accounts.values()}
+        # Read before persist: the block's accounts are still in py-evm's cache, after it only in the trie.
         direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
+        ctx.accounts.persist()
+        evm_root = ctx.accounts.state_root
         # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
         touched |= {address for address in map(auth.account_of, changes) if address is not None}
         direct += self._account_mirror(ctx, touched)

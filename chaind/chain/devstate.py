@@ -114,9 +114,11 @@ def rewind(app, mark):
     app.reload_head()
 
 
-def dump_state(app, height):
+def dump_state(app, height, progress=None):
     """The whole state at `height` (EVM trie nodes and code from its root, live native keys, the IAVL
-    stores' trees) as gzipped JSON, so a fixture can be kept in a file and loaded into another dev chain."""
+    stores' trees) as gzipped JSON, so a fixture can be kept in a file and loaded into another dev chain.
+    progress(done, None) is told the entries gathered so far, now and then, and once at the end."""
+    count = _Count(progress, None)
     _, meta = app.block_at(height)
     root = meta.evm_state_root
     nodes = {}
@@ -124,15 +126,52 @@ def dump_state(app, height):
         value = app.db.get(keys.EVM_NODE + node)
         if value is not None:
             nodes[node.hex()] = value.hex()
-    native = {key.hex(): value.hex() for key, value in VersionedReader(app.db, height).iterate(b"")}
+            count.add()
+    native = {}
+    for key, value in VersionedReader(app.db, height).iterate(b""):
+        native[key.hex()] = value.hex()
+        count.add()
     info = app.stores.commit_info(height)
-    stores = None if info is None else {
-        name: {"root": store_root.hex(),
-               "nodes": {h.hex(): raw.hex() for h, raw in app.stores.tree_nodes(info, name)}}
-        for name, store_root in info.roots if name != multistore.EVM}
+    stores = None
+    if info is not None:
+        stores = {}
+        for name, store_root in info.roots:
+            if name == multistore.EVM:
+                continue
+            records = stores[name] = {"root": store_root.hex(), "nodes": {}}
+            for h, raw in app.stores.tree_nodes(info, name):
+                records["nodes"][h.hex()] = raw.hex()
+                count.add()
     doc = {"format": STATE_FORMAT, "chainId": app.genesis.chain_id, "height": height,
            "evmStateRoot": root.hex(), "nodes": nodes, "native": native, "stores": stores}
-    return gzip.compress(orjson.dumps(doc), compresslevel=1)
+    blob = gzip.compress(orjson.dumps(doc), compresslevel=1)
+    count.done(count.value)
+    return blob
+
+
+class _Count:
+    """Entries done of a long import or export, told to progress(done, total) every STEP entries."""
+
+    STEP = 4096
+
+    def __init__(self, progress, total):
+        self.progress = progress
+        self.total = total
+        self.value = 0
+
+    def add(self):
+        self.value += 1
+        if self.progress is not None and not self.value % self.STEP:
+            self.progress(self.value, self.total)
+
+    def done(self, total):
+        if self.progress is not None:
+            self.progress(self.value, total)
+
+
+def _entries(doc):
+    stores = doc.get("stores") or {}
+    return len(doc["nodes"]) + len(doc["native"]) + sum(len(store["nodes"]) for store in stores.values())
 
 
 @attrs.frozen
@@ -145,29 +184,44 @@ class Dump:
     native: dict
     stores: dict = None
 
+    @property
+    def entries(self):
+        return len(self.nodes) + len(self.native) + sum(len(records) for _, records in (self.stores or {}).values())
 
-def parse_state(blob):
-    """The Dump of a dump_state blob; ValueError when it is not one."""
+
+def parse_state(blob, progress=None):
+    """The Dump of a dump_state blob; ValueError when it is not one. progress(done, total) is told the
+    entries decoded, now and then; load_state goes on counting from there to twice the entries."""
     try:
         doc = orjson.loads(gzip.decompress(blob))
         if doc.get("format") != STATE_FORMAT:
             raise ValueError(f"not a {STATE_FORMAT} dump")
+        count = _Count(progress, 2 * _entries(doc))
+
+        def decoded(pairs):
+            out = {}
+            for k, v in pairs.items():
+                out[bytes.fromhex(k)] = bytes.fromhex(v)
+                count.add()
+            return out
+
         stores = doc["stores"]
-        return Dump(bytes.fromhex(doc["evmStateRoot"]),
-                    {bytes.fromhex(k): bytes.fromhex(v) for k, v in doc["nodes"].items()},
-                    {bytes.fromhex(k): bytes.fromhex(v) for k, v in doc["native"].items()},
+        return Dump(bytes.fromhex(doc["evmStateRoot"]), decoded(doc["nodes"]), decoded(doc["native"]),
                     None if stores is None else {
-                        name: (bytes.fromhex(store["root"]),
-                               {bytes.fromhex(k): bytes.fromhex(v) for k, v in store["nodes"].items()})
+                        name: (bytes.fromhex(store["root"]), decoded(store["nodes"]))
                         for name, store in stores.items()})
     except (OSError, EOFError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"not a state dump: {e}") from None
 
 
-def load_state(app, dump):
+def load_state(app, dump, progress=None):
     """Make the head's state the dumped one, committed into the head as amend_head does: native keys,
     EVM trie and, when the head has a version of the stores, the dumped IAVL trees as that version.
-    ValueError when the dump has no stores to give that version."""
+    ValueError when the dump has no stores to give that version. progress(done, total) counts on from
+    parse_state's half: each entry once more as it goes into the batch."""
+    entries = dump.entries
+    count = _Count(progress, 2 * entries)
+    count.value = entries
     header, meta = app.head
     head_info = app.stores.commit_info(header.height)
     if head_info is not None and dump.stores is None:
@@ -180,7 +234,11 @@ def load_state(app, dump):
             ctx.store.delete(key)
     for key, value in dump.native.items():
         ctx.store.set(key, value)
-    puts = {**ctx.store.batch_puts(), **{keys.EVM_NODE + node: value for node, value in dump.nodes.items()}}
+        count.add()
+    puts = ctx.store.batch_puts()
+    for node, value in dump.nodes.items():
+        puts[keys.EVM_NODE + node] = value
+        count.add()
     app_hash = meta.app_hash
     if head_info is not None:
         roots = {name: root for name, (root, _) in dump.stores.items()}
@@ -193,6 +251,8 @@ def load_state(app, dump):
     puts[keys.block_key(header.height)] = block.record()
     app.write(puts)
     app.reload_head()
+    count.value = 2 * entries
+    count.done(2 * entries)
 
 
 def reset(app):

@@ -16,8 +16,9 @@ class QueryService:
     messages/stubs are the generated *_pb2 and *_pb2_grpc modules, name the service's name inside them
     ("Query"), and servicer(app, settings) builds a module's implementation (settings: the node's
     config.Settings), which reads through App.view (chain/queries.py); the node builds its own services
-    (api/cosmos/), which have none. rest lists (HTTP method, path template, rpc name) routes for the REST
-    gateway; None takes the `// REST:` lines compiled from protos/.
+    (api/cosmos/), which have none. With uses_node_services, servicer(app, settings, node_services) also
+    gets the NodeServices the node shares (its trace pool). rest lists (HTTP method, path template, rpc
+    name) routes for the REST gateway; None takes the `// REST:` lines compiled from protos/.
     """
 
     messages: object
@@ -25,6 +26,12 @@ class QueryService:
     name: str
     servicer: Callable | None = None
     rest: tuple | None = None
+    uses_node_services: bool = False
+
+    def make_servicer(self, app, settings, node_services):
+        if self.uses_node_services:
+            return self.servicer(app, settings, node_services)
+        return self.servicer(app, settings)
 
     @property
     def descriptor(self):
@@ -36,6 +43,14 @@ class QueryService:
 
     def add_to_server(self, servicer, server):
         getattr(self.stubs, f"add_{self.name}Servicer_to_server")(servicer, server)
+
+
+@attrs.frozen
+class NodeServices:
+    """What a node shares with the query servicers that ask for it (QueryService.uses_node_services):
+    traces, the TracePool (tracing/pool.py) debug_trace* runs on too."""
+
+    traces: object
 
 
 @attrs.frozen

@@ -53,12 +53,12 @@ class CommittedAccounts(AccountDB):
 
     def get_balance(self, address):
         # The one field a balance read needs, without building an Account (the hot path of queries).
-        encoded = self._get_encoded_account(address)
-        return int.from_bytes(rlp_list(encoded)[1], "big") if encoded else 0
+        items = _account_items(self._db, self._root, address)
+        return int.from_bytes(items[1], "big") if items else 0
 
     def get_nonce(self, address):
-        encoded = self._get_encoded_account(address)
-        return int.from_bytes(rlp_list(encoded)[0], "big") if encoded else 0
+        items = _account_items(self._db, self._root, address)
+        return int.from_bytes(items[0], "big") if items else 0
 
     def _get_account(self, address, from_journal=True):
         encoded = self._get_encoded_account(address)
@@ -75,6 +75,15 @@ class CommittedAccounts(AccountDB):
 
     def delete_account(self, address):
         raise TypeError("committed state is read-only")
+
+
+# An account's record under a state root never changes (the root is the hash of the whole state): a flat
+# cache of them, as geth answers account reads from its snapshot rather than walking the trie each time.
+@functools.lru_cache(maxsize=16384)
+def _account_items(db, root, address):
+    """(nonce, balance, storage root, code hash) as stored under `root`; () for no account."""
+    encoded = trie_get(db, root, _account_key(address))
+    return tuple(rlp_list(encoded)) if encoded else ()
 
 
 @functools.lru_cache(maxsize=4096)

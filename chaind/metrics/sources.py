@@ -6,7 +6,7 @@ from chaind.metrics import chain, collector, face
 def build(node, metrics):
     """The metrics site of `node` (its faces already built with `metrics`' recorders)."""
     app, producer = node.app, node.consensus      # the solo producer, or the ABCI app in socket mode
-    debug = getattr(node, "debug_api", None)
+    traces = node.traces
     concurrency = node.settings.tracing.concurrency
 
     def validators():
@@ -25,11 +25,10 @@ def build(node, metrics):
             counts["cometbft"] = sum(len(c.subscriptions) for c in list(comet.subscribers))
         return counts
 
-    def traces():
-        if debug is None:
-            return 0, 0, 0
-        running = min(debug.in_flight, concurrency)
-        return running, debug.in_flight - running, debug.streamed_bytes
+    def trace_jobs():
+        in_flight = traces.in_flight
+        running = min(in_flight, concurrency)
+        return running, in_flight - running, traces.streamed_bytes
 
     leveldb = face.LevelDbSize(node.home.data_dir / "chain.db", node.reactor, node.call_pool)
     sources = {
@@ -39,7 +38,7 @@ def build(node, metrics):
         "failed_txs": lambda: producer.failed_txs,
         "rejected_txs": lambda: producer.rejected_txs,
         "subscriptions": subscriptions,
-        "traces": traces,
+        "traces": trace_jobs,
         "leveldb_size": lambda: leveldb.value,
     }
     activity = chain.ChainActivity(node.bus, producer)

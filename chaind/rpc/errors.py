@@ -37,7 +37,8 @@ _CODES = {Kind.INVALID_ARGUMENT: INVALID_PARAMS, Kind.REVERTED: EXECUTION_REVERT
 
 
 def from_domain(error: ChainError):
-    return RPCError(_CODES.get(error.kind, SERVER_ERROR), error.message, error.data)
+    code = error.code if error.code is not None else _CODES.get(error.kind, SERVER_ERROR)
+    return RPCError(code, error.message, error.data)
 
 
 def as_rpc_error(error):

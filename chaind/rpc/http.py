@@ -3,6 +3,7 @@
 Keep-alive and pipelining (answered in order), Content-Length and chunked bodies, limits as settings.
 """
 
+import functools
 import threading
 import time
 from email.utils import formatdate
@@ -18,6 +19,8 @@ from chaind.rpc.jsonrpc import StreamedResponse
 from chaind.rpc.origins import cors_headers, host_allowed
 
 log = Logger()
+# Clients send the same Host on every request: the answer is remembered (a bounded few, whatever Host is sent).
+_host_allowed = functools.lru_cache(maxsize=256)(host_allowed)
 
 _ALLOW = b"Allow: POST, OPTIONS\r\n"
 _REASONS = {200: b"OK", 204: b"No Content", 400: b"Bad Request", 403: b"Forbidden", 405: b"Method Not Allowed",
@@ -25,6 +28,10 @@ _REASONS = {200: b"OK", 204: b"No Content", 400: b"Bad Request", 403: b"Forbidde
             431: b"Request Header Fields Too Large", 500: b"Internal Server Error", 501: b"Not Implemented",
             505: b"HTTP Version Not Supported"}
 _HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+_BLANKS = (0x20, 0x09)      # a header name may not start or end with a space or tab
+# The request headers this server reads; the others are checked for form and skipped.
+_READ_HEADERS = frozenset((b"content-length", b"transfer-encoding", b"connection", b"expect", b"host", b"origin",
+                           b"access-control-request-method", b"access-control-request-headers"))
 _CLOSE = b"Connection: close\r\n"
 _KEEP_ALIVE = b"Connection: keep-alive\r\n"   # said to HTTP/1.0 clients that asked for it
 _WRITTEN = object()     # a response already written in pieces (a stream)
@@ -201,7 +208,7 @@ class JsonRpcHttp(protocol.Protocol):
             pos = end
             self._continued = False
             result = self._answer(request)
-            if isinstance(result, defer.Deferred):
+            if result.__class__ is not bytes and isinstance(result, defer.Deferred):
                 done = []
                 result.addBoth(done.append)
                 if not done:        # answered later: wait for it before reading on
@@ -213,11 +220,13 @@ class JsonRpcHttp(protocol.Protocol):
             out.append(result)
             if not request.keep_alive:
                 self._done = True
+            elif pos == len(buf):       # all consumed: nothing more to parse until more bytes come
+                break
         rest = buf[pos:]
         self._parts = [rest] if rest else []
         self._have = len(rest)
         if out:
-            self.transport.write(out[0] if len(out) == 1 else b"".join(out))
+            _write_now(self.transport, out[0] if len(out) == 1 else b"".join(out))
             out.clear()
         if refused:
             # Close our side only and drop what the client still sends (until it closes, or the idle
@@ -230,7 +239,7 @@ class JsonRpcHttp(protocol.Protocol):
         self._waiting = False
         if self._done:
             return
-        self.transport.write(self._payload(outcome, request))
+        _write_now(self.transport, self._payload(outcome, request))
         if not request.keep_alive:
             self._close()
             return
@@ -250,7 +259,7 @@ class JsonRpcHttp(protocol.Protocol):
     def _answer(self, request):
         """The response bytes for a complete request, or a Deferred of the dispatcher's outcome."""
         date, access = self.factory.date(), self.factory.access
-        if not host_allowed(access.vhosts, request.host):
+        if not _host_allowed(access.vhosts, request.host):
             return _response(403, b"invalid host specified\n", request.connection, date, b"text/plain")
         if access.cors is not None:
             request.headers = cors_headers(access.cors, request.origin, request.preflight)
@@ -260,11 +269,13 @@ class JsonRpcHttp(protocol.Protocol):
             except Exception:
                 log.failure("JSON-RPC dispatch crashed")
                 return _response(500, _CRASHED, request.connection, date, extra=request.headers)
-            if isinstance(payload, StreamedResponse):
-                self._stream = _ResponseStream(self, payload, request)
-                return self._stream.start()
-            if isinstance(payload, defer.Deferred):
-                return payload
+            # Most answers are bytes already: isinstance against Deferred (an ABC) costs a microsecond.
+            if payload.__class__ is not bytes and payload is not None:
+                if isinstance(payload, StreamedResponse):
+                    self._stream = _ResponseStream(self, payload, request)
+                    return self._stream.start()
+                if isinstance(payload, defer.Deferred):
+                    return payload
             return _response(200, payload or b"", request.connection, date, extra=request.headers)
         if request.method == b"OPTIONS":
             if request.preflight is not None and access.cors is not None:
@@ -287,38 +298,9 @@ class JsonRpcHttp(protocol.Protocol):
             if buf.find(b"\n\n", pos) >= 0:
                 raise HttpError(400, "malformed request: header lines must end with CRLF")
             return None, len(buf) + 1
-        lines = buf[pos:head_end].split(b"\r\n")
-        method, http10 = _request_line(lines[0])
-        keep_alive = not http10
-        length = coding = expect = host = origin = None
-        wanted_method = wanted_headers = None
-        for line in lines[1:]:
-            name, colon, value = line.partition(b":")
-            if not colon or not name or name[-1:] in b" \t" or name[:1] in b" \t":
-                raise HttpError(400, f"malformed header line {line[:80]!r}")
-            name, value = name.lower(), value.strip(b" \t")
-            if name == b"content-length":
-                if not value.isdigit() or (length is not None and length != int(value)):
-                    raise HttpError(400, f"bad Content-Length {value[:40]!r}")
-                length = int(value)
-            elif name == b"transfer-encoding":
-                coding = value.lower() if coding is None else coding + b", " + value.lower()
-            elif name == b"connection":
-                tokens = {t.strip().lower() for t in value.split(b",")}
-                if b"close" in tokens:
-                    keep_alive = False
-                elif b"keep-alive" in tokens:
-                    keep_alive = True
-            elif name == b"expect":
-                expect = value.lower()
-            elif name == b"host":
-                host = value.decode("latin-1")
-            elif name == b"origin":
-                origin = value.decode("latin-1")
-            elif name == b"access-control-request-method":
-                wanted_method = value
-            elif name == b"access-control-request-headers":
-                wanted_headers = value
+        head = buf[pos:head_end]
+        fields = _head_fields(head) if len(head) <= _REMEMBERED_HEAD else _head_fields.__wrapped__(head)
+        method, http10, keep_alive, length, coding, expect, host, origin, wanted_method, wanted_headers = fields
         start = head_end + 4
         max_body = self.limits.max_body_bytes
         if coding is not None:
@@ -385,6 +367,52 @@ class JsonRpcHttp(protocol.Protocol):
                 return None, len(buf) + 1
             end = trailers_end + 4
         return _Request(method, connection, b"".join(buf[a:b] for a, b in spans)), end
+
+
+# Clients send the same header block with every request: its parse is remembered (a bounded few, short ones).
+_REMEMBERED_HEAD = 1024
+
+
+@functools.lru_cache(maxsize=512)
+def _head_fields(head):
+    """(method, HTTP/1.0?, keep-alive?, Content-Length, transfer coding, Expect, Host, Origin, preflight's
+    method and headers) of a request's header block; raises HttpError."""
+    lines = head.split(b"\r\n")
+    method, http10 = _request_line(lines[0])
+    keep_alive = not http10
+    length = coding = expect = host = origin = None
+    wanted_method = wanted_headers = None
+    for line in lines[1:]:
+        name, colon, value = line.partition(b":")
+        if not colon or not name or name[-1] in _BLANKS or name[0] in _BLANKS:
+            raise HttpError(400, f"malformed header line {line[:80]!r}")
+        name = name.lower()
+        if name not in _READ_HEADERS:
+            continue
+        value = value.strip(b" \t")
+        if name == b"content-length":
+            if not value.isdigit() or (length is not None and length != int(value)):
+                raise HttpError(400, f"bad Content-Length {value[:40]!r}")
+            length = int(value)
+        elif name == b"transfer-encoding":
+            coding = value.lower() if coding is None else coding + b", " + value.lower()
+        elif name == b"connection":
+            tokens = {t.strip().lower() for t in value.split(b",")}
+            if b"close" in tokens:
+                keep_alive = False
+            elif b"keep-alive" in tokens:
+                keep_alive = True
+        elif name == b"expect":
+            expect = value.lower()
+        elif name == b"host":
+            host = value.decode("latin-1")
+        elif name == b"origin":
+            origin = value.decode("latin-1")
+        elif name == b"access-control-request-method":
+            wanted_method = value
+        elif name == b"access-control-request-headers":
+            wanted_headers = value
+    return method, http10, keep_alive, length, coding, expect, host, origin, wanted_method, wanted_headers
 
 
 def _request_line(line):
@@ -510,6 +538,29 @@ def _too_large(max_body):
     error = RPCError(INVALID_REQUEST, f"content length too large: more than {max_body} bytes")
     return HttpError(413, error.message,
                      orjson.dumps({"jsonrpc": "2.0", "id": None, "error": error.to_json()}) + b"\n")
+
+
+def _write_now(transport, data):
+    """transport.write, but straight into the socket when nothing waits in the transport before it.
+
+    Twisted registers the socket for writing and sends on the next reactor turn: two epoll_ctl calls and a
+    turn of the loop for every answer, a third of a small read's cost. What the kernel does not take at once
+    (and everything while something is queued) goes through the transport as usual, in order.
+    """
+    sock = getattr(transport, "socket", None)
+    if (sock is None or transport.dataBuffer or transport._tempDataBuffer or not transport.connected
+            or transport.disconnecting or transport._writeDisconnected):
+        transport.write(data)
+        return
+    try:
+        sent = sock.send(data)
+    except (BlockingIOError, InterruptedError):
+        sent = 0
+    except OSError:
+        transport.write(data)       # the transport meets the error on its own write and closes
+        return
+    if sent < len(data):
+        transport.write(data[sent:])
 
 
 def _response(status, body, connection, date, content_type=b"application/json", extra=b"", head=False):

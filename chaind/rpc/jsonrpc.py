@@ -14,6 +14,8 @@ from chaind.rpc import errors
 from chaind.rpc.errors import RPCError
 
 log = Logger()
+# Results that are plain JSON values: neither streamed nor answered later.
+_PLAIN = frozenset((str, dict, list, int, bool, type(None)))
 
 
 class Dispatcher:
@@ -41,6 +43,8 @@ class Dispatcher:
         if isinstance(message, list):
             return self._batch(message)
         response = self._one(message, stream)
+        if response.__class__ is dict or response is None:     # spares the isinstance checks (Deferred's is slow)
+            return _encode(response)
         if isinstance(response, StreamedResponse):
             return response
         if isinstance(response, defer.Deferred):
@@ -82,6 +86,9 @@ class Dispatcher:
         except Exception:
             response = _error_response(request_id, _as_rpc_error(Failure(), name))
         else:
+            if value.__class__ in _PLAIN:
+                response = {"jsonrpc": "2.0", "id": request_id, "result": value}
+                return response if has_id else None
             if isinstance(value, StreamedResult):
                 if stream and has_id:
                     return StreamedResponse(request_id, value)

@@ -80,8 +80,9 @@ class TraceJob:
                      stop_after=index)
         self._finish(outcome, sink)
 
-    def block(self, height, sink):
-        """[{"txHash", "result" | "error"}] for each EVM tx of block `height`."""
+    def block(self, height, sink, tx_hashes=True):
+        """[{"txHash", "result" | "error"}] for each EVM tx of block `height` (without txHash, as Evmos'
+        TraceBlock answers, when not `tx_hashes`)."""
         state = {"first": True}
 
         def before(ctx, index, tx):
@@ -89,7 +90,7 @@ class TraceJob:
                 return
             sink.write(b"[" if state["first"] else b",")
             state["first"] = False
-            sink.write(b'{"txHash":"0x%s",' % tx.evm_hash.hex().encode())
+            sink.write(b'{"txHash":"0x%s",' % tx.evm_hash.hex().encode() if tx_hashes else b"{")
             outcome = {"deferred": True}
             state["last"] = outcome
             self._attach(ctx, index, tx, sink, outcome, prefix=b'"result":')

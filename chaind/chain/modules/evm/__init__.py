@@ -6,20 +6,23 @@ from chaind.chain.modules.evm.deliver import deliver
 from chaind.chain.modules.evm.genesis import init_genesis
 from chaind.chain.modules.evm.query import EvmQuery
 from chaind.chain.modules.evm.state import NativeState
+from chaind.chain.modules.evm.traces import Tracing
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.pb.ethermint.evm.v1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "VM", "NativeState", "deliver", "vm_error")
 
 
-def _query(app, settings):
-    rpc = settings.json_rpc
-    return EvmQuery(app, rpc.gas_cap, rpc.evm_timeout)
+def _query(app, settings, node_services):
+    rpc, tracing = settings.json_rpc, settings.tracing
+    # A trace answered over gRPC is held whole: no larger than one held for a batch, nor than gRPC may send.
+    held = min(tracing.max_buffered_bytes, settings.grpc.max_send_msg_size - 1024)
+    return EvmQuery(app, rpc.gas_cap, rpc.evm_timeout, Tracing(app, node_services.traces, tracing, held))
 
 
 MODULE = Module(
     name="evm",
-    services=(QueryService(query_pb2, query_pb2_grpc, "Query", _query),),
+    services=(QueryService(query_pb2, query_pb2_grpc, "Query", _query, uses_node_services=True),),
     init_genesis=init_genesis,
     cli="chaind.chain.modules.evm.cli",
 )

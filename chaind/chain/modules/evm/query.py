@@ -39,10 +39,12 @@ def _word(value):
 
 
 class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
-    def __init__(self, app, gas_cap, evm_timeout):
+    def __init__(self, app, gas_cap, evm_timeout, tracing):
+        """tracing: the traces.Tracing TraceTx and TraceBlock run through."""
         super().__init__(app)
         self.genesis = app.genesis
         self.runner = calls.CallRunner(app, gas_cap, evm_timeout)
+        self.tracing = tracing
 
     @query(inline=True)
     def Account(self, request, view):
@@ -137,6 +139,14 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
                 return query_pb2.EstimateGasResponse(ret=bytes.fromhex(e.data[2:]), vm_error="execution reverted")
             raise self._error(e, errors.failed) from None
         return query_pb2.EstimateGasResponse(gas=gas)
+
+    @query
+    def TraceTx(self, request, view):
+        return query_pb2.QueryTraceTxResponse(data=self.tracing.trace_tx(request))
+
+    @query
+    def TraceBlock(self, request, view):
+        return query_pb2.QueryTraceBlockResponse(data=self.tracing.trace_block(request))
 
     @staticmethod
     def _call(request):
