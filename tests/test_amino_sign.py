@@ -106,6 +106,12 @@ def test_distribution_and_gov_names_nested_any_as_x_tx_writes_it():
         '{"type":"cosmos-sdk/x/staking/MsgUpdateParams","value":{"authority":"chain1gov","params":{"bond_denom":'
         '"achain","max_entries":7,"max_validators":7,"min_commission_rate":"0.010000000000000000",'
         '"unbonding_time":"1209600000000000"}}}')
+    gov_params = gov_v1_types.Params(quorum="0.334000000000000000", burn_vote_veto=True)
+    gov_params.voting_period.FromSeconds(20)
+    assert amino.dumps(ENCODER.named(gov_v1.MsgUpdateParams(authority="chain1gov", params=gov_params))) == (
+        '{"type":"cosmos-sdk/x/gov/v1/MsgUpdateParams","value":{"authority":"chain1gov","params":{'
+        '"burn_vote_veto":true,"expedited_min_deposit":[],"min_deposit":[],"quorum":"0.334000000000000000",'
+        '"voting_period":"20000000000"}}}')
     old = gov_v1beta1.MsgSubmitProposal(content=txs._any("/cosmos.gov.v1beta1.TextProposal", text), proposer="p")
     assert ENCODER.named(old) == {"type": "cosmos-sdk/MsgSubmitProposal", "value": {
         "content": {"type": "cosmos-sdk/TextProposal", "value": {"description": "d", "title": "t"}},

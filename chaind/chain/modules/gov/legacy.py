@@ -116,4 +116,7 @@ MESSAGES = (
 # Amino JSON of the nested types: v1beta1's weight is a LegacyDec (atomics on the wire, a decimal in JSON); a
 # TextProposal, packed in a proposal's content, goes by its amino name.
 AMINO_SHAPES = {gov_pb2.WeightedVoteOption: Amino(keep=("weight",), decs=("weight",)),
-                gov_pb2.TextProposal: Amino("cosmos-sdk/TextProposal")}
+                gov_pb2.TextProposal: Amino("cosmos-sdk/TextProposal"),
+                # v1's params (MsgUpdateParams): both deposit lists are amino.dont_omitempty.
+                v1_gov.Params: Amino(keep=("min_deposit", "expedited_min_deposit"),
+                                     coins=("min_deposit", "expedited_min_deposit"))}

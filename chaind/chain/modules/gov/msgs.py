@@ -286,5 +286,6 @@ MESSAGES = (
                signer_check("proposer", "proposer"), _cancel_proposal,
                amino=Amino("cosmos-sdk/v1/MsgCancelProposal", keep=("proposal_id",))),
     MsgHandler("/cosmos.gov.v1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.authority,
-               signer_check("authority", "authority"), _update_params),
+               signer_check("authority", "authority"), _update_params,
+               amino=Amino("cosmos-sdk/x/gov/v1/MsgUpdateParams", keep=("params",))),
 )
