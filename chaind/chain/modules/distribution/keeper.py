@@ -86,10 +86,10 @@ class Keeper:
         share = dec_coins.mul_dec_truncate(fees, ONE - params(self.ctx).community_tax)
         for cons_address, power in votes:
             reward = dec_coins.mul_dec_truncate(share, power * ONE // total_power)
-            found = staking.commission_rate_by_cons(self.ctx, cons_address)
+            found = staking.summary_by_cons(self.ctx, cons_address)
             if found is None:
                 continue
-            operator, rate = found
+            operator, rate = found.operator, found.rate
             if not reward:
                 # Nothing to add (a block without fees): the SDK's events, and no record rewritten unchanged.
                 self._allocation_events(operator, {}, {})

@@ -55,7 +55,7 @@ class Keeper:
         start, too many misses slash it by slash_fraction_downtime and jail it for downtime_jail_duration."""
         ctx, p = self.ctx, self.params
         cons = vote.address
-        v = staking.validator_by_cons(ctx, cons)
+        v = staking.summary_by_cons(ctx, cons)
         if v is None or v.jailed:
             return
         info = state.signing_info(ctx, cons)

@@ -24,7 +24,6 @@ from chaind.chain.modules.staking.records import (
                                                   Validator,
 )
 from chaind.chain.modules.staking.state import (
-                                                  commission_rate_by_cons,
                                                   delegation,
                                                   delegations_of,
                                                   delegations_to,
@@ -32,6 +31,7 @@ from chaind.chain.modules.staking.state import (
                                                   operator_by_cons,
                                                   pool_balances,
                                                   redelegations_of,
+                                                  summary_by_cons,
                                                   unbonding,
                                                   unbondings_of,
                                                   validator,
@@ -41,9 +41,9 @@ from chaind.chain.modules.staking.state import (
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "BONDED", "BONDED_POOL", "NOT_BONDED_POOL", "POWER_REDUCTION", "PRECISION", "STATUS_NAMES",
-           "UNBONDED", "UNBONDING", "Params", "Validator", "commission_rate_by_cons", "dec_quo", "delegation",
-           "delegations_of", "delegations_to", "format_duration", "last_powers", "operator_by_cons", "params",
-           "parse_duration", "parse_params", "pool_balances", "redelegations_of", "unbonding", "unbondings_of",
+           "UNBONDED", "UNBONDING", "Params", "Validator", "dec_quo", "delegation", "delegations_of",
+           "delegations_to", "format_duration", "last_powers", "operator_by_cons", "params", "parse_duration",
+           "parse_params", "pool_balances", "redelegations_of", "summary_by_cons", "unbonding", "unbondings_of",
            "validator", "validator_by_cons", "validators")
 
 MODULE = Module(

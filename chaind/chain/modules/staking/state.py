@@ -2,6 +2,7 @@
 
 import functools
 
+import attrs
 import orjson
 
 from chaind.chain.modules.staking.keys import (
@@ -37,18 +38,28 @@ def validator_by_cons(state, cons_address):
     return None if operator is None else validator(state, operator)
 
 
-def commission_rate_by_cons(state, cons_address):
-    """(operator, commission rate) of the validator with this consensus address, or None: what each block's
-    reward allocation reads of every validator of the last commit."""
+@attrs.frozen
+class Summary:
+    """What each block's begin blockers read of every validator of the last commit (distribution's allocation,
+    slashing's liveness)."""
+
+    operator: bytes
+    rate: int           # commission, in atomics
+    jailed: bool
+
+
+def summary_by_cons(state, cons_address):
+    """The Summary of the validator with this consensus address, or None."""
     operator = operator_by_cons(state, cons_address)
     raw = None if operator is None else state.store.get(val_key(operator))
-    return None if raw is None else (operator, _rate_of(raw))
+    return None if raw is None else _summary_of(raw)
 
 
 @functools.lru_cache(maxsize=1024)
-def _rate_of(record):
+def _summary_of(record):
     # The same records are read block after block until a validator changes: decode each once.
-    return Validator.from_record(record).rate
+    v = Validator.from_record(record)
+    return Summary(v.operator, v.rate, v.jailed)
 
 
 def validators(state):
