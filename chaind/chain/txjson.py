@@ -58,7 +58,10 @@ def _decs_to_wire(value, descriptor):
         if field is None or item is None:
             continue
         if field.full_name in DECIMALS and isinstance(item, str) and item:
-            out[name] = legacy_dec.wire_of_text(item)
+            try:
+                out[name] = legacy_dec.wire_of_text(item)
+            except ValueError as e:
+                raise ValueError(f"invalid decimal {item!r} in {name}: {e}") from None
         elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
             out[name] = [_decs_to_wire(i, field.message_type) for i in item] if isinstance(item, list) \
                 else _decs_to_wire(item, field.message_type)

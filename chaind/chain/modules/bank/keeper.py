@@ -12,7 +12,7 @@ from chaind.chain.block import event
 from chaind.chain.modules.auth import keeper as auth_keeper
 from chaind.chain.modules.auth import vesting as auth_vesting
 from chaind.crypto.addresses import to_bech32
-from chaind.store.keys import compose
+from chaind.store.keys import compose, decompose
 
 CODESPACE = "bank"
 METADATA = compose("bank", "meta")
@@ -162,12 +162,7 @@ class Bank:
 
 def _denom_of(key):
     """The last part of a composed balance key."""
-    parts, i = [], 0
-    while i < len(key):
-        n = key[i]
-        parts.append(key[i + 1:i + 1 + n])
-        i += 1 + n
-    return parts[-1].decode()
+    return decompose(key)[-1].decode()
 
 
 def format_coins(coins):

@@ -8,20 +8,11 @@ import orjson
 
 from chaind.chain.modules.distribution import dec_coins
 from chaind.crypto.addresses import module_address
-from chaind.store.keys import compose
+from chaind.store.keys import compose, decompose
 
 DISTRIBUTION_ACCOUNT = module_address("distribution")
 FEE_POOL = compose("distribution", "feepool")
 _VALIDATOR = compose("distribution", "val")
-
-
-def _parts(key):
-    out, i = [], 0
-    while i < len(key):
-        n = key[i]
-        out.append(key[i + 1:i + 1 + n])
-        i += 1 + n
-    return out
 
 
 def _get(state, key):
@@ -157,7 +148,7 @@ def slash_events(state, operator, start_height, end_height):
     """[(height, validator period, fraction atomics)] recorded for a validator, heights in [start, end]."""
     found = []
     for key, raw in state.store.iterate(compose("distribution", "slash", operator)):
-        height = int.from_bytes(_parts(key)[3], "big")
+        height = int.from_bytes(decompose(key)[3], "big")
         if start_height <= height <= end_height:
             record = orjson.loads(raw)
             found.append((height, record["period"], int(record["fraction"])))

@@ -9,7 +9,7 @@ import json
 
 from google.protobuf import any_pb2, json_format
 
-from chaind.chain import legacy_dec
+from chaind.chain import txjson
 from chaind.chain.modules.evm.native_precompile import (
     COIN,
     PAGE_REQUEST,
@@ -30,7 +30,6 @@ from chaind.chain.modules.evm.native_precompile import (
 from chaind.chain.modules.gov.query import GovQuery
 from chaind.crypto.addresses import AddressError, checksum_address, from_bech32
 from chaind.pb.cosmos.gov.v1 import gov_pb2, query_pb2, tx_pb2
-from chaind.pb.rest_routes import DECIMALS
 
 ADDRESS = (0x805).to_bytes(20, "big")
 _ZERO = "0x" + "00" * 20
@@ -72,31 +71,10 @@ def _message_any(call, i, value):
         raise Failure(f"unable to resolve type URL {url}: message {i}")
     fields = {k: v for k, v in value.items() if k != "@type"}
     try:
-        message = json_format.ParseDict(_decimals_to_wire(fields, handler.message_class.DESCRIPTOR),
-                                        handler.message_class())
+        message = txjson.from_dict(fields, handler.message_class())
     except (json_format.ParseError, ValueError, TypeError) as e:
         raise Failure(f"{e}: message {i}") from None
     return any_pb2.Any(type_url=url, value=message.SerializeToString())
-
-
-def _decimals_to_wire(value, descriptor):
-    """JSON fields of LegacyDec type (decimal text) as their atomics, which the proto carries."""
-    if not isinstance(value, dict):
-        return value
-    out = dict(value)
-    for name, item in value.items():
-        field = descriptor.fields_by_name.get(name)
-        if field is None or item is None:
-            continue
-        if field.full_name in DECIMALS and isinstance(item, str) and item:
-            try:
-                out[name] = legacy_dec.wire_of_text(item)
-            except ValueError as e:
-                raise Failure(f"invalid decimal {item!r} in {name}: {e}") from None
-        elif field.message_type is not None and field.message_type.full_name != "google.protobuf.Any":
-            out[name] = [_decimals_to_wire(i, field.message_type) for i in item] if isinstance(item, list) \
-                else _decimals_to_wire(item, field.message_type)
-    return out
 
 
 def _proposal(call, blob):

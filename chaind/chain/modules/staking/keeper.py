@@ -4,7 +4,7 @@ from chaind.chain import errors, legacy_dec
 from chaind.chain.block import event
 from chaind.chain.modules.bank import format_coins
 from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
-from chaind.chain.modules.staking.keys import RED_QUEUE, UBD_QUEUE, VAL_QUEUE, last_power_key, parts, time_key
+from chaind.chain.modules.staking.keys import RED_QUEUE, UBD_QUEUE, VAL_QUEUE, last_power_key, time_key
 from chaind.chain.modules.staking.numbers import PRECISION
 from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking.records import (
@@ -30,7 +30,7 @@ from chaind.chain.modules.staking.state import (
 )
 from chaind.crypto.addresses import to_bech32
 from chaind.gocompat import GO_ZERO_TIME_NS
-from chaind.store.keys import compose
+from chaind.store.keys import compose, decompose
 
 
 class Keeper:
@@ -255,13 +255,13 @@ class Keeper:
         """Queue keys whose time has come, oldest first."""
         now = time_key(self.ctx.time_ns)
         for key, _ in list(self.ctx.store.iterate(prefix)):
-            if parts(key)[2] > now:
+            if decompose(key)[2] > now:
                 break
             yield key
 
     def unbond_mature_validators(self):
         for key in self._mature(VAL_QUEUE):
-            key_parts = parts(key)
+            key_parts = decompose(key)
             if int.from_bytes(key_parts[3], "big") > self.ctx.height:
                 continue
             self.ctx.store.delete(key)
@@ -278,7 +278,7 @@ class Keeper:
         now = self.ctx.time_ns
         for key in self._mature(UBD_QUEUE):
             self.ctx.store.delete(key)
-            delegator, operator = parts(key)[3:5]
+            delegator, operator = decompose(key)[3:5]
             entries = unbonding(self.ctx, delegator, operator)
             if not entries:
                 continue
@@ -293,7 +293,7 @@ class Keeper:
         now = self.ctx.time_ns
         for key in self._mature(RED_QUEUE):
             self.ctx.store.delete(key)
-            delegator, src, dst = parts(key)[3:6]
+            delegator, src, dst = decompose(key)[3:6]
             entries = redelegation(self.ctx, delegator, src, dst)
             if not entries:
                 continue

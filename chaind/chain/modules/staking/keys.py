@@ -7,16 +7,6 @@ def time_key(ns):
     return max(ns, 0).to_bytes(8, "big")
 
 
-def parts(key):
-    """The parts of a composed key (store.keys.compose), as bytes."""
-    out, i = [], 0
-    while i < len(key):
-        n = key[i]
-        out.append(key[i + 1:i + 1 + n])
-        i += 1 + n
-    return out
-
-
 def val_key(operator):
     return compose("staking", "val", operator)
 

@@ -10,7 +10,6 @@ from chaind.chain.modules.staking.keys import (
     cons_key,
     del_by_val_key,
     del_key,
-    parts,
     red_by_dst_key,
     red_by_src_key,
     red_key,
@@ -20,7 +19,7 @@ from chaind.chain.modules.staking.keys import (
 )
 from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking.records import BONDED_POOL, NOT_BONDED_POOL, Validator
-from chaind.store.keys import compose
+from chaind.store.keys import compose, decompose
 
 
 def validator(state, operator):
@@ -84,12 +83,12 @@ def delegation(state, delegator, operator):
 
 def delegations_of(state, delegator):
     """[(validator operator, shares)] of a delegator, by validator address."""
-    return [(parts(key)[-1], int(raw)) for key, raw in state.store.iterate(compose("staking", "del", delegator))]
+    return [(decompose(key)[-1], int(raw)) for key, raw in state.store.iterate(compose("staking", "del", delegator))]
 
 
 def delegations_to(state, operator):
     """[(delegator, shares)] of a validator, by delegator address."""
-    return [(parts(key)[-1], delegation(state, parts(key)[-1], operator))
+    return [(decompose(key)[-1], delegation(state, decompose(key)[-1], operator))
             for key, _ in state.store.iterate(compose("staking", "delv", operator))]
 
 
@@ -113,11 +112,11 @@ def unbonding(state, delegator, operator):
 
 def unbondings_of(state, delegator):
     found = state.store.iterate(compose("staking", "ubd", delegator))
-    return [(parts(key)[-1], orjson.loads(raw)) for key, raw in found]
+    return [(decompose(key)[-1], orjson.loads(raw)) for key, raw in found]
 
 
 def unbondings_from(state, operator):
-    return [(parts(key)[-1], unbonding(state, parts(key)[-1], operator))
+    return [(decompose(key)[-1], unbonding(state, decompose(key)[-1], operator))
             for key, _ in state.store.iterate(compose("staking", "ubdv", operator))]
 
 
@@ -137,13 +136,13 @@ def redelegation(state, delegator, src, dst):
 
 def redelegations_of(state, delegator):
     """[(src, dst, entries)] of a delegator."""
-    return [(*parts(key)[-2:], orjson.loads(raw))
+    return [(*decompose(key)[-2:], orjson.loads(raw))
             for key, raw in state.store.iterate(compose("staking", "red", delegator))]
 
 
 def redelegations_from(state, src):
     """[(delegator, dst, entries)] leaving a validator."""
-    return [(*parts(key)[-2:], redelegation(state, parts(key)[-2], src, parts(key)[-1]))
+    return [(*decompose(key)[-2:], redelegation(state, decompose(key)[-2], src, decompose(key)[-1]))
             for key, _ in state.store.iterate(compose("staking", "reds", src))]
 
 
@@ -167,7 +166,7 @@ def next_unbonding_id(state):
 
 def last_powers(state):
     """{operator: power} of the bonded set as the last end block left it (LastValidatorPower)."""
-    return {parts(key)[-1]: int(raw) for key, raw in state.store.iterate(compose("staking", "last"))}
+    return {decompose(key)[-1]: int(raw) for key, raw in state.store.iterate(compose("staking", "last"))}
 
 
 def pool_balances(app, state):
