@@ -276,7 +276,11 @@ class App:
     def check_eth_tx(self, raw_evm):
         """check_tx for a signed Ethereum tx: wrapped in its envelope (as eth_sendRawTransaction does)."""
         g = self.genesis
-        return self.check_decoded(txs.wrap_evm(raw_evm, g.evm_chain_id, g.base_denom))
+        tx = txs.wrap_evm(raw_evm, g.evm_chain_id, g.base_denom)
+        # The node's [json-rpc] allow-unprotected-txs (Evmos' RPC backend check), before the chain's own param.
+        if tx.evm.chain_id is None and not self.allow_unprotected:
+            raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
+        return self.check_decoded(tx)
 
     def check_decoded(self, tx, impersonated=False):
         """check_tx for a tx already decoded (signatures checked) by txs.decode or txs.wrap_evm.
@@ -294,8 +298,7 @@ class App:
     def _check_evm(self, state, tx):
         g = self.genesis
         evm_tx = tx.evm
-        if evm_tx.chain_id is None and not self.allow_unprotected:
-            raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
+        _check_protected(state, evm_tx)
         if evm_tx.gas > self.block_gas_limit(self.height + 1):
             raise errors.TxError(errors.SDK, 18, "exceeds block gas limit: invalid request", "exceeds block gas limit")
         # Evmos' CheckGlobalFee: the effective fee at the next base fee covers min_gas_price * gas limit.
@@ -331,6 +334,8 @@ class App:
                 f"sender balance < tx cost ({have} < {cost})",
                 f"insufficient funds for gas * price + value: address {_hex(tx.sender)} have {have} want {cost}")
 
+    # The node's [json-rpc] allow-unprotected-txs: eth_sendRawTransaction takes unprotected txs (the evm param
+    # allow_unprotected_txs decides whether the chain runs them).
     allow_unprotected = False
     # Unsigned txs of impersonated accounts may run (a dev chain, whose node sets this).
     allow_impersonated = False
@@ -803,6 +808,7 @@ class App:
                 return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
         try:
             if tx.kind == "evm":
+                _check_protected(ctx, tx.evm)
                 if tx.evm.gas > ctx.gas_limit - ctx.gas_used:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
                 if tx.impersonated and not self.allow_impersonated:
@@ -1026,6 +1032,15 @@ class App:
 
     def _b32(self, address):
         return self.bank.bech32(address)
+
+
+def _check_protected(state, evm_tx):
+    """Evmos' SignatureVerification: a tx without an EIP-155 chain id runs only when the evm params allow it."""
+    if evm_tx.chain_id is None and not evm.allow_unprotected(state):
+        raise errors.TxError(errors.SDK, 37, "rejected unprotected Ethereum transaction. Please EIP155 sign your "
+                             "transaction to protect it against replay-attacks: feature not supported",
+                             "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
+                             "protect it against replay-attacks")
 
 
 def _touched_accounts(state):
