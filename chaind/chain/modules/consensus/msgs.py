@@ -54,7 +54,7 @@ def compact_text(message):
     messages as name:<...>, strings quoted), as the SDK's event attribute shows the params."""
     out = []
     for field, value in message.ListFields():
-        values = value if field.label == field.LABEL_REPEATED else [value]
+        values = value if field.is_repeated else [value]
         for item in values:
             if field.type == field.TYPE_MESSAGE:
                 out.append(f"{field.name}:<{compact_text(item)}> ")
