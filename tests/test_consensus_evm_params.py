@@ -3,11 +3,16 @@ the block after the proposal's on (max gas and bytes, the header's consensus_has
 the evm params take effect (unprotected txs, static precompiles), and bad params are refused with CometBFT's,
 the SDK's and Evmos' texts and codes, leaving the state as it was."""
 
+import json
+import time
+
 import pytest
+import pytest_twisted
+from click.testing import CliRunner
 from eth_abi import encode
 from eth_account import Account
 from eth_utils import keccak
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, json_format
 
 import gov_msgs as g
 from chaind.api import calls
@@ -15,13 +20,26 @@ from chaind.chain import errors, txs
 from chaind.chain.modules.consensus import params as cp
 from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.gov import keeper as gov_keeper
+from chaind.cli.main import main
+from chaind.crypto.addresses import to_bech32
+from chaind.pb.cosmos.consensus.v1 import query_pb2 as cq
+from chaind.pb.cosmos.consensus.v1 import query_pb2_grpc as cq_grpc
 from chaind.pb.cosmos.consensus.v1 import tx_pb2 as consensus_tx
+from chaind.pb.cosmos.gov.v1 import gov_pb2
+from chaind.pb.cosmos.gov.v1 import query_pb2 as gq
+from chaind.pb.cosmos.gov.v1 import query_pb2_grpc as gq_grpc
 from chaind.pb.ethermint.evm.v1 import evm_pb2
+from chaind.pb.ethermint.evm.v1 import query_pb2 as eq
+from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as eq_grpc
 from chaind.pb.ethermint.evm.v1 import tx_pb2 as evm_tx
 from chaind.pb.tendermint.types import params_pb2
+from evm_client import OTHER, sign, w3
+from helpers import call, comet, in_thread, rest
+from test_cli import node_flag, ok
+from test_cli_modules import run, send_tx
 from test_gov import address, make_chain
 from test_gov import run as block
-from test_update_params import through_gov
+from test_update_params import gov_home, through_gov
 
 CONSENSUS = "/cosmos.consensus.v1.MsgUpdateParams"
 EVM = "/ethermint.evm.v1.MsgUpdateParams"
@@ -240,3 +258,83 @@ def test_evm_params_refusals_change_nothing(chain):
     # EIPs already in py-evm's Prague are accepted.
     ended = through_gov(chain, wrap(EVM, evm_msg(chain, extra_eips=["ethereum_3855", "ethereum_1344"])))
     assert ended["proposal_result"] == "proposal_passed"
+
+
+@pytest.mark.slow
+@pytest_twisted.inlineCallbacks
+def test_a_proposal_of_both_messages_on_a_node(node_factory, tmp_path):
+    """Through the CLI: the change shows over gRPC, REST, the CLI and CometBFT's RPC, the node behaves by it, and
+    `chaind replay` gives every block and app hash again."""
+    gov_home(tmp_path)
+    node = node_factory(chain={"block_interval": 0.05, "empty_blocks": True}, json_rpc={"allow_unprotected_txs": True})
+    n = node_flag(node)
+    keys = ("--home", tmp_path / "cli", "--keyring-backend", "test")
+    for i in (0, 1):
+        ok((yield run("keys", "import-hex", f"dev{i}", node.dev_keys[i].private_key.hex(), *keys)))
+    web3 = w3(node)
+    unprotected = Account.sign_transaction({"gas": 21000, "gasPrice": 10**10, "nonce": 0, "to": OTHER, "value": 1},
+                                           node.dev_keys[3].private_key).raw_transaction
+    with pytest.raises(Exception, match="rejected unprotected Ethereum transaction"):
+        yield in_thread(web3.eth.send_raw_transaction, unprotected)
+    consensus_now, _ = yield call(node, cq_grpc.QueryStub, "Params", cq.QueryParamsRequest())
+    evm_now, _ = yield call(node, eq_grpc.QueryStub, "Params", eq.QueryParamsRequest())
+    authority = to_bech32(node.genesis.bech32_prefix, g.GOV)
+    evm_new = json_format.MessageToDict(evm_now.params, preserving_proto_field_name=True)
+    evm_new["allow_unprotected_txs"] = True
+    proposal = tmp_path / "params.json"
+    proposal.write_text(json.dumps({
+        "messages": [
+            {"@type": CONSENSUS, "authority": authority, "block": {"max_bytes": "2000000", "max_gas": "500000"},
+             "evidence": json_format.MessageToDict(consensus_now.params.evidence, preserving_proto_field_name=True),
+             "validator": {"pub_key_types": ["ed25519"]}},
+            {"@type": EVM, "authority": authority, "params": evm_new}],
+        "deposit": "10achain", "title": "Params", "summary": "Smaller blocks, unprotected txs"}))
+    yield send_tx(n, keys, "gov", "submit-proposal", proposal, "--from", "dev1")
+    yield send_tx(n, keys, "gov", "vote", "1", "yes", "--from", "dev0")
+    for _ in range(200):
+        p, _ = yield call(node, gq_grpc.QueryStub, "Proposal", gq.QueryProposalRequest(proposal_id=1))
+        if p.proposal.status not in (gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD, gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD):
+            break
+        yield in_thread(time.sleep, 0.05)
+    assert p.proposal.status == gov_pb2.PROPOSAL_STATUS_PASSED, p.proposal.failed_reason
+    # gRPC, REST and the CLI.
+    answer, _ = yield call(node, cq_grpc.QueryStub, "Params", cq.QueryParamsRequest())
+    assert (answer.params.block.max_gas, answer.params.block.max_bytes) == (500_000, 2_000_000)
+    status, _, body = yield rest(node, "/cosmos/consensus/v1/params")
+    assert status == 200 and body["params"]["block"] == {"max_bytes": "2000000", "max_gas": "500000"}
+    shown = json.loads(ok((yield run("q", "consensus", "params", n, "-o", "json"))).stdout)
+    assert shown["params"]["block"] == {"max_bytes": "2000000", "max_gas": "500000"}
+    answer, _ = yield call(node, eq_grpc.QueryStub, "Params", eq.QueryParamsRequest())
+    assert answer.params.allow_unprotected_txs is True
+    status, _, body = yield rest(node, "/evmos/evm/v1/params")
+    assert status == 200 and body["params"]["allow_unprotected_txs"] is True
+    shown = json.loads(ok((yield run("q", "evm", "params", n, "-o", "json"))).stdout)
+    assert shown["params"]["allow_unprotected_txs"] is True
+    # CometBFT's RPC: the params of each height, the header's consensus_hash and the block's param updates.
+    passed_at = node.app.height
+    while node.app.height < passed_at + 2:
+        yield in_thread(time.sleep, 0.05)
+    head = node.app.height
+    heights = {}
+    for h in range(1, head + 1):
+        reply = yield in_thread(comet, node, "consensus_params", height=str(h))
+        heights[h] = reply["result"]["consensus_params"]["block"]["max_gas"]
+    changed = min(h for h, gas in heights.items() if gas == "500000")
+    assert heights[changed - 1] == "30000000" and all(heights[h] == "500000" for h in range(changed, head + 1))
+    before = yield in_thread(comet, node, "block", height=str(changed - 1))
+    after = yield in_thread(comet, node, "block", height=str(changed))
+    assert before["result"]["block"]["header"]["consensus_hash"] != after["result"]["block"]["header"]["consensus_hash"]
+    results = yield in_thread(comet, node, "block_results", height=str(changed - 1))
+    assert results["result"]["consensus_param_updates"]["block"]["max_gas"] == "500000"
+    # Behaviour: a tx above the new max gas is refused; an unprotected one now runs.
+    with pytest.raises(Exception, match="exceeds block gas limit"):
+        yield in_thread(web3.eth.send_raw_transaction, sign({"to": OTHER, "value": 1, "nonce": 0, "gas": 600_000},
+                                                          node.dev_keys[4].private_key).raw_transaction)
+    tx_hash = yield in_thread(web3.eth.send_raw_transaction, unprotected)
+    receipt = yield in_thread(web3.eth.wait_for_transaction_receipt, tx_hash, timeout=10, poll_latency=0.05)
+    assert receipt.status == 1
+    block_gas = yield in_thread(web3.eth.get_block, "latest")
+    assert block_gas.gasLimit == 500_000
+    yield node.stopService()
+    result = CliRunner().invoke(main, ["replay", "--home", str(node.home.path)])
+    assert result.exit_code == 0 and "every block hash and app hash matches" in result.output, result.output
