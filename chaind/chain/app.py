@@ -78,6 +78,14 @@ class BlockContext:
     validator_updates: list = attrs.Factory(list)  # (ed25519 pubkey, power) from end blockers
     last_commit: tuple = ()   # commit_info.VoteInfo of the parent's commit (slashing's liveness)
     misbehavior: tuple = ()   # commit_info.Misbehavior to punish (x/evidence)
+    msg_gas: int = 0          # gas the running message used beyond its flat MSG_GAS (use_gas)
+    msg_gas_location: str = ""
+
+    def use_gas(self, amount, location):
+        """What the SDK's gas meter would count for the running message where the flat fee does not (an authz
+        Accept's walk over its list): added to the tx's gas after the message."""
+        self.msg_gas += amount
+        self.msg_gas_location = location
 
 
 @attrs.frozen
@@ -853,7 +861,11 @@ class App:
                 signer = self._signer_address(handler.signer(msg))
                 msg_events.append(event("message", ("action", handler.type_url), ("sender", self._b32(signer)),
                                         ("module", handler.module)))
+                ctx.msg_gas = 0
                 emitted, response = handler.execute(self, ctx, msg, signer)
+                gas += ctx.msg_gas
+                if gas > limit:
+                    raise errors.out_of_gas(f"{ctx.msg_gas_location}; gasWanted: {tx.gas}, gasUsed: {gas}")
             except errors.TxError as e:
                 ctx.store.changes = store_snapshot
                 ctx.accounts.revert(evm_snapshot)
