@@ -17,6 +17,7 @@ from google.protobuf import any_pb2, json_format
 import gov_msgs as g
 from chaind.api import calls
 from chaind.chain import errors, txs
+from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.modules.consensus import params as cp
 from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.gov import keeper as gov_keeper
@@ -338,3 +339,10 @@ def test_a_proposal_of_both_messages_on_a_node(node_factory, tmp_path):
     yield node.stopService()
     result = CliRunner().invoke(main, ["replay", "--home", str(node.home.path)])
     assert result.exit_code == 0 and "every block hash and app hash matches" in result.output, result.output
+
+
+def test_a_genesis_with_bad_consensus_params_is_refused(chain):
+    doc = json.loads(json.dumps(chain.genesis.document))
+    doc["consensus_params"]["block"]["max_gas"] = "-2"
+    with pytest.raises(GenesisError, match="consensus_params: block.MaxGas must be greater or equal to -1. Got -2"):
+        Genesis.from_document(doc)
