@@ -48,6 +48,7 @@ class Producer(service.Service):
         self.failed_txs = 0             # refused by check_tx
         self.rejected_txs = 0           # checked, then refused by the mempool (full, underpriced, known)
         self.evidence = EvidencePool()
+        self._gas_limit = app.block_gas_limit(app.height + 1)     # the next block's, as of the last block
         # Set once the chain refused a block (chain/halt.py): no block is made after it. on_halt(ChainHalt)
         # is told, on the reactor (the node stops).
         self.halted = None
@@ -215,6 +216,10 @@ class Producer(service.Service):
         """Drop what the blocks included from the mempool, and publish their events (`steps`: the
         consensus steps too; a dev run of empty blocks spares subscribers thousands of them)."""
         self.mempool.remove_committed(self.app.head_nonce)
+        gas_limit = self.app.block_gas_limit(self.app.height + 1)
+        if gas_limit < self._gas_limit:
+            self.mempool.drop_above(gas_limit)
+        self._gas_limit = gas_limit
         self.evidence.remove_committed(made)
         events = []
         for block in made:
