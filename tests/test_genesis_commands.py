@@ -128,6 +128,10 @@ def test_the_genesis_commands_refuse_as_the_sdk_does(tmp_path):
     ok("genesis", "add-genesis-account", address, "5stake", "--append", *keyring(home))
     balances = Genesis.load(Home(home).genesis_file).balances
     assert balances[0][1] == (("achain", FUNDS), ("stake", 5))
+    # As the SDK writes it: the account in auth's genesis (once), its coins in bank's.
+    assert json.loads(Home(home).genesis_file.read_text())["app_state"]["auth"]["accounts"] == [
+        {"@type": "/cosmos.auth.v1beta1.BaseAccount", "address": address, "pub_key": None, "account_number": "0",
+         "sequence": "0"}]
     fails("failed to get address from Keyring: nobody.info: key not found",
           "genesis", "add-genesis-account", "nobody", "1achain", *keyring(home))
     fails("failed to parse coins", "genesis", "add-genesis-account", "poor", "ten-achain", *keyring(home))

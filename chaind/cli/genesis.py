@@ -113,9 +113,11 @@ def add_genesis_account(address_or_key_name, coins, append, vesting_amount, vest
     address = _account(ctx, address_or_key_name)
     wanted = dict(_coins(coins))
     bech32 = to_bech32(prefix, address)
-    vesting_entry = _vesting_account(bech32, wanted, vesting_amount, vesting_start_time, vesting_end_time)
+    declared = _vesting_account(bech32, wanted, vesting_amount, vesting_start_time, vesting_end_time)
+    accounts = doc["app_state"]["auth"].setdefault("accounts", [])
+    known = any(_declared_address(a) == bech32 for a in accounts)
     entry = _balance_of(doc, prefix, address)
-    if entry is not None and not append:
+    if (entry is not None or known) and not append:
         raise click.ClickException(f"cannot add account at existing address {bech32}")
     if entry is None:
         entry = {"address": bech32, "coins": []}
@@ -124,11 +126,9 @@ def add_genesis_account(address_or_key_name, coins, append, vesting_amount, vest
     for denom, amount in wanted.items():
         held[denom] = held.get(denom, 0) + amount
     entry["coins"] = [{"denom": d, "amount": str(a)} for d, a in sorted(held.items())]
-    if vesting_entry is not None:
-        accounts = doc["app_state"]["auth"].setdefault("accounts", [])
-        if any(_declared_address(a) == bech32 for a in accounts):
-            raise click.ClickException(f"cannot add account at existing address {bech32}")
-        accounts.append(vesting_entry)
+    if not known:
+        # As the SDK's AddGenesisAccount: the account itself goes into auth's genesis, its coins into bank's.
+        accounts.append(declared or {"@type": "/cosmos.auth.v1beta1.BaseAccount", **_base_account(bech32)})
     _checked(doc, "failed to validate new genesis account")
     _write(node_home.genesis_file, doc)
 
@@ -139,6 +139,10 @@ def _declared_address(account):
     return base.get("address")
 
 
+def _base_account(bech32):
+    return {"address": bech32, "pub_key": None, "account_number": "0", "sequence": "0"}
+
+
 def _vesting_account(bech32, coins, vesting_amount, start, end):
     """The auth.accounts entry of a vesting genesis account (None without --vesting-amount), as the SDK's
     AddGenesisAccount makes it: continuous with a start and an end time, delayed with an end time alone."""
@@ -147,7 +151,7 @@ def _vesting_account(bech32, coins, vesting_amount, start, end):
         return None
     if any(amount > coins.get(denom, 0) for denom, amount in vesting.items()):
         raise click.ClickException("vesting amount cannot be greater than total amount")
-    base = {"base_account": {"address": bech32, "pub_key": None, "account_number": "0", "sequence": "0"},
+    base = {"base_account": _base_account(bech32),
             "original_vesting": [{"denom": d, "amount": str(a)} for d, a in sorted(vesting.items())],
             "delegated_free": [], "delegated_vesting": [], "end_time": str(end)}
     if start != 0 and end != 0:
