@@ -19,6 +19,7 @@ from chaind.chain.modules.evm import (
     staking_precompile,
 )
 from chaind.chain.modules.slashing import precompile as slashing_precompile
+from chaind.store.evm_accounts import FastAccountDB
 
 # cosmos/evm's precompiles of the native modules, at its addresses: they run the modules' messages and queries
 # (evm/native_precompile.py; slashing's is its module's own), and the chain gives each an account with code so
@@ -71,6 +72,7 @@ class NativeState(PragueState):
     """py-evm's Prague State whose snapshots also cover the native store (through `native`)."""
 
     computation_class = NativeComputation
+    account_db_class = FastAccountDB
     native = None       # EvmNative, set by whoever opens the state
 
     def snapshot(self):
