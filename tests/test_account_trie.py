@@ -5,14 +5,16 @@ import os
 import random
 
 import pytest
+import rlp
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.account import AccountDB
+from eth.rlp.accounts import Account
 from trie import HexaryTrie
 
 from chain_driver import Chain
 from chaind.chain.modules.evm.state import NativeState
 from chaind.store import mpt
-from chaind.store.evm_accounts import FastAccountDB
+from chaind.store.evm_accounts import FastAccountDB, decode_account, encode_account
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -69,3 +71,15 @@ def test_blocks_match_py_evm_account_db(tmp_path, monkeypatch):
     fast = run("fast")
     monkeypatch.setattr(NativeState, "account_db_class", AccountDB)
     assert run("reference") == fast
+
+
+def test_accounts_encode_and_decode_as_py_evm_does():
+    rng = random.Random(7)
+    values = [0, 1, 0x7f, 0x80, 0xff, 0x100, 2**64, 2**256 - 1]
+    for _ in range(200):
+        account = Account(rng.choice(values + [rng.randrange(2**70)]), rng.choice(values + [rng.randrange(2**200)]),
+                          rng.choice([BLANK_ROOT_HASH, os.urandom(32)]), os.urandom(32))
+        encoded = encode_account(account)
+        assert encoded == rlp.encode(account, sedes=Account)
+        assert decode_account(encoded) == account
+    assert decode_account(b"") == Account()

@@ -216,13 +216,13 @@ def _encode(node, added):
     """The RLP of `node`, its changed descendants' going into `added` ({hash: RLP})."""
     if isinstance(node, _Branch):
         items = [_child(child, added) for child in node.children]
-        items.append(_string(node.value))
+        items.append(rlp_string(node.value))
     else:
         flag = (2 if isinstance(node, _Leaf) else 0) + (len(node.path) & 1)
         compact = bytes.fromhex(("%x" % flag if flag & 1 else "%x0" % flag) + node.path)
-        tail = _string(node.value) if isinstance(node, _Leaf) else _child(node.child, added)
-        items = [_string(compact), tail]
-    return _list(b"".join(items))
+        tail = rlp_string(node.value) if isinstance(node, _Leaf) else _child(node.child, added)
+        items = [rlp_string(compact), tail]
+    return rlp_list_of(b"".join(items))
 
 
 def _child(node, added):
@@ -231,17 +231,18 @@ def _child(node, added):
         return b"\x80"
     if isinstance(node, _Ref):
         ref = node.ref
-        return _string(ref) if len(ref) == 32 else ref
+        return rlp_string(ref) if len(ref) == 32 else ref
     encoded = _encode(node, added)
     if len(encoded) < 32:
         return encoded
     ref = keccak(encoded)
     added[ref] = encoded
     _remember(ref, tuple(rlp_list(encoded)))
-    return _string(ref)
+    return rlp_string(ref)
 
 
-def _string(data):
+def rlp_string(data):
+    """The RLP of a byte string."""
     n = len(data)
     if n == 1 and data[0] < 0x80:
         return data
@@ -251,7 +252,8 @@ def _string(data):
     return bytes((0xb7 + len(size),)) + size + data
 
 
-def _list(payload):
+def rlp_list_of(payload):
+    """The RLP of a list whose items' RLP, joined, is `payload`."""
     n = len(payload)
     if n < 56:
         return bytes((0xc0 + n,)) + payload
