@@ -94,3 +94,9 @@ class NativeState(PragueState):
         if super().is_address_warm(address):
             return True
         return self.native is not None and self.native.precompile(address) is not None
+
+
+def is_precompile(state, address):
+    """Whether a call to `address` in `state` runs a precompile (a fixed one, a native module's, an ERC-20 pair's)."""
+    return address in NativeComputation._precompiles or (state.native is not None
+                                                         and state.native.precompile(address) is not None)
