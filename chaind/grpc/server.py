@@ -17,7 +17,7 @@ from twisted.internet import reactor as default_reactor
 from twisted.logger import Logger
 
 from chaind.config import ConfigError
-from chaind.grpc import event_loop
+from chaind.grpc import event_loop, header
 from chaind.grpc.router import HEIGHT_HEADER
 from chaind.grpc.status import status_of
 
@@ -78,6 +78,7 @@ class GrpcServer(service.Service):
 
     async def _start(self):
         s = self.settings
+        header.install()
         self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", s.max_recv_msg_size),
                                                ("grpc.max_send_message_length", s.max_send_msg_size),
                                                ("grpc.so_reuseport", 0)])
@@ -119,7 +120,9 @@ class GrpcServer(service.Service):
                 log.failure("gRPC {path} failed", path=path)
                 await context.abort(grpc.StatusCode.INTERNAL, "internal error")
             if result.height is not None:
-                await context.send_initial_metadata(((HEIGHT_HEADER, str(result.height)),))
+                metadata = ((HEIGHT_HEADER, str(result.height)),)
+                if not header.defer(metadata):
+                    await context.send_initial_metadata(metadata)
             if result.error is not None:
                 await context.abort(status_of(result.error), result.error.message)
             return result.response
