@@ -136,6 +136,7 @@ class App:
         else:
             self._head = self._load_block(keys.height_of(raw))
         self._head_info = self.stores.commit_info(self.height)
+        self.state_cache.clear(self.height)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -205,7 +206,7 @@ class App:
             if cached is not None and cached[0] is head and cached[2] < HEAD_VIEW_READS:
                 cached[2] += 1
                 return cached[1]
-            view = StateView.committed(self.db, height, head[1].evm_state_root)
+            view = StateView.committed(self.db, height, head[1].evm_state_root, self.state_cache)
             self._local.head_view = [head, view, 0]
             return view
         _, meta = self.block_at(height)
@@ -732,7 +733,7 @@ class App:
         if finalized == committed.height:
             self.state_cache.advance(committed.height, changes)
         else:
-            self.state_cache.clear()
+            self.state_cache.clear(committed.height)
         self._finalized_changes = (None, None)
         self._head_info = self.stores.commit_info(committed.height)
         if self.pruning and committed.height % self.prune_interval == 0:
@@ -750,7 +751,7 @@ class App:
     def reload_head(self):
         """Take the head from the store again, after a dev revert or load rewrote it under us."""
         self._head = self._load_block(keys.height_of(self.db.get(keys.HEAD)))
-        self.state_cache.clear()
+        self.state_cache.clear(self.height)
         self._head_info = self.stores.commit_info(self.height)
         self._results_hash = (None, None)
 
