@@ -268,6 +268,8 @@ class App:
         puts[consensus.key(g.initial_height)] = self._genesis_consensus
         self.db.write(self._block_puts(committed, puts))
         self._head = (header, meta)
+        # A reset chain starts over: nothing read from the one before may be kept.
+        self.state_cache.clear(height)
 
     # -- check_tx --------------------------------------------------------------------------------
 
