@@ -100,6 +100,11 @@ class Chain:
         out += [self.app.bank.balance(view, k.address, self.ibc) for k in self.keys[2:4]]
         return out
 
+    def scans(self, height=None):
+        """Every dev key's balances at `height` (default: the head), each a prefix scan of the bank store."""
+        view = self.app.view(height)
+        return [tuple(self.app.bank.all_balances(view, k.address)) for k in self.keys]
+
 
 def contract_address(sender, nonce):
     import rlp

@@ -4,6 +4,7 @@ and at a requested height; calls answered on the gRPC server's event loop and on
 import grpc
 import pytest_twisted
 
+from chaind.grpc import header
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_q
@@ -42,3 +43,16 @@ def test_height_header_rides_with_answers_and_errors(node):
     assert failed.code() == grpc.StatusCode.NOT_FOUND
     assert dict(failed.initial_metadata()).get("x-cosmos-block-height") == str(node.app.height), (
         failed.initial_metadata(), failed.trailing_metadata())
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_header_goes_in_the_answers_batch_and_without_it_too(node, monkeypatch):
+    # On the pinned grpcio the header rides in the batch that ends the call; on any other, in one of its own.
+    assert header.installed
+    for installed in (True, False):
+        monkeypatch.setattr(header, "installed", installed)
+        ok, past, failed, listed = yield in_thread(_calls, node, node.app.height)
+        assert dict(ok.initial_metadata())["x-cosmos-block-height"] == str(node.app.height)
+        assert dict(listed.initial_metadata())["x-cosmos-block-height"] == str(node.app.height)
+        assert failed.code() == grpc.StatusCode.NOT_FOUND
+        assert dict(failed.initial_metadata()).get("x-cosmos-block-height") == str(node.app.height)

@@ -1,5 +1,6 @@
 """The head cache of native store values ([storage] state-cache-keys): a chain with it commits the same app
-hashes as one without it, whatever its size, and it never hands out a value a newer block replaced."""
+hashes as one without it, whatever its size, and it never hands out a value or a scan a newer block (or a
+rewritten chain) replaced."""
 
 from chain_driver import Chain
 from chaind.store.head_cache import MISS, HeadCache
@@ -8,35 +9,79 @@ from chaind.store.head_cache import MISS, HeadCache
 def test_values_follow_the_committed_blocks():
     cache = HeadCache(capacity=10)
     cache.advance(5, {b"a": b"1", b"b": None})
-    assert cache.get(5, b"a") == b"1" and cache.get(5, b"b") is None
-    assert cache.get(4, b"a") is MISS and cache.get(5, b"c") is MISS
-    cache.put(5, b"c", b"3")
+    assert cache.get(cache.stamp(5), b"a") == b"1" and cache.get(cache.stamp(5), b"b") is None
+    assert cache.get(cache.stamp(4), b"a") is MISS and cache.get(cache.stamp(5), b"c") is MISS
+    cache.put(cache.stamp(5), b"c", b"3")
     cache.advance(6, {b"a": b"2"})
-    assert (cache.get(6, b"a"), cache.get(6, b"c")) == (b"2", b"3")
+    assert (cache.get(cache.stamp(6), b"a"), cache.get(cache.stamp(6), b"c")) == (b"2", b"3")
     # A value read at height 6 while block 7 was committed is not kept as block 7's.
     cache.advance(7, {b"c": b"4"})
-    cache.put(6, b"c", b"3")
-    assert cache.get(7, b"c") == b"4"
+    cache.put(cache.stamp(6), b"c", b"3")
+    assert cache.get(cache.stamp(7), b"c") == b"4"
     # A block that does not follow the cached one starts the cache again.
     cache.advance(9, {b"d": b"5"})
-    assert cache.get(9, b"a") is MISS and cache.get(9, b"d") == b"5"
+    assert cache.get(cache.stamp(9), b"a") is MISS and cache.get(cache.stamp(9), b"d") == b"5"
     cache.clear()
-    assert cache.get(9, b"d") is MISS
+    assert cache.get(cache.stamp(9), b"d") is MISS
 
 
 def test_a_full_cache_keeps_only_what_fits_and_stays_right():
     cache = HeadCache(capacity=2)
     cache.advance(1, {b"a": b"1"})
-    cache.put(1, b"b", b"2")
-    cache.put(1, b"c", b"3")
-    assert cache.get(1, b"c") is MISS and len(cache) == 2
+    cache.put(cache.stamp(1), b"b", b"2")
+    cache.put(cache.stamp(1), b"c", b"3")
+    assert cache.get(cache.stamp(1), b"c") is MISS and len(cache) == 2
     cache.advance(2, {b"a": b"x", b"c": b"y"})
-    assert len(cache) <= 2 and cache.get(2, b"b") is MISS
-    assert all(cache.get(2, k) in (MISS, v) for k, v in ((b"a", b"x"), (b"c", b"y")))
+    assert len(cache) <= 2 and cache.get(cache.stamp(2), b"b") is MISS
+    assert all(cache.get(cache.stamp(2), k) in (MISS, v) for k, v in ((b"a", b"x"), (b"c", b"y")))
     off = HeadCache(capacity=0)
     off.advance(1, {b"a": b"1"})
-    off.put(1, b"b", b"2")
+    off.put(off.stamp(1), b"b", b"2")
     assert len(off) == 0
+
+
+def test_a_scan_is_kept_until_a_block_writes_under_its_prefix():
+    cache = HeadCache(capacity=10)
+    cache.advance(5, {b"x": b"0"})
+    cache.put_scan(cache.stamp(5), b"ab", ((b"ab1", b"1"), (b"ab2", b"2")))
+    cache.put_scan(cache.stamp(5), b"c", ())
+    cache.put_scan(cache.stamp(4), b"d", ((b"d1", b"1"),))          # read below the head: not kept
+    assert cache.scan(cache.stamp(5), b"ab") == ((b"ab1", b"1"), (b"ab2", b"2"))
+    assert cache.scan(cache.stamp(5), b"c") == ()
+    assert cache.scan(cache.stamp(5), b"d") is MISS and cache.scan(cache.stamp(4), b"ab") is MISS and len(cache) == 5
+    # A block writing elsewhere keeps both; one writing (or deleting) under a prefix drops that scan.
+    cache.advance(6, {b"a": b"1", b"x": None})
+    assert cache.scan(cache.stamp(6), b"ab") is not MISS and cache.scan(cache.stamp(6), b"c") == ()
+    cache.advance(7, {b"ab3": b"3"})
+    assert cache.scan(cache.stamp(7), b"ab") is MISS and cache.scan(cache.stamp(7), b"c") == ()
+    cache.advance(8, {b"c": None})
+    assert cache.scan(cache.stamp(8), b"c") is MISS and len(cache) == 4
+    # Scans share the capacity with values; a block that does not follow drops them all.
+    cache.put_scan(cache.stamp(8), b"e", tuple((b"e%d" % i, b"") for i in range(5)))
+    cache.put_scan(cache.stamp(8), b"f", ((b"f1", b""),))
+    assert cache.scan(cache.stamp(8), b"e") is not MISS and cache.scan(cache.stamp(8), b"f") is MISS
+    assert len(cache) == 10
+    cache.put(cache.stamp(8), b"g", b"1")
+    assert cache.get(cache.stamp(8), b"g") is MISS
+    cache.advance(10, {b"h": b"1"})
+    assert cache.scan(cache.stamp(10), b"e") is MISS and len(cache) == 1
+    cache.put_scan(cache.stamp(10), b"e", ())
+    cache.clear()
+    assert cache.scan(cache.stamp(10), b"e") is MISS and len(cache) == 0
+
+
+def test_a_reader_begun_before_the_chain_was_rewritten_stores_nothing():
+    cache = HeadCache(capacity=10)
+    cache.advance(5, {})
+    old = cache.stamp(5)
+    cache.clear(3)                  # a dev revert to height 3, then two new blocks
+    cache.advance(4, {})
+    cache.advance(5, {})
+    cache.put(old, b"a", b"stale")
+    cache.put_scan(old, b"p", ((b"p1", b"stale"),))
+    assert cache.get(cache.stamp(5), b"a") is MISS and cache.scan(cache.stamp(5), b"p") is MISS
+    cache.put(cache.stamp(5), b"a", b"new")
+    assert cache.get(cache.stamp(5), b"a") == b"new" and cache.get(old, b"a") is MISS
 
 
 def test_app_hashes_do_not_depend_on_the_cache(tmp_path):
@@ -46,11 +91,16 @@ def test_app_hashes_do_not_depend_on_the_cache(tmp_path):
         for step in range(8):
             hashes = {chain.block(chain.workload(step)).meta.app_hash for chain in chains}
             assert len(hashes) == 1, step
+            # Scans at the head (dev2's and dev3's balances move at every step) read through the cache twice.
+            for _ in range(2):
+                assert len({tuple(chain.scans()) for chain in chains}) == 1, step
         assert len(chains[2].app.state_cache) > 0
         assert len({tuple(chain.reads(chain.app.height)) for chain in chains}) == 1
         # A restart starts with an empty cache and goes on with the same hashes.
         chains[2].close()
         chains[2].open()
+        cache = chains[2].app.state_cache
+        assert len(cache) == 0 and cache.head == cache.stamp(chains[2].app.height)
         hashes = {chain.block(chain.workload(8)).meta.app_hash for chain in chains}
         assert len(hashes) == 1
     finally:

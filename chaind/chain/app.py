@@ -150,6 +150,7 @@ class App:
         else:
             self._head = self._load_block(keys.height_of(raw))
         self._head_info = self.stores.commit_info(self.height)
+        self.state_cache.clear(self.height)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -219,7 +220,7 @@ class App:
             if cached is not None and cached[0] is head and cached[2] < HEAD_VIEW_READS:
                 cached[2] += 1
                 return cached[1]
-            view = StateView.committed(self.db, height, head[1].evm_state_root)
+            view = StateView.committed(self.db, height, head[1].evm_state_root, self.state_cache)
             self._local.head_view = [head, view, 0]
             return view
         _, meta = self.block_at(height)
@@ -270,6 +271,8 @@ class App:
         puts[consensus.key(g.initial_height)] = self._genesis_consensus
         self.db.write(self._block_puts(committed, puts))
         self._head = (header, meta)
+        # A reset chain starts over: nothing read from the one before may be kept.
+        self.state_cache.clear(height)
 
     # -- check_tx --------------------------------------------------------------------------------
 
@@ -772,7 +775,7 @@ class App:
         if finalized == committed.height:
             self.state_cache.advance(committed.height, changes)
         else:
-            self.state_cache.clear()
+            self.state_cache.clear(committed.height)
         self._finalized_changes = (None, None)
         self._head_info = self.stores.commit_info(committed.height)
         if self.pruning and committed.height % self.prune_interval == 0:
@@ -791,7 +794,7 @@ class App:
         """Take the head from the store again, after a dev revert or load rewrote it under us."""
         self._head = self._load_block(keys.height_of(self.db.get(keys.HEAD)))
         self._consensus_cache = {}
-        self.state_cache.clear()
+        self.state_cache.clear(self.height)
         self._head_info = self.stores.commit_info(self.height)
         self._results_hash = (None, None)
 

@@ -28,8 +28,9 @@ class StateView:
     accounts: object
 
     @classmethod
-    def committed(cls, db, height, evm_state_root):
-        return cls(height, VersionedReader(db, height), CommittedAccounts(db, evm_state_root))
+    def committed(cls, db, height, evm_state_root, cache=None):
+        """The state committed at `height`; `cache`: the app's head cache, when `height` is the head."""
+        return cls(height, VersionedReader(db, height, cache), CommittedAccounts(db, evm_state_root))
 
 
 class CommittedAccounts(AccountDB):

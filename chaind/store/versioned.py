@@ -21,25 +21,47 @@ class VersionedReader:
         self.height = height
         self._floor = keys.inverted_height(height)
         self._cache = cache
-        self._read_height = height
+        self._stamp = None if cache is None else cache.stamp(height)
 
     def get(self, key):
         cache = self._cache
         if cache is not None:
-            value = cache.get(self._read_height, key)
+            value = cache.get(self._stamp, key)
             if value is not MISS:
                 return value
         base = keys.VERSIONED + key
         found = self._db.seek_first(base + self._floor, base + _PAST_VERSIONS)
         value = None if found is None or found[1][:1] == _TOMBSTONE else found[1][1:]
         if cache is not None:
-            cache.put(self._read_height, key, value)
+            cache.put(self._stamp, key, value)
         return value
 
     def iterate(self, prefix, start_after=None):
-        """Yield (key, value) of live keys under `prefix`, in key order.
+        """An iterator of (key, value) of the live keys under `prefix` (after `start_after`), in key order.
 
-        One LevelDB iterator serves the whole scan: for each key it seeks that key's newest version
+        A whole scan at the head is kept in the head cache, for the next reader of the same prefix.
+        """
+        cache = self._cache
+        if cache is None or start_after is not None:
+            return self._scan(prefix, start_after)
+        found = cache.scan(self._stamp, prefix)
+        if found is not MISS:
+            return iter(found)
+        return self._scan_and_keep(prefix)
+
+    def _scan_and_keep(self, prefix):
+        cache, found = self._cache, []
+        for item in self._scan(prefix):
+            if found is not None:
+                found.append(item)
+                if len(found) >= cache.capacity:
+                    found = None        # more than the cache could ever hold
+            yield item
+        if found is not None:
+            cache.put_scan(self._stamp, prefix, tuple(found))
+
+    def _scan(self, prefix, start_after=None):
+        """One LevelDB iterator serves the whole scan: for each key it seeks that key's newest version
         at or below the height, then past all its versions (opening an iterator costs more than a read).
         """
         full = keys.VERSIONED + prefix
@@ -75,7 +97,8 @@ class VersionedWriter(VersionedReader):
         self.changes[key] = None
 
     def iterate(self, prefix, start_after=None):
-        committed = dict(super().iterate(prefix, start_after))
+        # Not through the head cache's scans: a block's own scans would make every commit drop them.
+        committed = dict(self._scan(prefix, start_after))
         for key, value in self.changes.items():
             if key.startswith(prefix) and (start_after is None or key > start_after):
                 committed[key] = value

@@ -31,9 +31,10 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
             raise errors.invalid_argument(f"invalid address: {e}") from None
 
     def _balances(self, view, request):
+        """The page of (denom, amount) of the address' balances, and its PageResponse."""
         address = self._address(request.address)
-        items = [(d.encode(), _coin(d, a)) for d, a in self.app.bank.all_balances(view, address)]
-        return paginate(items, request.pagination)
+        return paginate([(d.encode(), (d, a)) for d, a in self.app.bank.all_balances(view, address)],
+                        request.pagination)
 
     @query(inline=True)
     def Balance(self, request, view):
@@ -45,12 +46,16 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def AllBalances(self, request, view):
         balances, page = self._balances(view, request)
-        if request.resolve_denom:
-            for coin in balances:
-                found = self._metadata(view, coin.denom)
+        response = query_pb2.QueryAllBalancesResponse(pagination=page)
+        # Coins made in place: a Coin passed to the constructor would be made, then copied.
+        add = response.balances.add
+        for denom, amount in balances:
+            if request.resolve_denom:
+                found = self._metadata(view, denom)
                 if found is not None and found.display:
-                    coin.denom = found.display
-        return query_pb2.QueryAllBalancesResponse(balances=balances, pagination=page)
+                    denom = found.display
+            add(denom=denom, amount=str(amount))
+        return response
 
     def _now(self, view):
         """The unix time of the block at the view's height: what a vesting account has locked is as of then."""
