@@ -16,8 +16,10 @@ class NodeCache:
     """Decoded saved nodes by hash, shared by every store, the writer and readers; bounded in count.
 
     Saved nodes never change, so an entry never goes stale; when full, the oldest goes, one per node
-    added (a batch eviction stalled the commit that triggered it). Two stores may hold a node of the same
-    hash only with the same content (key, value, version, children).
+    added (a batch eviction stalled the commit that triggered it). A commit drops the nodes it orphaned,
+    which only reads of older versions reach, so the head's trees are what the cache holds and the oldest
+    of them are not pushed out by the dead ones. Two stores may hold a node of the same hash only with the
+    same content (key, value, version, children).
     """
 
     def __init__(self, capacity):
@@ -35,6 +37,12 @@ class NodeCache:
             with self._lock:
                 while len(nodes) > self.capacity:
                     nodes.popitem(last=False)
+
+    def discard(self, hashes):
+        nodes = self._nodes
+        with self._lock:
+            for key in hashes:
+                nodes.pop(key, None)
 
 
 class NodeStore:
