@@ -20,11 +20,20 @@ def _listen(default):
 LOG_LEVELS = ("debug", "info", "warn", "error")
 
 
+def _at_least(section, low):
+    def check(instance, attribute, value):
+        if value < low:
+            raise ConfigError(f"[{section}] {attribute.name.replace('_', '-')} must be at least {low}, got {value}")
+    return check
+
+
 @attrs.frozen
 class NodeSettings:
     moniker: str = ""                   # this node's name (CometBFT's moniker); gentx's default --moniker
     # the least level logged: debug, info (one line per block), warn or error (CometBFT's log_level)
     log_level: str = attrs.field(default="info", validator=attrs.validators.instance_of(str))
+    # net allocations between two young garbage collections (Python's default 700; 0 keeps Python's)
+    gc_young_threshold: int = attrs.field(default=20_000, validator=_at_least("node", 0))
 
     def __attrs_post_init__(self):
         if self.log_level not in LOG_LEVELS:
@@ -44,13 +53,6 @@ class MempoolSettings:
     max_queued_per_sender: int = 64     # txs of one sender behind a nonce gap at most (geth's account queue)
     max_tx_bytes: int = 131072          # size of one tx at most
     price_bump: int = 10                # percent a replacement must raise both fee caps by
-
-
-def _at_least(section, low):
-    def check(instance, attribute, value):
-        if value < low:
-            raise ConfigError(f"[{section}] {attribute.name.replace('_', '-')} must be at least {low}, got {value}")
-    return check
 
 
 @attrs.frozen

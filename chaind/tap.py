@@ -3,7 +3,7 @@
 from twisted.application import service
 from twisted.python import usage
 
-from chaind import logs
+from chaind import collector, logs
 from chaind.config import LOG_LEVELS, ConfigError
 from chaind.malloc import limit_arenas
 from chaind.node import LISTEN_SETTINGS, ListenError, open_node
@@ -76,6 +76,7 @@ def makeService(options):
                          addresses=options.addresses())
     except ConfigError as e:
         raise SystemExit(f"chaind: {e}")
+    collector.tune(node.settings.node.gc_young_threshold)
     level = options["log-level"] or ("warn" if options["quiet"] else node.settings.node.log_level)
     # twistd's own options (-n, --logfile, --syslog) say where text goes, as they would without our observer.
     observer = logs.json_observer() if json_logs else logs.text_observer(options.parent)
