@@ -63,8 +63,8 @@ class StorageSettings:
     prune_interval: int = attrs.field(default=100, validator=_at_least("storage", 1))
     # MB of LevelDB's block cache; the OS page cache holds the files as well
     leveldb_cache_mb: int = attrs.field(default=1, validator=_at_least("storage", 1))
-    # decoded IAVL nodes kept in memory (about 200 bytes each plus key and value), shared by commits and proofs
-    iavl_cache_nodes: int = attrs.field(default=100_000, validator=_at_least("storage", 1000))
+    # decoded IAVL nodes kept in memory (about 500 bytes each, key and value included), shared by commits and proofs
+    iavl_cache_nodes: int = attrs.field(default=150_000, validator=_at_least("storage", 1000))
     # native store values at the head kept in memory for the next block's reads (0: none)
     state_cache_keys: int = attrs.field(default=100_000, validator=_at_least("storage", 0))
     # keys one abci_query /store/<name>/subspace may list; a larger listing is refused

@@ -96,7 +96,7 @@ class App:
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
 
     def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES,
-                 iavl_cache_nodes=100_000, subspace_max_keys=10_000, state_cache_keys=100_000):
+                 iavl_cache_nodes=150_000, subspace_max_keys=10_000, state_cache_keys=100_000):
         self.db = db
         self.genesis = genesis
         self.modules = tuple(modules)
