@@ -137,6 +137,19 @@ def test_a_home_written_before_the_multistore_is_refused_with_what_to_do(tmp_pat
         db.close()
 
 
+def test_a_home_of_the_per_index_missed_blocks_layout_is_refused_saying_so(tmp_path):
+    chain = Chain(tmp_path, "db")
+    chain.block(chain.workload(0))
+    chain.db.write({keys.STATE_FORMAT: b"2"})
+    chain.close()
+    db = Database(tmp_path / "db")
+    try:
+        with pytest.raises(StaleHomeError, match="missed blocks in another layout than the SDK's bitmap.*new chain"):
+            App(db, chain.genesis)
+    finally:
+        db.close()
+
+
 def test_the_base_denoms_balances_are_mirrored_from_the_evm_state(tmp_path):
     chain = Chain(tmp_path, "db")
     base = chain.genesis.base_denom
