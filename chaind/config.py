@@ -20,11 +20,20 @@ def _listen(default):
 LOG_LEVELS = ("debug", "info", "warn", "error")
 
 
+def _at_least(section, low):
+    def check(instance, attribute, value):
+        if value < low:
+            raise ConfigError(f"[{section}] {attribute.name.replace('_', '-')} must be at least {low}, got {value}")
+    return check
+
+
 @attrs.frozen
 class NodeSettings:
     moniker: str = ""                   # this node's name (CometBFT's moniker); gentx's default --moniker
     # the least level logged: debug, info (one line per block), warn or error (CometBFT's log_level)
     log_level: str = attrs.field(default="info", validator=attrs.validators.instance_of(str))
+    # net allocations between two young garbage collections (Python's default 700; 0 keeps Python's)
+    gc_young_threshold: int = attrs.field(default=20_000, validator=_at_least("node", 0))
 
     def __attrs_post_init__(self):
         if self.log_level not in LOG_LEVELS:
@@ -46,13 +55,6 @@ class MempoolSettings:
     price_bump: int = 10                # percent a replacement must raise both fee caps by
 
 
-def _at_least(section, low):
-    def check(instance, attribute, value):
-        if value < low:
-            raise ConfigError(f"[{section}] {attribute.name.replace('_', '-')} must be at least {low}, got {value}")
-    return check
-
-
 @attrs.frozen
 class StorageSettings:
     # 0 = archive (every height readable); N = keep the last N heights
@@ -61,8 +63,8 @@ class StorageSettings:
     prune_interval: int = attrs.field(default=100, validator=_at_least("storage", 1))
     # MB of LevelDB's block cache; the OS page cache holds the files as well
     leveldb_cache_mb: int = attrs.field(default=1, validator=_at_least("storage", 1))
-    # decoded IAVL nodes kept in memory (about 200 bytes each plus key and value), shared by commits and proofs
-    iavl_cache_nodes: int = attrs.field(default=100_000, validator=_at_least("storage", 1000))
+    # decoded IAVL nodes kept in memory (about 500 bytes each, key and value included), shared by commits and proofs
+    iavl_cache_nodes: int = attrs.field(default=150_000, validator=_at_least("storage", 1000))
     # native store values at the head kept in memory for the next block's reads (0: none)
     state_cache_keys: int = attrs.field(default=100_000, validator=_at_least("storage", 0))
     # keys one abci_query /store/<name>/subspace may list; a larger listing is refused

@@ -7,7 +7,7 @@ import sys
 from twisted.application import service
 from twisted.python import usage
 
-from chaind import logs
+from chaind import collector, logs
 from chaind.config import LOG_LEVELS, ConfigError
 from chaind.malloc import limit_arenas
 from chaind.node import LISTEN_SETTINGS, ListenError, open_node
@@ -92,6 +92,7 @@ def makeService(options):
                          addresses=options.addresses())
     except ConfigError as e:
         raise SystemExit(f"chaind: {e}")
+    collector.tune(node.settings.node.gc_young_threshold)
     level = options["log-level"] or ("warn" if options["quiet"] else node.settings.node.log_level)
     _fail_after_a_halt(node)
     # twistd's own options (-n, --logfile, --syslog) say where text goes, as they would without our observer.

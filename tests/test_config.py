@@ -19,6 +19,7 @@ def test_shipped_config_equals_defaults():
     ("[storage]\niavl-cache-nodes = 10\n", "[storage] iavl-cache-nodes must be at least 1000, got 10"),
     ("[storage]\nsubspace-max-keys = 0\n", "[storage] subspace-max-keys must be at least 1, got 0"),
     ("[storage]\nstate-cache-keys = -1\n", "[storage] state-cache-keys must be at least 0, got -1"),
+    ("[node]\ngc-young-threshold = -5\n", "[node] gc-young-threshold must be at least 0, got -5"),
 ])
 def test_bad_config_is_a_clear_error(text, message):
     with pytest.raises(config.ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):

@@ -137,6 +137,19 @@ def test_a_home_written_before_the_multistore_is_refused_with_what_to_do(tmp_pat
         db.close()
 
 
+def test_a_home_of_the_per_index_missed_blocks_layout_is_refused_saying_so(tmp_path):
+    chain = Chain(tmp_path, "db")
+    chain.block(chain.workload(0))
+    chain.db.write({keys.STATE_FORMAT: b"3"})
+    chain.close()
+    db = Database(tmp_path / "db")
+    try:
+        with pytest.raises(StaleHomeError, match="missed blocks in another layout than the SDK's bitmap.*new chain"):
+            App(db, chain.genesis)
+    finally:
+        db.close()
+
+
 def test_the_base_denoms_balances_are_mirrored_from_the_evm_state(tmp_path):
     chain = Chain(tmp_path, "db")
     base = chain.genesis.base_denom
@@ -150,3 +163,28 @@ def test_the_base_denoms_balances_are_mirrored_from_the_evm_state(tmp_path):
             value, _ = app.stores.read(info, "bank", b"\x02\x14" + address + base.encode(), False)
             assert (int(value) if value else 0) == view.accounts.get_balance(address)
 
+
+
+def test_a_commit_drops_the_nodes_it_orphaned_from_the_node_cache_and_old_versions_still_read(tmp_path):
+    db = MemoryDB()
+    stores = multistore.MultiStore(db, 10_000, 100)
+    module_keys = [keys.compose("toy", b"%03d" % i) for i in range(200)]
+    infos, parent = [], None
+    for version, value in ((1, b"a"), (2, b"b")):
+        puts = {}
+        # Version 2 rewrites every other key: the leaves and the paths above them are orphaned.
+        changed = module_keys if version == 1 else module_keys[::2]
+        parent = stores.apply(version, parent, {k: value for k in changed}, EMPTY_ROOT, puts)
+        db.update(puts)
+        infos.append(parent)
+    cached = stores.nodes("toy").cache
+    live = {node_hash for node_hash, _ in stores.tree_nodes(infos[1], "toy")}
+    orphans = db[keys.IAVL_ORPHAN + keys.height_bytes(2) + keys.compose("toy")]
+    orphaned = {orphans[at:at + 32] for at in range(0, len(orphans), 32)}
+    assert len(orphaned) > 100 and not orphaned & live
+    assert all(cached.get(h) is not None for h in live)
+    assert all(cached.get(h) is None for h in orphaned)
+    # Version 1 is still whole: its nodes come from the database again.
+    assert stores.read(infos[0], "toy", b"\x03" + b"001", False)[0] == b"a"
+    assert stores.read(infos[1], "toy", b"\x03" + b"001", False)[0] == b"a"
+    assert stores.read(infos[1], "toy", b"\x03" + b"000", False)[0] == b"b"

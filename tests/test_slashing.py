@@ -17,11 +17,13 @@ from chaind.chain.block import BlockId
 from chaind.chain.modules import distribution, slashing, staking
 from chaind.chain.modules.distribution import state as distribution_state
 from chaind.chain.modules.evidence import state as evidence_state
+from chaind.chain.modules.slashing import state as slashing_state
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.slashing.v1beta1 import slashing_pb2, tx_pb2
 from chaind.pb.tendermint.types import evidence_pb2, types_pb2
+from chaind.store import keys, layout
 from staking_msgs import CHAIN
 
 UNJAIL = "/cosmos.slashing.v1beta1.MsgUnjail"
@@ -153,6 +155,54 @@ def test_a_validator_the_node_does_not_run_is_jailed_for_downtime_and_unjails_af
     for module in chain.app.modules:
         for name, check in module.invariants:
             assert check(chain.app, chain.app.view()) is None, name
+
+
+def test_missed_blocks_are_the_sdks_bitmap_chunks_in_the_slashing_store(chain):
+    """x/slashing v0.50's ValidatorMissedBlockBitmap: key 0x02 | len | consensus address | chunk index (uint64
+    big-endian), value a 1,024-bit bitset as bits-and-blooms marshals it (length, then big-endian 64-bit words)."""
+    _, _, public = add_second_validator(chain)
+    cons = valset.address_of(public)
+    key = b"\x02" + bytes((len(cons),)) + cons + (0).to_bytes(8, "big")
+    for _ in range(3):
+        ok(run(chain, []))
+    info = slashing.signing_info(chain.app.view(), cons)
+    assert info.missed_blocks_counter >= 1
+    # Its window's first indexes are the blocks it missed since it joined the set: the low bits of word 0.
+    raw, _ = chain.app.stores.read(chain.app.store_version(), "slashing", key, False)
+    word0 = (1 << info.missed_blocks_counter) - 1
+    assert raw == (1024).to_bytes(8, "big") + word0.to_bytes(8, "big") + bytes(120)
+    # Jailed for downtime: the bitmap is deleted with its window.
+    for _ in range(WINDOW + 6):
+        if events(ok(run(chain, [])), "slash"):
+            break
+    assert chain.app.stores.read(chain.app.store_version(), "slashing", key, False)[0] is None
+
+
+def test_bitmap_bits_sit_where_bits_and_blooms_puts_them():
+    class Store(dict):
+        def set(self, key, value):
+            self[key] = bytes(value)
+
+        def delete(self, key):
+            del self[key]
+
+    class State:
+        store = Store()
+
+    cons = b"\x11" * 20
+    for index in (0, 63, 64, 1023, 1024 + 5):
+        slashing_state.set_missed(State, cons, index, True)
+    assert [slashing_state.missed(State, cons, i) for i in (0, 1, 63, 64, 65, 1023, 1024, 1029)] == \
+        [True, False, True, True, False, True, False, True]
+    first, second = (State.store[keys.compose("slashing", "missed", cons, c.to_bytes(8, "big"))] for c in (0, 1))
+    words = [int.from_bytes(first[8 + 8 * w:16 + 8 * w], "big") for w in range(16)]
+    assert first[:8] == (1024).to_bytes(8, "big") and len(first) == 136
+    assert words[0] == 1 | 1 << 63 and words[1] == 1 and words[15] == 1 << 63 and not any(words[2:15])
+    assert int.from_bytes(second[8:16], "big") == 1 << 5
+    slashing_state.set_missed(State, cons, 63, False)
+    assert not slashing_state.missed(State, cons, 63) and slashing_state.missed(State, cons, 0)
+    assert layout.locate(keys.compose("slashing", "missed", cons, (1).to_bytes(8, "big"))) == \
+        ("slashing", b"\x02\x14" + cons + (1).to_bytes(8, "big"))
 
 
 def test_unjail_of_a_validator_that_does_not_exist(chain):

@@ -49,8 +49,10 @@ class NoValidatorsError(RuntimeError):
     """A genesis whose InitGenesis bonds no validator: no block can ever be made on it."""
 
 
-# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info).
-STATE_FORMAT = b"3"
+# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info); 3 keeps the
+# consensus and evm params in state; 4 keeps slashing's missed blocks as the SDK's bitmap chunks (its app hashes
+# differ where validators miss blocks).
+STATE_FORMAT = b"4"
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 RECENT_TXS = 4096           # decoded txs of the last blocks kept for decode_tx (receipts of the head's txs)
 
@@ -105,7 +107,7 @@ class App:
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
 
     def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES,
-                 iavl_cache_nodes=100_000, subspace_max_keys=10_000, state_cache_keys=100_000):
+                 iavl_cache_nodes=150_000, subspace_max_keys=10_000, state_cache_keys=100_000):
         self.db = db
         self.genesis = genesis
         self.modules = tuple(modules)
@@ -142,11 +144,12 @@ class App:
         if raw is None:
             self._init_chain()
         elif db.get(keys.STATE_FORMAT) != STATE_FORMAT:
+            why = ("whose slashing store keeps missed blocks in another layout than the SDK's bitmap"
+                   if db.get(keys.STATE_FORMAT) == b"3" else "whose app hash is not the multistore's (IAVL stores)")
             raise StaleHomeError(
-                f"the data directory {db.path} was written by an older chaind, whose app hash is not the "
-                f"multistore's (IAVL stores): its blocks cannot be verified by this version. Export what "
-                f"you need, then start a new chain (`chaind init` in a new home, or delete the data "
-                f"directory), or run the older chaind on it")
+                f"the data directory {db.path} was written by an older chaind, {why}: its blocks cannot be "
+                f"verified by this version. Export what you need, then start a new chain (`chaind init` in a "
+                f"new home, or delete the data directory), or run the older chaind on it")
         else:
             self._head = self._load_block(keys.height_of(raw))
         self._head_info = self.stores.commit_info(self.height)

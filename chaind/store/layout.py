@@ -6,7 +6,8 @@ read it: bank balances (0x02 | len(address) | address | denom) and supplies (0x0
 (the amount in decimal, as math.Int marshals) are already the SDK's; auth accounts (0x01 | address,
 an Any), which the app writes in the SDK's form itself (their sequence is the EVM nonce), so chaind's own
 account records stay out of the tree; slashing's params (0x00) and signing infos (0x01 | len | address) and
-evidence's equivocations (0x00 | hash), whose values are the SDK's protos already; x/consensus's params (the
+evidence's equivocations (0x00 | hash), whose values are the SDK's protos already; slashing's missed-block bitmap
+chunks (0x02 | len | address | chunk index), whose values are the SDK's bitsets; x/consensus's params (the
 collections Item "Consensus", a ConsensusParams). The evm module's params live in a store of their own,
 `evmparams` (Evmos keeps them at 0x03 in its evm store), since this multistore's `evm` entry is the EVM state root.
 """
@@ -19,6 +20,7 @@ _BANK_SUPPLY = b"\x06supply"
 _AUTH_ACCOUNT = b"\x04acct"
 _SLASHING_PARAMS = b"\x06params"
 _SLASHING_INFO = b"\x02si"
+_SLASHING_MISSED = b"\x06missed"
 _EVIDENCE = b"\x02ev"
 _CONSENSUS_PARAMS = b"\x06params"
 _EVM_PARAMS = b"\x06params"
@@ -57,6 +59,12 @@ def locate(native_key):
             return store_name(module), b"\x00"
         if rest.startswith(_SLASHING_INFO):
             return store_name(module), b"\x01" + rest[len(_SLASHING_INFO):]
+        if rest.startswith(_SLASHING_MISSED):
+            # compose's parts: the consensus address, then the chunk index (8 bytes, big-endian), each
+            # length-prefixed; the SDK's key prefixes the address only.
+            at = len(_SLASHING_MISSED)
+            end = at + 1 + rest[at]
+            return store_name(module), b"\x02" + rest[at:end] + rest[end + 1:]
     if module == "evidence" and rest.startswith(_EVIDENCE):
         # x/evidence's equivocations: 0x00 | hash, an Any (the SDK's interface value).
         return store_name(module), b"\x00" + rest[len(_EVIDENCE) + 1:]

@@ -140,6 +140,7 @@ class MultiStore:
                 puts[orphan_key] = b"".join(orphans)
         elif orphans:
             puts[orphan_key] = b"".join(orphans)
+        nodes.cache.discard(orphans)
         return new_root
 
     def tree_nodes(self, info, name):

@@ -3,6 +3,9 @@
 A value at height H is the newest version written at or below H; a deletion is a tombstone.
 """
 
+import bisect
+import itertools
+
 from chaind.store import keys
 from chaind.store.db import prefix_end
 from chaind.store.head_cache import MISS
@@ -10,6 +13,8 @@ from chaind.store.head_cache import MISS
 _LIVE = b"\x01"
 _TOMBSTONE = b"\x00"
 _PAST_VERSIONS = b"\xff" * 8 + b"\x00"
+# Keys written since a writer's last scan that join its sorted list one by one; more, and it is sorted anew.
+_INSERTS = 64
 
 
 class VersionedReader:
@@ -77,13 +82,21 @@ class VersionedReader:
 
 
 class VersionedWriter(VersionedReader):
-    """The writer's view for the block being built at `height`: reads see its own writes."""
+    """The writer's view for the block being built at `height`: reads see its own writes.
+
+    `changes` (key -> value, None for a deletion) is the block's write set; a failed message or a reverted
+    EVM frame may replace the dict or put back what it held. Scans find the changed keys under a prefix in a
+    sorted list of them kept beside it (a message scanning the same records again and again would otherwise
+    walk the whole write set each time): keys written since the last scan join it then, a replaced dict is
+    sorted anew, and keys no longer in the dict are skipped.
+    """
 
     def __init__(self, db, height, cache=None):
         # Reads see the parent's state (a replay of a committed block must not see its own writes).
         super().__init__(db, max(height - 1, 0), cache)
         self.height = height
         self.changes = {}
+        self._sorted, self._sorted_of, self._added = [], self.changes, []
 
     def get(self, key):
         if key in self.changes:
@@ -91,17 +104,51 @@ class VersionedWriter(VersionedReader):
         return super().get(key)
 
     def set(self, key, value):
+        if key not in self.changes:
+            self._added.append(key)
         self.changes[key] = bytes(value)
 
     def delete(self, key):
+        if key not in self.changes:
+            self._added.append(key)
         self.changes[key] = None
 
+    def _changed_under(self, prefix, start_after):
+        """The keys of `changes` under `prefix` (after `start_after`), in order."""
+        changes = self.changes
+        if self._sorted_of is not changes or len(self._added) > _INSERTS:
+            self._sorted, self._sorted_of = sorted(changes), changes
+        else:
+            ordered = self._sorted
+            for key in self._added:
+                at = bisect.bisect_left(ordered, key)
+                if at == len(ordered) or ordered[at] != key:
+                    ordered.insert(at, key)
+        self._added = []
+        ordered = self._sorted
+        if start_after is not None and start_after >= prefix:
+            at = bisect.bisect_right(ordered, start_after)
+        else:
+            at = bisect.bisect_left(ordered, prefix)
+        found = []
+        for key in itertools.islice(ordered, at, None):
+            if not key.startswith(prefix):
+                break
+            if key in changes:
+                found.append(key)
+        return found
+
     def iterate(self, prefix, start_after=None):
+        changed = self._changed_under(prefix, start_after)
         # Not through the head cache's scans: a block's own scans would make every commit drop them.
         committed = dict(self._scan(prefix, start_after))
-        for key, value in self.changes.items():
-            if key.startswith(prefix) and (start_after is None or key > start_after):
-                committed[key] = value
+        if not changed:
+            # Nothing under the prefix written in this block (the common case): the committed keys as they are.
+            yield from committed.items()
+            return
+        changes = self.changes
+        for key in changed:
+            committed[key] = changes[key]
         for key in sorted(committed):
             if committed[key] is not None:
                 yield key, committed[key]

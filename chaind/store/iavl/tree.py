@@ -9,24 +9,25 @@ new version: it stays readable by older versions until pruning drops them.
 import collections
 import threading
 
-from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record, varint
+from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record, seal_new
 
 
 class NodeCache:
     """Decoded saved nodes by hash, shared by every store, the writer and readers; bounded in count.
 
     Saved nodes never change, so an entry never goes stale; when full, the oldest goes, one per node
-    added (a batch eviction stalled the commit that triggered it). Two stores may hold a node of the same
-    hash only with the same content (key, value, version, children).
+    added (a batch eviction stalled the commit that triggered it). A commit drops the nodes it orphaned,
+    which only reads of older versions reach, so the head's trees are what the cache holds and the oldest
+    of them are not pushed out by the dead ones. Two stores may hold a node of the same hash only with the
+    same content (key, value, version, children).
     """
 
     def __init__(self, capacity):
         self.capacity = capacity
         self._nodes = collections.OrderedDict()
         self._lock = threading.Lock()
-
-    def get(self, key):
-        return self._nodes.get(key)
+        # The dict's own lookup: a commit makes thousands (no method of ours in between).
+        self.get = self._nodes.get
 
     def put(self, key, node):
         nodes = self._nodes
@@ -36,6 +37,21 @@ class NodeCache:
                 while len(nodes) > self.capacity:
                     nodes.popitem(last=False)
 
+    def put_many(self, entries):
+        """Add [(hash, node)]."""
+        nodes = self._nodes
+        nodes.update(entries)
+        if len(nodes) > self.capacity:
+            with self._lock:
+                while len(nodes) > self.capacity:
+                    nodes.popitem(last=False)
+
+    def discard(self, hashes):
+        nodes = self._nodes
+        with self._lock:
+            for key in hashes:
+                nodes.pop(key, None)
+
 
 class NodeStore:
     """The saved nodes of one store: LevelDB keys `prefix + hash`, read through the cache."""
@@ -44,9 +60,10 @@ class NodeStore:
         self._db = db
         self.prefix = prefix
         self._cache = cache
+        self._cached = cache.get
 
     def load(self, node_hash):
-        node = self._cache.get(node_hash)
+        node = self._cached(node_hash)
         if node is None:
             raw = self._db.get(self.prefix + node_hash)
             if raw is None:
@@ -85,10 +102,12 @@ class MutableTree:
         if node is None:
             self.root = Node(key, value)
             return
-        path = []
+        path, orphans, load = [], self.orphans, self.nodes.load
         while node.height:
             if node.version is not None:
-                node = self._clone(node)
+                # _clone, inline: this loop runs for each level of each key a block writes.
+                orphans.append(node.hash)
+                node = Node(node.key, None, node.height, node.size, load(node.left_hash), load(node.right_hash))
             # A node the working tree owns holds both children (the clone of a saved one loaded them).
             went_left = key < node.key
             path.append((node, went_left))
@@ -149,8 +168,9 @@ class MutableTree:
         if node.version is None:
             return node
         self.orphans.append(node.hash)
-        return Node(node.key, height=node.height, size=node.size, left=left_of(self.nodes, node),
-                    right=right_of(self.nodes, node))
+        # A saved node holds no children: they are loaded by hash.
+        load = self.nodes.load
+        return Node(node.key, None, node.height, node.size, load(node.left_hash), load(node.right_hash))
 
     def _orphan(self, node):
         if node.version is not None:
@@ -210,19 +230,8 @@ class MutableTree:
         if self.root is None:
             return EMPTY_ROOT
         if self.root.version is None:
-            self._save(self.root, version, varint(version), self.nodes.prefix, puts, self.nodes.cache.put)
+            self.nodes.cache.put_many(seal_new(self.root, version, self.nodes.prefix, puts))
         return self.root.hash
-
-    def _save(self, node, version, version_varint, prefix, puts, remember):
-        """Seal `node` (being built) after its children being built, post-order as iavl assigns node keys."""
-        if node.height:
-            if node.left.version is None:
-                self._save(node.left, version, version_varint, prefix, puts, remember)
-            if node.right.version is None:
-                self._save(node.right, version, version_varint, prefix, puts, remember)
-        node_hash = node.seal(version, version_varint)
-        puts[prefix + node_hash] = node.record()
-        remember(node_hash, node)
 
 
 def _balance_of(nodes, node):

@@ -29,9 +29,10 @@ def ending_ratio(view, v):
     return dec_coins.add(state.historical(view, v.operator, period - 1)[0], current), period
 
 
-def delegation_rewards(view, v, delegator, shares, height, final_ratio):
-    """CalculateDelegationRewards up to a period whose cumulative ratio is `final_ratio`."""
-    found = state.starting_info(view, v.operator, delegator)
+def delegation_rewards(view, v, delegator, shares, height, final_ratio, start=None):
+    """CalculateDelegationRewards up to a period whose cumulative ratio is `final_ratio`; `start`: the
+    delegation's starting info when the caller has read it."""
+    found = start or state.starting_info(view, v.operator, delegator)
     if found is None:
         raise error(EMPTY_DELEGATION_DIST_INFO)
     period, stake, created = found
@@ -121,20 +122,28 @@ class Keeper:
 
     def increment_period(self, v):
         """IncrementValidatorPeriod: end the current period; returns its number."""
-        rewards, period = state.current_rewards(self.ctx, v.operator)
+        records = state.rewards_of(self.ctx, v.operator)
+        period, _ = self._end_period(v, records)
+        state.set_rewards_of(self.ctx, v.operator, records)
+        return period
+
+    def _end_period(self, v, records):
+        """IncrementValidatorPeriod on the validator's records, which the caller writes back: the
+        historical records are written here. Returns (the period ended, its cumulative ratio)."""
+        rewards, period = records.current, records.period
         if v.tokens == 0:
             # No ratio for a validator without tokens: its rewards go to the community pool.
             state.set_community_pool(self.ctx, dec_coins.add(state.community_pool(self.ctx), rewards))
-            state.set_outstanding(self.ctx, v.operator, dec_coins.sub(state.outstanding(self.ctx, v.operator),
-                                                                      rewards))
+            records.outstanding = dec_coins.sub(records.outstanding, rewards)
             current = {}
         else:
             current = dec_coins.quo_dec_truncate(rewards, v.tokens * ONE)
-        previous = state.historical(self.ctx, v.operator, period - 1)[0]
-        self._decrement_reference(v.operator, period - 1)
-        state.set_historical(self.ctx, v.operator, period, dec_coins.add(previous, current), 1)
-        state.set_current_rewards(self.ctx, v.operator, {}, period + 1)
-        return period
+        previous, refs = state.historical(self.ctx, v.operator, period - 1)
+        self._set_references(v.operator, period - 1, previous, refs - 1)
+        ratio = dec_coins.add(previous, current)
+        state.set_historical(self.ctx, v.operator, period, ratio, 1)
+        records.current, records.period = {}, period + 1
+        return period, ratio
 
     def _increment_reference(self, operator, period):
         ratio, refs = state.historical(self.ctx, operator, period)
@@ -144,12 +153,16 @@ class Keeper:
 
     def _decrement_reference(self, operator, period):
         ratio, refs = state.historical(self.ctx, operator, period)
-        if refs == 0:
+        self._set_references(operator, period, ratio, refs - 1)
+
+    def _set_references(self, operator, period, ratio, refs):
+        """A historical record's reference count lowered to `refs`: gone at none."""
+        if refs < 0:
             raise ArithmeticError("cannot set negative reference count")
-        if refs == 1:
+        if refs == 0:
             state.delete_historical(self.ctx, operator, period)
         else:
-            state.set_historical(self.ctx, operator, period, ratio, refs - 1)
+            state.set_historical(self.ctx, operator, period, ratio, refs)
 
     def initialize_delegation(self, operator, delegator):
         """initializeDelegation: the delegation starts tracking from the period just ended."""
@@ -167,39 +180,51 @@ class Keeper:
         self.app.ensure_account(self.ctx, recipient)
         self.events += self.app.bank.send(self.ctx, DISTRIBUTION_ACCOUNT, recipient, coins)
 
-    def withdraw_rewards(self, v, delegator):
-        """withdrawDelegationRewards: pay what the delegation earned; the dust goes to the community pool."""
-        if state.starting_info(self.ctx, v.operator, delegator) is None:
+    def withdraw_rewards(self, v, delegator, shares=None):
+        """withdrawDelegationRewards: pay what the delegation earned; the dust goes to the community pool.
+        Returns (coins paid, the period ended and its cumulative ratio); `shares`: the delegation's, when
+        the caller has read them."""
+        ctx, operator = self.ctx, v.operator
+        start = state.starting_info(ctx, operator, delegator)
+        if start is None:
             raise error(EMPTY_DELEGATION_DIST_INFO)
-        ending = self.increment_period(v)
-        raw = delegation_rewards(self.ctx, v, delegator, staking.delegation(self.ctx, delegator, v.operator),
-                                 self.ctx.height, state.historical(self.ctx, v.operator, ending)[0])
-        outstanding = state.outstanding(self.ctx, v.operator)
-        rewards = dec_coins.intersect(raw, outstanding)
+        # The validator's records are read once and written once (the SDK reads and writes them at each step).
+        records = state.rewards_of(ctx, operator)
+        ending, ratio = self._end_period(v, records)
+        if shares is None:
+            shares = staking.delegation(ctx, delegator, operator)
+        raw = delegation_rewards(ctx, v, delegator, shares, ctx.height, ratio, start)
+        rewards = dec_coins.intersect(raw, records.outstanding)
         paid, remainder = dec_coins.truncate(rewards)
         if paid:
-            self._pay(state.withdraw_address(self.ctx, delegator), paid)
-        state.set_outstanding(self.ctx, v.operator, dec_coins.sub(outstanding, rewards))
-        state.set_community_pool(self.ctx, dec_coins.add(state.community_pool(self.ctx), remainder))
-        start_period = state.starting_info(self.ctx, v.operator, delegator)[0]
-        self._decrement_reference(v.operator, start_period)
-        state.delete_starting_info(self.ctx, v.operator, delegator)
+            self._pay(state.withdraw_address(ctx, delegator), paid)
+        records.outstanding = dec_coins.sub(records.outstanding, rewards)
+        state.set_rewards_of(ctx, operator, records)
+        state.set_community_pool(ctx, dec_coins.add(state.community_pool(ctx), remainder))
+        self._decrement_reference(operator, start[0])
+        state.delete_starting_info(ctx, operator, delegator)
         # The SDK names the zero coin of the base denom when nothing was paid.
         shown = paid or [(self.app.genesis.base_denom, 0)]
         self.events.append(event("withdraw_rewards", ("amount", _coins_text(shown)),
-                                 ("validator", self.valoper(v.operator)),
+                                 ("validator", self.valoper(operator)),
                                  ("delegator", self.app.bank.bech32(delegator))))
-        return paid
+        return paid, (ending, ratio)
 
     def withdraw_delegation_rewards(self, delegator, operator):
-        """WithdrawDelegationRewards: withdraw, then start the delegation's next period."""
-        v = staking.validator(self.ctx, operator)
+        """WithdrawDelegationRewards: withdraw, then start the delegation's next period (initializeDelegation
+        with what the withdrawal read: the validator, the shares, and the period it ended, whose record it
+        wrote with one reference: this delegation's makes two)."""
+        ctx = self.ctx
+        v = staking.validator(ctx, operator)
         if v is None:
             raise error(NO_VALIDATOR_DIST_INFO)
-        if staking.delegation(self.ctx, delegator, operator) is None:
+        shares = staking.delegation(ctx, delegator, operator)
+        if shares is None:
             raise error(EMPTY_DELEGATION_DIST_INFO)
-        paid = self.withdraw_rewards(v, delegator)
-        self.initialize_delegation(operator, delegator)
+        paid, (period, ratio) = self.withdraw_rewards(v, delegator, shares)
+        state.set_historical(ctx, operator, period, ratio, 2)
+        # Truncated (TokensFromSharesTruncated), as initialize_delegation.
+        state.set_starting_info(ctx, operator, delegator, period, shares * v.tokens * ONE // v.shares, ctx.height)
         return paid
 
     def withdraw_commission(self, operator):

@@ -1,5 +1,8 @@
 """slashing's state: signing infos (the SDK's key 0x01 | len | consensus address, its ValidatorSigningInfo
-proto, so light clients read them as the SDK's) and each validator's missed blocks in the window."""
+proto, so light clients read them as the SDK's) and each validator's missed blocks in the window, as the SDK's
+bitmap of 1,024-bit chunks (0x02 | len | consensus address | chunk index; store/layout.py places both)."""
+
+import struct
 
 from chaind.pb.cosmos.slashing.v1beta1 import slashing_pb2
 from chaind.store.keys import compose
@@ -31,22 +34,43 @@ def signing_infos(state):
             for key, raw in state.store.iterate(SIGNING_INFOS)]
 
 
-def _missed_key(cons_address, index):
-    return compose("slashing", "missed", cons_address, index.to_bytes(8, "big"))
+# MissedBlockBitmapChunkSize: a chunk is one value, as bits-and-blooms' bitset MarshalBinary writes it: the
+# length in bits, then 64-bit words, each big-endian; bit i is bit i % 64 of word i // 64.
+CHUNK_BITS = 1024
+_CHUNK_LENGTH = struct.pack(">Q", CHUNK_BITS)
+
+
+def _chunk_key(cons_address, chunk):
+    return compose("slashing", "missed", cons_address, chunk.to_bytes(8, "big"))
+
+
+def _bit(index):
+    """(chunk index, byte of the chunk's words, mask) of window index `index`."""
+    chunk, bit = divmod(index, CHUNK_BITS)
+    return chunk, 8 * (bit >> 6) + 7 - ((bit & 63) >> 3), 1 << (bit & 7)
 
 
 def missed(state, cons_address, index):
-    return state.store.get(_missed_key(cons_address, index)) is not None
+    """GetMissedBlockBitmapValue: whether the validator missed the block at window index `index`."""
+    chunk, at, mask = _bit(index)
+    raw = state.store.get(_chunk_key(cons_address, chunk))
+    words = b"" if raw is None else raw[len(_CHUNK_LENGTH):]
+    return at < len(words) and bool(words[at] & mask)
 
 
 def set_missed(state, cons_address, index, value):
-    if value:
-        state.store.set(_missed_key(cons_address, index), b"\x01")
-    else:
-        state.store.delete(_missed_key(cons_address, index))
+    """SetMissedBlockBitmapValue: the chunk holding `index` rewritten with that bit set or cleared."""
+    chunk, at, mask = _bit(index)
+    key = _chunk_key(cons_address, chunk)
+    raw = state.store.get(key)
+    words = bytearray(CHUNK_BITS // 8)
+    if raw is not None:
+        words[:len(raw) - len(_CHUNK_LENGTH)] = raw[len(_CHUNK_LENGTH):]
+    words[at] = words[at] | mask if value else words[at] & ~mask
+    state.store.set(key, _CHUNK_LENGTH + words)
 
 
 def clear_missed(state, cons_address):
-    """DeleteMissedBlockBitmap: a validator's whole window."""
+    """deleteMissedBlockBitmap: every chunk of the validator's window."""
     for key, _ in list(state.store.iterate(compose("slashing", "missed", cons_address))):
         state.store.delete(key)
