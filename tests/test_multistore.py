@@ -9,7 +9,11 @@ from chain_driver import RECIPIENTS, Chain
 from chaind.chain import merkle
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.modules import auth
+from chaind.chain.modules.auth import keeper as auth_keeper
+from chaind.chain.modules.auth import store_layout as auth_layout
+from chaind.chain.modules.bank import store_layout as bank_layout
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.store import keys, layout, multistore
 from chaind.store.db import Database
 from chaind.store.iavl import tree as trees
@@ -81,7 +85,11 @@ def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
 def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     address, denom = b"\x11" * 20, "ibc/ABC"
     native = keys.compose("bank", "bal", address, denom)
-    assert layout.locate(native) == ("bank", b"\x02\x14" + address + denom.encode())
+    mirrors = {b"bank": bank_layout.entries, b"auth": auth_layout.entries}
+    # A balance and its entry in the address-by-denom index (0x03 | denom | 0x00 | len | address).
+    assert layout.place(native, b"5", mirrors) == [("bank", b"\x02\x14" + address + denom.encode(), b"5"),
+                                                   ("bank", b"\x03" + denom.encode() + b"\x00\x14" + address, b"")]
+    assert [value for _, _, value in layout.place(native, None, mirrors)] == [None, None]
     assert layout.locate(keys.compose("bank", "supply", denom)) == ("bank", b"\x00" + denom.encode())
     # chaind's own account records stay out of the tree: the app writes x/auth's form.
     assert layout.locate(keys.compose("auth", "acct", address)) is None
@@ -104,6 +112,22 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
                                                                 view.accounts.get_nonce(key.address))
     raw, _ = app.stores.read(info, "acc", b"\x01" + auth.FEE_COLLECTOR, False)
     assert any_pb2.Any.FromString(raw).type_url == "/cosmos.auth.v1beta1.ModuleAccount"
+    # x/auth's account-number index ("accountNumber" | big-endian number -> address) and next number (0x02).
+    for key in chain.keys[:4]:
+        number = auth.account(view, key.address)[0]
+        raw, _ = app.stores.read(info, "acc", b"accountNumber" + number.to_bytes(8, "big"), False)
+        assert raw == key.address
+    raw, _ = app.stores.read(info, "acc", b"\x02", False)
+    assert int.from_bytes(raw, "big") == int(view.store.get(auth_keeper.NEXT_NUMBER))
+    # x/bank's address-by-denom index, for the base denom (mirrored from the EVM) as for the others.
+    for denom in (chain.ibc, chain.genesis.base_denom):
+        raw, _ = app.stores.read(info, "bank", b"\x03" + denom.encode() + b"\x00\x14" + holder, False)
+        assert raw == b""
+        raw, _ = app.stores.read(info, "bank", b"\x03" + denom.encode() + b"\x00\x14" + b"\x77" * 20, False)
+        assert raw is None
+    # x/bank's params (0x05).
+    raw, _ = app.stores.read(info, "bank", b"\x05", False)
+    assert bank_pb2.Params.FromString(raw) == bank_pb2.Params(default_send_enabled=True)
 
 
 def test_pruning_drops_orphaned_nodes_and_old_versions_and_keeps_proofs_of_kept_heights(tmp_path):
@@ -132,6 +156,19 @@ def test_a_home_written_before_the_multistore_is_refused_with_what_to_do(tmp_pat
     db = Database(tmp_path / "db")
     try:
         with pytest.raises(StaleHomeError, match="older chaind.*start a new chain"):
+            App(db, chain.genesis)
+    finally:
+        db.close()
+
+
+def test_a_home_written_before_the_sdk_layout_of_staking_is_refused_with_what_to_do(tmp_path):
+    chain = Chain(tmp_path, "db")
+    chain.block(chain.workload(0))
+    chain.db.write({keys.STATE_FORMAT: b"2"}, [])
+    chain.close()
+    db = Database(tmp_path / "db")
+    try:
+        with pytest.raises(StaleHomeError, match="staking's records .* another layout .*start a new chain"):
             App(db, chain.genesis)
     finally:
         db.close()

@@ -21,8 +21,11 @@ from chaind.chain import evidence as evidence_mod
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.commit_info import VoteInfo
 from chaind.chain.modules import auth, erc20, evm, feegrant, feemarket, staking
+from chaind.chain.modules.auth import store_layout as auth_layout
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
+from chaind.chain.modules.bank import store_layout as bank_layout
+from chaind.chain.modules.staking import store_layout as staking_layout
 from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
@@ -50,8 +53,13 @@ class NoValidatorsError(RuntimeError):
     """A genesis whose InitGenesis bonds no validator: no block can ever be made on it."""
 
 
-# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info).
-STATE_FORMAT = b"2"
+# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info); 3 adds
+# the SDK's layout of staking's records and of auth's and bank's indexes to the stores (their app hashes differ).
+STATE_FORMAT = b"3"
+_STALE_FORMATS = {
+    None: "whose app hash is not the multistore's (IAVL stores)",
+    b"2": "whose IAVL stores hold staking's records and auth's and bank's indexes in another layout than the "
+          "SDK's, so its app hashes differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 
 
@@ -110,6 +118,9 @@ class App:
         self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
                                 for name, account in module.module_accounts.items()}
+        # The modules that place their native keys in their IAVL store in the SDK's layout themselves.
+        self._store_mirrors = {b"auth": auth_layout.entries, b"bank": bank_layout.entries,
+                               b"staking": functools.partial(staking_layout.entries, genesis.bech32_prefix)}
         self.pruning = pruning
         self.prune_interval = prune_interval
         raw = db.get(keys.PRUNED_BELOW)
@@ -128,11 +139,12 @@ class App:
         if raw is None:
             self._init_chain()
         elif db.get(keys.STATE_FORMAT) != STATE_FORMAT:
+            # No migration: the app hashes the old blocks' headers carry would change with the layout.
+            why = _STALE_FORMATS.get(db.get(keys.STATE_FORMAT), _STALE_FORMATS[None])
             raise StaleHomeError(
-                f"the data directory {db.path} was written by an older chaind, whose app hash is not the "
-                f"multistore's (IAVL stores): its blocks cannot be verified by this version. Export what "
-                f"you need, then start a new chain (`chaind init` in a new home, or delete the data "
-                f"directory), or run the older chaind on it")
+                f"the data directory {db.path} was written by an older chaind, {why}: its blocks cannot be "
+                f"verified by this version. Export what you need, then start a new chain (`chaind init` in a "
+                f"new home, or delete the data directory), or run the older chaind on it")
         else:
             self._head = self._load_block(keys.height_of(raw))
         self._head_info = self.stores.commit_info(self.height)
@@ -909,7 +921,8 @@ class App:
         parent = amend or self._head_info
         if amend is None and (parent is None or parent.version != ctx.height - 1):
             parent = self.stores.commit_info(ctx.height - 1)
-        info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct)
+        info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct,
+                                 self._store_mirrors)
         return {"evm_state_root": evm_root, "app_hash": info.hash()}
 
     def _account_mirror(self, ctx, addresses):
@@ -1006,13 +1019,15 @@ def _touched_accounts(state):
 
 
 def _base_balance_mirror(accounts, addresses, denom):
-    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state), so a
-    light client proves them as any other balance; None for a zero balance, which the SDK does not keep.
-    Commit only: the bank module itself reads the EVM balance."""
+    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state) and their
+    address-by-denom index entries, so a light client proves them as any other balance; None for a zero
+    balance, which the SDK does not keep. Commit only: the bank module itself reads the EVM balance."""
     out = []
+    encoded = denom.encode()
     for address in addresses:
         amount = accounts.get_balance(address)
-        out.append((layout.BANK, layout.bank_balance(address, denom), str(amount).encode() if amount else None))
+        for key, value in bank_layout.balance_entries(address, encoded, str(amount).encode() if amount else None):
+            out.append((layout.BANK, key, value))
     return out
 
 
