@@ -32,7 +32,7 @@ from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys, layout
-from chaind.store.evm_state import pending_state_db
+from chaind.store.evm_state import pending_state_db, pending_trie
 from chaind.store.head_cache import HeadCache
 from chaind.store.multistore import MultiStore
 from chaind.store.pruning import collect_garbage
@@ -1012,10 +1012,9 @@ class App:
 
 
 def _touched_accounts(state):
-    """The addresses whose EVM account the block changed: the account trie's pending writes (py-evm
-    journals them by address until the block's state root is made, once, at the end of the block)."""
-    diff = state._account_db._journaltrie.diff()
-    return set(diff.pending_keys()) | set(diff.deleted_keys())
+    """The addresses whose EVM account the block changed (py-evm journals them by address until the block's
+    state root is made, once, at the end of the block)."""
+    return pending_trie(state)[2]
 
 
 def _base_balance_mirror(accounts, addresses, denom):
