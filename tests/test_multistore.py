@@ -87,9 +87,9 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     native = keys.compose("bank", "bal", address, denom)
     mirrors = {b"bank": bank_layout.entries, b"auth": auth_layout.entries}
     # A balance and its entry in the address-by-denom index (0x03 | denom | 0x00 | len | address).
-    assert layout.place(native, b"5", mirrors) == [("bank", b"\x02\x14" + address + denom.encode(), b"5"),
-                                                   ("bank", b"\x03" + denom.encode() + b"\x00\x14" + address, b"")]
-    assert [value for _, _, value in layout.place(native, None, mirrors)] == [None, None]
+    assert layout.place({native: b"5"}, mirrors) == {"bank": [(b"\x02\x14" + address + denom.encode(), b"5"),
+                                                             (b"\x03" + denom.encode() + b"\x00\x14" + address, b"")]}
+    assert [value for _, value in layout.place({native: None}, mirrors)["bank"]] == [None, None]
     assert layout.locate(keys.compose("bank", "supply", denom)) == ("bank", b"\x00" + denom.encode())
     # chaind's own account records stay out of the tree: the app writes x/auth's form.
     assert layout.locate(keys.compose("auth", "acct", address)) is None

@@ -50,16 +50,32 @@ def locate(native_key):
     return store_name(module), rest
 
 
-def place(native_key, value, mirrors):
-    """[(store name, key in its tree, value or None to delete)] of a native module key and its new value (None:
-    deleted). `mirrors`: {module name as bytes: entries(rest of the key, value) -> [(key, value)], or None to
-    leave the key to `locate`}."""
-    end = 1 + native_key[0]
-    mirror = mirrors.get(native_key[1:end])
-    if mirror is not None:
-        found = mirror(native_key[end:], value)
+def place(changes, mirrors):
+    """{store name: [(key in its tree, value or None to delete)]} of native module keys' changes ({native key:
+    new value, None when deleted}). `mirrors`: {module name as bytes: entries(rest of the key, value) ->
+    [(key, value)], or None to leave the key to `locate`}."""
+    by_store = {}
+    names = {}
+    for native_key, value in changes.items():
+        end = 1 + native_key[0]
+        module = native_key[1:end]
+        mirror = mirrors.get(module)
+        if mirror is not None:
+            found = mirror(native_key[end:], value)
+            if found is not None:
+                name = names.get(module)
+                if name is None:
+                    name = names[module] = store_name(module.decode())
+                entries = by_store.get(name)
+                if entries is None:
+                    by_store[name] = found
+                else:
+                    entries += found
+                continue
+        found = locate(native_key)
         if found is not None:
-            name = store_name(native_key[1:end].decode())
-            return [(name, key, entry) for key, entry in found]
-    found = locate(native_key)
-    return () if found is None else ((found[0], found[1], value),)
+            entries = by_store.get(found[0])
+            if entries is None:
+                entries = by_store[found[0]] = []
+            entries.append((found[1], value))
+    return by_store

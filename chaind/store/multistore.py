@@ -92,14 +92,7 @@ class MultiStore:
         None) entries the app writes in the SDK's form) applied; the new nodes, orphans and the commit info go
         into `puts`. `parent` may be `version` itself: a dev node amends its head's state in place
         (chain/devstate.py)."""
-        by_store = {}
-        mirrors = mirrors or {}
-        for native_key, value in changes.items():
-            for name, key, entry in layout.place(native_key, value, mirrors):
-                found = by_store.get(name)
-                if found is None:
-                    found = by_store[name] = []
-                found.append((key, entry))
+        by_store = layout.place(changes, mirrors or {})
         for name, key, value in direct:
             by_store.setdefault(name, []).append((key, value))
         roots = dict(parent.roots) if parent is not None else {}

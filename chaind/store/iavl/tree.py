@@ -79,39 +79,68 @@ class MutableTree:
     # -- changes, as iavl's MutableTree ----------------------------------------------------------
 
     def set(self, key, value):
-        """iavl's recursiveSet, as a loop: copy the path down to the leaf, then fix sizes and balance
-        on the way up (a loop, as Python calls cost more than the work of a level)."""
+        """iavl's recursiveSet, as a loop: copy the path down to the leaf, then fix heights and balance on
+        the way up, as far as a height changes: above that iavl's recalculation changes nothing (an AVL insert
+        that leaves a subtree's height alone, or that a rotation brought back to it, leaves its ancestors
+        balanced). Sizes are summed when the tree is saved."""
         node = self.root
         if node is None:
             self.root = Node(key, value)
             return
+        if node.height and node.version is not None:
+            node = self.root = self._clone(node)
         path = []
         while node.height:
-            if node.version is not None:
-                node = self._clone(node)
-            # A node the working tree owns holds both children (the clone of a saved one loaded them).
+            # A node the working tree owns holds both children (the clone of a saved one loaded them); a saved
+            # inner child is copied and linked in on the way down.
             went_left = key < node.key
             path.append((node, went_left))
-            node = node.left if went_left else node.right
-        updated = False
+            child = node.left if went_left else node.right
+            if child.height and child.version is not None:
+                child = self._clone(child)
+                if went_left:
+                    node.left = child
+                else:
+                    node.right = child
+            node = child
         if key < node.key:
             child = Node(node.key, height=1, size=2, left=Node(key, value), right=node)
         elif key > node.key:
             child = Node(key, height=1, size=2, left=node, right=Node(key, value))
         else:
             self._orphan(node)
-            child, updated = Node(key, value), True
-        for node, went_left in reversed(path):
+            child = Node(key, value)
+            if not path:
+                self.root = child
+                return
+            parent, went_left = path[-1]
+            if went_left:
+                parent.left = child
+            else:
+                parent.right = child
+            return
+        for depth in range(len(path) - 1, -1, -1):
+            node, went_left = path[depth]
             if went_left:
                 node.left = child
             else:
                 node.right = child
-            if not updated:
-                left_height, right_height = node.left.height, node.right.height
-                node.height = (left_height if left_height > right_height else right_height) + 1
-                node.size = node.left.size + node.right.size
-                if not -1 <= left_height - right_height <= 1:
-                    node = self._balance(node)
+            left_height, right_height = node.left.height, node.right.height
+            if not -1 <= left_height - right_height <= 1:
+                child = self._balance(node)
+                if depth:
+                    parent, went_left = path[depth - 1]
+                    if went_left:
+                        parent.left = child
+                    else:
+                        parent.right = child
+                else:
+                    self.root = child
+                return
+            height = (left_height if left_height > right_height else right_height) + 1
+            if height == node.height:
+                return
+            node.height = height
             child = node
         self.root = child
 
@@ -216,10 +245,13 @@ class MutableTree:
     def _save(self, node, version, version_varint, prefix, puts, remember):
         """Seal `node` (being built) after its children being built, post-order as iavl assigns node keys."""
         if node.height:
-            if node.left.version is None:
-                self._save(node.left, version, version_varint, prefix, puts, remember)
-            if node.right.version is None:
-                self._save(node.right, version, version_varint, prefix, puts, remember)
+            left, right = node.left, node.right
+            if left.version is None:
+                self._save(left, version, version_varint, prefix, puts, remember)
+            if right.version is None:
+                self._save(right, version, version_varint, prefix, puts, remember)
+            # set() leaves sizes to this pass (children first, so both are final).
+            node.size = left.size + right.size
         node_hash = node.seal(version, version_varint)
         puts[prefix + node_hash] = node.record()
         remember(node_hash, node)
