@@ -2,6 +2,7 @@
 
 import hashlib
 
+import orjson
 import pytest
 from google.protobuf import any_pb2
 
@@ -90,6 +91,14 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     assert layout.place({native: b"5"}, mirrors) == {"bank": [(b"\x02\x14" + address + denom.encode(), b"5"),
                                                              (b"\x03" + denom.encode() + b"\x00\x14" + address, b"")]}
     assert [value for _, value in layout.place({native: None}, mirrors)["bank"]] == [None, None]
+    # Denom metadata (0x01 | denom), as x/bank's Metadata proto.
+    meta = {"description": "d", "denom_units": [{"denom": denom, "exponent": 0, "aliases": []}], "base": denom,
+            "display": denom, "name": denom, "symbol": "ABC"}
+    [(key, raw)] = layout.place({keys.compose("bank", "meta", denom): orjson.dumps(meta)}, mirrors)["bank"]
+    assert key == b"\x01" + denom.encode()
+    assert bank_pb2.Metadata.FromString(raw) == bank_pb2.Metadata(
+        description="d", denom_units=[bank_pb2.DenomUnit(denom=denom)], base=denom, display=denom, name=denom,
+        symbol="ABC")
     assert layout.locate(keys.compose("bank", "supply", denom)) == ("bank", b"\x00" + denom.encode())
     # chaind's own account records stay out of the tree: the app writes x/auth's form.
     assert layout.locate(keys.compose("auth", "acct", address)) is None
