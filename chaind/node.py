@@ -1,13 +1,15 @@
 """The node: one MultiService holding the chain, the producer and every face, under one reactor."""
 
 import hashlib
+import os
 import sys
 
 import attrs
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from twisted.application import internet, service
-from twisted.internet import defer, endpoints
+from twisted.internet import defer, endpoints, threads
 from twisted.internet.error import CannotListenError
+from twisted.logger import Logger
 from twisted.python.threadpool import ThreadPool
 
 from chaind import config as config_mod
@@ -61,6 +63,8 @@ from chaind.rpc.web_limits import LimitedSite
 from chaind.store.db import Database
 from chaind.tracing.pool import TracePool
 
+log = Logger()
+
 
 class _Pool(service.Service):
     """A thread pool that starts and stops with the node."""
@@ -81,7 +85,8 @@ class Node(service.MultiService):
     """modules: the chain's Modules (chain/registry.py's by default); every face serves theirs.
     upgrade_handlers: {plan name: handler} this binary can run (chain/modules/upgrade/handlers.py's by default).
     on_halt(message): called once the chain refuses a block (a broken invariant, an upgrade it cannot run);
-    by default the message goes to `out` and the reactor stops, as an SDK node exits."""
+    by default the message goes to `out` and the reactor stops, as an SDK node exits (tap.py then ends the
+    process with a failure status). Either way an upgrade's halt first writes data/upgrade-info.json."""
 
     def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES, upgrade_handlers=None,
                  on_halt=None):
@@ -112,8 +117,10 @@ class Node(service.MultiService):
         refused = upgrade.refusal_at_start(self.app)
         if refused is not None:
             self.db.close()
-            raise SystemExit(refused)
+            self._write_upgrade_info(refused)
+            raise SystemExit(str(refused))
         self.on_halt = on_halt
+        self.halted = None      # the operator's message once the chain refused a block
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
         self.dev_keys = home.dev_keys()
@@ -253,6 +260,7 @@ class Node(service.MultiService):
 
         self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
                                     self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
+        self.abci.on_halt = self._halted
         self.consensus = self.abci
         self._listen("abci", settings.address,
                      AbciFactory(self.abci, settings.max_message_bytes, settings.max_pending_requests))
@@ -346,13 +354,36 @@ class Node(service.MultiService):
         yield super().stopService()
         self.db.close()
 
-    def _halted(self, message):
-        if self.on_halt is not None:
-            self.on_halt(message)
+    def _halted(self, halt):
+        if self.halted is not None:
             return
-        self.out.write(f"chaind: the chain stopped at height {self.app.height + 1}: {message}\n")
+        self.halted = str(halt)
+        d = threads.deferToThreadPool(self.reactor, self.call_pool, self._write_upgrade_info, halt)
+        d.addErrback(lambda f: log.failure("could not write {path}", f, path=self._upgrade_info_path()))
+        d.addCallback(lambda _: self._stop_for(halt))
+
+    def _stop_for(self, halt):
+        if self.on_halt is not None:
+            self.on_halt(str(halt))
+            return
+        self.out.write(f"chaind: the chain stopped at height {self.app.height + 1}: {halt}\n")
         self.out.flush()
         self.reactor.stop()
+
+    def _upgrade_info_path(self):
+        return self.home.data_dir / "upgrade-info.json"
+
+    def _write_upgrade_info(self, halt):
+        """What the SDK's x/upgrade writes before it panics for a plan without a handler, and Cosmovisor waits
+        for: written whole (a temporary file renamed), owner-only as the SDK's 0600."""
+        if halt.upgrade_info is None:
+            return
+        path = self._upgrade_info_path()
+        partial = path.with_name(path.name + ".tmp")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(halt.upgrade_info)
+        partial.replace(path)
 
     def _announce(self):
         g = self.genesis

@@ -1,5 +1,9 @@
 """`twistd chaind`: options and the service maker."""
 
+import atexit
+import os
+import sys
+
 from twisted.application import service
 from twisted.python import usage
 
@@ -67,6 +71,18 @@ class _StopsOnListenError(service.MultiService):
             raise SystemExit(f"chaind: {e}") from None
 
 
+def _fail_after_a_halt(node):
+    """twistd exits 0 whenever the reactor stops; a node stopped by its chain (a broken invariant, an upgrade
+    it cannot run) exits 1 instead, as an SDK node's panic fails it, so supervisors and scripts see it. At
+    exit, after twistd removed its pid file; os._exit because nothing else can change twistd's status."""
+    def exit_status():
+        if node.halted is not None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(1)
+    atexit.register(exit_status)
+
+
 def makeService(options):
     # Before the node starts its threads, each of which could otherwise take an arena of its own.
     limit_arenas()
@@ -77,6 +93,7 @@ def makeService(options):
     except ConfigError as e:
         raise SystemExit(f"chaind: {e}")
     level = options["log-level"] or ("warn" if options["quiet"] else node.settings.node.log_level)
+    _fail_after_a_halt(node)
     # twistd's own options (-n, --logfile, --syslog) say where text goes, as they would without our observer.
     observer = logs.json_observer() if json_logs else logs.text_observer(options.parent)
     return logs.Logged(_StopsOnListenError(node), logs.filtered(observer, level))

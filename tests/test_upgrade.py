@@ -67,10 +67,14 @@ def test_a_plan_stops_the_chain_until_its_handler_runs(chain, tmp_path):
     assert (plan.name, plan.height, plan.info) == ("v2", at, "https://example.org/v2")
     while chain.app.height < at - 1:
         block(chain, [])
-    assert upgrade.refusal_at_start(chain.app) == 'UPGRADE "v2" NEEDED at height: %d: https://example.org/v2' % at
+    refused = upgrade.refusal_at_start(chain.app)
+    assert str(refused) == 'UPGRADE "v2" NEEDED at height: %d: https://example.org/v2' % at
     with pytest.raises(ChainHalt) as caught:
         block(chain, [])
     assert str(caught.value) == f'UPGRADE "v2" NEEDED at height: {at}: https://example.org/v2'
+    # What the SDK writes to data/upgrade-info.json for Cosmovisor: Go's JSON of the plan, in its field order.
+    info = b'{"name":"v2","time":"0001-01-01T00:00:00Z","height":%d,"info":"https://example.org/v2"}' % at
+    assert caught.value.upgrade_info == refused.upgrade_info == info
     assert chain.app.height == at - 1
 
     seen = []
@@ -160,6 +164,14 @@ def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
             yield in_thread(time.sleep, 0.05)
         assert node.producer.halted == f'UPGRADE "v2" NEEDED at height: {at}: v2 info'
         assert node.app.height == at - 1
+        written = tmp_path / "home" / "data" / "upgrade-info.json"
+        for _ in range(100):
+            if written.exists():
+                break
+            yield in_thread(time.sleep, 0.05)
+        assert written.read_bytes() == b'{"name":"v2","time":"0001-01-01T00:00:00Z","height":%d,"info":"v2 info"}' % at
+        assert written.stat().st_mode & 0o777 == 0o600
+        written.unlink()
         plan = js((yield run("q", "upgrade", "plan", n, "-o", "json")))["plan"]
         assert plan == {"name": "v2", "time": "0001-01-01T00:00:00Z", "height": str(at), "info": "v2 info",
                         "upgraded_client_state": None}
@@ -180,6 +192,8 @@ def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
     assert refused.returncode != 0
     assert f'UPGRADE "v2" NEEDED at height: {at}: v2 info' in refused.stdout + refused.stderr
     assert "Traceback" not in refused.stdout + refused.stderr
+    # As an SDK node that panics again on that block, the refusal writes the file again.
+    assert json.loads(written.read_bytes())["name"] == "v2"
 
     node = make_node(tmp_path / "home", upgrade_handlers={"v2": lambda app, ctx, plan, versions: versions}, **fast)
     node.startService()
@@ -194,3 +208,46 @@ def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
         assert status == 200 and body == {"plan": None}
     finally:
         yield node.stopService()
+
+
+@pytest.mark.slow
+@pytest_twisted.inlineCallbacks
+def test_a_node_process_stopped_by_a_plan_fails_and_leaves_upgrade_info(tmp_path):
+    """twistd chaind runs into a plan it has no handler for: it says why, writes data/upgrade-info.json and
+    exits 1 (an SDK node panics there), so a supervisor or Cosmovisor sees it."""
+    gov_home(tmp_path)
+    node = make_node(tmp_path / "home", chain={"block_interval": 0.05, "empty_blocks": True})
+    node.startService()
+    try:
+        yield until_height(node, 1)
+        n = node_flag(node)
+        keys = ("--home", tmp_path / "cli", "--keyring-backend", "test")
+        for i in (0, 1):
+            ok((yield run("keys", "import-hex", f"dev{i}", node.dev_keys[i].private_key.hex(), *keys)))
+        at = node.app.height + 200
+        yield send_tx(n, keys, "upgrade", "software-upgrade", "v3", "--upgrade-height", at, "--upgrade-info",
+                      "v3 info", "--title", "v3", "--summary", "to v3", "--deposit", "10achain", "--from", "dev1")
+        yield send_tx(n, keys, "gov", "vote", "1", "yes", "--from", "dev0")
+        for _ in range(400):
+            if keeper.plan(node.app.view()) is not None:
+                break
+            yield in_thread(time.sleep, 0.05)
+        assert keeper.plan(node.app.view()).height == at and node.app.height < at - 1
+    finally:
+        yield node.stopService()
+
+    config = tmp_path / "chaind.toml"
+    config.write_text('[chain]\nblock-interval = 0.05\nempty-blocks = true\n[json-rpc]\naddress = "127.0.0.1:0"\n'
+                      'ws-address = "127.0.0.1:0"\n[cometbft-rpc]\naddress = "127.0.0.1:0"\n'
+                      '[grpc]\naddress = "127.0.0.1:0"\n[rest]\naddress = "127.0.0.1:0"\n'
+                      '[explorer]\nenable = false\n[instrumentation]\nprometheus = false\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [sys.executable, "-c", "from twisted.scripts.twistd import run; run()", "-n", "--pidfile=", "chaind",
+               "--home", str(tmp_path / "home"), "--config", str(config)]
+    stopped = yield in_thread(subprocess.run, command, env=env, capture_output=True, text=True, timeout=300,
+                              cwd=tmp_path)
+    output = stopped.stdout + stopped.stderr
+    assert stopped.returncode == 1, output[-3000:]
+    assert f'the chain stopped at height {at}: UPGRADE "v3" NEEDED at height: {at}: v3 info' in output
+    written = tmp_path / "home" / "data" / "upgrade-info.json"
+    assert written.read_bytes() == b'{"name":"v3","time":"0001-01-01T00:00:00Z","height":%d,"info":"v3 info"}' % at

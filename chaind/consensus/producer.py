@@ -48,8 +48,8 @@ class Producer(service.Service):
         self.failed_txs = 0             # refused by check_tx
         self.rejected_txs = 0           # checked, then refused by the mempool (full, underpriced, known)
         self.evidence = EvidencePool(int(app.genesis.document["consensus_params"]["evidence"]["max_bytes"]))
-        # Set once the chain refused a block (chain/halt.py): no block is made after it. on_halt(message) is
-        # told, on the reactor (the node stops).
+        # Set once the chain refused a block (chain/halt.py): no block is made after it. on_halt(ChainHalt)
+        # is told, on the reactor (the node stops).
         self.halted = None
         self.on_halt = None
 
@@ -191,7 +191,7 @@ class Producer(service.Service):
         try:
             block, puts = self.app.finalize_block(chosen, now_ns, self.proposer_address, evidence=evidence)
         except ChainHalt as e:
-            self.reactor.callFromThread(self._halt, str(e))
+            self.reactor.callFromThread(self._halt, e)
             raise
         executed = time.perf_counter()
         self.app.commit(block, puts)
@@ -320,15 +320,15 @@ class Producer(service.Service):
         """After the block's events, CometBFT moves to the next height (its NewHeight step)."""
         return [] if self.app.vote_key is None else [ev.NewRoundStep(block, "RoundStepNewHeight")]
 
-    def _halt(self, message):
+    def _halt(self, halt):
         if self.halted is not None:
             return
-        self.halted = message
+        self.halted = str(halt)
         if self._loop is not None and self._loop.running:
             self._loop.stop()
-        log.critical("the chain stopped: {message}", message=message)
+        log.critical("the chain stopped: {message}", message=self.halted)
         if self.on_halt is not None:
-            self.on_halt(message)
+            self.on_halt(halt)
 
     def _failed(self, failure):
         self._building = None

@@ -17,6 +17,7 @@ from twisted.logger import Logger
 import chaind
 from chaind.chain import commit_info, errors, txs
 from chaind.chain.app import DecidedBlock
+from chaind.chain.halt import ChainHalt
 from chaind.consensus import block_log
 from chaind.events import types as ev
 from chaind.pb.tendermint.abci import types_pb2 as pb
@@ -62,6 +63,9 @@ class AbciApplication:
         self._executed = 0.0
         self._decoded = collections.OrderedDict()   # raw tx -> decoded tx, from CheckTx and proposals
         self._decoded_lock = threading.Lock()       # the checker and the writer both fill it
+        # on_halt(ChainHalt), on the reactor, once FinalizeBlock refused a block: CometBFT gets the error and
+        # stops, as it does when an SDK app's FinalizeBlock fails.
+        self.on_halt = None
 
     def handle(self, kind, request):
         return getattr(self, kind)(request)
@@ -239,6 +243,10 @@ class AbciApplication:
         try:
             block, puts = self.app.finalize_block(items, time_ns, proposer, decided)
         except LookupError as e:
+            raise AbciError(str(e)) from None
+        except ChainHalt as e:
+            if self.on_halt is not None:
+                self.reactor.callFromThread(self.on_halt, e)
             raise AbciError(str(e)) from None
         self._executed = time.perf_counter() - started
         self._finalized = (block, puts)
