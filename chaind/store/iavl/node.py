@@ -35,6 +35,9 @@ def uvarint(n):
 
 
 _SMALL = [varint(n) for n in range(128)]   # heights (an AVL tree of 2**63 keys is under 92 high)
+_SMALL_UVARINTS = [bytes((n,)) for n in range(128)]
+_SIZES_KEPT = 1 << 12                     # most inner nodes are small subtrees
+_SIZES = [varint(n) for n in range(_SIZES_KEPT)]
 
 
 def leaf_prefix(version):
@@ -66,25 +69,22 @@ class Node:
         self.left_hash = self.right_hash = self.hash = None
 
     def seal(self, version, version_varint):
-        """Give a node being built its version and hash (its children are sealed first)."""
+        """Give a node being built its version and hash (its children are sealed first); its record."""
         self.version = version
+        key = self.key
         if self.height == 0:
-            key = self.key
-            length = bytes((len(key),)) if len(key) < 0x80 else uvarint(len(key))
+            value = self.value
+            length = _SMALL_UVARINTS[len(key)] if len(key) < 0x80 else uvarint(len(key))
             self.hash = _sha256(b"\x00\x02" + version_varint + length + key + _HASH_PREFIX
-                                + _sha256(self.value).digest()).digest()
-        else:
-            self.left_hash, self.right_hash = self.left.hash, self.right.hash
-            self.hash = _sha256(_SMALL[self.height] + varint(self.size) + version_varint + _HASH_PREFIX
-                                + self.left_hash + _HASH_PREFIX + self.right_hash).digest()
-            self.left = self.right = None
-        return self.hash
-
-    def record(self):
-        head = _RECORD.pack(self.height, self.size, self.version, len(self.key)) + self.key
-        if self.height == 0:
-            return head + self.value
-        return head + self.left_hash + self.right_hash
+                                + _sha256(value).digest()).digest()
+            return _RECORD.pack(0, 1, version, len(key)) + key + value
+        left_hash = self.left_hash = self.left.hash
+        right_hash = self.right_hash = self.right.hash
+        size = self.size
+        self.hash = _sha256(_SMALL[self.height] + (_SIZES[size] if size < _SIZES_KEPT else varint(size))
+                            + version_varint + _HASH_PREFIX + left_hash + _HASH_PREFIX + right_hash).digest()
+        self.left = self.right = None
+        return _RECORD.pack(self.height, size, version, len(key)) + key + left_hash + right_hash
 
 
 def from_record(node_hash, raw):

@@ -28,6 +28,16 @@ class NodeCache:
     def get(self, key):
         return self._nodes.get(key)
 
+    def put_all(self, found):
+        """put() of each (hash, node) of `found` in order, evicting once at the end (a commit's new nodes)."""
+        nodes = self._nodes
+        nodes.update(found)
+        if len(nodes) > self.capacity:
+            with self._lock:
+                popitem = nodes.popitem
+                for _ in range(len(nodes) - self.capacity):
+                    popitem(last=False)
+
     def put(self, key, node):
         nodes = self._nodes
         nodes[key] = node
@@ -239,7 +249,9 @@ class MutableTree:
         if self.root is None:
             return EMPTY_ROOT
         if self.root.version is None:
-            self._save(self.root, version, varint(version), self.nodes.prefix, puts, self.nodes.cache.put)
+            saved = []
+            self._save(self.root, version, varint(version), self.nodes.prefix, puts, saved.append)
+            self.nodes.cache.put_all(saved)
         return self.root.hash
 
     def _save(self, node, version, version_varint, prefix, puts, remember):
@@ -252,9 +264,10 @@ class MutableTree:
                 self._save(right, version, version_varint, prefix, puts, remember)
             # set() leaves sizes to this pass (children first, so both are final).
             node.size = left.size + right.size
-        node_hash = node.seal(version, version_varint)
-        puts[prefix + node_hash] = node.record()
-        remember(node_hash, node)
+        record = node.seal(version, version_varint)
+        node_hash = node.hash
+        puts[prefix + node_hash] = record
+        remember((node_hash, node))
 
 
 def _balance_of(nodes, node):
