@@ -1,6 +1,7 @@
 """The IAVL stores and the multistore app hash: iavl's hashing, the SDK's commit info, layout, pruning, old homes."""
 
 import hashlib
+import random
 
 import orjson
 import pytest
@@ -40,6 +41,35 @@ def build(history):
         db.update(puts)
         root = tree.root if tree.root is None or tree.root.version is None else nodes.load(tree.root.hash)
     return hashes
+
+
+def test_a_set_resuming_from_the_last_path_shapes_the_tree_as_a_set_from_the_root():
+    """MutableTree.set starts below the last set's path when the key's range is there (a block's sorted keys):
+    the same tree as sets that each descend from the root (a new MutableTree per key), over saved versions."""
+    rng = random.Random(19)
+    roots = {"resumed": None, "from the root": None}
+    dbs = {name: MemoryDB() for name in roots}
+    hashes = {name: [] for name in roots}
+    for version in range(1, 6):
+        changes = [(rng.randrange(400).to_bytes(2, "big"), rng.randbytes(2)) for _ in range(300)]
+        if version % 2:
+            changes.sort()
+        removed = [key for key, _ in changes[::7]]
+        for name in roots:
+            nodes = trees.NodeStore(dbs[name], b"n", trees.NodeCache(100))
+            tree = trees.MutableTree(nodes, roots[name])
+            for key, value in changes:
+                if name != "resumed":
+                    tree = trees.MutableTree(nodes, tree.root)
+                tree.set(key, value)
+            for key in removed:
+                tree.remove(key)
+            tree.set(b"\xff\xff", b"last")
+            puts = {}
+            hashes[name].append(tree.save(version, puts))
+            dbs[name].update(puts)
+            roots[name] = nodes.load(tree.root.hash)
+    assert hashes["resumed"] == hashes["from the root"]
 
 
 def test_go_varint_is_zigzag():

@@ -85,6 +85,9 @@ class MutableTree:
         self.nodes = nodes
         self.root = root
         self.orphans = []           # hashes of saved nodes this version replaced
+        # The inner nodes from the root to the last set's leaf, each (node, least key of its range, key its range
+        # ends before or None): a block's keys come sorted, so the next set starts where its key's range is.
+        self._path = []
 
     # -- changes, as iavl's MutableTree ----------------------------------------------------------
 
@@ -97,50 +100,69 @@ class MutableTree:
         if node is None:
             self.root = Node(key, value)
             return
-        if node.height and node.version is not None:
-            node = self.root = self._clone(node)
-        path = []
+        path = self._path
+        while path:
+            _, low, high = path[-1]
+            if low <= key and (high is None or key < high):
+                break
+            path.pop()
+        if path:
+            node, low, high = path[-1]
+        elif node.height:
+            if node.version is not None:
+                node = self.root = self._clone(node)
+            low, high = b"", None
+            path.append((node, low, high))
         while node.height:
             # A node the working tree owns holds both children (the clone of a saved one loaded them); a saved
             # inner child is copied and linked in on the way down.
             went_left = key < node.key
-            path.append((node, went_left))
             child = node.left if went_left else node.right
-            if child.height and child.version is not None:
+            if not child.height:
+                break
+            if child.version is not None:
                 child = self._clone(child)
                 if went_left:
                     node.left = child
                 else:
                     node.right = child
+            if went_left:
+                high = node.key
+            else:
+                low = node.key
+            path.append((child, low, high))
             node = child
-        if key < node.key:
-            child = Node(node.key, height=1, size=2, left=Node(key, value), right=node)
-        elif key > node.key:
-            child = Node(key, height=1, size=2, left=node, right=Node(key, value))
+        leaf = node if not node.height else child
+        if key < leaf.key:
+            child = Node(leaf.key, height=1, size=2, left=Node(key, value), right=leaf)
+        elif key > leaf.key:
+            child = Node(key, height=1, size=2, left=leaf, right=Node(key, value))
         else:
-            self._orphan(node)
+            self._orphan(leaf)
             child = Node(key, value)
             if not path:
                 self.root = child
                 return
-            parent, went_left = path[-1]
-            if went_left:
+            parent = path[-1][0]
+            if key < parent.key:
                 parent.left = child
             else:
                 parent.right = child
             return
         for depth in range(len(path) - 1, -1, -1):
-            node, went_left = path[depth]
-            if went_left:
+            node = path[depth][0]
+            if key < node.key:
                 node.left = child
             else:
                 node.right = child
             left_height, right_height = node.left.height, node.right.height
             if not -1 <= left_height - right_height <= 1:
                 child = self._balance(node)
+                # The rotated subtree's nodes are not the path's any more.
+                del path[depth:]
                 if depth:
-                    parent, went_left = path[depth - 1]
-                    if went_left:
+                    parent = path[-1][0]
+                    if key < parent.key:
                         parent.left = child
                     else:
                         parent.right = child
@@ -158,6 +180,7 @@ class MutableTree:
         """Remove `key`; False (and no change at all) when it is absent."""
         if self.root is None or get(self.nodes, self.root, key) is None:
             return False
+        self._path = []
         self.root, _ = self._remove(self.root, key)
         return True
 
@@ -248,6 +271,7 @@ class MutableTree:
         """Seal the new nodes at `version`, add their records to `puts`; the root hash."""
         if self.root is None:
             return EMPTY_ROOT
+        self._path = []
         if self.root.version is None:
             saved = []
             self._save(self.root, version, varint(version), self.nodes.prefix, puts, saved.append)
