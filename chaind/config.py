@@ -90,7 +90,7 @@ class JsonRpcSettings:
     simulate_max_blocks: int = 256      # eth_simulateV1 blocks (gaps filled included) at most, as geth
     simulate_max_calls_per_block: int = 5000  # eth_simulateV1 calls in one block at most, as geth
     simulate_max_calls: int = 10000     # eth_simulateV1 calls in one request at most, as geth
-    allow_unprotected_txs: bool = False  # accept txs without an EIP-155 chain id
+    allow_unprotected_txs: bool = False  # eth_sendRawTransaction takes txs without an EIP-155 chain id
     vhosts: str = "localhost"           # Host names served (IP addresses always are); * = any
     cors_domains: str = ""              # browser origins allowed to read answers; * = any; empty = none
     ws_enable: bool = True

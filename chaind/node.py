@@ -14,7 +14,6 @@ from twisted.python.threadpool import ThreadPool
 
 from chaind import config as config_mod
 from chaind.api import cosmos
-from chaind.api.cosmos.consensus import ConsensusQuery
 from chaind.api.cosmos.node import NodeService
 from chaind.api.cosmos.tendermint import TendermintService
 from chaind.api.cosmos.tx import TxService
@@ -281,7 +280,6 @@ class Node(service.MultiService):
         return found + [
             (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
             (cosmos.NODE, NodeService(app, settings.storage)),
-            (cosmos.CONSENSUS, ConsensusQuery(app)),
             (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor)),
         ]
 

@@ -114,6 +114,28 @@ def test_a_send_allow_list_refuses_other_recipients(chain):
     assert balance(chain, allowed) == 5
 
 
+def test_each_allow_list_entry_looked_at_costs_gas_as_in_the_sdk(chain):
+    """SendAuthorization.Accept walks its allow list up to the receiver at 10 gas an entry (gasCostPerIteration);
+    a tx whose gas covers everything but that walk runs out of gas there."""
+    target = b"\x73" * 20
+    listed = [chain.b32(b"\x71" * 20), chain.b32(b"\x72" * 20), chain.b32(target)]
+    ok(run(chain, [(1, [grant(chain, 1, 2, bank_authz.SendAuthorization(spend_limit=coins(100), allow_list=listed))]),
+                   (3, [grant(chain, 3, 4, bank_authz.SendAuthorization(spend_limit=coins(100)))])]))
+    block = ok(run(chain, [(2, [exec_(chain, 2, (SEND, send_msg(chain, address(chain, 1), target, 1)))]),
+                           (4, [exec_(chain, 4, (SEND, send_msg(chain, address(chain, 3), target, 1)))])]))
+    with_list, without = (r.gas_used for r in block.results)
+    assert with_list - without == 30
+    raw = chain.native(chain.keys[2], [exec_(chain, 2, (SEND, send_msg(chain, address(chain, 1), target, 1)))],
+                       gas=with_list - 5)
+    chain.clock += 10**9
+    committed, puts = chain.app.finalize_block([raw], chain.clock, PROPOSER)
+    chain.app.commit(committed, puts)
+    result = committed.results[0]
+    assert (result.codespace, result.code) == ("sdk", 11)
+    assert f"out of gas in location: send authorization; gasWanted: {with_list - 5}, gasUsed: " in result.log
+    assert balance(chain, target) == 2
+
+
 def test_a_generic_grant_runs_a_delegation_as_the_granter_and_revoke_ends_it(chain):
     granter = address(chain, 1)
     operator = chain.genesis.validators[0].operator

@@ -33,9 +33,9 @@ class Mini(NamedTuple):
 
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
-    assert [m.name for m in found] == ["auth", "authz", "bank", "crisis", "distribution", "epochs", "erc20", "evidence",
-                                       "evm", "feegrant", "feemarket", "gov", "inflation", "nft", "params", "slashing",
-                                       "staking", "upgrade", "vesting"]
+    assert [m.name for m in found] == ["auth", "authz", "bank", "consensus", "crisis", "distribution", "epochs",
+                                       "erc20", "evidence", "evm", "feegrant", "feemarket", "gov", "inflation", "nft",
+                                       "params", "slashing", "staking", "upgrade", "vesting"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:

@@ -12,6 +12,7 @@ from twisted.internet import reactor, task
 
 from chaind.chain import authority
 from chaind.chain.genesis import Genesis
+from chaind.chain.modules import auth
 from chaind.cli.main import main
 from chaind.crypto.addresses import parse, to_bech32
 from chaind.home import Home
@@ -127,6 +128,10 @@ def test_the_genesis_commands_refuse_as_the_sdk_does(tmp_path):
     ok("genesis", "add-genesis-account", address, "5stake", "--append", *keyring(home))
     balances = Genesis.load(Home(home).genesis_file).balances
     assert balances[0][1] == (("achain", FUNDS), ("stake", 5))
+    # As the SDK writes it: the account in auth's genesis (once), its coins in bank's.
+    assert json.loads(Home(home).genesis_file.read_text())["app_state"]["auth"]["accounts"] == [
+        {"@type": "/cosmos.auth.v1beta1.BaseAccount", "address": address, "pub_key": None, "account_number": "0",
+         "sequence": "0"}]
     fails("failed to get address from Keyring: nobody.info: key not found",
           "genesis", "add-genesis-account", "nobody", "1achain", *keyring(home))
     fails("failed to parse coins", "genesis", "add-genesis-account", "poor", "ten-achain", *keyring(home))
@@ -147,3 +152,50 @@ def test_the_genesis_commands_refuse_as_the_sdk_does(tmp_path):
     doc["app_state"]["genutil"]["gen_txs"] = [{"body": {"messages": []}}]
     broken.write_text(json.dumps(doc))
     fails("must provide genesis transaction with at least one message", "genesis", "validate", broken)
+
+
+def test_vesting_accounts_declared_in_genesis(tmp_path):
+    """add-genesis-account --vesting-amount/--vesting-start-time/--vesting-end-time writes the SDK's vesting account
+    types into app_state.auth.accounts; the chain starts with them locked as their schedule says."""
+    home = tmp_path / "home"
+    ok("init", "mine", "--home", home, "--dev")
+    for name in ("cont", "delay", "bad"):
+        ok("keys", "add", name, *keyring(home))
+    genesis_time = Genesis.load(Home(home).genesis_file).genesis_time_ns // 10**9
+    start, end = genesis_time - 100, genesis_time + 100
+    ok("genesis", "add-genesis-account", "cont", "1000achain", "--vesting-amount", "400achain",
+       "--vesting-start-time", start, "--vesting-end-time", end, *keyring(home))
+    ok("genesis", "add-genesis-account", "delay", "1000achain", "--vesting-amount", "1000achain",
+       "--vesting-end-time", end, *keyring(home))
+    fails("vesting amount cannot be greater than total amount", "genesis", "add-genesis-account", "bad",
+          "10achain", "--vesting-amount", "11achain", "--vesting-end-time", end, *keyring(home))
+    fails("invalid vesting parameters; must supply start and end time or end time", "genesis",
+          "add-genesis-account", "bad", "10achain", "--vesting-amount", "1achain", *keyring(home))
+    fails("vesting start-time cannot be before end-time", "genesis", "add-genesis-account", "bad", "10achain",
+          "--vesting-amount", "1achain", "--vesting-start-time", end, "--vesting-end-time", start, *keyring(home))
+    doc = json.loads(Home(home).genesis_file.read_text())
+    declared = doc["app_state"]["auth"]["accounts"]
+    assert [a["@type"] for a in declared] == ["/cosmos.vesting.v1beta1.ContinuousVestingAccount",
+                                              "/cosmos.vesting.v1beta1.DelayedVestingAccount"]
+    cont = json.loads(ok("keys", "show", "cont", "--output", "json", *keyring(home)).stdout)["address"]
+    assert declared[0] == {"@type": "/cosmos.vesting.v1beta1.ContinuousVestingAccount", "base_vesting_account": {
+        "base_account": {"address": cont, "pub_key": None, "account_number": "0", "sequence": "0"},
+        "original_vesting": [{"denom": "achain", "amount": "400"}], "delegated_free": [], "delegated_vesting": [],
+        "end_time": str(end)}, "start_time": str(start)}
+    assert "is a valid genesis file" in ok("genesis", "validate", "--home", home).stdout
+    node = make_node(home)
+    try:
+        view = node.app.view()
+        delay = json.loads(ok("keys", "show", "delay", "--output", "json", *keyring(home)).stdout)["address"]
+        url, account = auth.vesting_account(view, parse(cont, "chain"))
+        assert url.endswith("ContinuousVestingAccount") and account.start_time == start
+        # Halfway through at genesis: 200 of the 400 still locked; the delayed account is locked whole.
+        assert auth.locked_coins(view, parse(cont, "chain"), genesis_time) == {"achain": 200}
+        assert auth.locked_coins(view, parse(delay, "chain"), genesis_time) == {"achain": 1000}
+        assert auth.locked_coins(view, parse(delay, "chain"), end) == {}
+    finally:
+        node.db.close()
+    doc["app_state"]["auth"]["accounts"].append(dict(declared[0]))
+    broken = tmp_path / "twice.json"
+    broken.write_text(json.dumps(doc))
+    fails("duplicate account found in genesis state; address: " + cont, "genesis", "validate", broken)

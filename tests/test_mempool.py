@@ -79,3 +79,16 @@ def test_replacement_keeps_the_executable_run():
     pool.add(signed(5), 0)
     assert pool.pending_nonce(better.sender, 0) == 3
     assert [tx.hash for tx in pool.select(lambda s: 0, 100, 10**9)][1] == better.hash
+
+
+def test_txs_above_a_lowered_block_gas_limit_leave():
+    """After the consensus params lower max_gas, what no block could carry leaves (CometBFT's PostCheckMaxGas)."""
+    pool = Mempool(MempoolSettings())
+    small = signed(0)
+    big = txs.wrap_evm(bytes(Account.sign_transaction({
+        "type": 2, "chainId": 9000, "nonce": 0, "to": "0x" + "22" * 20, "value": 1, "gas": 600_000,
+        "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 10**9}, OTHER_KEY).raw_transaction), 9000, "achain")
+    pool.add(small, 0)
+    pool.add(big, 0)
+    assert pool.drop_above(500_000) == [big]
+    assert pool.get(evm_hash=big.evm_hash) is None and pool.get(evm_hash=small.evm_hash) is not None

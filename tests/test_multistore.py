@@ -203,7 +203,7 @@ def test_a_home_written_before_the_multistore_is_refused_with_what_to_do(tmp_pat
 def test_a_home_written_before_the_sdk_layout_of_staking_is_refused_with_what_to_do(tmp_path):
     chain = Chain(tmp_path, "db")
     chain.block(chain.workload(0))
-    chain.db.write({keys.STATE_FORMAT: b"2"}, [])
+    chain.db.write({keys.STATE_FORMAT: b"3"}, [])
     chain.close()
     db = Database(tmp_path / "db")
     try:

@@ -89,7 +89,7 @@ class CallRunner:
 
     def estimate(self, call, view, overrides, block=None):
         """The least gas limit at which the call succeeds (geth's binary search)."""
-        cap = self.gas_cap or self.app.genesis.max_gas
+        cap = self.gas_cap or self.app.block_gas_limit(view.height + 1)
         if call.get("gas") is not None:
             cap = min(cap, p.quantity(call["gas"], 0))
         with self.under_timeout():
@@ -171,7 +171,8 @@ class CallRunner:
         data = p.data(call.get("input") or call.get("data") or "0x", 0)
         value = p.quantity(call["value"], 0) if call.get("value") else 0
         if gas is None:
-            gas = p.quantity(call["gas"], 0) if call.get("gas") else self.gas_cap or self.app.genesis.max_gas
+            gas = p.quantity(call["gas"], 0) if call.get("gas") else \
+                self.gas_cap or self.app.block_gas_limit(view.height + 1)
         if self.gas_cap and gas > self.gas_cap:
             gas = self.gas_cap
         header, meta = self.app.block_at(view.height)

@@ -349,7 +349,8 @@ class DevApi:
             "hardFork": "Prague",
             "transactionOrder": "fees",
             "environment": {"baseFee": enc.q(self.app.next_base_fee()), "chainId": g.evm_chain_id,
-                            "gasLimit": enc.q(g.max_gas), "gasPrice": enc.q(self.app.next_base_fee())},
+                            "gasLimit": enc.q(self.app.block_gas_limit(header.height + 1)),
+                            "gasPrice": enc.q(self.app.next_base_fee())},
             "forkConfig": {"forkUrl": None, "forkBlockNumber": None, "forkRetryBackoff": None},
         }
 

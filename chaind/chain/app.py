@@ -20,7 +20,7 @@ from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.commit_info import VoteInfo
-from chaind.chain.modules import auth, erc20, evm, feegrant, feemarket, staking
+from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
 from chaind.chain.modules.auth import store_layout as auth_layout
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
@@ -30,7 +30,6 @@ from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
-from chaind.pb.tendermint.types import params_pb2
 from chaind.store import eventindex, keys, layout
 from chaind.store.evm_state import pending_state_db, pending_trie
 from chaind.store.head_cache import HeadCache
@@ -53,12 +52,15 @@ class NoValidatorsError(RuntimeError):
     """A genesis whose InitGenesis bonds no validator: no block can ever be made on it."""
 
 
-# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info); 3 adds
-# the SDK's layout of staking's records and of auth's and bank's indexes to the stores (their app hashes differ).
-STATE_FORMAT = b"3"
+# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info); 3 keeps
+# the evm and consensus params in state; 4 adds the SDK's layout of staking's records and of auth's and bank's
+# indexes to the stores (each changes the app hashes).
+STATE_FORMAT = b"4"
 _STALE_FORMATS = {
     None: "whose app hash is not the multistore's (IAVL stores)",
-    b"2": "whose IAVL stores hold staking's records and auth's and bank's indexes in another layout than the "
+    b"2": "whose stores lack the evm and consensus params and hold staking's records and auth's and bank's "
+          "indexes in another layout than the SDK's, so its app hashes differ from this version's",
+    b"3": "whose IAVL stores hold staking's records and auth's and bank's indexes in another layout than the "
           "SDK's, so its app hashes differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 
@@ -74,6 +76,7 @@ class BlockContext:
     store: VersionedWriter
     accounts: object          # py-evm State
     pending_nodes: object
+    gas_limit: int = 0        # the block's consensus params' gas limit (its EVM gasLimit)
     gas_used: int = 0         # the EVM txs' (the Ethereum block's gasUsed)
     gas_wanted: int = 0       # every tx's gas limit, and every tx's gas used: feemarket's block gas
     tx_gas_used: int = 0
@@ -86,6 +89,14 @@ class BlockContext:
     validator_updates: list = attrs.Factory(list)  # (ed25519 pubkey, power) from end blockers
     last_commit: tuple = ()   # commit_info.VoteInfo of the parent's commit (slashing's liveness)
     misbehavior: tuple = ()   # commit_info.Misbehavior to punish (x/evidence)
+    msg_gas: int = 0          # gas the running message used beyond its flat MSG_GAS (use_gas)
+    msg_gas_location: str = ""
+
+    def use_gas(self, amount, location):
+        """What the SDK's gas meter would count for the running message where the flat fee does not (an authz
+        Accept's walk over its list): added to the tx's gas after the message."""
+        self.msg_gas += amount
+        self.msg_gas_location = location
 
 
 @attrs.frozen
@@ -134,6 +145,9 @@ class App:
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)
         self.state_cache = HeadCache(state_cache_keys)
+        # The consensus params before any block records its own (chain/modules/consensus), and those looked up.
+        self._genesis_consensus = consensus.of_document(genesis.document).SerializeToString()
+        self._consensus_cache = {}
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
         raw = db.get(keys.HEAD)
         if raw is None:
@@ -255,16 +269,17 @@ class App:
         header = Header(chain_id=g.chain_id, height=height, time_ns=g.genesis_time_ns,
                         last_block_id=BlockId(), last_commit_hash=b"", data_hash=b"",
                         validators_hash=valset.hash_of(first_set), next_validators_hash=valset.hash_of(first_set),
-                        consensus_hash=self.consensus_hash(), app_hash=b"", last_results_hash=b"",
+                        consensus_hash=self.consensus_hash(g.initial_height), app_hash=b"", last_results_hash=b"",
                         evidence_hash=b"", proposer_address=b"")
         # The SDK commits InitChain's writes with the first block: before it the app hash is empty.
-        meta = BlockMeta(hash=b"", num_txs=0, gas_limit=g.max_gas, gas_used=0, base_fee=g.base_fee,
+        meta = BlockMeta(hash=b"", num_txs=0, gas_limit=self.block_gas_limit(height), gas_used=0, base_fee=g.base_fee,
                          bloom=bytes(256), log_count=0, size=0, app_hash=b"",
                          evm_state_root=ctx.accounts.state_root)
         committed = CommittedBlock(header, meta, (), ())
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), keys.STATE_FORMAT: STATE_FORMAT}
         if first_set:
             puts[valset.key(g.initial_height)] = valset.to_record(first_set)
+        puts[consensus.key(g.initial_height)] = self._genesis_consensus
         self.db.write(self._block_puts(committed, puts))
         self._head = (header, meta)
 
@@ -284,7 +299,11 @@ class App:
     def check_eth_tx(self, raw_evm):
         """check_tx for a signed Ethereum tx: wrapped in its envelope (as eth_sendRawTransaction does)."""
         g = self.genesis
-        return self.check_decoded(txs.wrap_evm(raw_evm, g.evm_chain_id, g.base_denom))
+        tx = txs.wrap_evm(raw_evm, g.evm_chain_id, g.base_denom)
+        # The node's [json-rpc] allow-unprotected-txs (Evmos' RPC backend check), before the chain's own param.
+        if tx.evm.chain_id is None and not self.allow_unprotected:
+            raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
+        return self.check_decoded(tx)
 
     def check_decoded(self, tx, impersonated=False):
         """check_tx for a tx already decoded (signatures checked) by txs.decode or txs.wrap_evm.
@@ -302,9 +321,8 @@ class App:
     def _check_evm(self, state, tx):
         g = self.genesis
         evm_tx = tx.evm
-        if evm_tx.chain_id is None and not self.allow_unprotected:
-            raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
-        if evm_tx.gas > g.max_gas:
+        _check_protected(state, evm_tx)
+        if evm_tx.gas > self.block_gas_limit(self.height + 1):
             raise errors.TxError(errors.SDK, 18, "exceeds block gas limit: invalid request", "exceeds block gas limit")
         # Evmos' CheckGlobalFee: the effective fee at the next base fee covers min_gas_price * gas limit.
         min_gas_price = feemarket.params(state).min_gas_price
@@ -339,6 +357,8 @@ class App:
                 f"sender balance < tx cost ({have} < {cost})",
                 f"insufficient funds for gas * price + value: address {_hex(tx.sender)} have {have} want {cost}")
 
+    # The node's [json-rpc] allow-unprotected-txs: eth_sendRawTransaction takes unprotected txs (the evm param
+    # allow_unprotected_txs decides whether the chain runs them).
     allow_unprotected = False
     # Unsigned txs of impersonated accounts may run (a dev chain, whose node sets this).
     allow_impersonated = False
@@ -569,7 +589,8 @@ class App:
         # A base fee MsgUpdateParams set in the head block is where the next one starts (Evmos' BeginBlock).
         set_by_params = feemarket.base_fee_set_at(view, self.height)
         parent = meta.base_fee if set_by_params is None else set_by_params
-        return feemarket.next_base_fee(feemarket.params(view), parent, meta.block_gas, self.genesis.max_gas)
+        return feemarket.next_base_fee(feemarket.params(view), parent, meta.block_gas,
+                                       self.block_gas_limit(self.height + 1))
 
     def finalize_block(self, block_txs, time_ns, proposer_address, decided=None, evidence=()):
         """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
@@ -602,7 +623,7 @@ class App:
             header = Header(
                 chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=BlockId(prev_meta.hash),
                 last_commit_hash=b"", data_hash=blocks.data_hash(raw_txs), validators_hash=self.validators_hash(height),
-                next_validators_hash=decided.next_validators_hash, consensus_hash=self.consensus_hash(),
+                next_validators_hash=decided.next_validators_hash, consensus_hash=self.consensus_hash(height),
                 app_hash=prev_meta.app_hash,
                 last_results_hash=self._last_results_hash(prev_header.height, prev_meta.hash),
                 evidence_hash=b"" if decided.misbehavior else blocks.EMPTY_HASH, proposer_address=proposer_address)
@@ -625,12 +646,17 @@ class App:
             module.end_block(self, ctx)
         store_puts = {}
         sealed = self._seal_state(ctx, store_puts)
-        meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=g.max_gas, gas_used=ctx.gas_used,
+        meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=ctx.gas_limit, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
                          size=sum(len(t) for t in raw_txs), block_gas=ctx.block_gas, **sealed)
+        # A MsgUpdateParams of x/consensus: CometBFT runs the next block with the new params (FinalizeBlock's
+        # consensus_param_updates), and so does this node.
+        params_before = self.consensus_params(height).SerializeToString()
+        params_after = consensus.stored(ctx) or params_before
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates), last_commit=ctx.last_commit,
-                                   misbehavior=ctx.misbehavior, evidence=tuple(evidence))
+                                   misbehavior=ctx.misbehavior, evidence=tuple(evidence),
+                                   consensus_params=params_after)
         self._results_hash = (block_hash, blocks.results_hash(results))
         self._finalized_changes = (height, ctx.store.changes)
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
@@ -638,6 +664,8 @@ class App:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
             changed = valset.apply_updates(self.validator_set(height + 1), ctx.validator_updates)
             puts[valset.key(height + 2)] = valset.to_record(changed)
+        if params_after != params_before:
+            puts[consensus.key(height + 1)] = params_after
         return committed, self._block_puts(committed, puts, evm_hashes)
 
     def next_header(self, prev_header, prev_meta, raw_txs, time_ns, proposer_address, last_results_hash,
@@ -656,7 +684,7 @@ class App:
             last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns, signers))
             if height > g.initial_height else b"",
             data_hash=blocks.data_hash(raw_txs), validators_hash=current,
-            next_validators_hash=following, consensus_hash=self.consensus_hash(),
+            next_validators_hash=following, consensus_hash=self.consensus_hash(height),
             app_hash=prev_meta.app_hash, last_results_hash=last_results_hash,
             evidence_hash=evidence_hash, proposer_address=proposer_address)
 
@@ -740,6 +768,7 @@ class App:
         """Write the block in one atomic batch; from now on readers see it."""
         self.write(puts)
         self._head = (committed.header, committed.meta)
+        self._consensus_cache = {}
         finalized, changes = self._finalized_changes
         if finalized == committed.height:
             self.state_cache.advance(committed.height, changes)
@@ -762,6 +791,7 @@ class App:
     def reload_head(self):
         """Take the head from the store again, after a dev revert or load rewrote it under us."""
         self._head = self._load_block(keys.height_of(self.db.get(keys.HEAD)))
+        self._consensus_cache = {}
         self.state_cache.clear()
         self._head_info = self.stores.commit_info(self.height)
         self._results_hash = (None, None)
@@ -801,7 +831,8 @@ class App:
                 return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
         try:
             if tx.kind == "evm":
-                if tx.evm.gas > self.genesis.max_gas - ctx.gas_used:
+                _check_protected(ctx, tx.evm)
+                if tx.evm.gas > ctx.gas_limit - ctx.gas_used:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
                 if tx.impersonated and not self.allow_impersonated:
                     raise errors.unauthorized("impersonated txs run only on a dev chain")
@@ -845,7 +876,11 @@ class App:
                 signer = self._signer_address(handler.signer(msg))
                 msg_events.append(event("message", ("action", handler.type_url), ("sender", self._b32(signer)),
                                         ("module", handler.module)))
+                ctx.msg_gas = 0
                 emitted, response = handler.execute(self, ctx, msg, signer)
+                gas += ctx.msg_gas
+                if gas > limit:
+                    raise errors.out_of_gas(f"{ctx.msg_gas_location}; gasWanted: {tx.gas}, gasUsed: {gas}")
             except errors.TxError as e:
                 ctx.store.changes = store_snapshot
                 ctx.accounts.revert(evm_snapshot)
@@ -879,15 +914,16 @@ class App:
     def _context(self, height, time_ns, block_hash, base_fee, evm_root):
         pending, atomic = pending_state_db(self.db)
         store = VersionedWriter(self.db, height, self.state_cache)
+        gas_limit = self.block_gas_limit(height)
         exec_ctx = ExecutionContext(
             coinbase=store.get(keys.DEV_COINBASE) or auth.FEE_COLLECTOR, timestamp=time_ns // 10**9,
-            block_number=height, difficulty=0, mix_hash=b"\0" * 32, gas_limit=self.genesis.max_gas,
+            block_number=height, difficulty=0, mix_hash=b"\0" * 32, gas_limit=gas_limit,
             prev_hashes=self._prev_hashes(height), chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee,
             excess_blob_gas=0)
         state = erc20.open_state(self, store, evm.NativeState, atomic, exec_ctx,
                                             evm_root or BLANK_ROOT_HASH, time_ns=time_ns)
         return BlockContext(height=height, time_ns=time_ns, block_hash=block_hash, base_fee=base_fee,
-                            store=store, accounts=state, pending_nodes=pending)
+                            gas_limit=gas_limit, store=store, accounts=state, pending_nodes=pending)
 
     def _prev_hashes(self, height):
         """Hashes of the up to 256 blocks before `height`, newest first (BLOCKHASH)."""
@@ -1003,12 +1039,36 @@ class App:
     def validators_hash(self, height):
         return valset.hash_of(self.validator_set(height))
 
-    def consensus_hash(self):
-        return hashlib.sha256(params_pb2.HashedParams(block_max_bytes=self.genesis.max_bytes,
-                                                      block_max_gas=self.genesis.max_gas).SerializeToString()).digest()
+    def consensus_params(self, height):
+        """The ConsensusParams (do not mutate) block `height` runs with, as CometBFT's state holds them: genesis'
+        until a block's MsgUpdateParams changes them, then the new ones from the block after it on; known up to
+        the head's height + 1."""
+        found = self._consensus_cache.get(height)
+        if found is None:
+            raw = consensus.raw_at(self.db, height) or self._genesis_consensus
+            found = self._consensus_cache[height] = consensus.decoded(raw)
+            if len(self._consensus_cache) > 64:
+                self._consensus_cache.pop(next(iter(self._consensus_cache)))
+        return found
+
+    def block_gas_limit(self, height):
+        """Block `height`'s gas limit: its consensus params' max_gas (-1: MaxUint64, as Evmos' BlockGasLimit)."""
+        return consensus.gas_limit(self.consensus_params(height))
+
+    def consensus_hash(self, height):
+        return consensus.hash_of(self.consensus_params(height))
 
     def _b32(self, address):
         return self.bank.bech32(address)
+
+
+def _check_protected(state, evm_tx):
+    """Evmos' SignatureVerification: a tx without an EIP-155 chain id runs only when the evm params allow it."""
+    if evm_tx.chain_id is None and not evm.allow_unprotected(state):
+        raise errors.TxError(errors.SDK, 37, "rejected unprotected Ethereum transaction. Please EIP155 sign your "
+                             "transaction to protect it against replay-attacks: feature not supported",
+                             "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
+                             "protect it against replay-attacks")
 
 
 def _touched_accounts(state):

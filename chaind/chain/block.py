@@ -231,6 +231,7 @@ class CommittedBlock:
     last_commit: tuple = ()  # commit_info.VoteInfo of the parent's commit, as the app saw them
     misbehavior: tuple = ()  # commit_info.Misbehavior the app was handed
     evidence: tuple = ()     # tendermint.types.DuplicateVoteEvidence the block carries (solo producer)
+    consensus_params: bytes = b""   # ConsensusParams after the block (FinalizeBlock's consensus_param_updates)
 
     @property
     def height(self):

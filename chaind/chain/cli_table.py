@@ -75,7 +75,9 @@ class Query(NamedTuple):
     """One query command: `name` calls the service's method `rpc`.
 
     Pagination flags come with a request that has a pagination field, unless paginate says False.
-    root_alias also puts the command at the query root (`query account`, as the SDK has it).
+    root_alias also puts the command at the query root (`query account`, as the SDK has it). With `shows`, the
+    command prints that field of the response alone, and fails with `absent` when it is unset (as the SDK's
+    hand-written `query upgrade plan` does).
     """
 
     name: str
@@ -86,6 +88,8 @@ class Query(NamedTuple):
     narrow: Narrow | None = None
     paginate: bool = True
     root_alias: str | None = None
+    shows: str | None = None
+    absent: str = ""
 
 
 class Queries(NamedTuple):

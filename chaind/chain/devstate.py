@@ -72,14 +72,14 @@ def empty_blocks(app, times_ns, proposer_address):
     made, puts = [], {}
     view = app.view()
     fee_params = feemarket.params(view)
-    g = app.genesis
     # Each height gets its version of the stores (abci_query proves at any height): no changes, so
     # a commit info with the head's roots, whose hash is the head's app hash.
     head_info = app.stores.commit_info(header.height)
     record, app_hash = head_info.record(), head_info.hash()
     for time_ns in times_ns:
         header = app.next_header(header, meta, (), time_ns, proposer_address, results_hash, sets)
-        base_fee = feemarket.next_base_fee(fee_params, meta.base_fee, meta.block_gas, g.max_gas)
+        base_fee = feemarket.next_base_fee(fee_params, meta.base_fee, meta.block_gas,
+                                           app.block_gas_limit(header.height))
         app.stores.carry(header.height, head_info, puts, record)
         meta = attrs.evolve(meta, hash=header.hash(), num_txs=0, gas_used=0, block_gas=0, base_fee=base_fee,
                             bloom=bytes(256), log_count=0, size=0, app_hash=app_hash)

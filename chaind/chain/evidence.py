@@ -110,8 +110,10 @@ def verify(app, dve, head=None):
     if time_ns(dve.timestamp) != block_time:
         raise EvidenceError(_invalid(dve, "evidence has a different time to the block it is associated with "
                                           f"({_go_time(time_ns(dve.timestamp))} != {_go_time(block_time)})"))
-    params = app.genesis.document["consensus_params"]["evidence"]
-    max_blocks, max_duration = int(params["max_age_num_blocks"]), int(params["max_age_duration"])
+    # CometBFT's pool checks against its state's params: those the next block runs with.
+    params = app.consensus_params(head_header.height + 1).evidence
+    max_blocks = params.max_age_num_blocks
+    max_duration = params.max_age_duration.seconds * 10**9 + params.max_age_duration.nanos
     if head_header.time_ns - block_time > max_duration and head_header.height - height > max_blocks:
         raise EvidenceError(_invalid(dve, f"evidence from height {height} (created at: {_go_time(block_time)}) is "
                                           f"too old; min height is {head_header.height - max_blocks} and evidence "

@@ -15,7 +15,9 @@ from google.protobuf import json_format
 
 from chaind.chain import legacy_dec, txjson
 from chaind.chain.modules import erc20, staking
+from chaind.chain.modules.auth import genesis as auth_genesis
 from chaind.chain.modules.auth import params as auth_params
+from chaind.chain.modules.consensus import params as consensus_params
 from chaind.chain.modules.nft import genesis as nft_genesis
 from chaind.crypto import addresses, keys
 from chaind.gocompat import format_time
@@ -151,6 +153,14 @@ class Genesis:
                 erc20_state, erc20_authority = erc20.parse_genesis(app.get("erc20"), prefix)
             except (ValueError, json_format.ParseError) as e:
                 raise GenesisError(f"invalid genesis: app_state.erc20: {e}") from None
+            try:
+                consensus_params.validate(consensus_params.of_document(doc))
+            except ValueError as e:
+                raise GenesisError(f"invalid genesis: consensus_params: {e}") from None
+            try:
+                auth_genesis.parse_accounts(app["auth"].get("accounts"), prefix)
+            except ValueError as e:
+                raise GenesisError(f"invalid genesis: app_state.auth: {e}") from None
             try:
                 nft_genesis.parse_genesis(app.get("nft"), prefix)
             except ValueError as e:

@@ -12,6 +12,7 @@ from chaind.chain.modules import (
     auth,
     authz,
     bank,
+    consensus,
     crisis,
     distribution,
     epochs,
@@ -52,6 +53,7 @@ MODULES = (
     gov.MODULE,
     crisis.MODULE,
     params.MODULE,
+    consensus.MODULE,
 )
 
 # The modules whose end blockers run before all others, in this order (Evmos v20's app.go).

@@ -319,6 +319,10 @@ def query_command(table, entry):
                 fields["pagination"] = page_request(params)
         response = rpc_client(ctx).query(_pb(table.service), table.service_name, rpc,
                                           at_height=params.get("height", 0), **fields)
+        if entry.shows is not None:
+            if not response.HasField(entry.shows):
+                raise click.ClickException(entry.absent)
+            response = getattr(response, entry.shows)
         emit_proto(ctx, response)
 
     f = query_options(run)

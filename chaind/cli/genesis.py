@@ -96,11 +96,16 @@ def _balance_of(doc, prefix, address):
 @genesis.command("add-genesis-account")
 @click.argument("address_or_key_name")
 @click.argument("coins")
-@click.option("--append", is_flag=True, help="Add the coins to an account already in genesis.json")
+@click.option("--append", is_flag=True, help="Append the coins to an account already in the genesis.json file")
+@click.option("--vesting-amount", default="", help="Amount of coins for vesting accounts")
+@click.option("--vesting-start-time", type=int, default=0, help="Schedule start time (unix epoch) for vesting accounts")
+@click.option("--vesting-end-time", type=int, default=0, help="Schedule end time (unix epoch) for vesting accounts")
 @keyring_options
-def add_genesis_account(address_or_key_name, coins, append, **_):
-    """Add a genesis account (its balance) to genesis.json: an address, or a key of the keyring, and its coins
-    (e.g. 1000000000000000000000achain,10stake)."""
+def add_genesis_account(address_or_key_name, coins, append, vesting_amount, vesting_start_time, vesting_end_time,
+                        **_):
+    """Add a genesis account to genesis.json: an address, or a key of the keyring, and its coins (e.g.
+    1000000000000000000000achain,10stake). With --vesting-amount and --vesting-end-time it is a vesting account:
+    continuous from --vesting-start-time, or delayed without one (app_state.auth.accounts, as the SDK writes it)."""
     ctx = click.get_current_context()
     node_home = _home(ctx.params["home"])
     doc = _read(node_home.genesis_file)
@@ -108,8 +113,11 @@ def add_genesis_account(address_or_key_name, coins, append, **_):
     address = _account(ctx, address_or_key_name)
     wanted = dict(_coins(coins))
     bech32 = to_bech32(prefix, address)
+    declared = _vesting_account(bech32, wanted, vesting_amount, vesting_start_time, vesting_end_time)
+    accounts = doc["app_state"]["auth"].setdefault("accounts", [])
+    known = any(_declared_address(a) == bech32 for a in accounts)
     entry = _balance_of(doc, prefix, address)
-    if entry is not None and not append:
+    if (entry is not None or known) and not append:
         raise click.ClickException(f"cannot add account at existing address {bech32}")
     if entry is None:
         entry = {"address": bech32, "coins": []}
@@ -118,8 +126,40 @@ def add_genesis_account(address_or_key_name, coins, append, **_):
     for denom, amount in wanted.items():
         held[denom] = held.get(denom, 0) + amount
     entry["coins"] = [{"denom": d, "amount": str(a)} for d, a in sorted(held.items())]
+    if not known:
+        # As the SDK's AddGenesisAccount: the account itself goes into auth's genesis, its coins into bank's.
+        accounts.append(declared or {"@type": "/cosmos.auth.v1beta1.BaseAccount", **_base_account(bech32)})
     _checked(doc, "failed to validate new genesis account")
     _write(node_home.genesis_file, doc)
+
+
+def _declared_address(account):
+    """The address of an app_state.auth.accounts entry (a vesting one keeps it in its base account)."""
+    base = account.get("base_vesting_account", {}).get("base_account") or account
+    return base.get("address")
+
+
+def _base_account(bech32):
+    return {"address": bech32, "pub_key": None, "account_number": "0", "sequence": "0"}
+
+
+def _vesting_account(bech32, coins, vesting_amount, start, end):
+    """The auth.accounts entry of a vesting genesis account (None without --vesting-amount), as the SDK's
+    AddGenesisAccount makes it: continuous with a start and an end time, delayed with an end time alone."""
+    vesting = dict(_coins(vesting_amount, what="vesting amount")) if vesting_amount else {}
+    if not vesting:
+        return None
+    if any(amount > coins.get(denom, 0) for denom, amount in vesting.items()):
+        raise click.ClickException("vesting amount cannot be greater than total amount")
+    base = {"base_account": _base_account(bech32),
+            "original_vesting": [{"denom": d, "amount": str(a)} for d, a in sorted(vesting.items())],
+            "delegated_free": [], "delegated_vesting": [], "end_time": str(end)}
+    if start != 0 and end != 0:
+        return {"@type": "/cosmos.vesting.v1beta1.ContinuousVestingAccount", "base_vesting_account": base,
+                "start_time": str(start)}
+    if end != 0:
+        return {"@type": "/cosmos.vesting.v1beta1.DelayedVestingAccount", "base_vesting_account": base}
+    raise click.ClickException("invalid vesting parameters; must supply start and end time or end time")
 
 
 def _external_ip():

@@ -6,6 +6,7 @@ int64 as strings, int32 as numbers, bytes base64, hashes upper-case hex, times R
 import base64
 
 from chaind.chain import valset
+from chaind.chain.modules import consensus
 from chaind.gocompat import format_time
 
 ZERO_TIME = "0001-01-01T00:00:00Z"
@@ -137,7 +138,8 @@ def genesis_doc(genesis):
     and app_hash always there (hex; empty for an empty initial state), as clients such as cosmjs expect."""
     doc = genesis.document
     out = {"genesis_time": doc["genesis_time"], "chain_id": doc["chain_id"],
-           "initial_height": str(doc.get("initial_height", "1")), "consensus_params": consensus_params(doc),
+           "initial_height": str(doc.get("initial_height", "1")), "consensus_params":
+           consensus_params(consensus.of_document(doc)),
            "validators": [{"address": hexu(valset.address_of(v.consensus_pubkey)),
                            "pub_key": {"type": "tendermint/PubKeyEd25519", "value": b64(v.consensus_pubkey)},
                            "power": str(v.power), "name": v.moniker} for v in genesis.validators],
@@ -147,12 +149,14 @@ def genesis_doc(genesis):
     return out
 
 
-def consensus_params(document):
-    """The genesis consensus params in CometBFT's JSON (v0.38 adds abci)."""
-    params = document["consensus_params"]
-    return {"block": {"max_bytes": str(params["block"]["max_bytes"]), "max_gas": str(params["block"]["max_gas"])},
-            "evidence": {k: str(v) for k, v in params["evidence"].items()},
-            "validator": {"pub_key_types": list(params["validator"]["pub_key_types"])},
-            "version": {"app": str(params.get("version", {}).get("app", "0"))},
-            "abci": {"vote_extensions_enable_height": str(params.get("abci", {}).get(
-                "vote_extensions_enable_height", "0"))}}
+def consensus_params(params):
+    """tendermint.types.ConsensusParams in CometBFT's JSON (v0.38 adds abci; durations in nanoseconds)."""
+    evidence = params.evidence
+    return {"block": {"max_bytes": str(params.block.max_bytes), "max_gas": str(params.block.max_gas)},
+            "evidence": {"max_age_num_blocks": str(evidence.max_age_num_blocks),
+                         "max_age_duration": str(evidence.max_age_duration.seconds * 10**9
+                                                 + evidence.max_age_duration.nanos),
+                         "max_bytes": str(evidence.max_bytes)},
+            "validator": {"pub_key_types": list(params.validator.pub_key_types)},
+            "version": {"app": str(params.version.app)},
+            "abci": {"vote_extensions_enable_height": str(params.abci.vote_extensions_enable_height)}}

@@ -200,7 +200,8 @@ class CometRoutes:
 
     def consensus_params(self, height):
         height = self.app.height + 1 if height is None else self._height(height)
-        return {"block_height": str(height), "consensus_params": enc.consensus_params(self.genesis.document)}
+        params = self.app.consensus_params(height)
+        return {"block_height": str(height), "consensus_params": enc.consensus_params(params)}
 
     def validators(self, height, page, per_page):
         height = self.app.height + 1 if height is None else self._height(height)
@@ -263,7 +264,7 @@ class CometRoutes:
         return {"height": str(height), "txs_results": [enc.exec_tx_result(r) for r in results] or None,
                 "finalize_block_events": enc.events(block_events) or None,
                 "validator_updates": enc.validator_updates(updates),
-                "consensus_param_updates": enc.consensus_params(self.genesis.document),
+                "consensus_param_updates": enc.consensus_params(self.app.consensus_params(height + 1)),
                 "app_hash": enc.b64(meta.app_hash)}
 
     def commit(self, height):

@@ -8,8 +8,7 @@ from chaind.chain import evidence as evidence_mod
 
 
 class EvidencePool:
-    def __init__(self, max_bytes):
-        self.max_bytes = max_bytes
+    def __init__(self):
         self._pending = {}          # hash -> DuplicateVoteEvidence, in arrival order
 
     def __len__(self):
@@ -21,12 +20,12 @@ class EvidencePool:
     def add(self, dve):
         self._pending.setdefault(evidence_mod.hash_of(dve), dve)
 
-    def for_block(self):
-        """The evidence the next block carries: as much as fits max_bytes, in arrival order."""
+    def for_block(self, max_bytes):
+        """The evidence the next block carries: as much as fits its params' max_bytes, in arrival order."""
         chosen, size = [], 0
         for dve in self._pending.values():
             size += dve.ByteSize()
-            if size > self.max_bytes:
+            if size > max_bytes:
                 break
             chosen.append(dve)
         return tuple(chosen)

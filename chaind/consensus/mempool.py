@@ -178,6 +178,14 @@ class Mempool:
             if not sender.txs:
                 del self._senders[tx.sender]
 
+    def drop_above(self, gas_limit):
+        """Take out the pending txs that want more gas than a block may use, as CometBFT's recheck does with
+        PostCheckMaxGas once the consensus params lower max_gas: no block could carry them. Returns them."""
+        above = [tx for tx in self._by_hash.values() if tx.gas > gas_limit]
+        for tx in above:
+            self.drop(tx)
+        return above
+
     def clear(self):
         """Take every pending tx out; returns them."""
         txs = list(self._by_hash.values())

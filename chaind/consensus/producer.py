@@ -47,7 +47,8 @@ class Producer(service.Service):
         self._timings = {}              # height -> its timings, from the writer until the block is logged
         self.failed_txs = 0             # refused by check_tx
         self.rejected_txs = 0           # checked, then refused by the mempool (full, underpriced, known)
-        self.evidence = EvidencePool(int(app.genesis.document["consensus_params"]["evidence"]["max_bytes"]))
+        self.evidence = EvidencePool()
+        self._gas_limit = app.block_gas_limit(app.height + 1)     # the next block's, as of the last block
         # Set once the chain refused a block (chain/halt.py): no block is made after it. on_halt(ChainHalt)
         # is told, on the reactor (the node stops).
         self.halted = None
@@ -166,15 +167,21 @@ class Producer(service.Service):
             return
         self._tick()
 
+    def _for_next_block(self):
+        """(txs, evidence) the next block carries, within the consensus params it runs with."""
+        params = self.app.consensus_params(self.app.height + 1)
+        chosen = self.mempool.select(self.app.head_nonce, self.settings.max_block_txs,
+                                     self.app.block_gas_limit(self.app.height + 1))
+        return chosen, self.evidence.for_block(params.evidence.max_bytes)
+
     def _tick(self):
         if self._building is not None or not self.running or self.halted is not None:
             return self._building
         # head_nonce reads through one cached view per head, shared with _committed's cleanup.
-        chosen = self.mempool.select(self.app.head_nonce, self.settings.max_block_txs, self.app.genesis.max_gas)
+        chosen, evidence = self._for_next_block()
         # As CometBFT does, the first block is made even when empty blocks are off, so that
         # "latest" always names a real block.
         first = self.app.height < self.app.genesis.initial_height
-        evidence = self.evidence.for_block()
         if not chosen and not evidence and not self.empty_blocks and not first:
             return None
         # The decoded txs go to the writer, which then need not decode them again.
@@ -209,6 +216,10 @@ class Producer(service.Service):
         """Drop what the blocks included from the mempool, and publish their events (`steps`: the
         consensus steps too; a dev run of empty blocks spares subscribers thousands of them)."""
         self.mempool.remove_committed(self.app.head_nonce)
+        gas_limit = self.app.block_gas_limit(self.app.height + 1)
+        if gas_limit < self._gas_limit:
+            self.mempool.drop_above(gas_limit)
+        self._gas_limit = gas_limit
         self.evidence.remove_committed(made)
         events = []
         for block in made:
@@ -286,8 +297,8 @@ class Producer(service.Service):
         def prepare():
             if timestamp_s is not None:
                 self.clock.next_ns = timestamp_s * 10**9
-            chosen = self.mempool.select(self.app.head_nonce, self.settings.max_block_txs, self.app.genesis.max_gas)
-            return chosen, self._next_time(interval_s, self.app.head[0].time_ns), self.evidence.for_block()
+            chosen, evidence = self._for_next_block()
+            return chosen, self._next_time(interval_s, self.app.head[0].time_ns), evidence
 
         d = self.exclusive(self._build, prepare=prepare)
         return d.addCallback(self._mined)

@@ -25,6 +25,7 @@ IAVL_NODE = b"in:"              # store name (length-prefixed), node hash -> IAV
 IAVL_ORPHAN = b"io:"            # height, store name -> hashes of the store's nodes in no tree from that height on
 COMMIT_INFO = b"ci:"            # height -> the multistore's store roots after that block (store/multistore.py)
 VALIDATOR_SET = b"vs:"          # inverted height -> the validator set from that height on (written on change)
+CONSENSUS_PARAMS = b"cp:"        # inverted height -> the consensus params from that height on (written on change)
 EVIDENCE = b"ev:"               # committed duplicate-vote evidence hash -> height of the block that carries it
 
 _HEIGHT = struct.Struct(">Q")

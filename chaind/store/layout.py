@@ -7,17 +7,22 @@ its store_layout.py, whose values need the chain's bech32 prefix or SDK protos);
 (0x00 | denom), whose values (the amount in decimal, as math.Int marshals) are already the SDK's; auth
 accounts (0x01 | address, an Any), which the app writes in the SDK's form itself (their sequence is the EVM
 nonce), so chaind's own account records stay out of the tree; slashing's params (0x00) and signing infos
-(0x01 | len | address) and evidence's equivocations (0x00 | hash), whose values are the SDK's protos already.
+(0x01 | len | address) and evidence's equivocations (0x00 | hash), whose values are the SDK's protos already;
+x/consensus's params (the collections Item "Consensus", a ConsensusParams). The evm module's params live in a
+store of their own, `evmparams` (Evmos keeps them at 0x03 in its evm store), since this multistore's `evm`
+entry is the EVM state root.
 """
 
 ACC = "acc"
 BANK = "bank"
-_STORE_OF_MODULE = {"auth": ACC}
+_STORE_OF_MODULE = {"auth": ACC, "evm": "evmparams"}
 _BANK_SUPPLY = b"\x06supply"
 _AUTH_ACCOUNT = b"\x04acct"
 _SLASHING_PARAMS = b"\x06params"
 _SLASHING_INFO = b"\x02si"
 _EVIDENCE = b"\x02ev"
+_CONSENSUS_PARAMS = b"\x06params"
+_EVM_PARAMS = b"\x06params"
 
 
 def account(address):
@@ -45,6 +50,10 @@ def locate(native_key):
     if module == "evidence" and rest.startswith(_EVIDENCE):
         # x/evidence's equivocations: 0x00 | hash, an Any (the SDK's interface value).
         return store_name(module), b"\x00" + rest[len(_EVIDENCE) + 1:]
+    if module == "consensus" and rest == _CONSENSUS_PARAMS:
+        return store_name(module), b"Consensus"
+    if module == "evm" and rest == _EVM_PARAMS:
+        return store_name(module), b"\x03"
     if module == "auth" and rest.startswith(_AUTH_ACCOUNT):
         return None
     return store_name(module), rest

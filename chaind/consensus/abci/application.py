@@ -22,6 +22,7 @@ from chaind.consensus import block_log
 from chaind.events import types as ev
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from chaind.pb.tendermint.crypto import keys_pb2
+from chaind.pb.tendermint.types import params_pb2
 
 log = Logger()
 
@@ -208,7 +209,8 @@ class AbciApplication:
 
     def _prepare(self, candidates, max_tx_bytes):
         """The mempool's txs in its order, as many as fit the block's bytes and gas; undecodable ones dropped."""
-        chosen, size, gas, max_gas = [], 0, 0, self.app.genesis.max_gas
+        chosen, size, gas = [], 0, 0
+        max_gas = self.app.consensus_params(self.app.height + 1).block.max_gas
         for raw in candidates:
             tx = self._decode(raw)
             if tx is None or size + len(raw) > max_tx_bytes or (max_gas > 0 and gas + tx.gas > max_gas):
@@ -250,8 +252,10 @@ class AbciApplication:
             raise AbciError(str(e)) from None
         self._executed = time.perf_counter() - started
         self._finalized = (block, puts)
+        # The SDK answers every block with the consensus params in state after it: CometBFT runs the next with them.
         response = pb.ResponseFinalizeBlock(
             validator_updates=[_validator_update(key, power) for key, power in block.validator_updates],
+            consensus_param_updates=params_pb2.ConsensusParams.FromString(block.consensus_params),
             app_hash=block.meta.app_hash)
         _add_events(response.events, block.events)
         for r in block.results:

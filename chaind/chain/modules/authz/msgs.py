@@ -136,6 +136,8 @@ def _authorize(app, ctx, granter, grantee, type_url, nested):
         raise error(AUTHORIZATION_EXPIRED)
     kind, authorization = authorizations.decode(found.authorization)
     accepted = kind.accept(authorization, type_url, nested)
+    if accepted.gas:
+        ctx.use_gas(accepted.gas, accepted.gas_location)
     if accepted.delete:
         return keeper.delete_grant(app, ctx, granter, grantee, type_url)
     if accepted.updated is not None:

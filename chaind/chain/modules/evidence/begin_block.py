@@ -31,9 +31,9 @@ def handle_equivocation(app, ctx, keeper, m):
     v = staking.validator_by_cons(ctx, cons)
     if v is None or v.status == staking.UNBONDED:
         return
-    params = app.genesis.document["consensus_params"]["evidence"]
-    if ctx.time_ns - m.time_ns > int(params["max_age_duration"]) and \
-            ctx.height - m.height > int(params["max_age_num_blocks"]):
+    params = app.consensus_params(ctx.height).evidence
+    max_age_ns = params.max_age_duration.seconds * 10**9 + params.max_age_duration.nanos
+    if ctx.time_ns - m.time_ns > max_age_ns and ctx.height - m.height > params.max_age_num_blocks:
         log.info("ignored equivocation; evidence too old (height {height})", height=m.height)
         return
     info = slashing.signing_info(ctx, cons)

@@ -1,16 +1,18 @@
-"""x/evm: EVM txs run by py-evm (deliver), the state they run on, their receipts and events;
-ethermint.evm.v1.Query."""
+"""x/evm: EVM txs run by py-evm (deliver), the state they run on, their receipts and events; its params and
+MsgUpdateParams; ethermint.evm.v1.Query."""
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.evm.deliver import deliver
 from chaind.chain.modules.evm.genesis import init_genesis
+from chaind.chain.modules.evm.msgs import AMINO_SHAPES, MESSAGES
+from chaind.chain.modules.evm.params import allow_unprotected
 from chaind.chain.modules.evm.query import EvmQuery
 from chaind.chain.modules.evm.state import NativeState
 from chaind.chain.modules.evm.traces import Tracing
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.pb.ethermint.evm.v1 import query_pb2, query_pb2_grpc
 
-__all__ = ("MODULE", "VM", "NativeState", "deliver", "vm_error")
+__all__ = ("MODULE", "VM", "NativeState", "allow_unprotected", "deliver", "vm_error")
 
 
 def _query(app, settings, node_services):
@@ -22,7 +24,9 @@ def _query(app, settings, node_services):
 
 MODULE = Module(
     name="evm",
+    messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", _query, uses_node_services=True),),
     init_genesis=init_genesis,
+    amino_shapes=AMINO_SHAPES,
     cli="chaind.chain.modules.evm.cli",
 )

@@ -10,21 +10,16 @@ import orjson
 from chaind import errors
 from chaind.api import calls
 from chaind.chain.modules import auth, staking
+from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.evm.vm import vm_error
 from chaind.chain.modules.feemarket import params as feemarket_params
 from chaind.chain.queries import Reader, address_bytes, query
 from chaind.crypto.addresses import to_bech32
 from chaind.errors import ChainError, Kind
-from chaind.pb.ethermint.evm.v1 import evm_pb2, query_pb2, query_pb2_grpc, tx_pb2
+from chaind.pb.ethermint.evm.v1 import query_pb2, query_pb2_grpc, tx_pb2
 
 _HEX_ADDRESS = re.compile(r"^(0x|0X)?[0-9a-fA-F]{40}$")
 _HEX = re.compile(r"^[0-9a-fA-F]*$")
-# Every fork through Cancun is active from genesis (the EVM is py-evm's Prague), as Evmos' default config has it.
-_FORKS = ("homestead_block", "dao_fork_block", "eip150_block", "eip155_block", "eip158_block", "byzantium_block",
-          "constantinople_block", "petersburg_block", "istanbul_block", "muir_glacier_block", "berlin_block",
-          "london_block", "arrow_glacier_block", "gray_glacier_block", "merge_netsplit_block", "shanghai_block",
-          "cancun_block")
-CHAIN_CONFIG = evm_pb2.ChainConfig(dao_fork_support=True, eip150_hash="0x" + "00" * 32, **{f: "0" for f in _FORKS})
 
 
 def _hex_address(text):
@@ -104,10 +99,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=evm_pb2.Params(
-            evm_denom=self.genesis.base_denom, chain_config=CHAIN_CONFIG,
-            allow_unprotected_txs=self.app.allow_unprotected,
-            access_control=evm_pb2.AccessControl(create=evm_pb2.AccessControlType(), call=evm_pb2.AccessControlType())))
+        return query_pb2.QueryParamsResponse(params=evm_params.params(view))
 
     @query(inline=True)
     def BaseFee(self, request, view):

@@ -18,6 +18,7 @@ from chaind.chain.modules.evm import (
     p256,
     staking_precompile,
 )
+from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.slashing import precompile as slashing_precompile
 
 # cosmos/evm's precompiles of the native modules, at its addresses: they run the modules' messages and queries
@@ -39,15 +40,17 @@ class _Snapshot:
 
 
 class _Precompiles:
-    """computation.precompiles: py-evm's fixed ones, then the ERC-20 pairs' (looked up on use)."""
+    """computation.precompiles: py-evm's fixed ones but the static ones the evm params leave inactive, then the
+    ERC-20 pairs' (looked up on use)."""
 
     def __init__(self, fixed, native):
         self.fixed = fixed
         self.native = native
+        self.inactive = evm_params.inactive_static(native.store)
 
     def get(self, address, default=None):
         found = self.fixed.get(address)
-        if found is not None:
+        if found is not None and address not in self.inactive:
             return found
         found = self.native.precompile(address)
         return default if found is None else found
@@ -88,7 +91,10 @@ class NativeState(PragueState):
             self.native.commit(snapshot.native)
 
     def is_address_warm(self, address):
-        # Active precompiles are warm from a tx's start, as geth's access list has them.
+        # Active precompiles are warm from a tx's start, as geth's access list has them; a static one the
+        # evm params turned off is a plain account.
+        if self.native is not None and address in evm_params.inactive_static(self.native.store):
+            return self._account_db.is_address_warm(address)
         if super().is_address_warm(address):
             return True
         return self.native is not None and self.native.precompile(address) is not None

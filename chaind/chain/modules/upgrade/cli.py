@@ -6,7 +6,7 @@ import click
 from chaind.chain.cli_table import Arg, Queries, Query, Txs
 
 QUERY = Queries("chaind.pb.cosmos.upgrade.v1beta1.query_pb2", "Upgrade plans, applied upgrades, module versions.", (
-    Query("plan", "CurrentPlan", "The upgrade plan scheduled, if any."),
+    Query("plan", "CurrentPlan", "The upgrade plan scheduled, if any.", shows="plan", absent="no upgrade scheduled"),
     Query("applied", "AppliedPlan", "The height the named upgrade was applied at (0: never).", args=(Arg("name"),)),
     Query("module_versions", "ModuleVersions", "The consensus version of each module, or of MODULE_NAME.",
           args=(Arg("module_name", required=False),)),
