@@ -87,3 +87,19 @@ def test_decoded_txs_make_the_same_blocks_as_bytes(tmp_path):
     assert got[2].header == expected[2].header and got[2].txs == tuple(second_raw)
     assert got[2].meta == expected[2].meta and got[3] == expected[3]
     assert [r.code != 0 for r in got[2].results] == [False, True, True]
+
+
+def test_a_recent_block_s_txs_are_read_back_as_it_ran_them(tmp_path):
+    """decode_tx of a tx of a block made here gives the tx the block ran (no second signer recovery for a receipt);
+    other bytes are decoded as before."""
+    home = Home(tmp_path / "home").init("test", dev=True)
+    genesis = Genesis.load(home.genesis_file)
+    db = Database(tmp_path / "db")
+    app = App(db, genesis)
+    checked = app.check_eth_tx(transfer(0))
+    block, puts = app.finalize_block([checked], genesis.genesis_time_ns + 10**9, PROPOSER)
+    app.commit(block, puts)
+    assert app.decode_tx(app.tx_at(block.height, 0)) is checked
+    other = txs.wrap_evm(transfer(1), 9000, genesis.base_denom)
+    assert app.decode_tx(other.raw) == other and app.decode_tx(other.raw) is not other
+    db.close()

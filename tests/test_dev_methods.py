@@ -1,14 +1,16 @@
 """The dev namespace against a real node: snapshots and reverts, mining, time, setters, node info."""
 
 import re
+import threading
 import time
 
 import pytest_twisted
+from twisted.internet import reactor, task
 from twisted.logger import formatEvent, globalLogPublisher
 from web3 import Web3
 
 from contracts import INIT, RUNTIME
-from evm_client import DEV0, OTHER, rpc, send, w3
+from evm_client import DEV0, OTHER, rpc, send, sign, w3
 from helpers import in_thread
 
 
@@ -279,3 +281,27 @@ def test_interval_mining_and_dropping(node):
     assert node.app.height >= height + 2
     yield call(node, "evm_setIntervalMining", 0)
     assert (yield call(node, "hardhat_getAutomine")) is False
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_receipt_poll_waits_for_the_block_being_written(node):
+    """In instant mode the send is answered at once and its block is made; a receipt poll that comes while the
+    block is being written waits for it and answers with the receipt, not null. A tx that waits in the pool (a
+    nonce gap) is answered null at once."""
+    assert node.producer.automine
+    hold = threading.Event()
+    # The writer is busy: the tx's block cannot be made until `hold` is set.
+    node.producer.writer.callInThread(hold.wait, 10)
+    height = node.app.height
+    tx_hash = yield call(node, "eth_sendRawTransaction",
+                         Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": 0}).raw_transaction))
+    polled = rpc(node, "eth_getTransactionReceipt", tx_hash)
+    yield task.deferLater(reactor, 0.3, lambda: None)
+    assert not polled.called and node.app.height == height
+    hold.set()
+    receipt = (yield polled)[1]["result"]
+    assert receipt["status"] == "0x1" and int(receipt["blockNumber"], 16) == height + 1
+    gap = yield call(node, "eth_sendRawTransaction",
+                     Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": 5}).raw_transaction))
+    assert (yield call(node, "eth_getTransactionReceipt", gap)) is None
+    assert node.app.height == height + 1 and len(node.producer.mempool) == 1

@@ -1,6 +1,6 @@
 """The one place that writes EVM JSON-RPC objects: quantities, blocks, txs, receipts, logs."""
 
-from eth_utils import to_checksum_address
+from chaind.crypto.addresses import checksum_address
 
 EMPTY_TRIE_ROOT = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
 EMPTY_UNCLES = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347"
@@ -15,7 +15,10 @@ def d(value):
 
 
 def addr(value):
-    return to_checksum_address(value) if value else None
+    # EIP-55 through the cache: a receipt or a block names the same few addresses again and again.
+    if not value:
+        return None
+    return checksum_address(value if isinstance(value, (bytes, str)) else bytes(value))
 
 
 def head(header, meta):

@@ -63,6 +63,7 @@ _STALE_FORMATS = {
     b"3": "whose IAVL stores hold staking's records and auth's and bank's indexes in another layout than the "
           "SDK's, so its app hashes differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
+RECENT_TXS = 4096           # decoded txs of the last blocks kept for decode_tx (receipts of the head's txs)
 
 
 @attrs.define
@@ -149,6 +150,8 @@ class App:
         self._genesis_consensus = consensus.of_document(genesis.document).SerializeToString()
         self._consensus_cache = {}
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
+        # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
+        self._recent_txs = {}
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
@@ -287,7 +290,17 @@ class App:
 
     def decode_tx(self, raw):
         """An EvmTx or NativeTx from envelope bytes (signatures checked, messages by this app's handlers)."""
-        return txs.decode(raw, self.genesis.evm_chain_id, self.handlers)
+        # A receipt or tx lookup of a recent block reads the tx its block ran, without recovering its signer again.
+        found = self._recent_txs.get(raw)
+        return txs.decode(raw, self.genesis.evm_chain_id, self.handlers) if found is None else found
+
+    def _remember_txs(self, decoded):
+        """Keep the decoded txs a block runs for decode_tx (decoding is a pure function of the bytes)."""
+        recent = self._recent_txs
+        for tx in decoded:
+            if len(recent) >= RECENT_TXS:
+                del recent[next(iter(recent))]
+            recent[tx.raw] = tx
 
     def check_tx(self, raw):
         """Decode and check a tx against the latest committed state; returns the decoded tx.
@@ -605,6 +618,7 @@ class App:
         """
         g = self.genesis
         raw_txs = [tx if isinstance(tx, bytes) else tx.raw for tx in block_txs]
+        self._remember_txs(tx for tx in block_txs if not isinstance(tx, bytes))
         prev_header, prev_meta = self._head
         if decided is None:
             header = self.next_header(prev_header, prev_meta, raw_txs, time_ns, proposer_address,

@@ -36,6 +36,8 @@ class Producer(service.Service):
         self.checker = ThreadPool(minthreads=1, maxthreads=1, name="chaind-check")
         self._loop = None
         self._building = None
+        self._building_hashes = frozenset()     # EVM hashes of the txs the block being made includes
+        self._settling = []                     # Deferreds fired once that block is made (settled())
         self._wanted = False
         self.clock = BlockClock()
         # Instant mode (a block as soon as a tx arrives) is Anvil's automine; a dev node switches it.
@@ -114,6 +116,23 @@ class Producer(service.Service):
         """submit() for a tx the dev namespace made for an impersonated account (txs.wrap_impersonated)."""
         return self._submit(lambda checked: self.app.check_decoded(checked, impersonated=True), tx)
 
+    def settled(self, evm_hash):
+        """A Deferred firing (with None) once the block being made is durable or failed, when it includes the
+        EVM tx `evm_hash`; else None. A receipt poll for such a tx waits for it rather than answer null and
+        poll again: in instant mode a client's first poll after its send finds the receipt, and no polling
+        competes with the block for the node's time."""
+        if self._building is None or evm_hash not in self._building_hashes:
+            return None
+        settled = defer.Deferred()
+        self._settling.append(settled)
+        return settled
+
+    def _settle(self):
+        """Answer the polls waiting for the block just made (or failed), before its events go out."""
+        waiting, self._settling, self._building_hashes = self._settling, [], frozenset()
+        for settled in waiting:
+            settled.callback(None)
+
     def _submit(self, check, raw):
         d = threads.deferToThreadPool(self.reactor, self.checker, self._check, check, raw)
         d.addCallbacks(self._admit, self._check_failed)
@@ -189,6 +208,7 @@ class Producer(service.Service):
                                       self.clock.block_time(self.app.head[0].time_ns), evidence)
         d.addCallbacks(self._committed, self._failed)
         self._building = d
+        self._building_hashes = frozenset(tx.evm_hash for tx in chosen if tx.kind == "evm")
         return d
 
     def _build(self, chosen, now_ns, evidence=()):
@@ -208,6 +228,7 @@ class Producer(service.Service):
 
     def _committed(self, block):
         self._building = None
+        self._settle()
         self._announce([block])
         self._more()
         return block
@@ -343,6 +364,7 @@ class Producer(service.Service):
 
     def _failed(self, failure):
         self._building = None
+        self._settle()
         if failure.check(ChainHalt):
             return None     # told by _halt
         log.failure("block production failed", failure)

@@ -30,6 +30,10 @@ class CometForwarder:
     def submit_eth(self, raw_evm):
         return self._submit(self.app.check_eth_tx, raw_evm)
 
+    def settled(self, evm_hash):
+        """No block is made here (CometBFT decides them): a receipt poll never waits for one (Producer.settled)."""
+        return None
+
     @defer.inlineCallbacks
     def _submit(self, check, raw):
         tx = yield threads.deferToThreadPool(self.reactor, self.checker, check, raw)

@@ -12,6 +12,7 @@ from eth_utils import ValidationError
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event
 from chaind.chain.modules.auth import FEE_COLLECTOR, locked_coins
+from chaind.chain.modules.evm import transfer
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.crypto.addresses import checksum_address
 
@@ -38,7 +39,8 @@ def deliver(ctx, tx, bank):
     state.lock_changes()
     try:
         if ctx.execute is None:
-            computation = state.apply_transaction(tx.evm)
+            computation = transfer.apply(state, tx.evm) if transfer.applies(state, tx) else \
+                state.apply_transaction(tx.evm)
             book_fee(computation)
         else:
             computation = ctx.execute(state, tx, book_fee)

@@ -20,6 +20,7 @@ from chaind.chain.modules.evm import (
 )
 from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.slashing import precompile as slashing_precompile
+from chaind.store.evm_accounts import FastAccountDB
 
 # cosmos/evm's precompiles of the native modules, at its addresses: they run the modules' messages and queries
 # (evm/native_precompile.py; slashing's is its module's own), and the chain gives each an account with code so
@@ -74,6 +75,7 @@ class NativeState(PragueState):
     """py-evm's Prague State whose snapshots also cover the native store (through `native`)."""
 
     computation_class = NativeComputation
+    account_db_class = FastAccountDB
     native = None       # EvmNative, set by whoever opens the state
 
     def snapshot(self):
@@ -98,3 +100,9 @@ class NativeState(PragueState):
         if super().is_address_warm(address):
             return True
         return self.native is not None and self.native.precompile(address) is not None
+
+
+def is_precompile(state, address):
+    """Whether a call to `address` in `state` runs a precompile (a fixed one, a native module's, an ERC-20 pair's)."""
+    return address in NativeComputation._precompiles or (state.native is not None
+                                                         and state.native.precompile(address) is not None)

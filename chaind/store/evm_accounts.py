@@ -1,0 +1,92 @@
+"""py-evm's AccountDB whose account trie is read and updated through store/mpt.py (one walk over cached decoded
+nodes per read, one batched update per state root) instead of py-trie; storage tries stay py-evm's.
+"""
+
+import functools
+
+from eth.constants import BLANK_ROOT_HASH
+from eth.db.account import AccountDB
+from eth.db.cache import CacheDB
+from eth.db.journal import JournalDB
+from eth.rlp.accounts import Account
+from eth_hash.auto import keccak
+
+from chaind.store import mpt
+from chaind.store.evm_state import rlp_list
+
+
+class FastAccountDB(AccountDB):
+    def __init__(self, db, state_root=BLANK_ROOT_HASH):
+        super().__init__(db, state_root)
+        # Account reads past the journal: the trie under the current root, through the node cache.
+        self._trie_cache = CacheDB(_AccountReads(self))
+        self._journaltrie = JournalDB(self._trie_cache)
+
+    # py-evm's rlp sedes cost more than the rest of a balance change: accounts are read and written by hand.
+    def _get_account(self, address, from_journal=True):
+        if from_journal and address in self._account_cache:
+            return self._account_cache[address]
+        account = decode_account(self._get_encoded_account(address, from_journal))
+        if from_journal:
+            self._account_cache[address] = account
+        return account
+
+    def _set_account(self, address, account):
+        self._account_cache[address] = account
+        self._journaltrie[address] = encode_account(account)
+
+    def make_state_root(self):
+        for _, store in self._dirty_account_stores():
+            store.make_storage_root()
+        for address, storage_root in self._get_changed_roots():
+            if self.account_exists(address) or storage_root != BLANK_ROOT_HASH:
+                self._set_storage_root(address, storage_root)
+        self._journaldb.persist()
+        diff = self._journaltrie.diff()
+        changes = {account_key(address): b"" for address in diff.deleted_keys()}
+        changes.update((account_key(address), value) for address, value in diff.pending_items())
+        if changes:
+            root, added = mpt.update(self._batchtrie.__getitem__, self._trie.root_hash, changes)
+            # Into the batch persist() writes out, as py-trie's nodes went.
+            for ref, encoded in added.items():
+                self._batchtrie[ref] = encoded
+            self._trie.root_hash = root
+        self._journaltrie.reset()
+        self._trie_cache.reset_cache()
+        return self.state_root
+
+
+class _AccountReads:
+    """The encoded account of an address under the account DB's current root (b"" when there is none)."""
+
+    def __init__(self, account_db):
+        self._account_db = account_db
+
+    def __getitem__(self, address):
+        account_db = self._account_db
+        return mpt.get(account_db._batchtrie.__getitem__, account_db._trie.root_hash, account_key(address))
+
+    def __contains__(self, address):
+        return bool(self[address])
+
+
+def decode_account(encoded):
+    """The Account an account trie value holds (an empty one for b"")."""
+    if not encoded:
+        return Account()
+    nonce, balance, storage_root, code_hash = rlp_list(encoded)
+    return Account(int.from_bytes(nonce, "big"), int.from_bytes(balance, "big"), storage_root, code_hash)
+
+
+def encode_account(account):
+    """rlp.encode(account, sedes=Account)."""
+    nonce, balance = account.nonce, account.balance
+    return mpt.rlp_list_of(mpt.rlp_string(nonce.to_bytes((nonce.bit_length() + 7) // 8, "big"))
+                           + mpt.rlp_string(balance.to_bytes((balance.bit_length() + 7) // 8, "big"))
+                           + mpt.rlp_string(account.storage_root) + mpt.rlp_string(account.code_hash))
+
+
+@functools.lru_cache(maxsize=4096)
+def account_key(address):
+    """An address's key in the secure account trie (keccak costs more than the rest of a cached read)."""
+    return keccak(address)

@@ -1,0 +1,85 @@
+"""The account trie read and updated by store/mpt.py (FastAccountDB) gives py-trie's roots and values: random
+batches against py-trie's HexaryTrie, and a chain's blocks against py-evm's own AccountDB."""
+
+import os
+import random
+
+import pytest
+import rlp
+from eth.constants import BLANK_ROOT_HASH
+from eth.db.account import AccountDB
+from eth.rlp.accounts import Account
+from trie import HexaryTrie
+
+from chain_driver import Chain
+from chaind.chain.modules.evm.state import NativeState
+from chaind.store import mpt
+from chaind.store.evm_accounts import FastAccountDB, decode_account, encode_account
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batches_give_py_trie_roots_and_values(seed):
+    rng = random.Random(seed)
+    for _ in range(40):
+        reference, ours, root = HexaryTrie({}), {}, BLANK_ROOT_HASH
+        # Keys of one length, as in a secure trie (py-trie takes no key that is a prefix of another); short ones
+        # of few distinct bytes share long prefixes, so extensions and nodes inlined in their parent show up.
+        if rng.random() < 0.5:
+            keys = [bytes(rng.randrange(3) for _ in range(3)) for _ in range(30)]
+        else:
+            keys = [os.urandom(32) for _ in range(30)]
+        for _ in range(5):
+            changes = {}
+            for _ in range(rng.randrange(1, 25)):
+                changes[rng.choice(keys)] = b"" if rng.random() < 0.35 else os.urandom(rng.choice([1, 5, 20, 40, 90]))
+            for key, value in sorted(changes.items()):
+                if value:
+                    reference[key] = value
+                else:
+                    del reference[key]
+            mpt._nodes.clear()
+            # Only the nodes mpt itself wrote: the new trie must be whole without py-trie's.
+            root, added = mpt.update(ours.__getitem__, root, changes)
+            ours.update(added)
+            assert root == reference.root_hash
+            mpt._nodes.clear()
+            for key in keys:
+                assert mpt.get(ours.__getitem__, root, key) == reference.get(key)
+
+
+def test_missing_node_is_a_key_error():
+    root, added = mpt.update({}.__getitem__, BLANK_ROOT_HASH, {os.urandom(32): b"x" * 40, os.urandom(32): b"y" * 40})
+    mpt._nodes.clear()
+    with pytest.raises(KeyError):
+        mpt.get({}.__getitem__, root, b"\0" * 32)
+
+
+def test_blocks_match_py_evm_account_db(tmp_path, monkeypatch):
+    """The workload's blocks (transfers, contract deploys and writes, native sends) give the same EVM state
+    roots and app hashes with py-evm's AccountDB."""
+    def run(name):
+        chain = Chain(tmp_path, name)
+        out = []
+        for step in range(8):
+            block = chain.block(chain.workload(step))
+            out.append((block.meta.evm_state_root, block.meta.app_hash))
+        out.append(chain.reads(chain.app.height))
+        chain.close()
+        return out
+
+    assert NativeState.account_db_class is FastAccountDB
+    fast = run("fast")
+    monkeypatch.setattr(NativeState, "account_db_class", AccountDB)
+    assert run("reference") == fast
+
+
+def test_accounts_encode_and_decode_as_py_evm_does():
+    rng = random.Random(7)
+    values = [0, 1, 0x7f, 0x80, 0xff, 0x100, 2**64, 2**256 - 1]
+    for _ in range(200):
+        account = Account(rng.choice(values + [rng.randrange(2**70)]), rng.choice(values + [rng.randrange(2**200)]),
+                          rng.choice([BLANK_ROOT_HASH, os.urandom(32)]), os.urandom(32))
+        encoded = encode_account(account)
+        assert encoded == rlp.encode(account, sedes=Account)
+        assert decode_account(encoded) == account
+    assert decode_account(b"") == Account()
