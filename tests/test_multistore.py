@@ -1,7 +1,9 @@
 """The IAVL stores and the multistore app hash: iavl's hashing, the SDK's commit info, layout, pruning, old homes."""
 
 import hashlib
+import random
 
+import orjson
 import pytest
 from google.protobuf import any_pb2
 
@@ -9,7 +11,11 @@ from chain_driver import RECIPIENTS, Chain
 from chaind.chain import merkle
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.modules import auth
+from chaind.chain.modules.auth import keeper as auth_keeper
+from chaind.chain.modules.auth import store_layout as auth_layout
+from chaind.chain.modules.bank import store_layout as bank_layout
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
+from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.store import keys, layout, multistore
 from chaind.store.db import Database
 from chaind.store.iavl import tree as trees
@@ -35,6 +41,35 @@ def build(history):
         db.update(puts)
         root = tree.root if tree.root is None or tree.root.version is None else nodes.load(tree.root.hash)
     return hashes
+
+
+def test_a_set_resuming_from_the_last_path_shapes_the_tree_as_a_set_from_the_root():
+    """MutableTree.set starts below the last set's path when the key's range is there (a block's sorted keys):
+    the same tree as sets that each descend from the root (a new MutableTree per key), over saved versions."""
+    rng = random.Random(19)
+    roots = {"resumed": None, "from the root": None}
+    dbs = {name: MemoryDB() for name in roots}
+    hashes = {name: [] for name in roots}
+    for version in range(1, 6):
+        changes = [(rng.randrange(400).to_bytes(2, "big"), rng.randbytes(2)) for _ in range(300)]
+        if version % 2:
+            changes.sort()
+        removed = [key for key, _ in changes[::7]]
+        for name in roots:
+            nodes = trees.NodeStore(dbs[name], b"n", trees.NodeCache(100))
+            tree = trees.MutableTree(nodes, roots[name])
+            for key, value in changes:
+                if name != "resumed":
+                    tree = trees.MutableTree(nodes, tree.root)
+                tree.set(key, value)
+            for key in removed:
+                tree.remove(key)
+            tree.set(b"\xff\xff", b"last")
+            puts = {}
+            hashes[name].append(tree.save(version, puts))
+            dbs[name].update(puts)
+            roots[name] = nodes.load(tree.root.hash)
+    assert hashes["resumed"] == hashes["from the root"]
 
 
 def test_go_varint_is_zigzag():
@@ -81,7 +116,19 @@ def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
 def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     address, denom = b"\x11" * 20, "ibc/ABC"
     native = keys.compose("bank", "bal", address, denom)
-    assert layout.locate(native) == ("bank", b"\x02\x14" + address + denom.encode())
+    mirrors = {b"bank": bank_layout.entries, b"auth": auth_layout.entries}
+    # A balance and its entry in the address-by-denom index (0x03 | denom | 0x00 | len | address).
+    assert layout.place({native: b"5"}, mirrors) == {"bank": [(b"\x02\x14" + address + denom.encode(), b"5"),
+                                                             (b"\x03" + denom.encode() + b"\x00\x14" + address, b"")]}
+    assert [value for _, value in layout.place({native: None}, mirrors)["bank"]] == [None, None]
+    # Denom metadata (0x01 | denom), as x/bank's Metadata proto.
+    meta = {"description": "d", "denom_units": [{"denom": denom, "exponent": 0, "aliases": []}], "base": denom,
+            "display": denom, "name": denom, "symbol": "ABC"}
+    [(key, raw)] = layout.place({keys.compose("bank", "meta", denom): orjson.dumps(meta)}, mirrors)["bank"]
+    assert key == b"\x01" + denom.encode()
+    assert bank_pb2.Metadata.FromString(raw) == bank_pb2.Metadata(
+        description="d", denom_units=[bank_pb2.DenomUnit(denom=denom)], base=denom, display=denom, name=denom,
+        symbol="ABC")
     assert layout.locate(keys.compose("bank", "supply", denom)) == ("bank", b"\x00" + denom.encode())
     # chaind's own account records stay out of the tree: the app writes x/auth's form.
     assert layout.locate(keys.compose("auth", "acct", address)) is None
@@ -104,6 +151,22 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
                                                                 view.accounts.get_nonce(key.address))
     raw, _ = app.stores.read(info, "acc", b"\x01" + auth.FEE_COLLECTOR, False)
     assert any_pb2.Any.FromString(raw).type_url == "/cosmos.auth.v1beta1.ModuleAccount"
+    # x/auth's account-number index ("accountNumber" | big-endian number -> address) and next number (0x02).
+    for key in chain.keys[:4]:
+        number = auth.account(view, key.address)[0]
+        raw, _ = app.stores.read(info, "acc", b"accountNumber" + number.to_bytes(8, "big"), False)
+        assert raw == key.address
+    raw, _ = app.stores.read(info, "acc", b"\x02", False)
+    assert int.from_bytes(raw, "big") == int(view.store.get(auth_keeper.NEXT_NUMBER))
+    # x/bank's address-by-denom index, for the base denom (mirrored from the EVM) as for the others.
+    for denom in (chain.ibc, chain.genesis.base_denom):
+        raw, _ = app.stores.read(info, "bank", b"\x03" + denom.encode() + b"\x00\x14" + holder, False)
+        assert raw == b""
+        raw, _ = app.stores.read(info, "bank", b"\x03" + denom.encode() + b"\x00\x14" + b"\x77" * 20, False)
+        assert raw is None
+    # x/bank's params (0x05).
+    raw, _ = app.stores.read(info, "bank", b"\x05", False)
+    assert bank_pb2.Params.FromString(raw) == bank_pb2.Params(default_send_enabled=True)
 
 
 def test_pruning_drops_orphaned_nodes_and_old_versions_and_keeps_proofs_of_kept_heights(tmp_path):
@@ -137,14 +200,15 @@ def test_a_home_written_before_the_multistore_is_refused_with_what_to_do(tmp_pat
         db.close()
 
 
-def test_a_home_of_the_per_index_missed_blocks_layout_is_refused_saying_so(tmp_path):
+def test_a_home_written_before_the_sdk_layout_of_staking_is_refused_with_what_to_do(tmp_path):
     chain = Chain(tmp_path, "db")
     chain.block(chain.workload(0))
-    chain.db.write({keys.STATE_FORMAT: b"3"})
+    chain.db.write({keys.STATE_FORMAT: b"3"}, [])
     chain.close()
     db = Database(tmp_path / "db")
     try:
-        with pytest.raises(StaleHomeError, match="missed blocks in another layout than the SDK's bitmap.*new chain"):
+        with pytest.raises(StaleHomeError,
+                           match="staking's records.*slashing's missed blocks in another layout .*start a new chain"):
             App(db, chain.genesis)
     finally:
         db.close()

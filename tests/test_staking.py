@@ -6,7 +6,7 @@ import json
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, wrappers_pb2
 
 import staking_msgs as m
 from chain_driver import PROPOSER, Chain
@@ -16,7 +16,8 @@ from chaind.chain.modules import staking
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, NOT_BONDED_POOL, UNBONDED, UNBONDING
 from chaind.home import Home
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
-from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
+from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
 from staking_msgs import CHAIN
 
 DAY = 24 * 3600 * 10**9
@@ -357,3 +358,48 @@ def test_decimals_round_as_legacy_dec():
         legacy_dec.parse("0." + "1" * 19)
     assert staking.parse_duration("1814400s") == 1814400 * 10**9
     assert staking.format_duration(1500 * 10**6) == "1.5s"
+
+
+def test_the_staking_store_holds_the_sdks_keys_and_protos(tmp_path):
+    """x/staking v0.50's layout in the staking IAVL store: what a light client or relayer reads there."""
+    chain = make_chain(tmp_path, unbonding_time="5s")
+    _, pubkey = m.new_consensus_key()
+    second, who = chain.keys[2].address, chain.keys[1].address
+    ok(run(chain, [(2, [m.create(chain.prefix, second, pubkey, 300 * CHAIN)]),
+                   (1, [m.delegate(chain.prefix, who, chain.operator, 100 * CHAIN)])]))
+    ok(run(chain, [(1, [m.redelegate(chain.prefix, who, chain.operator, second, 40 * CHAIN),
+                        m.undelegate(chain.prefix, who, chain.operator, 10 * CHAIN)])]))
+    app, view = chain.app, chain.app.view()
+    info = app.store_version()
+
+    def read(key):
+        return app.stores.read(info, "staking", key, False)[0]
+
+    lp = lambda part: bytes([len(part)]) + part  # noqa: E731
+    valoper = m.valoper(chain.prefix, second)
+    v = staking_pb2.Validator.FromString(read(b"\x21" + lp(second)))
+    assert (v.operator_address, v.tokens, v.status) == (valoper, str(340 * CHAIN), BONDED)
+    assert v.description.moniker and v.commission.commission_rates.max_rate
+    assert read(b"\x22" + lp(staking.validator(view, second).cons_address)) == second
+    d = staking_pb2.Delegation.FromString(read(b"\x31" + lp(who) + lp(chain.operator)))
+    assert (d.validator_address, d.shares) == (m.valoper(chain.prefix, chain.operator),
+                                               str(staking.delegation(view, who, chain.operator)))
+    assert read(b"\x71" + lp(second) + who) == b""           # the delegator is not length-prefixed
+    u = staking_pb2.UnbondingDelegation.FromString(read(b"\x32" + lp(who) + lp(chain.operator)))
+    assert [e.balance for e in u.entries] == [str(10 * CHAIN)] and u.entries[0].unbonding_id
+    assert read(b"\x33" + lp(chain.operator) + lp(who)) == b""
+    r = staking_pb2.Redelegation.FromString(read(b"\x34" + lp(who) + lp(chain.operator) + lp(second)))
+    assert (r.validator_dst_address, r.entries[0].initial_balance) == (valoper, str(40 * CHAIN))
+    assert read(b"\x35" + lp(chain.operator) + lp(who) + lp(second)) == b""
+    assert read(b"\x36" + lp(second) + lp(who) + lp(chain.operator)) == b""
+    powers = staking.last_powers(view)
+    assert wrappers_pb2.Int64Value.FromString(read(b"\x11" + lp(second))).value == powers[second]
+    assert coin_pb2.IntProto.FromString(read(b"\x12")).int == str(sum(powers.values()))
+    assert int.from_bytes(read(b"\x37"), "big") == u.entries[0].unbonding_id
+    p = staking_pb2.Params.FromString(read(b"\x51"))
+    assert (p.bond_denom, p.unbonding_time.seconds) == ("achain", 5)
+    # Gone from the store once complete.
+    ok(run(chain, [], time_ns=u.entries[0].completion_time.ToNanoseconds()))
+    info = app.store_version()
+    assert read(b"\x32" + lp(who) + lp(chain.operator)) is None and read(b"\x33" + lp(chain.operator) + lp(who)) is None
+    chain.close()

@@ -19,11 +19,13 @@ import pytest_twisted
 from google.protobuf import any_pb2
 
 from chaind.chain import txs
-from chaind.chain.modules import auth
+from chaind.chain.modules import auth, staking
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
+from chaind.pb.cosmos.staking.v1beta1 import staking_pb2
 from helpers import in_thread
 from test_cometbft_rpc import post
 
@@ -178,3 +180,44 @@ def test_a_subspace_larger_than_the_limit_is_refused(node_factory):
     assert answer["code"] == 18 and "more than 2 keys under prefix 0x02" in answer["log"]
     one = yield abci_query(node, "/store/bank/subspace", b"\x02\x14" + b"\x42" * 20, prove=False)
     assert one["code"] == 0 and one["value"]
+
+
+@pytest.mark.external
+@pytest_twisted.inlineCallbacks
+def test_cosmjs_and_ics23_verify_staking_and_auth_index_entries_in_the_sdks_layout(node, verifier):
+    keys = node.home.dev_keys()
+    _, height = yield send_ibc(node, keys[2], b"\x42" * 20, 1)
+    yield send_ibc(node, keys[3], keys[4].address, 1)      # one more block: `height` gets its next header
+    app, g = node.app, node.app.genesis
+    view = app.view(height)
+    v = staking.validators(view)[0]
+    shares = staking.delegation(view, v.operator, v.operator)
+    number, _ = auth.account(view, keys[2].address)
+    lp = lambda part: bytes([len(part)]) + part  # noqa: E731
+    checks = [{"store": "staking", "key": (b"\x21" + lp(v.operator)).hex(), "height": height},
+              {"store": "staking", "key": (b"\x31" + lp(v.operator) + lp(v.operator)).hex(), "height": height},
+              {"store": "acc", "key": (b"accountNumber" + number.to_bytes(8, "big")).hex(), "height": height},
+              {"store": "staking", "key": (b"\x22" + lp(v.cons_address)).hex(), "height": height},
+              {"store": "staking", "key": (b"\x21" + lp(b"\x77" * 20)).hex(), "height": height}]       # absent
+    results = yield in_thread(run_verifier, verifier, rpc_of(node), checks)
+    for result in results:
+        assert result["cosmjs"]["ok"], result
+        assert result["ics23"]["ok"], result
+    assert [r["ics23"]["member"] for r in results] == [True, True, True, True, False]
+    values = [bytes.fromhex(r["cosmjs"]["value"]) for r in results]
+    # The values are x/staking's protos, as the SDK marshals them (LegacyDec fields in atomics).
+    found = staking_pb2.Validator.FromString(values[0])
+    assert found.operator_address == to_bech32(g.bech32_prefix + "valoper", v.operator)
+    assert (found.tokens, found.delegator_shares, found.status) == (str(v.tokens), str(v.shares), 3)
+    assert ed25519_pb2.PubKey.FromString(found.consensus_pubkey.value).key == v.pubkey
+    assert found.consensus_pubkey.type_url == "/cosmos.crypto.ed25519.PubKey"
+    assert found.commission.commission_rates.rate == str(v.rate)
+    assert found.SerializeToString() == values[0]
+    delegation = staking_pb2.Delegation.FromString(values[1])
+    assert delegation == staking_pb2.Delegation(delegator_address=to_bech32(g.bech32_prefix, v.operator),
+                                                validator_address=found.operator_address, shares=str(shares))
+    assert values[2] == keys[2].address and values[3] == v.operator and values[4] == b""
+
+
+def rpc_of(node):
+    return f"http://127.0.0.1:{node.port_of('cometbft')}"

@@ -21,14 +21,17 @@ from chaind.chain import evidence as evidence_mod
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.commit_info import VoteInfo
 from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
+from chaind.chain.modules.auth import store_layout as auth_layout
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
+from chaind.chain.modules.bank import store_layout as bank_layout
+from chaind.chain.modules.staking import store_layout as staking_layout
 from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.store import eventindex, keys, layout
-from chaind.store.evm_state import pending_state_db
+from chaind.store.evm_state import pending_state_db, pending_trie
 from chaind.store.head_cache import HeadCache
 from chaind.store.multistore import MultiStore
 from chaind.store.pruning import collect_garbage
@@ -49,10 +52,17 @@ class NoValidatorsError(RuntimeError):
     """A genesis whose InitGenesis bonds no validator: no block can ever be made on it."""
 
 
-# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info); 3 keeps the
-# consensus and evm params in state; 4 keeps slashing's missed blocks as the SDK's bitmap chunks (its app hashes
-# differ where validators miss blocks).
+# The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info); 3 keeps
+# the evm and consensus params in state; 4 adds the SDK's layout of staking's records, of auth's and bank's
+# indexes and of slashing's missed-block bitmap to the stores (each changes the app hashes).
 STATE_FORMAT = b"4"
+_STALE_FORMATS = {
+    None: "whose app hash is not the multistore's (IAVL stores)",
+    b"2": "whose stores lack the evm and consensus params and hold staking's records, auth's and bank's indexes "
+          "and slashing's missed blocks in another layout than the SDK's, so its app hashes differ from this "
+          "version's",
+    b"3": "whose IAVL stores hold staking's records, auth's and bank's indexes and slashing's missed blocks in "
+          "another layout than the SDK's, so its app hashes differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 RECENT_TXS = 4096           # decoded txs of the last blocks kept for decode_tx (receipts of the head's txs)
 
@@ -121,6 +131,9 @@ class App:
         self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
                                 for name, account in module.module_accounts.items()}
+        # The modules that place their native keys in their IAVL store in the SDK's layout themselves.
+        self._store_mirrors = {b"auth": auth_layout.entries, b"bank": bank_layout.entries,
+                               b"staking": functools.partial(staking_layout.entries, genesis.bech32_prefix)}
         self.pruning = pruning
         self.prune_interval = prune_interval
         raw = db.get(keys.PRUNED_BELOW)
@@ -144,8 +157,8 @@ class App:
         if raw is None:
             self._init_chain()
         elif db.get(keys.STATE_FORMAT) != STATE_FORMAT:
-            why = ("whose slashing store keeps missed blocks in another layout than the SDK's bitmap"
-                   if db.get(keys.STATE_FORMAT) == b"3" else "whose app hash is not the multistore's (IAVL stores)")
+            # No migration: the app hashes the old blocks' headers carry would change with the layout.
+            why = _STALE_FORMATS.get(db.get(keys.STATE_FORMAT), _STALE_FORMATS[None])
             raise StaleHomeError(
                 f"the data directory {db.path} was written by an older chaind, {why}: its blocks cannot be "
                 f"verified by this version. Export what you need, then start a new chain (`chaind init` in a "
@@ -962,7 +975,8 @@ class App:
         parent = amend or self._head_info
         if amend is None and (parent is None or parent.version != ctx.height - 1):
             parent = self.stores.commit_info(ctx.height - 1)
-        info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct)
+        info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct,
+                                 self._store_mirrors)
         return {"evm_state_root": evm_root, "app_hash": info.hash()}
 
     def _account_mirror(self, ctx, addresses):
@@ -1076,20 +1090,21 @@ def _check_protected(state, evm_tx):
 
 
 def _touched_accounts(state):
-    """The addresses whose EVM account the block changed: the account trie's pending writes (py-evm
-    journals them by address until the block's state root is made, once, at the end of the block)."""
-    diff = state._account_db._journaltrie.diff()
-    return set(diff.pending_keys()) | set(diff.deleted_keys())
+    """The addresses whose EVM account the block changed (py-evm journals them by address until the block's
+    state root is made, once, at the end of the block)."""
+    return pending_trie(state)[2]
 
 
 def _base_balance_mirror(accounts, addresses, denom):
-    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state), so a
-    light client proves them as any other balance; None for a zero balance, which the SDK does not keep.
-    Commit only: the bank module itself reads the EVM balance."""
+    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state) and their
+    address-by-denom index entries, so a light client proves them as any other balance; None for a zero
+    balance, which the SDK does not keep. Commit only: the bank module itself reads the EVM balance."""
     out = []
+    encoded = denom.encode()
     for address in addresses:
         amount = accounts.get_balance(address)
-        out.append((layout.BANK, layout.bank_balance(address, denom), str(amount).encode() if amount else None))
+        for key, value in bank_layout.balance_entries(address, encoded, str(amount).encode() if amount else None):
+            out.append((layout.BANK, key, value))
     return out
 
 

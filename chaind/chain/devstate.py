@@ -18,7 +18,7 @@ from chaind.store import keys, multistore
 from chaind.store.pruning import live_nodes
 from chaind.store.versioned import VersionedReader
 
-STATE_FORMAT = "chaind-state/2"   # 2: with the IAVL stores
+STATE_FORMAT = "chaind-state/3"   # 2: with the IAVL stores; 3: in the SDK layout of staking, auth and bank indexes
 
 
 def amend_head(app, change):

@@ -8,7 +8,7 @@ from eth.db.atomic import AtomicDB
 from eth.rlp.accounts import Account
 from eth_hash.auto import keccak
 
-from chaind.store.evm_state import CommittedNodes, rlp_list, trie_get, trie_values
+from chaind.store.evm_state import CommittedNodes, pending_trie, rlp_list, trie_get, trie_values
 from chaind.store.versioned import VersionedReader
 
 
@@ -99,10 +99,7 @@ def balances_total(accounts):
     if isinstance(accounts, CommittedAccounts):
         root, get, changed = accounts._root, CommittedNodes(accounts._db).__getitem__, ()
     else:
-        account_db = accounts._account_db
-        root, get = account_db._trie.root_hash, account_db._raw_store_db.__getitem__
-        diff = account_db._journaltrie.diff()
-        changed = set(diff.pending_keys()) | set(diff.deleted_keys())
+        root, get, changed = pending_trie(accounts)
     total = sum(int.from_bytes(rlp_list(value)[1], "big") for value in trie_values(get, root))
     for address in changed:
         encoded = trie_get(None, root, keccak(address), get)

@@ -64,6 +64,21 @@ class PendingNodes(CommittedNodes):
         return {keys.EVM_NODE + key: value for key, value in self.written.items()}
 
 
+def pending_trie(state):
+    """(root hash of the account trie as of the last state root, a reader of its nodes, the addresses whose
+    account changed since) of a block's py-evm State.
+
+    py-evm 0.12 offers no public way to list the accounts changed since the last state root: they are the
+    account trie journal's pending writes, kept by address until make_state_root (py-evm's AccountDB names;
+    store/evm_accounts.FastAccountDB keeps them). This reads that journal and the State's account DB through
+    those private names, which pyproject's exact py-evm pin keeps valid; nothing else in chaind does.
+    """
+    account_db = state._account_db
+    diff = account_db._journaltrie.diff()
+    changed = set(diff.pending_keys()) | set(diff.deleted_keys())
+    return account_db._trie.root_hash, account_db._raw_store_db.__getitem__, changed
+
+
 def pending_state_db(db):
     """An AtomicDB for py-evm whose writes stay in memory until committed."""
     pending = PendingNodes(db)

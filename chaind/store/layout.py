@@ -2,20 +2,21 @@
 
 Native keys are `keys.compose(module, ...)`. The store is the module's SDK store key (auth's is "acc");
 the key is the rest of the native key, except where the SDK v0.50 layout is known and light clients
-read it: bank balances (0x02 | len(address) | address | denom) and supplies (0x00 | denom), whose values
-(the amount in decimal, as math.Int marshals) are already the SDK's; auth accounts (0x01 | address,
-an Any), which the app writes in the SDK's form itself (their sequence is the EVM nonce), so chaind's own
-account records stay out of the tree; slashing's params (0x00) and signing infos (0x01 | len | address) and
-evidence's equivocations (0x00 | hash), whose values are the SDK's protos already; slashing's missed-block bitmap
-chunks (0x02 | len | address | chunk index), whose values are the SDK's bitsets; x/consensus's params (the
-collections Item "Consensus", a ConsensusParams). The evm module's params live in a store of their own,
-`evmparams` (Evmos keeps them at 0x03 in its evm store), since this multistore's `evm` entry is the EVM state root.
+read it. A module may place its keys itself (a mirror, `place`'s `mirrors`: bank, auth and staking, each in
+its store_layout.py, whose values need the chain's bech32 prefix or SDK protos); here: bank's supplies
+(0x00 | denom), whose values (the amount in decimal, as math.Int marshals) are already the SDK's; auth
+accounts (0x01 | address, an Any), which the app writes in the SDK's form itself (their sequence is the EVM
+nonce), so chaind's own account records stay out of the tree; slashing's params (0x00) and signing infos
+(0x01 | len | address) and evidence's equivocations (0x00 | hash), whose values are the SDK's protos already;
+slashing's missed-block bitmap chunks (0x02 | len | address | chunk index), whose values are the SDK's
+bitsets; x/consensus's params (the collections Item "Consensus", a ConsensusParams). The evm module's params live in a
+store of their own, `evmparams` (Evmos keeps them at 0x03 in its evm store), since this multistore's `evm`
+entry is the EVM state root.
 """
 
 ACC = "acc"
 BANK = "bank"
 _STORE_OF_MODULE = {"auth": ACC, "evm": "evmparams"}
-_BANK_BALANCE = b"\x03bal"
 _BANK_SUPPLY = b"\x06supply"
 _AUTH_ACCOUNT = b"\x04acct"
 _SLASHING_PARAMS = b"\x06params"
@@ -24,11 +25,6 @@ _SLASHING_MISSED = b"\x06missed"
 _EVIDENCE = b"\x02ev"
 _CONSENSUS_PARAMS = b"\x06params"
 _EVM_PARAMS = b"\x06params"
-
-
-def bank_balance(address, denom):
-    """x/bank's balance key: 0x02 | len(address) | address | denom."""
-    return b"\x02" + bytes((len(address),)) + address + denom.encode()
 
 
 def account(address):
@@ -45,14 +41,8 @@ def locate(native_key):
     end = 1 + native_key[0]
     module = native_key[1:end].decode()
     rest = native_key[end:]
-    if module == "bank":
-        if rest.startswith(_BANK_BALANCE):
-            # compose's parts: address then denom, each length-prefixed
-            at = len(_BANK_BALANCE)
-            address = rest[at + 1:at + 1 + rest[at]]
-            return BANK, b"\x02" + bytes((len(address),)) + address + rest[at + 2 + len(address):]
-        if rest.startswith(_BANK_SUPPLY):
-            return BANK, b"\x00" + rest[len(_BANK_SUPPLY) + 1:]
+    if module == "bank" and rest.startswith(_BANK_SUPPLY):
+        return BANK, b"\x00" + rest[len(_BANK_SUPPLY) + 1:]
     if module == "slashing":
         # x/slashing's params (0x00) and signing infos (0x01 | len | consensus address), both the SDK's protos.
         if rest == _SLASHING_PARAMS:
@@ -75,3 +65,34 @@ def locate(native_key):
     if module == "auth" and rest.startswith(_AUTH_ACCOUNT):
         return None
     return store_name(module), rest
+
+
+def place(changes, mirrors):
+    """{store name: [(key in its tree, value or None to delete)]} of native module keys' changes ({native key:
+    new value, None when deleted}). `mirrors`: {module name as bytes: entries(rest of the key, value) ->
+    [(key, value)], or None to leave the key to `locate`}."""
+    by_store = {}
+    names = {}
+    for native_key, value in changes.items():
+        end = 1 + native_key[0]
+        module = native_key[1:end]
+        mirror = mirrors.get(module)
+        if mirror is not None:
+            found = mirror(native_key[end:], value)
+            if found is not None:
+                name = names.get(module)
+                if name is None:
+                    name = names[module] = store_name(module.decode())
+                entries = by_store.get(name)
+                if entries is None:
+                    by_store[name] = found
+                else:
+                    entries += found
+                continue
+        found = locate(native_key)
+        if found is not None:
+            entries = by_store.get(found[0])
+            if entries is None:
+                entries = by_store[found[0]] = []
+            entries.append((found[1], value))
+    return by_store

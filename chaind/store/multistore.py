@@ -86,16 +86,13 @@ class MultiStore:
         raw = self._db.get(keys.COMMIT_INFO + keys.height_bytes(version))
         return None if raw is None else commit_info_of(version, raw)
 
-    def apply(self, version, parent, changes, evm_root, puts, direct=()):
+    def apply(self, version, parent, changes, evm_root, puts, direct=(), mirrors=None):
         """The CommitInfo of `version`: `parent`'s (None: empty stores) with `changes` (native key ->
-        value, None for a deletion) and `direct` ((store, key, value or None) entries the app writes in the
-        SDK's form) applied; the new nodes, orphans and the commit info go into `puts`. `parent` may be
-        `version` itself: a dev node amends its head's state in place (chain/devstate.py)."""
-        by_store = {}
-        for native_key, value in changes.items():
-            found = layout.locate(native_key)
-            if found is not None:
-                by_store.setdefault(found[0], []).append((found[1], value))
+        value, None for a deletion, placed by layout.place with `mirrors`) and `direct` ((store, key, value or
+        None) entries the app writes in the SDK's form) applied; the new nodes, orphans and the commit info go
+        into `puts`. `parent` may be `version` itself: a dev node amends its head's state in place
+        (chain/devstate.py)."""
+        by_store = layout.place(changes, mirrors or {})
         for name, key, value in direct:
             by_store.setdefault(name, []).append((key, value))
         roots = dict(parent.roots) if parent is not None else {}

@@ -34,10 +34,10 @@ def uvarint(n):
     return bytes(out)
 
 
-# Heights (an AVL tree of 2**63 keys is under 92 high) and most sizes: a commit's new nodes are mostly low.
-_SMALL_COUNT = 4096
-_SMALL = [varint(n) for n in range(_SMALL_COUNT)]
-_SMALL_UVARINT = [uvarint(n) for n in range(128)]
+_SMALL = [varint(n) for n in range(128)]   # heights (an AVL tree of 2**63 keys is under 92 high)
+_SMALL_UVARINTS = [bytes((n,)) for n in range(128)]
+_SIZES_KEPT = 1 << 12                     # most inner nodes are small subtrees
+_SIZES = [varint(n) for n in range(_SIZES_KEPT)]
 
 
 def leaf_prefix(version):
@@ -68,42 +68,23 @@ class Node:
         self.version = None
         self.left_hash = self.right_hash = self.hash = None
 
-
-def seal_new(root, version, prefix, puts):
-    """Seal the nodes being built under `root` (version None; children before parents): give each the
-    version and its hash, drop its links to its children (a saved node names them by hash), and add its record
-    under `prefix` + hash to `puts`. Returns [(hash, node)] of those sealed. One function, not a method of a
-    node: a commit seals thousands of nodes, and Python calls cost more than the work of one."""
-    version_varint = varint(version)
-    leaf_head = b"\x00\x02" + version_varint
-    sha256, pack, small, join = _sha256, _RECORD.pack, _SMALL, b"".join
-    sealed = []
-
-    def seal(node):
-        key = node.key
-        if node.height == 0:
-            length = _SMALL_UVARINT[len(key)] if len(key) < 0x80 else uvarint(len(key))
-            value = node.value
-            node_hash = sha256(join((leaf_head, length, key, _HASH_PREFIX, sha256(value).digest()))).digest()
-            puts[prefix + node_hash] = join((pack(0, 1, version, len(key)), key, value))
-        else:
-            left, right = node.left, node.right
-            if left.version is None:
-                seal(left)
-            if right.version is None:
-                seal(right)
-            height, size = node.height, node.size
-            left_hash, right_hash = left.hash, right.hash
-            node_hash = sha256(join((small[height], small[size] if size < _SMALL_COUNT else varint(size),
-                                     version_varint, _HASH_PREFIX, left_hash, _HASH_PREFIX, right_hash))).digest()
-            puts[prefix + node_hash] = join((pack(height, size, version, len(key)), key, left_hash, right_hash))
-            node.left_hash, node.right_hash = left_hash, right_hash
-            node.left = node.right = None
-        node.version, node.hash = version, node_hash
-        sealed.append((node_hash, node))
-
-    seal(root)
-    return sealed
+    def seal(self, version, version_varint):
+        """Give a node being built its version and hash (its children are sealed first); its record."""
+        self.version = version
+        key = self.key
+        if self.height == 0:
+            value = self.value
+            length = _SMALL_UVARINTS[len(key)] if len(key) < 0x80 else uvarint(len(key))
+            self.hash = _sha256(b"\x00\x02" + version_varint + length + key + _HASH_PREFIX
+                                + _sha256(value).digest()).digest()
+            return _RECORD.pack(0, 1, version, len(key)) + key + value
+        left_hash = self.left_hash = self.left.hash
+        right_hash = self.right_hash = self.right.hash
+        size = self.size
+        self.hash = _sha256(_SMALL[self.height] + (_SIZES[size] if size < _SIZES_KEPT else varint(size))
+                            + version_varint + _HASH_PREFIX + left_hash + _HASH_PREFIX + right_hash).digest()
+        self.left = self.right = None
+        return _RECORD.pack(self.height, size, version, len(key)) + key + left_hash + right_hash
 
 
 def from_record(node_hash, raw):

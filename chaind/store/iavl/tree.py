@@ -9,7 +9,7 @@ new version: it stays readable by older versions until pruning drops them.
 import collections
 import threading
 
-from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record, seal_new
+from chaind.store.iavl.node import EMPTY_ROOT, Node, from_record, varint
 
 
 class NodeCache:
@@ -26,21 +26,23 @@ class NodeCache:
         self.capacity = capacity
         self._nodes = collections.OrderedDict()
         self._lock = threading.Lock()
-        # The dict's own lookup: a commit makes thousands (no method of ours in between).
-        self.get = self._nodes.get
+
+    def get(self, key):
+        return self._nodes.get(key)
+
+    def put_all(self, found):
+        """put() of each (hash, node) of `found` in order, evicting once at the end (a commit's new nodes)."""
+        nodes = self._nodes
+        nodes.update(found)
+        if len(nodes) > self.capacity:
+            with self._lock:
+                popitem = nodes.popitem
+                for _ in range(len(nodes) - self.capacity):
+                    popitem(last=False)
 
     def put(self, key, node):
         nodes = self._nodes
         nodes[key] = node
-        if len(nodes) > self.capacity:
-            with self._lock:
-                while len(nodes) > self.capacity:
-                    nodes.popitem(last=False)
-
-    def put_many(self, entries):
-        """Add [(hash, node)]."""
-        nodes = self._nodes
-        nodes.update(entries)
         if len(nodes) > self.capacity:
             with self._lock:
                 while len(nodes) > self.capacity:
@@ -60,10 +62,9 @@ class NodeStore:
         self._db = db
         self.prefix = prefix
         self._cache = cache
-        self._cached = cache.get
 
     def load(self, node_hash):
-        node = self._cached(node_hash)
+        node = self._cache.get(node_hash)
         if node is None:
             raw = self._db.get(self.prefix + node_hash)
             if raw is None:
@@ -92,45 +93,94 @@ class MutableTree:
         self.nodes = nodes
         self.root = root
         self.orphans = []           # hashes of saved nodes this version replaced
+        # The inner nodes from the root to the last set's leaf, each (node, least key of its range, key its range
+        # ends before or None): a block's keys come sorted, so the next set starts where its key's range is.
+        self._path = []
 
     # -- changes, as iavl's MutableTree ----------------------------------------------------------
 
     def set(self, key, value):
-        """iavl's recursiveSet, as a loop: copy the path down to the leaf, then fix sizes and balance
-        on the way up (a loop, as Python calls cost more than the work of a level)."""
+        """iavl's recursiveSet, as a loop: copy the path down to the leaf, then fix heights and balance on
+        the way up, as far as a height changes: above that iavl's recalculation changes nothing (an AVL insert
+        that leaves a subtree's height alone, or that a rotation brought back to it, leaves its ancestors
+        balanced). Sizes are summed when the tree is saved."""
         node = self.root
         if node is None:
             self.root = Node(key, value)
             return
-        path, orphans, load = [], self.orphans, self.nodes.load
-        while node.height:
+        path = self._path
+        while path:
+            _, low, high = path[-1]
+            if low <= key and (high is None or key < high):
+                break
+            path.pop()
+        if path:
+            node, low, high = path[-1]
+        elif node.height:
             if node.version is not None:
-                # _clone, inline: this loop runs for each level of each key a block writes.
-                orphans.append(node.hash)
-                node = Node(node.key, None, node.height, node.size, load(node.left_hash), load(node.right_hash))
-            # A node the working tree owns holds both children (the clone of a saved one loaded them).
+                node = self.root = self._clone(node)
+            low, high = b"", None
+            path.append((node, low, high))
+        while node.height:
+            # A node the working tree owns holds both children (the clone of a saved one loaded them); a saved
+            # inner child is copied and linked in on the way down.
             went_left = key < node.key
-            path.append((node, went_left))
-            node = node.left if went_left else node.right
-        updated = False
-        if key < node.key:
-            child = Node(node.key, height=1, size=2, left=Node(key, value), right=node)
-        elif key > node.key:
-            child = Node(key, height=1, size=2, left=node, right=Node(key, value))
-        else:
-            self._orphan(node)
-            child, updated = Node(key, value), True
-        for node, went_left in reversed(path):
+            child = node.left if went_left else node.right
+            if not child.height:
+                break
+            if child.version is not None:
+                child = self._clone(child)
+                if went_left:
+                    node.left = child
+                else:
+                    node.right = child
             if went_left:
+                high = node.key
+            else:
+                low = node.key
+            path.append((child, low, high))
+            node = child
+        leaf = node if not node.height else child
+        if key < leaf.key:
+            child = Node(leaf.key, height=1, size=2, left=Node(key, value), right=leaf)
+        elif key > leaf.key:
+            child = Node(key, height=1, size=2, left=leaf, right=Node(key, value))
+        else:
+            self._orphan(leaf)
+            child = Node(key, value)
+            if not path:
+                self.root = child
+                return
+            parent = path[-1][0]
+            if key < parent.key:
+                parent.left = child
+            else:
+                parent.right = child
+            return
+        for depth in range(len(path) - 1, -1, -1):
+            node = path[depth][0]
+            if key < node.key:
                 node.left = child
             else:
                 node.right = child
-            if not updated:
-                left_height, right_height = node.left.height, node.right.height
-                node.height = (left_height if left_height > right_height else right_height) + 1
-                node.size = node.left.size + node.right.size
-                if not -1 <= left_height - right_height <= 1:
-                    node = self._balance(node)
+            left_height, right_height = node.left.height, node.right.height
+            if not -1 <= left_height - right_height <= 1:
+                child = self._balance(node)
+                # The rotated subtree's nodes are not the path's any more.
+                del path[depth:]
+                if depth:
+                    parent = path[-1][0]
+                    if key < parent.key:
+                        parent.left = child
+                    else:
+                        parent.right = child
+                else:
+                    self.root = child
+                return
+            height = (left_height if left_height > right_height else right_height) + 1
+            if height == node.height:
+                return
+            node.height = height
             child = node
         self.root = child
 
@@ -138,6 +188,7 @@ class MutableTree:
         """Remove `key`; False (and no change at all) when it is absent."""
         if self.root is None or get(self.nodes, self.root, key) is None:
             return False
+        self._path = []
         self.root, _ = self._remove(self.root, key)
         return True
 
@@ -168,9 +219,8 @@ class MutableTree:
         if node.version is None:
             return node
         self.orphans.append(node.hash)
-        # A saved node holds no children: they are loaded by hash.
-        load = self.nodes.load
-        return Node(node.key, None, node.height, node.size, load(node.left_hash), load(node.right_hash))
+        return Node(node.key, height=node.height, size=node.size, left=left_of(self.nodes, node),
+                    right=right_of(self.nodes, node))
 
     def _orphan(self, node):
         if node.version is not None:
@@ -229,9 +279,27 @@ class MutableTree:
         """Seal the new nodes at `version`, add their records to `puts`; the root hash."""
         if self.root is None:
             return EMPTY_ROOT
+        self._path = []
         if self.root.version is None:
-            self.nodes.cache.put_many(seal_new(self.root, version, self.nodes.prefix, puts))
+            saved = []
+            self._save(self.root, version, varint(version), self.nodes.prefix, puts, saved.append)
+            self.nodes.cache.put_all(saved)
         return self.root.hash
+
+    def _save(self, node, version, version_varint, prefix, puts, remember):
+        """Seal `node` (being built) after its children being built, post-order as iavl assigns node keys."""
+        if node.height:
+            left, right = node.left, node.right
+            if left.version is None:
+                self._save(left, version, version_varint, prefix, puts, remember)
+            if right.version is None:
+                self._save(right, version, version_varint, prefix, puts, remember)
+            # set() leaves sizes to this pass (children first, so both are final).
+            node.size = left.size + right.size
+        record = node.seal(version, version_varint)
+        node_hash = node.hash
+        puts[prefix + node_hash] = record
+        remember((node_hash, node))
 
 
 def _balance_of(nodes, node):

@@ -4,7 +4,14 @@ from chaind.chain import errors, legacy_dec
 from chaind.chain.block import event
 from chaind.chain.modules.bank import format_coins
 from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
-from chaind.chain.modules.staking.keys import RED_QUEUE, UBD_QUEUE, VAL_QUEUE, last_power_key, time_key
+from chaind.chain.modules.staking.keys import (
+    LAST_TOTAL_POWER,
+    RED_QUEUE,
+    UBD_QUEUE,
+    VAL_QUEUE,
+    last_power_key,
+    time_key,
+)
 from chaind.chain.modules.staking.numbers import PRECISION
 from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking.records import (
@@ -215,8 +222,9 @@ class Keeper:
         last = last_powers(self.ctx)
         eligible = sorted((v for v in validators(self.ctx) if not v.jailed and v.power > 0),
                           key=lambda v: (-v.power, v.operator))
-        updates, to_bonded, to_not_bonded = [], 0, 0
+        updates, to_bonded, to_not_bonded, total_power = [], 0, 0, 0
         for v in eligible[:self.params.max_validators]:
+            total_power += v.power
             if v.status != BONDED:
                 # Bonding (from unbonded, or back from unbonding): its tokens join the bonded pool.
                 if v.status == UNBONDING:
@@ -245,6 +253,9 @@ class Keeper:
         # One transfer for the net amount, as the SDK does.
         if to_bonded != to_not_bonded:
             self.move_between_pools(abs(to_bonded - to_not_bonded), to_bonded=to_bonded > to_not_bonded)
+        if updates:
+            # LastTotalPower, as the SDK sets it: only when the set changed.
+            self.ctx.store.set(LAST_TOTAL_POWER, str(total_power).encode())
         return updates
 
     def _val_queue_key(self, v):

@@ -48,6 +48,7 @@ def last_power_key(operator):
 
 
 UNBONDING_ID = compose("staking", "ubdid")
+LAST_TOTAL_POWER = compose("staking", "total")
 UBD_QUEUE = compose("staking", "ubdq")
 RED_QUEUE = compose("staking", "redq")
 VAL_QUEUE = compose("staking", "valq")

@@ -1,26 +1,18 @@
 """cosmos.staking.v1beta1.Query: validators, delegations, unbondings, redelegations, history, pool and params,
 as x/staking's gRPC querier answers them (LegacyDec fields carry their atomics, as on the SDK's wire)."""
 
-from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
-
 from chaind import errors
+from chaind.chain.modules.staking import protos
 from chaind.chain.modules.staking import state as staking
 from chaind.chain.modules.staking.numbers import PRECISION
 from chaind.chain.modules.staking.params import params
-from chaind.chain.modules.staking.records import ED25519_PUBKEY, STATUS_NAMES
+from chaind.chain.modules.staking.records import STATUS_NAMES
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2, query_pb2_grpc, staking_pb2
 
 _STATUS_BY_NAME = {name: status for status, name in STATUS_NAMES.items()}
-
-
-def _timestamp(ns):
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromNanoseconds(ns)
-    return stamp
 
 
 def _page_key(*addresses):
@@ -43,17 +35,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         return to_bech32(self.prefix, address)
 
     def validator_proto(self, v):
-        pubkey = any_pb2.Any(type_url=ED25519_PUBKEY,
-                             value=ed25519_pb2.PubKey(key=v.pubkey).SerializeToString())
-        rates = staking_pb2.CommissionRates(rate=str(v.rate), max_rate=str(v.max_rate),
-                                            max_change_rate=str(v.max_change_rate))
-        return staking_pb2.Validator(
-            operator_address=self.valoper(v.operator), consensus_pubkey=pubkey, jailed=v.jailed, status=v.status,
-            tokens=str(v.tokens), delegator_shares=str(v.shares),
-            description=staking_pb2.Description(**v.description), unbonding_height=v.unbonding_height,
-            unbonding_time=_timestamp(v.unbonding_time_ns),
-            commission=staking_pb2.Commission(commission_rates=rates, update_time=_timestamp(v.update_time_ns)),
-            min_self_delegation=str(v.min_self_delegation))
+        return protos.validator(v, self.valoper_prefix)
 
     def delegation_response(self, view, delegator, operator, shares, denom):
         v = staking.validator(view, operator)
@@ -61,27 +43,17 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
             raise errors.failed("validator does not exist")
         balance = v.tokens_from_shares(shares) // PRECISION if v.shares else 0
         return staking_pb2.DelegationResponse(
-            delegation=staking_pb2.Delegation(delegator_address=self.account(delegator),
-                                              validator_address=self.valoper(operator), shares=str(shares)),
+            delegation=protos.delegation(self.prefix, delegator, operator, shares),
             balance=coin_pb2.Coin(denom=denom, amount=str(balance)))
 
     def unbonding_proto(self, delegator, operator, entries):
-        return staking_pb2.UnbondingDelegation(
-            delegator_address=self.account(delegator), validator_address=self.valoper(operator),
-            entries=[staking_pb2.UnbondingDelegationEntry(
-                creation_height=height, completion_time=_timestamp(completion), initial_balance=initial,
-                balance=balance, unbonding_id=number) for height, completion, initial, balance, number in entries])
+        return protos.unbonding(self.prefix, delegator, operator, entries)
 
     def redelegation_response(self, view, delegator, src, dst, entries):
         dst_v = staking.validator(view, dst)
-        red = staking_pb2.Redelegation(delegator_address=self.account(delegator),
-                                       validator_src_address=self.valoper(src), validator_dst_address=self.valoper(dst))
+        red = protos.redelegation(self.prefix, delegator, src, dst, entries)
         responses = []
-        for height, completion, initial, shares_dst, number in entries:
-            entry = staking_pb2.RedelegationEntry(creation_height=height, completion_time=_timestamp(completion),
-                                                  initial_balance=initial, shares_dst=shares_dst,
-                                                  unbonding_id=number)
-            red.entries.append(entry)
+        for entry, (_, _, _, shares_dst, _) in zip(red.entries, entries):
             # What the destination shares are worth now.
             balance = dst_v.tokens_from_shares(int(shares_dst)) // PRECISION if dst_v and dst_v.shares else 0
             responses.append(staking_pb2.RedelegationEntryResponse(redelegation_entry=entry, balance=str(balance)))
@@ -264,10 +236,4 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        p = params(view)
-        unbonding = duration_pb2.Duration()
-        unbonding.FromNanoseconds(p.unbonding_time_ns)
-        return query_pb2.QueryParamsResponse(params=staking_pb2.Params(
-            unbonding_time=unbonding, max_validators=p.max_validators, max_entries=p.max_entries,
-            historical_entries=p.historical_entries, bond_denom=p.bond_denom,
-            min_commission_rate=str(p.min_commission_rate)))
+        return query_pb2.QueryParamsResponse(params=protos.params(params(view)))

@@ -1,0 +1,44 @@
+"""bank's records as x/bank v0.50 lays them out in its IAVL store (its collections, types/keys.go), which light
+clients and relayers read: the multistore writes these in place of the native keys they come from.
+
+Supply 0x00 | denom -> amount (store/layout.py); denom metadata 0x01 | denom -> Metadata; balances 0x02 | len |
+address | denom -> amount, each with its entry in the address-by-denom index 0x03 | denom | 0x00 | len | address
+-> empty (a ReversePair index: the denom as a non-terminal string key); params 0x05 -> Params. Amounts are
+decimal text, as math.Int marshals. No denom has its own send_enabled entry (0x04): chaind keeps only the default.
+"""
+
+import orjson
+from google.protobuf import json_format
+
+from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
+
+_BALANCE = b"\x03bal"
+_METADATA = b"\x04meta"
+_PARAMS = b"\x06params"
+
+
+def balance_entries(address, denom, value):
+    """The balance's entry and its address-by-denom index entry (both None when the balance is gone)."""
+    lp_address = bytes((len(address),)) + address
+    encoded = denom.encode() if denom.__class__ is str else denom
+    return [(b"\x02" + lp_address + encoded, value),
+            (b"\x03" + encoded + b"\x00" + lp_address, None if value is None else b"")]
+
+
+def entries(rest, value):
+    """[(key in the bank store, value or None to delete)] of a bank native key (`rest`: the key after its module
+    part), or None for a key placed by store/layout.py or kept as it is."""
+    if rest.startswith(_BALANCE):
+        # compose's parts: address then denom, each length-prefixed
+        at = len(_BALANCE)
+        end = at + 1 + rest[at]
+        return balance_entries(rest[at + 1:end], rest[end + 1:], value)
+    if rest.startswith(_METADATA):
+        key = b"\x01" + rest[len(_METADATA) + 1:]
+        if value is None:
+            return [(key, None)]
+        return [(key, json_format.ParseDict(orjson.loads(value), bank_pb2.Metadata()).SerializeToString())]
+    if rest == _PARAMS:
+        return [(b"\x05", None if value is None else
+                 bank_pb2.Params(default_send_enabled=value != b"0").SerializeToString())]
+    return None
