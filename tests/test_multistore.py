@@ -117,10 +117,9 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     address, denom = b"\x11" * 20, "ibc/ABC"
     native = keys.compose("bank", "bal", address, denom)
     mirrors = {b"bank": bank_layout.entries, b"auth": auth_layout.entries}
-    # A balance and its entry in the address-by-denom index (0x03 | denom | 0x00 | len | address).
-    assert layout.place({native: b"5"}, mirrors) == {"bank": [(b"\x02\x14" + address + denom.encode(), b"5"),
-                                                             (b"\x03" + denom.encode() + b"\x00\x14" + address, b"")]}
-    assert [value for _, value in layout.place({native: None}, mirrors)["bank"]] == [None, None]
+    # A balance (0x02 | len | address | denom); the SDK's address-by-denom index stays out of the tree.
+    assert layout.place({native: b"5"}, mirrors) == {"bank": [(b"\x02\x14" + address + denom.encode(), b"5")]}
+    assert layout.place({native: None}, mirrors) == {"bank": [(b"\x02\x14" + address + denom.encode(), None)]}
     # Denom metadata (0x01 | denom), as x/bank's Metadata proto.
     meta = {"description": "d", "denom_units": [{"denom": denom, "exponent": 0, "aliases": []}], "base": denom,
             "display": denom, "name": denom, "symbol": "ABC"}
@@ -158,11 +157,12 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
         assert raw == key.address
     raw, _ = app.stores.read(info, "acc", b"\x02", False)
     assert int.from_bytes(raw, "big") == int(view.store.get(auth_keeper.NEXT_NUMBER))
-    # x/bank's address-by-denom index, for the base denom (mirrored from the EVM) as for the others.
+    # The base denom's balances (mirrored from the EVM) sit at the SDK's keys as the others do; no
+    # address-by-denom index entries are written.
+    raw, _ = app.stores.read(info, "bank", b"\x02\x14" + holder + chain.genesis.base_denom.encode(), False)
+    assert int(raw) == app.bank.balance(view, holder, chain.genesis.base_denom)
     for denom in (chain.ibc, chain.genesis.base_denom):
         raw, _ = app.stores.read(info, "bank", b"\x03" + denom.encode() + b"\x00\x14" + holder, False)
-        assert raw == b""
-        raw, _ = app.stores.read(info, "bank", b"\x03" + denom.encode() + b"\x00\x14" + b"\x77" * 20, False)
         assert raw is None
     # x/bank's params (0x05).
     raw, _ = app.stores.read(info, "bank", b"\x05", False)

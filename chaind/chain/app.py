@@ -1096,15 +1096,14 @@ def _touched_accounts(state):
 
 
 def _base_balance_mirror(accounts, addresses, denom):
-    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state) and their
-    address-by-denom index entries, so a light client proves them as any other balance; None for a zero
-    balance, which the SDK does not keep. Commit only: the bank module itself reads the EVM balance."""
+    """The bank store's entries of the base denom's balances of `addresses` (held in the EVM state), so a light
+    client proves them as any other balance; None for a zero balance, which the SDK does not keep. Commit only:
+    the bank module itself reads the EVM balance."""
     out = []
     encoded = denom.encode()
     for address in addresses:
         amount = accounts.get_balance(address)
-        for key, value in bank_layout.balance_entries(address, encoded, str(amount).encode() if amount else None):
-            out.append((layout.BANK, key, value))
+        out.append((layout.BANK, bank_layout.balance_key(address, encoded), str(amount).encode() if amount else None))
     return out
 
 

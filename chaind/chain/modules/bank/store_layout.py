@@ -2,9 +2,10 @@
 clients and relayers read: the multistore writes these in place of the native keys they come from.
 
 Supply 0x00 | denom -> amount (store/layout.py); denom metadata 0x01 | denom -> Metadata; balances 0x02 | len |
-address | denom -> amount, each with its entry in the address-by-denom index 0x03 | denom | 0x00 | len | address
--> empty (a ReversePair index: the denom as a non-terminal string key); params 0x05 -> Params. Amounts are
-decimal text, as math.Int marshals. No denom has its own send_enabled entry (0x04): chaind keeps only the default.
+address | denom -> amount; params 0x05 -> Params. Amounts are decimal text, as math.Int marshals. No denom has
+its own send_enabled entry (0x04): chaind keeps only the default. The SDK's address-by-denom index (0x03, what
+DenomOwners reads) stays out of the tree: no light client proves it, and it would double every balance
+write's tree work (bench/store_commit.py); chaind's own index answers DenomOwners.
 """
 
 import orjson
@@ -17,12 +18,9 @@ _METADATA = b"\x04meta"
 _PARAMS = b"\x06params"
 
 
-def balance_entries(address, denom, value):
-    """The balance's entry and its address-by-denom index entry (both None when the balance is gone)."""
-    lp_address = bytes((len(address),)) + address
-    encoded = denom.encode() if denom.__class__ is str else denom
-    return [(b"\x02" + lp_address + encoded, value),
-            (b"\x03" + encoded + b"\x00" + lp_address, None if value is None else b"")]
+def balance_key(address, denom):
+    """A balance's key in the bank store: 0x02 | len | address | denom."""
+    return b"\x02" + bytes((len(address),)) + address + (denom.encode() if denom.__class__ is str else denom)
 
 
 def entries(rest, value):
@@ -32,7 +30,7 @@ def entries(rest, value):
         # compose's parts: address then denom, each length-prefixed
         at = len(_BALANCE)
         end = at + 1 + rest[at]
-        return balance_entries(rest[at + 1:end], rest[end + 1:], value)
+        return [(balance_key(rest[at + 1:end], rest[end + 1:]), value)]
     if rest.startswith(_METADATA):
         key = b"\x01" + rest[len(_METADATA) + 1:]
         if value is None:
