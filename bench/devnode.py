@@ -20,9 +20,20 @@ DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count):
+    """`count` distinct free ports: each socket stays bound until all are picked, or the OS may hand out
+    one port twice."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def json_rpc(url, method, *params, timeout=5):
@@ -43,11 +54,7 @@ class DevNode:
     """
 
     def __init__(self, config="", comet_config="", home=None, start_timeout=30):
-        self.port = free_port()
-        self.ws_port = free_port()
-        self.comet_port = free_port()
-        self.grpc_port = free_port()
-        self.rest_port = free_port()
+        self.port, self.ws_port, self.comet_port, self.grpc_port, self.rest_port = free_ports(5)
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.ws_port}"
         self.extra_config = config
