@@ -11,6 +11,7 @@ import time
 import pytest
 import pytest_twisted
 from google.protobuf import any_pb2
+from twisted.internet import defer
 
 import gov_msgs as g
 from chaind.chain.halt import ChainHalt
@@ -141,6 +142,22 @@ def gov_home(tmp_path):
     return home
 
 
+@defer.inlineCallbacks
+def schedule_through_the_cli(node, tmp_path, name, blocks_ahead):
+    """Propose plan `name` `blocks_ahead` blocks on (info "<name> info") from dev1 and vote it yes with dev0, on a
+    gov_home node: (--node flag, keyring flags, plan height)."""
+    yield until_height(node, 1)
+    n = node_flag(node)
+    keys = ("--home", tmp_path / "cli", "--keyring-backend", "test")
+    for i in (0, 1):
+        ok((yield run("keys", "import-hex", f"dev{i}", node.dev_keys[i].private_key.hex(), *keys)))
+    at = node.app.height + blocks_ahead
+    yield send_tx(n, keys, "upgrade", "software-upgrade", name, "--upgrade-height", at, "--upgrade-info",
+                  f"{name} info", "--title", name, "--summary", f"to {name}", "--deposit", "10achain", "--from", "dev1")
+    yield send_tx(n, keys, "gov", "vote", "1", "yes", "--from", "dev0")
+    return n, keys, at
+
+
 @pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
@@ -149,15 +166,7 @@ def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
     node = make_node(tmp_path / "home", **fast)
     node.startService()
     try:
-        yield until_height(node, 1)
-        n = node_flag(node)
-        keys = ("--home", tmp_path / "cli", "--keyring-backend", "test")
-        for i in (0, 1):
-            ok((yield run("keys", "import-hex", f"dev{i}", node.dev_keys[i].private_key.hex(), *keys)))
-        at = node.app.height + 100
-        yield send_tx(n, keys, "upgrade", "software-upgrade", "v2", "--upgrade-height", at, "--upgrade-info",
-                      "v2 info", "--title", "v2", "--summary", "to v2", "--deposit", "10achain", "--from", "dev1")
-        yield send_tx(n, keys, "gov", "vote", "1", "yes", "--from", "dev0")
+        n, keys, at = yield schedule_through_the_cli(node, tmp_path, "v2", 100)
         for _ in range(400):
             if node.producer.halted is not None:
                 break
@@ -221,15 +230,7 @@ def test_a_node_process_stopped_by_a_plan_fails_and_leaves_upgrade_info(tmp_path
     node = make_node(tmp_path / "home", chain={"block_interval": 0.05, "empty_blocks": True})
     node.startService()
     try:
-        yield until_height(node, 1)
-        n = node_flag(node)
-        keys = ("--home", tmp_path / "cli", "--keyring-backend", "test")
-        for i in (0, 1):
-            ok((yield run("keys", "import-hex", f"dev{i}", node.dev_keys[i].private_key.hex(), *keys)))
-        at = node.app.height + 200
-        yield send_tx(n, keys, "upgrade", "software-upgrade", "v3", "--upgrade-height", at, "--upgrade-info",
-                      "v3 info", "--title", "v3", "--summary", "to v3", "--deposit", "10achain", "--from", "dev1")
-        yield send_tx(n, keys, "gov", "vote", "1", "yes", "--from", "dev0")
+        _, _, at = yield schedule_through_the_cli(node, tmp_path, "v3", 200)
         for _ in range(400):
             if keeper.plan(node.app.view()) is not None:
                 break
