@@ -2,6 +2,9 @@
 commit, F1 rewards across delegate/undelegate/redelegate, withdrawals paying exactly what the queries promised,
 the five messages' refusals (codespace, code, nothing changed), and the module's invariants after every block."""
 
+import random
+import types
+
 import pytest
 
 import staking_msgs as m
@@ -13,6 +16,8 @@ from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2
+from chaind.store.db import Database
+from chaind.store.versioned import VersionedWriter
 from staking_msgs import CHAIN
 from test_staking import make_chain, ok, run
 
@@ -224,3 +229,34 @@ def test_wire_of_dec_coins():
     assert dec_coins.truncate({"achain": 15 * 10**17}) == ([("achain", 1)], {"achain": 5 * 10**17})
     assert dec_coins.mul_dec({"a": 5}, ONE // 2) == {"a": 2}     # 2.5 atomics rounds half to even
     assert to_bech32("chain", b"\0" * 20).startswith("chain1")
+
+
+def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
+    """state.add_allocation (one read and write of the validator's record per block) leaves the same bytes as
+    reading ValidatorRewards, adding with dec_coins and writing it back, over records of one and several denoms."""
+    db = Database(tmp_path / "db")
+    try:
+        fast = types.SimpleNamespace(store=VersionedWriter(db, 1))
+        slow = types.SimpleNamespace(store=VersionedWriter(db, 1))
+        rng = random.Random(7)
+        denoms = ["achain", "ibc/AB", "stake", "zeta"]
+        for round_ in range(300):
+            operator = bytes([rng.randrange(6)]) * 20
+            tokens = {d: rng.randrange(0, 10**22) for d in rng.sample(denoms, rng.randrange(1, 4))}
+            tokens = {d: v for d, v in tokens.items() if v}
+            commission = dec_coins.mul_dec(tokens, rng.choice([0, ONE // 20, ONE // 3, ONE]))
+            state.add_allocation(fast, operator, commission, tokens)
+            records = state.rewards_of(slow, operator) or state.ValidatorRewards()
+            records.commission = dec_coins.add(records.commission, commission)
+            records.current = dec_coins.add(records.current, dec_coins.sub(tokens, commission))
+            records.outstanding = dec_coins.add(records.outstanding, tokens)
+            state.set_rewards_of(slow, operator, records)
+            key = state._rewards_key(operator)
+            assert fast.store.get(key) == slow.store.get(key), round_
+        # A record the module wrote another way (a period ended) is updated as well.
+        state.set_rewards_of(fast, b"\x09" * 20, state.ValidatorRewards({"achain": 5}, {}, {"achain": 2}, 7))
+        state.add_allocation(fast, b"\x09" * 20, {"achain": 1}, {"achain": 4})
+        assert state.rewards_of(fast, b"\x09" * 20) == state.ValidatorRewards({"achain": 9}, {"achain": 1},
+                                                                              {"achain": 5}, 7)
+    finally:
+        db.close()

@@ -102,11 +102,7 @@ class Keeper:
     def allocate_to_validator(self, operator, rate, tokens):
         """AllocateTokensToValidator: commission at the validator's rate, the rest to its delegators."""
         commission = dec_coins.mul_dec(tokens, rate)
-        records = state.rewards_of(self.ctx, operator) or state.ValidatorRewards()
-        records.commission = dec_coins.add(records.commission, commission)
-        records.current = dec_coins.add(records.current, dec_coins.sub(tokens, commission))
-        records.outstanding = dec_coins.add(records.outstanding, tokens)
-        state.set_rewards_of(self.ctx, operator, records)
+        state.add_allocation(self.ctx, operator, commission, tokens)
         self._allocation_events(operator, commission, tokens)
 
     def _allocation_events(self, operator, commission, tokens):

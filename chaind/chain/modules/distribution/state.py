@@ -6,6 +6,7 @@ Every read and write of the module's store goes through here (records as JSON, a
 import attrs
 import orjson
 
+from chaind.chain import legacy_dec
 from chaind.chain.modules.distribution import dec_coins
 from chaind.crypto.addresses import module_address
 from chaind.store.keys import compose, decompose
@@ -61,6 +62,36 @@ def set_rewards_of(state, operator, rewards):
     state.store.set(_rewards_key(operator), orjson.dumps({
         "out": dec_coins.to_record(rewards.outstanding), "comm": dec_coins.to_record(rewards.commission),
         "cur": dec_coins.to_record(rewards.current), "period": rewards.period}))
+
+
+def add_allocation(state, operator, commission, tokens):
+    """AllocateTokensToValidator's writes to the validator's records in one read and one write: `commission`
+    to the accumulated commission, the rest of `tokens` to the current rewards, all of `tokens` to the
+    outstanding. Each block does this for every validator, so the record's text maps are updated in place of
+    a round trip through ValidatorRewards (the same bytes as set_rewards_of writes)."""
+    key = _rewards_key(operator)
+    raw = state.store.get(key)
+    record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
+    rest = {}
+    for denom, amount in tokens.items():
+        left = amount - commission.get(denom, 0)
+        if left < 0:
+            raise ArithmeticError(f"negative coin amount: {legacy_dec.format(left)}{denom}")
+        rest[denom] = left
+    record["out"] = _added(record["out"], tokens)
+    record["comm"] = _added(record["comm"], commission)
+    record["cur"] = _added(record["cur"], rest)
+    state.store.set(key, orjson.dumps(record))
+
+
+def _added(record, coins):
+    """A record's coin map (denom -> atomics text) plus `coins`, as dec_coins.to_record(dec_coins.add(...))."""
+    out = {denom: int(amount) for denom, amount in record.items()}
+    for denom, amount in coins.items():
+        out[denom] = out.get(denom, 0) + amount
+    if len(out) < 2:
+        return {denom: str(amount) for denom, amount in out.items() if amount}
+    return {denom: str(amount) for denom, amount in sorted(out.items()) if amount}
 
 
 def _update(state, operator, **fields):

@@ -7,16 +7,23 @@ def time_key(ns):
     return max(ns, 0).to_bytes(8, "big")
 
 
+# The prefixes every block reads under (each validator of the last commit, by consensus address, then by
+# operator), composed once: compose(prefix parts) + compose(address) is compose(all the parts).
+_VAL = compose("staking", "val")
+_CONS = compose("staking", "cons")
+_DEL = compose("staking", "del")
+
+
 def val_key(operator):
-    return compose("staking", "val", operator)
+    return _VAL + compose(operator)
 
 
 def cons_key(cons_address):
-    return compose("staking", "cons", cons_address)
+    return _CONS + compose(cons_address)
 
 
 def del_key(delegator, validator):
-    return compose("staking", "del", delegator, validator)
+    return _DEL + compose(delegator, validator)
 
 
 def del_by_val_key(validator, delegator):
