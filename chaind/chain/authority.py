@@ -1,7 +1,7 @@
 """Who may change a module's params: the gov module account, as every SDK v0.50 keeper's authority."""
 
 from chaind.chain import errors
-from chaind.crypto.addresses import module_address
+from chaind.crypto.addresses import AddressError, module_address, parse
 
 GOV = module_address("gov")
 
@@ -15,6 +15,16 @@ def check(app, authority, extra=b""):
     if authority not in accepted:
         raise errors.TxError("gov", 13, f"invalid authority; expected {' or '.join(accepted)}, got {authority}: "
                              "expected gov account as only signer for proposal message")
+
+
+def parse_address(app, authority, plain=False):
+    """ValidateBasic's parse of the authority's bech32 address. The SDK's modules wrap ErrInvalidAddress
+    (sdk/7); Evmos' wrap the bech32 error itself, a plain Go error (`plain`: codespace "undefined", code 1)."""
+    try:
+        parse(authority, app.genesis.bech32_prefix)
+    except AddressError as e:
+        text = f"invalid authority address: {e}"
+        raise (errors.TxError("undefined", 1, text) if plain else errors.invalid_address(text)) from None
 
 
 def invalid_params(text):

@@ -5,17 +5,13 @@ from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.consensus import params as cp
 from chaind.chain.msgs import MsgHandler
-from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.consensus.v1 import tx_pb2
 from chaind.pb.tendermint.types import params_pb2
 
 
 def _validate(app, msg):
     """MsgUpdateParams has no ValidateBasic in v0.50: x/tx's signer check parses the authority."""
-    try:
-        parse(msg.authority, app.genesis.bech32_prefix)
-    except AddressError as e:
-        raise errors.invalid_address(f"invalid authority address: {e}") from None
+    authority.parse_address(app, msg.authority)
 
 
 def to_proto_params(msg):

@@ -4,7 +4,6 @@ from chaind.chain import authority, errors, legacy_dec
 from chaind.chain.amino import Amino
 from chaind.chain.modules.distribution.params import PARAMS_KEY, Params
 from chaind.chain.msgs import MsgHandler
-from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.distribution.v1beta1 import distribution_pb2, tx_pb2
 
 
@@ -13,10 +12,7 @@ def _validate(app, msg):
 
 
 def _update_params(app, ctx, msg, signer):
-    try:
-        parse(msg.authority, app.genesis.bech32_prefix)
-    except AddressError as e:
-        raise errors.invalid_address(f"invalid authority address: {e}") from None
+    authority.parse_address(app, msg.authority)
     authority.check(app, msg.authority)
     p = msg.params
     deprecated = [int(v) for v in (p.base_proposer_reward, p.bonus_proposer_reward) if v]

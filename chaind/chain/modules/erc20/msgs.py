@@ -50,10 +50,7 @@ from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
 
 def _authority_check(app, authority):
     """Evmos' validateAuthority: the gov module account, or the extra authority a dev genesis names."""
-    try:
-        parse(authority, app.genesis.bech32_prefix)
-    except AddressError as e:
-        raise errors.invalid_address(f"invalid authority address: {e}") from None
+    chain_authority.parse_address(app, authority)
     chain_authority.check(app, authority, extra=app.genesis.erc20_authority)
 
 

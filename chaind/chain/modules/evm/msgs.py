@@ -5,7 +5,6 @@ from chaind.chain import authority, errors
 from chaind.chain.amino import Amino
 from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.msgs import MsgHandler
-from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.ethermint.evm.v1 import evm_pb2, tx_pb2
 
 
@@ -19,10 +18,7 @@ def _checked(p):
 
 def _validate(app, msg):
     """MsgUpdateParams.ValidateBasic: the authority parses, the params validate."""
-    try:
-        parse(msg.authority, app.genesis.bech32_prefix)
-    except AddressError as e:
-        raise errors.TxError("undefined", 1, f"invalid authority address: {e}") from None
+    authority.parse_address(app, msg.authority, plain=True)
     _checked(msg.params)
 
 

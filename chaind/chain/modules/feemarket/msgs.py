@@ -1,10 +1,9 @@
 """feemarket's message: MsgUpdateParams (the gov module account's)."""
 
-from chaind.chain import authority, errors
+from chaind.chain import authority
 from chaind.chain.amino import Amino
 from chaind.chain.modules.feemarket.params import Params, note_base_fee_set, set_params
 from chaind.chain.msgs import MsgHandler
-from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.ethermint.feemarket.v1 import feemarket_pb2, tx_pb2
 
 
@@ -25,10 +24,7 @@ def _params_of(p):
 
 def _validate(app, msg):
     """MsgUpdateParams.ValidateBasic: the authority parses, the params validate."""
-    try:
-        parse(msg.authority, app.genesis.bech32_prefix)
-    except AddressError as e:
-        raise errors.TxError("undefined", 1, f"invalid authority address: {e}") from None
+    authority.parse_address(app, msg.authority, plain=True)
     _params_of(msg.params)
 
 

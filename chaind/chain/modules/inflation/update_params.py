@@ -3,10 +3,8 @@ authority check, as Evmos v20's msg server."""
 
 from chaind.chain import authority
 from chaind.chain.amino import Amino
-from chaind.chain.errors import TxError
 from chaind.chain.modules.inflation.params import PARAMS_KEY, Params, validate
 from chaind.chain.msgs import MsgHandler
-from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.evmos.inflation.v1 import inflation_pb2, tx_pb2
 
 
@@ -28,10 +26,7 @@ def _params_of(p):
 
 
 def _validate(app, msg):
-    try:
-        parse(msg.authority, app.genesis.bech32_prefix)
-    except AddressError as e:
-        raise TxError("undefined", 1, f"invalid authority address: {e}") from None
+    authority.parse_address(app, msg.authority, plain=True)
     _params_of(msg.params)
 
 

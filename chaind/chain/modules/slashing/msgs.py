@@ -29,10 +29,7 @@ def _unjail(app, ctx, msg, signer):
 
 
 def _validate_update_params(app, msg):
-    try:
-        parse(msg.authority, app.genesis.bech32_prefix)
-    except AddressError as e:
-        raise errors.invalid_address(f"invalid authority address: {e}") from None
+    authority.parse_address(app, msg.authority)
 
 
 def _update_params(app, ctx, msg, signer):
