@@ -42,6 +42,7 @@ _EVM_TX_DATA = {
     2: ("/ethermint.evm.v1.DynamicFeeTx", evm_tx.DynamicFeeTx),
 }
 _BY_URL = {url: (type_id, cls) for type_id, (url, cls) in _EVM_TX_DATA.items()}
+_GETH_TX_TYPES = {0: "types.LegacyTx", 1: "types.AccessListTx", 2: "types.DynamicFeeTx"}
 
 _builder = PragueVM.get_transaction_builder()
 
@@ -192,6 +193,11 @@ def _wrap(tx, chain_id, base_denom, impersonated_sender=None):
     if type_id not in _EVM_TX_DATA:
         raise errors.TxError(errors.SDK, 2, f"transaction type {type_id} not supported: tx parse error",
                              "transaction type not supported")
+    for field, value in (("Nonce", tx.nonce), ("Gas", tx.gas)):
+        # uint64 in geth's tx structs and in MsgEthereumTx's: geth's decode refuses more.
+        if value >= 2**64:
+            raise errors.decode_error(f"rlp: input string too long for uint64, decoding into "
+                                      f"({_GETH_TX_TYPES[type_id]}).{field}")
     url, cls = _EVM_TX_DATA[type_id]
     data = cls(
         nonce=tx.nonce,
