@@ -8,50 +8,15 @@ import coincurve
 import pytest
 import rlp
 from eth.constants import SECPK1_N
-from eth.vm.forks.prague import PragueVM
-from eth_hash.auto import keccak
 
+import random_evm_txs as gen
 from chaind.chain import errors, evm_sender, txs
-
-CHAIN_ID = 9000
-_GAS = {0: 2, 1: 3, 2: 4}          # where each type's gas limit is in its fields
-_builder = PragueVM.get_transaction_builder()
-
-
-def _fields(rng, type_id, chain_id=CHAIN_ID, big=False):
-    """The fields before the signature, random; `big`: integers past their uint limits now and then."""
-    def number(bits):
-        return rng.choice([0, 1, rng.getrandbits(bits), 2**bits - 1] + ([2**bits, 2**(bits + 8)] if big else []))
-    to = rng.choice([b"", rng.randbytes(20)])
-    data = rng.choice([b"", b"\0", rng.randbytes(rng.randrange(1, 60)), rng.randbytes(rng.randrange(60, 400))])
-    common = [to, number(256), data]
-    access = [[rng.randbytes(20), [rng.randbytes(32) for _ in range(rng.randrange(3))]]
-              for _ in range(rng.choice([0, 0, 1, 3]))]
-    gas = rng.choice([0, 21000, 53000, rng.randrange(21000, 10**7), 2**64 - 1] + ([2**256] if big else []))
-    nonce = rng.choice([0, 1, rng.getrandbits(64), 2**64 - 2, 2**64 - 1] + ([2**64, 2**70] if big else []))
-    if type_id == 0:
-        return [nonce, number(256), gas, *common]
-    if type_id == 1:
-        return [chain_id, nonce, number(256), gas, *common, access]
-    return [chain_id, nonce, number(256), number(256), gas, *common, access]
-
-
-def _encode(type_id, fields, v, r, s):
-    return (bytes((type_id,)) if type_id else b"") + rlp.encode([*fields, v, r, s])
-
-
-def _signed(rng, type_id, fields, legacy_chain_id=None):
-    """(encoding, v or y_parity, r, s) of `fields` signed by a random key; the message is py-evm's own."""
-    placeholder_v = (27 if legacy_chain_id is None else 35 + 2 * legacy_chain_id) if type_id == 0 else 0
-    message = _builder.decode(_encode(type_id, fields, placeholder_v, 1, 1)).get_message_for_signing()
-    signature = coincurve.PrivateKey(rng.randbytes(32)).sign_recoverable(keccak(message), hasher=None)
-    r, s, y = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:64], "big"), signature[64]
-    return placeholder_v + y, r, s
+from random_evm_txs import BUILDER, CHAIN_ID, GAS
 
 
 def _reference(encoded):
     """py-evm's own decode, validate() and sender, as the check path had them: (tx, sender or the TxError)."""
-    tx = _builder.decode(encoded)
+    tx = BUILDER.decode(encoded)
     try:
         tx.validate()
         return tx, tx.sender
@@ -70,7 +35,7 @@ def _wrapped(encoded):
 def _assert_same(encoded):
     """The sender, or the error, that py-evm's path gives `encoded`."""
     tx, expected = _reference(encoded)
-    fast = evm_sender.validated_sender(_builder.decode(encoded), encoded)
+    fast = evm_sender.validated_sender(BUILDER.decode(encoded), encoded)
     assert fast == (expected if isinstance(expected, bytes) else None)
     wrapped = _wrapped(encoded)
     # Exceptions compare by identity: their fields are what must be the same.
@@ -97,10 +62,10 @@ def test_random_signed_txs_get_py_evms_sender(type_id):
     accepted = 0
     for _ in range(150):
         chain_id = rng.choice([CHAIN_ID, CHAIN_ID, 1, 0, 2**64])
-        fields = _fields(rng, type_id, chain_id)
+        fields = gen.fields(rng, type_id, chain_id)
         legacy_chain_id = rng.choice([None, chain_id]) if type_id == 0 else None
-        v, r, s = _signed(rng, type_id, fields, legacy_chain_id)
-        accepted += isinstance(_assert_same(_encode(type_id, fields, v, r, s)), bytes)
+        v, r, s = gen.signature(rng, type_id, fields, legacy_chain_id)
+        accepted += isinstance(_assert_same(gen.encode(type_id, fields, v, r, s)), bytes)
     assert accepted > 60       # most are valid: the fast path is what they took
 
 
@@ -108,9 +73,9 @@ def test_random_signed_txs_get_py_evms_sender(type_id):
 def test_out_of_range_fields_are_py_evms_answer(type_id):
     rng = random.Random(1800 + type_id)
     for _ in range(100):
-        fields = _fields(rng, type_id, big=True)
-        v, r, s = _signed(rng, type_id, fields, rng.choice([None, CHAIN_ID]) if type_id == 0 else None)
-        _assert_same(_encode(type_id, fields, v, r, s))
+        fields = gen.fields(rng, type_id, big=True)
+        v, r, s = gen.signature(rng, type_id, fields, rng.choice([None, CHAIN_ID]) if type_id == 0 else None)
+        _assert_same(gen.encode(type_id, fields, v, r, s))
 
 
 def _not_an_x_coordinate():
@@ -128,9 +93,9 @@ def _not_an_x_coordinate():
 def test_bad_signatures_are_py_evms_errors(type_id):
     rng = random.Random(180 + type_id)
     for legacy_chain_id in ((None, CHAIN_ID) if type_id == 0 else (None,)):
-        fields = _fields(rng, type_id)
-        fields[_GAS[type_id]] = 10**6           # enough gas for any data
-        v, r, s = _signed(rng, type_id, fields, legacy_chain_id)
+        fields = gen.fields(rng, type_id)
+        fields[GAS[type_id]] = 10**6           # enough gas for any data
+        v, r, s = gen.signature(rng, type_id, fields, legacy_chain_id)
         base = v - (v - 35) % 2 if v >= 35 else 27 if type_id == 0 else 0
         flipped = base + 1 - (v - base)
         cases = [
@@ -142,7 +107,7 @@ def test_bad_signatures_are_py_evms_errors(type_id):
             (1, r, s), (2, r, s), (255, r, s), (256, r, s),
         ]
         for case in cases:
-            _assert_same(_encode(type_id, fields, *case))
+            _assert_same(gen.encode(type_id, fields, *case))
 
 
 def test_high_s_typed_txs_keep_py_evms_sender():
@@ -150,34 +115,34 @@ def test_high_s_typed_txs_keep_py_evms_sender():
     path, to the same sender."""
     rng = random.Random(7)
     for type_id in (1, 2):
-        fields = _fields(rng, type_id)
-        fields[_GAS[type_id]] = 10**6
-        v, r, s = _signed(rng, type_id, fields)
-        low = _assert_same(_encode(type_id, fields, v, r, s))
-        assert _assert_same(_encode(type_id, fields, 1 - v, r, SECPK1_N - s)) == low
+        fields = gen.fields(rng, type_id)
+        fields[GAS[type_id]] = 10**6
+        v, r, s = gen.signature(rng, type_id, fields)
+        low = _assert_same(gen.encode(type_id, fields, v, r, s))
+        assert _assert_same(gen.encode(type_id, fields, 1 - v, r, SECPK1_N - s)) == low
 
 
 def test_intrinsic_gas_below_is_py_evms_error():
     rng = random.Random(3)
     for type_id in (0, 1):
-        fields = _fields(rng, type_id)
-        fields[_GAS[type_id]] = 20999
-        v, r, s = _signed(rng, type_id, fields, CHAIN_ID if type_id == 0 else None)
-        assert "Insufficient gas" in _assert_same(_encode(type_id, fields, v, r, s)).log
+        fields = gen.fields(rng, type_id)
+        fields[GAS[type_id]] = 20999
+        v, r, s = gen.signature(rng, type_id, fields, CHAIN_ID if type_id == 0 else None)
+        assert "Insufficient gas" in _assert_same(gen.encode(type_id, fields, v, r, s)).log
 
 
 def test_unprotected_legacy_tx_has_no_chain_id():
     rng = random.Random(4)
-    fields = _fields(rng, 0)
+    fields = gen.fields(rng, 0)
     fields[2] = 10**6
-    v, r, s = _signed(rng, 0, fields)
-    wrapped = txs.wrap_evm(_encode(0, fields, v, r, s), CHAIN_ID, "achain")
-    assert wrapped.evm.chain_id is None and wrapped.sender == _reference(_encode(0, fields, v, r, s))[1]
+    v, r, s = gen.signature(rng, 0, fields)
+    wrapped = txs.wrap_evm(gen.encode(0, fields, v, r, s), CHAIN_ID, "achain")
+    assert wrapped.evm.chain_id is None and wrapped.sender == _reference(gen.encode(0, fields, v, r, s))[1]
 
 
 def test_unsupported_types_are_refused_before_the_signature():
     rng = random.Random(5)
-    fields = _fields(rng, 2)
+    fields = gen.fields(rng, 2)
     fields[5] = rng.randbytes(20)
     blob = b"\x03" + rlp.encode([*fields, 1, [], 0, 1, 1])               # max fee per blob gas, blob hashes
     set_code = b"\x04" + rlp.encode([*fields, [[CHAIN_ID, rng.randbytes(20), 0, 0, 1, 1]], 0, 1, 1])
@@ -188,9 +153,9 @@ def test_unsupported_types_are_refused_before_the_signature():
 def test_the_envelope_of_a_decoded_block_tx_gets_the_same_sender():
     rng = random.Random(6)
     for type_id in (0, 1, 2):
-        fields = _fields(rng, type_id)
-        fields[_GAS[type_id]] = 10**6
-        v, r, s = _signed(rng, type_id, fields, CHAIN_ID if type_id == 0 else None)
-        wrapped = txs.wrap_evm(_encode(type_id, fields, v, r, s), CHAIN_ID, "achain")
+        fields = gen.fields(rng, type_id)
+        fields[GAS[type_id]] = 10**6
+        v, r, s = gen.signature(rng, type_id, fields, CHAIN_ID if type_id == 0 else None)
+        wrapped = txs.wrap_evm(gen.encode(type_id, fields, v, r, s), CHAIN_ID, "achain")
         decoded = txs.decode(wrapped.raw, CHAIN_ID, {})
         assert (decoded.sender, decoded.evm_hash, decoded.hash) == (wrapped.sender, wrapped.evm_hash, wrapped.hash)
