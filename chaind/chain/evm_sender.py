@@ -37,10 +37,15 @@ def validated_sender(tx, encoded):
             return None
         y_parity, items, tail, prefix = tx.y_parity, encoded[1:], b"", encoded[:1]
     elif type_id == 2:
-        # A dynamic-fee tx's validate() checks its fields only; the signature is tx.sender's question.
-        try:
-            tx.validate()
-        except Exception:
+        # A dynamic-fee tx's validate() checks its fields only (the signature is tx.sender's question): with no
+        # access list, whose shape is validate()'s to check, that is their bounds (the decode checked the rest).
+        if tx.access_list:
+            try:
+                tx.validate()
+            except Exception:
+                return None
+        elif not (tx.nonce < _NONCE_LIMIT and max(tx.chain_id, tx.max_priority_fee_per_gas, tx.max_fee_per_gas,
+                                                  tx.gas, tx.value) <= _UINT256_MAX):
             return None
         y_parity, items, tail, prefix = tx.y_parity, encoded[1:], b"", encoded[:1]
     else:
