@@ -21,8 +21,8 @@ def _same(fast, reference):
 
 
 def _read_as_py_evm_does(encoded):
-    """evm_decode reads `encoded` only if py-evm's builder reads it into an equal tx; the fast result or None."""
-    fast = evm_decode.decode(encoded)
+    """evm_decode reads `encoded` only if py-evm's builder reads it into an equal tx; what it read, or None."""
+    fast = evm_decode.read(encoded)
     if fast is not None:
         _same(fast, BUILDER.decode(encoded))
     return fast
@@ -40,7 +40,7 @@ def test_an_access_list_is_left_to_py_evm():
     rng = random.Random(11)
     for type_id in (1, 2):
         encoded = gen.signed(rng, type_id, access=True)
-        assert evm_decode.decode(encoded) is None and BUILDER.decode(encoded).access_list
+        assert evm_decode.read(encoded) is None and BUILDER.decode(encoded).access_list
 
 
 def _mutations(rng, encoded):
@@ -100,10 +100,21 @@ def _list(items, header=None):
     b"\x01" + rlp.encode([9000, 1, 1, 21000, TO, 0, b"", [[TO, []]], 0, 1, 1]),
 ])
 def test_encodings_it_does_not_read_go_to_py_evm(encoded):
-    assert evm_decode.decode(encoded) is None
+    assert evm_decode.read(encoded) is None
 
 
 def test_the_encodings_above_but_canonical_are_read():
     assert _read_as_py_evm_does(_list([b"\x01", *REST])) is not None
     assert _read_as_py_evm_does(_list([b"\x05", *REST[:4], b"\x83abc", *REST[5:]])) is not None
     assert _read_as_py_evm_does(b"\x02" + rlp.encode([9000, 1, 1, 1, 21000, TO, 0, b"", [], 0, 1, 1])) is not None
+
+
+def test_decode_is_the_builders_answer_for_what_it_does_not_read():
+    def answer(decode, encoded):
+        try:
+            return decode(encoded)
+        except Exception as e:
+            return type(e), str(e)
+    rng = random.Random(12)
+    for encoded in (gen.signed(rng, 2, access=True), _list([b"\x82\x00\x05", *REST]), b"\x02", b""):
+        assert answer(evm_decode.decode, encoded) == answer(BUILDER.decode, encoded)

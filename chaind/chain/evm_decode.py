@@ -13,6 +13,11 @@ _TYPED = {1: (AccessListTransaction, 11, 4, 6, 7), 2: (DynamicFeeTransaction, 12
 
 
 def decode(encoded):
+    """py-evm's signed tx of `encoded`, as its builder decodes it (raising what the builder raises)."""
+    return read(encoded) or _BUILDER.decode(encoded)
+
+
+def read(encoded):
     """What py-evm's builder decodes `encoded` into (an equal tx), or None for an encoding that is not a canonical
     legacy, access-list or dynamic-fee tx without an access list, which py-evm's builder must answer."""
     if not encoded:

@@ -162,12 +162,10 @@ class NativeTx:
 
 def wrap_evm(raw_evm, chain_id, base_denom):
     """Decode a signed EVM tx (RLP or typed) and wrap it as Evmos' JSON-RPC does."""
-    tx = evm_decode.decode(raw_evm)
-    if tx is None:
-        try:
-            tx = _builder.decode(raw_evm)
-        except Exception as e:
-            raise errors.decode_error(f"rlp: {e}") from None
+    try:
+        tx = evm_decode.decode(raw_evm)
+    except Exception as e:
+        raise errors.decode_error(f"rlp: {e}") from None
     return _wrap(tx, raw_evm, chain_id, base_denom)
 
 
@@ -282,12 +280,10 @@ def _decode_evm_envelope(raw, body, chain_id):
         encoded = b"\x02" + rlp.encode([_decimal(data.chain_id), data.nonce, _decimal(data.gas_tip_cap),
                                         _decimal(data.gas_fee_cap), data.gas, to, value, data.data,
                                         access_list, v, r, s])
-    tx = evm_decode.decode(encoded)
-    if tx is None:
-        try:
-            tx = _builder.decode(encoded)
-        except Exception as e:
-            raise errors.decode_error(f"invalid Ethereum tx: {e}") from None
+    try:
+        tx = evm_decode.decode(encoded)
+    except Exception as e:
+        raise errors.decode_error(f"invalid Ethereum tx: {e}") from None
     claimed = getattr(msg, "from")
     if claimed and r == IMPERSONATED_R and s == IMPERSONATED_S:
         # Whether such a tx may run is the app's call (App.allow_impersonated), never the decoder's.
