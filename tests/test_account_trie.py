@@ -83,3 +83,47 @@ def test_accounts_encode_and_decode_as_py_evm_does():
         assert encoded == rlp.encode(account, sedes=Account)
         assert decode_account(encoded) == account
     assert decode_account(b"") == Account()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_setters_give_py_evm_account_dbs_accounts_and_roots(seed):
+    """FastAccountDB's set_balance and set_nonce (no Account.copy) against py-evm's AccountDB over random
+    changes to new and existing accounts with code and storage, across persists; out-of-range values raise the
+    same ValidationError and change nothing."""
+    from eth.db.atomic import AtomicDB
+    from eth_utils import ValidationError
+
+    rng = random.Random(seed)
+    addresses = [os.urandom(20) for _ in range(12)]
+    dbs = {kind: kind(AtomicDB()) for kind in (AccountDB, FastAccountDB)}
+    values = [0, 1, 0x7f, 0x80, 2**64 - 1, 2**256 - 1]
+    for _ in range(6):
+        for _ in range(40):
+            address, roll = rng.choice(addresses), rng.random()
+            value = rng.choice(values + [rng.randrange(2**80)])
+            for db in dbs.values():
+                if roll < 0.35:
+                    db.set_balance(address, value)
+                elif roll < 0.55:
+                    db.set_nonce(address, value % 2**64)
+                elif roll < 0.7:
+                    db.increment_nonce(address) if db.get_nonce(address) < 2**64 - 1 else None
+                elif roll < 0.8:
+                    db.set_code(address, bytes([value % 256]) * 3)
+                elif roll < 0.9:
+                    db.set_storage(address, value % 50, value)
+                elif roll < 0.95:
+                    db.delete_account(address)
+                else:
+                    for bad in (-1, 2**256):
+                        with pytest.raises(ValidationError):
+                            db.set_balance(address, bad)
+                    with pytest.raises(ValidationError):
+                        db.set_nonce(address, 2**64)
+        reference = [(d.get_nonce(a), d.get_balance(a), d.get_code(a)) for d in [dbs[AccountDB]] for a in addresses]
+        assert [(d.get_nonce(a), d.get_balance(a), d.get_code(a))
+                for d in [dbs[FastAccountDB]] for a in addresses] == reference
+        roots = [db.make_state_root() for db in dbs.values()]
+        assert roots[0] == roots[1]
+        for db in dbs.values():
+            db.persist()

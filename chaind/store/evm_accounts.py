@@ -9,6 +9,7 @@ from eth.db.account import AccountDB
 from eth.db.cache import CacheDB
 from eth.db.journal import JournalDB
 from eth.rlp.accounts import Account
+from eth.validation import validate_canonical_address, validate_uint64, validate_uint256
 from eth_hash.auto import keccak
 
 from chaind.store import mpt
@@ -34,6 +35,20 @@ class FastAccountDB(AccountDB):
     def _set_account(self, address, account):
         self._account_cache[address] = account
         self._journaltrie[address] = encode_account(account)
+
+    # py-evm's setters change one field with Account.copy, whose keyword merging and validation cost several times
+    # the new Account itself: the same checks, then the Account built from its four fields.
+    def set_balance(self, address, balance):
+        validate_canonical_address(address, title="Storage Address")
+        validate_uint256(balance, title="Account Balance")
+        account = self._get_account(address)
+        self._set_account(address, Account(account.nonce, balance, account.storage_root, account.code_hash))
+
+    def set_nonce(self, address, nonce):
+        validate_canonical_address(address, title="Storage Address")
+        validate_uint64(nonce, title="Nonce")
+        account = self._get_account(address)
+        self._set_account(address, Account(nonce, account.balance, account.storage_root, account.code_hash))
 
     def make_state_root(self):
         for _, store in self._dirty_account_stores():
