@@ -151,6 +151,7 @@ class App:
         self._genesis_consensus = consensus.of_document(genesis.document).SerializeToString()
         self._consensus_cache = {}
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
+        self._account_anys = {}             # (address, auth record, sequence) -> the account's Any (writer only)
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
         self._recent_txs = {}
         raw = db.get(keys.HEAD)
@@ -967,11 +968,12 @@ class App:
             touched |= {address for address, _ in self.module_accounts.values()}
         # Read before persist: the block's accounts are still in py-evm's cache, after it only in the trie.
         direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
-        ctx.accounts.persist()
-        evm_root = ctx.accounts.state_root
         # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
         touched |= {address for address in map(auth.account_of, changes) if address is not None}
-        direct += self._account_mirror(ctx, touched)
+        nonces = {address: ctx.accounts.get_nonce(address) for address in touched}
+        ctx.accounts.persist()
+        evm_root = ctx.accounts.state_root
+        direct += self._account_mirror(ctx, nonces)
         parent = amend or self._head_info
         if amend is None and (parent is None or parent.version != ctx.height - 1):
             parent = self.stores.commit_info(ctx.height - 1)
@@ -979,14 +981,24 @@ class App:
                                  self._store_mirrors)
         return {"evm_state_root": evm_root, "app_hash": info.hash()}
 
-    def _account_mirror(self, ctx, addresses):
-        """The acc store's entries of `addresses` as x/auth keeps them: 0x01 | address -> the account's Any."""
+    def _account_mirror(self, ctx, nonces):
+        """The acc store's entries of the addresses of `nonces` ({address: its EVM nonce}) as x/auth keeps them:
+        0x01 | address -> the account's Any."""
         prefix = self.genesis.bech32_prefix
+        made = self._account_anys
         out = []
-        for address in addresses:
-            found = auth.account_any(ctx, address, prefix, self.module_accounts)
-            if found is not None:
-                out.append((layout.ACC, layout.account(address), found.SerializeToString()))
+        for address, nonce in nonces.items():
+            # An account's Any is made of its auth record and its sequence alone: most of a block's accounts (the
+            # fee collector, a recipient) are written again as they were.
+            memo = (address, auth.record(ctx, address), nonce)
+            found = made.get(memo)
+            if found is None:
+                account = auth.account_any(ctx, address, prefix, self.module_accounts)
+                found = made[memo] = b"" if account is None else account.SerializeToString()
+                if len(made) > _ACCOUNT_ANYS_KEPT:
+                    del made[next(iter(made))]
+            if found:
+                out.append((layout.ACC, layout.account(address), found))
         return out
 
     def _block_puts(self, committed, puts, evm_hashes=None):
@@ -1087,6 +1099,9 @@ def _check_protected(state, evm_tx):
                              "transaction to protect it against replay-attacks: feature not supported",
                              "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
                              "protect it against replay-attacks")
+
+
+_ACCOUNT_ANYS_KEPT = 4096
 
 
 def _touched_accounts(state):

@@ -38,6 +38,11 @@ def account(state, address):
     return number, bytes.fromhex(pubkey)
 
 
+def record(state, address):
+    """The stored record of an account (number, key, vesting: its Any but for the sequence), None if unknown."""
+    return state.store.get(_key(address))
+
+
 def key_type(state, address):
     """The kind of key (crypto.keys.ETH_SECP256K1 or SECP256K1) an account signs with, None before its first tx."""
     raw = state.store.get(_key(address))
