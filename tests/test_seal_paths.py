@@ -52,6 +52,8 @@ def _run(tmp_path, name, seed, blocks):
                 break
         block = chain.block(raws)
         sealed.append((block.meta.evm_state_root, block.meta.app_hash))
+        # The head's commit info as the block made it is the one it wrote.
+        assert chain.app._head_info == chain.app.stores.commit_info(chain.app.height)
     stored = list(chain.db.iterate(b""))
     chain.close()
     return sealed, stored

@@ -152,6 +152,7 @@ class App:
         self._consensus_cache = {}
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
         self._account_anys = {}             # (address, auth record, sequence) -> the account's Any (writer only)
+        self._sealed_info = (None, None)    # (app hash, CommitInfo) of the state sealed last
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
         self._recent_txs = {}
         raw = db.get(keys.HEAD)
@@ -794,7 +795,11 @@ class App:
         else:
             self.state_cache.clear(committed.height)
         self._finalized_changes = (None, None)
-        self._head_info = self.stores.commit_info(committed.height)
+        # The commit info the block's app hash was made of, as it was written (not read back).
+        app_hash, info = self._sealed_info
+        if app_hash != committed.meta.app_hash or info.version != committed.height:
+            info = self.stores.commit_info(committed.height)
+        self._head_info = info
         if self.pruning and committed.height % self.prune_interval == 0:
             try:
                 self.prune()
@@ -979,7 +984,9 @@ class App:
             parent = self.stores.commit_info(ctx.height - 1)
         info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct,
                                  self._store_mirrors)
-        return {"evm_state_root": evm_root, "app_hash": info.hash()}
+        app_hash = info.hash()
+        self._sealed_info = (app_hash, info)
+        return {"evm_state_root": evm_root, "app_hash": app_hash}
 
     def _account_mirror(self, ctx, nonces):
         """The acc store's entries of the addresses of `nonces` ({address: its EVM nonce}) as x/auth keeps them:
