@@ -1,6 +1,7 @@
 """The account trie read and updated by store/mpt.py (FastAccountDB) gives py-trie's roots and values: random
 batches against py-trie's HexaryTrie, and a chain's blocks against py-evm's own AccountDB."""
 
+import collections
 import os
 import random
 
@@ -15,6 +16,7 @@ from chain_driver import Chain
 from chaind.chain.modules.evm.state import NativeState
 from chaind.store import mpt
 from chaind.store.evm_accounts import FastAccountDB, decode_account, encode_account
+from chaind.store.evm_state import rlp_list
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -45,6 +47,36 @@ def test_batches_give_py_trie_roots_and_values(seed):
             mpt._nodes.clear()
             for key in keys:
                 assert mpt.get(ours.__getitem__, root, key) == reference.get(key)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_nodes_an_update_remembers_are_their_decoded_rlp(seed, monkeypatch):
+    """update() remembers each node it makes with the items it built them from: those equal the decoded RLP, and
+    reads and later updates through a warm cache (a small one, evicting as it goes) give py-trie's roots."""
+    monkeypatch.setattr(mpt, "CACHE_NODES", 64)
+    monkeypatch.setattr(mpt, "_nodes", collections.OrderedDict())
+    rng = random.Random(seed)
+    reference, ours, root = HexaryTrie({}), {}, BLANK_ROOT_HASH
+    keys = [bytes(rng.randrange(3) for _ in range(3)) for _ in range(20)] + [os.urandom(32) for _ in range(40)]
+    keys = [key for key in keys if len(key) == 32] if seed % 2 else [key for key in keys if len(key) == 3]
+    for _ in range(60):
+        changes = {}
+        for _ in range(rng.randrange(1, 12)):
+            changes[rng.choice(keys)] = b"" if rng.random() < 0.3 else os.urandom(rng.choice([1, 5, 20, 40, 90]))
+        for key, value in sorted(changes.items()):
+            if value:
+                reference[key] = value
+            else:
+                del reference[key]
+        root, added = mpt.update(ours.__getitem__, root, changes)
+        ours.update(added)
+        assert root == reference.root_hash
+        for ref, encoded in added.items():
+            if ref in mpt._nodes:
+                assert mpt._nodes[ref] == tuple(rlp_list(encoded))
+        for key in keys:
+            assert mpt.get(ours.__getitem__, root, key) == reference.get(key)
+    assert len(mpt._nodes) <= 64
 
 
 def test_missing_node_is_a_key_error():
