@@ -5,6 +5,7 @@ check_tx and view, which read committed heights only.
 """
 
 import base64
+import collections
 import functools
 import hashlib
 import threading
@@ -151,7 +152,8 @@ class App:
         self._genesis_consensus = consensus.of_document(genesis.document).SerializeToString()
         self._consensus_cache = {}
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
-        self._account_anys = {}             # (address, auth record, sequence) -> the account's Any (writer only)
+        # (address, auth record, sequence) -> the account's Any (writer only); ordered, to evict the oldest cheaply.
+        self._account_anys = collections.OrderedDict()
         self._sealed_info = (None, None)    # (app hash, CommitInfo) of the state sealed last
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
         self._recent_txs = {}
@@ -1003,7 +1005,7 @@ class App:
                 account = auth.account_any(ctx, address, prefix, self.module_accounts)
                 found = made[memo] = b"" if account is None else account.SerializeToString()
                 if len(made) > _ACCOUNT_ANYS_KEPT:
-                    del made[next(iter(made))]
+                    made.popitem(last=False)
             if found:
                 out.append((layout.ACC, layout.account(address), found))
         return out
