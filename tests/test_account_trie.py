@@ -119,9 +119,9 @@ def test_accounts_encode_and_decode_as_py_evm_does():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_setters_give_py_evm_account_dbs_accounts_and_roots(seed):
-    """FastAccountDB's set_balance and set_nonce (no Account.copy) against py-evm's AccountDB over random
-    changes to new and existing accounts with code and storage, across persists; out-of-range values raise the
-    same ValidationError and change nothing."""
+    """FastAccountDB's set_balance and set_nonce (no Account.copy) and persist against py-evm's AccountDB over
+    random changes to new and existing accounts with code and storage, across persists; out-of-range values raise
+    the same ValidationError and change nothing."""
     from eth.db.atomic import AtomicDB
     from eth_utils import ValidationError
 
@@ -152,10 +152,15 @@ def test_setters_give_py_evm_account_dbs_accounts_and_roots(seed):
                             db.set_balance(address, bad)
                     with pytest.raises(ValidationError):
                         db.set_nonce(address, 2**64)
-        reference = [(d.get_nonce(a), d.get_balance(a), d.get_code(a)) for d in [dbs[AccountDB]] for a in addresses]
-        assert [(d.get_nonce(a), d.get_balance(a), d.get_code(a))
-                for d in [dbs[FastAccountDB]] for a in addresses] == reference
+        def reads(db):
+            return [(db.get_nonce(a), db.get_balance(a), db.get_code(a), [db.get_storage(a, slot) for slot in (0, 7)])
+                    for a in addresses]
+
+        assert reads(dbs[FastAccountDB]) == reads(dbs[AccountDB])
         roots = [db.make_state_root() for db in dbs.values()]
         assert roots[0] == roots[1]
+        # FastAccountDB.persist (no witness; no storage batch without storage writes): the same root and reads.
         for db in dbs.values():
             db.persist()
+        assert dbs[FastAccountDB].state_root == dbs[AccountDB].state_root == roots[0]
+        assert reads(dbs[FastAccountDB]) == reads(dbs[AccountDB])

@@ -11,6 +11,7 @@ from eth.db.journal import JournalDB
 from eth.rlp.accounts import Account
 from eth.validation import validate_canonical_address, validate_uint64, validate_uint256
 from eth_hash.auto import keccak
+from eth_utils import ValidationError
 
 from chaind.store import mpt
 from chaind.store.evm_state import rlp_list
@@ -69,6 +70,35 @@ class FastAccountDB(AccountDB):
         self._journaltrie.reset()
         self._trie_cache.reset_cache()
         return self.state_root
+
+
+    def persist(self):
+        """py-evm's persist, less the witness it returns (the nodes and accounts the block read, which nothing here
+        asks for) and the storage batch and checks of a block that wrote no storage. Returns None."""
+        self.make_state_root()
+        dirty = tuple(self._dirty_account_stores())
+        if dirty:
+            with self._raw_store_db.atomic_batch() as write_batch:
+                for address, store in dirty:
+                    self._validate_flushed_storage(address, store)
+                    store.persist(write_batch)
+            for address, new_root in self._get_changed_roots():
+                if new_root is None:
+                    raise ValidationError(f"Cannot validate new root of account 0x{address.hex()} "
+                                          f"which has a new root hash of None")
+                if new_root not in self._raw_store_db and new_root != BLANK_ROOT_HASH:
+                    raise ValidationError("After persisting storage trie, a root node was not found. State root "
+                                          f"for account 0x{address.hex()} is missing for hash 0x{new_root.hex()}.")
+        self._account_stores = {}
+        self._dirty_accounts = set()
+        self._accessed_accounts = set()
+        self._accessed_bytecodes = set()
+        self._account_cache.clear()
+        self._validate_generated_root()
+        with self._raw_store_db.atomic_batch() as write_batch:
+            self._batchtrie.commit_to(write_batch, apply_deletes=False)
+            self._batchdb.commit_to(write_batch, apply_deletes=False)
+        self._root_hash_at_last_persist = self.state_root
 
 
 class _AccountReads:
