@@ -1002,7 +1002,7 @@ class App:
             memo = (address, auth.record(ctx, address), nonce)
             found = made.get(memo)
             if found is None:
-                account = auth.account_any(ctx, address, prefix, self.module_accounts)
+                account = auth.account_any(ctx, address, prefix, self.module_accounts, nonce)
                 found = made[memo] = b"" if account is None else account.SerializeToString()
                 if len(made) > _ACCOUNT_ANYS_KEPT:
                     made.popitem(last=False)
