@@ -212,7 +212,9 @@ def _encode(node, added):
     """(the RLP of `node`, its items as node_items gives them); its changed descendants go into `added`
     ({hash: RLP}) and the node cache."""
     if node.__class__ is _Branch:
-        items = [_ref(child, added) for child in node.children]
+        # Most children are unchanged (a ref) or none: _ref only for the ones being built.
+        items = [child if child.__class__ is bytes else b"" if child is None else _ref(child, added)
+                 for child in node.children]
         value = node.value
         payload = b"".join([b"\xa0" + ref if len(ref) == 32 else ref or b"\x80" for ref in items])
         items.append(value)
