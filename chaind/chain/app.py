@@ -65,6 +65,7 @@ _STALE_FORMATS = {
     b"3": "whose IAVL stores hold staking's records, auth's and bank's indexes and slashing's missed blocks in "
           "another layout than the SDK's, so its app hashes differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
+_NO_HEAD_BLOCK = (None, {})
 RECENT_TXS = 4096           # decoded txs of the last blocks kept for decode_tx (receipts of the head's txs)
 
 
@@ -152,11 +153,14 @@ class App:
         self._genesis_consensus = consensus.of_document(genesis.document).SerializeToString()
         self._consensus_cache = {}
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
+        self._finalized_evm = (None, {})        # (height, {index: EVM hash of a tx that ran}) of that block
         # (address, auth record, sequence) -> the account's Any (writer only); ordered, to evict the oldest cheaply.
         self._account_anys = collections.OrderedDict()
         self._sealed_info = (None, None)    # (app hash, CommitInfo) of the state sealed last
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
         self._recent_txs = {}
+        # The last block made here and its EVM txs' positions: the receipts asked for most, read from memory.
+        self._head_block = _NO_HEAD_BLOCK
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
@@ -204,6 +208,10 @@ class App:
     def tx_position(self, tx_hash, evm=False):
         """(height, index) of a committed tx, or None. A tx of a block written but not yet made the
         head is not found: a client that sees its receipt must find its block at `latest`."""
+        if evm:
+            block, indexes = self._head_block
+            if tx_hash in indexes:
+                return block.height, indexes[tx_hash]
         raw = self.db.get((keys.EVM_TX_BY_HASH if evm else keys.TX_BY_HASH) + tx_hash)
         if raw is None:
             return None
@@ -211,9 +219,15 @@ class App:
         return position if position[0] <= self.height else None
 
     def tx_at(self, height, index):
+        block = self._head_block[0]
+        if block is not None and block.height == height and index < len(block.txs):
+            return block.txs[index]
         return self.db.get(keys.tx_key(height, index))
 
     def result_at(self, height, index):
+        block = self._head_block[0]
+        if block is not None and block.height == height and index < len(block.results):
+            return block.results[index]
         raw = self.db.get(keys.result_key(height, index))
         return None if raw is None else TxResult.from_record(raw)
 
@@ -290,6 +304,7 @@ class App:
             puts[valset.key(g.initial_height)] = valset.to_record(first_set)
         puts[consensus.key(g.initial_height)] = self._genesis_consensus
         self.db.write(self._block_puts(committed, puts))
+        self._head_block = _NO_HEAD_BLOCK
         self._head = (header, meta)
         # A reset chain starts over: nothing read from the one before may be kept.
         self.state_cache.clear(height)
@@ -681,6 +696,7 @@ class App:
                                    consensus_params=params_after)
         self._results_hash = (block_hash, blocks.results_hash(results))
         self._finalized_changes = (height, ctx.store.changes)
+        self._finalized_evm = (height, evm_hashes)
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
@@ -790,6 +806,11 @@ class App:
         """Write the block in one atomic batch; from now on readers see it."""
         self.write(puts)
         self._head = (committed.header, committed.meta)
+        # After the head: a reader that finds a tx here finds its block at `latest`.
+        made, evm_hashes = self._finalized_evm
+        self._head_block = (committed, {h: i for i, h in evm_hashes.items()}) if made == committed.height \
+            else _NO_HEAD_BLOCK
+        self._finalized_evm = (None, {})
         self._consensus_cache = {}
         finalized, changes = self._finalized_changes
         if finalized == committed.height:
@@ -816,6 +837,7 @@ class App:
 
     def reload_head(self):
         """Take the head from the store again, after a dev revert or load rewrote it under us."""
+        self._head_block = _NO_HEAD_BLOCK
         self._head = self._load_block(keys.height_of(self.db.get(keys.HEAD)))
         self._consensus_cache = {}
         self.state_cache.clear(self.height)
