@@ -5,6 +5,7 @@ check_tx and view, which read committed heights only.
 """
 
 import base64
+import collections
 import functools
 import hashlib
 import threading
@@ -164,6 +165,9 @@ class App:
         self._consensus_cache = {}
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
         self._finalized_evm = (None, {})        # (height, {index: EVM hash of a tx that ran}) of that block
+        # (address, auth record, sequence) -> the account's Any (writer only); ordered, to evict the oldest cheaply.
+        self._account_anys = collections.OrderedDict()
+        self._sealed_info = (None, None)    # (app hash, CommitInfo) of the state sealed last
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
         self._recent_txs = {}
         # The last block made here and its EVM txs' positions: the receipts asked for most, read from memory.
@@ -838,7 +842,11 @@ class App:
         else:
             self.state_cache.clear(committed.height)
         self._finalized_changes = (None, None)
-        self._head_info = self.stores.commit_info(committed.height)
+        # The commit info the block's app hash was made of, as it was written (not read back).
+        app_hash, info = self._sealed_info
+        if app_hash != committed.meta.app_hash or info.version != committed.height:
+            info = self.stores.commit_info(committed.height)
+        self._head_info = info
         if self.pruning and committed.height % self.prune_interval == 0:
             try:
                 self.prune()
@@ -1013,26 +1021,39 @@ class App:
             touched |= {address for address, _ in self.module_accounts.values()}
         # Read before persist: the block's accounts are still in py-evm's cache, after it only in the trie.
         direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
-        ctx.accounts.persist()
-        evm_root = ctx.accounts.state_root
         # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
         touched |= {address for address in map(auth.account_of, changes) if address is not None}
-        direct += self._account_mirror(ctx, touched)
+        nonces = {address: ctx.accounts.get_nonce(address) for address in touched}
+        ctx.accounts.persist()
+        evm_root = ctx.accounts.state_root
+        direct += self._account_mirror(ctx, nonces)
         parent = amend or self._head_info
         if amend is None and (parent is None or parent.version != ctx.height - 1):
             parent = self.stores.commit_info(ctx.height - 1)
         info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct,
                                  self._store_mirrors)
-        return {"evm_state_root": evm_root, "app_hash": info.hash()}
+        app_hash = info.hash()
+        self._sealed_info = (app_hash, info)
+        return {"evm_state_root": evm_root, "app_hash": app_hash}
 
-    def _account_mirror(self, ctx, addresses):
-        """The acc store's entries of `addresses` as x/auth keeps them: 0x01 | address -> the account's Any."""
+    def _account_mirror(self, ctx, nonces):
+        """The acc store's entries of the addresses of `nonces` ({address: its EVM nonce}) as x/auth keeps them:
+        0x01 | address -> the account's Any."""
         prefix = self.genesis.bech32_prefix
+        made = self._account_anys
         out = []
-        for address in addresses:
-            found = auth.account_any(ctx, address, prefix, self.module_accounts)
-            if found is not None:
-                out.append((layout.ACC, layout.account(address), found.SerializeToString()))
+        for address, nonce in nonces.items():
+            # An account's Any is made of its auth record and its sequence alone: most of a block's accounts (the
+            # fee collector, a recipient) are written again as they were.
+            memo = (address, auth.record(ctx, address), nonce)
+            found = made.get(memo)
+            if found is None:
+                account = auth.account_any(ctx, address, prefix, self.module_accounts, nonce)
+                found = made[memo] = b"" if account is None else account.SerializeToString()
+                if len(made) > _ACCOUNT_ANYS_KEPT:
+                    made.popitem(last=False)
+            if found:
+                out.append((layout.ACC, layout.account(address), found))
         return out
 
     def _block_puts(self, committed, puts, evm_hashes=None):
@@ -1143,6 +1164,9 @@ def _check_protected(state, evm_tx):
                              "transaction to protect it against replay-attacks: feature not supported",
                              "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
                              "protect it against replay-attacks")
+
+
+_ACCOUNT_ANYS_KEPT = 4096
 
 
 def _touched_accounts(state):
