@@ -1148,13 +1148,13 @@ class App:
 
 
 def _consensus_after(cache, height, puts):
-    """The consensus params looked up (height -> ConsensusParams) that hold once block `height` is committed with
-    `puts`: those up to `height` (known before it, up to its own); and the next height's are its own unless the
-    block records new ones, which spares every block's check_tx a store seek for them."""
-    kept = {h: params for h, params in cache.items() if h <= height}
-    if height in kept and consensus.key(height + 1) not in puts:
-        kept[height + 1] = kept[height]
-    return kept
+    """The consensus params looked up (height -> ConsensusParams) worth keeping once block `height` is committed
+    with `puts`: its own, which are the next height's too unless the block records new ones. That spares each
+    block's check_tx a store seek for them; the rest goes, as the cache is bounded by what one head asks for."""
+    params = cache.get(height)
+    if params is None or consensus.key(height + 1) in puts:
+        return {}
+    return {height: params, height + 1: params}
 
 
 def _check_protected(state, evm_tx):
