@@ -3,6 +3,7 @@ updates and the validator set they make from height H+2 (header hashes, commits 
 
 import hashlib
 import json
+import random
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -358,6 +359,17 @@ def test_decimals_round_as_legacy_dec():
         legacy_dec.parse("0." + "1" * 19)
     assert staking.parse_duration("1814400s") == 1814400 * 10**9
     assert staking.format_duration(1500 * 10**6) == "1.5s"
+
+
+def test_a_decimal_prints_as_its_whole_and_padded_fraction():
+    """legacy_dec.format inserts the point in the integer's digits: the text of math/dec.go's String(), the whole
+    part and the 18-place fraction of divmod, over random values of every size and sign."""
+    rng = random.Random(18)
+    values = [0, 1, -1, 10**18, -(10**18), 10**18 - 1, 10**17, -(10**36) - 5]
+    values += [rng.choice((1, -1)) * rng.randrange(10 ** rng.randrange(1, 80)) for _ in range(3000)]
+    for value in values:
+        whole, fraction = divmod(abs(value), 10**18)
+        assert legacy_dec.format(value) == f"{'-' if value < 0 else ''}{whole}.{fraction:018d}", value
 
 
 def test_the_staking_store_holds_the_sdks_keys_and_protos(tmp_path):
