@@ -87,6 +87,14 @@ def test_fees_go_to_the_community_pool_and_the_validator_with_its_commission(cha
                                      "mode": "BeginBlock"}
     assert by_type["rewards"] == {"amount": f"{legacy_dec.format(to_validator)}achain", "validator": valoper,
                                   "mode": "BeginBlock"}
+    # In the SDK's attribute order, FinalizeBlock's mode last; the fee collector's send is marked too.
+    assert next(e for e in allocated.events if e.type == "commission").attributes == (
+        ("amount", f"{legacy_dec.format(commission)}achain", True), ("validator", valoper, True),
+        ("mode", "BeginBlock", True))
+    collector = chain.b32(FEE_COLLECTOR)
+    sent = [e for e in allocated.events if collector in (v for _, v, _ in e.attributes)]
+    assert {e.type for e in sent} == {"coin_spent", "transfer"}
+    assert all(e.attributes[-1] == ("mode", "BeginBlock", True) for e in sent)
 
 
 def test_rewards_split_by_stake_and_a_withdrawal_pays_exactly_what_was_owed(chain):
@@ -229,6 +237,19 @@ def test_wire_of_dec_coins():
     assert dec_coins.truncate({"achain": 15 * 10**17}) == ([("achain", 1)], {"achain": 5 * 10**17})
     assert dec_coins.mul_dec({"a": 5}, ONE // 2) == {"a": 2}     # 2.5 atomics rounds half to even
     assert to_bech32("chain", b"\0" * 20).startswith("chain1")
+
+
+def test_a_record_coin_map_plus_coins_is_the_dec_coins_sum():
+    """state._added (an allocation's update of a record's text map, with its one-denom path) writes what
+    dec_coins' sum of the decoded map writes, over random maps and coins, zero amounts among them."""
+    rng = random.Random(15)
+    denoms = ["achain", "stake", "zeta"]
+    for round_ in range(3000):
+        record = {d: str(rng.randrange(1, 10**30)) for d in sorted(rng.sample(denoms, rng.randrange(3)))}
+        coins = {d: rng.choice([0, rng.randrange(10**25)]) for d in rng.sample(denoms, rng.randrange(1, 3))}
+        expected = dec_coins.to_record(dec_coins.add(dec_coins.from_record(record), coins))
+        assert state._added(record, coins) == expected, round_
+        assert list(state._added(record, coins)) == list(expected), round_
 
 
 def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):

@@ -86,6 +86,13 @@ def add_allocation(state, operator, commission, tokens):
 
 def _added(record, coins):
     """A record's coin map (denom -> atomics text) plus `coins`, as dec_coins.to_record(dec_coins.add(...))."""
+    if len(coins) == 1 and len(record) < 2:
+        # One denom on either side (a chain's one fee denom): nothing to merge or sort.
+        (denom, amount), = coins.items()
+        held = record.get(denom) if record else "0"
+        if held is not None:
+            total = int(held) + amount
+            return {denom: str(total)} if total else {}
     out = {denom: int(amount) for denom, amount in record.items()}
     for denom, amount in coins.items():
         out[denom] = out.get(denom, 0) + amount
