@@ -1,5 +1,7 @@
 """distribution's keeper: F1 fee distribution (x/distribution v0.50): allocation, periods, rewards, withdrawals."""
 
+import functools
+
 from chaind.chain import legacy_dec
 from chaind.chain.block import Event
 from chaind.chain.modules import staking
@@ -121,11 +123,9 @@ class Keeper:
         self._allocation_events(operator, commission, tokens)
 
     def _allocation_events(self, operator, commission, tokens):
-        valoper = self.valoper(operator)
-        self.events.append(Event("commission", (("amount", dec_coins.to_text(commission), True),
-                                                ("validator", valoper, True)) + self._mode))
-        self.events.append(Event("rewards", (("amount", dec_coins.to_text(tokens), True),
-                                             ("validator", valoper, True)) + self._mode))
+        tail = _validator_tail(self._valoper_prefix, operator, self._mode)
+        self.events.append(Event("commission", (("amount", dec_coins.to_text(commission), True),) + tail))
+        self.events.append(Event("rewards", (("amount", dec_coins.to_text(tokens), True),) + tail))
 
     # -- periods -------------------------------------------------------------------------------
 
@@ -279,6 +279,13 @@ class Keeper:
                 self._pay(state.withdraw_address(self.ctx, operator), paid)
         state.set_community_pool(self.ctx, dec_coins.add(pool, outstanding))
         state.forget_validator(self.ctx, operator)
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator_tail(valoper_prefix, operator, mode):
+    """The attributes an allocation event ends with, the validator's and the mode's: the same every block, so
+    made once (each block's 200 allocation events are written, indexed and collected: fewer objects, less work)."""
+    return (("validator", to_bech32(valoper_prefix, operator), True),) + mode
 
 
 def _coins_text(coins):
