@@ -15,10 +15,12 @@ from chaind.chain import errors, legacy_dec, valset, votes
 from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, NOT_BONDED_POOL, UNBONDED, UNBONDING
+from chaind.chain.modules.staking import keys as staking_keys
 from chaind.home import Home
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
+from chaind.store import keys as store_keys
 from staking_msgs import CHAIN
 
 DAY = 24 * 3600 * 10**9
@@ -359,6 +361,20 @@ def test_decimals_round_as_legacy_dec():
         legacy_dec.parse("0." + "1" * 19)
     assert staking.parse_duration("1814400s") == 1814400 * 10**9
     assert staking.format_duration(1500 * 10**6) == "1.5s"
+
+
+def test_keys_built_from_composed_prefixes_and_parts_are_the_composed_keys():
+    """store.keys.part and staking's per-block keys (a composed prefix, then length-prefixed addresses) are what
+    compose makes of all the parts; a part longer than 255 bytes is refused as compose refuses it."""
+    rng = random.Random(19)
+    for _ in range(300):
+        a, b = (rng.randbytes(rng.choice((0, 1, 20, 32, rng.randrange(256)))) for _ in range(2))
+        assert store_keys.part(a) == store_keys.compose(a)
+        assert staking_keys.val_key(a) == store_keys.compose("staking", "val", a)
+        assert staking_keys.cons_key(a) == store_keys.compose("staking", "cons", a)
+        assert staking_keys.del_key(a, b) == store_keys.compose("staking", "del", a, b)
+    with pytest.raises(ValueError, match="longer than 255"):
+        store_keys.part(b"x" * 256)
 
 
 def test_a_decimal_prints_as_its_whole_and_padded_fraction():

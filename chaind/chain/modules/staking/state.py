@@ -49,8 +49,9 @@ class Summary:
 
 def summary_by_cons(state, cons_address):
     """The Summary of the validator with this consensus address, or None."""
-    operator = operator_by_cons(state, cons_address)
-    raw = None if operator is None else state.store.get(val_key(operator))
+    get = state.store.get
+    operator = get(cons_key(cons_address))
+    raw = None if operator is None else get(val_key(operator))
     return None if raw is None else _summary_of(raw)
 
 
