@@ -240,8 +240,8 @@ def test_wire_of_dec_coins():
 
 
 def test_a_record_coin_map_plus_coins_is_the_dec_coins_sum():
-    """state._added (an allocation's update of a record's text map, with its one-denom path) writes what
-    dec_coins' sum of the decoded map writes, over random maps and coins, zero amounts among them."""
+    """state._added and _added_one (an allocation's update of a record's text map, and its one-denom path) write
+    what dec_coins' sum of the decoded map writes, over random maps and coins, zero amounts among them."""
     rng = random.Random(15)
     denoms = ["achain", "stake", "zeta"]
     for round_ in range(3000):
@@ -250,6 +250,9 @@ def test_a_record_coin_map_plus_coins_is_the_dec_coins_sum():
         expected = dec_coins.to_record(dec_coins.add(dec_coins.from_record(record), coins))
         assert state._added(record, coins) == expected, round_
         assert list(state._added(record, coins)) == list(expected), round_
+        if len(coins) == 1:
+            (denom, amount), = coins.items()
+            assert list(state._added_one(record, denom, amount).items()) == list(expected.items()), round_
 
 
 def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):

@@ -9,7 +9,7 @@ import orjson
 from chaind.chain import legacy_dec
 from chaind.chain.modules.distribution import dec_coins
 from chaind.crypto.addresses import module_address
-from chaind.store.keys import compose, decompose
+from chaind.store.keys import compose, decompose, part
 
 DISTRIBUTION_ACCOUNT = module_address("distribution")
 FEE_POOL = compose("distribution", "feepool")
@@ -46,7 +46,7 @@ class ValidatorRewards:
 
 
 def _rewards_key(operator):
-    return _VALIDATOR + bytes((len(operator),)) + operator
+    return _VALIDATOR + part(operator)
 
 
 def rewards_of(state, operator):
@@ -72,6 +72,18 @@ def add_allocation(state, operator, commission, tokens):
     key = _rewards_key(operator)
     raw = state.store.get(key)
     record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
+    if len(tokens) == 1:
+        # A chain's one fee denom: commission's denoms are the tokens' (MulDec of them), and each map gets one
+        # amount added.
+        (denom, amount), = tokens.items()
+        share = commission.get(denom, 0)
+        if share > amount:
+            raise ArithmeticError(f"negative coin amount: {legacy_dec.format(amount - share)}{denom}")
+        record["out"] = _added_one(record["out"], denom, amount)
+        record["comm"] = _added_one(record["comm"], denom, share)
+        record["cur"] = _added_one(record["cur"], denom, amount - share)
+        state.store.set(key, orjson.dumps(record))
+        return
     rest = {}
     for denom, amount in tokens.items():
         left = amount - commission.get(denom, 0)
@@ -84,15 +96,20 @@ def add_allocation(state, operator, commission, tokens):
     state.store.set(key, orjson.dumps(record))
 
 
+def _added_one(record, denom, amount):
+    """_added(record, {denom: amount})."""
+    if not record:
+        return {denom: str(amount)} if amount else {}
+    held = record.get(denom)
+    if held is None or len(record) > 1:
+        return _added(record, {denom: amount})
+    # One denom on either side: nothing to merge or sort.
+    total = int(held) + amount
+    return {denom: str(total)} if total else {}
+
+
 def _added(record, coins):
     """A record's coin map (denom -> atomics text) plus `coins`, as dec_coins.to_record(dec_coins.add(...))."""
-    if len(coins) == 1 and len(record) < 2:
-        # One denom on either side (a chain's one fee denom): nothing to merge or sort.
-        (denom, amount), = coins.items()
-        held = record.get(denom) if record else "0"
-        if held is not None:
-            total = int(held) + amount
-            return {denom: str(total)} if total else {}
     out = {denom: int(amount) for denom, amount in record.items()}
     for denom, amount in coins.items():
         out[denom] = out.get(denom, 0) + amount
