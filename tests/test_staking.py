@@ -5,6 +5,7 @@ import hashlib
 import json
 import random
 
+import attrs
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from google.protobuf import any_pb2, wrappers_pb2
@@ -16,6 +17,7 @@ from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, NOT_BONDED_POOL, UNBONDED, UNBONDING
 from chaind.chain.modules.staking import keys as staking_keys
+from chaind.chain.modules.staking import state as staking_state
 from chaind.home import Home
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -361,6 +363,26 @@ def test_decimals_round_as_legacy_dec():
         legacy_dec.parse("0." + "1" * 19)
     assert staking.parse_duration("1814400s") == 1814400 * 10**9
     assert staking.format_duration(1500 * 10**6) == "1.5s"
+
+
+def test_a_blocks_kept_summary_gives_way_to_a_write_and_returns_when_it_is_undone(chain):
+    """summary_by_cons in a block's context keeps what it read from the parent's state; a write of the validator
+    in the block is seen at once, and a write undone (a failed message's changes put back) shows the parent's."""
+    app = chain.app
+    header, meta = app._head
+    ctx = app._context(header.height + 1, header.time_ns + 10**9, b"", meta.base_fee, evm_root=meta.evm_state_root)
+    v = staking.validator(ctx, chain.operator)
+    first = staking.summary_by_cons(ctx, v.cons_address)
+    assert (first.operator, first.rate, first.jailed) == (chain.operator, v.rate, False) and ctx.summaries
+    assert staking.summary_by_cons(ctx, v.cons_address) is first
+    before = dict(ctx.store.changes)
+    staking_state.set_validator(ctx, attrs.evolve(v, jailed=True, rate=v.rate // 2))
+    changed = staking.summary_by_cons(ctx, v.cons_address)
+    assert (changed.jailed, changed.rate) == (True, v.rate // 2)
+    ctx.store.changes = before
+    assert staking.summary_by_cons(ctx, v.cons_address) == first
+    # A view keeps nothing.
+    assert staking.summary_by_cons(app.view(), v.cons_address) == first
 
 
 def test_keys_built_from_composed_prefixes_and_parts_are_the_composed_keys():

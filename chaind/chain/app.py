@@ -93,6 +93,9 @@ class BlockContext:
     misbehavior: tuple = ()   # commit_info.Misbehavior to punish (x/evidence)
     msg_gas: int = 0          # gas the running message used beyond its flat MSG_GAS (use_gas)
     msg_gas_location: str = ""
+    # staking Summaries read from the parent's state this block (staking.summary_by_cons): distribution's and
+    # slashing's begin blockers both read every validator of the last commit.
+    summaries: dict = attrs.Factory(dict)
 
     def use_gas(self, amount, location):
         """What the SDK's gas meter would count for the running message where the flat fee does not (an authz
