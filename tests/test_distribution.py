@@ -13,6 +13,7 @@ from chaind.chain.modules import distribution, staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.chain.modules.distribution import dec_coins, keeper, state
 from chaind.chain.modules.distribution.invariants import INVARIANTS
+from chaind.chain.modules.staking import keys as staking_keys
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2
@@ -237,6 +238,42 @@ def test_wire_of_dec_coins():
     assert dec_coins.truncate({"achain": 15 * 10**17}) == ([("achain", 1)], {"achain": 5 * 10**17})
     assert dec_coins.mul_dec({"a": 5}, ONE // 2) == {"a": 2}     # 2.5 atomics rounds half to even
     assert to_bech32("chain", b"\0" * 20).startswith("chain1")
+
+
+def test_the_one_denom_allocation_writes_and_emits_what_the_coin_map_allocation_does(tmp_path):
+    """Keeper._allocate_one_denom (each block's loop for a chain's one fee denom) leaves the same records, events
+    and total as _allocate over coin maps, over random validator sets, powers, commission rates and prior records,
+    a vote of an unknown validator and rewards too small to share among them."""
+    db = Database(tmp_path / "db")
+    app = types.SimpleNamespace(genesis=types.SimpleNamespace(bech32_prefix="chain"))
+    rng = random.Random(16)
+    try:
+        for round_ in range(60):
+            contexts = [types.SimpleNamespace(store=VersionedWriter(db, 1), summaries={}) for _ in range(2)]
+            votes = [(rng.randbytes(20), rng.randrange(1, 10**6))]         # no validator has this one
+            for _ in range(rng.randrange(1, 12)):
+                operator, cons, pubkey = rng.randbytes(20), rng.randbytes(20), rng.randbytes(32)
+                rate = rng.choice([0, ONE // 20, ONE // 3, ONE, rng.randrange(ONE)])
+                prior = None
+                if rng.random() < 0.5:
+                    prior = state.ValidatorRewards(*({d: rng.randrange(1, 10**30) for d in rng.sample(
+                        ["achain", "stake"], rng.randrange(3))} for _ in range(3)), rng.randrange(1, 9))
+                for ctx in contexts:
+                    ctx.store.set(staking_keys.cons_key(cons), operator)
+                    ctx.store.set(staking_keys.val_key(operator), staking.Validator(
+                        operator, pubkey, {}, rate, ONE, ONE, 0, 1).to_record())
+                    if prior is not None:
+                        state.set_rewards_of(ctx, operator, prior)
+                votes.append((cons, rng.randrange(1, 10**6)))
+            total = sum(power for _, power in votes)
+            share = rng.choice([1, rng.randrange(1, total * ONE), rng.randrange(1, 10**32)])
+            general, one = (keeper.Keeper(app, ctx, mode="BeginBlock") for ctx in contexts)
+            allocated = one._allocate_one_denom(votes, total, "achain", share)
+            assert general._allocate(votes, total, {"achain": share}) == ({"achain": allocated} if allocated else {})
+            assert contexts[0].store.changes == contexts[1].store.changes, round_
+            assert general.events == one.events, round_
+    finally:
+        db.close()
 
 
 def test_a_record_coin_map_plus_coins_is_the_dec_coins_sum():

@@ -99,12 +99,21 @@ class Keeper:
             state.set_community_pool(ctx, dec_coins.add(pool, fees))
             return
         share = dec_coins.mul_dec_truncate(fees, ONE - params(ctx).community_tax)
-        # What the validators got, taken from the fees once at the end: the SDK takes each reward from what
+        # What the validators got is taken from the fees once at the end: the SDK takes each reward from what
         # remains as it goes, which ends the same (no step can go below zero if the end does not).
+        if len(share) == 1:
+            (denom, amount), = share.items()
+            allocated = {denom: self._allocate_one_denom(votes, total_power, denom, amount)}
+        else:
+            allocated = self._allocate(votes, total_power, share)
+        state.set_community_pool(ctx, dec_coins.add(pool, dec_coins.sub(fees, allocated)))
+
+    def _allocate(self, votes, total_power, share):
+        """Each validator's part of `share` (DecCoins) by power; what they got."""
         allocated = {}
         for cons_address, power in votes:
             reward = dec_coins.mul_dec_truncate(share, power * ONE // total_power)
-            found = staking.summary_by_cons(ctx, cons_address)
+            found = staking.summary_by_cons(self.ctx, cons_address)
             if found is None:
                 continue
             if not reward:
@@ -114,7 +123,28 @@ class Keeper:
             self.allocate_to_validator(found.operator, found.rate, reward)
             for denom, amount in reward.items():
                 allocated[denom] = allocated.get(denom, 0) + amount
-        state.set_community_pool(ctx, dec_coins.add(pool, dec_coins.sub(fees, allocated)))
+        return allocated
+
+    def _allocate_one_denom(self, votes, total_power, denom, share):
+        """_allocate of fees of one denom (a chain's one fee denom, every block): the same arithmetic on the one
+        amount, without coin maps; what the validators got."""
+        ctx, events, mode = self.ctx, self.events, self._mode
+        allocated = 0
+        for cons_address, power in votes:
+            reward = share * (power * ONE // total_power) // ONE
+            found = staking.summary_by_cons(ctx, cons_address)
+            if found is None:
+                continue
+            if not reward:
+                self._allocation_events(found.operator, {}, {})
+                continue
+            commission = dec_coins.mul_dec_amount(reward, found.rate)
+            state.add_allocation_one(ctx, found.operator, denom, commission, reward)
+            tail = _validator_tail(self._valoper_prefix, found.operator, mode)
+            events.append(Event("commission", (("amount", dec_coins.amount_text(commission, denom), True),) + tail))
+            events.append(Event("rewards", (("amount", dec_coins.amount_text(reward, denom), True),) + tail))
+            allocated += reward
+        return allocated
 
     def allocate_to_validator(self, operator, rate, tokens):
         """AllocateTokensToValidator: commission at the validator's rate, the rest to its delegators."""

@@ -69,21 +69,14 @@ def add_allocation(state, operator, commission, tokens):
     to the accumulated commission, the rest of `tokens` to the current rewards, all of `tokens` to the
     outstanding. Each block does this for every validator, so the record's text maps are updated in place of
     a round trip through ValidatorRewards (the same bytes as set_rewards_of writes)."""
+    if len(tokens) == 1:
+        # Commission's denoms are the tokens' (MulDec of them).
+        (denom, amount), = tokens.items()
+        add_allocation_one(state, operator, denom, commission.get(denom, 0), amount)
+        return
     key = _rewards_key(operator)
     raw = state.store.get(key)
     record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
-    if len(tokens) == 1:
-        # A chain's one fee denom: commission's denoms are the tokens' (MulDec of them), and each map gets one
-        # amount added.
-        (denom, amount), = tokens.items()
-        share = commission.get(denom, 0)
-        if share > amount:
-            raise ArithmeticError(f"negative coin amount: {legacy_dec.format(amount - share)}{denom}")
-        record["out"] = _added_one(record["out"], denom, amount)
-        record["comm"] = _added_one(record["comm"], denom, share)
-        record["cur"] = _added_one(record["cur"], denom, amount - share)
-        state.store.set(key, orjson.dumps(record))
-        return
     rest = {}
     for denom, amount in tokens.items():
         left = amount - commission.get(denom, 0)
@@ -93,6 +86,19 @@ def add_allocation(state, operator, commission, tokens):
     record["out"] = _added(record["out"], tokens)
     record["comm"] = _added(record["comm"], commission)
     record["cur"] = _added(record["cur"], rest)
+    state.store.set(key, orjson.dumps(record))
+
+
+def add_allocation_one(state, operator, denom, commission, amount):
+    """add_allocation of tokens of one denom (a chain's one fee denom): `amount` of them, `commission` of it."""
+    if commission > amount:
+        raise ArithmeticError(f"negative coin amount: {legacy_dec.format(amount - commission)}{denom}")
+    key = _rewards_key(operator)
+    raw = state.store.get(key)
+    record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
+    record["out"] = _added_one(record["out"], denom, amount)
+    record["comm"] = _added_one(record["comm"], denom, commission)
+    record["cur"] = _added_one(record["cur"], denom, amount - commission)
     state.store.set(key, orjson.dumps(record))
 
 
