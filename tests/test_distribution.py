@@ -314,6 +314,27 @@ def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
             state.set_rewards_of(slow, operator, records)
             key = state._rewards_key(operator)
             assert fast.store.get(key) == slow.store.get(key), round_
+        # Mostly the one fee denom, the amounts the last allocation wrote taken up again, among other writes of the
+        # records (a period ended, the same record written anew) and a second denom now and then.
+        for round_ in range(600):
+            operator = bytes([10 + rng.randrange(4)]) * 20
+            if rng.random() < 0.15:
+                records = state.rewards_of(slow, operator) or state.ValidatorRewards()
+                if rng.random() < 0.5:
+                    records.current, records.period = {}, records.period + 1
+                for writer in (fast, slow):
+                    state.set_rewards_of(writer, operator, records)
+            denom = "achain" if rng.random() < 0.97 else "stake"
+            amount = rng.randrange(0, 10**22)
+            share = dec_coins.mul_dec_amount(amount, rng.choice([0, ONE // 20, ONE // 3, ONE]))
+            state.add_allocation_one(fast, operator, denom, share, amount)
+            records = state.rewards_of(slow, operator) or state.ValidatorRewards()
+            records.commission = dec_coins.add(records.commission, {denom: share})
+            records.current = dec_coins.add(records.current, {denom: amount - share})
+            records.outstanding = dec_coins.add(records.outstanding, {denom: amount})
+            state.set_rewards_of(slow, operator, records)
+            key = state._rewards_key(operator)
+            assert fast.store.get(key) == slow.store.get(key), round_
         # A record the module wrote another way (a period ended) is updated as well.
         state.set_rewards_of(fast, b"\x09" * 20, state.ValidatorRewards({"achain": 5}, {}, {"achain": 2}, 7))
         state.add_allocation(fast, b"\x09" * 20, {"achain": 1}, {"achain": 4})
