@@ -36,18 +36,27 @@ def block_entries(height, events):
 
 
 def _entries(prefix, position, events):
-    """{value_prefix(prefix, tag, value) + position: b""} of each indexed attribute (hundreds a block: the
-    tag's part comes from a cache by event type and key, and only the value is encoded each time)."""
-    found = {}
+    """{value_prefix(prefix, tag, value) + position: b""} of each indexed attribute (hundreds a block, of a few
+    event types: each type's and key's part of the key is looked up once, and only the value is encoded each
+    time)."""
+    found, heads = {}, {}
+    pack = _VALUE.pack
     for e in events:
-        type_ = e.type
+        by_key = heads.get(e.type)
+        if by_key is None:
+            by_key = heads[e.type] = {}
         for key, value, index in e.attributes:
             if index:
-                head = _tag_head(prefix, type_, key)
+                head = by_key.get(key, _MISSING)
+                if head is _MISSING:
+                    head = by_key[key] = _tag_head(prefix, e.type, key)
                 if head is not None:
                     value = value.encode()
-                    found[head + _VALUE.pack(len(value)) + value + position] = b""
+                    found[head + pack(len(value)) + value + position] = b""
     return found
+
+
+_MISSING = object()
 
 
 @functools.lru_cache(maxsize=4096)
