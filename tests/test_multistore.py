@@ -139,6 +139,21 @@ def test_place_puts_each_key_where_locate_says():
     assert layout.locate(keys.compose("auth", "acct", b"\x01" * 20)) is None
 
 
+def test_commit_info_hash_with_remembered_leaves_is_cometbfts_simple_root_over_random_stores():
+    """CommitInfo.hash (leaf hashes remembered by store root) against merkle.root over the KVPair leaves: random
+    store counts and names, most roots kept from one commit info to the next as a block keeps them."""
+    rng = random.Random(11)
+    names = sorted({rng.randbytes(rng.randrange(1, 12)).hex() for _ in range(60)})
+    roots = {name: rng.randbytes(32) for name in names}
+    for _ in range(300):
+        for name in rng.sample(names, rng.randrange(4)):
+            roots[name] = rng.randbytes(32)
+        chosen = sorted(rng.sample(names, rng.randrange(1, 41)))
+        info = multistore.CommitInfo(1, tuple((name, roots[name]) for name in chosen))
+        leaves = [bytes([len(n)]) + n.encode() + b"\x20" + hashlib.sha256(roots[n]).digest() for n in chosen]
+        assert info.hash() == merkle.root(leaves)
+
+
 def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     address, denom = b"\x11" * 20, "ibc/ABC"
     native = keys.compose("bank", "bal", address, denom)
