@@ -136,3 +136,26 @@ def test_the_last_blocks_txs_and_results_read_from_memory_equal_the_stored_ones(
     assert app.tx_position(last_evm[0], evm=True) == (height, last_evm[1])
     assert app.result_at(height, 0) == TxResult.from_record(db.get(keys.result_key(height, 0)))
     chain.close()
+
+
+def test_the_head_nonces_its_block_left_are_the_tries(tmp_path):
+    """head_nonce answers the accounts the head's block touched from what the block left, without a trie walk:
+    the same nonce a view of the head reads; another head (a reload) reads the trie again."""
+    chain = Chain(tmp_path, "chain")
+    app = chain.app
+    for step in range(6):
+        chain.block(chain.workload(step))
+        head, nonces = app._head_nonces
+        assert head is app.head and nonces
+        assert chain.keys[1].address in nonces      # it sends in every block
+        view = app.view()
+        for address, nonce in nonces.items():
+            assert app.head_nonce(address) == nonce == view.accounts.get_nonce(address)
+    # A dev setter changes the head's state in place (a new head object, the same height).
+    from chaind.chain import devstate
+
+    sender = chain.keys[1].address
+    devstate.amend_head(app, lambda ctx: ctx.accounts.set_nonce(sender, 1000))
+    assert app._head_nonces[0] is not app.head
+    assert app.head_nonce(sender) == 1000 == app.view().accounts.get_nonce(sender)
+    chain.close()

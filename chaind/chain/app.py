@@ -98,6 +98,7 @@ class BlockContext:
     # staking Summaries read from the parent's state this block (staking.summary_by_cons): distribution's and
     # slashing's begin blockers both read every validator of the last commit.
     summaries: dict = attrs.Factory(dict)
+    nonces: dict = attrs.Factory(dict)             # set when sealed: {address: nonce} of the accounts it touched
 
     def use_gas(self, amount, location):
         """What the SDK's gas meter would count for the running message where the flat fee does not (an authz
@@ -168,6 +169,10 @@ class App:
         self._consensus_cache = {}
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
         self._finalized_evm = (None, {})        # (height, {index: EVM hash of a tx that ran}) of that block
+        self._finalized_nonces = (None, {})     # (height, {address: nonce} of the accounts it touched) of it
+        # The head and the nonces its block left to the accounts it touched: head_nonce without a trie walk for
+        # the accounts asked for most (the next check of a sender, the pool's cleanup after the block).
+        self._head_nonces = (None, {})
         # (address, auth record, sequence) -> the account's Any (writer only); ordered, to evict the oldest cheaply.
         self._account_anys = collections.OrderedDict()
         self._sealed_info = (None, None)    # (app hash, CommitInfo) of the state sealed last
@@ -416,6 +421,9 @@ class App:
 
     def head_nonce(self, address):
         """The account's nonce at the head, through this thread's view of the head (cached until it moves)."""
+        head, nonces = self._head_nonces
+        if head is self._head and address in nonces:
+            return nonces[address]
         return self._head_view().accounts.get_nonce(address)
 
     def _head_view(self):
@@ -725,6 +733,7 @@ class App:
         self._results_hash = (block_hash, blocks.results_hash(results))
         self._finalized_changes = (height, ctx.store.changes)
         self._finalized_evm = (height, evm_hashes)
+        self._finalized_nonces = (height, ctx.nonces)
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
@@ -839,6 +848,9 @@ class App:
         self._head_block = (committed, {h: i for i, h in evm_hashes.items()}) if made == committed.height \
             else _NO_HEAD_BLOCK
         self._finalized_evm = (None, {})
+        made, nonces = self._finalized_nonces
+        self._head_nonces = (self._head, nonces) if made == committed.height else (None, {})
+        self._finalized_nonces = (None, {})
         self._consensus_cache = _consensus_after(self._consensus_cache, committed.height, puts)
         finalized, changes = self._finalized_changes
         if finalized == committed.height:
@@ -1027,7 +1039,7 @@ class App:
         direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
         # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
         touched |= {address for address in map(auth.account_of, changes) if address is not None}
-        nonces = {address: ctx.accounts.get_nonce(address) for address in touched}
+        nonces = ctx.nonces = {address: ctx.accounts.get_nonce(address) for address in touched}
         ctx.accounts.persist()
         evm_root = ctx.accounts.state_root
         direct += self._account_mirror(ctx, nonces)
