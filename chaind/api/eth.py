@@ -187,10 +187,11 @@ class EthApi:
     def get_transaction_receipt(self, params):
         p.at_most(params, 1)
         evm_hash = p.block_hash(p.arg(params, 0), 0)
-        receipt = self._receipt(evm_hash)
-        # A tx of the block being written: its receipt is a few ms away, not null.
-        settled = None if receipt is not None else self.producer.settled(evm_hash)
-        return receipt if settled is None else settled.addCallback(lambda _: self._receipt(evm_hash))
+        # A tx of the block being written: its receipt is a few ms away, not null (and not looked up yet).
+        settled = self.producer.settled(evm_hash)
+        if settled is not None:
+            return settled.addCallback(lambda _: self._receipt(evm_hash))
+        return self._receipt(evm_hash)
 
     def _receipt(self, evm_hash):
         found = self._located(evm_hash)
