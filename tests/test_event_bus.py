@@ -78,3 +78,19 @@ def test_unsubscribing_leaves_nothing_to_offer_to():
 def test_an_index_needs_a_kind():
     with pytest.raises(ValueError):
         EventBus().subscribe(lambda e: True, index=(lambda e: set(), {"x"}))
+
+
+def test_wants_says_whether_a_subscription_would_be_offered_a_kind():
+    bus = EventBus()
+    assert not bus.wants((Plain, Keyed))
+    by_kind = bus.subscribe(lambda e: True, kind=Plain)
+    assert bus.wants((Plain,)) and bus.wants((Keyed, Plain)) and not bus.wants((Keyed,))
+    indexed = bus.subscribe(lambda e: True, kind=Keyed, index=(lambda e: e.keys, {"a"}))
+    assert bus.wants((Keyed,))
+    bus.unsubscribe(by_kind)
+    bus.unsubscribe(indexed)
+    assert not bus.wants((Plain, Keyed))
+    anything = bus.subscribe(lambda e: True)
+    assert bus.wants((Keyed,)) and bus.wants(())
+    bus.unsubscribe(anything)
+    assert not bus.wants((Plain,))

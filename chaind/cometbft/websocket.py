@@ -66,7 +66,7 @@ def _events_map(event):
 
 
 def _data(event, app):
-    if isinstance(event, _CONSENSUS):
+    if isinstance(event, ev.CONSENSUS_STEPS):
         return consensus.data(event, app)
     block = event.block
     if isinstance(event, ev.NewBlock):
@@ -101,9 +101,8 @@ def _data(event, app):
     return {"type": f"tendermint/event/{event.name}", "value": value}
 
 
-_CONSENSUS = (ev.NewRound, ev.NewRoundStep, ev.CompleteProposal, ev.Vote, ev.Polka, ev.ValidBlock, ev.Lock)
 _SUBSCRIBABLE = (ev.NewBlock, ev.NewBlockHeader, ev.NewBlockEvents, ev.NewEvidence, ev.Tx,
-                 ev.ValidatorSetUpdates) + _CONSENSUS
+                 ev.ValidatorSetUpdates) + ev.CONSENSUS_STEPS
 _KINDS = {kind.name: kind for kind in _SUBSCRIBABLE}
 
 

@@ -318,8 +318,10 @@ class Producer(service.Service):
         self._gas_limit = gas_limit
         self.evidence.remove_committed(made)
         events = []
+        # The consensus steps, a dozen events a block, are made only when a subscriber would be offered them.
+        stepped = steps and self.bus.wants(ev.CONSENSUS_STEPS)
         for block in made:
-            if steps:
+            if stepped:
                 events += self._steps(block) + ev.committed(block) + self._next_height(block)
             else:
                 events += ev.committed(block)

@@ -77,6 +77,11 @@ class EventBus:
             self._any_kind[sub] = None
         return sub
 
+    def wants(self, kinds):
+        """Whether any subscription would be offered an event of one of the classes `kinds`: events no one
+        would be offered need not be made."""
+        return bool(self._any_kind) or any(kind in self._by_kind or kind in self._indexed for kind in kinds)
+
     def unsubscribe(self, sub, reason=UNSUBSCRIBED):
         if sub.cancelled is not None:
             return False

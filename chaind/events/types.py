@@ -111,6 +111,10 @@ class PendingTx:
     name = "PendingTx"
 
 
+# The consensus steps a validator goes through each height (the producer makes them only for a subscriber).
+CONSENSUS_STEPS = (NewRound, NewRoundStep, CompleteProposal, Vote, Polka, ValidBlock, Lock)
+
+
 def committed(block):
     """The events of a block once it is durable, in CometBFT's order: the block, its header, its own
     events, each piece of evidence it carries, each tx, and its validator updates when it has any."""
