@@ -1,0 +1,123 @@
+"""What a block keeps from the blocks before (scans of its module prefixes, the validator set plan, validator
+sets and their hashes by height, decoded records) changes no byte: a chain that keeps them writes the batches a
+chain that works each out again writes, block by block, through validators created, bonded, evicted, jailed and
+unbonded, epochs ending and a dev rewind."""
+
+import json
+
+from cryptography.hazmat.primitives.asymmetric import ed25519
+
+import staking_msgs as m
+from chain_driver import PROPOSER, Chain
+from chaind.chain import devstate, valset
+from chaind.chain.modules.staking import keeper as staking_keeper
+from chaind.home import Home
+from staking_msgs import CHAIN
+
+# The caches whose values a block's work takes from the blocks before.
+_LRU = (staking_keeper._set_plan, valset.decoded, valset.hash_of_record)
+
+
+class Twins:
+    """Two chains of one genesis fed the same blocks: `kept` keeps what it keeps, `fresh` forgets it all
+    before each block."""
+
+    def __init__(self, tmp_path):
+        home = Home(tmp_path / "home")
+        home.init("test", dev=True)
+        doc = json.loads(home.genesis_file.read_text())
+        doc["app_state"]["staking"]["params"].update(max_validators=2, unbonding_time="5s")
+        home.genesis_file.write_text(json.dumps(doc))
+        self.kept, self.fresh = Chain(tmp_path, "kept"), Chain(tmp_path, "fresh")
+        key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
+        for chain in (self.kept, self.fresh):
+            chain.app.vote_key = key
+            chain.app.validator_address = chain.app.validator_set(1)[0].address
+        self.prefix = self.kept.genesis.bech32_prefix
+        self.time_ns = self.kept.genesis.genesis_time_ns
+        self.plan_hits = 0
+
+    def run(self, messages_by_key=(), seconds=1):
+        """One block of native txs (key index, [messages]) on both chains; returns the kept chain's block."""
+        raws = [self.kept.native(self.kept.keys[who], msgs) for who, msgs in messages_by_key]
+        self.time_ns += seconds * 10**9
+        hits = staking_keeper._set_plan.cache_info().hits
+        block, puts = self.kept.app.finalize_block(raws, self.time_ns, PROPOSER)
+        self.plan_hits += staking_keeper._set_plan.cache_info().hits - hits
+        for cache in _LRU:
+            cache.cache_clear()
+        fresh = self.fresh.app
+        fresh.state_cache.clear(fresh.height)
+        fresh._forget_valsets()
+        fresh_block, fresh_puts = fresh.finalize_block(raws, self.time_ns, PROPOSER)
+        assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
+        assert puts == fresh_puts and block.record() == fresh_block.record(), block.height
+        self.kept.app.commit(block, puts)
+        fresh.commit(fresh_block, fresh_puts)
+        self.check_sets()
+        return block
+
+    def check_sets(self, lowest=None):
+        """The kept chain's validator sets and hashes from its parent's height (or `lowest`) to three above its
+        head are the stored ones."""
+        app = self.kept.app
+        for height in range(lowest or max(1, app.height - 1), app.height + 4):
+            stored = valset.decoded.__wrapped__(valset.record_at(app.db, height))
+            assert app.validator_set(height) == stored, height
+            assert app.validators_hash(height) == valset.hash_of(stored), height
+
+    def close(self):
+        self.kept.close()
+        self.fresh.close()
+
+
+def test_a_chain_that_keeps_writes_what_one_that_forgets_writes(tmp_path):
+    twins = Twins(tmp_path)
+    try:
+        operator, second, third = (twins.kept.keys[i].address for i in (0, 2, 3))
+        keys = [m.new_consensus_key()[1] for _ in range(3)]
+        twins.run()
+        for _ in range(3):
+            twins.run()
+        # A validator created and bonded in its block; then power changes, the set's and the plan's.
+        assert twins.run([(2, [m.create(twins.prefix, second, keys[0], 300 * CHAIN)])]).validator_updates
+        twins.run()
+        assert twins.run([(1, [m.delegate(twins.prefix, twins.kept.keys[1].address, operator, 5 * CHAIN)])]) \
+            .validator_updates
+        # A third validator, beyond max_validators: unbonded until it outweighs the second, which leaves.
+        assert not twins.run([(3, [m.create(twins.prefix, third, keys[1], 200 * CHAIN,
+                                            min_self=str(100 * CHAIN))])]).validator_updates
+        twins.run()
+        mark = twins.kept.app.undo.mark(), twins.fresh.app.undo.mark()
+        assert len(twins.run([(3, [m.delegate(twins.prefix, third, third, 150 * CHAIN)])]).validator_updates) == 2
+        twins.run()
+        # Below its minimum: jailed, out of the set; the second comes back from unbonding.
+        assert len(twins.run([(3, [m.undelegate(twins.prefix, third, third, 260 * CHAIN)])]).validator_updates) == 2
+        twins.run()
+        # Past the unbonding time (and an epoch end): matured unbondings, the jailed one unbonded.
+        twins.run(seconds=12)
+        for _ in range(12):
+            twins.run()
+        # Rewound (a dev revert): the heights above the mark get other sets than the ones read before.
+        devstate.rewind(twins.kept.app, mark[0])
+        devstate.rewind(twins.fresh.app, mark[1])
+        twins.time_ns = twins.kept.app.head[0].time_ns
+        twins.check_sets()
+        assert twins.run([(2, [m.delegate(twins.prefix, second, second, 50 * CHAIN)])]).validator_updates
+        twins.run()
+        # A short rewind: the set the undone block made, read at the heights above the mark, is not kept.
+        mark = twins.kept.app.undo.mark(), twins.fresh.app.undo.mark()
+        assert twins.run([(2, [m.delegate(twins.prefix, second, second, 7 * CHAIN)])]).validator_updates
+        twins.run()
+        devstate.rewind(twins.kept.app, mark[0])
+        devstate.rewind(twins.fresh.app, mark[1])
+        twins.time_ns = twins.kept.app.head[0].time_ns
+        twins.check_sets()
+        assert twins.run([(2, [m.delegate(twins.prefix, second, second, 9 * CHAIN)])]).validator_updates
+        for _ in range(3):
+            twins.run()
+        twins.check_sets(lowest=1)
+        # Most blocks left the validators alone: their plan was the one worked out before.
+        assert twins.plan_hits >= 15
+    finally:
+        twins.close()
