@@ -3,6 +3,7 @@ sets and their hashes by height, decoded records) changes no byte: a chain that 
 chain that works each out again writes, block by block, through validators created, bonded, evicted, jailed and
 unbonded, epochs ending and a dev rewind."""
 
+import importlib
 import json
 
 from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -15,7 +16,10 @@ from chaind.home import Home
 from staking_msgs import CHAIN
 
 # The caches whose values a block's work takes from the blocks before.
-_LRU = (staking_keeper._set_plan, valset.decoded, valset.hash_of_record)
+_LRU = (staking_keeper._set_plan, valset.decoded, valset.hash_of_record,
+        importlib.import_module("chaind.chain.modules.epochs.state").peek,
+        *(importlib.import_module(f"chaind.chain.modules.{name}.params")._decoded
+          for name in ("staking", "slashing", "feemarket")))
 
 
 class Twins:
@@ -36,6 +40,7 @@ class Twins:
         self.prefix = self.kept.genesis.bech32_prefix
         self.time_ns = self.kept.genesis.genesis_time_ns
         self.plan_hits = 0
+        self.epochs_ended = 0
 
     def run(self, messages_by_key=(), seconds=1):
         """One block of native txs (key index, [messages]) on both chains; returns the kept chain's block."""
@@ -52,6 +57,7 @@ class Twins:
         fresh_block, fresh_puts = fresh.finalize_block(raws, self.time_ns, PROPOSER)
         assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
         assert puts == fresh_puts and block.record() == fresh_block.record(), block.height
+        self.epochs_ended += sum(e.type == "epoch_end" for e in block.events)
         self.kept.app.commit(block, puts)
         fresh.commit(fresh_block, fresh_puts)
         self.check_sets()
@@ -119,5 +125,6 @@ def test_a_chain_that_keeps_writes_what_one_that_forgets_writes(tmp_path):
         twins.check_sets(lowest=1)
         # Most blocks left the validators alone: their plan was the one worked out before.
         assert twins.plan_hits >= 15
+        assert twins.epochs_ended >= 3
     finally:
         twins.close()
