@@ -1,18 +1,23 @@
 """What a block keeps from the blocks before (scans of its module prefixes, the validator set plan, validator
 sets and their hashes by height, decoded records) changes no byte: a chain that keeps them writes the batches a
 chain that works each out again writes, block by block, through validators created, bonded, evicted, jailed and
-unbonded, epochs ending and a dev rewind."""
+unbonded, epochs ending and a dev rewind. What a block writes out by hand is what protobuf writes."""
 
 import importlib
 import json
+import random
 
 from cryptography.hazmat.primitives.asymmetric import ed25519
+from google.protobuf import timestamp_pb2, wrappers_pb2
 
 import staking_msgs as m
 from chain_driver import PROPOSER, Chain
-from chaind.chain import devstate, valset
+from chaind.chain import devstate, merkle, valset
+from chaind.chain.block import BLOCK_PROTOCOL, BlockId, Header
 from chaind.chain.modules.staking import keeper as staking_keeper
 from chaind.home import Home
+from chaind.pb.tendermint.types import types_pb2
+from chaind.pb.tendermint.version import types_pb2 as version_pb2
 from staking_msgs import CHAIN
 
 # The caches whose values a block's work takes from the blocks before.
@@ -128,3 +133,35 @@ def test_a_chain_that_keeps_writes_what_one_that_forgets_writes(tmp_path):
         assert twins.epochs_ended >= 3
     finally:
         twins.close()
+
+
+def test_the_header_hash_is_the_merkle_root_of_its_protobuf_fields():
+    """Header.hash writes its fields out by hand: the same bytes protobuf gives, at defaults, negative times and
+    every length, so the same hash as CometBFT's Header.Hash()."""
+    rng = random.Random(9)
+
+    def some_bytes():
+        return rng.choice((b"", rng.randbytes(rng.choice((1, 20, 32, 127, 128, 300)))))
+
+    def number(bits):
+        return rng.choice((0, 1, 127, 128, 2**bits - 1, rng.randrange(2**bits)))
+
+    for case in range(300):
+        header = Header(
+            chain_id=rng.choice(("", "chaind_9000-1", "x" * 200)), height=number(63),
+            time_ns=rng.choice((0, -62135596800 * 10**9, rng.randrange(-2**62, 2**62), 10**9, 999)),
+            last_block_id=BlockId(some_bytes(), number(32), some_bytes()), last_commit_hash=some_bytes(),
+            data_hash=some_bytes(), validators_hash=some_bytes(), next_validators_hash=some_bytes(),
+            consensus_hash=some_bytes(), app_hash=some_bytes(), last_results_hash=some_bytes(),
+            evidence_hash=some_bytes(), proposer_address=some_bytes(), version_app=number(64))
+        seconds, nanos = divmod(header.time_ns, 10**9)
+        fields = [
+            version_pb2.Consensus(block=BLOCK_PROTOCOL, app=header.version_app),
+            wrappers_pb2.StringValue(value=header.chain_id), wrappers_pb2.Int64Value(value=header.height),
+            timestamp_pb2.Timestamp(seconds=seconds, nanos=nanos),
+            types_pb2.BlockID(hash=header.last_block_id.hash, part_set_header=types_pb2.PartSetHeader(
+                total=header.last_block_id.parts_total, hash=header.last_block_id.parts_hash)),
+            *[wrappers_pb2.BytesValue(value=getattr(header, name)) for name in (
+                "last_commit_hash", "data_hash", "validators_hash", "next_validators_hash", "consensus_hash",
+                "app_hash", "last_results_hash", "evidence_hash", "proposer_address")]]
+        assert header.hash() == merkle.root([f.SerializeToString() for f in fields]), case
