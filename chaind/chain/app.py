@@ -789,6 +789,7 @@ class App:
         """Write the block in one atomic batch; from now on readers see it."""
         self.write(puts)
         self._head = (committed.header, committed.meta)
+        self._carry_valsets(committed.height, puts)
         self._consensus_cache = {}
         finalized, changes = self._finalized_changes
         if finalized == committed.height:
@@ -1074,12 +1075,25 @@ class App:
             final = self.height + 2     # the head before the read: a block committed meanwhile only adds one
             found = valset.record_at(self.db, height)
             if height <= final:
-                with self._valsets_lock:
-                    # Not into the sets of a chain rewritten since this read began.
-                    if self._valsets is kept:
-                        recent = list(kept.items())[1 - KEPT_SETS:] if len(kept) >= KEPT_SETS else kept.items()
-                        self._valsets = {**dict(recent), height: found}
+                self._keep_valset(kept, height, found)
         return found
+
+    def _keep_valset(self, kept, height, record):
+        with self._valsets_lock:
+            # Not into the sets of a chain rewritten since `kept` was taken.
+            if self._valsets is kept:
+                recent = list(kept.items())[1 - KEPT_SETS:] if len(kept) >= KEPT_SETS else kept.items()
+                self._valsets = {**dict(recent), height: record}
+
+    def _carry_valsets(self, height, puts):
+        """Block `height` is committed with `puts`: the set of height + 2 is the one it wrote, or else the one
+        of height + 1 (no other block writes it)."""
+        kept = self._valsets
+        record = puts.get(valset.key(height + 2))
+        if record is None:
+            record = kept.get(height + 1)
+        if record is not None:
+            self._keep_valset(kept, height + 2, record)
 
     def consensus_params(self, height):
         """The ConsensusParams (do not mutate) block `height` runs with, as CometBFT's state holds them: genesis'
