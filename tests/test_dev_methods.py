@@ -289,10 +289,15 @@ def test_a_receipt_poll_waits_for_the_block_being_written(node):
     block is being written waits for it and answers with the receipt, not null. A tx that waits in the pool (a
     nonce gap) is answered null at once."""
     assert node.producer.automine
-    hold = threading.Event()
-    # The writer is busy: the tx's block cannot be made until `hold` is set.
-    node.producer.writer.callInThread(hold.wait, 10)
+    gap = yield call(node, "eth_sendRawTransaction",
+                     Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": 5}).raw_transaction))
+    assert (yield call(node, "eth_getTransactionReceipt", gap)) is None
     height = node.app.height
+    assert len(node.producer.mempool) == 1
+    hold = threading.Event()
+    # The writer is busy: the tx's block cannot be made until `hold` is set. (With the pool not empty, the
+    # tx goes the pool's way: checked on the checker, answered, then built.)
+    node.producer.writer.callInThread(hold.wait, 10)
     tx_hash = yield call(node, "eth_sendRawTransaction",
                          Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": 0}).raw_transaction))
     polled = rpc(node, "eth_getTransactionReceipt", tx_hash)
@@ -301,7 +306,46 @@ def test_a_receipt_poll_waits_for_the_block_being_written(node):
     hold.set()
     receipt = (yield polled)[1]["result"]
     assert receipt["status"] == "0x1" and int(receipt["blockNumber"], 16) == height + 1
-    gap = yield call(node, "eth_sendRawTransaction",
-                     Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": 5}).raw_transaction))
-    assert (yield call(node, "eth_getTransactionReceipt", gap)) is None
     assert node.app.height == height + 1 and len(node.producer.mempool) == 1
+
+
+@pytest_twisted.inlineCallbacks
+def test_one_sender_in_instant_mode_is_checked_and_built_in_one_writer_job(node):
+    """With nothing pending, a sent tx is checked on the writer and its block made right after: it is pending
+    (by hash, in the pending nonce) as soon as the send is answered, and a receipt poll right after waits for
+    its block. A refused tx answers its error and leaves no block, nothing pending and the clock as set; a tx
+    behind a nonce gap goes to the pool."""
+    assert node.producer.automine and not len(node.producer.mempool)
+    checked_before = node.producer.failed_txs
+    height = node.app.height
+    for nonce in range(20):
+        raw = Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": nonce}).raw_transaction)
+        tx_hash = yield call(node, "eth_sendRawTransaction", raw)
+        pending = (yield call(node, "eth_getTransactionByHash", tx_hash))
+        assert pending is not None and pending["hash"] == tx_hash
+        receipt = yield call(node, "eth_getTransactionReceipt", tx_hash)
+        assert receipt is not None and receipt["status"] == "0x1"
+        assert int(receipt["blockNumber"], 16) == height + nonce + 1
+    assert node.app.height == height + 20 and not len(node.producer.mempool)
+    # Refused on the writer: a used nonce, then more value than the sender has. The next block's time, set
+    # before, is still the one the next block gets.
+    head_time = node.app.head[0].time_ns // 10**9
+    yield call(node, "evm_setNextBlockTimestamp", hex(head_time + 1000))
+    for bad, why in (({"to": OTHER, "value": 1, "nonce": 3}, "nonce too low"),
+                     ({"to": OTHER, "value": 10**30, "nonce": 20}, "insufficient funds")):
+        refused = yield error(node, "eth_sendRawTransaction", Web3.to_hex(sign(bad).raw_transaction))
+        assert why in refused["message"], refused
+    assert node.producer.failed_txs == checked_before + 2
+    assert node.app.height == height + 20 and not len(node.producer.mempool)
+    tx_hash = yield call(node, "eth_sendRawTransaction",
+                         Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": 20}).raw_transaction))
+    receipt = yield call(node, "eth_getTransactionReceipt", tx_hash)
+    block = yield call(node, "eth_getBlockByNumber", receipt["blockNumber"], False)
+    assert int(block["timestamp"], 16) == head_time + 1000
+    assert node.app.head[0].time_ns == (head_time + 1000) * 10**9      # exactly the time set, not taken before
+    # Behind a nonce gap: pooled, no block, its receipt null; the pending nonce does not count it.
+    gap = yield call(node, "eth_sendRawTransaction",
+                     Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": 30}).raw_transaction))
+    assert (yield call(node, "eth_getTransactionReceipt", gap)) is None
+    assert len(node.producer.mempool) == 1 and node.app.height == height + 21
+    assert int((yield call(node, "eth_getTransactionCount", DEV0, "pending")), 16) == 21

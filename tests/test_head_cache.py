@@ -126,3 +126,33 @@ def test_a_commit_drops_exactly_the_scans_it_wrote_under():
         kept = {prefix for prefix in prefixes if cache.scan(cache.stamp(2), prefix) is not MISS}
         assert kept == {p for p in prefixes if not any(k.startswith(p) for k in changed)}, case
         assert len(cache) == len(changed) + 2 * len(kept)
+
+
+def test_the_last_blocks_txs_and_results_read_from_memory_equal_the_stored_ones(tmp_path):
+    """The head block's txs, results and EVM positions served from memory (receipts right after a block) are
+    what the store holds; once the head is reloaded (a dev revert), the store answers again."""
+    from chaind.chain.block import TxResult
+    from chaind.store import keys
+
+    chain = Chain(tmp_path, "chain")
+    app, db = chain.app, chain.db
+    for step in range(6):
+        block = chain.block(chain.workload(step))
+        height = block.height
+        assert app._head_block[0] is block
+        evm = 0
+        for index, raw in enumerate(block.txs):
+            assert app.tx_at(height, index) == db.get(keys.tx_key(height, index)) == raw
+            assert app.result_at(height, index) == TxResult.from_record(db.get(keys.result_key(height, index)))
+            tx = app.decode_tx(raw)
+            if tx.kind == "evm":
+                evm += 1
+                stored = keys.position_of(db.get(keys.EVM_TX_BY_HASH + tx.evm_hash))
+                assert app.tx_position(tx.evm_hash, evm=True) == stored == (height, index)
+                last_evm = (tx.evm_hash, index)
+        assert evm and len(app._head_block[1]) == evm
+    app.reload_head()
+    assert app._head_block[0] is None
+    assert app.tx_position(last_evm[0], evm=True) == (height, last_evm[1])
+    assert app.result_at(height, 0) == TxResult.from_record(db.get(keys.result_key(height, 0)))
+    chain.close()

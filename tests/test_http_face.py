@@ -104,6 +104,20 @@ def test_pipelined_requests_are_answered_in_order(node):
 
 
 @pytest_twisted.inlineCallbacks
+def test_requests_pipelined_past_one_requests_worth_wait_and_are_answered_in_order(node_factory):
+    # While an answer is pending, reading goes on up to one request of the largest size (header and body
+    # limits), then pauses: 80 requests behind a slow one, far more than that, all come back in order.
+    node = node_factory(json_rpc={"max_body_bytes": 200, "max_header_bytes": 1024})
+    requests = [call("eth_call", {"to": DEV0}, "latest", id=0)] + [call("eth_chainId", id=i) for i in range(1, 81)]
+    data = b"".join(post(r) for r in requests)
+    assert len(data) > 3 * (200 + 1024)
+    responses, closed = yield in_thread(exchange, node, data, len(requests))
+    bodies = [json.loads(body) for _, _, body in responses]
+    assert [b["id"] for b in bodies] == list(range(81)) and bodies[0]["result"] == "0x"
+    assert all(b["result"] == hex(9000) for b in bodies[1:]) and not closed
+
+
+@pytest_twisted.inlineCallbacks
 def test_a_client_gone_before_its_answer_leaves_the_node_serving(node):
     def run():
         client = Client(node)

@@ -113,6 +113,21 @@ def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
     assert app.block_at(app.height)[0].app_hash == app.block_at(app.height - 1)[1].app_hash
 
 
+def test_commit_info_hash_with_remembered_leaves_is_cometbfts_simple_root_over_random_stores():
+    """CommitInfo.hash (leaf hashes remembered by store root) against merkle.root over the KVPair leaves: random
+    store counts and names, most roots kept from one commit info to the next as a block keeps them."""
+    rng = random.Random(11)
+    names = sorted({rng.randbytes(rng.randrange(1, 12)).hex() for _ in range(60)})
+    roots = {name: rng.randbytes(32) for name in names}
+    for _ in range(300):
+        for name in rng.sample(names, rng.randrange(4)):
+            roots[name] = rng.randbytes(32)
+        chosen = sorted(rng.sample(names, rng.randrange(1, 41)))
+        info = multistore.CommitInfo(1, tuple((name, roots[name]) for name in chosen))
+        leaves = [bytes([len(n)]) + n.encode() + b"\x20" + hashlib.sha256(roots[n]).digest() for n in chosen]
+        assert info.hash() == merkle.root(leaves)
+
+
 def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     address, denom = b"\x11" * 20, "ibc/ABC"
     native = keys.compose("bank", "bal", address, denom)

@@ -5,6 +5,7 @@ check_tx and view, which read committed heights only.
 """
 
 import base64
+import collections
 import functools
 import hashlib
 import threading
@@ -65,6 +66,7 @@ _STALE_FORMATS = {
           "another layout than the SDK's, so its app hashes differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 KEPT_SETS = 8               # validator set records kept by height (the block reads its parent's, its own, the next)
+_NO_HEAD_BLOCK = (None, {})
 RECENT_TXS = 4096           # decoded txs of the last blocks kept for decode_tx (receipts of the head's txs)
 
 
@@ -153,8 +155,14 @@ class App:
         self._consensus_cache = {}
         self._valsets, self._valsets_lock = {}, threading.Lock()    # {height: record} (_valset_record)
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
+        self._finalized_evm = (None, {})        # (height, {index: EVM hash of a tx that ran}) of that block
+        # (address, auth record, sequence) -> the account's Any (writer only); ordered, to evict the oldest cheaply.
+        self._account_anys = collections.OrderedDict()
+        self._sealed_info = (None, None)    # (app hash, CommitInfo) of the state sealed last
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
         self._recent_txs = {}
+        # The last block made here and its EVM txs' positions: the receipts asked for most, read from memory.
+        self._head_block = _NO_HEAD_BLOCK
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
@@ -202,6 +210,10 @@ class App:
     def tx_position(self, tx_hash, evm=False):
         """(height, index) of a committed tx, or None. A tx of a block written but not yet made the
         head is not found: a client that sees its receipt must find its block at `latest`."""
+        if evm:
+            block, indexes = self._head_block
+            if tx_hash in indexes:
+                return block.height, indexes[tx_hash]
         raw = self.db.get((keys.EVM_TX_BY_HASH if evm else keys.TX_BY_HASH) + tx_hash)
         if raw is None:
             return None
@@ -209,9 +221,15 @@ class App:
         return position if position[0] <= self.height else None
 
     def tx_at(self, height, index):
+        block = self._head_block[0]
+        if block is not None and block.height == height and index < len(block.txs):
+            return block.txs[index]
         return self.db.get(keys.tx_key(height, index))
 
     def result_at(self, height, index):
+        block = self._head_block[0]
+        if block is not None and block.height == height and index < len(block.results):
+            return block.results[index]
         raw = self.db.get(keys.result_key(height, index))
         return None if raw is None else TxResult.from_record(raw)
 
@@ -288,6 +306,7 @@ class App:
             puts[valset.key(g.initial_height)] = valset.to_record(first_set)
         puts[consensus.key(g.initial_height)] = self._genesis_consensus
         self.db.write(self._block_puts(committed, puts))
+        self._head_block = _NO_HEAD_BLOCK
         self._head = (header, meta)
         # A reset chain starts over: nothing read from the one before may be kept.
         self.state_cache.clear(height)
@@ -680,6 +699,7 @@ class App:
                                    consensus_params=params_after)
         self._results_hash = (block_hash, blocks.results_hash(results))
         self._finalized_changes = (height, ctx.store.changes)
+        self._finalized_evm = (height, evm_hashes)
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
@@ -790,6 +810,11 @@ class App:
         self.write(puts)
         self._head = (committed.header, committed.meta)
         self._carry_valsets(committed.height, puts)
+        # After the head: a reader that finds a tx here finds its block at `latest`.
+        made, evm_hashes = self._finalized_evm
+        self._head_block = (committed, {h: i for i, h in evm_hashes.items()}) if made == committed.height \
+            else _NO_HEAD_BLOCK
+        self._finalized_evm = (None, {})
         self._consensus_cache = {}
         finalized, changes = self._finalized_changes
         if finalized == committed.height:
@@ -797,7 +822,11 @@ class App:
         else:
             self.state_cache.clear(committed.height)
         self._finalized_changes = (None, None)
-        self._head_info = self.stores.commit_info(committed.height)
+        # The commit info the block's app hash was made of, as it was written (not read back).
+        app_hash, info = self._sealed_info
+        if app_hash != committed.meta.app_hash or info.version != committed.height:
+            info = self.stores.commit_info(committed.height)
+        self._head_info = info
         if self.pruning and committed.height % self.prune_interval == 0:
             try:
                 self.prune()
@@ -812,6 +841,7 @@ class App:
 
     def reload_head(self):
         """Take the head from the store again, after a dev revert or load rewrote it under us."""
+        self._head_block = _NO_HEAD_BLOCK
         self._head = self._load_block(keys.height_of(self.db.get(keys.HEAD)))
         self._consensus_cache = {}
         self.state_cache.clear(self.height)
@@ -972,26 +1002,39 @@ class App:
             touched |= {address for address, _ in self.module_accounts.values()}
         # Read before persist: the block's accounts are still in py-evm's cache, after it only in the trie.
         direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
-        ctx.accounts.persist()
-        evm_root = ctx.accounts.state_root
         # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
         touched |= {address for address in map(auth.account_of, changes) if address is not None}
-        direct += self._account_mirror(ctx, touched)
+        nonces = {address: ctx.accounts.get_nonce(address) for address in touched}
+        ctx.accounts.persist()
+        evm_root = ctx.accounts.state_root
+        direct += self._account_mirror(ctx, nonces)
         parent = amend or self._head_info
         if amend is None and (parent is None or parent.version != ctx.height - 1):
             parent = self.stores.commit_info(ctx.height - 1)
         info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct,
                                  self._store_mirrors)
-        return {"evm_state_root": evm_root, "app_hash": info.hash()}
+        app_hash = info.hash()
+        self._sealed_info = (app_hash, info)
+        return {"evm_state_root": evm_root, "app_hash": app_hash}
 
-    def _account_mirror(self, ctx, addresses):
-        """The acc store's entries of `addresses` as x/auth keeps them: 0x01 | address -> the account's Any."""
+    def _account_mirror(self, ctx, nonces):
+        """The acc store's entries of the addresses of `nonces` ({address: its EVM nonce}) as x/auth keeps them:
+        0x01 | address -> the account's Any."""
         prefix = self.genesis.bech32_prefix
+        made = self._account_anys
         out = []
-        for address in addresses:
-            found = auth.account_any(ctx, address, prefix, self.module_accounts)
-            if found is not None:
-                out.append((layout.ACC, layout.account(address), found.SerializeToString()))
+        for address, nonce in nonces.items():
+            # An account's Any is made of its auth record and its sequence alone: most of a block's accounts (the
+            # fee collector, a recipient) are written again as they were.
+            memo = (address, auth.record(ctx, address), nonce)
+            found = made.get(memo)
+            if found is None:
+                account = auth.account_any(ctx, address, prefix, self.module_accounts, nonce)
+                found = made[memo] = b"" if account is None else account.SerializeToString()
+                if len(made) > _ACCOUNT_ANYS_KEPT:
+                    made.popitem(last=False)
+            if found:
+                out.append((layout.ACC, layout.account(address), found))
         return out
 
     def _block_puts(self, committed, puts, evm_hashes=None):
@@ -1125,6 +1168,9 @@ def _check_protected(state, evm_tx):
                              "transaction to protect it against replay-attacks: feature not supported",
                              "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
                              "protect it against replay-attacks")
+
+
+_ACCOUNT_ANYS_KEPT = 4096
 
 
 def _touched_accounts(state):

@@ -11,7 +11,7 @@ from twisted.internet import defer, task, threads
 from twisted.logger import Logger
 from twisted.python.threadpool import ThreadPool
 
-from chaind.chain import devstate
+from chaind.chain import devstate, errors
 from chaind.chain import evidence as evidence_mod
 from chaind.chain.halt import ChainHalt
 from chaind.consensus import block_log
@@ -134,9 +134,84 @@ class Producer(service.Service):
             settled.callback(None)
 
     def _submit(self, check, raw):
+        if self._direct():
+            return self._submit_direct(check, raw)
         d = threads.deferToThreadPool(self.reactor, self.checker, self._check, check, raw)
         d.addCallbacks(self._admit, self._check_failed)
         return d
+
+    # -- instant mode's direct path: check and block in one writer job ------------------------------
+
+    def _direct(self):
+        """Whether a tx sent now is checked on the writer and its block made right after in the same job.
+        In instant mode with nothing pending and no block being made, the usual way (check on the checker,
+        admit on the reactor, then build on the writer) costs two thread hops on one sender's critical path."""
+        return (self.automine and self._building is None and self.halted is None and self.running
+                and not len(self.mempool) and not len(self.evidence))
+
+    def _submit_direct(self, check, raw):
+        admitted = defer.Deferred()     # the sender's answer: the tx once admitted, or why it was refused
+        # The block's time is taken here, on the reactor that owns the clock; given back if no block comes.
+        before = self.clock.state()
+        time_ns = self.clock.block_time(self.app.head[0].time_ns)
+        clock = (before, self.clock.state())
+        d = self._building = threads.deferToThreadPool(self.reactor, self.writer, self._check_and_build,
+                                                       check, raw, time_ns, admitted)
+        d.addCallbacks(self._direct_built, self._direct_failed, callbackArgs=(admitted, clock),
+                       errbackArgs=(admitted, clock))
+        return admitted
+
+    def _check_and_build(self, check, raw, time_ns, admitted):
+        """(tx, its sender's state nonce, the block made with it alone, or None when the tx is for the pool)."""
+        tx, state_nonce = self._check(check, raw)
+        if not self._alone_in_block(tx, state_nonce):
+            return tx, state_nonce, None
+        self.reactor.callFromThread(self._admit_building, tx, state_nonce, admitted)
+        return tx, state_nonce, self._build([tx], time_ns)
+
+    def _alone_in_block(self, tx, state_nonce):
+        """What the pool would select alone for the next block: an EVM tx at its sender's nonce that fits."""
+        return (tx.kind == "evm" and tx.nonce == state_nonce and len(tx.raw) <= self.mempool.settings.max_tx_bytes
+                and tx.gas <= self.app.block_gas_limit(self.app.height + 1) and self.settings.max_block_txs > 0)
+
+    def _admit_building(self, tx, state_nonce, admitted):
+        """On the reactor, before the sender learns the hash: the tx is pending as in the usual way (the
+        pool counts its nonce, lookups find it) and a receipt poll waits for its block."""
+        try:
+            self.mempool.add(tx, state_nonce)
+        except errors.TxError:
+            # Only a race refuses it here (the same tx, or one at its nonce, pooled meanwhile from another
+            # send): the block under way includes this one whatever the pool holds.
+            pass
+        self._building_hashes = frozenset((tx.evm_hash,))
+        self.bus.publish([ev.PendingTx(tx)])
+        admitted.callback(tx)
+
+    def _direct_built(self, result, admitted, clock):
+        tx, state_nonce, block = result
+        if block is not None:
+            return self._committed(block)
+        self._building = None
+        self._give_back(clock)
+        # The pool's usual way, as though checked on the checker: its errors reach the sender.
+        defer.maybeDeferred(self._admit, (tx, state_nonce)).chainDeferred(admitted)
+        self._more()
+        return None
+
+    def _direct_failed(self, failure, admitted, clock):
+        if admitted.called:             # the block failed after the tx was admitted
+            return self._failed(failure)
+        self._building = None
+        self._give_back(clock)
+        self._more()
+        admitted.errback(self._check_failed(failure))
+        return None
+
+    def _give_back(self, clock):
+        """Undo the block time taken for a block that was not made, unless the clock was set since."""
+        before, taken = clock
+        if self.clock.state() == taken:
+            self.clock.restore(before)
 
     def submit_evidence(self, dve):
         """Verify duplicate-vote evidence against the chain off the reactor (its ValidateBasic already

@@ -186,8 +186,12 @@ class JsonRpcHttp(protocol.Protocol):
         self._timeout.reset(self.limits.idle_timeout)
         self._parts.append(data)
         self._have += len(data)
-        if not self._waiting and self._have >= self._need:
-            self._process()
+        if not self._waiting:
+            if self._have >= self._need:
+                self._process()
+        elif self._have > self.limits.max_header_bytes + self.limits.max_body_bytes:
+            # Pipelined requests beyond one of the largest wait in the socket until the answer is out.
+            self._pause("waiting", True)
 
     def _process(self):
         buf = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
@@ -211,9 +215,10 @@ class JsonRpcHttp(protocol.Protocol):
             if result.__class__ is not bytes and isinstance(result, defer.Deferred):
                 done = []
                 result.addBoth(done.append)
-                if not done:        # answered later: wait for it before reading on
+                if not done:        # answered later: wait for it before parsing on
+                    # Reading goes on (pausing costs two epoll calls per answer): dataReceived pauses once a
+                    # pipelining client sends more than one request's worth meanwhile.
                     self._waiting = True
-                    self._pause("waiting", True)
                     result.addCallback(lambda _: self._answered(done[0], request))
                     break
                 result = self._payload(done[0], request)

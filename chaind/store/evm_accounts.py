@@ -9,7 +9,9 @@ from eth.db.account import AccountDB
 from eth.db.cache import CacheDB
 from eth.db.journal import JournalDB
 from eth.rlp.accounts import Account
+from eth.validation import validate_canonical_address, validate_uint64, validate_uint256
 from eth_hash.auto import keccak
+from eth_utils import ValidationError
 
 from chaind.store import mpt
 from chaind.store.evm_state import rlp_list
@@ -35,6 +37,20 @@ class FastAccountDB(AccountDB):
         self._account_cache[address] = account
         self._journaltrie[address] = encode_account(account)
 
+    # py-evm's setters change one field with Account.copy, whose keyword merging and validation cost several times
+    # the new Account itself: the same checks, then the Account built from its four fields.
+    def set_balance(self, address, balance):
+        validate_canonical_address(address, title="Storage Address")
+        validate_uint256(balance, title="Account Balance")
+        account = self._get_account(address)
+        self._set_account(address, Account(account.nonce, balance, account.storage_root, account.code_hash))
+
+    def set_nonce(self, address, nonce):
+        validate_canonical_address(address, title="Storage Address")
+        validate_uint64(nonce, title="Nonce")
+        account = self._get_account(address)
+        self._set_account(address, Account(nonce, account.balance, account.storage_root, account.code_hash))
+
     def make_state_root(self):
         for _, store in self._dirty_account_stores():
             store.make_storage_root()
@@ -54,6 +70,35 @@ class FastAccountDB(AccountDB):
         self._journaltrie.reset()
         self._trie_cache.reset_cache()
         return self.state_root
+
+
+    def persist(self):
+        """py-evm's persist, less the witness it returns (the nodes and accounts the block read, which nothing here
+        asks for) and the storage batch and checks of a block that wrote no storage. Returns None."""
+        self.make_state_root()
+        dirty = tuple(self._dirty_account_stores())
+        if dirty:
+            with self._raw_store_db.atomic_batch() as write_batch:
+                for address, store in dirty:
+                    self._validate_flushed_storage(address, store)
+                    store.persist(write_batch)
+            for address, new_root in self._get_changed_roots():
+                if new_root is None:
+                    raise ValidationError(f"Cannot validate new root of account 0x{address.hex()} "
+                                          f"which has a new root hash of None")
+                if new_root not in self._raw_store_db and new_root != BLANK_ROOT_HASH:
+                    raise ValidationError("After persisting storage trie, a root node was not found. State root "
+                                          f"for account 0x{address.hex()} is missing for hash 0x{new_root.hex()}.")
+        self._account_stores = {}
+        self._dirty_accounts = set()
+        self._accessed_accounts = set()
+        self._accessed_bytecodes = set()
+        self._account_cache.clear()
+        self._validate_generated_root()
+        with self._raw_store_db.atomic_batch() as write_batch:
+            self._batchtrie.commit_to(write_batch, apply_deletes=False)
+            self._batchdb.commit_to(write_batch, apply_deletes=False)
+        self._root_hash_at_last_persist = self.state_root
 
 
 class _AccountReads:

@@ -4,6 +4,7 @@ py-trie rebuilds the path from the root once per key and decodes every node it p
 account trie (a few accounts per block) spent more there than on executing its txs. The roots are the same.
 """
 
+import collections
 import threading
 
 from eth.constants import BLANK_ROOT_HASH
@@ -15,7 +16,8 @@ from chaind.store.evm_state import rlp_list
 # a block's pending nodes, an eth_call's scratch) it came from. The nodes near the root change with every
 # block: the ones a block makes go in as it makes them, and the oldest go first.
 CACHE_NODES = 8192
-_nodes = {}
+# Ordered: a plain dict's first entry, evicted again and again, is found only after a scan of the deleted slots.
+_nodes = collections.OrderedDict()
 _lock = threading.Lock()
 
 
@@ -32,7 +34,7 @@ def node_items(get, ref):
 def _remember(ref, items):
     with _lock:
         if len(_nodes) >= CACHE_NODES:
-            del _nodes[next(iter(_nodes))]
+            _nodes.popitem(last=False)
         _nodes[ref] = items
 
 
@@ -66,31 +68,25 @@ def get(get_node, root, key):
 def update(get_node, root, changes):
     """Trie `root` with `changes` ({key: value, or b"" to delete}) applied: (new root, {hash: RLP} of the nodes
     it adds). get_node(ref) gives a stored node's RLP. The root node is stored even when under 32 bytes."""
-    tree = _Ref(root) if root != BLANK_ROOT_HASH else None
+    tree = root if root != BLANK_ROOT_HASH else None
     for key, value in sorted(changes.items()):
         path = key.hex()
         tree = _put(get_node, tree, path, value) if value else _delete(get_node, tree, path)
     if tree is None:
         return BLANK_ROOT_HASH, {}
-    if isinstance(tree, _Ref):
-        return tree.ref, {}
+    if tree.__class__ is bytes:
+        return tree, {}
     added = {}
-    encoded = _encode(tree, added)
+    encoded, items = _encode(tree, added)
     root = keccak(encoded)
     added[root] = encoded
-    _remember(root, tuple(rlp_list(encoded)))
+    _remember(root, items)
     return root, added
 
 
 # -- the in-memory form of the changed part of the trie ------------------------------------------------------
-
-class _Ref:
-    """An unchanged subtree: its hash, or its RLP when inlined in the parent."""
-    __slots__ = ("ref",)
-
-    def __init__(self, ref):
-        self.ref = ref
-
+# A child is b"" or None (none), bytes (an unchanged subtree: its hash, or its RLP when inlined in the parent, as
+# the parent's decoded items hold it), or a _Leaf, _Ext or _Branch being built.
 
 class _Leaf:
     __slots__ = ("path", "value")
@@ -123,9 +119,9 @@ def _decode_path(compact):
 def _expand(get_node, ref):
     node = node_items(get_node, ref) if len(ref) == 32 else rlp_list(ref)
     if len(node) == 17:
-        return _Branch([_Ref(child) if child else None for child in node[:16]], node[16])
+        return _Branch(list(node[:16]), node[16])
     flag, path = _decode_path(node[0])
-    return _Leaf(path, node[1]) if flag & 2 else _Ext(path, _Ref(node[1]))
+    return _Leaf(path, node[1]) if flag & 2 else _Ext(path, node[1])
 
 
 def _common(a, b):
@@ -138,28 +134,28 @@ def _common(a, b):
 
 
 def _put(get_node, node, path, value):
-    if node is None:
+    if not node:
         return _Leaf(path, value)
-    if isinstance(node, _Ref):
-        node = _expand(get_node, node.ref)
-    if isinstance(node, _Branch):
+    if node.__class__ is bytes:
+        node = _expand(get_node, node)
+    if node.__class__ is _Branch:
         if not path:
             node.value = value
         else:
             i = int(path[0], 16)
             node.children[i] = _put(get_node, node.children[i], path[1:], value)
         return node
-    if isinstance(node, _Leaf) and node.path == path:
+    if node.__class__ is _Leaf and node.path == path:
         node.value = value
         return node
     n = _common(node.path, path)
-    if isinstance(node, _Ext) and n == len(node.path):
+    if node.__class__ is _Ext and n == len(node.path):
         node.child = _put(get_node, node.child, path[n:], value)
         return node
     # The paths part at nibble n: a branch there holds the old node's rest and the new value.
     branch = _Branch([None] * 16, b"")
     rest = node.path[n + 1:]
-    if isinstance(node, _Leaf):
+    if node.__class__ is _Leaf:
         if len(node.path) == n:
             branch.value = node.value
         else:
@@ -174,13 +170,13 @@ def _put(get_node, node, path, value):
 
 
 def _delete(get_node, node, path):
-    if node is None:
+    if not node:
         return None
-    if isinstance(node, _Ref):
-        node = _expand(get_node, node.ref)
-    if isinstance(node, _Leaf):
+    if node.__class__ is bytes:
+        node = _expand(get_node, node)
+    if node.__class__ is _Leaf:
         return None if node.path == path else node
-    if isinstance(node, _Ext):
+    if node.__class__ is _Ext:
         if not path.startswith(node.path):
             return node
         return _joined(get_node, node.path, _delete(get_node, node.child, path[len(node.path):]))
@@ -189,7 +185,7 @@ def _delete(get_node, node, path):
     else:
         i = int(path[0], 16)
         node.children[i] = _delete(get_node, node.children[i], path[1:])
-    present = [i for i, child in enumerate(node.children) if child is not None]
+    present = [i for i, child in enumerate(node.children) if child]
     if len(present) + (1 if node.value else 0) >= 2:
         return node
     if node.value:
@@ -201,44 +197,52 @@ def _delete(get_node, node, path):
 
 def _joined(get_node, prefix, node):
     """`node` under an extension of `prefix`, merged into it when it is a leaf or an extension itself."""
-    if node is None:
+    if not node:
         return None
-    if isinstance(node, _Ref):
-        node = _expand(get_node, node.ref)
-    if isinstance(node, _Leaf):
+    if node.__class__ is bytes:
+        node = _expand(get_node, node)
+    if node.__class__ is _Leaf:
         return _Leaf(prefix + node.path, node.value)
-    if isinstance(node, _Ext):
+    if node.__class__ is _Ext:
         return _Ext(prefix + node.path, node.child)
     return _Ext(prefix, node)
 
 
 def _encode(node, added):
-    """The RLP of `node`, its changed descendants' going into `added` ({hash: RLP})."""
-    if isinstance(node, _Branch):
-        items = [_child(child, added) for child in node.children]
-        items.append(rlp_string(node.value))
+    """(the RLP of `node`, its items as node_items gives them); its changed descendants go into `added`
+    ({hash: RLP}) and the node cache."""
+    if node.__class__ is _Branch:
+        # Most children are unchanged (a ref) or none: _ref only for the ones being built.
+        items = [child if child.__class__ is bytes else b"" if child is None else _ref(child, added)
+                 for child in node.children]
+        value = node.value
+        payload = b"".join([b"\xa0" + ref if len(ref) == 32 else ref or b"\x80" for ref in items])
+        items.append(value)
+        return rlp_list_of(payload + rlp_string(value)), tuple(items)
+    flag = (2 if node.__class__ is _Leaf else 0) + (len(node.path) & 1)
+    compact = bytes.fromhex(("%x" % flag if flag & 1 else "%x0" % flag) + node.path)
+    if node.__class__ is _Leaf:
+        tail = node.value
+        payload = rlp_string(compact) + rlp_string(tail)
     else:
-        flag = (2 if isinstance(node, _Leaf) else 0) + (len(node.path) & 1)
-        compact = bytes.fromhex(("%x" % flag if flag & 1 else "%x0" % flag) + node.path)
-        tail = rlp_string(node.value) if isinstance(node, _Leaf) else _child(node.child, added)
-        items = [rlp_string(compact), tail]
-    return rlp_list_of(b"".join(items))
+        tail = _ref(node.child, added)
+        payload = rlp_string(compact) + (b"\xa0" + tail if len(tail) == 32 else tail)
+    return rlp_list_of(payload), (compact, tail)
 
 
-def _child(node, added):
-    """A child's reference in its parent's RLP: its hash, or its own RLP when under 32 bytes."""
-    if node is None:
-        return b"\x80"
-    if isinstance(node, _Ref):
-        ref = node.ref
-        return rlp_string(ref) if len(ref) == 32 else ref
-    encoded = _encode(node, added)
+def _ref(node, added):
+    """A child as its parent's items hold it: b"" for none, its hash, or its own RLP when under 32 bytes."""
+    if not node:
+        return b""
+    if node.__class__ is bytes:
+        return node
+    encoded, items = _encode(node, added)
     if len(encoded) < 32:
         return encoded
     ref = keccak(encoded)
     added[ref] = encoded
-    _remember(ref, tuple(rlp_list(encoded)))
-    return rlp_string(ref)
+    _remember(ref, items)
+    return ref
 
 
 def rlp_string(data):

@@ -38,7 +38,7 @@ class CommitInfo:
         return [proofs.store_leaf(name, root) for name, root in self.roots]
 
     def hash(self):
-        return proofs.simple_root(self.leaves())
+        return proofs.simple_root_of_leaves([proofs.store_leaf_hash(name, root) for name, root in self.roots])
 
     def root_of(self, name):
         for found, root in self.roots:

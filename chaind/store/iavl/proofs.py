@@ -2,6 +2,7 @@
 multistore's commit info (the simple Merkle tree, as the SDK's CommitInfo.ProofOp builds them).
 """
 
+import functools
 import hashlib
 
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2 as ics23
@@ -11,6 +12,7 @@ from chaind.store.iavl.node import inner_prefix, leaf_prefix, uvarint
 IAVL_OP = "ics23:iavl"
 SIMPLE_OP = "ics23:simple"
 _HASH = b"\x20"
+_sha256 = hashlib.sha256
 
 
 def _existence(nodes, root, key):
@@ -69,10 +71,27 @@ def simple_root(items):
     """CometBFT's HashFromByteSlices: leaves sha256(0x00 || item), inner nodes sha256(0x01 || left || right)."""
     if not items:
         return hashlib.sha256(b"").digest()
-    if len(items) == 1:
-        return hashlib.sha256(b"\x00" + items[0]).digest()
-    split = 1 << ((len(items) - 1).bit_length() - 1)
-    return hashlib.sha256(b"\x01" + simple_root(items[:split]) + simple_root(items[split:])).digest()
+    return simple_root_of_leaves([hashlib.sha256(b"\x00" + item).digest() for item in items])
+
+
+def simple_root_of_leaves(hashes):
+    """simple_root of the items whose leaf hashes (sha256(0x00 || item)) are `hashes` (at least one)."""
+    # Level by level, an odd last node carried up as it is: the tree of splits at the largest power of two
+    # below n, without the recursion.
+    level = hashes
+    while len(level) > 1:
+        pairs = [_sha256(b"\x01" + level[i] + level[i + 1]).digest() for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            pairs.append(level[-1])
+        level = pairs
+    return level[0]
+
+
+@functools.lru_cache(maxsize=1024)
+def store_leaf_hash(name, root_hash):
+    """The simple tree's leaf hash of store `name`'s root in a commit info; remembered, since most stores keep
+    their root from one block to the next."""
+    return _sha256(b"\x00" + store_leaf(name, root_hash)).digest()
 
 
 def _aunts(items, index, out):

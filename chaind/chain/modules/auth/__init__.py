@@ -14,6 +14,7 @@ from chaind.chain.modules.auth.keeper import (
                                               ensure_account,
                                               key_type,
                                               locked_coins,
+                                              record,
                                               sequence,
                                               set_public_key,
                                               set_vesting_account,
@@ -23,7 +24,7 @@ from chaind.chain.modules.auth.query import AuthQuery
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "FEE_COLLECTOR", "account", "account_any", "account_of", "all_addresses", "ensure_account",
-           "key_type", "locked_coins", "sequence", "set_public_key", "set_vesting_account", "vesting_account")
+           "key_type", "locked_coins", "record", "sequence", "set_public_key", "set_vesting_account", "vesting_account")
 
 MODULE = Module(
     name="auth",

@@ -38,6 +38,11 @@ def account(state, address):
     return number, bytes.fromhex(pubkey)
 
 
+def record(state, address):
+    """The stored record of an account (number, key, vesting: its Any but for the sequence), None if unknown."""
+    return state.store.get(_key(address))
+
+
 def key_type(state, address):
     """The kind of key (crypto.keys.ETH_SECP256K1 or SECP256K1) an account signs with, None before its first tx."""
     raw = state.store.get(_key(address))
@@ -112,14 +117,15 @@ def account_of(raw_key):
     return raw_key[len(_ACCOUNTS) + 1:] if raw_key.startswith(_ACCOUNTS) else None
 
 
-def base_account(state, address, prefix):
-    """The BaseAccount of a known address (None if the chain has never seen it)."""
+def base_account(state, address, prefix, known_sequence=None):
+    """The BaseAccount of a known address (None if the chain has never seen it); `known_sequence`: its sequence,
+    when the caller has read it."""
     found = account(state, address)
     if found is None:
         return None
     number, pubkey = found
     out = auth_pb2.BaseAccount(address=to_bech32(prefix, address), account_number=number,
-                               sequence=sequence(state, address))
+                               sequence=sequence(state, address) if known_sequence is None else known_sequence)
     if pubkey:
         # Both key messages are `bytes key = 1`; the type URL says which kind of key it is.
         url = PUBKEY_TYPE_URL if key_type(state, address) == ETH_SECP256K1 else txs.SECP256K1_PUBKEY
@@ -127,15 +133,16 @@ def base_account(state, address, prefix):
     return out
 
 
-def account_any(state, address, prefix, module_accounts):
+def account_any(state, address, prefix, module_accounts, known_sequence=None):
     """The account as x/auth stores and answers it: an Any of a BaseAccount, or of a ModuleAccount for one
     of `module_accounts` ({name: (address, permissions)}). None for an address the chain has never seen."""
     for name, (module_address_, permissions) in module_accounts.items():
         if module_address_ == address:
-            base = base_account(state, address, prefix) or auth_pb2.BaseAccount(address=to_bech32(prefix, address))
+            base = base_account(state, address, prefix, known_sequence) or auth_pb2.BaseAccount(
+                address=to_bech32(prefix, address))
             module = auth_pb2.ModuleAccount(base_account=base, name=name, permissions=permissions)
             return any_pb2.Any(type_url=MODULE_ACCOUNT_TYPE_URL, value=module.SerializeToString())
-    base = base_account(state, address, prefix)
+    base = base_account(state, address, prefix, known_sequence)
     if base is None:
         return None
     found = vesting_account(state, address)

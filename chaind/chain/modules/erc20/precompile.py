@@ -65,7 +65,6 @@ class EvmNative:
         self._journal = []      # (key, whether store.changes held it, its value there)
         self._depth = 0
         self._committed_params = None
-        self._parsed = {}
 
     # store interface (what bank and auth call)
     def get(self, key):
@@ -130,12 +129,7 @@ class EvmNative:
             if self._committed_params is None:
                 self._committed_params = self.store.get(erc20.PARAMS_KEY) or b""
             raw = self._committed_params
-        found = self._parsed.get(raw)
-        if found is None:
-            params = genesis_pb2.Params()
-            params.ParseFromString(raw or b"")
-            found = self._parsed[raw] = erc20.precompile_addresses(params)
-        return found
+        return _active_addresses(raw)
 
     def precompile(self, address):
         """The precompile function serving `address`, or None."""
@@ -145,6 +139,15 @@ class EvmNative:
         if pair is None or pair.contract_owner != erc20.OWNER_MODULE:
             return None
         return functools.partial(run, pair)
+
+
+@functools.lru_cache(maxsize=16)
+def _active_addresses(raw):
+    """The precompile addresses of the erc20 params record `raw`; remembered, as every block reads them (a state
+    per block) and they seldom change."""
+    params = genesis_pb2.Params()
+    params.ParseFromString(raw or b"")
+    return erc20.precompile_addresses(params)
 
 
 def open_state(app, store, state_class, *args, time_ns=None):

@@ -37,9 +37,11 @@ def applies(state, tx):
 
 
 def apply(state, evm):
-    """Run the transfer `evm` (a py-evm signed tx that applies()); ValidationError as py-evm raises it."""
-    executor = state.get_transaction_executor()
-    executor.validate_transaction(evm)
+    """Run the transfer `evm` (a py-evm signed tx that applies(), so decoded and validated as an EvmTx);
+    ValidationError as py-evm raises it."""
+    # The executor's validation is evm.validate(), then the state's: the first, a pure function of the signed tx,
+    # passed when the tx was decoded (txs.wrap_evm), and the tx does not change.
+    state.validate_transaction(evm)
     sender, to = evm.sender, evm.to
     price = state.get_gas_price(evm)
     # build_evm_message: the whole gas paid up front, the nonce used.
