@@ -3,15 +3,17 @@
 import base64
 import hashlib
 import json
+import random
 import urllib.parse
 import urllib.request
 
+import orjson
 import pytest
 import pytest_twisted
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from chaind.chain import valset, votes
-from chaind.chain.block import BlockId
+from chaind.chain.block import BlockId, Event
 from chaind.chain.votes import sign_bytes
 from chaind.store import eventindex, keys
 from evm_client import DEV0, OTHER, send, w3
@@ -291,6 +293,32 @@ def test_block_search_uses_the_index_after_restart(node_factory):
     # The block's index entries landed in its own batch: one key per indexed attribute, ending in the height.
     prefix = eventindex.value_prefix(keys.BLOCK_EVENT, "block_gas.height", str(receipt["blockNumber"]))
     assert list(again.app.db.keys(prefix)) == [prefix + keys.height_bytes(receipt["blockNumber"])]
+
+
+def test_index_entries_and_event_records_of_random_events():
+    """A tx's and a block's index entries are value_prefix(tag, value) + position for each attribute marked for
+    indexing, with a type and a key, whose tag is not reserved; an event's record is the JSON of its type and
+    attribute lists, and reads back as the same event."""
+    rng = random.Random(15)
+    types_ = ["transfer", "tx", "tm", "block", "", "commission", "ünï"]
+    keys_ = ["amount", "hash", "height", "event", "", "validator", "mode", "ключ"]
+    for _ in range(300):
+        events = tuple(Event(rng.choice(types_), tuple(
+            (rng.choice(keys_), rng.choice(["", "1achain", "BeginBlock", "värde", str(rng.randrange(10**30))]),
+             rng.random() < 0.8) for _ in range(rng.randrange(4)))) for _ in range(rng.randrange(6)))
+        height, index = rng.randrange(1, 10**6), rng.randrange(100)
+        indexed = [(f"{e.type}.{k}", v) for e in events for k, v, marked in e.attributes
+                   if marked and e.type and k and f"{e.type}.{k}" not in eventindex.RESERVED]
+        assert eventindex.tx_entries(height, index, events) == {
+            eventindex.value_prefix(keys.TX_EVENT, tag, value) + keys.position_bytes(height, index): b""
+            for tag, value in indexed}
+        assert eventindex.block_entries(height, events) == {
+            eventindex.value_prefix(keys.BLOCK_EVENT, tag, value) + keys.height_bytes(height): b""
+            for tag, value in indexed}
+        for e in events:
+            record = orjson.dumps(e.to_record())
+            assert record == orjson.dumps([e.type, [list(a) for a in e.attributes]])
+            assert Event.from_record(orjson.loads(record)) == e
 
 
 @pytest.mark.parametrize("params, data", [

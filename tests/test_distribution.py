@@ -13,6 +13,7 @@ from chaind.chain.modules import distribution, staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.chain.modules.distribution import dec_coins, keeper, state
 from chaind.chain.modules.distribution.invariants import INVARIANTS
+from chaind.chain.modules.staking import keys as staking_keys
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2
@@ -87,6 +88,14 @@ def test_fees_go_to_the_community_pool_and_the_validator_with_its_commission(cha
                                      "mode": "BeginBlock"}
     assert by_type["rewards"] == {"amount": f"{legacy_dec.format(to_validator)}achain", "validator": valoper,
                                   "mode": "BeginBlock"}
+    # In the SDK's attribute order, FinalizeBlock's mode last; the fee collector's send is marked too.
+    assert next(e for e in allocated.events if e.type == "commission").attributes == (
+        ("amount", f"{legacy_dec.format(commission)}achain", True), ("validator", valoper, True),
+        ("mode", "BeginBlock", True))
+    collector = chain.b32(FEE_COLLECTOR)
+    sent = [e for e in allocated.events if collector in (v for _, v, _ in e.attributes)]
+    assert {e.type for e in sent} == {"coin_spent", "transfer"}
+    assert all(e.attributes[-1] == ("mode", "BeginBlock", True) for e in sent)
 
 
 def test_rewards_split_by_stake_and_a_withdrawal_pays_exactly_what_was_owed(chain):
@@ -231,6 +240,58 @@ def test_wire_of_dec_coins():
     assert to_bech32("chain", b"\0" * 20).startswith("chain1")
 
 
+def test_the_one_denom_allocation_writes_and_emits_what_the_coin_map_allocation_does(tmp_path):
+    """Keeper._allocate_one_denom (each block's loop for a chain's one fee denom) leaves the same records, events
+    and total as _allocate over coin maps, over random validator sets, powers, commission rates and prior records,
+    a vote of an unknown validator and rewards too small to share among them."""
+    db = Database(tmp_path / "db")
+    app = types.SimpleNamespace(genesis=types.SimpleNamespace(bech32_prefix="chain"))
+    rng = random.Random(16)
+    try:
+        for round_ in range(60):
+            contexts = [types.SimpleNamespace(store=VersionedWriter(db, 1), summaries={}) for _ in range(2)]
+            votes = [(rng.randbytes(20), rng.randrange(1, 10**6))]         # no validator has this one
+            for _ in range(rng.randrange(1, 12)):
+                operator, cons, pubkey = rng.randbytes(20), rng.randbytes(20), rng.randbytes(32)
+                rate = rng.choice([0, ONE // 20, ONE // 3, ONE, rng.randrange(ONE)])
+                prior = None
+                if rng.random() < 0.5:
+                    prior = state.ValidatorRewards(*({d: rng.randrange(1, 10**30) for d in rng.sample(
+                        ["achain", "stake"], rng.randrange(3))} for _ in range(3)), rng.randrange(1, 9))
+                for ctx in contexts:
+                    ctx.store.set(staking_keys.cons_key(cons), operator)
+                    ctx.store.set(staking_keys.val_key(operator), staking.Validator(
+                        operator, pubkey, {}, rate, ONE, ONE, 0, 1).to_record())
+                    if prior is not None:
+                        state.set_rewards_of(ctx, operator, prior)
+                votes.append((cons, rng.randrange(1, 10**6)))
+            total = sum(power for _, power in votes)
+            share = rng.choice([1, rng.randrange(1, total * ONE), rng.randrange(1, 10**32)])
+            general, one = (keeper.Keeper(app, ctx, mode="BeginBlock") for ctx in contexts)
+            allocated = one._allocate_one_denom(votes, total, "achain", share)
+            assert general._allocate(votes, total, {"achain": share}) == ({"achain": allocated} if allocated else {})
+            assert contexts[0].store.changes == contexts[1].store.changes, round_
+            assert general.events == one.events, round_
+    finally:
+        db.close()
+
+
+def test_a_record_coin_map_plus_coins_is_the_dec_coins_sum():
+    """state._added and _added_one (an allocation's update of a record's text map, and its one-denom path) write
+    what dec_coins' sum of the decoded map writes, over random maps and coins, zero amounts among them."""
+    rng = random.Random(15)
+    denoms = ["achain", "stake", "zeta"]
+    for round_ in range(3000):
+        record = {d: str(rng.randrange(1, 10**30)) for d in sorted(rng.sample(denoms, rng.randrange(3)))}
+        coins = {d: rng.choice([0, rng.randrange(10**25)]) for d in rng.sample(denoms, rng.randrange(1, 3))}
+        expected = dec_coins.to_record(dec_coins.add(dec_coins.from_record(record), coins))
+        assert state._added(record, coins) == expected, round_
+        assert list(state._added(record, coins)) == list(expected), round_
+        if len(coins) == 1:
+            (denom, amount), = coins.items()
+            assert list(state._added_one(record, denom, amount).items()) == list(expected.items()), round_
+
+
 def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
     """state.add_allocation (one read and write of the validator's record per block) leaves the same bytes as
     reading ValidatorRewards, adding with dec_coins and writing it back, over records of one and several denoms."""
@@ -250,6 +311,27 @@ def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
             records.commission = dec_coins.add(records.commission, commission)
             records.current = dec_coins.add(records.current, dec_coins.sub(tokens, commission))
             records.outstanding = dec_coins.add(records.outstanding, tokens)
+            state.set_rewards_of(slow, operator, records)
+            key = state._rewards_key(operator)
+            assert fast.store.get(key) == slow.store.get(key), round_
+        # Mostly the one fee denom, the amounts the last allocation wrote taken up again, among other writes of the
+        # records (a period ended, the same record written anew) and a second denom now and then.
+        for round_ in range(600):
+            operator = bytes([10 + rng.randrange(4)]) * 20
+            if rng.random() < 0.15:
+                records = state.rewards_of(slow, operator) or state.ValidatorRewards()
+                if rng.random() < 0.5:
+                    records.current, records.period = {}, records.period + 1
+                for writer in (fast, slow):
+                    state.set_rewards_of(writer, operator, records)
+            denom = "achain" if rng.random() < 0.97 else "stake"
+            amount = rng.randrange(0, 10**22)
+            share = dec_coins.mul_dec_amount(amount, rng.choice([0, ONE // 20, ONE // 3, ONE]))
+            state.add_allocation_one(fast, operator, denom, share, amount)
+            records = state.rewards_of(slow, operator) or state.ValidatorRewards()
+            records.commission = dec_coins.add(records.commission, {denom: share})
+            records.current = dec_coins.add(records.current, {denom: amount - share})
+            records.outstanding = dec_coins.add(records.outstanding, {denom: amount})
             state.set_rewards_of(slow, operator, records)
             key = state._rewards_key(operator)
             assert fast.store.get(key) == slow.store.get(key), round_

@@ -8,7 +8,7 @@ import pytest
 from google.protobuf import any_pb2
 
 from chain_driver import RECIPIENTS, Chain
-from chaind.chain import merkle
+from chaind.chain import merkle, registry
 from chaind.chain.app import App, StaleHomeError
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import keeper as auth_keeper
@@ -111,6 +111,32 @@ def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
     # The first block's header carries the empty genesis app hash, as InitChain's answer is empty.
     assert app.block_at(chain.genesis.initial_height)[0].app_hash == b""
     assert app.block_at(app.height)[0].app_hash == app.block_at(app.height - 1)[1].app_hash
+
+
+def test_place_puts_each_key_where_locate_says():
+    """layout.place (without mirrors) puts every module's keys where layout.locate places each, the special
+    cases' keys and every other module's among them, over random keys of every registered module."""
+    rng = random.Random(15)
+    words = ["supply", "acct", "params", "si", "missed", "ev", "val", "feepool", "hist", "start", "bal"]
+    names = [m.name for m in registry.MODULES] + ["unknown"]
+    for _ in range(2000):
+        word = rng.choice(words)
+        # slashing's missed-block keys are an address and a chunk index.
+        count = 2 if word == "missed" else rng.randrange(3)
+        parts = [rng.choice(names), word] + [rng.randbytes(rng.choice((1, 8, 20))) for _ in range(count)]
+        native = keys.compose(*parts)
+        value = rng.choice([None, b"v"])
+        found = layout.locate(native)
+        assert layout.place({native: value}, {}) == ({} if found is None else {found[0]: [(found[1], value)]})
+    # Each module placed apart has its case.
+    for native, where in [(keys.compose("evm", "params"), ("evmparams", b"\x03")),
+                          (keys.compose("consensus", "params"), ("consensus", b"Consensus")),
+                          (keys.compose("slashing", "params"), ("slashing", b"\x00")),
+                          (keys.compose("evidence", "ev", b"\x07" * 32), ("evidence", b"\x00" + b"\x07" * 32)),
+                          (keys.compose("bank", "supply", b"achain"), ("bank", b"\x00achain"))]:
+        assert layout.locate(native) == where
+        assert layout.place({native: b"v"}, {}) == {where[0]: [(where[1], b"v")]}
+    assert layout.locate(keys.compose("auth", "acct", b"\x01" * 20)) is None
 
 
 def test_commit_info_hash_with_remembered_leaves_is_cometbfts_simple_root_over_random_stores():

@@ -3,7 +3,9 @@ updates and the validator set they make from height H+2 (header hashes, commits 
 
 import hashlib
 import json
+import random
 
+import attrs
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from google.protobuf import any_pb2, wrappers_pb2
@@ -14,10 +16,13 @@ from chaind.chain import errors, legacy_dec, valset, votes
 from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, NOT_BONDED_POOL, UNBONDED, UNBONDING
+from chaind.chain.modules.staking import keys as staking_keys
+from chaind.chain.modules.staking import state as staking_state
 from chaind.home import Home
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
+from chaind.store import keys as store_keys
 from staking_msgs import CHAIN
 
 DAY = 24 * 3600 * 10**9
@@ -358,6 +363,51 @@ def test_decimals_round_as_legacy_dec():
         legacy_dec.parse("0." + "1" * 19)
     assert staking.parse_duration("1814400s") == 1814400 * 10**9
     assert staking.format_duration(1500 * 10**6) == "1.5s"
+
+
+def test_a_blocks_kept_summary_gives_way_to_a_write_and_returns_when_it_is_undone(chain):
+    """summary_by_cons in a block's context keeps what it read from the parent's state; a write of the validator
+    in the block is seen at once, and a write undone (a failed message's changes put back) shows the parent's."""
+    app = chain.app
+    header, meta = app._head
+    ctx = app._context(header.height + 1, header.time_ns + 10**9, b"", meta.base_fee, evm_root=meta.evm_state_root)
+    v = staking.validator(ctx, chain.operator)
+    first = staking.summary_by_cons(ctx, v.cons_address)
+    assert (first.operator, first.rate, first.jailed) == (chain.operator, v.rate, False) and ctx.summaries
+    assert staking.summary_by_cons(ctx, v.cons_address) is first
+    before = dict(ctx.store.changes)
+    staking_state.set_validator(ctx, attrs.evolve(v, jailed=True, rate=v.rate // 2))
+    changed = staking.summary_by_cons(ctx, v.cons_address)
+    assert (changed.jailed, changed.rate) == (True, v.rate // 2)
+    ctx.store.changes = before
+    assert staking.summary_by_cons(ctx, v.cons_address) == first
+    # A view keeps nothing.
+    assert staking.summary_by_cons(app.view(), v.cons_address) == first
+
+
+def test_keys_built_from_composed_prefixes_and_parts_are_the_composed_keys():
+    """store.keys.part and staking's per-block keys (a composed prefix, then length-prefixed addresses) are what
+    compose makes of all the parts; a part longer than 255 bytes is refused as compose refuses it."""
+    rng = random.Random(19)
+    for _ in range(300):
+        a, b = (rng.randbytes(rng.choice((0, 1, 20, 32, rng.randrange(256)))) for _ in range(2))
+        assert store_keys.part(a) == store_keys.compose(a)
+        assert staking_keys.val_key(a) == store_keys.compose("staking", "val", a)
+        assert staking_keys.cons_key(a) == store_keys.compose("staking", "cons", a)
+        assert staking_keys.del_key(a, b) == store_keys.compose("staking", "del", a, b)
+    with pytest.raises(ValueError, match="longer than 255"):
+        store_keys.part(b"x" * 256)
+
+
+def test_a_decimal_prints_as_its_whole_and_padded_fraction():
+    """legacy_dec.format inserts the point in the integer's digits: the text of math/dec.go's String(), the whole
+    part and the 18-place fraction of divmod, over random values of every size and sign."""
+    rng = random.Random(18)
+    values = [0, 1, -1, 10**18, -(10**18), 10**18 - 1, 10**17, -(10**36) - 5]
+    values += [rng.choice((1, -1)) * rng.randrange(10 ** rng.randrange(1, 80)) for _ in range(3000)]
+    for value in values:
+        whole, fraction = divmod(abs(value), 10**18)
+        assert legacy_dec.format(value) == f"{'-' if value < 0 else ''}{whole}.{fraction:018d}", value
 
 
 def test_the_staking_store_holds_the_sdks_keys_and_protos(tmp_path):

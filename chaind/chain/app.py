@@ -96,6 +96,9 @@ class BlockContext:
     misbehavior: tuple = ()   # commit_info.Misbehavior to punish (x/evidence)
     msg_gas: int = 0          # gas the running message used beyond its flat MSG_GAS (use_gas)
     msg_gas_location: str = ""
+    # staking Summaries read from the parent's state this block (staking.summary_by_cons): distribution's and
+    # slashing's begin blockers both read every validator of the last commit.
+    summaries: dict = attrs.Factory(dict)
 
     def use_gas(self, amount, location):
         """What the SDK's gas meter would count for the running message where the flat fee does not (an authz
@@ -160,7 +163,8 @@ class App:
         self._account_anys = collections.OrderedDict()
         self._sealed_info = (None, None)    # (app hash, CommitInfo) of the state sealed last
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
-        self._recent_txs = {}
+        # An OrderedDict: evicting a plain dict's first entry again and again scans its deleted slots.
+        self._recent_txs = collections.OrderedDict()
         # The last block made here and its EVM txs' positions: the receipts asked for most, read from memory.
         self._head_block = _NO_HEAD_BLOCK
         raw = db.get(keys.HEAD)
@@ -325,7 +329,7 @@ class App:
         recent = self._recent_txs
         for tx in decoded:
             if len(recent) >= RECENT_TXS:
-                del recent[next(iter(recent))]
+                recent.popitem(last=False)
             recent[tx.raw] = tx
 
     def check_tx(self, raw):

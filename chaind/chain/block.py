@@ -34,7 +34,9 @@ class Event:
     attributes: tuple
 
     def to_record(self):
-        return [self.type, [list(a) for a in self.attributes]]
+        """[type, [[key, value, index], ...]] once orjson writes it (it writes tuples as arrays, so the
+        attributes go as they are: a block's record holds hundreds of events)."""
+        return [self.type, self.attributes]
 
     @classmethod
     def from_record(cls, record):

@@ -38,8 +38,12 @@ def parse(text):
 
 def format(atomics):
     """LegacyDec.String(): always 18 places ("-0.000000000000000005")."""
-    whole, fraction = divmod(abs(atomics), ONE)
-    return f"{'-' if atomics < 0 else ''}{whole}.{fraction:0{PLACES}d}"
+    if atomics < 0:
+        return "-" + format(-atomics)
+    # The digits once, the point put in (about twice as fast as divmod and a padded fraction: every block
+    # prints each validator's allocation twice).
+    digits = str(atomics).rjust(PLACES + 1, "0")
+    return digits[:-PLACES] + "." + digits[-PLACES:]
 
 
 def text_of_wire(wire):

@@ -27,25 +27,46 @@ def value_prefix(prefix, tag, value):
 
 def tx_entries(height, index, events):
     """Index keys of one tx's events: every attribute marked for indexing, under "type.key"."""
-    position = keys.position_bytes(height, index)
-    return {value_prefix(keys.TX_EVENT, tag, value) + position: b""
-            for tag, value in _indexed(events)}
+    return _entries(keys.TX_EVENT, keys.position_bytes(height, index), events)
 
 
 def block_entries(height, events):
     """Index keys of a block's own events (block.height needs none: every committed height has a block)."""
-    position = keys.height_bytes(height)
-    return {value_prefix(keys.BLOCK_EVENT, tag, value) + position: b""
-            for tag, value in _indexed(events)}
+    return _entries(keys.BLOCK_EVENT, keys.height_bytes(height), events)
 
 
-def _indexed(events):
+def _entries(prefix, position, events):
+    """{value_prefix(prefix, tag, value) + position: b""} of each indexed attribute (hundreds a block, of a few
+    event types: each type's and key's part of the key is looked up once, and only the value is encoded each
+    time)."""
+    found, heads = {}, {}
+    pack = _VALUE.pack
     for e in events:
+        by_key = heads.get(e.type)
+        if by_key is None:
+            by_key = heads[e.type] = {}
         for key, value, index in e.attributes:
-            tag = f"{e.type}.{key}"
-            # The reserved tags are answered from the chain's own records; an app event cannot shadow them.
-            if index and e.type and key and tag not in RESERVED:
-                yield tag, value
+            if index:
+                head = by_key.get(key, _MISSING)
+                if head is _MISSING:
+                    head = by_key[key] = _tag_head(prefix, e.type, key)
+                if head is not None:
+                    value = value.encode()
+                    found[head + pack(len(value)) + value + position] = b""
+    return found
+
+
+_MISSING = object()
+
+
+@functools.lru_cache(maxsize=4096)
+def _tag_head(prefix, type_, key):
+    """tag_prefix of "type.key", or None for an attribute the index leaves out: the reserved tags are answered
+    from the chain's own records, so an app event cannot shadow them."""
+    tag = f"{type_}.{key}"
+    if not (type_ and key) or tag in RESERVED:
+        return None
+    return tag_prefix(prefix, tag)
 
 
 def lookup_equal(db, prefix, tag, value, start=None, stop=None):

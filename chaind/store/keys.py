@@ -83,6 +83,13 @@ def compose(*parts):
 _LENGTH = [bytes((n,)) for n in range(256)]
 
 
+def part(raw):
+    """compose(raw) of one bytes part (an address after a composed prefix: every block builds hundreds)."""
+    if len(raw) > 255:
+        raise ValueError("key part longer than 255 bytes")
+    return _LENGTH[len(raw)] + raw
+
+
 def decompose(key):
     """The parts of a composed key (or of its tail after a composed prefix), as bytes."""
     parts, i = [], 0

@@ -72,19 +72,21 @@ class Node:
         """Give a node being built its version and hash (its children are sealed first); its record."""
         self.version = version
         key = self.key
+        length = len(key)
+        # Each preimage and record joined at once (a commit seals hundreds of nodes).
         if self.height == 0:
             value = self.value
-            length = _SMALL_UVARINTS[len(key)] if len(key) < 0x80 else uvarint(len(key))
-            self.hash = _sha256(b"\x00\x02" + version_varint + length + key + _HASH_PREFIX
-                                + _sha256(value).digest()).digest()
-            return _RECORD.pack(0, 1, version, len(key)) + key + value
+            self.hash = _sha256(b"".join((b"\x00\x02", version_varint,
+                                          _SMALL_UVARINTS[length] if length < 0x80 else uvarint(length), key,
+                                          _HASH_PREFIX, _sha256(value).digest()))).digest()
+            return b"".join((_RECORD.pack(0, 1, version, length), key, value))
         left_hash = self.left_hash = self.left.hash
         right_hash = self.right_hash = self.right.hash
         size = self.size
-        self.hash = _sha256(_SMALL[self.height] + (_SIZES[size] if size < _SIZES_KEPT else varint(size))
-                            + version_varint + _HASH_PREFIX + left_hash + _HASH_PREFIX + right_hash).digest()
+        self.hash = _sha256(b"".join((_SMALL[self.height], _SIZES[size] if size < _SIZES_KEPT else varint(size),
+                                      version_varint, _HASH_PREFIX, left_hash, _HASH_PREFIX, right_hash))).digest()
         self.left = self.right = None
-        return _RECORD.pack(self.height, size, version, len(key)) + key + left_hash + right_hash
+        return b"".join((_RECORD.pack(self.height, size, version, length), key, left_hash, right_hash))
 
 
 def from_record(node_hash, raw):

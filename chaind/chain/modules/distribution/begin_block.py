@@ -1,6 +1,5 @@
 """distribution's begin blocker: the previous block's fees to the validators of its commit."""
 
-from chaind.chain.block import Event
 from chaind.chain.modules.distribution.keeper import Keeper
 
 
@@ -9,7 +8,6 @@ def begin_block(app, ctx):
     VoteInfos carry them all); nothing to share before the first block is committed."""
     if ctx.height <= app.genesis.initial_height:
         return
-    keeper = Keeper(app, ctx)
+    keeper = Keeper(app, ctx, mode="BeginBlock")
     keeper.allocate_tokens([(v.address, v.power) for v in app.validator_set(ctx.height - 1)])
-    # FinalizeBlock marks what its begin blockers emitted.
-    ctx.events.extend(Event(e.type, e.attributes + (("mode", "BeginBlock", True),)) for e in keeper.events)
+    ctx.events += keeper.events

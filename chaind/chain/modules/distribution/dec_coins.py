@@ -30,12 +30,18 @@ def mul_dec(coins, dec):
     """MulDec: the product rounded half to even at 18 places."""
     out = {}
     for denom, amount in coins.items():
-        quotient, remainder = divmod(amount * dec, ONE)
-        if 2 * remainder > ONE or (2 * remainder == ONE and quotient % 2):
-            quotient += 1
-        if quotient:
-            out[denom] = quotient
+        product = mul_dec_amount(amount, dec)
+        if product:
+            out[denom] = product
     return out
+
+
+def mul_dec_amount(amount, dec):
+    """LegacyDec.Mul of one amount: the product rounded half to even at 18 places."""
+    quotient, remainder = divmod(amount * dec, ONE)
+    if 2 * remainder > ONE or (2 * remainder == ONE and quotient % 2):
+        quotient += 1
+    return quotient
 
 
 def quo_dec_truncate(coins, dec):
@@ -65,6 +71,11 @@ def to_text(coins):
         for denom, amount in coins.items():
             return legacy_dec.format(amount) + denom
     return ",".join([legacy_dec.format(coins[d]) + d for d in sorted(coins)])
+
+
+def amount_text(amount, denom):
+    """to_text({denom: amount}) (the empty text for none)."""
+    return legacy_dec.format(amount) + denom if amount else ""
 
 
 def to_record(coins):

@@ -1,7 +1,9 @@
 """distribution's keeper: F1 fee distribution (x/distribution v0.50): allocation, periods, rewards, withdrawals."""
 
+import functools
+
 from chaind.chain import legacy_dec
-from chaind.chain.block import event
+from chaind.chain.block import Event
 from chaind.chain.modules import staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.chain.modules.bank import format_coins
@@ -60,44 +62,89 @@ def _between(view, operator, start_period, ending, stake):
 
 
 class Keeper:
-    """The state changes of one block's distribution; events gather in self.events."""
+    """The state changes of one block's distribution; events gather in self.events, each ending with a
+    `mode` attribute when one is given (FinalizeBlock marks what its begin blockers emit)."""
 
-    def __init__(self, app, ctx):
+    def __init__(self, app, ctx, mode=None):
         self.app = app
         self.ctx = ctx
         self.events = []
+        self._mode = () if mode is None else (("mode", mode, True),)
+        self._valoper_prefix = app.genesis.bech32_prefix + "valoper"
 
     def valoper(self, operator):
-        return to_bech32(self.app.genesis.bech32_prefix + "valoper", operator)
+        return to_bech32(self._valoper_prefix, operator)
+
+    def _emit(self, type_, *pairs):
+        self.events.append(Event(type_, tuple([(key, value, True) for key, value in pairs]) + self._mode))
+
+    def _emit_all(self, events):
+        """Events another module's keeper made (a bank send's)."""
+        if self._mode:
+            events = [Event(e.type, e.attributes + self._mode) for e in events]
+        self.events += events
 
     # -- allocation ----------------------------------------------------------------------------
 
     def allocate_tokens(self, votes):
         """AllocateTokens: the fee collector's balance to the validators of the last commit by power
         (votes: [(consensus address, power)]), commission first, what is left to the community pool."""
-        collected = self.app.bank.all_balances(self.ctx, FEE_COLLECTOR)
-        self.events += self.app.bank.send(self.ctx, FEE_COLLECTOR, DISTRIBUTION_ACCOUNT, collected)
+        ctx = self.ctx
+        collected = self.app.bank.all_balances(ctx, FEE_COLLECTOR)
+        self._emit_all(self.app.bank.send(ctx, FEE_COLLECTOR, DISTRIBUTION_ACCOUNT, collected))
         fees = dec_coins.from_coins(collected)
-        pool = state.community_pool(self.ctx)
+        pool = state.community_pool(ctx)
         total_power = sum(power for _, power in votes)
         if total_power == 0:
-            state.set_community_pool(self.ctx, dec_coins.add(pool, fees))
+            state.set_community_pool(ctx, dec_coins.add(pool, fees))
             return
-        remaining = fees
-        share = dec_coins.mul_dec_truncate(fees, ONE - params(self.ctx).community_tax)
+        share = dec_coins.mul_dec_truncate(fees, ONE - params(ctx).community_tax)
+        # What the validators got is taken from the fees once at the end: the SDK takes each reward from what
+        # remains as it goes, which ends the same (no step can go below zero if the end does not).
+        if len(share) == 1:
+            (denom, amount), = share.items()
+            allocated = {denom: self._allocate_one_denom(votes, total_power, denom, amount)}
+        else:
+            allocated = self._allocate(votes, total_power, share)
+        state.set_community_pool(ctx, dec_coins.add(pool, dec_coins.sub(fees, allocated)))
+
+    def _allocate(self, votes, total_power, share):
+        """Each validator's part of `share` (DecCoins) by power; what they got."""
+        allocated = {}
         for cons_address, power in votes:
             reward = dec_coins.mul_dec_truncate(share, power * ONE // total_power)
             found = staking.summary_by_cons(self.ctx, cons_address)
             if found is None:
                 continue
-            operator, rate = found.operator, found.rate
             if not reward:
                 # Nothing to add (a block without fees): the SDK's events, and no record rewritten unchanged.
-                self._allocation_events(operator, {}, {})
+                self._allocation_events(found.operator, {}, {})
                 continue
-            self.allocate_to_validator(operator, rate, reward)
-            remaining = dec_coins.sub(remaining, reward)
-        state.set_community_pool(self.ctx, dec_coins.add(pool, remaining))
+            self.allocate_to_validator(found.operator, found.rate, reward)
+            for denom, amount in reward.items():
+                allocated[denom] = allocated.get(denom, 0) + amount
+        return allocated
+
+    def _allocate_one_denom(self, votes, total_power, denom, share):
+        """_allocate of fees of one denom (a chain's one fee denom, every block): the same arithmetic on the one
+        amount, without coin maps; what the validators got."""
+        ctx, events, mode = self.ctx, self.events, self._mode
+        allocated = 0
+        for cons_address, power in votes:
+            reward = share * (power * ONE // total_power) // ONE
+            found = staking.summary_by_cons(ctx, cons_address)
+            if found is None:
+                continue
+            if not reward:
+                self._allocation_events(found.operator, {}, {})
+                continue
+            commission = dec_coins.mul_dec_amount(reward, found.rate)
+            state.add_allocation_one(ctx, found.operator, denom, commission, reward)
+            tail = _validator_tail(self._valoper_prefix, found.operator, mode)
+            events.append(Event("commission", (("amount", dec_coins.amount_text(commission, denom), True),) + tail))
+            events.append(Event("rewards", (("amount", dec_coins.amount_text(reward, denom), True),) + tail))
+            allocated += reward
+        return allocated
 
     def allocate_to_validator(self, operator, rate, tokens):
         """AllocateTokensToValidator: commission at the validator's rate, the rest to its delegators."""
@@ -106,9 +153,9 @@ class Keeper:
         self._allocation_events(operator, commission, tokens)
 
     def _allocation_events(self, operator, commission, tokens):
-        valoper = self.valoper(operator)
-        self.events.append(event("commission", ("amount", dec_coins.to_text(commission)), ("validator", valoper)))
-        self.events.append(event("rewards", ("amount", dec_coins.to_text(tokens)), ("validator", valoper)))
+        tail = _validator_tail(self._valoper_prefix, operator, self._mode)
+        self.events.append(Event("commission", (("amount", dec_coins.to_text(commission), True),) + tail))
+        self.events.append(Event("rewards", (("amount", dec_coins.to_text(tokens), True),) + tail))
 
     # -- periods -------------------------------------------------------------------------------
 
@@ -174,7 +221,7 @@ class Keeper:
 
     def _pay(self, recipient, coins):
         self.app.ensure_account(self.ctx, recipient)
-        self.events += self.app.bank.send(self.ctx, DISTRIBUTION_ACCOUNT, recipient, coins)
+        self._emit_all(self.app.bank.send(self.ctx, DISTRIBUTION_ACCOUNT, recipient, coins))
 
     def withdraw_rewards(self, v, delegator, shares=None):
         """withdrawDelegationRewards: pay what the delegation earned; the dust goes to the community pool.
@@ -201,9 +248,8 @@ class Keeper:
         state.delete_starting_info(ctx, operator, delegator)
         # The SDK names the zero coin of the base denom when nothing was paid.
         shown = paid or [(self.app.genesis.base_denom, 0)]
-        self.events.append(event("withdraw_rewards", ("amount", _coins_text(shown)),
-                                 ("validator", self.valoper(operator)),
-                                 ("delegator", self.app.bank.bech32(delegator))))
+        self._emit("withdraw_rewards", ("amount", _coins_text(shown)), ("validator", self.valoper(operator)),
+                   ("delegator", self.app.bank.bech32(delegator)))
         return paid, (ending, ratio)
 
     def withdraw_delegation_rewards(self, delegator, operator):
@@ -233,11 +279,11 @@ class Keeper:
         state.set_outstanding(self.ctx, operator, dec_coins.sub(outstanding, dec_coins.from_coins(paid)))
         if paid:
             self._pay(state.withdraw_address(self.ctx, operator), paid)
-        self.events.append(event("withdraw_commission", ("amount", format_coins(paid))))
+        self._emit("withdraw_commission", ("amount", format_coins(paid)))
         return paid
 
     def fund_community_pool(self, depositor, coins):
-        self.events += self.app.bank.send(self.ctx, depositor, DISTRIBUTION_ACCOUNT, coins)
+        self._emit_all(self.app.bank.send(self.ctx, depositor, DISTRIBUTION_ACCOUNT, coins))
         state.set_community_pool(self.ctx, dec_coins.add(state.community_pool(self.ctx), dec_coins.from_coins(coins)))
 
     # -- staking hooks -------------------------------------------------------------------------
@@ -263,6 +309,13 @@ class Keeper:
                 self._pay(state.withdraw_address(self.ctx, operator), paid)
         state.set_community_pool(self.ctx, dec_coins.add(pool, outstanding))
         state.forget_validator(self.ctx, operator)
+
+
+@functools.lru_cache(maxsize=4096)
+def _validator_tail(valoper_prefix, operator, mode):
+    """The attributes an allocation event ends with, the validator's and the mode's: the same every block, so
+    made once (each block's 200 allocation events are written, indexed and collected: fewer objects, less work)."""
+    return (("validator", to_bech32(valoper_prefix, operator), True),) + mode
 
 
 def _coins_text(coins):

@@ -9,7 +9,7 @@ import orjson
 from chaind.chain import legacy_dec
 from chaind.chain.modules.distribution import dec_coins
 from chaind.crypto.addresses import module_address
-from chaind.store.keys import compose, decompose
+from chaind.store.keys import compose, decompose, part
 
 DISTRIBUTION_ACCOUNT = module_address("distribution")
 FEE_POOL = compose("distribution", "feepool")
@@ -46,7 +46,7 @@ class ValidatorRewards:
 
 
 def _rewards_key(operator):
-    return _VALIDATOR + bytes((len(operator),)) + operator
+    return _VALIDATOR + part(operator)
 
 
 def rewards_of(state, operator):
@@ -69,6 +69,11 @@ def add_allocation(state, operator, commission, tokens):
     to the accumulated commission, the rest of `tokens` to the current rewards, all of `tokens` to the
     outstanding. Each block does this for every validator, so the record's text maps are updated in place of
     a round trip through ValidatorRewards (the same bytes as set_rewards_of writes)."""
+    if len(tokens) == 1:
+        # Commission's denoms are the tokens' (MulDec of them).
+        (denom, amount), = tokens.items()
+        add_allocation_one(state, operator, denom, commission.get(denom, 0), amount)
+        return
     key = _rewards_key(operator)
     raw = state.store.get(key)
     record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
@@ -82,6 +87,60 @@ def add_allocation(state, operator, commission, tokens):
     record["comm"] = _added(record["comm"], commission)
     record["cur"] = _added(record["cur"], rest)
     state.store.set(key, orjson.dumps(record))
+
+
+def add_allocation_one(state, operator, denom, commission, amount):
+    """add_allocation of tokens of one denom (a chain's one fee denom): `amount` of them, `commission` of it."""
+    if commission > amount:
+        raise ArithmeticError(f"negative coin amount: {legacy_dec.format(amount - commission)}{denom}")
+    key = _rewards_key(operator)
+    raw = state.store.get(key)
+    known = _ALLOCATED.get(key)
+    if known is not None and known[0] is raw and known[1] == denom:
+        _, _, out, accumulated, current, period = known
+    else:
+        record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
+        if any(len(record[name]) > 1 or (record[name] and denom not in record[name]) for name in _MAPS):
+            # Other denoms in the record: the text maps' general sum.
+            record["out"] = _added_one(record["out"], denom, amount)
+            record["comm"] = _added_one(record["comm"], denom, commission)
+            record["cur"] = _added_one(record["cur"], denom, amount - commission)
+            state.store.set(key, orjson.dumps(record))
+            return
+        out, accumulated, current = (int(record[name].get(denom, 0)) for name in _MAPS)
+        period = record["period"]
+    out, accumulated, current = out + amount, accumulated + commission, current + amount - commission
+    written = orjson.dumps({"out": _one_coin(denom, out), "comm": _one_coin(denom, accumulated),
+                            "cur": _one_coin(denom, current), "period": period})
+    state.store.set(key, written)
+    if len(_ALLOCATED) >= _ALLOCATED_KEPT:
+        _ALLOCATED.clear()
+    _ALLOCATED[key] = (written, denom, out, accumulated, current, period)
+
+
+_MAPS = ("out", "comm", "cur")
+# Each validator's record as the last allocation wrote it, by key: (its bytes, the denom, the outstanding, commission
+# and current amounts, the period). The next block's allocation reads back those very bytes (the store hands out
+# the object it was given), so it takes the amounts from here instead of decoding them; bytes the store holds
+# otherwise (another write of the record, a block not committed) are not the object kept, and are decoded.
+_ALLOCATED = {}
+_ALLOCATED_KEPT = 10_000
+
+
+def _one_coin(denom, amount):
+    return {denom: str(amount)} if amount else {}
+
+
+def _added_one(record, denom, amount):
+    """_added(record, {denom: amount})."""
+    if not record:
+        return {denom: str(amount)} if amount else {}
+    held = record.get(denom)
+    if held is None or len(record) > 1:
+        return _added(record, {denom: amount})
+    # One denom on either side: nothing to merge or sort.
+    total = int(held) + amount
+    return {denom: str(total)} if total else {}
 
 
 def _added(record, coins):

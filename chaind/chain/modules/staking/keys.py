@@ -1,6 +1,6 @@
 """staking's store keys: records by operator, delegator and pair, their indexes, and the time queues."""
 
-from chaind.store.keys import compose
+from chaind.store.keys import compose, part
 
 
 def time_key(ns):
@@ -15,15 +15,15 @@ _DEL = compose("staking", "del")
 
 
 def val_key(operator):
-    return _VAL + compose(operator)
+    return _VAL + part(operator)
 
 
 def cons_key(cons_address):
-    return _CONS + compose(cons_address)
+    return _CONS + part(cons_address)
 
 
 def del_key(delegator, validator):
-    return _DEL + compose(delegator, validator)
+    return _DEL + part(delegator) + part(validator)
 
 
 def del_by_val_key(validator, delegator):

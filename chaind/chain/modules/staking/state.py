@@ -48,10 +48,28 @@ class Summary:
 
 
 def summary_by_cons(state, cons_address):
-    """The Summary of the validator with this consensus address, or None."""
-    operator = operator_by_cons(state, cons_address)
-    raw = None if operator is None else state.store.get(val_key(operator))
-    return None if raw is None else _summary_of(raw)
+    """The Summary of the validator with this consensus address, or None.
+
+    A block's context keeps the summaries it read from the parent's state (a view has none): one is used again
+    while neither of the keys it was read from is written in the block, so it is what the store would give."""
+    store = state.store
+    key = cons_key(cons_address)
+    kept = getattr(state, "summaries", None)
+    if kept is not None:
+        found = kept.get(key)
+        if found is not None and key not in store.changes and found[0] not in store.changes:
+            return found[1]
+    operator = store.get(key)
+    if operator is None:
+        return None
+    by_operator = val_key(operator)
+    raw = store.get(by_operator)
+    if raw is None:
+        return None
+    summary = _summary_of(raw)
+    if kept is not None and key not in store.changes and by_operator not in store.changes:
+        kept[key] = (by_operator, summary)
+    return summary
 
 
 @functools.lru_cache(maxsize=1024)
