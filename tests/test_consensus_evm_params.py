@@ -125,6 +125,16 @@ def test_a_passed_proposal_changes_max_gas_and_bytes_from_the_next_block_on(chai
     assert chain.app.consensus_params(h - 1) == before
 
 
+def test_the_params_carried_from_block_to_block_stay_few_and_right(chain):
+    """A commit carries the block's params to the next height (no store seek for the next check_tx) and keeps no
+    more: a cache that grew by a height a block would slow every commit down."""
+    genesis = cp.of_document(chain.genesis.document)
+    for _ in range(70):
+        block(chain, [])
+        assert chain.app.consensus_params(chain.app.height + 1) == genesis
+        assert len(chain.app._consensus_cache) <= 2
+
+
 def test_the_update_event_and_no_gas_limit(chain):
     # -1 is no limit: the EVM sees MaxUint64 (Evmos' BlockGasLimit).
     msg = consensus_msg(chain, max_gas=-1)

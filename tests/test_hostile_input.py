@@ -16,6 +16,7 @@ import urllib.request
 
 import pytest
 import pytest_twisted
+import rlp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from twisted.logger import LogLevel, globalLogPublisher
@@ -52,6 +53,21 @@ def test_tx_envelope_decoding_only_raises_tx_errors(raw):
             decode()
         except errors.TxError:
             pass
+
+
+def test_evm_nonce_or_gas_beyond_uint64_is_a_decode_error():
+    """py-evm decodes integers of any size; MsgEthereumTx (and geth's decode) hold a nonce and gas of 64 bits."""
+    to, r, s = b"\x11" * 20, 1, 1
+    cases = {
+        "(types.LegacyTx).Nonce": rlp.encode([2**64, 1, 21000, to, 0, b"", 27, r, s]),
+        "(types.LegacyTx).Gas": rlp.encode([0, 1, 2**64, to, 0, b"", 27, r, s]),
+        "(types.AccessListTx).Gas": b"\x01" + rlp.encode([9000, 0, 1, 2**70, to, 0, b"", [], 0, r, s]),
+        "(types.DynamicFeeTx).Nonce": b"\x02" + rlp.encode([9000, 2**64, 1, 1, 21000, to, 0, b"", [], 0, r, s]),
+    }
+    for into, raw in cases.items():
+        with pytest.raises(errors.TxError) as caught:
+            txs.wrap_evm(raw, 9000, "achain")
+        assert caught.value.log == f"rlp: input string too long for uint64, decoding into {into}: tx parse error"
 
 
 @pytest.mark.slow

@@ -118,6 +118,16 @@ class DecidedBlock:
     last_commit: tuple = ()   # commit_info.VoteInfo of decided_last_commit
 
 
+@attrs.frozen
+class _NextBlock:
+    """What the block after `head` runs with, as far as the head decides it."""
+
+    head: tuple               # the app's (Header, BlockMeta) it was worked out from
+    gas_limit: int
+    params: object            # feemarket Params
+    base_fee: int
+
+
 class App:
     """modules: the Modules the chain runs (chain/registry.py's by default), in the SDK's init-genesis and
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
@@ -150,6 +160,7 @@ class App:
         # for, its StateView, reads so far]).
         self._local = threading.local()
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
+        self._next_block_found = None       # _NextBlock of the head
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)
         self.state_cache = HeadCache(state_cache_keys)
@@ -365,12 +376,13 @@ class App:
         g = self.genesis
         evm_tx = tx.evm
         _check_protected(state, evm_tx)
-        if evm_tx.gas > self.block_gas_limit(self.height + 1):
+        following = self._next_block()
+        if evm_tx.gas > following.gas_limit:
             raise errors.TxError(errors.SDK, 18, "exceeds block gas limit: invalid request", "exceeds block gas limit")
+        base_fee = self.next_base_fee()
         # Evmos' CheckGlobalFee: the effective fee at the next base fee covers min_gas_price * gas limit.
-        min_gas_price = feemarket.params(state).min_gas_price
+        min_gas_price = following.params.min_gas_price
         if min_gas_price:
-            base_fee = self.next_base_fee()
             price = tx.max_fee if tx.type_id in (0, 1) else min(tx.max_fee, base_fee + tx.max_tip)
             fee, required = price * evm_tx.gas, min_gas_price * evm_tx.gas // 10**18
             if fee < required:
@@ -385,7 +397,6 @@ class App:
         if evm_tx.nonce < nonce:
             raise errors.wrong_sequence(nonce, evm_tx.nonce,
                                         f"nonce too low: next nonce {nonce}, tx nonce {evm_tx.nonce}")
-        base_fee = self.next_base_fee()
         if evm_tx.max_fee_per_gas < base_fee:
             raise errors.insufficient_fee(
                 f"max fee per gas less than block base fee ({evm_tx.max_fee_per_gas} < {base_fee})",
@@ -627,13 +638,26 @@ class App:
     def next_base_fee(self):
         if self.next_base_fee_override is not None:
             return self.next_base_fee_override
+        return self._next_block().base_fee
+
+    def _next_block(self):
+        """The gas limit, feemarket params and base fee (before a dev override) of the block after the head, worked
+        out once per head: every check_tx asks for them, twice."""
+        found = self._next_block_found
+        # Keyed by the head itself, as _head_view: a dev change of the head's state replaces it.
+        if found is not None and found.head is self._head:
+            return found
         view = self._head_view()
-        _, meta = self._head
+        head = self._local.head
+        header, meta = head
         # A base fee MsgUpdateParams set in the head block is where the next one starts (Evmos' BeginBlock).
-        set_by_params = feemarket.base_fee_set_at(view, self.height)
+        set_by_params = feemarket.base_fee_set_at(view, header.height)
         parent = meta.base_fee if set_by_params is None else set_by_params
-        return feemarket.next_base_fee(feemarket.params(view), parent, meta.block_gas,
-                                       self.block_gas_limit(self.height + 1))
+        params = feemarket.params(view)
+        gas_limit = self.block_gas_limit(header.height + 1)
+        found = self._next_block_found = _NextBlock(head, gas_limit, params, feemarket.next_base_fee(
+            params, parent, meta.block_gas, gas_limit))
+        return found
 
     def finalize_block(self, block_txs, time_ns, proposer_address, decided=None, evidence=()):
         """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
@@ -819,7 +843,7 @@ class App:
         self._head_block = (committed, {h: i for i, h in evm_hashes.items()}) if made == committed.height \
             else _NO_HEAD_BLOCK
         self._finalized_evm = (None, {})
-        self._consensus_cache = {}
+        self._consensus_cache = _consensus_after(self._consensus_cache, committed.height, puts)
         finalized, changes = self._finalized_changes
         if finalized == committed.height:
             self.state_cache.advance(committed.height, changes)
@@ -1163,6 +1187,16 @@ class App:
 
     def _b32(self, address):
         return self.bank.bech32(address)
+
+
+def _consensus_after(cache, height, puts):
+    """The consensus params looked up (height -> ConsensusParams) worth keeping once block `height` is committed
+    with `puts`: its own, which are the next height's too unless the block records new ones. That spares each
+    block's check_tx a store seek for them; the rest goes, as the cache is bounded by what one head asks for."""
+    params = cache.get(height)
+    if params is None or consensus.key(height + 1) in puts:
+        return {}
+    return {height: params, height + 1: params}
 
 
 def _check_protected(state, evm_tx):

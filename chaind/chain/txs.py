@@ -14,7 +14,7 @@ from eth_utils import ValidationError
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 
-from chaind.chain import amino, errors, web3tx
+from chaind.chain import amino, errors, evm_decode, evm_sender, web3tx
 from chaind.crypto import keys, multisig
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -42,6 +42,7 @@ _EVM_TX_DATA = {
     2: ("/ethermint.evm.v1.DynamicFeeTx", evm_tx.DynamicFeeTx),
 }
 _BY_URL = {url: (type_id, cls) for type_id, (url, cls) in _EVM_TX_DATA.items()}
+_GETH_TX_TYPES = {0: "types.LegacyTx", 1: "types.AccessListTx", 2: "types.DynamicFeeTx"}
 
 _builder = PragueVM.get_transaction_builder()
 
@@ -162,10 +163,10 @@ class NativeTx:
 def wrap_evm(raw_evm, chain_id, base_denom):
     """Decode a signed EVM tx (RLP or typed) and wrap it as Evmos' JSON-RPC does."""
     try:
-        tx = _builder.decode(raw_evm)
+        tx = evm_decode.decode(raw_evm)
     except Exception as e:
         raise errors.decode_error(f"rlp: {e}") from None
-    return _wrap(tx, chain_id, base_denom)
+    return _wrap(tx, raw_evm, chain_id, base_denom)
 
 
 # Anvil's r and s for a tx sent as an impersonated account: no key signed it.
@@ -184,14 +185,20 @@ def wrap_impersonated(fields, sender, chain_id, base_denom):
     else:
         encoded = b"\x02" + rlp.encode([chain_id, fields["nonce"], fields["maxPriorityFeePerGas"],
                                         fields["maxFeePerGas"], *common, [], 0, IMPERSONATED_R, IMPERSONATED_S])
-    return _wrap(_builder.decode(encoded), chain_id, base_denom, sender)
+    return _wrap(_builder.decode(encoded), encoded, chain_id, base_denom, sender)
 
 
-def _wrap(tx, chain_id, base_denom, impersonated_sender=None):
+def _wrap(tx, encoded, chain_id, base_denom, impersonated_sender=None):
+    """`tx` is py-evm's decode of `encoded`: strict RLP, so `encoded` is what tx.encode() would give."""
     type_id = tx.type_id or 0
     if type_id not in _EVM_TX_DATA:
         raise errors.TxError(errors.SDK, 2, f"transaction type {type_id} not supported: tx parse error",
                              "transaction type not supported")
+    for field, value in (("Nonce", tx.nonce), ("Gas", tx.gas)):
+        # uint64 in geth's tx structs and in MsgEthereumTx's: geth's decode refuses more.
+        if value >= 2**64:
+            raise errors.decode_error(f"rlp: input string too long for uint64, decoding into "
+                                      f"({_GETH_TX_TYPES[type_id]}).{field}")
     url, cls = _EVM_TX_DATA[type_id]
     data = cls(
         nonce=tx.nonce,
@@ -217,7 +224,7 @@ def _wrap(tx, chain_id, base_denom, impersonated_sender=None):
             data.gas_tip_cap = str(tx.max_priority_fee_per_gas)
             data.gas_fee_cap = str(tx.max_fee_per_gas)
     fee_price = tx.gas_price if type_id in (0, 1) else tx.max_fee_per_gas
-    msg = evm_tx.MsgEthereumTx(data=_any(url, data), hash="0x" + tx.hash.hex())
+    msg = evm_tx.MsgEthereumTx(data=_any(url, data), hash="0x" + keccak(encoded).hex())
     if impersonated_sender is not None:
         setattr(msg, "from", checksum_address(impersonated_sender))
         msg.hash = "0x" + _impersonated_hash(tx, impersonated_sender).hex()
@@ -230,7 +237,7 @@ def _wrap(tx, chain_id, base_denom, impersonated_sender=None):
                        auth_info_bytes=tx_pb2.AuthInfo(fee=fee).SerializeToString()).SerializeToString()
     if impersonated_sender is not None:
         return _decode_evm_envelope(raw, body, chain_id)
-    return _checked_evm(raw, tx, chain_id)
+    return _checked_evm(raw, tx, encoded, chain_id)
 
 
 def decode(raw, chain_id, handlers):
@@ -274,7 +281,7 @@ def _decode_evm_envelope(raw, body, chain_id):
                                         _decimal(data.gas_fee_cap), data.gas, to, value, data.data,
                                         access_list, v, r, s])
     try:
-        tx = _builder.decode(encoded)
+        tx = evm_decode.decode(encoded)
     except Exception as e:
         raise errors.decode_error(f"invalid Ethereum tx: {e}") from None
     claimed = getattr(msg, "from")
@@ -283,7 +290,7 @@ def _decode_evm_envelope(raw, body, chain_id):
         sender = bytes.fromhex(claimed[2:])
         return EvmTx(raw=raw, hash=native_hash(raw), evm=Impersonated(tx, sender),
                      evm_hash=_impersonated_hash(tx, sender), sender=sender, impersonated=True)
-    return _checked_evm(raw, tx, chain_id)
+    return _checked_evm(raw, tx, encoded, chain_id)
 
 
 def _impersonated_hash(tx, sender):
@@ -314,16 +321,20 @@ class Impersonated:
         return self.sender
 
 
-def _checked_evm(raw, tx, chain_id):
-    try:
-        tx.validate()
-        sender = tx.sender
-    except Exception as e:
-        raise errors.TxError(errors.SDK, 4, f"couldn't retrieve sender address from the ethereum "
-                             f"transaction: {e}: unauthorized", "invalid sender") from None
+def _checked_evm(raw, tx, encoded, chain_id):
+    """`tx` is py-evm's decode of `encoded`."""
+    sender = evm_sender.validated_sender(tx, encoded)
+    if sender is None:
+        # py-evm's own checks, which word the error.
+        try:
+            tx.validate()
+            sender = tx.sender
+        except Exception as e:
+            raise errors.TxError(errors.SDK, 4, f"couldn't retrieve sender address from the ethereum "
+                                 f"transaction: {e}: unauthorized", "invalid sender") from None
     if tx.chain_id is not None and tx.chain_id != chain_id:
         raise errors.invalid_chain_id(f"invalid chain id for signer: have {tx.chain_id} want {chain_id}")
-    return EvmTx(raw=raw, hash=native_hash(raw), evm=tx, evm_hash=tx.hash, sender=sender)
+    return EvmTx(raw=raw, hash=native_hash(raw), evm=tx, evm_hash=keccak(encoded), sender=sender)
 
 
 def _decode_native(raw, tx_raw, body, auth_info, handlers):
