@@ -2,6 +2,8 @@
 hashes as one without it, whatever its size, and it never hands out a value or a scan a newer block (or a
 rewritten chain) replaced."""
 
+import random
+
 from chain_driver import Chain
 from chaind.store.head_cache import MISS, HeadCache
 
@@ -106,6 +108,24 @@ def test_app_hashes_do_not_depend_on_the_cache(tmp_path):
     finally:
         for chain in chains:
             chain.close()
+
+
+def test_a_commit_drops_exactly_the_scans_it_wrote_under():
+    """Whether the commit looks each scan's prefix up among its sorted keys (few scans) or each key's prefixes
+    up among the scans (many), it drops the scans whose prefix a written key starts with, and only those."""
+    rng = random.Random(3)
+    for case in range(60):
+        cache = HeadCache(capacity=10_000)
+        cache.advance(1, {})
+        stamp = cache.stamp(1)
+        prefixes = {bytes(rng.randrange(3) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 30))}
+        for prefix in prefixes:
+            cache.put_scan(stamp, prefix, ((prefix + b"k", b"v"),))
+        changed = {bytes(rng.randrange(3) for _ in range(rng.randint(1, 4))): b"" for _ in range(rng.randint(0, 12))}
+        cache.advance(2, changed)
+        kept = {prefix for prefix in prefixes if cache.scan(cache.stamp(2), prefix) is not MISS}
+        assert kept == {p for p in prefixes if not any(k.startswith(p) for k in changed)}, case
+        assert len(cache) == len(changed) + 2 * len(kept)
 
 
 def test_the_last_blocks_txs_and_results_read_from_memory_equal_the_stored_ones(tmp_path):

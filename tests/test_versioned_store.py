@@ -3,6 +3,7 @@
 import random
 
 from chaind.store.db import Database
+from chaind.store.head_cache import MISS, HeadCache
 from chaind.store.keys import compose
 from chaind.store.versioned import VersionedReader, VersionedWriter
 
@@ -102,5 +103,46 @@ def test_a_writers_scans_see_its_own_writes_through_reverts_and_replaced_write_s
             if expected:
                 after = expected[len(expected) // 2][0]
                 assert list(writer.iterate(prefix, start_after=after)) == [(k, v) for k, v in expected if k > after]
+    finally:
+        db.close()
+
+
+def test_a_writers_scans_through_the_head_cache_match_the_store(tmp_path):
+    """Block after block, a writer's scans (kept in the head cache when whole and at the head, as a reader's)
+    give what an uncached reader of the parent plus the block's own writes gives, before and after it writes."""
+    rng = random.Random(7)
+    db = Database(tmp_path / "db")
+    try:
+        groups = [compose("p", bytes([g])) for g in range(4)]
+        cache = HeadCache(capacity=1000)
+        cache.clear(0)
+        state, hits = {}, 0
+        for height in range(1, 60):
+            hits += sum(cache.scan(cache.stamp(height - 1), prefix) is not MISS for prefix in groups)
+            writer = VersionedWriter(db, height, cache)
+            model = dict(state)
+            for _ in range(3):
+                for prefix in groups + [compose("p")]:
+                    expected = sorted((k, v) for k, v in model.items() if k.startswith(prefix))
+                    assert list(writer.iterate(prefix)) == expected, (height, prefix)
+                # Most blocks write under one group or none, as most blocks leave the per-block prefixes alone.
+                group = rng.choice(groups + [None] * 4)
+                for _ in range(rng.randint(0, 3) if group is not None else 0):
+                    key = group + compose(bytes([rng.randrange(5)]))
+                    if rng.random() < 0.3:
+                        writer.delete(key)
+                        model.pop(key, None)
+                    else:
+                        writer.set(key, rng.randbytes(2))
+                        model[key] = writer.changes[key]
+            db.write(writer.batch_puts())
+            state = model
+            if rng.random() < 0.1:
+                cache.clear(height)         # a reloaded head (a dev revert) starts it empty
+            else:
+                cache.advance(height, writer.changes)
+            reader = VersionedReader(db, height)
+            assert list(reader.iterate(compose("p"))) == sorted(state.items())
+        assert hits > 60        # most blocks found scans the ones before kept
     finally:
         db.close()

@@ -65,6 +65,7 @@ _STALE_FORMATS = {
     b"3": "whose IAVL stores hold staking's records, auth's and bank's indexes and slashing's missed blocks in "
           "another layout than the SDK's, so its app hashes differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
+KEPT_SETS = 8               # validator set records kept by height (the block reads its parent's, its own, the next)
 _NO_HEAD_BLOCK = (None, {})
 RECENT_TXS = 4096           # decoded txs of the last blocks kept for decode_tx (receipts of the head's txs)
 
@@ -167,6 +168,7 @@ class App:
         # The consensus params before any block records its own (chain/modules/consensus), and those looked up.
         self._genesis_consensus = consensus.of_document(genesis.document).SerializeToString()
         self._consensus_cache = {}
+        self._valsets, self._valsets_lock = {}, threading.Lock()    # {height: record} (_valset_record)
         self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
         self._finalized_evm = (None, {})        # (height, {index: EVM hash of a tx that ran}) of that block
         self._finalized_nonces = (None, {})     # (height, {address: nonce} of the accounts it touched) of it
@@ -328,6 +330,7 @@ class App:
         self._head = (header, meta)
         # A reset chain starts over: nothing read from the one before may be kept.
         self.state_cache.clear(height)
+        self._forget_valsets()
 
     # -- check_tx --------------------------------------------------------------------------------
 
@@ -843,6 +846,7 @@ class App:
         """Write the block in one atomic batch; from now on readers see it."""
         self.write(puts)
         self._head = (committed.header, committed.meta)
+        self._carry_valsets(committed.height, puts)
         # After the head: a reader that finds a tx here finds its block at `latest`.
         made, evm_hashes = self._finalized_evm
         self._head_block = (committed, {h: i for i, h in evm_hashes.items()}) if made == committed.height \
@@ -881,6 +885,7 @@ class App:
         self._head = self._load_block(keys.height_of(self.db.get(keys.HEAD)))
         self._consensus_cache = {}
         self.state_cache.clear(self.height)
+        self._forget_valsets()
         self._head_info = self.stores.commit_info(self.height)
         self._results_hash = (None, None)
 
@@ -1135,10 +1140,43 @@ class App:
     def validator_set(self, height):
         """The validator set (valset.SetValidator, CometBFT's order) that signs block `height`;
         known up to the head's height + 2."""
-        return valset.at(self.db, height)
+        return valset.decoded(self._valset_record(height))
 
     def validators_hash(self, height):
-        return valset.hash_of(self.validator_set(height))
+        return valset.hash_of_record(self._valset_record(height))
+
+    def _forget_valsets(self):
+        with self._valsets_lock:
+            self._valsets = {}
+
+    def _valset_record(self, height):
+        """The record of the set of block `height`. A block writes the set two heights above it, so the sets up
+        to the head's height + 2 never change but by a rewrite of the chain (reload_head): those are kept."""
+        kept = self._valsets        # replaced, never changed in place
+        found = kept.get(height)
+        if found is None:
+            final = self.height + 2     # the head before the read: a block committed meanwhile only adds one
+            found = valset.record_at(self.db, height)
+            if height <= final:
+                self._keep_valset(kept, height, found)
+        return found
+
+    def _keep_valset(self, kept, height, record):
+        with self._valsets_lock:
+            # Not into the sets of a chain rewritten since `kept` was taken.
+            if self._valsets is kept:
+                recent = list(kept.items())[1 - KEPT_SETS:] if len(kept) >= KEPT_SETS else kept.items()
+                self._valsets = {**dict(recent), height: record}
+
+    def _carry_valsets(self, height, puts):
+        """Block `height` is committed with `puts`: the set of height + 2 is the one it wrote, or else the one
+        of height + 1 (no other block writes it)."""
+        kept = self._valsets
+        record = puts.get(valset.key(height + 2))
+        if record is None:
+            record = kept.get(height + 1)
+        if record is not None:
+            self._keep_valset(kept, height + 2, record)
 
     def consensus_params(self, height):
         """The ConsensusParams (do not mutate) block `height` runs with, as CometBFT's state holds them: genesis'

@@ -4,12 +4,14 @@ The header hash is CometBFT's (a Merkle root of the encoded fields) and is also 
 block hash. Records are stored as JSON (orjson) with bytes as hex.
 """
 
+import functools
 import hashlib
 import json
 
 import attrs
 import orjson
 from google.protobuf import timestamp_pb2, wrappers_pb2
+from google.protobuf.internal import encoder
 
 from chaind.chain import merkle
 from chaind.chain.commit_info import Misbehavior, VoteInfo
@@ -152,18 +154,21 @@ class Header:
         return timestamp_pb2.Timestamp(seconds=self.time_ns // 10**9, nanos=self.time_ns % 10**9)
 
     def hash(self):
-        """CometBFT Header.Hash(): the Merkle root of the 14 encoded fields, in order."""
-        fields = [
-            version_pb2.Consensus(block=BLOCK_PROTOCOL, app=self.version_app).SerializeToString(),
-            wrappers_pb2.StringValue(value=self.chain_id).SerializeToString(),
-            wrappers_pb2.Int64Value(value=self.height).SerializeToString(),
-            self.timestamp().SerializeToString(),
-            self.last_block_id.proto().SerializeToString(),
-        ] + [wrappers_pb2.BytesValue(value=v).SerializeToString() for v in (
-            self.last_commit_hash, self.data_hash, self.validators_hash, self.next_validators_hash,
-            self.consensus_hash, self.app_hash, self.last_results_hash, self.evidence_hash,
-            self.proposer_address)]
-        return merkle.root(fields)
+        """CometBFT Header.Hash(): the Merkle root of the 14 encoded fields, in order.
+
+        The fields are written out as protobuf encodes them (a field at its default is left out, a BlockID's
+        part set header never is): building the 14 messages cost more than the hashing."""
+        seconds, nanos = divmod(self.time_ns, 10**9)
+        block_id = self.last_block_id
+        parts = (_varint_field(b"\x08", block_id.parts_total) + _bytes_field(b"\x12", block_id.parts_hash))
+        return merkle.root([
+            _version_field(self.version_app), _chain_id_field(self.chain_id), _varint_field(b"\x08", self.height),
+            _varint_field(b"\x08", seconds) + _varint_field(b"\x10", nanos),
+            _bytes_field(b"\x0a", block_id.hash) + _bytes_field(b"\x12", parts, always=True),
+            *[_bytes_field(b"\x0a", v) for v in (
+                self.last_commit_hash, self.data_hash, self.validators_hash, self.next_validators_hash,
+                self.consensus_hash, self.app_hash, self.last_results_hash, self.evidence_hash,
+                self.proposer_address)]])
 
     def proto_fields(self):
         """The fields tendermint.types.Header and the SDK's Header (bech32 proposer) share, as protobuf values."""
@@ -255,6 +260,27 @@ class CommittedBlock:
             record["misbehavior"] = [m.to_record() for m in self.misbehavior]
             record["evidence"] = [e.SerializeToString().hex() for e in self.evidence]
         return orjson.dumps(record)
+
+
+# The header hash's fields: the two that stay the same from block to block encoded once, the rest by hand.
+
+@functools.lru_cache(maxsize=16)
+def _version_field(app):
+    return version_pb2.Consensus(block=BLOCK_PROTOCOL, app=app).SerializeToString()
+
+
+@functools.lru_cache(maxsize=16)
+def _chain_id_field(chain_id):
+    return wrappers_pb2.StringValue(value=chain_id).SerializeToString()
+
+
+def _varint_field(tag, value):
+    # A negative int64 is its 64-bit two's complement; zero is not written.
+    return tag + encoder._VarintBytes(value & 0xFFFFFFFFFFFFFFFF) if value else b""
+
+
+def _bytes_field(tag, value, always=False):
+    return tag + encoder._VarintBytes(len(value)) + value if value or always else b""
 
 
 _HEADER_FIELDS = tuple(f.name for f in attrs.fields(Header))

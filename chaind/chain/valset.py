@@ -79,14 +79,27 @@ def to_record(validators):
     return orjson.dumps([[v.pubkey.hex(), v.power] for v in validators])
 
 
+def record_at(db, height):
+    """The stored record of the set that signs block `height` (b"" before any is stored)."""
+    found = db.seek_first(key(height), keys.VALIDATOR_SET + _PAST)
+    return b"" if found is None else found[1]
+
+
 def at(db, height):
     """The set that signs block `height` (empty before any is stored)."""
-    found = db.seek_first(key(height), keys.VALIDATOR_SET + _PAST)
-    return () if found is None else _decoded(found[1])
+    return decoded(record_at(db, height))
+
+
+# A set is read several times a block and stays the same for many: each record is decoded and hashed once.
+
+@functools.lru_cache(maxsize=64)
+def decoded(record):
+    """The set a record holds (do not mutate)."""
+    return tuple(SetValidator(address_of(bytes.fromhex(pubkey)), bytes.fromhex(pubkey), power)
+                 for pubkey, power in (orjson.loads(record) if record else ()))
 
 
 @functools.lru_cache(maxsize=64)
-def _decoded(record):
-    # A set is read several times a block and stays the same for many: decode each record once.
-    return tuple(SetValidator(address_of(bytes.fromhex(pubkey)), bytes.fromhex(pubkey), power)
-                 for pubkey, power in orjson.loads(record))
+def hash_of_record(record):
+    """hash_of the set a record holds."""
+    return hash_of(decoded(record))

@@ -9,6 +9,7 @@ what the stamp names, so no reader stores what a newer block, or a rewritten cha
 scanned entries share the capacity.
 """
 
+import bisect
 import itertools
 import threading
 
@@ -76,11 +77,16 @@ class HeadCache:
 
     def _drop_scans_under(self, changed):
         scans = self._scans
-        for length in self._prefix_lengths:
-            for key in changed:
-                dropped = scans.pop(key[:length], None)
-                if dropped is not None:
-                    self._scanned -= len(dropped) + 1
+        if len(scans) < len(self._prefix_lengths) * len(changed):
+            # Few scans (a block's own, a quiet node's): each scan's prefix looked up among the sorted keys.
+            ordered = sorted(changed)
+            written = [prefix for prefix in scans if _written_under(ordered, prefix)]
+        else:
+            written = {key[:length] for length in self._prefix_lengths for key in changed}
+        for prefix in written:
+            dropped = scans.pop(prefix, None)
+            if dropped is not None:
+                self._scanned -= len(dropped) + 1
 
     def _clear_scans(self):
         self._scans.clear()
@@ -97,3 +103,9 @@ class HeadCache:
 
     def __len__(self):
         return len(self._values) + self._scanned
+
+
+def _written_under(ordered, prefix):
+    """Whether a key of the sorted list `ordered` starts with `prefix`."""
+    at = bisect.bisect_left(ordered, prefix)
+    return at < len(ordered) and ordered[at].startswith(prefix)

@@ -140,12 +140,14 @@ class VersionedWriter(VersionedReader):
 
     def iterate(self, prefix, start_after=None):
         changed = self._changed_under(prefix, start_after)
-        # Not through the head cache's scans: a block's own scans would make every commit drop them.
-        committed = dict(self._scan(prefix, start_after))
+        # The committed keys read whole before any is yielded; through the head cache's scans, as a reader's:
+        # the prefixes every block scans (queues, epochs, the validator set) are seldom written.
+        committed = tuple(super().iterate(prefix, start_after))
         if not changed:
             # Nothing under the prefix written in this block (the common case): the committed keys as they are.
-            yield from committed.items()
+            yield from committed
             return
+        committed = dict(committed)
         changes = self.changes
         for key in changed:
             committed[key] = changes[key]

@@ -1,7 +1,7 @@
 """epochs' begin blocker (Evmos x/epochs): start each epoch timer, end an epoch once its duration has passed."""
 
 from chaind.chain.block import Event, event
-from chaind.chain.modules.epochs.state import epoch_infos, set_epoch_info
+from chaind.chain.modules.epochs.state import EpochInfo, epoch_records, peek, set_epoch_info
 
 
 def _hooks(app, ctx, name, identifier, number):
@@ -17,11 +17,13 @@ def begin_block(app, ctx):
     """BeginBlocker: at most one start or end per epoch per block, in identifier order; its hooks run at once."""
     now = ctx.time_ns
     events = []
-    for info in epoch_infos(ctx):
-        start = not info.epoch_counting_started and info.start_time_ns <= now
-        end = now > info.current_epoch_start_time_ns + info.duration_ns and not start and info.start_time_ns <= now
+    for record in epoch_records(ctx):
+        seen = peek(record)
+        start = not seen.epoch_counting_started and seen.start_time_ns <= now
+        end = now > seen.current_epoch_start_time_ns + seen.duration_ns and not start and seen.start_time_ns <= now
         if not (start or end):
             continue
+        info = EpochInfo.from_record(record)
         info.current_epoch_start_height = ctx.height
         if start:
             info.epoch_counting_started = True

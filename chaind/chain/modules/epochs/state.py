@@ -1,5 +1,7 @@
 """epochs' state: one EpochInfo record per identifier, kept in identifier order (as the SDK's prefix store)."""
 
+import functools
+
 import attrs
 import orjson
 
@@ -39,6 +41,18 @@ def epoch_info(state, identifier):
 
 def epoch_infos(state):
     return [EpochInfo.from_record(raw) for _, raw in state.store.iterate(_PREFIX)]
+
+
+def epoch_records(state):
+    """The stored record of each EpochInfo, in identifier order."""
+    return [raw for _, raw in state.store.iterate(_PREFIX)]
+
+
+@functools.lru_cache(maxsize=64)
+def peek(raw):
+    """The EpochInfo of a record, shared by every reader: not to be changed (from_record makes one to change).
+    Every block looks at each epoch, and most find nothing to do: each record is decoded once for that."""
+    return EpochInfo.from_record(raw)
 
 
 def set_epoch_info(state, info):

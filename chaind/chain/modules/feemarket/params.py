@@ -1,5 +1,7 @@
 """feemarket's params (Evmos v20 x/feemarket Params), from genesis, kept in state; MsgUpdateParams may change them."""
 
+import functools
+
 import attrs
 import orjson
 
@@ -67,7 +69,13 @@ def parse_params(doc):
 
 
 def params(state):
-    return Params.from_record(state.store.get(PARAMS_KEY))
+    return _decoded(state.store.get(PARAMS_KEY))
+
+
+@functools.lru_cache(maxsize=16)
+def _decoded(raw):
+    # Read by every block and check: a record is decoded once.
+    return Params.from_record(raw)
 
 
 def set_params(state, p):

@@ -14,13 +14,13 @@ log = Logger()
 
 
 def end_block(app, ctx):
-    params = keeper.params(ctx)
     for pid in keeper.due(ctx, "inactive", ctx.time_ns):
         p = keeper.proposal(ctx, pid)
         if p is None:
             continue
         keeper.delete_proposal(ctx, p)
-        if params.burn_proposal_deposit_prevote:
+        # The params are read only when a proposal is due (most blocks have none); nothing before changes them.
+        if keeper.params(ctx).burn_proposal_deposit_prevote:
             ctx.events.extend(deposits.burn_and_delete(app, ctx, pid))
         else:
             ctx.events.extend(deposits.refund_and_delete(app, ctx, pid))

@@ -1,5 +1,7 @@
 """slashing's params: from genesis (SDK JSON), kept in state as the SDK's Params proto (its store key 0x00)."""
 
+import functools
+
 import attrs
 
 from chaind.chain import legacy_dec
@@ -100,7 +102,13 @@ def _percent(fraction):
 
 def params(state):
     raw = state.store.get(PARAMS_KEY)
-    return Params() if raw is None else Params.of_proto(slashing_pb2.Params.FromString(raw))
+    return Params() if raw is None else _decoded(raw)
+
+
+@functools.lru_cache(maxsize=16)
+def _decoded(raw):
+    # Read by every block's liveness check: a record is decoded once.
+    return Params.of_proto(slashing_pb2.Params.FromString(raw))
 
 
 def set_params(state, p):

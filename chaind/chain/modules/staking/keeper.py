@@ -1,5 +1,7 @@
 """staking's keeper: the state changes of one block (delegate, unbond, redelegate, the bonded set)."""
 
+import functools
+
 from chaind.chain import errors, legacy_dec
 from chaind.chain.block import event
 from chaind.chain.modules.bank import format_coins
@@ -20,10 +22,10 @@ from chaind.chain.modules.staking.records import (
     NOT_BONDED_POOL,
     UNBONDED,
     UNBONDING,
+    Validator,
 )
 from chaind.chain.modules.staking.state import (
     delegation,
-    last_powers,
     next_unbonding_id,
     redelegation,
     remove_validator,
@@ -33,7 +35,6 @@ from chaind.chain.modules.staking.state import (
     set_validator,
     unbonding,
     validator,
-    validators,
 )
 from chaind.crypto.addresses import to_bech32
 from chaind.gocompat import GO_ZERO_TIME_NS
@@ -219,13 +220,13 @@ class Keeper:
     def apply_validator_set_updates(self):
         """ApplyAndReturnValidatorSetUpdates: the top max_validators by power are bonded; returns
         [(pubkey, power)] for every change, power 0 for those that left."""
-        last = last_powers(self.ctx)
-        eligible = sorted((v for v in validators(self.ctx) if not v.jailed and v.power > 0),
-                          key=lambda v: (-v.power, v.operator))
-        updates, to_bonded, to_not_bonded, total_power = [], 0, 0, 0
-        for v in eligible[:self.params.max_validators]:
-            total_power += v.power
-            if v.status != BONDED:
+        store = self.ctx.store
+        steps, leaving, total_power = _set_plan(self.params.max_validators, tuple(store.iterate(_VALIDATORS)),
+                                                tuple(store.iterate(_LAST_POWERS)))
+        updates, to_bonded, to_not_bonded = [], 0, 0
+        for record, bond, update in steps:
+            v = Validator.from_record(record)
+            if bond:
                 # Bonding (from unbonded, or back from unbonding): its tokens join the bonded pool.
                 if v.status == UNBONDING:
                     self.ctx.store.delete(self._val_queue_key(v))
@@ -234,11 +235,10 @@ class Keeper:
                 set_validator(self.ctx, v)
                 to_bonded += v.tokens
                 self.hook("after_validator_bonded", v.cons_address, v.operator)
-            previous = last.pop(v.operator, None)
-            if previous != v.power:
+            if update:
                 updates.append((v.pubkey, v.power))
                 self.ctx.store.set(last_power_key(v.operator), str(v.power).encode())
-        for operator in sorted(last):
+        for operator in leaving:
             v = validator(self.ctx, operator)
             if v.status == BONDED:
                 # Begin unbonding: out of the set now, its tokens unbonded once the unbonding time ends.
@@ -313,3 +313,24 @@ class Keeper:
             self.events.append(event("complete_redelegation", ("amount", format_coins(self.coins(matured))),
                                      ("delegator", self.b32(delegator)), ("source_validator", self.valoper(src)),
                                      ("destination_validator", self.valoper(dst))))
+
+
+_VALIDATORS, _LAST_POWERS = compose("staking", "val"), compose("staking", "last")
+
+
+@functools.lru_cache(maxsize=16)
+def _set_plan(max_validators, validator_records, last_power_records):
+    """What ApplyAndReturnValidatorSetUpdates does to the validators and last powers with these records (pairs
+    of the store), a function of them alone: ((record, bond it, its power changed) of each top validator that
+    changes, in power order; the operators that leave, in order; the total power of the top). Most blocks
+    leave both prefixes as they were: their plan, nothing to do, is not worked out again."""
+    last = {decompose(key)[-1]: int(raw) for key, raw in last_power_records}
+    eligible = sorted(((v, raw) for v, raw in ((Validator.from_record(raw), raw) for _, raw in validator_records)
+                       if not v.jailed and v.power > 0), key=lambda pair: (-pair[0].power, pair[0].operator))
+    steps, total_power = [], 0
+    for v, raw in eligible[:max_validators]:
+        total_power += v.power
+        bond, update = v.status != BONDED, last.pop(v.operator, None) != v.power
+        if bond or update:
+            steps.append((raw, bond, update))
+    return tuple(steps), tuple(sorted(last)), total_power

@@ -1,5 +1,6 @@
 """staking's params: from genesis (SDK JSON), kept in state."""
 
+import functools
 import re
 
 import attrs
@@ -64,4 +65,10 @@ PARAMS_KEY = compose("staking", "params")
 
 
 def params(state):
-    return Params.from_record(state.store.get(PARAMS_KEY))
+    return _decoded(state.store.get(PARAMS_KEY))
+
+
+@functools.lru_cache(maxsize=16)
+def _decoded(raw):
+    # Read by every block, by each keeper it makes: a record is decoded once.
+    return Params.from_record(raw)
