@@ -324,7 +324,7 @@ def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
                     records.current, records.period = {}, records.period + 1
                 for writer in (fast, slow):
                     state.set_rewards_of(writer, operator, records)
-            denom = "achain" if rng.random() < 0.97 else "stake"
+            denom = "achain" if rng.random() < 0.97 else rng.choice(["stake", "ibc/AB"])
             amount = rng.randrange(0, 10**22)
             share = dec_coins.mul_dec_amount(amount, rng.choice([0, ONE // 20, ONE // 3, ONE]))
             state.add_allocation_one(fast, operator, denom, share, amount)

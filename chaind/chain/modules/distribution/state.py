@@ -93,11 +93,11 @@ def add_allocation_one(state, operator, denom, commission, amount):
     """add_allocation of tokens of one denom (a chain's one fee denom): `amount` of them, `commission` of it."""
     if commission > amount:
         raise ArithmeticError(f"negative coin amount: {legacy_dec.format(amount - commission)}{denom}")
-    key = _rewards_key(operator)
+    known = _ALLOCATED.get(operator)
+    key = _rewards_key(operator) if known is None else known[0]
     raw = state.store.get(key)
-    known = _ALLOCATED.get(key)
-    if known is not None and known[0] is raw and known[1] == denom:
-        _, _, out, accumulated, current, period = known
+    if known is not None and known[1] is raw and known[2] == denom:
+        _, _, _, out, accumulated, current, period = known
     else:
         record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
         if any(len(record[name]) > 1 or (record[name] and denom not in record[name]) for name in _MAPS):
@@ -110,25 +110,29 @@ def add_allocation_one(state, operator, denom, commission, amount):
         out, accumulated, current = (int(record[name].get(denom, 0)) for name in _MAPS)
         period = record["period"]
     out, accumulated, current = out + amount, accumulated + commission, current + amount - commission
-    written = orjson.dumps({"out": _one_coin(denom, out), "comm": _one_coin(denom, accumulated),
-                            "cur": _one_coin(denom, current), "period": period})
+    head = _COIN_HEADS.get(denom)
+    if head is None:
+        head = _COIN_HEADS[denom] = b"{" + orjson.dumps(denom) + b':"'
+    # orjson.dumps({"out": {denom: str(out)} or {} when none, "comm": ..., "cur": ..., "period": period}), put
+    # together (tests/test_distribution.py holds the two equal).
+    written = b'{"out":%s,"comm":%s,"cur":%s,"period":%d}' % (
+        head + b'%d"}' % out if out else b"{}", head + b'%d"}' % accumulated if accumulated else b"{}",
+        head + b'%d"}' % current if current else b"{}", period)
     state.store.set(key, written)
     if len(_ALLOCATED) >= _ALLOCATED_KEPT:
         _ALLOCATED.clear()
-    _ALLOCATED[key] = (written, denom, out, accumulated, current, period)
+    _ALLOCATED[operator] = (key, written, denom, out, accumulated, current, period)
 
 
 _MAPS = ("out", "comm", "cur")
-# Each validator's record as the last allocation wrote it, by key: (its bytes, the denom, the outstanding, commission
-# and current amounts, the period). The next block's allocation reads back those very bytes (the store hands out
-# the object it was given), so it takes the amounts from here instead of decoding them; bytes the store holds
-# otherwise (another write of the record, a block not committed) are not the object kept, and are decoded.
+# Each validator's record as the last allocation wrote it, by operator: (its key, its bytes, the denom, the
+# outstanding, commission and current amounts, the period). The next block's allocation reads back those very
+# bytes (the store hands out the object it was given), so it takes the amounts from here instead of decoding them;
+# bytes the store holds otherwise (another write of the record, a block not committed) are not the object kept,
+# and are decoded.
 _ALLOCATED = {}
 _ALLOCATED_KEPT = 10_000
-
-
-def _one_coin(denom, amount):
-    return {denom: str(amount)} if amount else {}
+_COIN_HEADS = {}    # denom -> b'{"denom":"', a one-coin map's JSON up to its amount
 
 
 def _added_one(record, denom, amount):
