@@ -19,6 +19,8 @@ from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
 from chaind.crypto.addresses import to_bech32
 
 ONE = legacy_dec.ONE
+_PLACES = legacy_dec.PLACES
+_DIGITS = _PLACES + 1
 # The rounding a stake recomputed across slashes may exceed the current one by (CalculateDelegationRewards).
 _MARGIN = 3
 
@@ -127,22 +129,35 @@ class Keeper:
 
     def _allocate_one_denom(self, votes, total_power, denom, share):
         """_allocate of fees of one denom (a chain's one fee denom, every block): the same arithmetic on the one
-        amount, without coin maps; what the validators got."""
-        ctx, events, mode = self.ctx, self.events, self._mode
+        amount, without coin maps or per-validator calls of the coin helpers; what the validators got."""
+        ctx, events, mode, prefix = self.ctx, self.events, self._mode, self._valoper_prefix
+        summary_by_cons, add_allocation_one = staking.summary_by_cons, state.add_allocation_one
         allocated = 0
         for cons_address, power in votes:
             reward = share * (power * ONE // total_power) // ONE
-            found = staking.summary_by_cons(ctx, cons_address)
+            found = summary_by_cons(ctx, cons_address)
             if found is None:
                 continue
             if not reward:
                 self._allocation_events(found.operator, {}, {})
                 continue
-            commission = dec_coins.mul_dec_amount(reward, found.rate)
-            state.add_allocation_one(ctx, found.operator, denom, commission, reward)
-            tail = _validator_tail(self._valoper_prefix, found.operator, mode)
-            events.append(Event("commission", (("amount", dec_coins.amount_text(commission, denom), True),) + tail))
-            events.append(Event("rewards", (("amount", dec_coins.amount_text(reward, denom), True),) + tail))
+            # dec_coins.mul_dec_amount: the product rounded half to even at 18 places.
+            commission, remainder = divmod(reward * found.rate, ONE)
+            if 2 * remainder > ONE or (2 * remainder == ONE and commission & 1):
+                commission += 1
+            operator = found.operator
+            add_allocation_one(ctx, operator, denom, commission, reward)
+            tail = _validator_tail(prefix, operator, mode)
+            # dec_coins.amount_text of each (legacy_dec.format and the denom; no text for no commission).
+            digits = str(reward).rjust(_DIGITS, "0")
+            reward_text = digits[:-_PLACES] + "." + digits[-_PLACES:] + denom
+            if commission:
+                digits = str(commission).rjust(_DIGITS, "0")
+                commission_text = digits[:-_PLACES] + "." + digits[-_PLACES:] + denom
+            else:
+                commission_text = ""
+            events.append(Event("commission", (("amount", commission_text, True),) + tail))
+            events.append(Event("rewards", (("amount", reward_text, True),) + tail))
             allocated += reward
         return allocated
 
