@@ -164,3 +164,29 @@ def test_setters_give_py_evm_account_dbs_accounts_and_roots(seed):
             db.persist()
         assert dbs[FastAccountDB].state_root == dbs[AccountDB].state_root == roots[0]
         assert reads(dbs[FastAccountDB]) == reads(dbs[AccountDB])
+
+
+def test_opening_a_state_reads_and_writes_no_system_contract(tmp_path):
+    """An Evmos chain has no beacon-root or block-history contract: a block's state opens without touching their
+    accounts, even where their code is (py-evm's Prague state writes it again there, a change to the block)."""
+    from eth.vm.forks.cancun.constants import BEACON_ROOTS_ADDRESS, BEACON_ROOTS_CONTRACT_CODE
+    from eth.vm.forks.prague.constants import HISTORY_STORAGE_ADDRESS, HISTORY_STORAGE_CONTRACT_CODE
+
+    from chain_driver import Chain
+    from chaind.chain import devstate
+    from chaind.store.evm_state import pending_trie
+
+    chain = Chain(tmp_path, "chain")
+    chain.block(chain.workload(0))
+
+    def deploy(ctx):
+        ctx.accounts.set_code(BEACON_ROOTS_ADDRESS, BEACON_ROOTS_CONTRACT_CODE)
+        ctx.accounts.set_code(HISTORY_STORAGE_ADDRESS, HISTORY_STORAGE_CONTRACT_CODE)
+
+    devstate.amend_head(chain.app, deploy)
+    header, meta = chain.app.head
+    ctx = chain.app._context(header.height + 1, header.time_ns + 10**9, b"\1" * 32, meta.base_fee,
+                             evm_root=meta.evm_state_root)
+    assert not pending_trie(ctx.accounts)[2]
+    assert ctx.accounts.get_code(BEACON_ROOTS_ADDRESS) == BEACON_ROOTS_CONTRACT_CODE
+    chain.close()

@@ -78,6 +78,11 @@ class NativeState(PragueState):
     account_db_class = FastAccountDB
     native = None       # EvmNative, set by whoever opens the state
 
+    def set_system_contracts(self):
+        """Nothing: Ethereum's beacon-root and block-history contracts (EIPs 4788, 2935) serve its beacon chain,
+        and an Evmos chain deploys none. py-evm's check reads both accounts each time a state opens (every block,
+        every call), and writes their code again when it is already there."""
+
     def snapshot(self):
         evm = super().snapshot()
         return _Snapshot(evm, None if self.native is None else self.native.checkpoint())
