@@ -79,6 +79,17 @@ def place(changes, mirrors):
     [(key, value)], or None to leave the key to `locate`}."""
     by_store = {}
     names = {}
+
+    def entries_of(module):
+        """The changes of `module`'s own store so far (its name worked out once)."""
+        name = names.get(module)
+        if name is None:
+            name = names[module] = store_name(module.decode())
+        entries = by_store.get(name)
+        if entries is None:
+            entries = by_store[name] = []
+        return entries
+
     for native_key, value in changes.items():
         end = 1 + native_key[0]
         module = native_key[1:end]
@@ -86,25 +97,12 @@ def place(changes, mirrors):
         if mirror is not None:
             found = mirror(native_key[end:], value)
             if found is not None:
-                name = names.get(module)
-                if name is None:
-                    name = names[module] = store_name(module.decode())
-                entries = by_store.get(name)
-                if entries is None:
-                    by_store[name] = found
-                else:
-                    entries += found
+                entries_of(module).extend(found)
                 continue
         if module not in _PLACED_APART:
             # locate's answer for these modules' keys, without its call (distribution writes every validator's
             # record each block).
-            name = names.get(module)
-            if name is None:
-                name = names[module] = store_name(module.decode())
-            entries = by_store.get(name)
-            if entries is None:
-                entries = by_store[name] = []
-            entries.append((native_key[end:], value))
+            entries_of(module).append((native_key[end:], value))
             continue
         found = locate(native_key)
         if found is not None:
