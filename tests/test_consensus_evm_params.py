@@ -27,8 +27,6 @@ from chaind.pb.cosmos.consensus.v1 import query_pb2 as cq
 from chaind.pb.cosmos.consensus.v1 import query_pb2_grpc as cq_grpc
 from chaind.pb.cosmos.consensus.v1 import tx_pb2 as consensus_tx
 from chaind.pb.cosmos.gov.v1 import gov_pb2
-from chaind.pb.cosmos.gov.v1 import query_pb2 as gq
-from chaind.pb.cosmos.gov.v1 import query_pb2_grpc as gq_grpc
 from chaind.pb.ethermint.evm.v1 import evm_pb2
 from chaind.pb.ethermint.evm.v1 import query_pb2 as eq
 from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as eq_grpc
@@ -40,6 +38,7 @@ from test_cli import node_flag, ok
 from test_cli_modules import run, send_tx
 from test_gov import address, make_chain
 from test_gov import run as block
+from test_gov_node import until_ended
 from test_update_params import gov_home, through_gov
 
 CONSENSUS = "/cosmos.consensus.v1.MsgUpdateParams"
@@ -302,12 +301,8 @@ def test_a_proposal_of_both_messages_on_a_node(node_factory, tmp_path):
         "deposit": "10achain", "title": "Params", "summary": "Smaller blocks, unprotected txs"}))
     yield send_tx(n, keys, "gov", "submit-proposal", proposal, "--from", "dev1")
     yield send_tx(n, keys, "gov", "vote", "1", "yes", "--from", "dev0")
-    for _ in range(200):
-        p, _ = yield call(node, gq_grpc.QueryStub, "Proposal", gq.QueryProposalRequest(proposal_id=1))
-        if p.proposal.status not in (gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD, gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD):
-            break
-        yield in_thread(time.sleep, 0.05)
-    assert p.proposal.status == gov_pb2.PROPOSAL_STATUS_PASSED, p.proposal.failed_reason
+    ended = yield until_ended(node, 1)
+    assert ended.status == gov_pb2.PROPOSAL_STATUS_PASSED, ended.failed_reason
     # gRPC, REST and the CLI.
     answer, _ = yield call(node, cq_grpc.QueryStub, "Params", cq.QueryParamsRequest())
     assert (answer.params.block.max_gas, answer.params.block.max_bytes) == (500_000, 2_000_000)

@@ -3,7 +3,6 @@ authority): the params change and the modules obey them; refusals carry the SDK'
 end to end on a node, a distribution proposal submitted through the CLI changes community_tax over gRPC and REST."""
 
 import json
-import time
 
 import pytest
 import pytest_twisted
@@ -25,16 +24,15 @@ from chaind.pb.cosmos.distribution.v1beta1 import query_pb2 as dq
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2_grpc as dq_grpc
 from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2 as distribution_tx
 from chaind.pb.cosmos.gov.v1 import gov_pb2
-from chaind.pb.cosmos.gov.v1 import query_pb2 as gq
-from chaind.pb.cosmos.gov.v1 import query_pb2_grpc as gq_grpc
 from chaind.pb.evmos.inflation.v1 import genesis_pb2 as inflation_genesis
 from chaind.pb.evmos.inflation.v1 import inflation_pb2
 from chaind.pb.evmos.inflation.v1 import tx_pb2 as inflation_tx
-from helpers import call, in_thread, rest
+from helpers import call, rest
 from test_cli import node_flag, ok
 from test_cli_modules import run, send_tx
 from test_gov import address, make_chain
 from test_gov import run as block
+from test_gov_node import until_ended
 
 
 @pytest.fixture
@@ -159,12 +157,8 @@ def test_a_distribution_proposal_through_the_cli_changes_community_tax(node_fact
         "deposit": "10achain", "title": "Tax", "summary": "Five percent"}))
     yield send_tx(n, keys, "gov", "submit-proposal", proposal, "--from", "dev1")
     yield send_tx(n, keys, "gov", "vote", "1", "yes", "--from", "dev0")
-    for _ in range(200):
-        p, _ = yield call(node, gq_grpc.QueryStub, "Proposal", gq.QueryProposalRequest(proposal_id=1))
-        if p.proposal.status not in (gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD, gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD):
-            break
-        yield in_thread(time.sleep, 0.05)
-    assert p.proposal.status == gov_pb2.PROPOSAL_STATUS_PASSED, p.proposal.failed_reason
+    ended = yield until_ended(node, 1)
+    assert ended.status == gov_pb2.PROPOSAL_STATUS_PASSED, ended.failed_reason
     answer, _ = yield call(node, dq_grpc.QueryStub, "Params", dq.QueryParamsRequest())
     assert legacy_dec.format(int(answer.params.community_tax)) == "0.050000000000000000"
     status, _, body = yield rest(node, "/cosmos/distribution/v1beta1/params")

@@ -109,6 +109,16 @@ class BlockContext:
 
 
 @attrs.frozen
+class _Finalized:
+    """What finalize_block leaves for the commit of its block."""
+
+    height: int
+    changes: dict       # the native store's changes (the head cache takes them)
+    evm_indexes: dict   # EVM hash -> index of the block's EVM txs that ran
+    nonces: dict        # address -> nonce, of the accounts the block touched
+
+
+@attrs.frozen
 class DecidedBlock:
     """What CometBFT's FinalizeBlock says of the block it decided, beyond its txs, time and proposer."""
 
@@ -169,9 +179,7 @@ class App:
         self._genesis_consensus = consensus.of_document(genesis.document).SerializeToString()
         self._consensus_cache = {}
         self._valsets, self._valsets_lock = {}, threading.Lock()    # {height: record} (_valset_record)
-        self._finalized_changes = (None, None)  # (height, native changes) of the block finalized last
-        self._finalized_evm = (None, {})        # (height, {index: EVM hash of a tx that ran}) of that block
-        self._finalized_nonces = (None, {})     # (height, {address: nonce} of the accounts it touched) of it
+        self._finalized = None                  # _Finalized: what commit takes over of the block finalized last
         # The head and the nonces its block left to the accounts it touched: head_nonce without a trie walk for
         # the accounts asked for most (the next check of a sender, the pool's cleanup after the block).
         self._head_nonces = (None, {})
@@ -734,9 +742,7 @@ class App:
                                    misbehavior=ctx.misbehavior, evidence=tuple(evidence),
                                    consensus_params=params_after)
         self._results_hash = (block_hash, blocks.results_hash(results))
-        self._finalized_changes = (height, ctx.store.changes)
-        self._finalized_evm = (height, evm_hashes)
-        self._finalized_nonces = (height, ctx.nonces)
+        self._finalized = _Finalized(height, ctx.store.changes, {h: i for i, h in evm_hashes.items()}, ctx.nonces)
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
@@ -847,21 +853,16 @@ class App:
         self.write(puts)
         self._head = (committed.header, committed.meta)
         self._carry_valsets(committed.height, puts)
-        # After the head: a reader that finds a tx here finds its block at `latest`.
-        made, evm_hashes = self._finalized_evm
-        self._head_block = (committed, {h: i for i, h in evm_hashes.items()}) if made == committed.height \
-            else _NO_HEAD_BLOCK
-        self._finalized_evm = (None, {})
-        made, nonces = self._finalized_nonces
-        self._head_nonces = (self._head, nonces) if made == committed.height else (None, {})
-        self._finalized_nonces = (None, {})
-        self._consensus_cache = _consensus_after(self._consensus_cache, committed.height, puts)
-        finalized, changes = self._finalized_changes
-        if finalized == committed.height:
-            self.state_cache.advance(committed.height, changes)
+        finalized, self._finalized = self._finalized, None
+        if finalized is not None and finalized.height == committed.height:
+            # After the head: a reader that finds a tx here finds its block at `latest`.
+            self._head_block = (committed, finalized.evm_indexes)
+            self._head_nonces = (self._head, finalized.nonces)
+            self.state_cache.advance(committed.height, finalized.changes)
         else:
+            self._head_block, self._head_nonces = _NO_HEAD_BLOCK, (None, {})
             self.state_cache.clear(committed.height)
-        self._finalized_changes = (None, None)
+        self._consensus_cache = _consensus_after(self._consensus_cache, committed.height, puts)
         # The commit info the block's app hash was made of, as it was written (not read back).
         app_hash, info = self._sealed_info
         if app_hash != committed.meta.app_hash or info.version != committed.height:
