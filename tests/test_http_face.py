@@ -5,10 +5,13 @@ Each exchange runs in a thread, as a separate client process would.
 
 import json
 import socket
+import threading
 import time
 
 import pytest_twisted
+from web3 import Web3
 
+from evm_client import OTHER, sign
 from helpers import in_thread
 
 DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
@@ -115,6 +118,37 @@ def test_requests_pipelined_past_one_requests_worth_wait_and_are_answered_in_ord
     bodies = [json.loads(body) for _, _, body in responses]
     assert [b["id"] for b in bodies] == list(range(81)) and bodies[0]["result"] == "0x"
     assert all(b["result"] == hex(9000) for b in bodies[1:]) and not closed
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_pipelining_client_is_not_read_past_one_requests_worth_while_an_answer_is_pending(node_factory):
+    # The writer is held, so a sent tx's answer is pending; 40 MB of requests pipelined behind it stay in the
+    # sockets (what the kernel buffers, a few MB) instead of the node's memory.
+    node = node_factory(json_rpc={"max_body_bytes": 2000, "max_header_bytes": 1024})
+    hold = threading.Event()
+    node.producer.writer.callInThread(hold.wait, 10)
+    raw = Web3.to_hex(sign({"to": OTHER, "value": 1, "nonce": 0}).raw_transaction)
+    filler = post(call("eth_chainId")) * (40 * 2**20 // len(post(call("eth_chainId"))))
+
+    def run():
+        client = Client(node)
+        try:
+            client.send(post(call("eth_sendRawTransaction", raw)))
+            time.sleep(0.2)
+            client.sock.settimeout(1.0)
+            sent = 0
+            try:
+                while sent < len(filler):
+                    sent += client.sock.send(filler[sent:sent + 65536])
+            except TimeoutError:
+                pass
+            return sent
+        finally:
+            hold.set()
+            client.close()
+
+    sent = yield in_thread(run)
+    assert 0 < sent < len(filler) // 2
 
 
 @pytest_twisted.inlineCallbacks
