@@ -276,6 +276,41 @@ def test_the_one_denom_allocation_writes_and_emits_what_the_coin_map_allocation_
         db.close()
 
 
+def test_the_validators_records_sit_in_sixteen_buckets_whatever_the_order_of_the_writes(tmp_path):
+    """The validators' running records are kept in 16 buckets by the operator's first hex digit: a block's
+    allocation to 60 validators writes at most 16 keys, writes in any order leave the same bytes, each validator's
+    record reads back, forgetting one leaves its bucket's others, and a bucket left empty is deleted."""
+    db = Database(tmp_path / "db")
+    rng = random.Random(19)
+    try:
+        operators = [rng.randbytes(20) for _ in range(60)]
+        records = {o: state.ValidatorRewards({"achain": rng.randrange(1, 10**30)}, {}, {}, rng.randrange(1, 9))
+                   for o in operators}
+        first, second = (types.SimpleNamespace(store=VersionedWriter(db, 1)) for _ in range(2))
+        for ctx, order in ((first, operators), (second, rng.sample(operators, len(operators)))):
+            for operator in order:
+                state.set_rewards_of(ctx, operator, records[operator])
+        assert first.store.changes == second.store.changes
+        assert len(first.store.changes) == len({o[0] >> 4 for o in operators}) <= 16
+        assert all(state.rewards_of(first, o) == records[o] for o in operators)
+
+        allocated = types.SimpleNamespace(store=VersionedWriter(db, 1))
+        state.add_allocations_one(allocated, "achain", [(o, 1, 3) for o in operators])
+        assert len(allocated.store.changes) <= 16
+        assert state.rewards_of(allocated, operators[0]) == state.ValidatorRewards(
+            {"achain": 3}, {"achain": 1}, {"achain": 2}, 1)
+
+        shared = next(o for o in operators if sum(p[0] >> 4 == o[0] >> 4 for p in operators) > 1)
+        state.forget_validator(first, shared)
+        assert state.rewards_of(first, shared) is None
+        assert all(state.rewards_of(first, o) == records[o] for o in operators if o != shared)
+        for operator in [o for o in operators if o[0] >> 4 == shared[0] >> 4 and o != shared]:
+            state.forget_validator(first, operator)
+        assert first.store.get(state._bucket_key(shared)) is None
+    finally:
+        db.close()
+
+
 def test_a_record_coin_map_plus_coins_is_the_dec_coins_sum():
     """state._added and _added_one (an allocation's update of a record's text map, and its one-denom path) write
     what dec_coins' sum of the decoded map writes, over random maps and coins, zero amounts among them."""
@@ -312,7 +347,7 @@ def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
             records.current = dec_coins.add(records.current, dec_coins.sub(tokens, commission))
             records.outstanding = dec_coins.add(records.outstanding, tokens)
             state.set_rewards_of(slow, operator, records)
-            key = state._rewards_key(operator)
+            key = state._bucket_key(operator)
             assert fast.store.get(key) == slow.store.get(key), round_
         # Mostly the one fee denom, the amounts the last allocation wrote taken up again, among other writes of the
         # records (a period ended, the same record written anew) and a second denom now and then.
@@ -327,13 +362,13 @@ def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
             denom = "achain" if rng.random() < 0.97 else rng.choice(["stake", "ibc/AB"])
             amount = rng.randrange(0, 10**22)
             share = dec_coins.mul_dec_amount(amount, rng.choice([0, ONE // 20, ONE // 3, ONE]))
-            state.add_allocation_one(fast, operator, denom, share, amount)
+            state.add_allocations_one(fast, denom, [(operator, share, amount)])
             records = state.rewards_of(slow, operator) or state.ValidatorRewards()
             records.commission = dec_coins.add(records.commission, {denom: share})
             records.current = dec_coins.add(records.current, {denom: amount - share})
             records.outstanding = dec_coins.add(records.outstanding, {denom: amount})
             state.set_rewards_of(slow, operator, records)
-            key = state._rewards_key(operator)
+            key = state._bucket_key(operator)
             assert fast.store.get(key) == slow.store.get(key), round_
         # A record the module wrote another way (a period ended) is updated as well.
         state.set_rewards_of(fast, b"\x09" * 20, state.ValidatorRewards({"achain": 5}, {}, {"achain": 2}, 7))

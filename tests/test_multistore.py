@@ -255,6 +255,20 @@ def test_a_home_written_before_the_sdk_layout_of_staking_is_refused_with_what_to
         db.close()
 
 
+def test_a_home_written_before_distributions_buckets_is_refused_with_what_to_do(tmp_path):
+    chain = Chain(tmp_path, "db")
+    chain.block(chain.workload(0))
+    chain.db.write({keys.STATE_FORMAT: b"4"}, [])
+    chain.close()
+    db = Database(tmp_path / "db")
+    try:
+        with pytest.raises(StaleHomeError,
+                           match="validator's running rewards under a key of its own.*start a new chain"):
+            App(db, chain.genesis)
+    finally:
+        db.close()
+
+
 def test_the_base_denoms_balances_are_mirrored_from_the_evm_state(tmp_path):
     chain = Chain(tmp_path, "db")
     base = chain.genesis.base_denom

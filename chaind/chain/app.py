@@ -55,15 +55,18 @@ class NoValidatorsError(RuntimeError):
 
 # The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info); 3 keeps
 # the evm and consensus params in state; 4 adds the SDK's layout of staking's records, of auth's and bank's
-# indexes and of slashing's missed-block bitmap to the stores (each changes the app hashes).
-STATE_FORMAT = b"4"
+# indexes and of slashing's missed-block bitmap to the stores; 5 keeps distribution's running records of the
+# validators in 16 buckets (each changes the app hashes).
+STATE_FORMAT = b"5"
 _STALE_FORMATS = {
     None: "whose app hash is not the multistore's (IAVL stores)",
     b"2": "whose stores lack the evm and consensus params and hold staking's records, auth's and bank's indexes "
           "and slashing's missed blocks in another layout than the SDK's, so its app hashes differ from this "
           "version's",
     b"3": "whose IAVL stores hold staking's records, auth's and bank's indexes and slashing's missed blocks in "
-          "another layout than the SDK's, so its app hashes differ from this version's"}
+          "another layout than the SDK's, so its app hashes differ from this version's",
+    b"4": "whose distribution store keeps each validator's running rewards under a key of its own, so its app "
+          "hashes differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 KEPT_SETS = 8               # validator set records kept by height (the block reads its parent's, its own, the next)
 _NO_HEAD_BLOCK = (None, {})

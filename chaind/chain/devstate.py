@@ -18,7 +18,8 @@ from chaind.store import keys, multistore
 from chaind.store.pruning import live_nodes
 from chaind.store.versioned import VersionedReader
 
-STATE_FORMAT = "chaind-state/3"   # 2: with the IAVL stores; 3: in the SDK layout of staking, auth and bank indexes
+STATE_FORMAT = "chaind-state/4"   # 2: with the IAVL stores; 3: in the SDK layout of staking, auth and bank indexes;
+#                                   4: distribution's records of the validators in buckets
 
 
 def amend_head(app, change):

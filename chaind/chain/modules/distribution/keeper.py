@@ -131,8 +131,8 @@ class Keeper:
         """_allocate of fees of one denom (a chain's one fee denom, every block): the same arithmetic on the one
         amount, without coin maps or per-validator calls of the coin helpers; what the validators got."""
         ctx, events, mode, prefix = self.ctx, self.events, self._mode, self._valoper_prefix
-        summary_by_cons, add_allocation_one = staking.summary_by_cons, state.add_allocation_one
-        allocated = 0
+        summary_by_cons = staking.summary_by_cons
+        allocated, allocations = 0, []
         for cons_address, power in votes:
             reward = share * (power * ONE // total_power) // ONE
             found = summary_by_cons(ctx, cons_address)
@@ -146,7 +146,7 @@ class Keeper:
             if 2 * remainder > ONE or (2 * remainder == ONE and commission & 1):
                 commission += 1
             operator = found.operator
-            add_allocation_one(ctx, operator, denom, commission, reward)
+            allocations.append((operator, commission, reward))
             tail = _validator_tail(prefix, operator, mode)
             # dec_coins.amount_text of each (legacy_dec.format and the denom; no text for no commission).
             digits = str(reward).rjust(_DIGITS, "0")
@@ -159,6 +159,7 @@ class Keeper:
             events.append(Event("commission", (("amount", commission_text, True),) + tail))
             events.append(Event("rewards", (("amount", reward_text, True),) + tail))
             allocated += reward
+        state.add_allocations_one(ctx, denom, allocations)
         return allocated
 
     def allocate_to_validator(self, operator, rate, tokens):

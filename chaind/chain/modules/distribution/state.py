@@ -3,17 +3,24 @@
 Every read and write of the module's store goes through here (records as JSON, amounts as atomics strings).
 """
 
+import struct
+
 import attrs
 import orjson
 
 from chaind.chain import legacy_dec
 from chaind.chain.modules.distribution import dec_coins
 from chaind.crypto.addresses import module_address
-from chaind.store.keys import compose, decompose, part
+from chaind.store.keys import compose, decompose
 
 DISTRIBUTION_ACCOUNT = module_address("distribution")
 FEE_POOL = compose("distribution", "feepool")
-_VALIDATOR = compose("distribution", "val")
+# Every bonded validator's running records change each block. They are kept in 16 buckets by the first hex digit
+# of the operator address, so a block writes at most 16 leaves of the store's IAVL tree instead of one per
+# validator (a hundred leaves, their new inner nodes and orphans were a third of the module's cost per block). The
+# price: a block rewrites the records of unbonded validators that share a bucket with a bonded one.
+_BUCKET_OF = [compose("distribution", "vals", bytes((first >> 4,))) for first in range(256)]
+_FRAME = struct.Struct(">BI")     # a bucket entry: the operator's length, the record's length
 
 
 def _get(state, key):
@@ -45,37 +52,82 @@ class ValidatorRewards:
     period: int = 1
 
 
-def _rewards_key(operator):
-    return _VALIDATOR + part(operator)
+def _bucket_key(operator):
+    return _BUCKET_OF[operator[0]]
+
+
+def _bucket(state, key):
+    """{operator: record bytes} of a bucket, shared with the next reader of the same bytes: not to be changed.
+    The bytes a block wrote are read back by the next block as that very object (the store hands out what it was
+    given), so they are split once."""
+    raw = state.store.get(key)
+    if raw is None:
+        return {}
+    seen = _SPLIT.get(key)
+    if seen is not None and seen[0] is raw:
+        return seen[1]
+    records, at, end = {}, 0, len(raw)
+    unpack = _FRAME.unpack_from
+    while at < end:
+        length, size = unpack(raw, at)
+        at += _FRAME.size
+        records[raw[at:at + length]] = raw[at + length:at + length + size]
+        at += length + size
+    _SPLIT[key] = (raw, records)
+    return records
+
+
+def _write_bucket(state, key, records):
+    """Store a bucket's records ({operator: record bytes}, which the caller gives up), by operator."""
+    if not records:
+        state.store.delete(key)
+        return
+    pack = _FRAME.pack
+    raw = b"".join([b"".join((pack(len(operator), len(records[operator])), operator, records[operator]))
+                    for operator in sorted(records)])
+    state.store.set(key, raw)
+    _SPLIT[key] = (raw, records)
+
+
+# Each bucket as last split or written, by key: (its bytes, {operator: record bytes}).
+_SPLIT = {}
+
+
+def _record_of(rewards):
+    return orjson.dumps({"out": dec_coins.to_record(rewards.outstanding),
+                         "comm": dec_coins.to_record(rewards.commission),
+                         "cur": dec_coins.to_record(rewards.current), "period": rewards.period})
 
 
 def rewards_of(state, operator):
     """The validator's ValidatorRewards, or None for a validator distribution does not know."""
-    found = _get(state, _rewards_key(operator))
-    if found is None:
+    raw = _bucket(state, _bucket_key(operator)).get(operator)
+    if raw is None:
         return None
+    found = orjson.loads(raw)
     return ValidatorRewards(dec_coins.from_record(found["out"]), dec_coins.from_record(found["comm"]),
                             dec_coins.from_record(found["cur"]), found["period"])
 
 
 def set_rewards_of(state, operator, rewards):
-    state.store.set(_rewards_key(operator), orjson.dumps({
-        "out": dec_coins.to_record(rewards.outstanding), "comm": dec_coins.to_record(rewards.commission),
-        "cur": dec_coins.to_record(rewards.current), "period": rewards.period}))
+    key = _bucket_key(operator)
+    records = dict(_bucket(state, key))
+    records[operator] = _record_of(rewards)
+    _write_bucket(state, key, records)
 
 
 def add_allocation(state, operator, commission, tokens):
-    """AllocateTokensToValidator's writes to the validator's records in one read and one write: `commission`
-    to the accumulated commission, the rest of `tokens` to the current rewards, all of `tokens` to the
-    outstanding. Each block does this for every validator, so the record's text maps are updated in place of
-    a round trip through ValidatorRewards (the same bytes as set_rewards_of writes)."""
+    """AllocateTokensToValidator's writes to the validator's records: `commission` to the accumulated commission,
+    the rest of `tokens` to the current rewards, all of `tokens` to the outstanding. The record's text maps are
+    updated in place of a round trip through ValidatorRewards (the same bytes as set_rewards_of writes)."""
     if len(tokens) == 1:
         # Commission's denoms are the tokens' (MulDec of them).
         (denom, amount), = tokens.items()
-        add_allocation_one(state, operator, denom, commission.get(denom, 0), amount)
+        add_allocations_one(state, denom, ((operator, commission.get(denom, 0), amount),))
         return
-    key = _rewards_key(operator)
-    raw = state.store.get(key)
+    key = _bucket_key(operator)
+    records = dict(_bucket(state, key))
+    raw = records.get(operator)
     record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
     rest = {}
     for denom, amount in tokens.items():
@@ -86,18 +138,32 @@ def add_allocation(state, operator, commission, tokens):
     record["out"] = _added(record["out"], tokens)
     record["comm"] = _added(record["comm"], commission)
     record["cur"] = _added(record["cur"], rest)
-    state.store.set(key, orjson.dumps(record))
+    records[operator] = orjson.dumps(record)
+    _write_bucket(state, key, records)
 
 
-def add_allocation_one(state, operator, denom, commission, amount):
-    """add_allocation of tokens of one denom (a chain's one fee denom): `amount` of them, `commission` of it."""
-    if commission > amount:
-        raise ArithmeticError(f"negative coin amount: {legacy_dec.format(amount - commission)}{denom}")
+def add_allocations_one(state, denom, allocations):
+    """add_allocation of tokens of one denom (a chain's one fee denom) to each validator of `allocations`:
+    (operator, commission, amount), `commission` of `amount` to its commission. Each block does this for every
+    bonded validator: each bucket is read and written once."""
+    by_bucket = {}
+    for operator, commission, amount in allocations:
+        if commission > amount:
+            raise ArithmeticError(f"negative coin amount: {legacy_dec.format(amount - commission)}{denom}")
+        key = _BUCKET_OF[operator[0]]
+        records = by_bucket.get(key)
+        if records is None:
+            records = by_bucket[key] = dict(_bucket(state, key))
+        records[operator] = _allocated(records.get(operator), operator, denom, commission, amount)
+    for key, records in by_bucket.items():
+        _write_bucket(state, key, records)
+
+
+def _allocated(raw, operator, denom, commission, amount):
+    """The record `raw` (None: none yet) with `amount` of `denom` allocated, `commission` of it to the commission."""
     known = _ALLOCATED.get(operator)
-    key = _rewards_key(operator) if known is None else known[0]
-    raw = state.store.get(key)
-    if known is not None and known[1] is raw and known[2] == denom:
-        _, _, _, out, accumulated, current, period = known
+    if known is not None and known[0] is raw and known[1] == denom:
+        _, _, out, accumulated, current, period = known
     else:
         record = {"out": {}, "comm": {}, "cur": {}, "period": 1} if raw is None else orjson.loads(raw)
         if any(len(record[name]) > 1 or (record[name] and denom not in record[name]) for name in _MAPS):
@@ -105,8 +171,7 @@ def add_allocation_one(state, operator, denom, commission, amount):
             record["out"] = _added_one(record["out"], denom, amount)
             record["comm"] = _added_one(record["comm"], denom, commission)
             record["cur"] = _added_one(record["cur"], denom, amount - commission)
-            state.store.set(key, orjson.dumps(record))
-            return
+            return orjson.dumps(record)
         out, accumulated, current = (int(record[name].get(denom, 0)) for name in _MAPS)
         period = record["period"]
     out, accumulated, current = out + amount, accumulated + commission, current + amount - commission
@@ -118,18 +183,17 @@ def add_allocation_one(state, operator, denom, commission, amount):
     written = b'{"out":%s,"comm":%s,"cur":%s,"period":%d}' % (
         head + b'%d"}' % out if out else b"{}", head + b'%d"}' % accumulated if accumulated else b"{}",
         head + b'%d"}' % current if current else b"{}", period)
-    state.store.set(key, written)
     if len(_ALLOCATED) >= _ALLOCATED_KEPT:
         _ALLOCATED.clear()
-    _ALLOCATED[operator] = (key, written, denom, out, accumulated, current, period)
+    _ALLOCATED[operator] = (written, denom, out, accumulated, current, period)
+    return written
 
 
 _MAPS = ("out", "comm", "cur")
-# Each validator's record as the last allocation wrote it, by operator: (its key, its bytes, the denom, the
-# outstanding, commission and current amounts, the period). The next block's allocation reads back those very
-# bytes (the store hands out the object it was given), so it takes the amounts from here instead of decoding them;
-# bytes the store holds otherwise (another write of the record, a block not committed) are not the object kept,
-# and are decoded.
+# Each validator's record as the last allocation wrote it, by operator: (its bytes, the denom, the outstanding,
+# commission and current amounts, the period). The next block's allocation reads back those very bytes (a bucket
+# split once keeps them), so it takes the amounts from here instead of decoding them; bytes written otherwise (another
+# write of the record, a block not committed) are not the object kept, and are decoded.
 _ALLOCATED = {}
 _ALLOCATED_KEPT = 10_000
 _COIN_HEADS = {}    # denom -> b'{"denom":"', a one-coin map's JSON up to its amount
@@ -256,7 +320,10 @@ def set_slash_event(state, operator, height, period, fraction):
 
 def forget_validator(state, operator):
     """AfterValidatorRemoved's deletes: every record of the validator but its delegators' (none are left)."""
-    state.store.delete(_rewards_key(operator))
+    key = _bucket_key(operator)
+    records = dict(_bucket(state, key))
+    if records.pop(operator, None) is not None:
+        _write_bucket(state, key, records)
     for kind in ("hist", "slash"):
         for key, _ in list(state.store.iterate(compose("distribution", kind, operator))):
             state.store.delete(key)
