@@ -12,6 +12,7 @@ from chaind.tracing import opcodes as ops
 from chaind.tracing.tracer import Tracer
 
 CHUNK_SIZE = 64 * 1024
+KNOWN_WORDS = 4096
 
 _FIELDS = {
     "disableStack": ("disable_stack", "bool", False),
@@ -23,6 +24,8 @@ _FIELDS = {
 
 # `"op":"NAME"` fragments, quoted once.
 _OP_JSON = ['"' + name + '"' for name in ops.NAMES]
+_TAKES = ops.TAKES
+_SLOAD, _SSTORE = ops.SLOAD, ops.SSTORE
 
 
 @attrs.frozen
@@ -42,21 +45,54 @@ class LoggerConfig:
         return cls(**values)
 
 
-def _word(item):
-    """A stack item (int, or bytes of up to 32) as a quoted 64-hex JSON string."""
-    if item.__class__ is int:
-        return '"%064x"' % item
-    return '"' + item.hex().rjust(64, "0") + '"'
+class _Words(dict):
+    """Stack item -> its quoted 64-hex JSON string. Constants, addresses and DUPed values recur,
+    so most items are found here; a miss formats the item and remembers it (up to KNOWN_WORDS)."""
+
+    __slots__ = ()
+
+    def __missing__(self, item):
+        if len(self) >= KNOWN_WORDS:
+            self.clear()
+        # to_bytes + hex beats "%064x" on 256-bit ints, the common case (hashes, sums).
+        if item.__class__ is int:
+            word = self[item] = f'"{item.to_bytes(32, "big").hex()}"'
+        else:
+            word = self[item] = '"' + item.hex().rjust(64, "0") + '"'
+        return word
 
 
-class _StackCache:
-    """The formatted stack of one frame, reused between entries: an op only rewrites its top items."""
+class _Frame:
+    """What one frame's entries share: the formatted stack, reused between entries since an op
+    only rewrites its top items, and the entry's `"depth":N,"error":null` text."""
 
-    __slots__ = ("words", "keep")
+    __slots__ = ("words", "keep", "head")
 
-    def __init__(self):
+    def __init__(self, depth):
         self.words = []
         self.keep = 0
+        self.head = ',"depth":%d,"error":null' % depth
+
+
+class _Storage:
+    """One contract's slots touched so far: values, each slot's formatted pair in slot order, and
+    the whole map's text while unchanged (an SSTORE rewrites one pair, not the map)."""
+
+    __slots__ = ("values", "pairs", "text")
+
+    def __init__(self):
+        self.values = {}
+        self.pairs = {}
+        self.text = "{}"
+
+    def set(self, slot, value):
+        pairs = self.pairs
+        in_order = slot in pairs or not pairs or slot > next(reversed(pairs))
+        pairs[slot] = f'"{slot.to_bytes(32, "big").hex()}":"{value.to_bytes(32, "big").hex()}"'
+        if not in_order:
+            self.pairs = pairs = dict(sorted(pairs.items()))
+        self.values[slot] = value
+        self.text = f'{{{",".join(pairs.values())}}}'
 
 
 class StructLogger(Tracer):
@@ -76,17 +112,17 @@ class StructLogger(Tracer):
         self._parts = []
         self._size = 0
         self._sep = ""
-        self._count = 0
-        self._limit = config.limit
+        self._limit = config.limit or -1      # -1: entries never reach it
         self._with_stack = not config.disable_stack
         self._with_storage = not config.disable_storage
         self._with_memory = config.enable_memory
         self._with_return_data = config.enable_return_data
+        self._extras = config.enable_memory or config.enable_return_data
+        self._words = _Words()
         self.wants_stack = self._with_stack or self._with_storage
         self.wants_memory = config.enable_memory
-        self._stacks = {}         # depth -> _StackCache of the frame running at that depth
-        self._storage = {}        # address -> {slot: value} touched so far
-        self._storage_json = {}   # address -> its formatted map, while unchanged
+        self._frames = {}         # depth -> _Frame running at that depth
+        self._storage = {}        # address -> _Storage
         self.entries = 0
 
     # -- output -- #
@@ -107,81 +143,80 @@ class StructLogger(Tracer):
     # -- hooks -- #
 
     def on_tx_start(self, env, db):
-        self._stacks[1] = _StackCache()
+        self._frames[1] = _Frame(1)
         self._emit('{"structLogs":[')
 
     def on_enter(self, depth, kind, sender, to, input, gas, value, db):
-        self._stacks[depth + 1] = _StackCache()
+        self._frames[depth + 1] = _Frame(depth + 1)
 
     def on_opcode(self, step, db):
-        if self._limit and self._count >= self._limit:
+        if self.entries == self._limit:
             return
-        self._count += 1
+        self.entries += 1
         op = step.op
-        error = step.error
-        parts = [self._sep, '{"pc":', str(step.pc), ',"op":', _OP_JSON[op], ',"gas":', str(step.gas),
-                 ',"gasCost":', str(step.cost), ',"depth":', str(step.depth),
-                 ',"error":', "null" if error is None else orjson.dumps(error).decode()]
-        self._sep = ","
-        stack = step.stack
+        frame = self._frames[step.depth]
+        head = frame.head if step.error is None else (
+            ',"depth":%d,"error":%s' % (step.depth, orjson.dumps(step.error).decode()))
+        rest = ""
+        if self._extras:
+            if self._with_return_data and step.return_data:
+                rest = ',"returnData":"0x' + step.return_data.hex() + '"'
+            if self._with_memory:
+                memory = step.memory
+                if memory:
+                    # One hex pass with a separator every 32 bytes (from the left), then quoted.
+                    rest += ',"memory":["' + memory.hex(",", -32).replace(",", '","') + '"]'
+                else:
+                    rest += ',"memory":[]'
+        if _SLOAD <= op <= _SSTORE and self._with_storage:
+            rest += ',"storage":' + self._storage_text(step, db, op)
+        if step.refund:
+            rest += ',"refund":%d' % step.refund
         if self._with_stack:
-            cache = self._stacks[step.depth]
-            words = cache.words
+            stack = step.stack
+            words = frame.words
             size = len(stack)
-            keep = cache.keep if cache.keep < size else size
+            keep = frame.keep
+            if keep > size:
+                keep = size
             if len(words) > keep:
                 del words[keep:]
-            for i in range(len(words), size):
-                words.append(_word(stack[i]))
-            keep = size - ops.TAKES[op]
-            cache.keep = keep if keep > 0 else 0
-            parts.append(',"stack":[')
-            parts.append(",".join(words))
-            parts.append("]")
-        if self._with_return_data and step.return_data:
-            parts.append(',"returnData":"0x' + step.return_data.hex() + '"')
-        if self._with_memory:
-            memory = step.memory
-            if memory:
-                text = memory.hex()
-                parts.append(',"memory":["' + '","'.join([text[i:i + 64] for i in range(0, len(text), 64)]) + '"]')
-            else:
-                parts.append(',"memory":[]')
-        if (op == ops.SLOAD or op == ops.SSTORE) and self._with_storage:
-            parts.append(',"storage":')
-            parts.append(self._storage_entry(step, db, op, stack))
-        if step.refund:
-            parts.append(',"refund":' + str(step.refund))
-        parts.append("}")
-        text = "".join(parts)
+            known = self._words
+            while keep < size:
+                words.append(known[stack[keep]])
+                keep += 1
+            keep = size - _TAKES[op]
+            frame.keep = keep if keep > 0 else 0
+            # One f-string per entry: each piece is copied once.
+            text = (f'{self._sep}{{"pc":{step.pc},"op":{_OP_JSON[op]},"gas":{step.gas},"gasCost":{step.cost}'
+                    f'{head},"stack":[{",".join(words)}]{rest}}}')
+        else:
+            text = (f'{self._sep}{{"pc":{step.pc},"op":{_OP_JSON[op]},"gas":{step.gas},"gasCost":{step.cost}'
+                    f'{head}{rest}}}')
+        self._sep = ","
         self._parts.append(text)
         self._size += len(text)
         if self._size >= self._chunk_size:
             self._flush()
-        self.entries += 1
 
-    def _storage_entry(self, step, db, op, stack):
+    def _storage_text(self, step, db, op):
         address = step.address
-        slots = self._storage.get(address)
-        if slots is None:
-            slots = self._storage[address] = {}
+        storage = self._storage.get(address)
+        if storage is None:
+            storage = self._storage[address] = _Storage()
+        stack = step.stack
         size = len(stack)
-        changed = False
         if op == ops.SLOAD and size >= 1:
             slot = _as_int(stack[-1])
             value = db.storage(address, slot)
-            changed = slots.get(slot) != value
-            slots[slot] = value
         elif op == ops.SSTORE and size >= 2:
             slot = _as_int(stack[-1])
             value = _as_int(stack[-2])
-            changed = slots.get(slot) != value
-            slots[slot] = value
-        text = self._storage_json.get(address)
-        if changed or text is None:
-            text = "{" + ",".join('"%064x":"%064x"' % item for item in sorted(slots.items())) + "}"
-            self._storage_json[address] = text
-        return text
+        else:
+            return storage.text
+        if storage.values.get(slot) != value:
+            storage.set(slot, value)
+        return storage.text
 
     def on_tx_end(self, gas_used, output, error, reverted):
         # Output on success, revert data on REVERT, else empty (geth's GetResult).
