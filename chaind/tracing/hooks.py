@@ -205,6 +205,11 @@ class TraceRun:
         needs, max_before, is_dynamic = ops.NEEDS, ops.MAX_BEFORE, ops.IS_DYNAMIC
         check_every = self.check_every
         countdown = check_every
+        # Stack, memory, refund and return data change only in dynamic ops: set here and after each.
+        step.stack = values if wants_stack else None
+        step.memory = memory._bytes if wants_memory else None
+        step.refund = frame.refund_outer + meter.gas_refunded
+        step.return_data = comp.return_data
         while True:
             pc = code.program_counter
             if pc < size:
@@ -220,18 +225,14 @@ class TraceRun:
             step.pc = pc
             step.op = op
             step.gas = gas
-            step.refund = frame.refund_outer + meter.gas_refunded
-            step.return_data = comp.return_data
             depth_len = len(values)
             if depth_len < needs[op] or depth_len > max_before[op] or gas < constant[op]:
                 self._pre_error(comp, step, op, depth_len, constant[op])
             if not is_dynamic[op]:
                 step.cost = constant[op]
-                step.stack = values if wants_stack else None
-                step.memory = memory._bytes if wants_memory else None
                 on_opcode(step, db)
                 try:
-                    table[op](computation=comp)
+                    table[op](comp)    # positional: a keyword call to an Opcode object costs more
                 except Halt:
                     break
                 except VMError as e:
@@ -254,7 +255,7 @@ class TraceRun:
                     frame.balance = comp.state.get_balance(comp.msg.storage_address)
             self.pending = frame
             try:
-                table[op](computation=comp)
+                table[op](comp)
             except Halt:
                 self.flush()
                 if op == ops.SELFDESTRUCT:
@@ -285,6 +286,10 @@ class TraceRun:
                 comp.state.apply_deferred_storage(address, slot, value)
             if op >= ops.CREATE and not frame.child_entered and op != ops.RETURN and op != ops.REVERT:
                 self._failed_child(comp, frame, op)
+            step.stack = values if wants_stack else None
+            step.memory = memory._bytes if wants_memory else None
+            step.refund = frame.refund_outer + meter.gas_refunded
+            step.return_data = comp.return_data
 
     def _pre_error(self, comp, step, op, depth_len, constant):
         """geth's checks before an op runs: stack bounds, then its constant gas."""
