@@ -6,6 +6,7 @@ Expected gas figures are hand-computed from the Prague schedule in the comments 
 import orjson
 import pytest
 
+from chaind.tracing import struct_logger
 from chaind.tracing.config import ConfigError
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
 from tests.tracing.conftest import Run
@@ -238,3 +239,38 @@ def test_streamed_chunks_equal_the_whole_and_stacks_match_a_plain_formatter():
     Run({A: _loop(40)}).trace(plain, to=A)
     assert [e["stack"] for e in whole["structLogs"]] == plain.stacks
     assert len(plain.stacks) == 1 + 40 * 24 + 1
+
+
+def test_storage_map_lists_slots_in_order_whatever_the_order_they_are_touched():
+    code = asm("PUSH1 05 PUSH1 09 SSTORE PUSH1 06 PUSH1 02 SSTORE PUSH1 02 SLOAD PUSH1 07 PUSH1 09 SSTORE "
+               "PUSH1 00 SLOAD STOP")
+    result, _ = Run({A: code}).struct_logs(to=A)
+    maps = [e["storage"] for e in result["structLogs"] if "storage" in e]
+    assert [list(m.items()) for m in maps] == [
+        [(word(9), word(5))],
+        [(word(2), word(6)), (word(9), word(5))],
+        [(word(2), word(6)), (word(9), word(5))],
+        [(word(2), word(6)), (word(9), word(7))],
+        [(word(0), W0), (word(2), word(6)), (word(9), word(7))]]
+
+
+def test_stack_words_stay_right_when_the_table_of_formatted_items_fills(monkeypatch):
+    monkeypatch.setattr(struct_logger, "KNOWN_WORDS", 3)     # refilled many times over the loop
+    logger = StructLogger(LoggerConfig())
+    Run({A: _loop(40)}).trace(logger, to=A)
+    stacks = [e["stack"] for e in orjson.loads(logger.result())["structLogs"]]
+
+    class Plain(StructLogger):
+        stacks = []
+
+        def on_opcode(self, step, db):
+            self.stacks.append(["%064x" % (v if isinstance(v, int) else int.from_bytes(v, "big")) for v in step.stack])
+
+    Run({A: _loop(40)}).trace(Plain(LoggerConfig()), to=A)
+    assert stacks == Plain.stacks and len(stacks) == 1 + 40 * 24 + 1
+
+
+def test_memory_is_listed_in_words():
+    code = asm("PUSH1 2a PUSH1 00 MSTORE PUSH1 07 PUSH1 5f MSTORE8 STOP")
+    result, _ = Run({A: code}).struct_logs({"enableMemory": True}, to=A)
+    assert result["structLogs"][-1]["memory"] == [word(0x2A), W0, "00" * 31 + "07"]
