@@ -80,5 +80,9 @@ def wrong_sequence(expected, got, evm_message):
                    "incorrect account sequence", evm_message)
 
 
+def invalid_gas_limit(detail):
+    return TxError(SDK, 41, f"{detail}: invalid gas limit", detail)
+
+
 def invalid_chain_id(detail):
     return TxError(SDK, 18, f"{detail}: invalid chain-id", detail)
