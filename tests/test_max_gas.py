@@ -24,15 +24,19 @@ NATIVE_LOG = f"tx gas limit {MAX_GAS + 1} exceeds block max gas {MAX_GAS}: inval
 EVM_LOG = f"tx gas ({MAX_GAS + 1}) exceeds block gas limit ({MAX_GAS}): out of gas"
 
 
-@pytest.fixture
-def small_blocks(tmp_path):
-    """A home whose genesis lets a block use MAX_GAS gas; start a node on it with node_factory()."""
+def home_with_max_gas(tmp_path, max_gas):
+    """A home whose genesis lets a block use `max_gas` gas; start a node on it with node_factory()."""
     home = Home(tmp_path / "home")
     home.init("test", dev=True)
     doc = json.loads(home.genesis_file.read_text())
-    doc["consensus_params"]["block"]["max_gas"] = str(MAX_GAS)
+    doc["consensus_params"]["block"]["max_gas"] = str(max_gas)
     home.genesis_file.write_text(json.dumps(doc))
     return home
+
+
+@pytest.fixture
+def small_blocks(tmp_path):
+    return home_with_max_gas(tmp_path, MAX_GAS)
 
 
 def native_send(node, who, gas):
@@ -145,3 +149,12 @@ def test_abci_check_tx_refuses_a_tx_above_max_gas(small_blocks, node_factory):
     assert answers[2].code == 0 and answers[2].gas_wanted == MAX_GAS
     # Only the one at max_gas joined the pool CometBFT's mempool mirrors.
     assert [tx.gas for tx in node.mempool.txs()] == [MAX_GAS]
+
+
+@pytest_twisted.inlineCallbacks
+def test_max_gas_minus_one_is_no_limit(tmp_path, node_factory):
+    home_with_max_gas(tmp_path, -1)
+    node = node_factory()
+    huge = native_send(node, 4, 10**9)
+    committed = (yield in_thread(comet, node, "broadcast_tx_commit", tx=base64.b64encode(huge).decode()))["result"]
+    assert committed["check_tx"]["code"] == 0 and committed["tx_result"]["code"] == 0, committed
