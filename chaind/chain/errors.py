@@ -35,6 +35,12 @@ def unauthorized(detail):
     return TxError(SDK, 4, f"{detail}: unauthorized", detail)
 
 
+def invalid_sender(detail, evm_message):
+    """An EVM tx whose sender does not recover: Evmos' EthSigVerificationDecorator wraps the signer's error."""
+    return TxError(SDK, 4, f"couldn't retrieve sender address from the ethereum transaction: {detail}: unauthorized",
+                   evm_message)
+
+
 def insufficient_funds(detail, evm_message=None):
     return TxError(SDK, 5, f"{detail}: insufficient funds", evm_message or detail)
 
