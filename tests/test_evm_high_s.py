@@ -22,7 +22,8 @@ from random_evm_txs import BUILDER
 
 # geth's txpool (ErrInvalidSender wrapping the signer's ErrInvalidSig), and Evmos' ante handler's wrapping of it.
 MESSAGE = "invalid sender: invalid transaction v, r, s values"
-LOG = "couldn't retrieve sender address from the ethereum transaction: invalid transaction v, r, s values: unauthorized"
+LOG = ("couldn't retrieve sender address from the ethereum transaction: invalid transaction v, r, s values: "
+       "tx intended signer does not match the given signer")
 FEES = {2: {"maxFeePerGas": 10**10, "maxPriorityFeePerGas": 10**9},
         1: {"gasPrice": 10**10, "accessList": [{"address": OTHER, "storageKeys": []}]},
         0: {"gasPrice": 10**10}}
@@ -63,9 +64,9 @@ def test_a_high_s_tx_is_refused_by_every_face(node, type_id):
     envelope = high_s.envelope(txs.wrap_evm(low, 9000, node.genesis.base_denom).raw, high)
     for method in ("check_tx", "broadcast_tx_sync"):
         result = (yield in_thread(comet, node, method, tx=_b64(envelope)))["result"]
-        assert (result["code"], result["codespace"], result["log"]) == (4, "sdk", LOG), method
+        assert (result["code"], result["codespace"], result["log"]) == (24, "sdk", LOG), method
     committed = (yield in_thread(comet, node, "broadcast_tx_commit", tx=_b64(envelope)))["result"]
-    assert committed["height"] == "0" and committed["check_tx"]["code"] == 4 and committed["check_tx"]["log"] == LOG
+    assert committed["height"] == "0" and committed["check_tx"]["code"] == 24 and committed["check_tx"]["log"] == LOG
     # broadcast_tx_async answers before CheckTx, as CometBFT's does: the refusal shows as nothing pending.
     assert (yield in_thread(comet, node, "broadcast_tx_async", tx=_b64(envelope)))["result"]["code"] == 0
     # Nothing pending, the nonce where it was, the twin unknown.
@@ -122,13 +123,13 @@ def test_a_decided_block_fails_high_s_txs_the_same_way_on_every_replica(node_fac
     time_ns = nodes[0].genesis.genesis_time_ns + 5 * 10**9
     checks, proposed, status, responses = yield in_thread(
         _decided_block, [n.port_of("abci") for n in nodes], nodes[0].genesis.document, envelopes, valid, time_ns)
-    assert [(c.code, c.codespace, c.log) for c in checks] == [(4, "sdk", LOG)] * 3
+    assert [(c.code, c.codespace, c.log) for c in checks] == [(24, "sdk", LOG)] * 3
     assert proposed == [valid]
     assert status == pb.ResponseProcessProposal.REJECT
     # The block as CometBFT decided it: the three fail as CheckTx refused them, the valid one runs, and both
     # replicas answer the same bytes (results and app hash).
     first = responses[0]
-    assert [(r.code, r.codespace, r.log) for r in first.tx_results[:3]] == [(4, "sdk", LOG)] * 3
+    assert [(r.code, r.codespace, r.log) for r in first.tx_results[:3]] == [(24, "sdk", LOG)] * 3
     assert first.tx_results[3].code == 0
     assert responses[1].SerializeToString() == first.SerializeToString()
     sender = bytes.fromhex(DEV0[2:])

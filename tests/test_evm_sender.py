@@ -14,6 +14,14 @@ import random_evm_txs as gen
 from chaind.chain import errors, evm_sender, txs
 from random_evm_txs import BUILDER, CHAIN_ID, GAS
 
+# Evmos' ante handler wraps a sender's error in the SDK's ErrorInvalidSigner (code 24); INVALID_VALUES is geth's
+# error for the values crypto.ValidateSignatureValues refuses, so wrapped, and its txpool's answer.
+INVALID_SIGNER = "tx intended signer does not match the given signer"
+INVALID_VALUES = errors.TxError(errors.SDK, 24, "couldn't retrieve sender address from the ethereum transaction: "
+                                f"invalid transaction v, r, s values: {INVALID_SIGNER}",
+                                "invalid sender: invalid transaction v, r, s values")
+HALF_N = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0
+
 
 def _reference(encoded):
     """py-evm's own decode, validate() and sender, as the check path had them: (tx, sender or the TxError)."""
@@ -22,15 +30,8 @@ def _reference(encoded):
         tx.validate()
         return tx, tx.sender
     except Exception as e:
-        return tx, errors.TxError(errors.SDK, 4, f"couldn't retrieve sender address from the ethereum transaction: "
-                                  f"{e}: unauthorized", "invalid sender")
-
-
-# geth's answer to a signature crypto.ValidateSignatureValues refuses, as Evmos' ante handler wraps it.
-INVALID_VALUES = errors.TxError(errors.SDK, 4, "couldn't retrieve sender address from the ethereum transaction: "
-                                "invalid transaction v, r, s values: unauthorized",
-                                "invalid sender: invalid transaction v, r, s values")
-HALF_N = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0
+        return tx, errors.TxError(errors.SDK, 24, f"couldn't retrieve sender address from the ethereum transaction: "
+                                  f"{e}: {INVALID_SIGNER}", "invalid sender")
 
 
 def _geth_refuses_values(tx):

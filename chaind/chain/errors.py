@@ -36,9 +36,10 @@ def unauthorized(detail):
 
 
 def invalid_sender(detail, evm_message):
-    """An EVM tx whose sender does not recover: Evmos' EthSigVerificationDecorator wraps the signer's error."""
-    return TxError(SDK, 4, f"couldn't retrieve sender address from the ethereum transaction: {detail}: unauthorized",
-                   evm_message)
+    """An EVM tx whose sender does not recover: Evmos' EthSigVerificationDecorator wraps the signer's error in the
+    SDK's ErrorInvalidSigner."""
+    return TxError(SDK, 24, f"couldn't retrieve sender address from the ethereum transaction: {detail}: "
+                   "tx intended signer does not match the given signer", evm_message)
 
 
 def insufficient_funds(detail, evm_message=None):
