@@ -1,5 +1,5 @@
 """A signed EVM tx's high-s twin (EIP-2's malleable signature), of every type, is refused as geth refuses it on every
-path that takes one: eth_sendRawTransaction over HTTP and WS, broadcast_tx_* and check_tx, ABCI CheckTx, a block."""
+path that takes one: eth_sendRawTransaction (HTTP, WS), broadcast_tx_*, BroadcastTx, ABCI CheckTx, a decided block."""
 
 import base64
 import json
@@ -15,10 +15,12 @@ import high_s
 from abci_driver import Driver, Replica
 from chaind.chain import txs
 from chaind.home import Home
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from evm_client import DEV0, DEV0_KEY, OTHER, rpc, w3
-from helpers import comet, in_thread, ws_url
+from helpers import comet, in_thread, rest, ws_url
 from random_evm_txs import BUILDER
+from test_tx_service import grpc_call
 
 # geth's txpool (ErrInvalidSender wrapping the signer's ErrInvalidSig), and Evmos' ante handler's wrapping of it.
 MESSAGE = "invalid sender: invalid transaction v, r, s values"
@@ -65,6 +67,13 @@ def test_a_high_s_tx_is_refused_by_every_face(node, type_id):
     for method in ("check_tx", "broadcast_tx_sync"):
         result = (yield in_thread(comet, node, method, tx=_b64(envelope)))["result"]
         assert (result["code"], result["codespace"], result["log"]) == (24, "sdk", LOG), method
+    # cosmos.tx.v1beta1.Service's BroadcastTx, over gRPC and REST.
+    request = tx_service.BroadcastTxRequest(tx_bytes=envelope, mode=tx_service.BROADCAST_MODE_SYNC)
+    answer = (yield in_thread(grpc_call, node, "BroadcastTx", request)).tx_response
+    assert (answer.code, answer.codespace, answer.raw_log) == (24, "sdk", LOG)
+    status, _, body = yield rest(node, "/cosmos/tx/v1beta1/txs", {"tx_bytes": _b64(envelope),
+                                                                  "mode": "BROADCAST_MODE_SYNC"})
+    assert status == 200 and (body["tx_response"]["code"], body["tx_response"]["raw_log"]) == (24, LOG)
     committed = (yield in_thread(comet, node, "broadcast_tx_commit", tx=_b64(envelope)))["result"]
     assert committed["height"] == "0" and committed["check_tx"]["code"] == 24 and committed["check_tx"]["log"] == LOG
     # broadcast_tx_async answers before CheckTx, as CometBFT's does: the refusal shows as nothing pending.
