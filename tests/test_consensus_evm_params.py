@@ -118,7 +118,9 @@ def test_a_passed_proposal_changes_max_gas_and_bytes_from_the_next_block_on(chai
     # A tx above the new block gas limit is refused.
     with pytest.raises(errors.TxError) as refused:
         chain.app.check_decoded(eth_tx(chain, gas=600_000))
-    assert (refused.value.codespace, refused.value.code) == ("sdk", 18)
+    # Evmos' CheckGasWanted: ErrOutOfGas.
+    assert (refused.value.codespace, refused.value.code, refused.value.log) == (
+        "sdk", 11, "tx gas (600000) exceeds block gas limit (500000): out of gas")
     assert chain.app.check_decoded(eth_tx(chain, gas=400_000))
     # The past stays as it was.
     assert chain.app.consensus_params(h - 1) == before

@@ -1,5 +1,5 @@
-"""The check path's EVM sender (chain/evm_sender.py) against py-evm's own: random signed txs of every type and
-malformed signatures and fields get the same sender, hash, or error text through txs.wrap_evm."""
+"""The check path's EVM sender (chain/evm_sender.py) against py-evm's own: random txs of every type, malformed
+signatures and fields get py-evm's sender, hash or error through txs.wrap_evm, or geth's for values it refuses."""
 
 import random
 
@@ -9,9 +9,18 @@ import pytest
 import rlp
 from eth.constants import SECPK1_N
 
+import high_s
 import random_evm_txs as gen
 from chaind.chain import errors, evm_sender, txs
 from random_evm_txs import BUILDER, CHAIN_ID, GAS
+
+# Evmos' ante handler wraps a sender's error in the SDK's ErrorInvalidSigner (code 24); INVALID_VALUES is geth's
+# error for the values crypto.ValidateSignatureValues refuses, so wrapped, and its txpool's answer.
+INVALID_SIGNER = "tx intended signer does not match the given signer"
+INVALID_VALUES = errors.TxError(errors.SDK, 24, "couldn't retrieve sender address from the ethereum transaction: "
+                                f"invalid transaction v, r, s values: {INVALID_SIGNER}",
+                                "invalid sender: invalid transaction v, r, s values")
+HALF_N = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0
 
 
 def _reference(encoded):
@@ -21,8 +30,20 @@ def _reference(encoded):
         tx.validate()
         return tx, tx.sender
     except Exception as e:
-        return tx, errors.TxError(errors.SDK, 4, f"couldn't retrieve sender address from the ethereum transaction: "
-                                  f"{e}: unauthorized", "invalid sender")
+        return tx, errors.TxError(errors.SDK, 24, f"couldn't retrieve sender address from the ethereum transaction: "
+                                  f"{e}: {INVALID_SIGNER}", "invalid sender")
+
+
+def _geth_refuses_values(tx):
+    """Whether geth's signer refuses the tx's v, r, s (ValidateSignatureValues, homestead): a typed tx's y parity,
+    or a legacy tx's v of 27/28 or EIP-155's (another v is a chain id question, left to py-evm's wording)."""
+    if tx.type_id:
+        parity = tx.y_parity
+    elif tx.v in (27, 28) or tx.v >= 35:
+        parity = 0
+    else:
+        return False
+    return parity not in (0, 1) or not (1 <= tx.r < SECPK1_N and 1 <= tx.s <= HALF_N)
 
 
 def _wrapped(encoded):
@@ -35,13 +56,18 @@ def _wrapped(encoded):
 def _assert_same(encoded):
     """The sender, or the error, that py-evm's path gives `encoded`."""
     tx, expected = _reference(encoded)
+    refused = _geth_refuses_values(tx)
     fast = evm_sender.validated_sender(BUILDER.decode(encoded), encoded)
-    assert fast == (expected if isinstance(expected, bytes) else None)
+    assert fast == (expected if isinstance(expected, bytes) and not refused else None)
     wrapped = _wrapped(encoded)
     # Exceptions compare by identity: their fields are what must be the same.
     if tx.nonce >= 2**64 or tx.gas >= 2**64:
         # MsgEthereumTx holds neither: refused as geth's decode refuses it, before the signature.
         assert wrapped.log.startswith("rlp: input string too long for uint64, decoding into (types.")
+    elif refused:
+        # geth's answer, before py-evm's checks of the other fields as geth's txpool checks the signer first.
+        assert attrs.astuple(wrapped) == attrs.astuple(INVALID_VALUES)
+        return INVALID_VALUES
     elif isinstance(expected, errors.TxError):
         assert attrs.astuple(wrapped) == attrs.astuple(expected)
     elif tx.chain_id is not None and tx.chain_id != CHAIN_ID:
@@ -110,16 +136,49 @@ def test_bad_signatures_are_py_evms_errors(type_id):
             _assert_same(gen.encode(type_id, fields, *case))
 
 
-def test_high_s_typed_txs_keep_py_evms_sender():
-    """py-evm recovers a typed tx's high-s signature (only a legacy tx's validate() refuses one): so does the check
-    path, to the same sender."""
-    rng = random.Random(7)
-    for type_id in (1, 2):
+def _high_s_twins(rng):
+    """(type, a low-s encoding, its high-s twin) for each type."""
+    for type_id in (0, 1, 2):
         fields = gen.fields(rng, type_id)
         fields[GAS[type_id]] = 10**6
-        v, r, s = gen.signature(rng, type_id, fields)
-        low = _assert_same(gen.encode(type_id, fields, v, r, s))
-        assert _assert_same(gen.encode(type_id, fields, 1 - v, r, SECPK1_N - s)) == low
+        fields[0 if type_id == 0 else 1] = 7                # a nonce below 2^64
+        low = gen.encode(type_id, fields, *gen.signature(rng, type_id, fields, CHAIN_ID if type_id == 0 else None))
+        if BUILDER.decode(low).s > HALF_N:
+            continue        # the random key signed with a high s: the twin is the low one
+        yield type_id, low, high_s.twin(low)
+
+
+def test_a_high_s_is_refused_for_every_type():
+    """py-evm recovers a typed tx's high-s signature (only a legacy tx's validate() refuses one); geth refuses it
+    for every type (crypto.ValidateSignatureValues with homestead), and so does the check path, with geth's text
+    for the legacy tx as well."""
+    seen = set()
+    for seed in range(7, 12):
+        for type_id, low, high in _high_s_twins(random.Random(seed)):
+            seen.add(type_id)
+            sender = _assert_same(low)
+            assert isinstance(sender, bytes)
+            if type_id:
+                assert BUILDER.decode(high).sender == sender      # py-evm alone would take it
+            assert _assert_same(high) is INVALID_VALUES
+            assert evm_sender.validated_sender(BUILDER.decode(high), high) is None
+            assert evm_sender.signature_values_refused(BUILDER.decode(high))
+            assert not evm_sender.signature_values_refused(BUILDER.decode(low))
+    assert seen == {0, 1, 2}
+
+
+def test_a_high_s_envelope_is_refused_by_the_decode_of_every_path():
+    """A MsgEthereumTx envelope (broadcast_tx_*, CheckTx, a decided block's txs) carrying a high-s tx of any type
+    gets the error eth_sendRawTransaction gets."""
+    seen = set()
+    for type_id, low, high in _high_s_twins(random.Random(8)):
+        seen.add(type_id)
+        envelope = txs.wrap_evm(low, CHAIN_ID, "achain").raw
+        with pytest.raises(errors.TxError) as refused:
+            txs.decode(high_s.envelope(envelope, high), CHAIN_ID, {})
+        assert attrs.astuple(refused.value) == attrs.astuple(INVALID_VALUES)
+        assert txs.decode(high_s.envelope(envelope, low), CHAIN_ID, {}).sender == _reference(low)[1]
+    assert seen == {0, 1, 2}
 
 
 def test_intrinsic_gas_below_is_py_evms_error():

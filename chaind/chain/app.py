@@ -381,6 +381,7 @@ class App:
         no other road takes an unsigned tx."""
         if getattr(tx, "impersonated", False) and not (impersonated and self.allow_impersonated):
             raise errors.unauthorized("an impersonated tx is accepted only from a dev node's eth_sendTransaction")
+        self._check_gas_wanted(tx)
         state = self._head_view()
         if tx.kind == "evm":
             self._check_evm(state, tx)
@@ -388,13 +389,24 @@ class App:
             self._check_native(state, tx)
         return tx
 
+    def _check_gas_wanted(self, tx):
+        """A tx wanting more gas than the next block may use is refused, as no block could carry it: the SDK ante's
+        SetUpContextDecorator for a native tx, Evmos' CheckGasWanted for an EVM one (over JSON-RPC, geth's
+        txpool.ErrGasLimit). Without it CometBFT's mempool would drop such a tx (PostCheckMaxGas) after the app
+        admitted it; max_gas -1 is no limit."""
+        limit = self._next_block().gas_limit
+        if tx.gas <= limit:
+            return
+        if tx.kind == "evm":
+            raise errors.TxError(errors.SDK, 11, f"tx gas ({tx.gas}) exceeds block gas limit ({limit}): out of gas",
+                                 "exceeds block gas limit")
+        raise errors.invalid_gas_limit(f"tx gas limit {tx.gas} exceeds block max gas {limit}")
+
     def _check_evm(self, state, tx):
         g = self.genesis
         evm_tx = tx.evm
         _check_protected(state, evm_tx)
         following = self._next_block()
-        if evm_tx.gas > following.gas_limit:
-            raise errors.TxError(errors.SDK, 18, "exceeds block gas limit: invalid request", "exceeds block gas limit")
         base_fee = self.next_base_fee()
         # Evmos' CheckGlobalFee: the effective fee at the next base fee covers min_gas_price * gas limit.
         min_gas_price = following.params.min_gas_price

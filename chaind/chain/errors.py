@@ -35,6 +35,13 @@ def unauthorized(detail):
     return TxError(SDK, 4, f"{detail}: unauthorized", detail)
 
 
+def invalid_sender(detail, evm_message):
+    """An EVM tx whose sender does not recover: Evmos' EthSigVerificationDecorator wraps the signer's error in the
+    SDK's ErrorInvalidSigner."""
+    return TxError(SDK, 24, f"couldn't retrieve sender address from the ethereum transaction: {detail}: "
+                   "tx intended signer does not match the given signer", evm_message)
+
+
 def insufficient_funds(detail, evm_message=None):
     return TxError(SDK, 5, f"{detail}: insufficient funds", evm_message or detail)
 
@@ -78,6 +85,10 @@ def tx_too_large(detail):
 def wrong_sequence(expected, got, evm_message):
     return TxError(SDK, 32, f"account sequence mismatch, expected {expected}, got {got}: "
                    "incorrect account sequence", evm_message)
+
+
+def invalid_gas_limit(detail):
+    return TxError(SDK, 41, f"{detail}: invalid gas limit", detail)
 
 
 def invalid_chain_id(detail):

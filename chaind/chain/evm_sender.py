@@ -8,11 +8,17 @@ from eth_hash.auto import keccak
 
 _UINT256_MAX = 2**256 - 1
 _NONCE_LIMIT = 2**64 - 1     # py-evm's validate_nonce: below 2^64-1
+_HALF_N = SECPK1_N // 2
+
+# geth's ErrInvalidSig (core/types/transaction.go): its signers' answer when crypto.ValidateSignatureValues
+# refuses a tx's v, r and s.
+INVALID_SIGNATURE_VALUES = "invalid transaction v, r, s values"
 
 
 def validated_sender(tx, encoded):
-    """The sender of py-evm's signed `tx` decoded from `encoded`, when py-evm's tx.validate() passes and
-    tx.sender recovers; None when either may fail, so that py-evm's own path words the error. The sender is
+    """The sender of py-evm's signed `tx` decoded from `encoded`, when py-evm's tx.validate() passes, tx.sender
+    recovers and geth takes the signature's values; None when any may fail, so that the caller's own path (txs'
+    _checked_evm: signature_values_refused, then py-evm's) words the error. The sender is
     also left in tx.sender's cache, so that the block's execution does not recover it again.
 
     py-evm builds the unsigned tx again and encodes it for each recovery (twice for a legacy or access-list
@@ -51,8 +57,7 @@ def validated_sender(tx, encoded):
     else:
         return None
     r, s = tx.r, tx.s
-    # eth-keys' Signature takes v in {0, 1} and r, s below N; libsecp256k1 recovers no r or s of 0.
-    if y_parity not in (0, 1) or not (0 < r < SECPK1_N and 0 < s < SECPK1_N):
+    if not _signature_values_valid(y_parity, r, s):
         return None
     body = items[_list_header_length(items):_fourth_last_item_end(items)] + tail
     message = prefix + _list_prefix(len(body)) + body
@@ -67,12 +72,34 @@ def validated_sender(tx, encoded):
     return sender
 
 
+def signature_values_refused(tx):
+    """Whether geth refuses the v, r and s of py-evm's signed `tx` before recovering its sender
+    (INVALID_SIGNATURE_VALUES). A legacy tx's v that is neither 27, 28 nor EIP-155's is left to py-evm."""
+    if tx.type_id:
+        y_parity = tx.y_parity
+    elif tx.v in (27, 28):
+        y_parity = tx.v - 27
+    elif tx.v >= 35:
+        y_parity = (tx.v - 35) % 2
+    else:
+        return False
+    return not _signature_values_valid(y_parity, tx.r, tx.s)
+
+
+def _signature_values_valid(y_parity, r, s):
+    """geth's crypto.ValidateSignatureValues as every signer since Homestead calls it, for every tx type: r and s
+    from 1, r below N, s at most N/2 (EIP-2: a high s is the same signature's malleable twin), y parity 0 or 1.
+    py-evm refuses a high s for a legacy tx only; eth-keys and libsecp256k1 take no r or s of 0 or of N or more."""
+    return y_parity in (0, 1) and 0 < r < SECPK1_N and 0 < s <= _HALF_N
+
+
 def _legacy_fields_valid(tx):
     """y_parity of a legacy tx whose Homestead validate() passes but for the signature's recovery; None when
-    it may not pass (the field checks of Frontier and Homestead, v in its range, the intrinsic gas)."""
-    v, r, s = tx.v, tx.r, tx.s
+    it may not pass (the field checks of Frontier and Homestead, v in its range, the intrinsic gas; r and s are
+    _signature_values_valid's)."""
+    v = tx.v
     if not (tx.nonce < _NONCE_LIMIT and tx.gas_price <= _UINT256_MAX and tx.gas <= _UINT256_MAX
-            and tx.value <= _UINT256_MAX and v <= _UINT256_MAX and 0 < r < SECPK1_N and 0 < s <= SECPK1_N // 2):
+            and tx.value <= _UINT256_MAX and v <= _UINT256_MAX):
         return None
     if v in (27, 28):
         y_parity = v - 27

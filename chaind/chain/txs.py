@@ -325,13 +325,16 @@ def _checked_evm(raw, tx, encoded, chain_id):
     """`tx` is py-evm's decode of `encoded`."""
     sender = evm_sender.validated_sender(tx, encoded)
     if sender is None:
+        if evm_sender.signature_values_refused(tx):
+            # geth's signer refuses these for every tx type, py-evm a legacy tx's high s only.
+            raise errors.invalid_sender(evm_sender.INVALID_SIGNATURE_VALUES,
+                                        f"invalid sender: {evm_sender.INVALID_SIGNATURE_VALUES}")
         # py-evm's own checks, which word the error.
         try:
             tx.validate()
             sender = tx.sender
         except Exception as e:
-            raise errors.TxError(errors.SDK, 4, f"couldn't retrieve sender address from the ethereum "
-                                 f"transaction: {e}: unauthorized", "invalid sender") from None
+            raise errors.invalid_sender(str(e), "invalid sender") from None
     if tx.chain_id is not None and tx.chain_id != chain_id:
         raise errors.invalid_chain_id(f"invalid chain id for signer: have {tx.chain_id} want {chain_id}")
     return EvmTx(raw=raw, hash=native_hash(raw), evm=tx, evm_hash=keccak(encoded), sender=sender)

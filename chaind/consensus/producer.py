@@ -170,9 +170,10 @@ class Producer(service.Service):
         return tx, state_nonce, self._build([tx], time_ns)
 
     def _alone_in_block(self, tx, state_nonce):
-        """What the pool would select alone for the next block: an EVM tx at its sender's nonce that fits."""
+        """What the pool would select alone for the next block: an EVM tx at its sender's nonce that fits (its gas
+        within the block's, check_tx saw to that against the same head)."""
         return (tx.kind == "evm" and tx.nonce == state_nonce and len(tx.raw) <= self.mempool.settings.max_tx_bytes
-                and tx.gas <= self.app.block_gas_limit(self.app.height + 1) and self.settings.max_block_txs > 0)
+                and self.settings.max_block_txs > 0)
 
     def _admit_building(self, tx, state_nonce, admitted):
         """On the reactor, before the sender learns the hash: the tx is pending as in the usual way (the
