@@ -11,7 +11,7 @@ from chaind.tracing import config as cfg
 from chaind.tracing import opcodes as ops
 from chaind.tracing.tracer import Tracer
 
-CHUNK_SIZE = 256 * 1024
+CHUNK_SIZE = 64 * 1024
 KNOWN_WORDS = 4096
 
 _FIELDS = {
