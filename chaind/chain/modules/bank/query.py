@@ -6,8 +6,9 @@ from chaind import errors
 from chaind.chain.modules.auth import keeper as auth
 from chaind.chain.modules.bank import keeper
 from chaind.chain.modules.bank.params import default_send_enabled
-from chaind.chain.queries import Reader, address_bytes, check_denom, paginate, query
+from chaind.chain.queries import DEFAULT_LIMIT, Reader, address_bytes, check_denom, paginate, query
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, query_pb2, query_pb2_grpc
+from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 
 
@@ -32,9 +33,11 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
 
     def _balances(self, view, request):
         """The page of (denom, amount) of the address' balances, and its PageResponse."""
-        address = self._address(request.address)
-        return paginate([(d.encode(), (d, a)) for d, a in self.app.bank.all_balances(view, address)],
-                        request.pagination)
+        balances = self.app.bank.all_balances(view, self._address(request.address))
+        if len(balances) <= DEFAULT_LIMIT and not request.HasField("pagination"):
+            # The default page holds them all: paginate's answer, without pairing each with its key.
+            return balances, pagination_pb2.PageResponse(total=len(balances))
+        return paginate([(d.encode(), (d, a)) for d, a in balances], request.pagination)
 
     @query(inline=True)
     def Balance(self, request, view):
@@ -48,9 +51,9 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         balances, page = self._balances(view, request)
         response = query_pb2.QueryAllBalancesResponse(pagination=page)
         # Coins made in place: a Coin passed to the constructor would be made, then copied.
-        add = response.balances.add
+        add, resolve = response.balances.add, request.resolve_denom
         for denom, amount in balances:
-            if request.resolve_denom:
+            if resolve:
                 found = self._metadata(view, denom)
                 if found is not None and found.display:
                     denom = found.display
