@@ -228,42 +228,22 @@ def test_pruning_drops_orphaned_nodes_and_old_versions_and_keeps_proofs_of_kept_
         assert (int(value) if value else 0) == app.bank.balance(app.view(height), holder, chain.ibc)
 
 
-def test_a_home_written_before_the_multistore_is_refused_with_what_to_do(tmp_path):
+@pytest.mark.parametrize("written, why", [
+    (None, "older chaind.*start a new chain"),
+    (b"3", "staking's records.*slashing's missed blocks in another layout .*start a new chain"),
+    (b"4", "validator's running rewards under a key of its own.*start a new chain"),
+], ids=["before the multistore", "before the SDK layout of staking", "before distribution's buckets"])
+def test_a_home_of_an_older_state_format_is_refused_with_what_to_do(tmp_path, written, why):
     chain = Chain(tmp_path, "db")
     chain.block(chain.workload(0))
-    chain.db.write({}, [keys.STATE_FORMAT])
+    if written is None:
+        chain.db.write({}, [keys.STATE_FORMAT])
+    else:
+        chain.db.write({keys.STATE_FORMAT: written}, [])
     chain.close()
     db = Database(tmp_path / "db")
     try:
-        with pytest.raises(StaleHomeError, match="older chaind.*start a new chain"):
-            App(db, chain.genesis)
-    finally:
-        db.close()
-
-
-def test_a_home_written_before_the_sdk_layout_of_staking_is_refused_with_what_to_do(tmp_path):
-    chain = Chain(tmp_path, "db")
-    chain.block(chain.workload(0))
-    chain.db.write({keys.STATE_FORMAT: b"3"}, [])
-    chain.close()
-    db = Database(tmp_path / "db")
-    try:
-        with pytest.raises(StaleHomeError,
-                           match="staking's records.*slashing's missed blocks in another layout .*start a new chain"):
-            App(db, chain.genesis)
-    finally:
-        db.close()
-
-
-def test_a_home_written_before_distributions_buckets_is_refused_with_what_to_do(tmp_path):
-    chain = Chain(tmp_path, "db")
-    chain.block(chain.workload(0))
-    chain.db.write({keys.STATE_FORMAT: b"4"}, [])
-    chain.close()
-    db = Database(tmp_path / "db")
-    try:
-        with pytest.raises(StaleHomeError,
-                           match="validator's running rewards under a key of its own.*start a new chain"):
+        with pytest.raises(StaleHomeError, match=why):
             App(db, chain.genesis)
     finally:
         db.close()
