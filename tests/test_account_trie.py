@@ -31,14 +31,8 @@ def test_batches_give_py_trie_roots_and_values(seed):
         else:
             keys = [os.urandom(32) for _ in range(30)]
         for _ in range(5):
-            changes = {}
-            for _ in range(rng.randrange(1, 25)):
-                changes[rng.choice(keys)] = b"" if rng.random() < 0.35 else os.urandom(rng.choice([1, 5, 20, 40, 90]))
-            for key, value in sorted(changes.items()):
-                if value:
-                    reference[key] = value
-                else:
-                    del reference[key]
+            changes = _random_changes(rng, keys, 25, 0.35)
+            _apply(reference, changes)
             mpt._nodes.clear()
             # Only the nodes mpt itself wrote: the new trie must be whole without py-trie's.
             root, added = mpt.update(ours.__getitem__, root, changes)
@@ -60,14 +54,8 @@ def test_the_nodes_an_update_remembers_are_their_decoded_rlp(seed, monkeypatch):
     keys = [bytes(rng.randrange(3) for _ in range(3)) for _ in range(20)] + [os.urandom(32) for _ in range(40)]
     keys = [key for key in keys if len(key) == 32] if seed % 2 else [key for key in keys if len(key) == 3]
     for _ in range(60):
-        changes = {}
-        for _ in range(rng.randrange(1, 12)):
-            changes[rng.choice(keys)] = b"" if rng.random() < 0.3 else os.urandom(rng.choice([1, 5, 20, 40, 90]))
-        for key, value in sorted(changes.items()):
-            if value:
-                reference[key] = value
-            else:
-                del reference[key]
+        changes = _random_changes(rng, keys, 12, 0.3)
+        _apply(reference, changes)
         root, added = mpt.update(ours.__getitem__, root, changes)
         ours.update(added)
         assert root == reference.root_hash
@@ -190,3 +178,18 @@ def test_opening_a_state_reads_and_writes_no_system_contract(tmp_path):
     assert not pending_trie(ctx.accounts)[2]
     assert ctx.accounts.get_code(BEACON_ROOTS_ADDRESS) == BEACON_ROOTS_CONTRACT_CODE
     chain.close()
+
+
+def _random_changes(rng, keys, most, deleted):
+    """Fewer than `most` changes of random `keys`: b"" (a deletion) at odds `deleted`, else a value of some length."""
+    return {rng.choice(keys): b"" if rng.random() < deleted else os.urandom(rng.choice([1, 5, 20, 40, 90]))
+            for _ in range(rng.randrange(1, most))}
+
+
+def _apply(reference, changes):
+    """The changes applied to py-trie's trie, in key order."""
+    for key, value in sorted(changes.items()):
+        if value:
+            reference[key] = value
+        else:
+            del reference[key]

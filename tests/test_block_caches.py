@@ -68,6 +68,16 @@ class Twins:
         self.check_sets()
         return block
 
+    def mark(self):
+        return self.kept.app.undo.mark(), self.fresh.app.undo.mark()
+
+    def rewind(self, mark):
+        """Both chains back to `mark` (a dev revert); the kept chain's sets are still the stored ones."""
+        devstate.rewind(self.kept.app, mark[0])
+        devstate.rewind(self.fresh.app, mark[1])
+        self.time_ns = self.kept.app.head[0].time_ns
+        self.check_sets()
+
     def check_sets(self, lowest=None):
         """The kept chain's validator sets and hashes from its parent's height (or `lowest`) to three above its
         head are the stored ones."""
@@ -99,7 +109,7 @@ def test_a_chain_that_keeps_writes_what_one_that_forgets_writes(tmp_path):
         assert not twins.run([(3, [m.create(twins.prefix, third, keys[1], 200 * CHAIN,
                                             min_self=str(100 * CHAIN))])]).validator_updates
         twins.run()
-        mark = twins.kept.app.undo.mark(), twins.fresh.app.undo.mark()
+        mark = twins.mark()
         assert len(twins.run([(3, [m.delegate(twins.prefix, third, third, 150 * CHAIN)])]).validator_updates) == 2
         twins.run()
         # Below its minimum: jailed, out of the set; the second comes back from unbonding.
@@ -110,20 +120,14 @@ def test_a_chain_that_keeps_writes_what_one_that_forgets_writes(tmp_path):
         for _ in range(12):
             twins.run()
         # Rewound (a dev revert): the heights above the mark get other sets than the ones read before.
-        devstate.rewind(twins.kept.app, mark[0])
-        devstate.rewind(twins.fresh.app, mark[1])
-        twins.time_ns = twins.kept.app.head[0].time_ns
-        twins.check_sets()
+        twins.rewind(mark)
         assert twins.run([(2, [m.delegate(twins.prefix, second, second, 50 * CHAIN)])]).validator_updates
         twins.run()
         # A short rewind: the set the undone block made, read at the heights above the mark, is not kept.
-        mark = twins.kept.app.undo.mark(), twins.fresh.app.undo.mark()
+        mark = twins.mark()
         assert twins.run([(2, [m.delegate(twins.prefix, second, second, 7 * CHAIN)])]).validator_updates
         twins.run()
-        devstate.rewind(twins.kept.app, mark[0])
-        devstate.rewind(twins.fresh.app, mark[1])
-        twins.time_ns = twins.kept.app.head[0].time_ns
-        twins.check_sets()
+        twins.rewind(mark)
         assert twins.run([(2, [m.delegate(twins.prefix, second, second, 9 * CHAIN)])]).validator_updates
         for _ in range(3):
             twins.run()

@@ -19,8 +19,6 @@ from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
 from chaind.crypto.addresses import to_bech32
 
 ONE = legacy_dec.ONE
-_PLACES = legacy_dec.PLACES
-_DIGITS = _PLACES + 1
 # The rounding a stake recomputed across slashes may exceed the current one by (CalculateDelegationRewards).
 _MARGIN = 3
 
@@ -131,7 +129,8 @@ class Keeper:
         """_allocate of fees of one denom (a chain's one fee denom, every block): the same arithmetic on the one
         amount, without coin maps or per-validator calls of the coin helpers; what the validators got."""
         ctx, events, mode, prefix = self.ctx, self.events, self._mode, self._valoper_prefix
-        summary_by_cons = staking.summary_by_cons
+        summary_by_cons, mul_dec_amount, amount_text = (staking.summary_by_cons, dec_coins.mul_dec_amount,
+                                                         dec_coins.amount_text)
         allocated, allocations = 0, []
         for cons_address, power in votes:
             reward = share * (power * ONE // total_power) // ONE
@@ -141,23 +140,12 @@ class Keeper:
             if not reward:
                 self._allocation_events(found.operator, {}, {})
                 continue
-            # dec_coins.mul_dec_amount: the product rounded half to even at 18 places.
-            commission, remainder = divmod(reward * found.rate, ONE)
-            if 2 * remainder > ONE or (2 * remainder == ONE and commission & 1):
-                commission += 1
+            commission = mul_dec_amount(reward, found.rate)
             operator = found.operator
             allocations.append((operator, commission, reward))
             tail = _validator_tail(prefix, operator, mode)
-            # dec_coins.amount_text of each (legacy_dec.format and the denom; no text for no commission).
-            digits = str(reward).rjust(_DIGITS, "0")
-            reward_text = digits[:-_PLACES] + "." + digits[-_PLACES:] + denom
-            if commission:
-                digits = str(commission).rjust(_DIGITS, "0")
-                commission_text = digits[:-_PLACES] + "." + digits[-_PLACES:] + denom
-            else:
-                commission_text = ""
-            events.append(Event("commission", (("amount", commission_text, True),) + tail))
-            events.append(Event("rewards", (("amount", reward_text, True),) + tail))
+            events.append(Event("commission", (("amount", amount_text(commission, denom), True),) + tail))
+            events.append(Event("rewards", (("amount", amount_text(reward, denom), True),) + tail))
             allocated += reward
         state.add_allocations_one(ctx, denom, allocations)
         return allocated
