@@ -58,7 +58,7 @@ class Twins:
             cache.cache_clear()
         fresh = self.fresh.app
         fresh.state_cache.clear(fresh.height)
-        fresh._forget_valsets()
+        fresh.consensus_state.forget_valsets()
         fresh_block, fresh_puts = fresh.finalize_block(raws, self.time_ns, PROPOSER)
         assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
         assert puts == fresh_puts and block.record() == fresh_block.record(), block.height

@@ -133,7 +133,7 @@ def test_the_params_carried_from_block_to_block_stay_few_and_right(chain):
     for _ in range(70):
         block(chain, [])
         assert chain.app.consensus_params(chain.app.height + 1) == genesis
-        assert len(chain.app._consensus_cache) <= 2
+        assert len(chain.app.consensus_state._params) <= 2
 
 
 def test_the_update_event_and_no_gas_limit(chain):

@@ -369,7 +369,7 @@ def test_a_blocks_kept_summary_gives_way_to_a_write_and_returns_when_it_is_undon
     """summary_by_cons in a block's context keeps what it read from the parent's state; a write of the validator
     in the block is seen at once, and a write undone (a failed message's changes put back) shows the parent's."""
     app = chain.app
-    header, meta = app._head
+    header, meta = app.head
     ctx = app._context(header.height + 1, header.time_ns + 10**9, b"", meta.base_fee, evm_root=meta.evm_state_root)
     v = staking.validator(ctx, chain.operator)
     first = staking.summary_by_cons(ctx, v.cons_address)
