@@ -9,6 +9,7 @@ sealing of a block's state (seal.py) are rooms of their own; App runs the block 
 import collections
 import hashlib
 import threading
+from collections.abc import Iterable
 
 import attrs
 from eth.constants import BLANK_ROOT_HASH
@@ -23,11 +24,15 @@ from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxRes
 from chaind.chain.blockstore import BlockStore, block_puts
 from chaind.chain.commit_info import VoteInfo
 from chaind.chain.consensus_state import ConsensusState
+from chaind.chain.genesis import Genesis
+from chaind.chain.module import Module
 from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
 from chaind.chain.modules.bank import Bank
+from chaind.chain.options import AppOptions
 from chaind.chain.seal import Sealer
 from chaind.chain.view import PrunedError, StateView
 from chaind.store import keys
+from chaind.store.db import Database
 from chaind.store.evm_state import pending_state_db
 from chaind.store.head_cache import HeadCache
 from chaind.store.multistore import MultiStore
@@ -35,7 +40,7 @@ from chaind.store.pruning import collect_garbage
 from chaind.store.undo import UndoLog
 from chaind.store.versioned import VersionedWriter
 
-__all__ = ("App", "BlockContext", "DecidedBlock", "NoValidatorsError", "PrunedError", "StaleHomeError")
+__all__ = ("App", "AppOptions", "BlockContext", "DecidedBlock", "NoValidatorsError", "PrunedError", "StaleHomeError")
 
 log = Logger()
 
@@ -139,23 +144,17 @@ class App:
     """modules: the Modules the chain runs (chain/registry.py's by default), in the SDK's init-genesis and
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
 
-    def __init__(self, db, genesis, pruning=0, prune_interval=100, modules=registry.MODULES,
-                 iavl_cache_nodes=150_000, subspace_max_keys=10_000, state_cache_keys=100_000):
+    def __init__(self, db: Database, genesis: Genesis, options: AppOptions = AppOptions(),
+                 modules: Iterable[Module] = registry.MODULES) -> None:
         self.db = db
         self.genesis = genesis
+        self._options = options
         self.modules = tuple(modules)
         self.end_blockers = registry.end_block_order(self.modules)
-        # Set by the node: the upgrade handlers this binary has ({plan name: handler}, chain/modules/upgrade/),
-        # and every how many blocks crisis checks all invariants (0: never).
-        self.upgrade_handlers = {}
-        self.refuse_early_upgrades = True     # a handler for a plan not yet due stops the chain (the SDK's check)
-        self.check_invariants_every = 0
         self.handlers = {handler.type_url: handler for module in self.modules for handler in module.messages}
         self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
                                 for name, account in module.module_accounts.items()}
-        self.pruning = pruning
-        self.prune_interval = prune_interval
         raw = db.get(keys.PRUNED_BELOW)
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
@@ -166,10 +165,11 @@ class App:
         # for, its StateView, reads so far]).
         self._local = threading.local()
         self._next_block_found = None       # _NextBlock of the head
+        self._next_base_fee_override = None    # set_next_base_fee's
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
-        self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)
+        self.stores = MultiStore(db, options.iavl_cache_nodes, options.subspace_max_keys)
         self.sealer = Sealer(db, genesis, self.stores, self.module_accounts)
-        self.state_cache = HeadCache(state_cache_keys)
+        self.state_cache = HeadCache(options.state_cache_keys)
         self._finalized = None                  # _Finalized: what commit takes over of the block finalized last
         # The head and the nonces its block left to the accounts it touched: head_nonce without a trie walk for
         # the accounts asked for most (the next check of a sender, the pool's cleanup after the block).
@@ -191,6 +191,11 @@ class App:
             self.blocks.load_head()
         self._head_info = self.stores.commit_info(self.height)
         self.state_cache.clear(self.height)
+
+    @property
+    def options(self) -> AppOptions:
+        """The settings the App was built with (read only: a setting changes by building the App again)."""
+        return self._options
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -252,7 +257,7 @@ class App:
         return self.consensus_state.consensus_hash(height)
 
     def oldest_state_height(self):
-        window = max(0, self.height - self.pruning + 1) if self.pruning else 0
+        window = max(0, self.height - self._options.pruning + 1) if self._options.pruning else 0
         # Below what an earlier run pruned nothing comes back, whatever the setting is now.
         return max(window, self._pruned_below)
 
@@ -264,7 +269,7 @@ class App:
             raise LookupError(f"height {height} is not committed yet (latest {head_height})")
         oldest = self.oldest_state_height()
         if height < oldest:
-            kept = f"this node keeps the last {self.pruning} heights, " if self.pruning else ""
+            kept = f"this node keeps the last {self._options.pruning} heights, " if self._options.pruning else ""
             raise PrunedError(f"state at height {height} is pruned: {kept}oldest available {oldest}")
         if height == head_height:
             # Most reads are at the head: each thread makes its view once per head (py-evm's objects inside
@@ -357,7 +362,7 @@ class App:
         g = self.genesis
         tx = txs.wrap_evm(raw_evm, g.evm_chain_id, g.base_denom)
         # The node's [json-rpc] allow-unprotected-txs (Evmos' RPC backend check), before the chain's own param.
-        if tx.evm.chain_id is None and not self.allow_unprotected:
+        if tx.evm.chain_id is None and not self._options.allow_unprotected:
             raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
         return self.check_decoded(tx)
 
@@ -365,7 +370,7 @@ class App:
         """check_tx for a tx already decoded (signatures checked) by txs.decode or txs.wrap_evm.
         `impersonated`: the dev namespace sends it for an account it impersonates (txs.wrap_impersonated);
         no other road takes an unsigned tx."""
-        if getattr(tx, "impersonated", False) and not (impersonated and self.allow_impersonated):
+        if getattr(tx, "impersonated", False) and not (impersonated and self._options.allow_impersonated):
             raise errors.unauthorized("an impersonated tx is accepted only from a dev node's eth_sendTransaction")
         self.ante.check_gas_wanted(tx, self._next_block().gas_limit)
         state = self._head_view()
@@ -376,12 +381,6 @@ class App:
         else:
             self._check_native(state, tx)
         return tx
-
-    # The node's [json-rpc] allow-unprotected-txs: eth_sendRawTransaction takes unprotected txs (the evm param
-    # allow_unprotected_txs decides whether the chain runs them).
-    allow_unprotected = False
-    # Unsigned txs of impersonated accounts may run (a dev chain, whose node sets this).
-    allow_impersonated = False
 
     def head_nonce(self, address):
         """The account's nonce at the head, through this thread's view of the head (cached until it moves)."""
@@ -419,12 +418,13 @@ class App:
 
     # -- finalize_block and commit -------------------------------------------------------------
 
-    # A dev node's base fee for the next block only (anvil_setNextBlockBaseFeePerGas).
-    next_base_fee_override = None
+    def set_next_base_fee(self, base_fee: int) -> None:
+        """A dev node's base fee for the next block only (anvil_setNextBlockBaseFeePerGas); writer thread only."""
+        self._next_base_fee_override = base_fee
 
-    def next_base_fee(self):
-        if self.next_base_fee_override is not None:
-            return self.next_base_fee_override
+    def next_base_fee(self) -> int:
+        if self._next_base_fee_override is not None:
+            return self._next_base_fee_override
         return self._next_block().base_fee
 
     def _next_block(self):
@@ -485,7 +485,7 @@ class App:
             block_hash = decided.hash
         height, time_ns = header.height, header.time_ns
         base_fee = self.next_base_fee()
-        self.next_base_fee_override = None
+        self._next_base_fee_override = None
         ctx = self._context(height, time_ns, block_hash, base_fee, evm_root=prev_meta.evm_state_root)
         ctx.last_commit, ctx.misbehavior = tuple(last_commit), tuple(misbehavior)
         self._begin_block(ctx)
@@ -549,7 +549,7 @@ class App:
         if height <= self.genesis.initial_height:
             return ()
         return tuple(VoteInfo(v.address, v.power, votes.BLOCK_ID_FLAG_COMMIT
-                              if self.vote_key is not None and v.address == self.validator_address
+                              if self._options.vote_key is not None and v.address == self._options.validator_address
                               else votes.BLOCK_ID_FLAG_ABSENT)
                      for v in self.validator_set(height - 1))
 
@@ -619,7 +619,7 @@ class App:
         if app_hash != committed.meta.app_hash or info.version != committed.height:
             info = self.stores.commit_info(committed.height)
         self._head_info = info
-        if self.pruning and committed.height % self.prune_interval == 0:
+        if self._options.pruning and committed.height % self._options.prune_interval == 0:
             try:
                 self.prune()
             except Exception:
@@ -645,7 +645,7 @@ class App:
         The horizon trails the oldest readable height by prune_interval blocks, so a read that
         began at a height just before it became unreadable still finds its nodes.
         """
-        horizon = self.oldest_state_height() - self.prune_interval
+        horizon = self.oldest_state_height() - self._options.prune_interval
         if horizon <= max(self._pruned_below, self.genesis.initial_height - 1):
             return None
         roots = {self.block_at(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
@@ -677,7 +677,7 @@ class App:
                 check_protected(ctx, tx.evm)
                 if tx.evm.gas > ctx.gas_limit - ctx.gas_used:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
-                if tx.impersonated and not self.allow_impersonated:
+                if tx.impersonated and not self._options.allow_impersonated:
                     raise errors.unauthorized("impersonated txs run only on a dev chain")
                 auth.ensure_account(ctx, tx.sender)
                 result = evm.deliver(ctx, tx, self.bank)
@@ -751,10 +751,6 @@ class App:
         """Sealer.seal over the head's commit info: the block's state roots and app hash."""
         return self.sealer.seal(ctx, puts, self._head_info, amend)
 
-    # The validator that signs precommits (set by the node); without one, commits carry no signatures.
-    vote_key = None             # cryptography Ed25519PrivateKey
-    validator_address = b""
-
     def commit_sigs(self, header):
         """The signatures of the parent's commit that `header`'s block carries (its last_commit)."""
         if header.height <= self.genesis.initial_height:
@@ -766,9 +762,9 @@ class App:
         our validator's precommit at vote time `time_ns`, and absent for those whose key we lack."""
         sigs = []
         for v in self.validator_set(height) if validators is None else validators:
-            if self.vote_key is not None and v.address == self.validator_address:
+            if self._options.vote_key is not None and v.address == self._options.validator_address:
                 data = votes.sign_bytes(self.genesis.chain_id, height, 0, block_id, time_ns)
-                sigs.append(votes.commit_sig(v.address, time_ns, self.vote_key.sign(data)))
+                sigs.append(votes.commit_sig(v.address, time_ns, self._options.vote_key.sign(data)))
             else:
                 sigs.append(votes.absent_sig())
         return sigs
