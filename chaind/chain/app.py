@@ -9,7 +9,8 @@ sealing of a block's state (seal.py) are rooms of their own; App runs the block 
 import collections
 import hashlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import attrs
 from eth.constants import BLANK_ROOT_HASH
@@ -20,9 +21,9 @@ from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
 from chaind.chain.ante import Ante, check_protected
-from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
+from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Event, Header, TxResult, event
 from chaind.chain.blockstore import BlockStore, block_puts
-from chaind.chain.commit_info import VoteInfo
+from chaind.chain.commit_info import Misbehavior, VoteInfo
 from chaind.chain.consensus_state import ConsensusState
 from chaind.chain.genesis import Genesis
 from chaind.chain.module import Module
@@ -33,16 +34,21 @@ from chaind.chain.seal import Sealer
 from chaind.chain.view import PrunedError, StateView
 from chaind.store import keys
 from chaind.store.db import Database
-from chaind.store.evm_state import pending_state_db
+from chaind.store.evm_state import PendingNodes, pending_state_db
 from chaind.store.head_cache import HeadCache
-from chaind.store.multistore import MultiStore
-from chaind.store.pruning import collect_garbage
+from chaind.store.multistore import CommitInfo, MultiStore
+from chaind.store.pruning import PruneStats, collect_garbage
 from chaind.store.undo import UndoLog
 from chaind.store.versioned import VersionedWriter
 
 __all__ = ("App", "AppOptions", "BlockContext", "DecidedBlock", "NoValidatorsError", "PrunedError", "StaleHomeError")
 
 log = Logger()
+
+Tx = txs.EvmTx | txs.NativeTx
+TxHook = Callable[["BlockContext", int, Tx | None], None]     # replay_block's before_tx(ctx, index, tx), after_tx
+ConsensusParams = Any     # tendermint.types.ConsensusParams (generated protobuf, untyped)
+CommitSig = Any           # tendermint.types.CommitSig (generated protobuf, untyped)
 
 
 class StaleHomeError(RuntimeError):
@@ -80,8 +86,8 @@ class BlockContext:
     block_hash: bytes
     base_fee: int
     store: VersionedWriter
-    accounts: object          # py-evm State
-    pending_nodes: object
+    accounts: evm.NativeState     # py-evm's state of the block, with the native stores behind its precompiles
+    pending_nodes: PendingNodes
     gas_limit: int = 0        # the block's consensus params' gas limit (its EVM gasLimit)
     gas_used: int = 0         # the EVM txs' (the Ethereum block's gasUsed)
     gas_wanted: int = 0       # every tx's gas limit, and every tx's gas used: feemarket's block gas
@@ -90,19 +96,19 @@ class BlockContext:
     log_count: int = 0
     bloom: int = 0
     evm_tx_count: int = 0     # EVM txs executed so far: the next one's index among them (Evmos' txIndex)
-    execute: object = None    # replaces the plain EVM run of a tx: execute(state, tx, book_fee) (tracing)
-    events: list = attrs.Factory(list)             # the block's own events (FinalizeBlock's, end blockers')
-    validator_updates: list = attrs.Factory(list)  # (ed25519 pubkey, power) from end blockers
-    last_commit: tuple = ()   # commit_info.VoteInfo of the parent's commit (slashing's liveness)
-    misbehavior: tuple = ()   # commit_info.Misbehavior to punish (x/evidence)
+    execute: Callable[..., Any] | None = None   # replaces the plain EVM run of a tx: execute(state, tx, book_fee)
+    events: list[Event] = attrs.Factory(list)      # the block's own events (FinalizeBlock's, end blockers')
+    validator_updates: list[tuple[bytes, int]] = attrs.Factory(list)  # (ed25519 pubkey, power) from end blockers
+    last_commit: tuple[VoteInfo, ...] = ()          # of the parent's commit (slashing's liveness)
+    misbehavior: tuple[Misbehavior, ...] = ()       # to punish (x/evidence)
     msg_gas: int = 0          # gas the running message used beyond its flat MSG_GAS (use_gas)
     msg_gas_location: str = ""
     # staking Summaries read from the parent's state this block (staking.summary_by_cons): distribution's and
     # slashing's begin blockers both read every validator of the last commit.
-    summaries: dict = attrs.Factory(dict)
-    nonces: dict = attrs.Factory(dict)             # set when sealed: {address: nonce} of the accounts it touched
+    summaries: dict[bytes, Any] = attrs.Factory(dict)
+    nonces: dict[bytes, int] = attrs.Factory(dict)  # set when sealed: {address: nonce} of the accounts it touched
 
-    def use_gas(self, amount, location):
+    def use_gas(self, amount: int, location: str) -> None:
         """What the SDK's gas meter would count for the running message where the flat fee does not (an authz
         Accept's walk over its list): added to the tx's gas after the message."""
         self.msg_gas += amount
@@ -165,18 +171,18 @@ class App:
         # for, its StateView, reads so far]).
         self._local = threading.local()
         self._next_block_found = None       # _NextBlock of the head
-        self._next_base_fee_override = None    # set_next_base_fee's
+        self._next_base_fee_override: int | None = None    # set_next_base_fee's
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, options.iavl_cache_nodes, options.subspace_max_keys)
         self.sealer = Sealer(db, genesis, self.stores, self.module_accounts)
         self.state_cache = HeadCache(options.state_cache_keys)
-        self._finalized = None                  # _Finalized: what commit takes over of the block finalized last
+        self._finalized: _Finalized | None = None   # what commit takes over of the block finalized last
         # The head and the nonces its block left to the accounts it touched: head_nonce without a trie walk for
         # the accounts asked for most (the next check of a sender, the pool's cleanup after the block).
-        self._head_nonces = (None, {})
+        self._head_nonces: tuple[tuple[Header, BlockMeta] | None, dict[bytes, int]] = (None, {})
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
         # An OrderedDict: evicting a plain dict's first entry again and again scans its deleted slots.
-        self._recent_txs = collections.OrderedDict()
+        self._recent_txs: collections.OrderedDict[bytes, Tx] = collections.OrderedDict()
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
@@ -200,68 +206,68 @@ class App:
     # -- reads ---------------------------------------------------------------------------------
 
     @property
-    def head(self):
+    def head(self) -> tuple[Header, BlockMeta]:
         """(Header, BlockMeta) of the last committed height."""
         return self.blocks.head
 
     @property
-    def height(self):
+    def height(self) -> int:
         return self.blocks.head[0].height
 
-    def block_at(self, height):
+    def block_at(self, height: int) -> tuple[Header, BlockMeta] | None:
         """(Header, BlockMeta) at `height`, or None if there is no such block."""
         return self.blocks.block_at(height)
 
-    def evidence_height(self, evidence_hash):
+    def evidence_height(self, evidence_hash: bytes) -> int | None:
         """The height of the block that carries the evidence with this hash, or None."""
         return self.blocks.evidence_height(evidence_hash)
 
-    def height_of_hash(self, block_hash):
+    def height_of_hash(self, block_hash: bytes) -> int | None:
         return self.blocks.height_of_hash(block_hash)
 
-    def tx_position(self, tx_hash, evm=False):
+    def tx_position(self, tx_hash: bytes, evm: bool = False) -> tuple[int, int] | None:
         """(height, index) of a committed tx, or None (BlockStore.tx_position)."""
         return self.blocks.tx_position(tx_hash, evm)
 
-    def tx_at(self, height, index):
+    def tx_at(self, height: int, index: int) -> bytes | None:
         return self.blocks.tx_at(height, index)
 
-    def result_at(self, height, index):
+    def result_at(self, height: int, index: int) -> TxResult | None:
         return self.blocks.result_at(height, index)
 
-    def consensus_info(self, height):
+    def consensus_info(self, height: int) -> tuple[tuple[VoteInfo, ...], tuple[Misbehavior, ...], tuple]:
         """(last commit, misbehavior, evidence) block `height` was executed with, as its record keeps them."""
         return self.blocks.consensus_info(height)
 
-    def finalize_info(self, height):
+    def finalize_info(self, height: int) -> tuple[tuple[Event, ...], tuple[tuple[bytes, int], ...]] | None:
         """(block events, validator updates) that FinalizeBlock at `height` returned, or None."""
         return self.blocks.finalize_info(height)
 
-    def validator_set(self, height):
+    def validator_set(self, height: int) -> tuple[valset.SetValidator, ...]:
         """The validator set (valset.SetValidator, CometBFT's order) that signs block `height`;
         known up to the head's height + 2."""
         return self.consensus_state.validator_set(height)
 
-    def validators_hash(self, height):
+    def validators_hash(self, height: int) -> bytes:
         return self.consensus_state.validators_hash(height)
 
-    def consensus_params(self, height):
+    def consensus_params(self, height: int) -> ConsensusParams:
         """The ConsensusParams (do not mutate) block `height` runs with; known up to the head's height + 1."""
         return self.consensus_state.consensus_params(height)
 
-    def block_gas_limit(self, height):
+    def block_gas_limit(self, height: int) -> int:
         """Block `height`'s gas limit: its consensus params' max_gas (-1: MaxUint64, as Evmos' BlockGasLimit)."""
         return self.consensus_state.block_gas_limit(height)
 
-    def consensus_hash(self, height):
+    def consensus_hash(self, height: int) -> bytes:
         return self.consensus_state.consensus_hash(height)
 
-    def oldest_state_height(self):
+    def oldest_state_height(self) -> int:
         window = max(0, self.height - self._options.pruning + 1) if self._options.pruning else 0
         # Below what an earlier run pruned nothing comes back, whatever the setting is now.
         return max(window, self._pruned_below)
 
-    def view(self, height=None):
+    def view(self, height: int | None = None) -> StateView:
         """A read-only StateView of committed state at `height` (default: latest)."""
         head_height = self.height
         height = head_height if height is None else height
@@ -285,7 +291,7 @@ class App:
         _, meta = self.block_at(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
-    def store_version(self, height=None):
+    def store_version(self, height: int | None = None) -> CommitInfo:
         """The multistore's CommitInfo at `height` (default: latest); PrunedError or LookupError when
         that height's state is not kept or was never committed (the genesis height has no version)."""
         view = self.view(height)
@@ -336,7 +342,7 @@ class App:
 
     # -- check_tx --------------------------------------------------------------------------------
 
-    def decode_tx(self, raw):
+    def decode_tx(self, raw: bytes) -> Tx:
         """An EvmTx or NativeTx from envelope bytes (signatures checked, messages by this app's handlers)."""
         # A receipt or tx lookup of a recent block reads the tx its block ran, without recovering its signer again.
         found = self._recent_txs.get(raw)
@@ -350,14 +356,14 @@ class App:
                 recent.popitem(last=False)
             recent[tx.raw] = tx
 
-    def check_tx(self, raw):
+    def check_tx(self, raw: bytes) -> Tx:
         """Decode and check a tx against the latest committed state; returns the decoded tx.
 
         The mempool adds what depends on other pending txs (nonce gaps, replacement).
         """
         return self.check_decoded(self.decode_tx(raw))
 
-    def check_eth_tx(self, raw_evm):
+    def check_eth_tx(self, raw_evm: bytes) -> Tx:
         """check_tx for a signed Ethereum tx: wrapped in its envelope (as eth_sendRawTransaction does)."""
         g = self.genesis
         tx = txs.wrap_evm(raw_evm, g.evm_chain_id, g.base_denom)
@@ -366,7 +372,7 @@ class App:
             raise errors.unauthorized("only replay-protected (EIP-155) transactions allowed over RPC")
         return self.check_decoded(tx)
 
-    def check_decoded(self, tx, impersonated=False):
+    def check_decoded(self, tx: Tx, impersonated: bool = False) -> Tx:
         """check_tx for a tx already decoded (signatures checked) by txs.decode or txs.wrap_evm.
         `impersonated`: the dev namespace sends it for an account it impersonates (txs.wrap_impersonated);
         no other road takes an unsigned tx."""
@@ -382,7 +388,7 @@ class App:
             self._check_native(state, tx)
         return tx
 
-    def head_nonce(self, address):
+    def head_nonce(self, address: bytes) -> int:
         """The account's nonce at the head, through this thread's view of the head (cached until it moves)."""
         head, nonces = self._head_nonces
         if head is self.blocks.head and address in nonces:
@@ -412,8 +418,9 @@ class App:
             handler.validate(self, msg)
         return fee_source
 
-    def ensure_account(self, state, address):
-        """auth's account for `address`, created (next number) on first sight; for message handlers."""
+    def ensure_account(self, state: BlockContext, address: bytes) -> int:
+        """auth's account number for `address`, the account created (next number) on first sight; for message
+        handlers."""
         return auth.ensure_account(state, address)
 
     # -- finalize_block and commit -------------------------------------------------------------
@@ -446,7 +453,9 @@ class App:
             params, parent, meta.block_gas, gas_limit))
         return found
 
-    def finalize_block(self, block_txs, time_ns, proposer_address, decided=None, evidence=()):
+    def finalize_block(self, block_txs: Sequence[bytes | Tx], time_ns: int, proposer_address: bytes,
+                       decided: DecidedBlock | None = None, evidence: Sequence[Any] = ()
+                       ) -> tuple[CommittedBlock, dict[bytes, bytes]]:
         """Execute a block on top of the head; returns (CommittedBlock, write batch) uncommitted.
 
         Each of `block_txs` is envelope bytes or a tx check_tx returned, which is not decoded again
@@ -499,7 +508,7 @@ class App:
                 evm_hashes[index] = tx.evm_hash
         for module in self.end_blockers:
             module.end_block(self, ctx)
-        store_puts = {}
+        store_puts: dict[bytes, bytes] = {}
         sealed = self._seal_state(ctx, store_puts)
         meta = BlockMeta(hash=block_hash, num_txs=len(raw_txs), gas_limit=ctx.gas_limit, gas_used=ctx.gas_used,
                          base_fee=base_fee, bloom=ctx.bloom.to_bytes(256, "big"), log_count=ctx.log_count,
@@ -523,8 +532,9 @@ class App:
             puts[consensus.key(height + 1)] = params_after
         return committed, block_puts(committed, puts, evm_hashes)
 
-    def next_header(self, prev_header, prev_meta, raw_txs, time_ns, proposer_address, last_results_hash,
-                    sets=None, evidence_hash=blocks.EMPTY_HASH):
+    def next_header(self, prev_header: Header, prev_meta: BlockMeta, raw_txs: Sequence[bytes], time_ns: int,
+                    proposer_address: bytes, last_results_hash: bytes, sets: tuple | None = None,
+                    evidence_hash: bytes = blocks.EMPTY_HASH) -> Header:
         """The header of the block after `prev_header`; its time at least 1 ms after the parent's.
         `sets`: (signers of the parent, hash of the validators, of the next validators) when the
         caller knows them."""
@@ -543,7 +553,7 @@ class App:
             app_hash=prev_meta.app_hash, last_results_hash=last_results_hash,
             evidence_hash=evidence_hash, proposer_address=proposer_address)
 
-    def solo_last_commit(self, height):
+    def solo_last_commit(self, height: int) -> tuple[VoteInfo, ...]:
         """The VoteInfos of block `height`'s last commit as this node makes it: its validator signed, every
         other validator of the parent's set is absent (precommit_sigs)."""
         if height <= self.genesis.initial_height:
@@ -553,7 +563,8 @@ class App:
                               else votes.BLOCK_ID_FLAG_ABSENT)
                      for v in self.validator_set(height - 1))
 
-    def replay_block(self, height, before_tx, after_tx=None, stop_after=None):
+    def replay_block(self, height: int, before_tx: TxHook, after_tx: TxHook | None = None,
+                     stop_after: int | None = None) -> list[TxResult]:
         """Re-execute committed block `height` on its parent's state; nothing is written.
 
         before_tx(ctx, index, tx) runs before each tx (tx is None when it does not decode) and may
@@ -586,7 +597,7 @@ class App:
                 break
         return results
 
-    def simulate(self, raw):
+    def simulate(self, raw: bytes) -> TxResult:
         """Run a tx on top of the head as the next block would, writing nothing; returns its TxResult.
 
         As in the SDK's simulate mode, the signature and fee are not checked and gas is unlimited
@@ -600,7 +611,7 @@ class App:
                             evm_root=meta.evm_state_root)
         return self._deliver(ctx, tx, 0, simulate=True)[0]
 
-    def commit(self, committed, puts):
+    def commit(self, committed: CommittedBlock, puts: dict[bytes, bytes]) -> None:
         """Write the block in one atomic batch; from now on readers see it."""
         self.write(puts)
         head = (committed.header, committed.meta)
@@ -626,12 +637,12 @@ class App:
                 # The block is durable either way: announce it, keep the state, say why.
                 log.failure("state pruning skipped")
 
-    def write(self, puts, deletes=()):
+    def write(self, puts: dict[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
         """One atomic, durable batch (what dev snapshots may have to undo is noted first)."""
         self.undo.record(puts, deletes)
         self.db.write(puts, deletes)
 
-    def reload_head(self):
+    def reload_head(self) -> None:
         """Take the head from the store again, after a dev revert or load rewrote it under us."""
         self.blocks.load_head()
         self.consensus_state.forget()
@@ -639,7 +650,7 @@ class App:
         self._head_info = self.stores.commit_info(self.height)
         self.blocks.forget_results()
 
-    def prune(self):
+    def prune(self) -> PruneStats | None:
         """Delete state below the horizon, one pass; writer thread only. Returns PruneStats or None.
 
         The horizon trails the oldest readable height by prune_interval blocks, so a read that
@@ -653,7 +664,7 @@ class App:
         self._pruned_below = horizon
         return stats
 
-    def deliver_gen_tx(self, ctx, raw):
+    def deliver_gen_tx(self, ctx: BlockContext, raw: bytes) -> TxResult:
         """Deliver a gen tx (genutil's DeliverGenTxs) in the genesis context; its TxResult."""
         result, _ = self._deliver(ctx, raw, 0)
         return result
@@ -751,13 +762,14 @@ class App:
         """Sealer.seal over the head's commit info: the block's state roots and app hash."""
         return self.sealer.seal(ctx, puts, self._head_info, amend)
 
-    def commit_sigs(self, header):
+    def commit_sigs(self, header: Header) -> list[CommitSig]:
         """The signatures of the parent's commit that `header`'s block carries (its last_commit)."""
         if header.height <= self.genesis.initial_height:
             return []
         return self.precommit_sigs(header.height - 1, header.last_block_id, header.time_ns)
 
-    def precommit_sigs(self, height, block_id, time_ns, validators=None):
+    def precommit_sigs(self, height: int, block_id: BlockId, time_ns: int,
+                       validators: Sequence[valset.SetValidator] | None = None) -> list[CommitSig]:
         """The commit of block `height` as CommitSigs, one per validator of its set, in the set's order:
         our validator's precommit at vote time `time_ns`, and absent for those whose key we lack."""
         sigs = []
