@@ -3,13 +3,17 @@ them verify adjacent and skipping; a 100-validator chain whose set changes verif
 level of the trusted set signs, and not after; and each broken header, commit or set fails with CometBFT's error.
 """
 
+import hashlib
 import json
 import urllib.request
 
+import coincurve
 import pytest
 import pytest_twisted
 
 from chaind.consensus import light
+from chaind.pb.tendermint.crypto import keys_pb2
+from chaind.pb.tendermint.types import validator_pb2
 from helpers import in_thread
 from light_headers import (
     SECOND,
@@ -180,3 +184,19 @@ def test_validator_sets_are_checked_before_they_count():
     with pytest.raises(light.LightError, match="trustLevel must be within"):
         light.validate_trust_level((1, 4))
     light.validate_trust_level((1, 3))
+
+
+def test_a_secp256k1_validator_signs_in_low_s_only():
+    private = coincurve.PrivateKey(hashlib.sha256(b"secp validator").digest())
+    pubkey = private.public_key.format(compressed=True)
+    address = hashlib.new("ripemd160", hashlib.sha256(pubkey).digest()).digest()
+    member = validator_pb2.Validator(address=address, pub_key=keys_pb2.PublicKey(secp256k1=pubkey), voting_power=10)
+    vals = light.ValidatorSet.from_proto(validator_pb2.ValidatorSet(validators=[member], proposer=member))
+    message = b"a vote's sign bytes"
+    compact = coincurve.ecdsa.serialize_compact(coincurve.ecdsa.der_to_cdata(
+        private.sign(message, hasher=lambda m: hashlib.sha256(m).digest())))
+    assert vals.validators[0].verify(message, compact)
+    n = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+    high_s = compact[:32] + (n - int.from_bytes(compact[32:], "big")).to_bytes(32, "big")
+    assert not vals.validators[0].verify(message, high_s)
+    assert not vals.validators[0].verify(message + b"!", compact)
