@@ -147,7 +147,8 @@ class _NextBlock:
 
 
 class App:
-    """modules: the Modules the chain runs (chain/registry.py's by default), in the SDK's init-genesis and
+    """options: the App's settings (chain/options.py), given once; a setting changes by building the App again.
+    modules: the Modules the chain runs (chain/registry.py's by default), in the SDK's init-genesis and
     end-block order; their messages, genesis, block hooks and module accounts are the app's."""
 
     def __init__(self, db: Database, genesis: Genesis, options: AppOptions = AppOptions(),
