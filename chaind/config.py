@@ -191,6 +191,14 @@ class DebugSettings:
     check_invariants_every: int = attrs.field(default=0, validator=_at_least("debug", 0))
 
 
+@attrs.frozen
+class DevSettings:
+    # blocks one anvil_mine / hardhat_mine / evm_mine call may make at most
+    max_mine_blocks: int = attrs.field(default=100_000, validator=_at_least("dev", 1))
+    # bytes an anvil_loadState dump may decompress to at most
+    max_state_bytes: int = attrs.field(default=256 << 20, validator=_at_least("dev", 1024))
+
+
 ABCI_MODES = ("builtin", "socket")
 
 
@@ -227,6 +235,7 @@ class Settings:
     instrumentation: InstrumentationSettings = InstrumentationSettings()
     explorer: ExplorerSettings = ExplorerSettings()
     abci: AbciSettings = AbciSettings()
+    dev: DevSettings = DevSettings()
     debug: DebugSettings = DebugSettings()
 
     def evolve(self, **sections):

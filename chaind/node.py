@@ -299,7 +299,8 @@ class Node(service.MultiService):
         app.allow_impersonated = dev_on
         wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool,
                            impersonation if dev_on else None)
-        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool)
+        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool,
+                     self.settings.dev)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
                   "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
                   "txpool": TxPoolApi(app, self.mempool).methods(),
