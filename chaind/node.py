@@ -262,7 +262,7 @@ class Node(service.MultiService):
         self.abci.on_halt = self._halted
         self.consensus = self.abci
         self._listen("abci", settings.address,
-                     AbciFactory(self.abci, settings.max_message_bytes, settings.max_pending_requests))
+                     AbciFactory(self.abci, settings, self.reactor))
 
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
