@@ -148,7 +148,7 @@ class DevApi:
         if interval is not None:
             # The last block of the run is `count` intervals on.
             self._check_time(time.time_ns() + self.producer.clock.offset_ns + count * interval * 10**9, 1,
-                             "the last block's timestamp")
+                             "the last block's timestamp would be")
         return self._mine(count, interval, None).addCallback(lambda _: None)
 
     def _check_count(self, count, index):
@@ -192,7 +192,8 @@ class DevApi:
         p.at_most(params, 1)
         seconds = _number(p.arg(params, 0), 0)
         clock = self.producer.clock
-        self._check_time(time.time_ns() + clock.offset_ns + seconds * 10**9, 0, "the next block's timestamp")
+        self._check_time(time.time_ns() + clock.offset_ns + seconds * 10**9, 0,
+                         "the next block's timestamp would be")
         clock.offset_ns += seconds * 10**9
         return clock.offset_ns // 10**9
 
@@ -209,7 +210,7 @@ class DevApi:
         head_seconds = self.app.head[0].time_ns // 10**9
         if timestamp <= head_seconds:
             raise errors.failed(f"timestamp {timestamp} is not after the latest block's ({head_seconds})")
-        self._check_time(timestamp * 10**9, 0, f"timestamp {timestamp}")
+        self._check_time(timestamp * 10**9, 0, "timestamp")
 
     def _check_time(self, time_ns, index, what):
         """-32602 for a block time past chain/block_time.py's bound, saying the bound and why it is there."""
@@ -217,13 +218,13 @@ class DevApi:
         if time_ns > bound.latest_ns:
             latest = bound.latest_ns // 10**9
             raise errors.invalid_argument(
-                f"invalid argument {index}: {what} ({time_ns // 10**9}) is after the latest block timestamp this "
-                f"chain can run at, {latest} ({gocompat.format_time_seconds(latest * 10**9)}): {bound.explain()}")
+                f"invalid argument {index}: {what} {time_ns // 10**9}, after the latest block timestamp this chain "
+                f"can run at, {latest} ({gocompat.format_time_seconds(latest * 10**9)}): {bound.explain()}")
 
     def set_block_timestamp_interval(self, params):
         p.at_most(params, 1)
         seconds = _number(p.arg(params, 0), 0)
-        self._check_time(self.app.head[0].time_ns + seconds * 10**9, 0, "the next block's timestamp")
+        self._check_time(self.app.head[0].time_ns + seconds * 10**9, 0, "the next block's timestamp would be")
         self.producer.clock.interval_ns = seconds * 10**9
 
     def remove_block_timestamp_interval(self, params):

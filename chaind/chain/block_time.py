@@ -25,7 +25,7 @@ class BlockTimeBound:
         if self.module is None:
             return f"the chain's time keys end at {end}"
         return (f"the chain's time keys end at {end}, less the longest period a module adds to a block's time "
-                f"({self.module}'s {self.reach_ns // 10**9} s)")
+                f"({self.module}'s {gocompat.go_duration(self.reach_ns / 10**9)})")
 
 
 def bound(modules, view):
