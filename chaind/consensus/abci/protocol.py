@@ -137,7 +137,8 @@ class AbciProtocol(protocol.Protocol, TimeoutMixin):
             self.limits.connections -= 1
 
     def _release(self):
-        """The unfinished message is dropped: its bytes no longer count, and no timeout is due."""
+        """The unfinished message is dropped: its bytes are freed and no longer count, and no timeout is due."""
+        self._reader.drop()
         if self.limits is not None:
             self.limits.held_bytes -= self._held
             self._held = 0
