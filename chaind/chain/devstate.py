@@ -217,22 +217,31 @@ def parse_state(blob, max_bytes, progress=None):
         raise ValueError(f"not a state dump: {e}") from None
 
 
-_GUNZIP_PIECE = 1 << 20     # bytes inflated at a time: a bomb is stopped within this of the limit
+_GUNZIP_PIECE = 1 << 20     # bytes inflated at a time
 
 
 def _gunzip(blob, max_bytes):
-    """The gzip members of `blob` decompressed, a piece at a time so that no more than `max_bytes` (and a
-    piece) is ever held; ValueError beyond it."""
+    """The gzip members of `blob` decompressed; ValueError when that passes `max_bytes`. A first pass inflates a
+    piece at a time and keeps nothing, so a bomb is refused having held a piece, not the limit."""
+    size = _inflate(blob, max_bytes, None)
     out = bytearray()
-    rest = blob
+    _inflate(blob, size, out)
+    return out
+
+
+def _inflate(blob, max_bytes, out):
+    """The size of blob's gzip members inflated (appended to `out` unless None); ValueError beyond max_bytes."""
+    size, rest = 0, blob
     while True:
         inflater = zlib.decompressobj(wbits=31)
         data = rest
         while not inflater.eof:
-            piece = inflater.decompress(data, min(_GUNZIP_PIECE, max_bytes + 1 - len(out)))
-            out += piece
-            if len(out) > max_bytes:
+            piece = inflater.decompress(data, min(_GUNZIP_PIECE, max_bytes + 1 - size))
+            size += len(piece)
+            if size > max_bytes:
                 raise ValueError(f"the dump decompresses to more than {max_bytes} bytes ([dev] max-state-bytes)")
+            if out is not None:
+                out += piece
             data = inflater.unconsumed_tail
             if not data and not piece:
                 raise ValueError("not a state dump: truncated gzip data")
@@ -240,7 +249,7 @@ def _gunzip(blob, max_bytes):
         if not rest.startswith(b"\x1f\x8b"):
             if rest.strip(b"\x00"):
                 raise ValueError("not a state dump: trailing data after the gzip stream")
-            return out
+            return size
 
 
 def load_state(app, dump, progress=None):
