@@ -72,7 +72,7 @@ class Producer(service.Service):
         if self.interval > 0:
             self._loop = task.LoopingCall(self._tick)
             self._loop.clock = self.reactor
-            self._loop.start(self.interval, now=False)
+            self._loop.start(self.interval, now=False).addErrback(self._failed)
 
     def set_automine(self, on):
         """A block for each tx as it arrives (on), or only on the interval or when mined (off)."""
@@ -160,6 +160,7 @@ class Producer(service.Service):
                                                        check, raw, time_ns, admitted)
         d.addCallbacks(self._direct_built, self._direct_failed, callbackArgs=(admitted, clock),
                        errbackArgs=(admitted, clock))
+        d.addErrback(self._failed)
         return admitted
 
     def _check_and_build(self, check, raw, time_ns, admitted):
@@ -285,6 +286,7 @@ class Producer(service.Service):
                                       self.clock.block_time(self.app.head[0].time_ns, self.latest_time_ns()),
                                       evidence)
         d.addCallbacks(self._committed, self._failed)
+        d.addErrback(self._failed)
         self._building = d
         self._building_hashes = frozenset(tx.evm_hash for tx in chosen if tx.kind == "evm")
         return d
@@ -464,12 +466,13 @@ class Producer(service.Service):
             self.on_halt(halt)
 
     def _failed(self, failure):
+        """The end of a block that was not made, or of the producer's own work around one: no error goes
+        unlogged into a Deferred nobody holds, and none leaves the producer waiting on a block that never comes."""
         self._building = None
         self._settle()
-        if failure.check(ChainHalt):
-            return None     # told by _halt
-        log.failure("block production failed", failure)
-        return failure
+        if not failure.check(ChainHalt):    # a ChainHalt was told by _halt
+            log.failure("block production failed; the chain stops", failure)
+            self._halt(ChainHalt(f"block production failed: {failure.getErrorMessage()}"))
 
 
 def _next_time(clock, interval_s, parent_ns, latest_ns):
