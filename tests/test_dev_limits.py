@@ -11,6 +11,8 @@ from chaind.chain import block_time, registry
 from chaind.chain.module import Module
 from chaind.events import types as ev
 from evm_client import DEV0, OTHER, rpc
+from test_cli import FEE, node_flag, ok
+from test_cli_modules import committed, js, run, send_tx
 
 # Found by the security pass (issue 35): the first raised OverflowError in the producer (year ~33,700), the
 # second dated a block in 2554, just before the time keys' end, and the chain halted for good blocks later.
@@ -60,19 +62,6 @@ def test_block_times_past_the_time_keys_are_refused_and_the_chain_goes_on(node):
     assert node.app.head[0].time_ns <= bound.latest_ns + 5 * 10**6
     assert node.producer.halted is None
     assert int((yield result(node, "eth_blockNumber")), 16) == node.app.height
-
-
-def test_expirations_past_the_time_keys_are_refused():
-    def refused(message):
-        return ValueError(message)
-
-    block_time.check_expiration(block_time.TIME_KEYS_END_NS, refused)
-    try:
-        block_time.check_expiration(block_time.TIME_KEYS_END_NS + 1, refused)
-    except ValueError as e:
-        assert "2554-07-21T23:34:33Z" in str(e)
-    else:
-        raise AssertionError("an expiration past the time keys' end was accepted")
 
 
 @pytest_twisted.inlineCallbacks
@@ -155,3 +144,21 @@ def test_a_state_dump_that_decompresses_past_the_limit_is_not_loaded(node_factor
     invalid((yield reply(node, "anvil_loadState", "0x" + bomb.hex())), "max-state-bytes")
     assert (yield result(node, "eth_getBalance", DEV0, "latest")) != "0x0"
     assert int((yield result(node, "eth_blockNumber")), 16) == node.app.height
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_grant_expiring_past_the_time_keys_fails_its_tx_not_the_block(node, tmp_path):
+    """A feegrant or authz expiration is user-given and kept in an 8-byte time key: one in the year 3000 is a
+    failed tx, and the chain goes on (it raised OverflowError in the block, which was never made)."""
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    ok((yield run("keys", "import-hex", "dev0", node.dev_keys[0].private_key.hex(), *keys)))
+    grantee = js((yield run("keys", "add", "g", *keys, "-o", "json")))["address"]
+    for args in (("feegrant", "grant", "dev0", grantee, "--expiration", "3000-01-01T00:00:00Z"),
+                 ("authz", "grant", grantee, "send", "--spend-limit", "1achain", "--expiration", "32503680000",
+                  "--from", "dev0")):
+        sent = js((yield run("tx", *args, FEE, "--gas", "400000", "-y", "-o", "json", n, *keys)))
+        found = yield committed(n, sent["txhash"])
+        assert found["code"] != 0 and "after the latest time the chain can keep" in found["raw_log"], found
+    assert node.producer.halted is None
+    yield send_tx(n, keys, "bank", "send", "dev0", grantee, "1achain")
