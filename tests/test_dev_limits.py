@@ -38,12 +38,12 @@ def invalid(answer, *words):
 
 
 @pytest_twisted.inlineCallbacks
-def test_block_times_past_the_time_keys_are_refused_and_the_chain_goes_on(node):
+def test_block_times_past_the_time_keys_are_refused_and_the_chain_goes_on(node, tmp_path):
     bound = block_time.bound(node.app.modules, node.app.view())
     # staking's unbonding time (21 days) is the longest period a module adds to a block's time.
-    assert bound.module == "staking" and bound.latest_ns == 2**64 - 1 - 21 * 24 * 3600 * 10**9
+    assert bound.module == "staking" and bound.latest_ns == 2**64 - 1 - (21 + 365) * 24 * 3600 * 10**9
     latest = bound.latest_ns // 10**9
-    invalid((yield reply(node, "evm_increaseTime", HUGE_INCREASE)), "2554", "staking")
+    invalid((yield reply(node, "evm_increaseTime", HUGE_INCREASE)), "2554", "staking's 504h0m0s", "a year")
     invalid((yield reply(node, "evm_setNextBlockTimestamp", NEAR_KEYS_END)), f"{latest}", "2554")
     invalid((yield reply(node, "evm_mine", int(NEAR_KEYS_END, 16))), "timestamp 18446744073, after the latest")
     invalid((yield reply(node, "evm_mine", {"timestamp": NEAR_KEYS_END, "blocks": 2})))
@@ -54,12 +54,18 @@ def test_block_times_past_the_time_keys_are_refused_and_the_chain_goes_on(node):
     yield result(node, "anvil_mine", "0x3")
     assert node.app.height == height + 3
     assert node.app.head[0].time_ns < 2**63
-    # At the bound itself the chain keeps making blocks, 1 ms apart, and a staking unbonding (queued 21 days
-    # on) still encodes at the end blocker.
+    # At the bound itself the chain keeps making blocks, 1 ms apart, and an unbonding (queued 21 days on) still
+    # encodes.
     yield result(node, "evm_setNextBlockTimestamp", hex(latest))
     yield result(node, "anvil_mine", "0x5")
     assert node.app.height == height + 8
     assert node.app.head[0].time_ns <= bound.latest_ns + 5 * 10**6
+    n, keys = node_flag(node), ("--home", tmp_path, "--keyring-backend", "test")
+    ok((yield run("keys", "import-hex", "dev1", node.dev_keys[1].private_key.hex(), *keys)))
+    validator = js((yield run("q", "staking", "validators", n, "-o", "json")))["validators"][0]["operator_address"]
+    yield send_tx(n, keys, "staking", "delegate", validator, "2000achain", "--from", "dev1")
+    unbond = yield send_tx(n, keys, "staking", "unbond", validator, "1000achain", "--from", "dev1")
+    assert int(unbond["height"]) > height + 8
     assert node.producer.halted is None
     assert int((yield result(node, "eth_blockNumber")), 16) == node.app.height
 
