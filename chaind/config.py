@@ -191,6 +191,14 @@ class DebugSettings:
     check_invariants_every: int = attrs.field(default=0, validator=_at_least("debug", 0))
 
 
+@attrs.frozen
+class DevSettings:
+    # blocks one anvil_mine / hardhat_mine / evm_mine call may make at most
+    max_mine_blocks: int = attrs.field(default=100_000, validator=_at_least("dev", 1))
+    # bytes an anvil_loadState dump may decompress to at most
+    max_state_bytes: int = attrs.field(default=256 << 20, validator=_at_least("dev", 1024))
+
+
 ABCI_MODES = ("builtin", "socket")
 
 
@@ -203,6 +211,12 @@ class AbciSettings:
     max_message_bytes: int = attrs.field(default=64 * 1024 * 1024, validator=_at_least("abci", 1024))
     # requests read ahead of their answers on one connection before reading pauses
     max_pending_requests: int = attrs.field(default=10000, validator=_at_least("abci", 2))
+    # connections open at once (CometBFT opens four); more are closed as they come
+    max_connections: int = attrs.field(default=8, validator=_at_least("abci", 4))
+    # seconds a connection may stay silent in the middle of a message (between messages: no limit)
+    idle_timeout: float = attrs.field(default=10.0, validator=_at_least("abci", 0.1))
+    # bytes of unfinished messages held across all connections; the connection that passes it is closed
+    max_unfinished_bytes: int = attrs.field(default=128 << 20, validator=_at_least("abci", 1024))
     # blocks CometBFT keeps (Commit's retain_height); 0 = all (the SDK's min-retain-blocks)
     min_retain_blocks: int = attrs.field(default=0, validator=_at_least("abci", 0))
     # CometBFT's RPC, where txs sent to the EVM JSON-RPC and gRPC faces are broadcast (socket mode)
@@ -211,6 +225,9 @@ class AbciSettings:
     def __attrs_post_init__(self):
         if self.mode not in ABCI_MODES:
             raise ConfigError(f"[abci] mode must be one of {', '.join(ABCI_MODES)}, got {self.mode!r}")
+        if self.max_unfinished_bytes < self.max_message_bytes:
+            raise ConfigError(f"[abci] max-unfinished-bytes ({self.max_unfinished_bytes}) must be at least "
+                              f"max-message-bytes ({self.max_message_bytes}), or a whole message could not be held")
 
 
 @attrs.frozen
@@ -227,6 +244,7 @@ class Settings:
     instrumentation: InstrumentationSettings = InstrumentationSettings()
     explorer: ExplorerSettings = ExplorerSettings()
     abci: AbciSettings = AbciSettings()
+    dev: DevSettings = DevSettings()
     debug: DebugSettings = DebugSettings()
 
     def evolve(self, **sections):

@@ -267,7 +267,7 @@ class Node(service.MultiService):
         self.abci.on_halt = self._halted
         self.consensus = self.abci
         self._listen("abci", settings.address,
-                     AbciFactory(self.abci, settings.max_message_bytes, settings.max_pending_requests))
+                     AbciFactory(self.abci, settings, self.reactor))
 
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
@@ -305,7 +305,8 @@ class Node(service.MultiService):
         dev_on = self.serves_dev
         wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool,
                            impersonation if dev_on else None)
-        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool)
+        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool,
+                     self.settings.dev)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
                   "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
                   "txpool": TxPoolApi(app, self.mempool).methods(),
