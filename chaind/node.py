@@ -187,8 +187,11 @@ class Node(service.MultiService):
             site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
             cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
                           else None, origin)
-            if cors is not None:
-                site.resource = CorsResource(site.resource, cors)
+            # A POST (JSON-RPC, or a form to a route) from a page on a site not listed is refused, and so is
+            # a /websocket handshake from one: CometBFT serves both to any page.
+            site.resource = CorsResource(site.resource, cors, refusal=b"origin not allowed: list it in "
+                                                                      b"[cometbft-rpc] cors-allowed-origins\n")
+            self.comet_ws_factory.origins = cors
             self._listen("cometbft", comet.address, site)
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
