@@ -13,6 +13,7 @@ import attrs
 import orjson
 from twisted.internet import defer, protocol
 from twisted.logger import Logger
+from twisted.protocols import policies
 
 from chaind.api.streaming import StreamAborted, StreamTooLarge
 from chaind.rpc.errors import INTERNAL_ERROR, INVALID_REQUEST, RPCError
@@ -52,8 +53,11 @@ _CRASHED = orjson.dumps({"jsonrpc": "2.0", "id": None,
 class HttpLimits:
     max_body_bytes: int
     max_header_bytes: int
-    idle_timeout: float
+    idle_timeout: float                  # seconds a keep-alive connection may wait for its next request
     stream_buffer_bytes: int = 1 << 20   # a streamed result this small is sent whole (errors stay JSON)
+    # Seconds a request may take to arrive whole (request line, headers, body) from its first byte, or from the
+    # connection's opening for the first (Go's ReadTimeout and ReadHeaderTimeout, as geth sets both).
+    read_timeout: float = 30.0
 
 
 @attrs.frozen
@@ -128,28 +132,57 @@ class JsonRpcHttp(protocol.Protocol):
         self._waiting = False    # a response is being computed
         self._paused = set()     # why reading is paused: "waiting", "writes"
         self._done = False       # closing or closed: no more requests are read
-        self._timeout = None
+        self._timer = None       # the read deadline or the idle timeout, whichever applies
+        self._reading = False    # a request is due: its deadline runs (else the connection is idle)
         self._stream = None      # the streamed response being written, if any
 
     # -- connection ------------------------------------------------------------------------------
 
     def connectionMade(self):
+        # Under a connection cap (node.py) the transport is a wrapper: answers go straight to the socket's own.
+        self._socket_transport = self.transport
+        while isinstance(self._socket_transport, policies.ProtocolWrapper):
+            self._socket_transport = self._socket_transport.transport
         self.transport.setTcpNoDelay(True)
         self.transport.registerProducer(self, True)
-        self._timeout = self.factory.reactor.callLater(self.limits.idle_timeout, self._idle)
+        self._reading = True
+        self._arm(self.limits.read_timeout)
 
     def connectionLost(self, reason):
         self._done = True
-        if self._timeout is not None and self._timeout.active():
-            self._timeout.cancel()
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
         if self._stream is not None:
             self._stream.abort()
 
-    def _idle(self):
-        if self._waiting:
-            self._timeout = self.factory.reactor.callLater(self.limits.idle_timeout, self._idle)
+    def _arm(self, seconds):
+        if self._timer is not None and self._timer.active():
+            self._timer.reset(seconds)
+        else:
+            self._timer = self.factory.reactor.callLater(seconds, self._expired)
+
+    def _expired(self):
+        if self._waiting:           # an answer is being made or streamed: not the client's doing
+            self._arm(self.limits.idle_timeout)
+        elif self._reading:
+            # A request that trickles in (a byte now and then) would hold the connection forever: it goes, and
+            # with it anything it left unread.
+            self._done = True
+            self.transport.unregisterProducer()
+            self.transport.abortConnection()
         else:
             self._close()
+
+    def _next_request(self, completed):
+        """After answering: idle until the next request's first byte, or (its start already here) its deadline."""
+        if self._done or self._waiting:
+            return
+        if not self._have:
+            self._reading = False
+            self._arm(self.limits.idle_timeout)
+        elif completed or not self._reading:
+            self._reading = True
+            self._arm(self.limits.read_timeout)
 
     def _close(self):
         self._done = True
@@ -193,7 +226,9 @@ class JsonRpcHttp(protocol.Protocol):
     def dataReceived(self, data):
         if self._done:
             return
-        self._timeout.reset(self.limits.idle_timeout)
+        if not self._reading and not self._waiting:
+            self._reading = True
+            self._arm(self.limits.read_timeout)
         self._parts.append(data)
         self._have += len(data)
         if not self._waiting:
@@ -240,8 +275,9 @@ class JsonRpcHttp(protocol.Protocol):
         rest = buf[pos:]
         self._parts = [rest] if rest else []
         self._have = len(rest)
+        self._next_request(pos > 0)
         if out:
-            _write_now(self.transport, out[0] if len(out) == 1 else b"".join(out))
+            _write_now(self._socket_transport, out[0] if len(out) == 1 else b"".join(out))
             out.clear()
         if refused:
             # Close our side only and drop what the client still sends (until it closes, or the idle
@@ -254,13 +290,15 @@ class JsonRpcHttp(protocol.Protocol):
         self._waiting = False
         if self._done:
             return
-        _write_now(self.transport, self._payload(outcome, request))
+        _write_now(self._socket_transport, self._payload(outcome, request))
         if not request.keep_alive:
             self._close()
             return
         self._pause("waiting", False)
         if self._have and self._have >= self._need:
             self._process()
+        else:
+            self._next_request(True)
 
     def _payload(self, outcome, request):
         """The HTTP response for the dispatcher's outcome (bytes, None or a Failure)."""
