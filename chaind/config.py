@@ -91,6 +91,8 @@ class JsonRpcSettings:
     logs_cap: int = 10000               # eth_getLogs results at most
     block_range_cap: int = 10000        # eth_getLogs blocks spanned at most
     filter_cap: int = 200               # installed filters at most
+    # installed filters of one client at most: a WebSocket connection, or a browser origin over HTTP
+    filter_cap_per_client: int = attrs.field(default=50, validator=_at_least("json-rpc", 1))
     filter_timeout: float = 300.0       # seconds an unpolled filter lives
     filter_queue: int = 10000           # events an unpolled filter holds before it is removed
     feehistory_cap: int = 100           # eth_feeHistory blocks at most

@@ -15,6 +15,7 @@ from twisted.internet import defer, protocol
 from twisted.logger import Logger
 from twisted.protocols import policies
 
+from chaind.api.caller import CALLER
 from chaind.api.streaming import StreamAborted, StreamTooLarge
 from chaind.rpc.errors import INTERNAL_ERROR, INVALID_REQUEST, RPCError
 from chaind.rpc.jsonrpc import StreamedResponse
@@ -322,7 +323,15 @@ class JsonRpcHttp(protocol.Protocol):
             if request.content_type not in _JSON_TYPES:
                 return _response(415, _BAD_TYPE, request.connection, date, b"text/plain", request.headers)
             try:
-                payload = self.dispatcher.respond(request.body, stream=True)
+                if request.origin is None:
+                    payload = self.dispatcher.respond(request.body, stream=True)
+                else:
+                    # Per-client limits (api/caller.py) tell browser pages apart by their origin.
+                    token = CALLER.set(("origin", request.origin.lower()))
+                    try:
+                        payload = self.dispatcher.respond(request.body, stream=True)
+                    finally:
+                        CALLER.reset(token)
             except Exception:
                 log.failure("JSON-RPC dispatch crashed")
                 return _response(500, _CRASHED, request.connection, date, extra=request.headers)
