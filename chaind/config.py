@@ -82,7 +82,7 @@ class JsonRpcSettings:
     idle_timeout: float = attrs.field(default=120.0, validator=_at_least("json-rpc", 0.1))
     # seconds a request may take to arrive whole from its first byte (geth's ReadTimeout and ReadHeaderTimeout)
     read_timeout: float = attrs.field(default=30.0, validator=_at_least("json-rpc", 0.1))
-    # HTTP connections served at once on 8545 (0: no limit); more wait to be accepted
+    # HTTP connections served at once on 8545 (0: no limit); at the cap an idle or slow one gives way to a newcomer
     max_open_connections: int = attrs.field(default=1000, validator=_at_least("json-rpc", 0))
     max_batch_size: int = 1000          # requests in one batch
     stream_buffer_bytes: int = 1 << 20  # a streamed result (a trace) this small is sent whole
@@ -193,7 +193,7 @@ class InstrumentationSettings:
     prometheus: bool = False            # serve /metrics (a dev home turns it on)
     prometheus_listen_addr: str = _listen("127.0.0.1:26660")
     namespace: str = "cometbft"         # prefix of CometBFT's metric names
-    max_open_connections: int = 3       # served at once on the metrics port; more wait their turn (0: no limit)
+    max_open_connections: int = 3       # served at once on the metrics port, as on 8545 (0: no limit)
     read_timeout: float = attrs.field(default=10.0, validator=_at_least("instrumentation", 0.1))
     idle_timeout: float = attrs.field(default=10.0, validator=_at_least("instrumentation", 0.1))
 

@@ -48,10 +48,10 @@ from chaind.grpc.server import GrpcBindError, GrpcServer
 from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
-from chaind.metrics.connections import ConnectionLimit
 from chaind.metrics.node import NodeMetrics
 from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
+from chaind.rpc.connection_limit import ConnectionLimit
 from chaind.rpc.cors_resource import CorsResource
 from chaind.rpc.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, RPCError, as_rpc_error
 from chaind.rpc.evm_ws import EvmWebSocketFactory
@@ -322,10 +322,10 @@ class Node(service.MultiService):
         return methods
 
     def _listen(self, name, address, factory, max_connections=0):
-        """Serve `factory` at host:port; with `max_connections`, at most that many connections at once (more wait
-        in the kernel's backlog, as behind CometBFT's LimitListener: the node's file descriptors stay bounded)."""
+        """Serve `factory` at host:port; with `max_connections`, at most that many connections at once
+        (rpc/connection_limit.py): the node's file descriptors stay bounded."""
         if max_connections:
-            factory = ConnectionLimit(factory, max_connections)
+            factory = ConnectionLimit(factory, max_connections, self.reactor)
         host, _, port = address.rpartition(":")
         endpoint = endpoints.TCP4ServerEndpoint(self.reactor, int(port), interface=host or "127.0.0.1")
         self._faces_by_address[(host or "127.0.0.1", int(port))] = name

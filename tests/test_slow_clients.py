@@ -1,6 +1,6 @@
 """Slow clients cannot hold the HTTP faces: a request must arrive whole within [face] read-timeout, a keep-alive
 connection waits idle-timeout for its next request, and max-open-connections bounds the connections (and file
-descriptors) a face holds, the rest waiting in the kernel's backlog. The node keeps answering meanwhile.
+descriptors) a face holds, a connection holding no request giving way to a newcomer. The node keeps answering.
 """
 
 import json
@@ -118,13 +118,13 @@ def test_three_slow_clients_no_longer_lock_out_metrics(node_factory):
         return time.monotonic() - start
 
     seconds = yield in_thread(scrape)
-    assert seconds < 3.0
+    assert seconds < 1.0        # a slow one gave way
     for d in slow:
         assert (yield d) is not None
 
 
 @pytest_twisted.inlineCallbacks
-def test_a_connection_flood_holds_no_more_descriptors_than_the_cap(node_factory):
+def test_a_connection_flood_holds_no_more_descriptors_than_the_cap_nor_locks_out_a_new_client(node_factory):
     node = slow_node(node_factory, "json-rpc", max_open_connections=10)
     before = len(os.listdir("/proc/self/fd"))
 
@@ -137,13 +137,14 @@ def test_a_connection_flood_holds_no_more_descriptors_than_the_cap(node_factory)
                 sock.connect_ex(("127.0.0.1", node.port_of("json-rpc")))
                 socks.append(sock)
             time.sleep(0.5)
-            return len(os.listdir("/proc/self/fd")) - 300
+            held = len(os.listdir("/proc/self/fd")) - 300
+            # A new client is served at once: a connection of the flood, holding no request, gives way to it.
+            return held, block_number(node)[0]
         finally:
             for s in socks:
                 s.close()
 
-    held = yield in_thread(flood)
-    # The node's share: the served ones, and those one accept burst let in before the port paused.
-    assert held - before <= 10 + 100, held - before
-    seconds, _ = yield in_thread(block_number, node)
-    assert seconds < 2.0
+    held, seconds = yield in_thread(flood)
+    # The node's share: the served ones, and those closing as they gave way.
+    assert held - before <= 10 + 20, held - before
+    assert seconds < 1.0

@@ -156,6 +156,10 @@ class JsonRpcHttp(protocol.Protocol):
         if self._stream is not None:
             self._stream.abort()
 
+    def holds_no_request(self):
+        """Idle, or still receiving a request: what may give way to a newcomer at the connection cap."""
+        return not self._waiting and not self._paused and self._stream is None
+
     def _arm(self, seconds):
         if self._timer is not None and self._timer.active():
             self._timer.reset(seconds)

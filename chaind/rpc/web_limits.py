@@ -38,6 +38,10 @@ class GuardedChannel(http.HTTPChannel):
         self._stop_deadline()
         super().connectionLost(reason)
 
+    def holds_no_request(self):
+        """Idle, or still receiving a request: what may give way to a newcomer at the connection cap."""
+        return not self._handlingRequest
+
     def _start_deadline(self):
         if self.site.read_timeout:
             self._deadline = self.callLater(self.site.read_timeout, self._too_slow)
