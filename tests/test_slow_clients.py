@@ -148,3 +148,23 @@ def test_a_connection_flood_holds_no_more_descriptors_than_the_cap_nor_locks_out
     # The node's share: the served ones, and those closing as they gave way.
     assert held - before <= 10 + 20, held - before
     assert seconds < 1.0
+
+
+@pytest_twisted.inlineCallbacks
+def test_at_the_cap_connections_being_answered_are_never_cut_and_newcomers_wait(node_factory):
+    node = slow_node(node_factory, "json-rpc", max_open_connections=2, evm_timeout=1.0)
+    loop = {"data": "0x5b600056"}       # JUMPDEST PUSH1 0 JUMP: runs until evm-timeout
+
+    def busy():
+        request = urllib.request.Request(f"http://127.0.0.1:{node.port_of('json-rpc')}",
+                                         data=call("eth_call", loop, "latest"),
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    calls = [in_thread(busy) for _ in range(2)]
+    yield in_thread(time.sleep, 0.3)
+    seconds, _ = yield in_thread(block_number, node)
+    assert 0.3 < seconds < 5.0          # served once a busy one was done
+    for d in calls:
+        assert "error" in (yield d)     # each call's own answer (its timeout), not a cut connection
