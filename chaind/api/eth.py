@@ -3,12 +3,15 @@
 from twisted.internet import threads
 
 from chaind import errors
-from chaind.api import calls, logs, proofs
+from chaind.api import calls, proofs
 from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.api.simulate import Simulator
 from chaind.chain import errors as chain_errors
 from chaind.chain.app import PrunedError
+from chaind.chain.modules.evm.results import evm_results
+
+ETH_PROTOCOL_VERSION = 65
 
 
 class EthApi:
@@ -31,6 +34,8 @@ class EthApi:
             "eth_coinbase": lambda params: enc.addr(self.coinbase),
             "eth_mining": lambda params: False,
             "eth_hashrate": lambda params: "0x0",
+            # cosmos/evm answers the eth/65 wire protocol's number (types.ProtocolVersion).
+            "eth_protocolVersion": lambda params: enc.q(ETH_PROTOCOL_VERSION),
             "eth_getBalance": self.get_balance,
             "eth_getTransactionCount": self.get_transaction_count,
             "eth_getCode": self.get_code,
@@ -134,7 +139,7 @@ class EthApi:
         found = None if height is None else self.app.block_at(height)
         if found is None:
             return None
-        return enc.q(sum(1 for _ in logs.evm_results(self.app, height, found[1])))
+        return enc.q(sum(1 for _ in evm_results(self.app, height, found[1])))
 
     def count_by_number(self, params):
         return self._evm_count(self._height_by_number(params))
@@ -152,7 +157,7 @@ class EthApi:
         if found is None:
             return None
         header, meta = found
-        for position, (index, result) in enumerate(logs.evm_results(self.app, height, meta)):
+        for position, (index, result) in enumerate(evm_results(self.app, height, meta)):
             if position == wanted:
                 tx = self.app.decode_tx(self.app.tx_at(height, index))
                 return enc.transaction(tx, header, meta, result)
@@ -205,7 +210,7 @@ class EthApi:
             return None
         header, meta = found
         return [enc.receipt(self.app.decode_tx(self.app.tx_at(height, index)), header, meta, result)
-                for index, result in logs.evm_results(self.app, height, meta)]
+                for index, result in evm_results(self.app, height, meta)]
 
     # -- sending ---------------------------------------------------------------------------------
 
