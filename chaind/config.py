@@ -78,7 +78,12 @@ class JsonRpcSettings:
     api: str = "eth,net,web3"           # enabled namespaces (txpool, debug and dev are opt-in)
     max_body_bytes: int = 5 * 1024 * 1024
     max_header_bytes: int = 16384       # request line and headers of one HTTP request
-    idle_timeout: float = 120.0         # seconds an HTTP connection may stay idle
+    # seconds a keep-alive connection may wait for its next request (geth's IdleTimeout)
+    idle_timeout: float = attrs.field(default=120.0, validator=_at_least("json-rpc", 0.1))
+    # seconds a request may take to arrive whole from its first byte (geth's ReadTimeout and ReadHeaderTimeout)
+    read_timeout: float = attrs.field(default=30.0, validator=_at_least("json-rpc", 0.1))
+    # HTTP connections served at once on 8545 (0: no limit); at the cap an idle or slow one gives way to a newcomer
+    max_open_connections: int = attrs.field(default=1000, validator=_at_least("json-rpc", 0))
     max_batch_size: int = 1000          # requests in one batch
     stream_buffer_bytes: int = 1 << 20  # a streamed result (a trace) this small is sent whole
     gas_cap: int = 25_000_000           # eth_call / eth_estimateGas gas limit; 0 = none
@@ -86,6 +91,8 @@ class JsonRpcSettings:
     logs_cap: int = 10000               # eth_getLogs results at most
     block_range_cap: int = 10000        # eth_getLogs blocks spanned at most
     filter_cap: int = 200               # installed filters at most
+    # installed filters of one client at most: a WebSocket connection, or a browser origin over HTTP
+    filter_cap_per_client: int = attrs.field(default=50, validator=_at_least("json-rpc", 1))
     filter_timeout: float = 300.0       # seconds an unpolled filter lives
     filter_queue: int = 10000           # events an unpolled filter holds before it is removed
     feehistory_cap: int = 100           # eth_feeHistory blocks at most
@@ -122,6 +129,11 @@ class CometRpcSettings:
     timeout_broadcast_tx_commit: float = 10.0  # seconds broadcast_tx_commit waits for the block
     ws_ping_interval: float = 27.0      # seconds between keep-alive pings
     ws_ping_timeout: float = 3.0        # seconds a ping waits for its pong before the connection is dropped
+    # seconds a request may take to arrive whole (CometBFT's read_timeout); a keep-alive connection's wait for the
+    # next (Go uses the read timeout); connections served at once, /websocket ones too (CometBFT's default)
+    read_timeout: float = attrs.field(default=10.0, validator=_at_least("cometbft-rpc", 0.1))
+    idle_timeout: float = attrs.field(default=10.0, validator=_at_least("cometbft-rpc", 0.1))
+    max_open_connections: int = attrs.field(default=900, validator=_at_least("cometbft-rpc", 0))
 
 
 @attrs.frozen
@@ -156,6 +168,10 @@ class RestSettings:
     # request line and headers of one HTTP request at most (a longer URL is 414, longer headers 431)
     max_header_bytes: int = attrs.field(default=1 << 20, validator=_at_least("rest", 1024))
     enabled_unsafe_cors: bool = False   # any browser origin may read answers (the SDK's [api] setting)
+    # as the SDK's [api] rpc-read-timeout and rpc-max-open-connections; idle keep-alive as Go (the read timeout)
+    read_timeout: float = attrs.field(default=10.0, validator=_at_least("rest", 0.1))
+    idle_timeout: float = attrs.field(default=10.0, validator=_at_least("rest", 0.1))
+    max_open_connections: int = attrs.field(default=1000, validator=_at_least("rest", 0))
 
 
 @attrs.frozen
@@ -167,6 +183,9 @@ class ExplorerSettings:
     websocket_url: str = ""
     cometbft_url: str = ""
     rest_url: str = ""
+    read_timeout: float = attrs.field(default=10.0, validator=_at_least("explorer", 0.1))
+    idle_timeout: float = attrs.field(default=60.0, validator=_at_least("explorer", 0.1))
+    max_open_connections: int = attrs.field(default=100, validator=_at_least("explorer", 0))
 
 
 @attrs.frozen
@@ -174,7 +193,9 @@ class InstrumentationSettings:
     prometheus: bool = False            # serve /metrics (a dev home turns it on)
     prometheus_listen_addr: str = _listen("127.0.0.1:26660")
     namespace: str = "cometbft"         # prefix of CometBFT's metric names
-    max_open_connections: int = 3       # served at once on the metrics port; more wait their turn (0: no limit)
+    max_open_connections: int = 3       # served at once on the metrics port, as on 8545 (0: no limit)
+    read_timeout: float = attrs.field(default=10.0, validator=_at_least("instrumentation", 0.1))
+    idle_timeout: float = attrs.field(default=10.0, validator=_at_least("instrumentation", 0.1))
 
     def __attrs_post_init__(self):
         if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", self.namespace):

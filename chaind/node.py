@@ -51,10 +51,10 @@ from chaind.grpc.server import GrpcBindError, GrpcServer
 from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
-from chaind.metrics.connections import ConnectionLimit
 from chaind.metrics.node import NodeMetrics
 from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
+from chaind.rpc.connection_limit import ConnectionLimit
 from chaind.rpc.cors_resource import CorsResource
 from chaind.rpc.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, RPCError, as_rpc_error
 from chaind.rpc.evm_ws import EvmWebSocketFactory
@@ -166,10 +166,12 @@ class Node(service.MultiService):
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
             dispatcher = Dispatcher(self._timed(self.evm_methods, "json-rpc"), rpc.max_batch_size)
-            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes)
+            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes,
+                                rpc.read_timeout)
             access = HttpAccess(tuple(split_list(rpc.vhosts)), _admit(
                 OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None, origin))
-            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
+            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access),
+                         rpc.max_open_connections)
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
             self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc)
@@ -192,9 +194,12 @@ class Node(service.MultiService):
             site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
             cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
                           else None, origin)
-            if cors is not None:
-                site.resource = CorsResource(site.resource, cors)
-            self._listen("cometbft", comet.address, site)
+            # A POST (JSON-RPC, or a form to a route) from a page on a site not listed is refused, and so is
+            # a /websocket handshake from one: CometBFT serves both to any page.
+            site.resource = CorsResource(site.resource, cors, refusal=b"origin not allowed: list it in "
+                                                                      b"[cometbft-rpc] cors-allowed-origins\n")
+            self.comet_ws_factory.origins = cors
+            self._listen("cometbft", comet.address, site, comet.max_open_connections)
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
             grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor,
@@ -210,22 +215,20 @@ class Node(service.MultiService):
             cors = _admit(OriginPolicy.parse("*") if settings.rest.enabled_unsafe_cors else None, origin)
             if cors is not None:
                 rest_resource = CorsResource(rest_resource, cors)
-            site = LimitedSite(rest_resource, settings.rest.max_header_bytes, rest_errors.too_large,
-                               "[rest] max-header-bytes")
-            site.displayTracebacks = False
-            site.noisy = False
-            site.log = lambda request: None     # no access log line per request, as the SDK's gateway
-            self._listen("rest", settings.rest.address, site)
+            rest = settings.rest
+            site = LimitedSite(rest_resource, rest.max_header_bytes, rest_errors.too_large, "[rest] max-header-bytes",
+                               read_timeout=rest.read_timeout, idle_timeout=rest.idle_timeout)
+            self._listen("rest", rest.address, site, rest.max_open_connections)
         if explorer.enable:
             g = self.genesis
             self._listen("explorer", explorer.address, explorer_site.make_site(self._explorer_urls, {
                 "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
-                "denom": g.base_denom, "decimals": 18}))
+                "denom": g.base_denom, "decimals": 18}, explorer.read_timeout, explorer.idle_timeout),
+                explorer.max_open_connections)
         if self.metrics is not None:
             instrumentation = settings.instrumentation
             self._listen("metrics", instrumentation.prometheus_listen_addr,
-                         ConnectionLimit(metric_sources.build(self, self.metrics),
-                                         instrumentation.max_open_connections))
+                         metric_sources.build(self, self.metrics), instrumentation.max_open_connections)
 
     def _explorer_urls(self, request):
         """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
@@ -325,7 +328,11 @@ class Node(service.MultiService):
             methods["eth_subscribe"] = methods["eth_unsubscribe"] = _notifications_unsupported
         return methods
 
-    def _listen(self, name, address, factory):
+    def _listen(self, name, address, factory, max_connections=0):
+        """Serve `factory` at host:port; with `max_connections`, at most that many connections at once
+        (rpc/connection_limit.py): the node's file descriptors stay bounded."""
+        if max_connections:
+            factory = ConnectionLimit(factory, max_connections, self.reactor)
         host, _, port = address.rpartition(":")
         endpoint = endpoints.TCP4ServerEndpoint(self.reactor, int(port), interface=host or "127.0.0.1")
         self._faces_by_address[(host or "127.0.0.1", int(port))] = name

@@ -252,9 +252,6 @@ def _too_large(status, message):
 
 
 def make_site(table, settings, websocket):
-    site = LimitedSite(CometRpcResource(table, settings, websocket), settings.max_header_bytes, _too_large,
-                       "[cometbft-rpc] max-header-bytes")
-    site.displayTracebacks = False
-    site.noisy = False
-    site.log = lambda request: None     # no access log line per request, as on 8545
-    return site
+    return LimitedSite(CometRpcResource(table, settings, websocket), settings.max_header_bytes, _too_large,
+                       "[cometbft-rpc] max-header-bytes", read_timeout=settings.read_timeout,
+                       idle_timeout=settings.idle_timeout)

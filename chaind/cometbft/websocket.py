@@ -8,6 +8,7 @@ overflows is canceled with CometBFT's "subscription was canceled (reason: ...)".
 import orjson
 from autobahn.twisted.resource import WebSocketResource
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
+from autobahn.websocket.types import ConnectionDeny
 from twisted.internet.interfaces import IPushProducer
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -21,6 +22,7 @@ from chaind.cometbft.routes import RouteError
 from chaind.cometbft.server import INVALID_REQUEST, PARSE_ERROR, Dispatcher, error_object
 from chaind.events import query as q
 from chaind.events import types as ev
+from chaind.rpc.origins import request_origin_allowed
 
 log = Logger()
 
@@ -123,6 +125,8 @@ class CometWebSocketFactory(WebSocketServerFactory):
         self.dispatcher = Dispatcher(table, settings)
         self.renderer = EventRenderer(app)
         self.subscribers = set()      # connections holding at least one subscription
+        # Browser origins allowed to connect ([cometbft-rpc] cors-allowed-origins, an OriginPolicy; None: none).
+        self.origins = None
         self.protocol = CometSocket
         self.setProtocolOptions(maxMessagePayloadSize=settings.max_body_bytes,
                                 maxFramePayloadSize=settings.max_body_bytes,
@@ -157,6 +161,10 @@ class CometSocket(WebSocketServerProtocol):
         self.paused = True
 
     def onConnect(self, request):
+        origin = request.headers.get("origin")
+        if not request_origin_allowed(self.factory.origins, origin):
+            # CometBFT upgrades any page's handshake; a page on another site could then use every route.
+            raise ConnectionDeny(403, f"origin {origin} not allowed; list it in [cometbft-rpc] cors-allowed-origins")
         self.subscriptions = {}       # normalized query -> bus subscription
         self.extra = {"subscribe": self.subscribe, "unsubscribe": self.unsubscribe,
                       "unsubscribe_all": self.unsubscribe_all}

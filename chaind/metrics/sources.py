@@ -44,4 +44,5 @@ def build(node, metrics):
     activity = chain.ChainActivity(node.bus, producer)
     nodes = collector.NodeCollector(metrics.settings.namespace, node.genesis.chain_id,
                                     (metrics.requests, metrics.grpc_requests), activity, sources)
-    return face.make_site(nodes, leveldb)
+    instrumentation = node.settings.instrumentation
+    return face.make_site(nodes, leveldb, instrumentation.read_timeout, instrumentation.idle_timeout)

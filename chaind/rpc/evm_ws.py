@@ -5,6 +5,7 @@ A client that cannot keep up is closed once its send queue is full; the chain ne
 """
 
 import collections
+import itertools
 import secrets
 import struct
 
@@ -18,6 +19,7 @@ from zope.interface import implementer
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
+from chaind.api.caller import CALLER
 from chaind.chain.modules.evm.results import evm_hash_of
 from chaind.events import types as ev
 from chaind.rpc.errors import RPCError, invalid_params, server_error
@@ -28,6 +30,7 @@ log = Logger()
 
 # Applications may only send 1000 or 3000-4999; 4013 mirrors RFC 6455's 1013 "try again later".
 CLOSE_TOO_SLOW = 4013
+_CLIENTS = itertools.count()     # a key per connection for per-client limits (api/caller.py)
 
 
 class EvmWebSocketFactory(WebSocketServerFactory):
@@ -111,6 +114,7 @@ class EvmSocket(WebSocketServerProtocol):
         if limit and len(self.factory.connections) >= limit:
             raise ConnectionDeny(503, f"too many connections: this node serves at most {limit}")
         self.factory.connections.add(self)
+        self.client = ("websocket", next(_CLIENTS))
         self.subscriptions = {}
         self.outbox = collections.deque()
         self.paused = False
@@ -121,7 +125,11 @@ class EvmSocket(WebSocketServerProtocol):
         self.transport.registerProducer(self, True)
 
     def onMessage(self, payload, is_binary):
-        d = self.dispatcher.handle(payload)
+        token = CALLER.set(self.client)      # per-client limits (api/caller.py) count this connection's own
+        try:
+            d = self.dispatcher.handle(payload)
+        finally:
+            CALLER.reset(token)
         d.addCallback(self._reply)
         d.addErrback(lambda failure: log.failure("websocket request failed", failure))
 
