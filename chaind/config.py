@@ -82,7 +82,10 @@ class JsonRpcSettings:
     max_batch_size: int = 1000          # requests in one batch
     stream_buffer_bytes: int = 1 << 20  # a streamed result (a trace) this small is sent whole
     gas_cap: int = 25_000_000           # eth_call / eth_estimateGas gas limit; 0 = none
-    evm_timeout: float = 5.0            # seconds an eth_call may run
+    evm_timeout: float = 5.0            # seconds an eth_call may run, from when it starts
+    # calls waiting for a call thread (eth_call, eth_getLogs, REST and CometBFT searches), in all and per request
+    max_queued_calls: int = attrs.field(default=1000, validator=_at_least("json-rpc", 1))
+    max_calls_per_request: int = attrs.field(default=100, validator=_at_least("json-rpc", 1))
     logs_cap: int = 10000               # eth_getLogs results at most
     block_range_cap: int = 10000        # eth_getLogs blocks spanned at most
     filter_cap: int = 200               # installed filters at most

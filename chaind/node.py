@@ -14,6 +14,7 @@ from twisted.python.threadpool import ThreadPool
 
 from chaind import config as config_mod
 from chaind.api import cosmos
+from chaind.api.call_pool import CallPool
 from chaind.api.cosmos.node import NodeService
 from chaind.api.cosmos.tendermint import TendermintService
 from chaind.api.cosmos.tx import TxService
@@ -144,8 +145,10 @@ class Node(service.MultiService):
             self.producer.on_halt = self._halted
             self.producer.setServiceParent(self)
             self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
-        self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
-        _Pool(self.call_pool).setServiceParent(self)
+        # The calls' threads, shared by every face in turns per request (api/call_pool.py).
+        self.call_pool = CallPool(ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls"), settings.json_rpc,
+                                  self.reactor)
+        self.call_pool.setServiceParent(self)
         concurrency = settings.tracing.concurrency
         self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
         _Pool(self.trace_pool).setServiceParent(self)
@@ -257,7 +260,7 @@ class Node(service.MultiService):
         def query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
-        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
+        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool.threads),
                                     self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
         self.abci.on_halt = self._halted
         self.consensus = self.abci
@@ -299,7 +302,7 @@ class Node(service.MultiService):
         app.allow_impersonated = dev_on
         wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool,
                            impersonation if dev_on else None)
-        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool)
+        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool.threads)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
                   "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
                   "txpool": TxPoolApi(app, self.mempool).methods(),
@@ -356,7 +359,7 @@ class Node(service.MultiService):
         if self.halted is not None:
             return
         self.halted = str(halt)
-        d = threads.deferToThreadPool(self.reactor, self.call_pool, self._write_upgrade_info, halt)
+        d = threads.deferToThreadPool(self.reactor, self.call_pool.threads, self._write_upgrade_info, halt)
         d.addErrback(lambda f: log.failure("could not write {path}", f, path=self._upgrade_info_path()))
         d.addCallback(lambda _: self._stop_for(halt))
 

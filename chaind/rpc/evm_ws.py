@@ -114,7 +114,7 @@ class EvmSocket(WebSocketServerProtocol):
         self.outbox = collections.deque()
         self.paused = False
         methods = {**self.factory.methods, "eth_subscribe": self.subscribe, "eth_unsubscribe": self.unsubscribe}
-        self.dispatcher = Dispatcher(methods, self.factory.settings.max_batch_size)
+        self.dispatcher = Dispatcher(methods, self.factory.settings.max_batch_size, request_key=self)
 
     def onOpen(self):
         self.transport.registerProducer(self, True)
