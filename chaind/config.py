@@ -104,6 +104,10 @@ class JsonRpcSettings:
     ws_max_subscriptions: int = 1000    # eth_subscribe subscriptions per connection at most
     ws_max_message_bytes: int = 5 * 1024 * 1024  # one incoming message at most
     ws_send_queue: int = 10000          # messages queued for a client that reads too slowly
+    ws_send_queue_bytes: int = attrs.field(default=16 << 20, validator=_at_least("json-rpc", 1024))  # their bytes
+    # bytes queued for all slow clients together; beyond, those holding the most are dropped
+    ws_send_queue_total_bytes: int = attrs.field(default=128 << 20, validator=_at_least("json-rpc", 1024))
+    ws_write_timeout: float = 10.0      # seconds a client may read nothing while messages wait; 0 = none (geth: 10)
     ws_origins: str = ""                # browser origins allowed to connect; empty = http://localhost and this host
 
 
@@ -125,6 +129,10 @@ class CometRpcSettings:
     timeout_broadcast_tx_commit: float = 10.0  # seconds broadcast_tx_commit waits for the block
     ws_ping_interval: float = 27.0      # seconds between keep-alive pings
     ws_ping_timeout: float = 3.0        # seconds a ping waits for its pong before the connection is dropped
+    # bytes of answers queued for a /websocket client that reads too slowly, and for all of them together
+    ws_send_queue_bytes: int = attrs.field(default=16 << 20, validator=_at_least("cometbft-rpc", 1024))
+    ws_send_queue_total_bytes: int = attrs.field(default=128 << 20, validator=_at_least("cometbft-rpc", 1024))
+    ws_write_timeout: float = 10.0      # seconds a client may read nothing while answers wait; 0 = none
 
 
 @attrs.frozen

@@ -170,7 +170,8 @@ class Node(service.MultiService):
             self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc)
+            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc,
+                                                  self.reactor)
             self.ws_factory.origins = _admit(self.ws_factory.origins, origin)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
@@ -186,7 +187,7 @@ class Node(service.MultiService):
                                             call_pool=self.call_pool)
             table = self.comet_routes.table()
             self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, self._timed_routes(table, "cometbft-ws"),
-                                                          comet)
+                                                          comet, self.reactor)
             site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
             cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
                           else None, origin)
