@@ -149,10 +149,9 @@ class Node(service.MultiService):
         self.call_pool = CallPool(ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls"), settings.json_rpc,
                                   self.reactor)
         self.call_pool.setServiceParent(self)
-        concurrency = settings.tracing.concurrency
-        self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
-        _Pool(self.trace_pool).setServiceParent(self)
-        self.traces = TracePool(self.trace_pool, settings.tracing, self.reactor)
+        # Trace threads of their own, which the node never waits for (a tracer may be stuck in native code).
+        self.traces = TracePool(settings.tracing, self.reactor)
+        self.traces.setServiceParent(self)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
         # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.

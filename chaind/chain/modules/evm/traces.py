@@ -16,7 +16,7 @@ from chaind.chain import errors as chain_errors
 from chaind.chain import txs
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2 as cosmos_tx
 from chaind.pb.ethermint.evm.v1 import tx_pb2
-from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
+from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions, TracerRefused
 
 
 class TooLarge(Exception):
@@ -151,13 +151,17 @@ class Tracing:
         except LookupError as e:     # PrunedError included
             raise errors.pruned(str(e) or f"state at height {height - 1} is not available") from None
 
+        job = TraceJob(self.app, options, self.settings.js_memory_limit, threading.Event())
+
         def run():
             sink = _Buffer(self.max_bytes)
-            work(TraceJob(self.app, options, self.settings.js_memory_limit, threading.Event()), sink)
+            work(job, sink)
             return bytes(sink.data)
 
         try:
-            return self.traces.wait(run)
+            return self.traces.wait(run, watch=job.watch if options.is_js else None)
+        except TracerRefused as e:      # what the config's check refuses before any work, as the SDK's
+            raise errors.invalid_argument(str(e)) from None
         except TraceError as e:
             raise errors.internal(str(e)) from None
         except TooLarge:
