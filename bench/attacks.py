@@ -117,7 +117,7 @@ def non_reader(port):
 
 
 def attack_ws(args):
-    with DevNode('[chain]\nblock-interval = 0.05\nempty-blocks = true\n') as node:
+    with DevNode(f'[chain]\nblock-interval = {args.ws_block_interval}\nempty-blocks = true\n') as node:
         time.sleep(2)
         before = rss_mb(node.pid)
         with Probe(node) as probe:
@@ -176,6 +176,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="calls,ws,js")
     parser.add_argument("--ws-seconds", type=float, default=10.0, help="seconds the non-readers stay connected")
+    parser.add_argument("--ws-block-interval", type=float, default=0.05, help="seconds between blocks (ws)")
     args = parser.parse_args()
     for name in args.only.split(","):
         {"calls": attack_calls, "ws": attack_ws, "js": attack_js}[name](args)

@@ -24,7 +24,7 @@ from chaind.events import types as ev
 from chaind.rpc.errors import RPCError, invalid_params, server_error
 from chaind.rpc.jsonrpc import Dispatcher
 from chaind.rpc.origins import websocket_origin_allowed, websocket_origins
-from chaind.rpc.ws_outbox import Outbox, SendBudget
+from chaind.rpc.ws_outbox import SUBSCRIPTION_BYTES, Outbox, SendBudget
 
 log = Logger()
 
@@ -139,11 +139,17 @@ class EvmSocket(WebSocketServerProtocol):
 
     def onClose(self, was_clean, code, reason):
         self.factory.connections.discard(self)
-        for sub in list(getattr(self, "subscriptions", {}).values()):
-            self.factory.bus.unsubscribe(sub)
-        self.subscriptions = {}
+        self._unsubscribe_all()
         if hasattr(self, "outbox"):
             self.outbox.clear()
+
+    def _unsubscribe_all(self):
+        subscriptions = getattr(self, "subscriptions", {})
+        for sub in list(subscriptions.values()):
+            self.factory.bus.unsubscribe(sub)
+        if subscriptions:
+            self.factory.send_budget.released(len(subscriptions) * SUBSCRIPTION_BYTES)
+        self.subscriptions = {}
 
     # -- back-pressure ------------------------------------------------------------------------
 
@@ -182,9 +188,7 @@ class EvmSocket(WebSocketServerProtocol):
         self.outbox.clear()
         if self.state != self.STATE_OPEN:
             return
-        for sub in list(self.subscriptions.values()):
-            self.factory.bus.unsubscribe(sub)
-        self.subscriptions = {}
+        self._unsubscribe_all()
         self.sendClose(code, reason)
 
     # -- eth_subscribe ------------------------------------------------------------------------
