@@ -34,6 +34,7 @@ from chaind.chain.app import App, NoValidatorsError, StaleHomeError
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module import NodeServices
 from chaind.chain.modules import inflation, slashing, upgrade
+from chaind.chain.options import AppOptions
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
@@ -104,18 +105,27 @@ class Node(service.MultiService):
         except GenesisError as e:
             raise SystemExit(f"{home.genesis_file}: {e}") from None
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+        validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
+        self.validator_operator = validator.operator if validator else bytes(20)
+        proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)
+        self.serves_dev = _serves_dev(settings)
+        storage = settings.storage
+        options = AppOptions(
+            pruning=storage.pruning, prune_interval=storage.prune_interval, iavl_cache_nodes=storage.iavl_cache_nodes,
+            state_cache_keys=storage.state_cache_keys, subspace_max_keys=storage.subspace_max_keys,
+            allow_unprotected=settings.json_rpc.allow_unprotected_txs,
+            # A chain whose node serves the dev namespace runs (and replays) the txs of impersonated accounts.
+            allow_impersonated=self.serves_dev,
+            check_invariants_every=settings.debug.check_invariants_every,
+            upgrade_handlers=upgrade.HANDLERS if upgrade_handlers is None else upgrade_handlers,
+            # This node's validator precommits every block it proposes; the next header hashes the commit.
+            vote_key=ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key()) if validator else None,
+            validator_address=proposer if validator else b"")
         try:
-            self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                           prune_interval=settings.storage.prune_interval, modules=modules,
-                           iavl_cache_nodes=settings.storage.iavl_cache_nodes,
-                           state_cache_keys=settings.storage.state_cache_keys,
-                           subspace_max_keys=settings.storage.subspace_max_keys)
+            self.app = App(self.db, self.genesis, options, modules)
         except (StaleHomeError, NoValidatorsError, GenesisError) as e:
             self.db.close()
             raise SystemExit(str(e)) from None
-        self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
-        self.app.check_invariants_every = settings.debug.check_invariants_every
-        self.app.upgrade_handlers = dict(upgrade.HANDLERS if upgrade_handlers is None else upgrade_handlers)
         refused = upgrade.refusal_at_start(self.app)
         if refused is not None:
             self.db.close()
@@ -126,13 +136,6 @@ class Node(service.MultiService):
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
         self.dev_keys = home.dev_keys()
-        validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
-        self.validator_operator = validator.operator if validator else bytes(20)
-        proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)
-        if validator:
-            # This node's validator precommits every block it proposes; the next header hashes the commit.
-            self.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-            self.app.validator_address = proposer
         self.socket_mode = settings.abci.mode == "socket"
         if self.socket_mode:
             # CometBFT drives the chain (consensus/abci/) on this node's writer and checker threads; txs
@@ -293,7 +296,7 @@ class Node(service.MultiService):
         ]
 
     def _evm_methods(self, api):
-        enabled = {name.strip() for name in api.split(",") if name.strip()}
+        enabled = _namespaces(api)
         app, rpc, reactor = self.app, self.settings.json_rpc, self.reactor
         eth = EthApi(app, rpc, self.validator_operator, self.mempool, self.producer, reactor, self.call_pool)
         fees = FeeApi(app, rpc)
@@ -302,10 +305,7 @@ class Node(service.MultiService):
         debug = self.debug_api = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.traces)
         debug.setServiceParent(self)
         impersonation = Impersonation()
-        # The dev controls drive this node's producer: under CometBFT (socket mode) there is none to drive.
-        dev_on = "dev" in enabled and not self.socket_mode
-        # A chain whose node serves the dev namespace runs (and replays) the txs of impersonated accounts.
-        app.allow_impersonated = dev_on
+        dev_on = self.serves_dev
         wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool,
                            impersonation if dev_on else None)
         dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool.threads)
@@ -471,6 +471,17 @@ class Node(service.MultiService):
         listener = self.listeners[name]
         host = listener.host if isinstance(listener, GrpcServer) else listener._waitingForPort.result.getHost().host
         return f"{host}:{self.port_of(name)}"
+
+
+def _serves_dev(settings):
+    """Whether the node serves the dev namespace: [json-rpc] api names it, and the node makes its own blocks (the
+    dev controls drive its producer: under CometBFT, socket mode, there is none to drive)."""
+    rpc = settings.json_rpc
+    return rpc.enable and "dev" in _namespaces(rpc.api) and settings.abci.mode != "socket"
+
+
+def _namespaces(api):
+    return {name.strip() for name in api.split(",") if name.strip()}
 
 
 def _origin_of(address):

@@ -265,7 +265,7 @@ class DevApi:
 
     def set_next_block_base_fee(self, params):
         p.at_most(params, 1)
-        self.app.next_base_fee_override = _number(p.arg(params, 0), 0)
+        self.app.set_next_base_fee(_number(p.arg(params, 0), 0))
 
     def set_min_gas_price(self, params):
         p.at_most(params, 1)

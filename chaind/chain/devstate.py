@@ -13,6 +13,7 @@ import orjson
 from chaind.chain import block as blocks
 from chaind.chain import valset
 from chaind.chain.block import CommittedBlock
+from chaind.chain.blockstore import block_puts
 from chaind.chain.modules import feemarket
 from chaind.store import keys, multistore
 from chaind.store.pruning import live_nodes
@@ -69,7 +70,7 @@ def empty_blocks(app, times_ns, proposer_address):
         raise ValueError("the validator set is changing; mine these blocks one by one")
     validators_hash = valset.hash_of(validators)
     sets = (validators, validators_hash, validators_hash)
-    results_hash = app._last_results_hash(header.height, meta.hash)
+    results_hash = app.blocks.last_results_hash(header.height, meta.hash)
     made, puts = [], {}
     view = app.view()
     fee_params = feemarket.params(view)
@@ -89,7 +90,7 @@ def empty_blocks(app, times_ns, proposer_address):
                                     tx_gas_used=0, store=view.store)
         feemarket.MODULE.end_block(app, ctx)
         block = CommittedBlock(header, meta, (), (), events=tuple(ctx.events))
-        puts.update(app._block_puts(block, {}))
+        puts.update(block_puts(block, {}))
         made.append(block)
         results_hash = _EMPTY_RESULTS
     app.write(puts)

@@ -411,7 +411,7 @@ class Producer(service.Service):
         its proposal complete, its prevote a polka (the block valid and locked), precommit, commit.
         The precommit for the parent is signed at this block's time (one validator's median), so it is
         announced only now, first. No timeouts fire: one validator has every vote at once."""
-        if self.app.vote_key is None:
+        if self.app.options.vote_key is None:
             return []
         # It votes only at heights whose validator set holds it (staking can take it out).
         steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height and \
@@ -424,11 +424,11 @@ class Producer(service.Service):
                         ev.NewRoundStep(block, "RoundStepPrecommit"), ev.NewRoundStep(block, "RoundStepCommit")]
 
     def _in_set(self, height):
-        return any(v.address == self.app.validator_address for v in self.app.validator_set(height))
+        return any(v.address == self.app.options.validator_address for v in self.app.validator_set(height))
 
     def _next_height(self, block):
         """After the block's events, CometBFT moves to the next height (its NewHeight step)."""
-        return [] if self.app.vote_key is None else [ev.NewRoundStep(block, "RoundStepNewHeight")]
+        return [] if self.app.options.vote_key is None else [ev.NewRoundStep(block, "RoundStepNewHeight")]
 
     def _halt(self, halt):
         if self.halted is not None:
