@@ -87,7 +87,10 @@ class JsonRpcSettings:
     max_batch_size: int = 1000          # requests in one batch
     stream_buffer_bytes: int = 1 << 20  # a streamed result (a trace) this small is sent whole
     gas_cap: int = 25_000_000           # eth_call / eth_estimateGas gas limit; 0 = none
-    evm_timeout: float = 5.0            # seconds an eth_call may run
+    evm_timeout: float = 5.0            # seconds an eth_call may run, from when it starts
+    # calls waiting for a call thread (eth_call, eth_getLogs, REST and CometBFT searches), in all and per request
+    max_queued_calls: int = attrs.field(default=1000, validator=_at_least("json-rpc", 1))
+    max_calls_per_request: int = attrs.field(default=100, validator=_at_least("json-rpc", 1))
     logs_cap: int = 10000               # eth_getLogs results at most
     block_range_cap: int = 10000        # eth_getLogs blocks spanned at most
     filter_cap: int = 200               # installed filters at most
@@ -108,6 +111,10 @@ class JsonRpcSettings:
     ws_max_subscriptions: int = 1000    # eth_subscribe subscriptions per connection at most
     ws_max_message_bytes: int = 5 * 1024 * 1024  # one incoming message at most
     ws_send_queue: int = 10000          # messages queued for a client that reads too slowly
+    ws_send_queue_bytes: int = attrs.field(default=16 << 20, validator=_at_least("json-rpc", 1024))  # their bytes
+    # bytes queued for all slow clients together; beyond, those holding the most are dropped
+    ws_send_queue_total_bytes: int = attrs.field(default=128 << 20, validator=_at_least("json-rpc", 1024))
+    ws_write_timeout: float = 10.0      # seconds a client may read nothing while messages wait; 0 = none (geth: 10)
     ws_origins: str = ""                # browser origins allowed to connect; empty = http://localhost and this host
 
 
@@ -134,6 +141,10 @@ class CometRpcSettings:
     read_timeout: float = attrs.field(default=10.0, validator=_at_least("cometbft-rpc", 0.1))
     idle_timeout: float = attrs.field(default=10.0, validator=_at_least("cometbft-rpc", 0.1))
     max_open_connections: int = attrs.field(default=900, validator=_at_least("cometbft-rpc", 0))
+    # bytes of answers queued for a /websocket client that reads too slowly, and for all of them together
+    ws_send_queue_bytes: int = attrs.field(default=16 << 20, validator=_at_least("cometbft-rpc", 1024))
+    ws_send_queue_total_bytes: int = attrs.field(default=128 << 20, validator=_at_least("cometbft-rpc", 1024))
+    ws_write_timeout: float = 10.0      # seconds a client may read nothing while answers wait; 0 = none
 
 
 @attrs.frozen
@@ -159,6 +170,9 @@ class TracingSettings:
     max_result_bytes: int = 4 << 30     # one streamed result (a raw trace) at most
     max_buffered_bytes: int = 64 << 20  # one result in a batch or over WebSocket (held whole) at most
     js_memory_limit: int = 128 << 20    # JS heap of one JavaScript tracer
+    # JavaScript tracers given up past their deadline inside a native built-in whose threads still run (each
+    # at idle priority, holding up to js-memory-limit); while this many do, JavaScript tracers are refused
+    max_runaway: int = attrs.field(default=2, validator=_at_least("tracing", 1))
 
 
 @attrs.frozen

@@ -14,6 +14,7 @@ from twisted.python.threadpool import ThreadPool
 
 from chaind import config as config_mod
 from chaind.api import cosmos
+from chaind.api.call_pool import CallPool
 from chaind.api.calls import CallRunner
 from chaind.api.cosmos.node import NodeService
 from chaind.api.cosmos.tendermint import TendermintService
@@ -149,12 +150,13 @@ class Node(service.MultiService):
             self.producer.on_halt = self._halted
             self.producer.setServiceParent(self)
             self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
-        self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
-        _Pool(self.call_pool).setServiceParent(self)
-        concurrency = settings.tracing.concurrency
-        self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
-        _Pool(self.trace_pool).setServiceParent(self)
-        self.traces = TracePool(self.trace_pool, settings.tracing, self.reactor)
+        # The calls' threads, shared by every face in turns per request (api/call_pool.py).
+        self.call_pool = CallPool(ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls"), settings.json_rpc,
+                                  self.reactor)
+        self.call_pool.setServiceParent(self)
+        # Trace threads of their own, which the node never waits for (a tracer may be stuck in native code).
+        self.traces = TracePool(settings.tracing, self.reactor)
+        self.traces.setServiceParent(self)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
         # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
@@ -174,7 +176,8 @@ class Node(service.MultiService):
                          rpc.max_open_connections)
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc)
+            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc,
+                                                  self.reactor)
             self.ws_factory.origins = _admit(self.ws_factory.origins, origin)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
@@ -190,7 +193,7 @@ class Node(service.MultiService):
                                             call_pool=self.call_pool)
             table = self.comet_routes.table()
             self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, self._timed_routes(table, "cometbft-ws"),
-                                                          comet)
+                                                          comet, self.reactor)
             site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
             cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
                           else None, origin)
@@ -265,7 +268,7 @@ class Node(service.MultiService):
         def query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
-        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
+        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool.threads),
                                     self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
         self.abci.on_halt = self._halted
         self.consensus = self.abci
@@ -308,7 +311,7 @@ class Node(service.MultiService):
         dev_on = self.serves_dev
         wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool,
                            impersonation if dev_on else None)
-        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool,
+        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool.threads,
                      self.settings.dev)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
                   "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
@@ -370,7 +373,7 @@ class Node(service.MultiService):
         if self.halted is not None:
             return
         self.halted = str(halt)
-        d = threads.deferToThreadPool(self.reactor, self.call_pool, self._write_upgrade_info, halt)
+        d = threads.deferToThreadPool(self.reactor, self.call_pool.threads, self._write_upgrade_info, halt)
         d.addErrback(lambda f: log.failure("could not write {path}", f, path=self._upgrade_info_path()))
         d.addCallback(lambda _: self._stop_for(halt))
 

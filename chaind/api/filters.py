@@ -9,7 +9,6 @@ import secrets
 
 import attrs
 from twisted.application import service
-from twisted.internet import threads
 
 from chaind import errors
 from chaind.api import encoding as enc
@@ -66,8 +65,7 @@ class FilterApi(service.Service):
 
     def _query(self, criteria):
         s = self.settings
-        return threads.deferToThreadPool(self.reactor, self.call_pool, logs.query, self.app, criteria,
-                                         s.logs_cap, s.block_range_cap)
+        return self.call_pool.run(logs.query, self.app, criteria, s.logs_cap, s.block_range_cap)
 
     # -- installing ---------------------------------------------------------------------------
 

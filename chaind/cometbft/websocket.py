@@ -1,7 +1,9 @@
 """/websocket on 26657: every route as JSON-RPC, plus subscribe/unsubscribe/unsubscribe_all on tm.event queries.
 
 Events come from the event bus after commit; each subscription has a bounded buffer, and one that
-overflows is canceled with CometBFT's "subscription was canceled (reason: ...)".
+overflows is canceled with CometBFT's "subscription was canceled (reason: ...)". Answers wait for a client
+that does not read in a queue bounded in bytes (per connection and across them); past it, or when nothing
+could be written for ws-write-timeout seconds, the connection is closed, as CometBFT's write deadline does.
 """
 
 
@@ -23,6 +25,7 @@ from chaind.cometbft.server import INVALID_REQUEST, PARSE_ERROR, Dispatcher, err
 from chaind.events import query as q
 from chaind.events import types as ev
 from chaind.rpc.origins import request_origin_allowed
+from chaind.rpc.ws_outbox import Outbox, SendBudget
 
 log = Logger()
 
@@ -117,9 +120,14 @@ def _kind_of(parsed):
 
 
 class CometWebSocketFactory(WebSocketServerFactory):
-    def __init__(self, app, bus, table, settings):
+    def __init__(self, app, bus, table, settings, reactor=None):
         """settings: [cometbft-rpc]; table: the routes its JSON-RPC requests are answered from."""
         super().__init__()
+        if reactor is None:
+            from twisted.internet import reactor
+        self.reactor = reactor
+        self.send_budget = SendBudget(settings.ws_send_queue_total_bytes, reactor)
+        self.outbox_limits = (None, settings.ws_send_queue_bytes, settings.ws_write_timeout)
         self.bus = bus
         self.settings = settings
         self.dispatcher = Dispatcher(table, settings)
@@ -143,6 +151,7 @@ class CometSocket(WebSocketServerProtocol):
     whose overflow cancels them: a slow client costs bounded memory and never slows the chain."""
 
     paused = False
+    outbox = None
 
     def onOpen(self):
         # Upgraded from a twisted.web request, whose HTTP channel is still the transport's producer.
@@ -151,20 +160,33 @@ class CometSocket(WebSocketServerProtocol):
 
     def pauseProducing(self):
         self.paused = True
+        self.outbox.pause()
 
     def resumeProducing(self):
         self.paused = False
+        self.outbox.resume()
         for sub in list(self.subscriptions.values()):
             sub.on_event()
 
     def stopProducing(self):
         self.paused = True
+        self.outbox.clear()
+
+    def _too_slow(self, reason):
+        # CometBFT drops a client its write deadline expires on: no close frame would get through.
+        log.info("CometBFT websocket client dropped: {reason}", reason=reason)
+        self.outbox.clear()
+        self._drop_all()
+        self.dropConnection(abort=True)
 
     def onConnect(self, request):
         origin = request.headers.get("origin")
         if not request_origin_allowed(self.factory.origins, origin):
             # CometBFT upgrades any page's handshake; a page on another site could then use every route.
             raise ConnectionDeny(403, f"origin {origin} not allowed; list it in [cometbft-rpc] cors-allowed-origins")
+        factory = self.factory
+        self.outbox = Outbox(factory.send_budget, factory.outbox_limits, self.sendMessage, self._too_slow,
+                             factory.reactor)
         self.subscriptions = {}       # normalized query -> bus subscription
         self.extra = {"subscribe": self.subscribe, "unsubscribe": self.unsubscribe,
                       "unsubscribe_all": self.unsubscribe_all}
@@ -188,9 +210,11 @@ class CometSocket(WebSocketServerProtocol):
 
     def send_bytes(self, data):
         if self.state == self.STATE_OPEN:
-            self.sendMessage(data)
+            self.outbox.send(data)
 
     def onClose(self, was_clean, code, reason):
+        if self.outbox is not None:
+            self.outbox.clear()
         self._drop_all()
 
     # -- subscriptions --------------------------------------------------------------------------

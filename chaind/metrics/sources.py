@@ -30,7 +30,7 @@ def build(node, metrics):
         running = min(in_flight, concurrency)
         return running, in_flight - running, traces.streamed_bytes
 
-    leveldb = face.LevelDbSize(node.home.data_dir / "chain.db", node.reactor, node.call_pool)
+    leveldb = face.LevelDbSize(node.home.data_dir / "chain.db", node.reactor, node.call_pool.threads)
     sources = {
         "height": lambda: app.height,
         "validators": validators,
