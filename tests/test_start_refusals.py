@@ -1,0 +1,81 @@
+"""`twistd -n chaind` refusing to start, as a user meets it: a taken port, a busy or half-made home, a bad
+config value each end the process with one line naming the cause, never a traceback."""
+
+import json
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from chaind.home import Home
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+TWISTD = pathlib.Path(sys.executable).parent / "twistd"
+# Every face on, each on a port of its own choosing.
+ALL_FACES = {
+    "json-rpc": {"address": "127.0.0.1:0", "ws-address": "127.0.0.1:0"},
+    "cometbft-rpc": {"address": "127.0.0.1:0"},
+    "grpc": {"address": "127.0.0.1:0"},
+    "rest": {"address": "127.0.0.1:0"},
+    "explorer": {"enable": True, "address": "127.0.0.1:0"},
+    "instrumentation": {"prometheus": True, "prometheus-listen-addr": "127.0.0.1:0"},
+}
+
+
+def config_text(**changes):
+    """ALL_FACES with `changes` ({section: {key: value}}, sections spelled with _ for -) as TOML."""
+    sections = {name: dict(values) for name, values in ALL_FACES.items()}
+    for name, values in changes.items():
+        sections.setdefault(name.replace("_", "-"), {}).update(values)
+    return "".join(f"[{name}]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in values.items())
+                   for name, values in sections.items())
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return Home(tmp_path_factory.mktemp("refusals") / "home").init("refusals", dev=True)
+
+
+@pytest.fixture
+def taken():
+    """A port some other program holds."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    yield sock.getsockname()[1]
+    sock.close()
+
+
+def run_twistd(home_path, config_text, cwd, timeout=120):
+    config = pathlib.Path(cwd) / "chaind.toml"
+    config.write_text(config_text)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([str(TWISTD), "-n", "--pidfile=", "chaind", "--home", str(home_path), "--config",
+                           str(config)], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def the_one_line(done):
+    """The one line the node stopped with, on stderr (which twistd -n logs on stdout as [stderr#error])."""
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "Traceback" not in output, output
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    lines += [line.partition(" [stderr#error] ")[2] for line in done.stdout.splitlines() if " [stderr#error] " in line]
+    assert len(lines) == 1, output
+    return lines[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("face, section, key, option", [
+    ("rest", "rest", "address", " or give --rest-address"),
+    ("explorer", "explorer", "address", ""),
+    ("metrics", "instrumentation", "prometheus-listen-addr", ""),
+])
+def test_a_taken_port_of_a_late_face_is_one_line(home, tmp_path, taken, face, section, key, option):
+    done = run_twistd(home.path, config_text(**{section: {key: f"127.0.0.1:{taken}"}}), tmp_path)
+    line = the_one_line(done)
+    assert line == (f"chaind: the {face} face cannot listen on 127.0.0.1:{taken} (Address already in use): "
+                         f"change [{section}] {key} in chaind.toml{option}"), line
