@@ -53,6 +53,7 @@ from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
 from chaind.metrics.node import NodeMetrics
+from chaind.private_files import make_private_dirs
 from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
 from chaind.rpc.connection_limit import ConnectionLimit
@@ -104,6 +105,8 @@ class Node(service.MultiService):
             self.genesis = Genesis.load(home.genesis_file)
         except GenesisError as e:
             raise SystemExit(f"{home.genesis_file}: {e}") from None
+        # A home assembled by hand or by a tool (config/ only, as CometBFT's operators make them) gets its data/.
+        make_private_dirs(home.data_dir)
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
         validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
         self.validator_operator = validator.operator if validator else bytes(20)

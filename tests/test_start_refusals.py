@@ -4,9 +4,11 @@ config value each end the process with one line naming the cause, never a traceb
 import json
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -79,3 +81,31 @@ def test_a_taken_port_of_a_late_face_is_one_line(home, tmp_path, taken, face, se
     line = the_one_line(done)
     assert line == (f"chaind: the {face} face cannot listen on 127.0.0.1:{taken} (Address already in use): "
                          f"change [{section}] {key} in chaind.toml{option}"), line
+
+
+@pytest.mark.slow
+def test_a_home_without_its_data_directory_gets_one(tmp_path):
+    # A home assembled by hand or by a tool: config/ (genesis, keys, chaind.toml) and no data/.
+    home = Home(tmp_path / "home").init("assembled", dev=True)
+    shutil.rmtree(home.data_dir)
+    config = tmp_path / "chaind.toml"
+    config.write_text(config_text())
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    process = subprocess.Popen([str(TWISTD), "-n", "--pidfile=", "chaind", "--home", str(home.path), "--config",
+                                str(config)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    lines = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not any("dev accounts" in line for line in lines):
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+    finally:
+        process.terminate()
+        process.wait(60)
+    assert any("dev accounts" in line for line in lines), "".join(lines)
+    assert "Traceback" not in "".join(lines)
+    assert (home.data_dir / "chain.db").is_dir()
+    assert home.data_dir.stat().st_mode & 0o777 == 0o700
