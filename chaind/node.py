@@ -5,6 +5,7 @@ import os
 import sys
 
 import attrs
+import plyvel
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from twisted.application import internet, service
 from twisted.internet import defer, endpoints, threads
@@ -107,7 +108,12 @@ class Node(service.MultiService):
             raise SystemExit(f"{home.genesis_file}: {e}") from None
         # A home assembled by hand or by a tool (config/ only, as CometBFT's operators make them) gets its data/.
         make_private_dirs(home.data_dir)
-        self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+        try:
+            self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+        except plyvel.IOError as e:
+            # Another process holds LevelDB's LOCK: as `chaind replay` says it.
+            raise SystemExit(f"chaind: cannot open the chain's store ({e.args[0].decode(errors='replace')}); "
+                             f"is the node still running?") from None
         validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
         self.validator_operator = validator.operator if validator else bytes(20)
         proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)

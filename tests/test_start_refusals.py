@@ -13,6 +13,7 @@ import time
 import pytest
 
 from chaind.home import Home
+from chaind.store.db import Database
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 TWISTD = pathlib.Path(sys.executable).parent / "twistd"
@@ -81,6 +82,18 @@ def test_a_taken_port_of_a_late_face_is_one_line(home, tmp_path, taken, face, se
     line = the_one_line(done)
     assert line == (f"chaind: the {face} face cannot listen on 127.0.0.1:{taken} (Address already in use): "
                          f"change [{section}] {key} in chaind.toml{option}"), line
+
+
+@pytest.mark.slow
+def test_a_second_node_on_a_home_in_use_is_one_line(home, tmp_path):
+    # What a running node holds: its store, open (LevelDB's LOCK taken).
+    held = Database(home.data_dir / "chain.db")
+    try:
+        line = the_one_line(run_twistd(home.path, config_text(), tmp_path))
+    finally:
+        held.close()
+    assert line.startswith("chaind: cannot open the chain's store (") and "LOCK" in line, line
+    assert line.endswith("); is the node still running?"), line
 
 
 @pytest.mark.slow
