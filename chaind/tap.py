@@ -8,7 +8,7 @@ from twisted.application import service
 from twisted.python import usage
 
 from chaind import collector, logs
-from chaind.config import LOG_LEVELS, ConfigError
+from chaind.config import LOG_LEVELS, ConfigError, is_host_port
 from chaind.malloc import limit_arenas
 from chaind.node import LISTEN_SETTINGS, ListenError, open_node
 
@@ -40,10 +40,8 @@ class Options(usage.Options):
             raise usage.UsageError("give --quiet or --log-level, not both")
         for face, (_, _, option) in LISTEN_SETTINGS.items():
             address = option and self[option[2:]]
-            if address is not None:
-                host, _, port = address.rpartition(":")
-                if not port.isdigit() or int(port) > 65535:
-                    raise usage.UsageError(f"{option} must be host:port (e.g. 127.0.0.1:8545), not {address!r}")
+            if address is not None and not is_host_port(address):
+                raise usage.UsageError(f"{option} must be host:port (e.g. 127.0.0.1:8545), not {address!r}")
 
     def addresses(self):
         """{face: host:port} given on the command line."""

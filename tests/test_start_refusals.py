@@ -122,3 +122,16 @@ def test_a_home_without_its_data_directory_gets_one(tmp_path):
     assert "Traceback" not in "".join(lines)
     assert (home.data_dir / "chain.db").is_dir()
     assert home.data_dir.stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("section, key, value", [
+    ("json-rpc", "address", "localhost"),
+    ("explorer", "address", "localhost"),
+    ("instrumentation", "prometheus-listen-addr", ":abc"),
+    ("abci", "cometbft-rpc", "127.0.0.1:99999"),
+])
+def test_a_configured_address_that_is_not_host_port_is_one_line(home, tmp_path, section, key, value):
+    line = the_one_line(run_twistd(home.path, config_text(**{section: {key: value}}), tmp_path))
+    # As the twistd option overriding it says (--json-rpc-address must be host:port (e.g. ...), not '...').
+    assert line == f"chaind: [{section}] {key} must be host:port (e.g. 127.0.0.1:8545), not {value!r}", line
