@@ -53,9 +53,11 @@ class NodeSettings:
 
 @attrs.frozen
 class ChainSettings:
-    block_interval: float = 1.0         # seconds between blocks; 0 = a block as soon as a tx arrives
+    # seconds between blocks; 0 = a block as soon as a tx arrives
+    block_interval: float = attrs.field(default=1.0, validator=_at_least("chain", 0))
     empty_blocks: bool = True           # produce blocks with no txs at block_interval
-    max_block_txs: int = 5000           # txs taken from the mempool per block
+    # txs taken from the mempool per block
+    max_block_txs: int = attrs.field(default=5000, validator=_at_least("chain", 1))
 
 
 @attrs.frozen
@@ -80,6 +82,9 @@ class StorageSettings:
     state_cache_keys: int = attrs.field(default=100_000, validator=_at_least("storage", 0))
     # keys one abci_query /store/<name>/subspace may list; a larger listing is refused
     subspace_max_keys: int = attrs.field(default=10_000, validator=_at_least("storage", 1))
+
+
+JSON_RPC_NAMESPACES = ("eth", "net", "web3", "txpool", "debug", "dev")
 
 
 @attrs.frozen
@@ -127,6 +132,13 @@ class JsonRpcSettings:
     ws_send_queue_total_bytes: int = attrs.field(default=128 << 20, validator=_at_least("json-rpc", 1024))
     ws_write_timeout: float = 10.0      # seconds a client may read nothing while messages wait; 0 = none (geth: 10)
     ws_origins: str = ""                # browser origins allowed to connect; empty = http://localhost and this host
+
+    def __attrs_post_init__(self):
+        names = (name.strip() for name in self.api.split(","))
+        unknown = [name for name in names if name and name not in JSON_RPC_NAMESPACES]
+        if unknown:
+            raise ConfigError(f"[json-rpc] api names an unknown namespace {unknown[0]!r}; known: "
+                              f"{', '.join(JSON_RPC_NAMESPACES)}")
 
 
 @attrs.frozen

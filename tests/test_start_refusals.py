@@ -135,3 +135,15 @@ def test_a_configured_address_that_is_not_host_port_is_one_line(home, tmp_path, 
     line = the_one_line(run_twistd(home.path, config_text(**{section: {key: value}}), tmp_path))
     # As the twistd option overriding it says (--json-rpc-address must be host:port (e.g. ...), not '...').
     assert line == f"chaind: [{section}] {key} must be host:port (e.g. 127.0.0.1:8545), not {value!r}", line
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("section, key, value, message", [
+    ("json-rpc", "api", "eth,net,debgu", "[json-rpc] api names an unknown namespace 'debgu'; known: eth, net, web3, "
+                                         "txpool, debug, dev"),
+    ("chain", "block-interval", -1, "[chain] block-interval must be at least 0, got -1.0"),
+    ("chain", "max-block-txs", 0, "[chain] max-block-txs must be at least 1, got 0"),
+])
+def test_a_configured_value_out_of_range_is_one_line_naming_its_key(home, tmp_path, section, key, value, message):
+    line = the_one_line(run_twistd(home.path, config_text(**{section: {key: value}}), tmp_path))
+    assert line == f"chaind: {message}", line
