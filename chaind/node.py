@@ -415,8 +415,8 @@ class Node(service.MultiService):
                  f"home: {self.home.path}"]
         if self.socket_mode:
             lines.append(f"consensus: CometBFT over ABCI (socket mode): run `cometbft node --proxy_app "
-                         f"tcp://{self._address('abci')}`; its RPC (26657) serves blocks, txs go to "
-                         f"{self.settings.abci.cometbft_rpc}")
+                         f"tcp://{self._address('abci')}`; its RPC ({self.settings.abci.cometbft_rpc}, "
+                         f"[abci] cometbft-rpc) serves blocks and takes the txs sent here")
         else:
             lines.append("consensus: builtin solo producer (this node's validator makes every block)")
         for name in self.listeners:
