@@ -1,9 +1,39 @@
 """The CLI's errors a new user meets first, worded to say what to do: a tx sent right after another from the same
 key, a bech32 typo, --node pointed at the EVM's JSON-RPC port."""
 
+import json
+import time
+
 import pytest_twisted
 
-from test_cli import OTHER_B32, cli, failed, run
+from evm_client import DEV0_KEY
+from helpers import in_thread
+from test_cli import FEE, OTHER_B32, cli, committed, failed, node_flag, ok, run
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_tx_signed_with_a_sequence_taken_says_to_wait_or_give_the_next(node_factory, tmp_path):
+    node = node_factory(chain={"block_interval": 3.0, "empty_blocks": True})
+    while node.app.height < node.genesis.initial_height:
+        yield in_thread(time.sleep, 0.05)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    ok((yield run("keys", "import-hex", "dev0", DEV0_KEY, *keys)))
+    def send(amount, *more):
+        return run("tx", "bank", "send", "dev0", OTHER_B32, amount, FEE, "-y", node_flag(node), *keys, *more)
+
+    first = ok((yield send("1achain", "-o", "json")))
+    # Before its block: the CLI signs with the sequence of the last block, which the pending tx holds.
+    failed((yield send("2achain")), "replacement transaction underpriced: insufficient fee; an earlier tx of this "
+                                    "account with the same sequence waits for its block: wait for it, or give "
+                                    "--sequence with the next number (a higher fee replaces that tx)")
+    yield committed(node_flag(node), json.loads(first.stdout)["txhash"])
+    # After it, a sequence given by hand that is behind.
+    result = failed((yield send("2achain", "--sequence", "0")),
+                    "account sequence mismatch, expected 1, got 0: incorrect account sequence; an earlier tx of this "
+                    "account took sequence 0: give --sequence 1")
+    # The hint is the CLI's: the node's answer (raw_log, printed as the SDK prints it) is the SDK's.
+    assert "raw_log: 'account sequence mismatch, expected 1, got 0: incorrect account sequence'" in result.stdout
+    ok((yield send("2achain", "--sequence", "1")))
 
 
 def test_a_bech32_typo_says_the_checksum_is_wrong():
