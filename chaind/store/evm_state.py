@@ -61,7 +61,20 @@ class PendingNodes(CommittedNodes):
         pass
 
     def batch_puts(self):
-        return {keys.EVM_NODE + key: value for key, value in self.written.items()}
+        # A storage slot's preimage (store/evm_accounts.py) goes under its own prefix: pruning, which deletes
+        # the nodes no kept root reaches, never sees it.
+        return {(keys.EVM_PREIMAGE + key[len(PREIMAGE_MARK):] if key.startswith(PREIMAGE_MARK)
+                 else keys.EVM_NODE + key): value for key, value in self.written.items()}
+
+
+# What a storage slot's preimage is written under by the account DB: never 32 bytes long, so never a node's hash.
+PREIMAGE_MARK = b"preimage:"
+
+
+def slot_preimage(db, slot_hash):
+    """The storage slot (32 bytes) whose keccak is `slot_hash`, or None when it was never recorded (a slot
+    written before chaind recorded them)."""
+    return db.get(keys.EVM_PREIMAGE + slot_hash)
 
 
 def pending_trie(state):

@@ -6,7 +6,7 @@ The keeper's reads are this package's API for the app, the other modules and the
 """
 
 from chaind.chain.module import Module, QueryService
-from chaind.chain.modules.erc20.genesis import init_genesis, parse_genesis
+from chaind.chain.modules.erc20.genesis import GENESIS, parse_genesis
 from chaind.chain.modules.erc20.keeper import (
                                                MODULE_ADDRESS,
                                                OWNER_EXTERNAL,
@@ -35,7 +35,7 @@ MODULE = Module(
     name="erc20",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: Erc20Query(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     module_accounts={"erc20": (MODULE_ADDRESS, ("minter", "burner"))},
     cli="chaind.chain.modules.erc20.cli",
 )
