@@ -14,17 +14,22 @@ from chaind.chain import genesis as genesis_mod
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module_genesis import GenesisContext
-from chaind.chain.modules import erc20, gov, staking
+from chaind.chain.modules import auth, erc20, gov, staking
+from chaind.chain.modules.authz import keeper as authz_keeper
 from chaind.chain.modules.crisis import keeper as crisis_keeper
 from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.registry import MODULES
+from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
+from chaind.pb.cosmos.authz.v1beta1 import tx_pb2 as authz_tx
 from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2
 from chaind.pb.cosmos.feegrant.v1beta1 import tx_pb2 as feegrant_tx
+from chaind.pb.cosmos.vesting.v1beta1 import tx_pb2 as vesting_tx
 from chaind.pb.evmos.erc20.v1 import tx_pb2 as erc20_tx
 from chaind.store.db import Database
 from contracts import INIT, token_init
 
 S = 10**9
+VESTED = bytes([0x5E]) * 20
 
 
 def _run(chain, raws, after_s=1):
@@ -67,7 +72,16 @@ def busy(tmp_path_factory):
     grant.allowance.Pack(allowance, type_url_prefix="/")
     _run(chain, [_native(chain, 1, g.SUBMIT, g.submit(prefix, k[1], [g.staking_params_msg(prefix)], 20)),
                  _native(chain, 4, "/cosmos.feegrant.v1beta1.MsgGrantAllowance", grant)])
-    _run(chain, [_native(chain, 0, g.VOTE, g.vote(prefix, k[0], 1, g.YES))])
+    generic = authz_pb2.GenericAuthorization(msg="/cosmos.bank.v1beta1.MsgSend")
+    authorization = authz_pb2.Grant()
+    authorization.authorization.Pack(generic, type_url_prefix="/")
+    _run(chain, [_native(chain, 0, g.VOTE, g.vote(prefix, k[0], 1, g.YES)),
+                 _native(chain, 6, "/cosmos.vesting.v1beta1.MsgCreateVestingAccount",
+                         vesting_tx.MsgCreateVestingAccount(
+                             from_address=chain.b32(k[6]), to_address=chain.b32(VESTED), amount=[m.coin(10**18)],
+                             end_time=chain.clock // S + 86400)),
+                 _native(chain, 7, "/cosmos.authz.v1beta1.MsgGrant", authz_tx.MsgGrant(
+                     granter=chain.b32(k[7]), grantee=chain.b32(k[8]), grant=authorization))])
     _run(chain, [])
     yield chain, contract, token
     chain.close()
@@ -90,7 +104,9 @@ def test_every_module_exports_a_section_that_validates(busy):
     assert [p["id"] for p in app_state["gov"]["proposals"]] == ["1"] and len(app_state["gov"]["votes"]) == 1
     [account] = [a for a in app_state["evm"]["accounts"] if a["address"] == to_checksum_address(contract)]
     assert account["storage"] == [{"key": "0x" + "00" * 32, "value": "0x" + "00" * 31 + "07"}]
-    assert len(app_state["feegrant"]["allowances"]) == 1
+    assert len(app_state["feegrant"]["allowances"]) == 1 and len(app_state["authz"]["authorization"]) == 1
+    assert [a["@type"] for a in app_state["auth"]["accounts"] if a["@type"].startswith("/cosmos.vesting")] == [
+        "/cosmos.vesting.v1beta1.ContinuousVestingAccount"]
     assert any(p["contract_owner"] == "OWNER_EXTERNAL" for p in app_state["erc20"]["token_pairs"])
 
 
@@ -102,7 +118,7 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     old, new = chain.app.view(height), imported.view()
     assert new.height == height
     bank, prefix = chain.app.bank, chain.genesis.bech32_prefix
-    holders = [key.address for key in chain.keys] + RECIPIENTS + [staking.BONDED_POOL, contract]
+    holders = [key.address for key in chain.keys] + RECIPIENTS + [staking.BONDED_POOL, contract, VESTED]
     for address in holders:
         assert imported.bank.all_balances(new, address) == bank.all_balances(old, address)
     assert imported.bank.total_supply(new) == bank.total_supply(old)
@@ -118,6 +134,8 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     assert new.accounts.get_storage(contract, 0) == old.accounts.get_storage(contract, 0) == 7
     assert new.accounts.get_code(contract) == old.accounts.get_code(contract)
     assert new.accounts.get_nonce(chain.keys[1].address) == old.accounts.get_nonce(chain.keys[1].address)
+    assert auth.vesting_account(new, VESTED) == auth.vesting_account(old, VESTED) is not None
+    assert authz_keeper.all_grants(new) == authz_keeper.all_grants(old) != []
     # Every module's export of the new chain is the old chain's, but for what a new chain starts afresh: the
     # epochs' start heights (its first height, as Evmos' InitGenesis sets them) and the last block's gas.
     again = genesis_mod.export_document(imported)["app_state"]
