@@ -30,6 +30,11 @@ from contracts import INIT, token_init
 
 S = 10**9
 VESTED = bytes([0x5E]) * 20
+# A contract's creation code that CREATEs a child whose own creation stores 9 in slot 0 and leaves no code: an
+# account with storage only, no auth record and no balance, that the export finds by its recorded preimage.
+CHILD_INIT = bytes([0x60, 9, 0x60, 0, 0x55, 0x00])                      # SSTORE(0, 9); STOP
+FACTORY_INIT = (bytes([0x7F]) + CHILD_INIT.ljust(32, b"\0") + bytes([0x60, 0, 0x52])     # MSTORE(0, child)
+                + bytes([0x60, len(CHILD_INIT), 0x60, 0, 0x60, 0, 0xF0, 0x00]))       # CREATE(0, 0, size); STOP
 
 
 def _run(chain, raws, after_s=1):
@@ -61,7 +66,9 @@ def busy(tmp_path_factory):
     k = [key.address for key in chain.keys]
     contract = contract_address(k[1], chain.app.view().accounts.get_nonce(k[1]))
     token = contract_address(k[1], chain.app.view().accounts.get_nonce(k[1]) + 1)
+    chain.child = contract_address(contract_address(k[1], chain.app.view().accounts.get_nonce(k[1]) + 2), 1)
     _run(chain, [_evm(chain, 1, data=INIT), _evm(chain, 1, data=token_init(10**24), gas=400000),
+                 _evm(chain, 1, data=FACTORY_INIT),
                  _evm(chain, 0, to=RECIPIENTS[0], value=12345), chain.native_send(2, k[3], 10**15)])
     _run(chain, [_evm(chain, 1, to=contract, data=(7).to_bytes(32, "big")),
                  _native(chain, 2, *m.delegate(prefix, k[2], k[0], 5 * 10**18)),
@@ -104,6 +111,9 @@ def test_every_module_exports_a_section_that_validates(busy):
     assert [p["id"] for p in app_state["gov"]["proposals"]] == ["1"] and len(app_state["gov"]["votes"]) == 1
     [account] = [a for a in app_state["evm"]["accounts"] if a["address"] == to_checksum_address(contract)]
     assert account["storage"] == [{"key": "0x" + "00" * 32, "value": "0x" + "00" * 31 + "07"}]
+    [child] = [a for a in app_state["evm"]["accounts"] if a["address"] == to_checksum_address(chain.child)]
+    assert child == {"address": to_checksum_address(chain.child), "code": "",
+                     "storage": [{"key": "0x" + "00" * 32, "value": "0x" + "00" * 31 + "09"}]}
     assert len(app_state["feegrant"]["allowances"]) == 1 and len(app_state["authz"]["authorization"]) == 1
     assert [a["@type"] for a in app_state["auth"]["accounts"] if a["@type"].startswith("/cosmos.vesting")] == [
         "/cosmos.vesting.v1beta1.ContinuousVestingAccount"]
@@ -133,6 +143,8 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     assert erc20.all_pairs(new) == erc20.all_pairs(old) and erc20.pair_at(new, token) is not None
     assert new.accounts.get_storage(contract, 0) == old.accounts.get_storage(contract, 0) == 7
     assert new.accounts.get_code(contract) == old.accounts.get_code(contract)
+    assert new.accounts.get_storage(chain.child, 0) == old.accounts.get_storage(chain.child, 0) == 9
+    assert new.accounts.get_nonce(chain.child) == old.accounts.get_nonce(chain.child) == 1
     assert new.accounts.get_nonce(chain.keys[1].address) == old.accounts.get_nonce(chain.keys[1].address)
     assert auth.vesting_account(new, VESTED) == auth.vesting_account(old, VESTED) is not None
     assert authz_keeper.all_grants(new) == authz_keeper.all_grants(old) != []

@@ -23,14 +23,20 @@ class FastAccountDB(AccountDB):
         # Account reads past the journal: the trie under the current root, through the node cache.
         self._trie_cache = CacheDB(_AccountReads(self))
         self._journaltrie = JournalDB(self._trie_cache)
-        # {keccak(slot): slot} of the storage slots written since the last persist: their preimages, which the
-        # storage tries do not keep and an export lists storage by (geth's preimage store).
-        self._slot_preimages = {}
+        # {keccak(x): x} of the storage slots written since the last persist, and of the accounts given code or
+        # storage: their preimages, which the tries do not keep and an export lists accounts and storage by
+        # (geth's preimage store).
+        self._preimages = {}
 
     def set_storage(self, address, slot, value):
         super().set_storage(address, slot, value)
         key = slot.to_bytes(32, "big")
-        self._slot_preimages[_slot_hash(key)] = key
+        self._preimages[_slot_hash(key)] = key
+        self._preimages[account_key(address)] = address
+
+    def set_code(self, address, code):
+        super().set_code(address, code)
+        self._preimages[account_key(address)] = address
 
     # py-evm's rlp sedes cost more than the rest of a balance change: accounts are read and written by hand.
     def _get_account(self, address, from_journal=True):
@@ -106,9 +112,10 @@ class FastAccountDB(AccountDB):
         with self._raw_store_db.atomic_batch() as write_batch:
             self._batchtrie.commit_to(write_batch, apply_deletes=False)
             self._batchdb.commit_to(write_batch, apply_deletes=False)
-            for slot_hash, slot in self._slot_preimages.items():
-                write_batch[PREIMAGE_MARK + slot_hash] = slot
-        self._slot_preimages = {}
+            # One small put per slot (and contract) the block wrote, beside the trie nodes the write changed.
+            for hashed, value in self._preimages.items():
+                write_batch[PREIMAGE_MARK + hashed] = value
+        self._preimages = {}
         self._root_hash_at_last_persist = self.state_root
 
 

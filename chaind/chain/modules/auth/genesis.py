@@ -19,10 +19,13 @@ from chaind.chain.modules.auth.keeper import (
     set_public_key,
     set_vesting_account,
 )
+from chaind.chain.modules.bank.store_layout import balance_holders
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
+from chaind.store.evm_accounts import account_key
+from chaind.store.evm_state import contract_accounts
 
 _KEY_KINDS = {txs.ETH_PUBKEY: crypto_keys.ETH_SECP256K1, txs.COSMOS_EVM_PUBKEY: crypto_keys.ETH_SECP256K1,
               txs.SECP256K1_PUBKEY: crypto_keys.SECP256K1}
@@ -142,10 +145,20 @@ def default(context):
 
 
 def export_genesis(app, view):
-    """Params and every account (its Any as x/auth's ExportGenesis lists it), in account number order."""
+    """Params and every account (its Any as x/auth's ExportGenesis lists it), in account number order; then a
+    BaseAccount for each contract the EVM made without an auth record whose nonce has moved (a contract that
+    ran CREATE): the account's sequence is its nonce, and Evmos has an auth account for every EVM one."""
     prefix = app.genesis.bech32_prefix
-    anys = [account_any(view, address, prefix, app.module_accounts) for address in all_addresses(view)]
+    known = set(all_addresses(view))
+    anys = [account_any(view, address, prefix, app.module_accounts) for address in sorted(known)]
     accounts = sorted((_account_json(found) for found in anys), key=_account_number)
+    number = max((_account_number(a) + 1 for a in accounts), default=0)
+    keyed = {account_key(a): a for a in known | balance_holders(app.stores, app.stores.commit_info(view.height))}
+    for address, nonce, _, _ in contract_accounts(app.db, app.block_at(view.height)[1].evm_state_root, keyed):
+        if nonce and address not in known:
+            accounts.append({"@type": BASE_ACCOUNT_TYPE_URL, **to_json(auth_pb2.BaseAccount(
+                address=addresses.to_bech32(prefix, address), account_number=number, sequence=nonce))})
+            number += 1
     return {"bech32_prefix": prefix, "params": to_json(app.genesis.auth_params), "accounts": accounts}
 
 

@@ -6,8 +6,8 @@ import attrs
 from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.modules.bank.keeper import stored_metadata
 from chaind.chain.modules.bank.params import default_send_enabled, parse_params, set_default_send_enabled
+from chaind.chain.modules.bank.store_layout import balance_holders
 from chaind.crypto.addresses import parse, to_bech32
-from chaind.store import layout
 
 
 @attrs.frozen
@@ -92,8 +92,7 @@ def _check_coins(coins):
 def holders(app, view):
     """Every address the bank store at `view`'s height keeps a balance of (the base denom's too, which the
     store mirrors from the EVM state: an EVM account without an auth record among them), and genesis' holders."""
-    info = app.stores.commit_info(view.height)
-    found = {key[2:2 + key[1]] for key, _ in app.stores.entries(info, layout.BANK, b"\x02")} if info else set()
+    found = balance_holders(app.stores, app.stores.commit_info(view.height))
     return found | {address for address, _ in app.genesis.balances}
 
 

@@ -4,10 +4,7 @@ and Solidity's extcodesize check before a call passes. The export lists every ac
 
 import attrs
 import rlp
-from eth.constants import BLANK_ROOT_HASH
 from google.protobuf import json_format
-from trie import HexaryTrie
-from trie.iter import NodeIterator
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
 from chaind.chain.modules import auth
@@ -16,7 +13,8 @@ from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.evm.state import NATIVE_PRECOMPILES
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.ethermint.evm.v1 import evm_pb2, genesis_pb2
-from chaind.store.evm_state import CommittedNodes, rlp_list, slot_preimage
+from chaind.store.evm_accounts import account_key
+from chaind.store.evm_state import CommittedNodes, contract_accounts, preimage, trie_items
 
 # The erc20 module's precompile code (INVALID): never run, the precompile answers first.
 PRECOMPILE_CODE = b"\xfe"
@@ -89,11 +87,9 @@ def _hex(text, size, what):
 
 
 def init_genesis(app, ctx, genesis):
-    """Params, then each account's code and storage (Evmos' InitGenesis; an account auth's genesis did not
-    declare is made), then the precompiles' code."""
+    """Params, then each account's code and storage (Evmos' InitGenesis), then the precompiles' code."""
     evm_params.set_params(ctx, genesis.params)
     for account in genesis.accounts:
-        auth.ensure_account(ctx, account.address)
         if account.code:
             ctx.accounts.set_code(account.address, account.code)
         for slot, value in account.storage:
@@ -109,34 +105,37 @@ def default(context):
 
 def export_genesis(app, view):
     """Evmos' ExportGenesis: params, and every account with code or storage (its address EIP-55, its code hex,
-    its storage slots and values as 32-byte hex, by slot), the native precompiles' placeholder code aside."""
-    holders = set(auth.all_addresses(view)) | bank_holders(app, view)
+    its storage slots and values as 32-byte hex, by slot), the native precompiles' placeholder code aside. Its
+    nonce is auth's (the account's sequence)."""
+    get = CommittedNodes(app.db).__getitem__
     accounts = []
-    for address in sorted(holders):
+    for address, _, storage_root, _ in contract_accounts(app.db, app.block_at(view.height)[1].evm_state_root,
+                                                         known_accounts(app, view)):
         code = view.accounts.get_code(address)
         if address in NATIVE_PRECOMPILES and code == PRECOMPILE_CODE:
             code = b""
-        storage = _storage(app, view, address)
+        storage = _storage(app, get, address, storage_root)
         if code or storage:
             accounts.append(genesis_pb2.GenesisAccount(
                 address=checksum_address(address), code=code.hex(),
                 storage=[evm_pb2.State(key="0x" + slot.hex(), value="0x%064x" % value)
                          for slot, value in storage]))
+    accounts.sort(key=lambda a: a.address.lower())
     return to_json(genesis_pb2.GenesisState(accounts=accounts, params=evm_params.params(view)))
 
 
-def _storage(app, view, address):
+def known_accounts(app, view):
+    """{account key: address} of the addresses auth and bank know (those written before chaind recorded
+    preimages among them)."""
+    return {account_key(a): a for a in set(auth.all_addresses(view)) | bank_holders(app, view)}
+
+
+def _storage(app, get, address, storage_root):
     """[(slot bytes, value)] of an account's storage, by slot; ValueError for a slot whose preimage was never
     recorded."""
-    encoded = view.accounts._get_encoded_account(address)
-    if not encoded:
-        return []
-    storage_root = rlp_list(encoded)[2]
-    if storage_root == BLANK_ROOT_HASH:
-        return []
     out = []
-    for slot_hash, raw in NodeIterator(HexaryTrie(CommittedNodes(app.db), storage_root)).items():
-        slot = slot_preimage(app.db, slot_hash)
+    for slot_hash, raw in trie_items(get, storage_root):
+        slot = preimage(app.db, slot_hash)
         if slot is None:
             raise ValueError(f"the storage of {checksum_address(address)} has a slot (hash 0x{slot_hash.hex()}) "
                              "whose preimage this node never recorded: it was written before chaind kept them")
