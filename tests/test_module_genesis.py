@@ -104,6 +104,8 @@ def test_every_module_exports_a_section_that_validates(busy):
     doc = genesis_mod.export_document(chain.app)
     found = Genesis.from_document(doc)
     assert doc["initial_height"] == str(chain.app.height + 1)
+    [validator] = doc["validators"]
+    assert (validator["power"], validator["name"]) == ("1005", "test")
     exporting = [m.name for m in MODULES if m.genesis is not None and m.genesis.export is not None]
     assert set(found.sections) >= set(exporting) and "consensus_params" in doc
     app_state = doc["app_state"]
