@@ -122,6 +122,17 @@ def test_every_module_exports_a_section_that_validates(busy):
     assert any(p["contract_owner"] == "OWNER_EXTERNAL" for p in app_state["erc20"]["token_pairs"])
 
 
+def test_an_export_at_a_past_height_has_that_heights_state(busy):
+    chain, contract, _ = busy
+    doc = genesis_mod.export_document(chain.app, 1)
+    assert doc["initial_height"] == "2" and Genesis.from_document(doc)
+    app_state = doc["app_state"]
+    assert app_state["gov"]["proposals"] == [] and app_state["feegrant"]["allowances"] == []
+    [account] = [a for a in app_state["evm"]["accounts"] if a["address"] == to_checksum_address(contract)]
+    assert account["storage"] == []            # slot 0 is written at height 2
+    assert len(app_state["staking"]["delegations"]) == 1
+
+
 def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_path):
     chain, contract, token = busy
     height = chain.app.height

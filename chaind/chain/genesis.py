@@ -17,7 +17,7 @@ from google.protobuf import json_format
 
 from chaind.chain import registry, txjson
 from chaind.chain.module_genesis import GenesisContext, GenesisError
-from chaind.chain.modules.staking.genesis import GenesisValidator as Validator
+from chaind.chain.modules.staking.genesis import GenesisValidator
 from chaind.chain.modules.staking.records import POWER_REDUCTION
 from chaind.chain.modules.staking.state import validator_by_cons
 from chaind.crypto import addresses, keys
@@ -27,14 +27,14 @@ from chaind.resources import etc_file
 _CHAIN_ID = re.compile(r"^[a-z]{1,}_([1-9][0-9]*)-([1-9][0-9]*)$")
 
 
-__all__ = ("CREATE_VALIDATOR", "Genesis", "GenesisError", "Validator", "dev_template", "expand_dev", "expand_new")
+__all__ = ("CREATE_VALIDATOR", "Genesis", "GenesisError", "dev_template", "expand_dev", "expand_new", "export_document")
 
 
 CREATE_VALIDATOR = "/cosmos.staking.v1beta1.MsgCreateValidator"
 
 
 def _gen_txs(docs, prefix):
-    """(TxRaw bytes, Validator) of each of app_state.genutil.gen_txs, as the SDK's genutil validates them:
+    """(TxRaw bytes, GenesisValidator) of each of app_state.genutil.gen_txs, as the SDK's genutil validates them:
     signed txs (JSON) of MsgCreateValidator messages, delivered at genesis."""
     from chaind.pb.cosmos.crypto.ed25519 import keys_pb2
     from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
@@ -55,7 +55,7 @@ def _gen_txs(docs, prefix):
             msg = tx_pb2.MsgCreateValidator.FromString(any_msg.value)
             pubkey = keys_pb2.PubKey.FromString(msg.pubkey.value).key
             tokens = int(msg.value.amount or "0")
-            validators.append(Validator(
+            validators.append(GenesisValidator(
                 addresses.parse(msg.validator_address, prefix + "valoper"), pubkey,
                 tokens // POWER_REDUCTION, tokens, msg.description.moniker,
                 int(msg.commission.rate or "0"), int(msg.commission.max_rate or "0"),
