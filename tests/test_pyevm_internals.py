@@ -24,7 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # The py-evm release the fingerprints below were taken at.
 WRITTEN_FOR = "0.12.1b1"
 
-INTERPRETER = "chaind/tracing/hooks.py"
+INTERPRETER = "chaind/tracing/traced_interpreter.py"
 ACCOUNTS = "chaind/store/evm_accounts.py"
 PENDING_TRIE = "chaind/store/evm_state.py"
 COMMITTED = "chaind/chain/view.py"
@@ -107,12 +107,12 @@ RELIED_ON = (
 
 def _opcode_classes():
     """The source of every class (py-evm's) of the Prague CALL and CREATE opcodes the traced interpreter swaps."""
-    from chaind.tracing import hooks
     from chaind.tracing import opcodes as ops
+    from chaind.tracing import traced_interpreter
     opcodes = _resolve(COMPUTATION).opcodes
     parts = []
     for value in sorted(ops.CALL_OPS | ops.CREATE_OPS):
-        for cls in type(hooks._unwrap(opcodes[value])).__mro__:
+        for cls in type(traced_interpreter._unwrap(opcodes[value])).__mro__:
             if cls.__module__.startswith("eth."):
                 parts.append(f"{value:#x} {cls.__module__}.{cls.__qualname__}\n{inspect.getsource(cls)}")
     return "\n".join(parts)
@@ -124,9 +124,9 @@ def _sstore_logic():
 
 
 def _opcode_table():
-    from chaind.tracing import hooks
+    from chaind.tracing import traced_interpreter
     table = _resolve(COMPUTATION).opcodes
-    return repr(sorted((value, hooks._unwrap(fn).mnemonic) for value, fn in table.items()))
+    return repr(sorted((value, traced_interpreter._unwrap(fn).mnemonic) for value, fn in table.items()))
 
 
 COMPUTED = {"call and create opcode classes": _opcode_classes, "SSTORE logic": _sstore_logic,

@@ -15,7 +15,7 @@ from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.api.streaming import StreamedResult
 from chaind.chain.app import PrunedError
-from chaind.tracing import hooks
+from chaind.tracing import traced_interpreter
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 
 
@@ -191,7 +191,7 @@ class DebugApi(service.Service):
 
         def run(job, sink):
             state, tx = self.runner.prepare(call, view, overrides, state_class=calls.PLAIN_STATE_CLASS, block=block)
-            job.call(state, tx, hooks.tx_env(state, tx, block_hash=meta.hash), sink)
+            job.call(state, tx, traced_interpreter.tx_env(state, tx, block_hash=meta.hash), sink)
 
         return self._stream(options, run)
 

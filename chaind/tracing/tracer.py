@@ -1,7 +1,7 @@
 """The tracer protocol: the hooks a traced execution calls, with geth's order and meaning.
 
 Struct logger, JavaScript tracers and native tracers all implement Tracer; the traced
-execution (hooks.py) drives it. Objects handed to a hook are valid only during that call.
+execution (traced_interpreter.py) drives it. Objects handed to a hook are valid only during that call.
 """
 
 import attrs

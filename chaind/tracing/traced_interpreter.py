@@ -1,8 +1,9 @@
-"""Traced execution of one tx on py-evm: a state subclass whose computation drives a Tracer.
+"""py-evm's interpreter, instrumented: a state subclass whose computation runs one tx and drives a Tracer.
 
-The dispatch loop is a copy of py-evm 0.12.1b1's BaseComputation.apply_computation with geth's
-tracing hooks around each op; the active trace hangs off the state instance, so traces in
-several threads never share anything.
+The hooks interface is tracer.py's Tracer; this is what calls it. The dispatch loop is a copy of py-evm
+0.12.1b1's BaseComputation.apply_computation with geth's tracing hooks around each op, and the CALL and
+CREATE opcodes get subclasses of py-evm's (tests/test_pyevm_internals.py fingerprints what this relies on);
+the active trace hangs off the state instance, so traces in several threads never share anything.
 """
 
 import copy
