@@ -284,7 +284,7 @@ class _Run:
                 moved[address] = None
         return moved
 
-    def _transaction(self, call, remaining, base_fee):
+    def _transaction(self, call, remaining, base_fee):  # noqa: C901 (geth's checks of a simulated tx, in its order)
         """(tx to run, tx shown in the block, sender): geth's sanitizeCall, CallDefaults and the checks its
         state transition makes before running, each with its execution-apis code."""
         state = self.state
@@ -351,7 +351,8 @@ class _Run:
     def _assemble(self, number, timestamp, gas_limit, coinbase, mix_hash, base_fee, used, parent_hash, state_root,
                   bloom, txs, receipts, results):
         tx_trie, receipt_trie = HexaryTrie({}), HexaryTrie({})
-        for index, ((shown, _, _), (type_id, status, cumulative, receipt_bloom, logs)) in enumerate(zip(txs, receipts)):
+        pairs = zip(txs, receipts, strict=True)
+        for index, ((shown, _, _), (type_id, status, cumulative, receipt_bloom, logs)) in enumerate(pairs):
             key = rlp.encode(index)
             tx_trie[key] = shown.encode()
             body = rlp.encode([status, cumulative, int(receipt_bloom).to_bytes(256, "big"),

@@ -189,7 +189,7 @@ class TraceRun:
 
     # -- the interpreter loop -- #
 
-    def execute(self, comp, frame, table, constant):
+    def execute(self, comp, frame, table, constant):  # noqa: C901 (the opcode loop, inlined for speed)
         """py-evm's opcode loop with geth's OnOpcode/OnFault around every op."""
         tracer = self.tracer
         on_opcode = tracer.on_opcode
@@ -439,7 +439,7 @@ class _LocalDefault(threading.local):
 _creating_run = _LocalDefault()
 
 
-def _traced_computation_class(base):
+def _traced_computation_class(base):  # noqa: C901 (one class, its methods closing over the tables)
     opcodes = dict(base.opcodes)
     for value in ops.CALL_OPS:
         if value in opcodes:

@@ -112,31 +112,31 @@ class _Bridge:
     def balance(self, address):
         try:
             return "%x" % self.db.balance(bytes.fromhex(address))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def nonce(self, address):
         try:
             return self.db.nonce(bytes.fromhex(address))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def code(self, address):
         try:
             return bytes(self.db.code(bytes.fromhex(address))).hex()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def storage(self, address, slot):
         try:
             return self.db.storage(bytes.fromhex(address), int(slot, 16)).to_bytes(32, "big").hex()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def exists(self, address):
         try:
             return bool(self.db.exists(bytes.fromhex(address)))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def createAddress(self, sender, nonce):
@@ -252,7 +252,7 @@ class JsTracer(Tracer):
             bridge.db = db
             try:
                 failure = hook(step.pc, step.op, step.gas, step.cost, step.depth, step.error)
-            except Exception as e:      # thrown while reporting (still out of memory), or a callback bug
+            except Exception as e:  # noqa: BLE001 (thrown while reporting (still out of memory), or a callback bug)
                 failure = _as_failure(e)
             if failure is not None:
                 self._fail(failure, "step")
@@ -291,7 +291,7 @@ class JsTracer(Tracer):
             try:
                 answer = self._hooks["result"]()
                 failure = self._hooks["failure"]() if answer is None else None
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 (a JS failure of any kind is the tracer's error)
                 answer, failure = None, _as_failure(e)
             if answer is None:
                 self._fail(failure, "result")
@@ -319,7 +319,7 @@ class JsTracer(Tracer):
     def _call(self, hook, *args):
         try:
             return hook(*args)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (a JS failure of any kind is the tracer's error)
             return _as_failure(e)
 
     def _fail(self, failure, where):
