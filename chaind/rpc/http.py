@@ -449,7 +449,7 @@ _REMEMBERED_HEAD = 1024
 
 
 @functools.lru_cache(maxsize=512)
-def _head_fields(head):
+def _head_fields(head):  # noqa: C901 (one pass over a request head, remembered)
     """(method, HTTP/1.0?, keep-alive?, Content-Length, transfer coding, Expect, Host, Origin, Content-Type's
     media type, preflight's method and headers) of a request's header block; raises HttpError."""
     if _FORBIDDEN_IN_LINE.search(head.replace(b"\r\n", b"")) is not None:
