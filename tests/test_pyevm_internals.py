@@ -178,8 +178,9 @@ def test_the_installed_py_evm_is_the_release_the_fingerprints_were_taken_at():
 @pytest.mark.parametrize("what, recorded, revisit, how", RELIED_ON, ids=[entry[0] for entry in RELIED_ON])
 def test_what_chaind_relies_on_in_py_evm_is_unchanged(what, recorded, revisit, how):
     now = fingerprint(what)
+    owner = "rlp" if what.startswith("rlp.") else "py-evm"
     assert now == recorded, (
-        f"py-evm's {what} changed: {revisit} relies on it ({how}). Read the new source against that file, fix "
+        f"{owner}'s {what} changed: {revisit} relies on it ({how}). Read the new source against that file, fix "
         f"the file, then record the fingerprint {now!r} in tests/test_pyevm_internals.py")
 
 
