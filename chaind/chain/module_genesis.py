@@ -7,6 +7,7 @@ from typing import Callable
 
 import attrs
 from google.protobuf import json_format
+from google.protobuf.message import Message
 
 
 class GenesisError(ValueError):
@@ -44,11 +45,11 @@ class ModuleGenesis:
     export: Callable[[object, object], dict] | None = None
     key: tuple | None = None
 
-    def path(self, name):
+    def path(self, name: str) -> tuple:
         return self.key or ("app_state", name)
 
 
-def to_json(message):
+def to_json(message: Message) -> dict:
     """A protobuf message as the SDK's genesis JSON writes it (proto field names, unset fields too), in plain
     dicts (json_format writes an Any as an OrderedDict, which compares unequal to the same one read back)."""
     return json.loads(json_format.MessageToJson(message, preserving_proto_field_name=True,
