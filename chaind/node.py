@@ -527,8 +527,9 @@ LISTEN_SETTINGS = {
     "cometbft": ("cometbft-rpc", "address", "--cometbft-address"),
     "grpc": ("grpc", "address", "--grpc-address"),
     "rest": ("rest", "address", "--rest-address"),
-    "explorer": ("explorer", "address", None),
-    "metrics": ("instrumentation", "prometheus-listen-addr", None),
+    "explorer": ("explorer", "address", "--explorer-address"),
+    "metrics": ("instrumentation", "prometheus-listen-addr", "--metrics-address"),
+    "abci": ("abci", "address", "--abci-address"),
 }
 
 

@@ -27,6 +27,9 @@ class Options(usage.Options):
         ["cometbft-address", None, None, "host:port of the CometBFT RPC (overrides [cometbft-rpc] address)"],
         ["grpc-address", None, None, "host:port of the gRPC server (overrides [grpc] address)"],
         ["rest-address", None, None, "host:port of the REST gateway (overrides [rest] address)"],
+        ["explorer-address", None, None, "host:port of the explorer page (overrides [explorer] address)"],
+        ["metrics-address", None, None, "host:port of /metrics (overrides [instrumentation] prometheus-listen-addr)"],
+        ["abci-address", None, None, "host:port of the ABCI socket, socket mode (overrides [abci] address)"],
         ["log-level", None, None, "debug, info, warn or error: the least level logged (overrides [node] log-level)"],
     ]
 

@@ -74,11 +74,14 @@ def the_one_line(done):
 @pytest.mark.slow
 @pytest.mark.parametrize("face, section, key, option", [
     ("rest", "rest", "address", " or give --rest-address"),
-    ("explorer", "explorer", "address", ""),
-    ("metrics", "instrumentation", "prometheus-listen-addr", ""),
+    ("explorer", "explorer", "address", " or give --explorer-address"),
+    ("metrics", "instrumentation", "prometheus-listen-addr", " or give --metrics-address"),
+    ("abci", "abci", "address", " or give --abci-address"),
 ])
 def test_a_taken_port_of_a_late_face_is_one_line(home, tmp_path, taken, face, section, key, option):
-    done = run_twistd(home.path, config_text(**{section: {key: f"127.0.0.1:{taken}"}}), tmp_path)
+    # The ABCI socket listens in socket mode (CometBFT drives the chain).
+    changes = {section: {key: f"127.0.0.1:{taken}", **({"mode": "socket"} if face == "abci" else {})}}
+    done = run_twistd(home.path, config_text(**changes), tmp_path)
     line = the_one_line(done)
     assert line == (f"chaind: the {face} face cannot listen on 127.0.0.1:{taken} (Address already in use): "
                          f"change [{section}] {key} in chaind.toml{option}"), line
@@ -147,3 +150,50 @@ def test_a_configured_address_that_is_not_host_port_is_one_line(home, tmp_path, 
 def test_a_configured_value_out_of_range_is_one_line_naming_its_key(home, tmp_path, section, key, value, message):
     line = the_one_line(run_twistd(home.path, config_text(**{section: {key: value}}), tmp_path))
     assert line == f"chaind: {message}", line
+
+
+def _chaind_start(home_path, config_text, cwd, *args):
+    config = pathlib.Path(cwd) / f"{pathlib.Path(home_path).name}.toml"
+    config.write_text(config_text)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen([sys.executable, "-m", "chaind.cli.main", "start", "--home", str(home_path), "--config",
+                             str(config), *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def _until_banner(process, timeout=120):
+    lines, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline and not any("dev accounts" in line for line in lines):
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+    return "".join(lines)
+
+
+@pytest.mark.slow
+def test_chaind_start_takes_every_faces_address_and_leaves_no_pid_file(tmp_path, taken):
+    first = Home(tmp_path / "first").init("first", dev=True)
+    second = Home(tmp_path / "second").init("second", dev=True)
+    # Every face of the config on a taken port, each moved for this run by its flag.
+    busy = {section: {key: f"127.0.0.1:{taken}" for key in values if "addr" in key}
+            for section, values in ALL_FACES.items()}
+    moved = [arg for option in ("--json-rpc-address", "--ws-address", "--cometbft-address", "--grpc-address",
+                                "--rest-address", "--explorer-address", "--metrics-address")
+             for arg in (option, "127.0.0.1:0")]
+    running = _chaind_start(first.path, config_text(**busy), tmp_path, *moved)
+    try:
+        banner = _until_banner(running)
+        assert "explorer: http://127.0.0.1:" in banner and "metrics: http://127.0.0.1:" in banner, banner
+        assert f":{taken}" not in banner
+        # A second node started from the same folder (another home) runs too: no twistd.pid holds the folder.
+        assert not (tmp_path / "twistd.pid").exists()
+        other = _chaind_start(second.path, config_text(), tmp_path)
+        try:
+            assert "dev accounts" in _until_banner(other)
+        finally:
+            other.terminate()
+            other.wait(60)
+    finally:
+        running.terminate()
+        running.wait(60)
