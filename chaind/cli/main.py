@@ -54,17 +54,18 @@ def make_cli(modules=None):
 @click.command()
 @click.argument("moniker")
 @click.option("--chain-id", default=None, help="Chain id <name>_<EIP-155 id>-<version> (default chain_9000-1)")
-@click.option("--home", required=True, type=click.Path(file_okay=False), help="Home directory to create")
+@click.option("--home", default=None, envvar="CHAIND_HOME", type=click.Path(file_okay=False),
+              help="Home directory to create (default ~/.chaind, as the node's and the client's)")
 @click.option("--dev", is_flag=True, help="A dev chain: funded dev accounts (public keys), dev account 0 its "
               "validator, and the txpool, debug and dev JSON-RPC namespaces on")
 def init(moniker, chain_id, home, dev):
     """Write a home with config, validator key and genesis for a new chain: without --dev, a genesis with no
     accounts or validators, which the `genesis` commands fill."""
     from chaind.chain.genesis import GenesisError
-    from chaind.home import Home
+    from chaind.home import DEFAULT_HOME, Home
 
     try:
-        created = Home(home).init(moniker, chain_id=chain_id, dev=dev)
+        created = Home(home or DEFAULT_HOME).init(moniker, chain_id=chain_id, dev=dev)
     except (FileExistsError, GenesisError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"initialized {'a dev chain in ' if dev else ''}{created.path} (genesis {created.genesis_file})")
