@@ -106,10 +106,9 @@ def measure(args):
     trace = steps(args.steps)
     results = []
     for name, code in (("noop", NOOP), ("filter", FILTER)):
-        for how, run in (("in-process", lambda: in_process(code, trace)),
-                         ("child, sync", lambda: in_child(code, trace, 1)),
-                         ("child, batched", lambda: in_child(code, trace, BATCH))):
-            best = max(run() for _ in range(3))
+        for how, run, batch in (("in-process", in_process, None), ("child, sync", in_child, 1),
+                                ("child, batched", in_child, BATCH)):
+            best = max(run(code, trace, *([] if batch is None else [batch])) for _ in range(3))
             print("%-7s %-15s %9.0f steps/s  %6.2f us/step" % (name, how, best, 1e6 / best))
             results.append(Result("trace.js_%s_%s" % (name, how.replace(", ", "_").replace("-", "_")),
                                   "%s JS tracer, %s (synthetic steps, no EVM)" % (name, how), "steps/s", best,
