@@ -7,10 +7,16 @@ import shutil
 
 import pytest
 import pytest_twisted
-from twisted.internet import reactor, task
 
 from chaind.chain import registry
-from helpers import build_cosmpy_venv, cosmpy_venv_path, ics23_client_path, install_ics23_client, make_node
+from helpers import (
+    build_cosmpy_venv,
+    cosmpy_venv_path,
+    ics23_client_path,
+    install_ics23_client,
+    make_node,
+    until_height,
+)
 
 
 @pytest.fixture
@@ -33,11 +39,8 @@ def node_factory(tmp_path):
 def node(node_factory):
     node = node_factory()
     # A new chain makes block 1 at start; tests begin once "latest" names it. (Tests that start
-    # nodes in their own body run in the reactor's greenlet, where this wait is not possible.)
-    for _ in range(500):
-        if node.app.height >= node.app.genesis.initial_height:
-            break
-        pytest_twisted.blockon(task.deferLater(reactor, 0.01, lambda: None))
+    # nodes in their own body run in the reactor's greenlet, where they yield until_height themselves.)
+    pytest_twisted.blockon(until_height(node, node.app.genesis.initial_height))
     return node
 
 

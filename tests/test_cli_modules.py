@@ -3,7 +3,6 @@ through the real entry point against a real node."""
 
 import base64
 import json
-import time
 
 import pytest_twisted
 from cryptography.hazmat.primitives import serialization
@@ -14,7 +13,7 @@ from chain_driver import contract_address
 from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 from contracts import token_init
 from evm_client import DEV0, send, w3
-from helpers import in_thread
+from helpers import in_thread, until, until_height
 from test_cli import DEV0_B32, DEV_MNEMONIC, FEE, cli, failed, node_flag, ok
 
 GOV_B32 = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax"        # the gov module account
@@ -31,15 +30,11 @@ def js(result):
     return json.loads(ok(result).stdout)
 
 
-@pytest_twisted.inlineCallbacks
 def committed(n, txhash):
     """The committed tx's TxResponse (JSON) once `q tx` finds it."""
-    for _ in range(300):
-        result = yield run("q", "tx", txhash, n, "-o", "json")
-        if result.exit_code == 0:
-            return json.loads(result.stdout)
-        yield in_thread(time.sleep, 0.02)
-    raise AssertionError(f"tx {txhash} was not committed")
+    def found(result):
+        return result.exit_code == 0 and json.loads(result.stdout)
+    return until(lambda: run("q", "tx", txhash, n, "-o", "json").addCallback(found), f"tx {txhash} committed")
 
 
 @pytest_twisted.inlineCallbacks
@@ -54,15 +49,6 @@ def send_tx(n, keys, *args):
 def staking_node(node_factory):
     # Empty blocks keep coming, so H+1 and H+2 follow a change at H without more txs.
     return node_factory(chain={"block_interval": 0.05, "empty_blocks": True})
-
-
-@pytest_twisted.inlineCallbacks
-def until_height(node, height):
-    for _ in range(1000):
-        if node.app.height >= height:
-            return
-        yield in_thread(time.sleep, 0.01)
-    raise AssertionError(f"height {height} not reached")
 
 
 # -- queries -------------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ the evm params take effect (unprotected txs, static precompiles), and bad params
 the SDK's and Evmos' texts and codes, leaving the state as it was."""
 
 import json
-import time
 
 import pytest
 import pytest_twisted
@@ -33,7 +32,7 @@ from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as eq_grpc
 from chaind.pb.ethermint.evm.v1 import tx_pb2 as evm_tx
 from chaind.pb.tendermint.types import params_pb2
 from evm_client import OTHER, sign, w3
-from helpers import call, comet, in_thread, rest
+from helpers import call, comet, in_thread, rest, until_height
 from test_cli import node_flag, ok
 from test_cli_modules import run, send_tx
 from test_gov import address, make_chain
@@ -320,8 +319,7 @@ def test_a_proposal_of_both_messages_on_a_node(node_factory, tmp_path):
     assert shown["params"]["allow_unprotected_txs"] is True
     # CometBFT's RPC: the params of each height, the header's consensus_hash and the block's param updates.
     passed_at = node.app.height
-    while node.app.height < passed_at + 2:
-        yield in_thread(time.sleep, 0.05)
+    yield until_height(node, passed_at + 2)
     head = node.app.height
     heights = {}
     for h in range(1, head + 1):

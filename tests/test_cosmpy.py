@@ -10,7 +10,6 @@ import hashlib
 import json
 import pathlib
 import subprocess
-import time
 
 import grpc
 import pytest
@@ -31,7 +30,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
-from helpers import in_thread, rest
+from helpers import in_thread, on_reactor, rest, until_tx
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmpy_client"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -77,18 +76,9 @@ def fund(node, address, coins):
     reply = stub_call(node, tx_grpc.ServiceStub, "BroadcastTx",
                       tx_service.BroadcastTxRequest(tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC))
     assert reply.tx_response.code == 0, reply.tx_response.raw_log
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            request = tx_service.GetTxRequest(hash=reply.tx_response.txhash)
-            found = stub_call(node, tx_grpc.ServiceStub, "GetTx", request)
-            assert found.tx_response.code == 0, found.tx_response.raw_log
-            return
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.NOT_FOUND:
-                raise
-        time.sleep(0.05)
-    raise AssertionError("funding tx not committed in time")
+    on_reactor(until_tx, node, reply.tx_response.txhash)
+    found = stub_call(node, tx_grpc.ServiceStub, "GetTx", tx_service.GetTxRequest(hash=reply.tx_response.txhash))
+    assert found.tx_response.code == 0, found.tx_response.raw_log
 
 
 def node_balances(node, bech32):

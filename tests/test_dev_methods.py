@@ -11,7 +11,7 @@ from web3 import Web3
 
 from contracts import INIT, RUNTIME
 from evm_client import DEV0, OTHER, rpc, send, sign, w3
-from helpers import in_thread
+from helpers import in_thread, until_height
 
 
 def call(node, method, *params):
@@ -198,8 +198,7 @@ def test_dump_load_and_reset(node_factory):
     first = node_factory("a")
     second = node_factory("b")
     for n in (first, second):
-        while n.app.height < 1:
-            yield in_thread(time.sleep, 0.02)
+        yield until_height(n, 1)
     target = "0x" + "44" * 20
     yield call(first, "anvil_setBalance", target, hex(12345))
     yield call(first, "anvil_setCode", target, "0x" + RUNTIME.hex())
@@ -274,10 +273,7 @@ def test_interval_mining_and_dropping(node):
     assert (yield call(node, "anvil_dropTransaction", tx_hash)) is None
     height = node.app.height
     yield call(node, "evm_setIntervalMining", 1)
-    for _ in range(100):
-        if node.app.height >= height + 2:
-            break
-        yield in_thread(time.sleep, 0.05)
+    yield until_height(node, height + 2)
     assert node.app.height >= height + 2
     yield call(node, "evm_setIntervalMining", 0)
     assert (yield call(node, "hardhat_getAutomine")) is False

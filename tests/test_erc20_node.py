@@ -3,7 +3,6 @@ past heights; transfers either way; the erc20 Query service; an external ERC-20 
 
 import base64
 import json
-import time
 import urllib.error
 import urllib.request
 
@@ -27,7 +26,7 @@ from chaind.pb.evmos.erc20.v1 import query_pb2 as erc20_q
 from chaind.pb.evmos.erc20.v1 import query_pb2_grpc as erc20_grpc
 from contracts import token_init
 from evm_client import DEV0, OTHER, post, send, w3
-from helpers import b32, in_thread, rest_sync
+from helpers import b32, in_thread, on_reactor, rest_sync, until_tx
 
 STAKE = "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -66,14 +65,8 @@ def broadcast(node, who, type_url, msg, gas=300000):
         reply = stub.BroadcastTx(tx_service.BroadcastTxRequest(tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC),
                                  timeout=10)
         assert reply.tx_response.code == 0, reply.tx_response.raw_log
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                return stub.GetTx(tx_service.GetTxRequest(hash=reply.tx_response.txhash), timeout=10).tx_response
-            except grpc.RpcError as e:
-                assert e.code() == grpc.StatusCode.NOT_FOUND
-            time.sleep(0.05)
-    raise AssertionError("tx not committed in time")
+        on_reactor(until_tx, node, reply.tx_response.txhash)
+        return stub.GetTx(tx_service.GetTxRequest(hash=reply.tx_response.txhash), timeout=10).tx_response
 
 
 def balances_everywhere(node, web3, token, denom, who, height):

@@ -12,7 +12,6 @@ import urllib.request
 import pytest
 import pytest_twisted
 from eth_utils import keccak
-from twisted.internet import reactor, task
 
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
@@ -20,7 +19,7 @@ from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from contracts import FORWARDER_INIT, token_init
 from evm_client import DEV0, OTHER, send, w3
-from helpers import in_thread
+from helpers import in_thread, until_height
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 try:
@@ -64,10 +63,7 @@ def browser(tmp_path):
 @pytest.fixture
 def explorer(node_factory):
     node = node_factory(explorer={"enable": True, "address": "127.0.0.1:0"})
-    for _ in range(500):
-        if node.app.height >= node.app.genesis.initial_height:
-            break
-        pytest_twisted.blockon(task.deferLater(reactor, 0.01, lambda: None))
+    pytest_twisted.blockon(until_height(node, node.app.genesis.initial_height))
     return node
 
 

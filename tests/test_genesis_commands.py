@@ -8,7 +8,6 @@ import json
 import pytest
 import pytest_twisted
 from click.testing import CliRunner
-from twisted.internet import reactor, task
 
 from chaind.chain import authority
 from chaind.chain.genesis import Genesis
@@ -18,7 +17,7 @@ from chaind.crypto.addresses import parse, to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
-from helpers import call, chaind_process, in_thread, make_node
+from helpers import call, chaind_process, in_thread, make_node, until_height
 
 STAKE = 1_000_000_000_000_000_000_000       # 1000 chain, bonded by the gentx
 FUNDS = 1_000_000 * 10**18
@@ -92,10 +91,7 @@ def test_a_chain_made_with_the_genesis_commands_starts_with_the_gentx_validator(
     node = make_node(home, chain={"block_interval": 0.05, "empty_blocks": True})
     node.startService()
     try:
-        for _ in range(500):
-            if node.app.height >= 3:
-                break
-            yield task.deferLater(reactor, 0.01, lambda: None)
+        yield until_height(node, 3)
         assert node.app.height >= 3
         consensus_key = Home(home).validator_public_key()
         # The gentx's validator signs from height 1: the proposer of every block, the one member of the set.

@@ -3,7 +3,6 @@ submitted, voted and executed and max_validators changes; a failing one records 
 
 import base64
 import json
-import time
 
 import pytest
 import pytest_twisted
@@ -16,7 +15,7 @@ from chaind.pb.cosmos.gov.v1 import query_pb2 as gq
 from chaind.pb.cosmos.gov.v1 import query_pb2_grpc as gq_grpc
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
-from helpers import call, comet, in_thread, rest
+from helpers import call, comet, in_thread, rest, until_block
 from test_cli import node_flag, ok
 from test_cli_modules import committed, js, run, send_tx
 
@@ -43,14 +42,14 @@ def proposal_file(tmp_path, name, node, **params):
     return path
 
 
-@pytest_twisted.inlineCallbacks
 def until_ended(node, pid):
-    for _ in range(600):
-        p, _ = yield call(node, gq_grpc.QueryStub, "Proposal", gq.QueryProposalRequest(proposal_id=pid))
-        if p.proposal.status not in (gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD, gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD):
-            return p.proposal
-        yield in_thread(time.sleep, 0.05)
-    raise AssertionError(f"proposal {pid} did not end")
+    """The proposal, once a block has ended its deposit or voting period (read over gRPC)."""
+    def ended(reply):
+        p, _ = reply
+        return p.proposal.status not in (gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD,
+                                         gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD) and p.proposal
+    return until_block(node, lambda: call(node, gq_grpc.QueryStub, "Proposal", gq.QueryProposalRequest(
+        proposal_id=pid)).addCallback(ended), f"proposal {pid} to end", timeout=60)
 
 
 @pytest.mark.slow

@@ -34,7 +34,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.store.db import Database
 from contracts import INIT, RUNTIME
 from evm_client import DEV0, DEV0_KEY, OTHER, post, send, w3
-from helpers import in_thread, make_node
+from helpers import in_thread, make_node, wait_until
 
 REPO = Path(__file__).resolve().parent.parent
 TWISTD = Path(sys.executable).parent / "twistd"
@@ -351,10 +351,8 @@ def kill_cycles(tmp_path, storage, kills, seed):
                                            "maxPriorityFeePerGas": 1, "nonce": nonce, "to": OTHER, "value": 1},
                                           DEV0_KEY)
         tx_hash = call(ports["json-rpc"], "eth_sendRawTransaction", signed.raw_transaction.to_0x_hex())
-        deadline = time.monotonic() + 10
-        while not (receipt := call(ports["json-rpc"], "eth_getTransactionReceipt", tx_hash)):
-            assert time.monotonic() < deadline, "no new block after the restarts"
-            time.sleep(0.02)
+        receipt = wait_until(lambda: call(ports["json-rpc"], "eth_getTransactionReceipt", tx_hash),
+                             "a new block after the restarts", timeout=10, every=0.02)
         assert int(receipt["blockNumber"], 16) == max(disk) + 1
         node.stop()
     finally:
@@ -371,10 +369,8 @@ def deploy(port):
     signed = Account.sign_transaction({"chainId": 9000, "gas": 300000, "maxFeePerGas": 10**10,
                                        "maxPriorityFeePerGas": 1, "nonce": 0, "data": INIT}, DEVS[1][1])
     tx_hash = call(port, "eth_sendRawTransaction", signed.raw_transaction.to_0x_hex())
-    deadline = time.monotonic() + 10
-    while not (receipt := call(port, "eth_getTransactionReceipt", tx_hash)):
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    receipt = wait_until(lambda: call(port, "eth_getTransactionReceipt", tx_hash), "the deploy's receipt",
+                         timeout=10, every=0.02)
     return to_checksum_address(receipt["contractAddress"])
 
 

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 import pytest_twisted
@@ -23,9 +22,9 @@ from chaind.home import Home
 from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2 as uq
 from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2_grpc as uq_grpc
 from chaind.pb.cosmos.upgrade.v1beta1 import tx_pb2, upgrade_pb2
-from helpers import call, in_thread, make_node, rest
+from helpers import call, in_thread, make_node, rest, until, until_block, until_height
 from test_cli import failed, node_flag, ok
-from test_cli_modules import js, run, send_tx, until_height
+from test_cli_modules import js, run, send_tx
 from test_gov import address, make_chain
 from test_gov import ok as all_ok
 from test_gov import run as block
@@ -167,17 +166,11 @@ def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
     node.startService()
     try:
         n, keys, at = yield schedule_through_the_cli(node, tmp_path, "v2", 100)
-        for _ in range(400):
-            if node.producer.halted is not None:
-                break
-            yield in_thread(time.sleep, 0.05)
+        yield until(lambda: node.producer.halted is not None, "the chain to halt for the upgrade")
         assert node.producer.halted == f'UPGRADE "v2" NEEDED at height: {at}: v2 info'
         assert node.app.height == at - 1
         written = tmp_path / "home" / "data" / "upgrade-info.json"
-        for _ in range(100):
-            if written.exists():
-                break
-            yield in_thread(time.sleep, 0.05)
+        yield until(written.exists, f"{written} to be written")
         assert written.read_bytes() == b'{"name":"v2","time":"0001-01-01T00:00:00Z","height":%d,"info":"v2 info"}' % at
         assert written.stat().st_mode & 0o777 == 0o600
         written.unlink()
@@ -231,10 +224,7 @@ def test_a_node_process_stopped_by_a_plan_fails_and_leaves_upgrade_info(tmp_path
     node.startService()
     try:
         _, _, at = yield schedule_through_the_cli(node, tmp_path, "v3", 200)
-        for _ in range(400):
-            if keeper.plan(node.app.view()) is not None:
-                break
-            yield in_thread(time.sleep, 0.05)
+        yield until_block(node, lambda: keeper.plan(node.app.view()) is not None, "the upgrade plan stored")
         assert keeper.plan(node.app.view()).height == at and node.app.height < at - 1
     finally:
         yield node.stopService()
