@@ -208,6 +208,7 @@ def _drive_one_block(replica, driver, raw, time_ns, ws):
 replica_genesis = []       # the node's genesis document, for the driver thread
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_a_decided_block_is_the_block_the_node_serves(abci_node):
     sub = abci_node.bus.subscribe(lambda e: isinstance(e, (ev.NewBlock, ev.Tx, ev.PendingTx)))
@@ -476,6 +477,7 @@ def test_process_proposal_rejects_a_block_with_an_undecodable_tx(abci_node):
     assert (yield in_thread(_process, port, doc, [good, b"\x0a\x03not a tx"])) == pb.ResponseProcessProposal.REJECT
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_metrics_in_socket_mode_count_what_cometbft_drove(node_factory):
     node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0"},

@@ -68,6 +68,7 @@ def make_chain(home):
     return added["address"]
 
 
+@pytest.mark.slow
 def test_init_without_dev_funds_no_one_and_names_gov_the_only_authority(tmp_path):
     home = tmp_path / "home"
     run("init", "mine", "--home", home)
@@ -82,6 +83,7 @@ def test_init_without_dev_funds_no_one_and_names_gov_the_only_authority(tmp_path
     assert Genesis.load(Home(tmp_path / "dev").genesis_file).erc20_authority not in (b"", authority.GOV)
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_a_chain_made_with_the_genesis_commands_starts_with_the_gentx_validator(tmp_path):
     home = tmp_path / "home"

@@ -2,6 +2,7 @@
 grows by Evmos' provision, and gRPC, REST and the CLI agree on the epoch and the inflation figures."""
 
 
+import pytest
 import pytest_twisted
 
 from chaind.chain.modules.staking import dec_quo
@@ -17,6 +18,7 @@ from test_cli_modules import js, run
 from test_inflation import FIRST_PROVISION
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_supply_grows_within_seconds_and_every_face_agrees(node_factory):
     node = node_factory(chain={"block_interval": 0.2, "empty_blocks": True})

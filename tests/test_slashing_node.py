@@ -9,6 +9,7 @@ import hashlib
 import json
 import time
 
+import pytest
 import pytest_twisted
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -65,6 +66,7 @@ def create_validator(node, n, keys, who=1):
     return private, raw, valoper
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_downtime_jail_unjail_through_the_cli_and_the_queries_agree(node_factory, tmp_path):
     node = slashing_node(node_factory, tmp_path)
@@ -285,6 +287,7 @@ SLASHING_ABI = json.loads("""[
 PRECOMPILE = "0x0000000000000000000000000000000000000806"
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_the_slashing_precompile_reads_and_unjails_for_the_callers_own_validator_only(node_factory, tmp_path):
     node = slashing_node(node_factory, tmp_path)
