@@ -15,6 +15,7 @@ from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.store.db import Database
 from contracts import INIT
+from native_txs import build_native
 
 PROPOSER = b"\x01" * 20
 RECIPIENTS = [bytes([0x30 + i]) * 20 for i in range(3)]
@@ -64,7 +65,7 @@ class Chain:
         view = self.app.view()
         address = key.address if address is None else address
         number, _ = auth.account(view, address)
-        return txs.build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
+        return build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
                                 [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
                                 pubkey_url=pubkey_url, **options)
 

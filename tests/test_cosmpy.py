@@ -31,6 +31,7 @@ from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from helpers import in_thread, on_reactor, rest, until_tx
+from native_txs import build_native
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmpy_client"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -71,7 +72,7 @@ def fund(node, address, coins):
     msg = bank_tx.MsgSend(from_address=to_bech32(g.bech32_prefix, key.address),
                           to_address=to_bech32(g.bech32_prefix, address),
                           amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in sorted(coins)])
-    raw = txs.build_native([(txs.MSG_SEND, msg)], key, g.chain_id, number, view.accounts.get_nonce(key.address),
+    raw = build_native([(txs.MSG_SEND, msg)], key, g.chain_id, number, view.accounts.get_nonce(key.address),
                            [(g.base_denom, 2 * node.app.next_base_fee() * GAS)], GAS)
     reply = stub_call(node, tx_grpc.ServiceStub, "BroadcastTx",
                       tx_service.BroadcastTxRequest(tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC))

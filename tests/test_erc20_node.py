@@ -27,6 +27,7 @@ from chaind.pb.evmos.erc20.v1 import query_pb2_grpc as erc20_grpc
 from contracts import token_init
 from evm_client import DEV0, OTHER, post, send, w3
 from helpers import b32, in_thread, on_reactor, rest_sync, until_tx
+from native_txs import build_native
 
 STAKE = "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -58,7 +59,7 @@ def broadcast(node, who, type_url, msg, gas=300000):
     """Sign `msg` as dev account `who`, broadcast it over gRPC and wait for its TxResponse."""
     key, view = node.dev_keys[who], node.app.view()
     number, _ = auth.account(view, key.address)
-    raw = txs.build_native([(type_url, msg)], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
+    raw = build_native([(type_url, msg)], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
     with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
         stub = tx_grpc.ServiceStub(channel)

@@ -20,6 +20,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from contracts import FORWARDER_INIT, token_init
 from evm_client import DEV0, OTHER, send, w3
 from helpers import in_thread, until_height
+from native_txs import build_native
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 try:
@@ -116,7 +117,7 @@ def native_send_with_memo(node, memo):
     msg = bank_tx.MsgSend(from_address=sender, to_address=to_bech32(prefix, bytes.fromhex(OTHER[2:])),
                           amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount="1")])
     gas = 200_000
-    raw = txs.build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, int(account["account_number"]),
+    raw = build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, int(account["account_number"]),
                            int(account.get("sequence", 0)), [(node.genesis.base_denom, 10**10 * gas)], gas, memo=memo)
     request = urllib.request.Request(
         f"http://127.0.0.1:{node.port_of('cometbft')}/", headers={"content-type": "application/json"},

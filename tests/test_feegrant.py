@@ -12,6 +12,7 @@ from chaind.crypto.keys import AccountKey
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2
 from chaind.pb.cosmos.feegrant.v1beta1 import tx_pb2 as feegrant_tx
+from native_txs import build_native, build_signed
 
 GRANT = "/cosmos.feegrant.v1beta1.MsgGrantAllowance"
 REVOKE = "/cosmos.feegrant.v1beta1.MsgRevokeAllowance"
@@ -111,7 +112,7 @@ def test_the_spend_limit_is_enforced_and_a_used_up_grant_goes(chain):
         granter=chain.b32(chain.keys[2].address), grantee=chain.b32(grantee.address)))])])
     grant(chain, grantee.address, feegrant_pb2.BasicAllowance(spend_limit=coins(chain, exact)))
     view = chain.app.view()
-    raw = txs.build_native([prune(chain, grantee.address)], grantee.key, chain.genesis.chain_id,
+    raw = build_native([prune(chain, grantee.address)], grantee.key, chain.genesis.chain_id,
                            auth.account(view, grantee.address)[0], view.accounts.get_nonce(grantee.address),
                            [(chain.genesis.base_denom, exact)], exact // chain.app.next_base_fee(),
                            granter=chain.b32(chain.keys[2].address))
@@ -221,7 +222,7 @@ def test_a_replay_from_genesis_reproduces_feegrant_and_multi_signer_blocks(chain
     signers = [(chain.keys[w], auth.account(view, chain.keys[w].address)[0],
                 view.accounts.get_nonce(chain.keys[w].address), txs.ETH_PUBKEY) for w in (3, 4)]
     messages = [prune(chain, chain.keys[3].address)]
-    chain.block([txs.build_signed(messages, signers, chain.genesis.chain_id, [(chain.genesis.base_denom, fee(chain))],
+    chain.block([build_signed(messages, signers, chain.genesis.chain_id, [(chain.genesis.base_denom, fee(chain))],
                                   GAS, payer=chain.b32(chain.keys[4].address), amino_encoder=chain.app.amino)])
     for _ in range(3):
         chain.block([])

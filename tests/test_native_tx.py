@@ -17,6 +17,7 @@ from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
+from native_txs import build_native
 
 
 @pytest.fixture
@@ -154,7 +155,7 @@ def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
     number, _ = auth.account(view, chain.keys[2].address)
-    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
+    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
                            view.accounts.get_nonce(chain.keys[2].address), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     tx_raw.signatures[0] = b""
@@ -170,7 +171,7 @@ def test_simulating_an_empty_signature_charges_the_signed_size(chain):
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
     number, _ = auth.account(view, chain.keys[2].address)
-    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
+    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
                            view.accounts.get_nonce(chain.keys[2].address), [("achain", 10**17)], 100000)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     assert len(tx_raw.signatures[0]) == keys.SIGNATURE_SIZE[keys.ETH_SECP256K1]
@@ -189,7 +190,7 @@ def test_simulate_takes_any_sign_mode(chain, mode):
     msg = bank_tx.MsgSend(from_address=chain.b32(sender), to_address=chain.b32(b"\x54" * 20),
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
-    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, auth.account(view, sender)[0],
+    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, auth.account(view, sender)[0],
                            view.accounts.get_nonce(sender), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)

@@ -35,6 +35,7 @@ from chaind.store.db import Database
 from contracts import INIT, RUNTIME
 from evm_client import DEV0, DEV0_KEY, OTHER, post, send, w3
 from helpers import in_thread, make_node, wait_until
+from native_txs import build_native
 
 REPO = Path(__file__).resolve().parent.parent
 TWISTD = Path(sys.executable).parent / "twistd"
@@ -236,7 +237,7 @@ def native_send(sequence, step):
     msg = bank_tx.MsgSend(from_address=to_bech32("chain", key.address),
                           to_address=to_bech32("chain", bytes.fromhex(RECIPIENT(step)[2:])),
                           amount=[coin_pb2.Coin(denom=IBC, amount=str(step))])
-    return txs.build_native([(txs.MSG_SEND, msg)], key, "chain_9000-1", DEV2_ACCOUNT_NUMBER, sequence,
+    return build_native([(txs.MSG_SEND, msg)], key, "chain_9000-1", DEV2_ACCOUNT_NUMBER, sequence,
                             [("achain", 200000 * 10**10)], 200000)
 
 

@@ -25,6 +25,7 @@ from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q
 from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as evm_grpc
 from helpers import call as grpc_call
 from helpers import comet, in_thread, on_reactor, rest_sync, until_block, until_height
+from native_txs import build_native
 from staking_msgs import CHAIN
 
 
@@ -37,7 +38,7 @@ def start(node_factory):
 def signed(node, who, messages, gas=400000):
     key, view = node.dev_keys[who], node.app.view()
     number, _ = auth.account(view, key.address)
-    return txs.build_native(messages, key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
+    return build_native(messages, key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
                             [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
 
 

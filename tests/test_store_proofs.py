@@ -22,6 +22,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2
 from helpers import in_thread
+from native_txs import build_native
 from test_cometbft_rpc import post
 
 
@@ -47,7 +48,7 @@ def send_ibc(node, sender, to, amount):
     msg = bank_tx.MsgSend(from_address=to_bech32(g.bech32_prefix, sender.address),
                           to_address=to_bech32(g.bech32_prefix, to),
                           amount=[coin_pb2.Coin(denom=ibc, amount=str(amount))])
-    raw = txs.build_native([(txs.MSG_SEND, msg)], sender, g.chain_id, number,
+    raw = build_native([(txs.MSG_SEND, msg)], sender, g.chain_id, number,
                            view.accounts.get_nonce(sender.address),
                            [(g.base_denom, app.next_base_fee() * 200000)], 200000)
     _, reply = yield post(node, "broadcast_tx_commit", {"tx": base64.b64encode(raw).decode()})

@@ -13,6 +13,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from helpers import in_thread, rest, until_tx
+from native_txs import build_native
 
 
 def signed_send(node, who, to, amount, nonce_offset=0):
@@ -22,7 +23,7 @@ def signed_send(node, who, to, amount, nonce_offset=0):
     msg = bank_tx.MsgSend(from_address=to_bech32(prefix, key.address), to_address=to_bech32(prefix, to),
                           amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount=str(amount))])
     gas = 200000
-    return txs.build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, number,
+    return build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, number,
                             view.accounts.get_nonce(key.address) + nonce_offset,
                             [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
 
