@@ -85,7 +85,7 @@ class Driver:
         view = self.app.view()
         number, _ = auth.account(view, key.address)
         return build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                                [("achain", self.app.next_base_fee() * gas)], gas)
+                            [("achain", self.app.next_base_fee() * gas)], gas)
 
     def block(self, raws):
         height = self.app.height + 1

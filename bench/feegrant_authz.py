@@ -65,8 +65,8 @@ class Bench:
         view = self.app.view()
         number, _ = auth.account(view, key.address)
         return build_native(messages, key, self.genesis.chain_id, number,
-                                view.accounts.get_nonce(key.address) + nonce_offset,
-                                [(self.base, self.app.next_base_fee() * 2 * GAS)], GAS, **options)
+                            view.accounts.get_nonce(key.address) + nonce_offset,
+                            [(self.base, self.app.next_base_fee() * 2 * GAS)], GAS, **options)
 
     def commit(self, raws):
         height = self.app.height + 1

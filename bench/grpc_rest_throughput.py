@@ -271,7 +271,7 @@ class Mover(threading.Thread):
             msg = bank_tx.MsgSend(from_address=to_bech32("chain", self.key.address),
                                   to_address=to_bech32("chain", PROBE), amount=[coin_pb2.Coin(denom=IBC, amount="1")])
             raw = build_native([(txs.MSG_SEND, msg)], self.key, "chain_9000-1", 1, nonce,
-                                   [("achain", 10**10 * 200000)], 200000)
+                               [("achain", 10**10 * 200000)], 200000)
             body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "broadcast_tx_sync",
                                "params": {"tx": base64.b64encode(raw).decode()}}).encode()
             with urllib.request.urlopen(urllib.request.Request(f"http://{self.comet}/", data=body), timeout=5) as reply:

@@ -45,7 +45,7 @@ def run(n):
         number = auth.account(view, key.address)[0]
         nonce = view.accounts.get_nonce(key.address)
         raws = {mode: build_native([(txs.MSG_SEND, msg)], key, genesis.chain_id, number, nonce, fee, 200000,
-                                       memo="bench", amino_encoder=encoder)
+                                   memo="bench", amino_encoder=encoder)
                 for mode, encoder in (("direct", None), ("amino-json", app.amino))}
         # The amino tx signed as MetaMask signs it: over the doc's EIP-712 digest, V as 27/28.
         tx_raw = tx_pb2.TxRaw.FromString(raws["amino-json"])

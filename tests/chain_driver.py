@@ -66,8 +66,8 @@ class Chain:
         address = key.address if address is None else address
         number, _ = auth.account(view, address)
         return build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
-                                [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
-                                pubkey_url=pubkey_url, **options)
+                            [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
+                            pubkey_url=pubkey_url, **options)
 
     def b32(self, address):
         return to_bech32(self.genesis.bech32_prefix, address)
@@ -111,3 +111,13 @@ def contract_address(sender, nonce):
     import rlp
 
     return keccak(rlp.encode([sender, nonce]))[12:]
+
+
+class LatestQueryContext:
+    """The context a query handler is called with when no height was asked for (the latest)."""
+
+    def requested_height(self):
+        return None
+
+    def answered_at(self, height):
+        pass

@@ -1,4 +1,5 @@
-"""Fixtures: a real node on 127.0.0.1 (port 0) with a temp home and real LevelDB; the cosmpy venv.
+"""Fixtures: a real node on 127.0.0.1 (port 0) with a temp home and real LevelDB; the cosmpy venv, the npm
+clients (@cosmjs, @confio/ics23).
 
 Helpers that tests import live in helpers.py: a conftest is not a module to import from."""
 
@@ -9,6 +10,7 @@ import pytest
 import pytest_twisted
 
 from chaind.chain import registry
+from cosmjs_driver import install, install_path
 from helpers import (
     build_cosmpy_venv,
     cosmpy_venv_path,
@@ -67,3 +69,22 @@ def ics23_client():
     if error:
         pytest.fail(f"cannot install tests/ics23_client at {path}: {error}")
     return path
+
+
+@pytest.fixture(scope="session")
+def cosmjs():
+    """(node executable, node_modules directory) with @cosmjs/tendermint-rpc installed."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        message = "node and npm are needed to run @cosmjs/tendermint-rpc; install Node.js to run this test"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    path = install_path(node)
+    error = install(path, npm)
+    if error:
+        message = f"cannot install @cosmjs/tendermint-rpc at {path}: {error}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return node, path / "node_modules"

@@ -28,8 +28,8 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from helpers import call, in_thread, url, ws_url
+from native_client import signed_send
 from native_txs import build_native
-from test_tx_service import signed_send
 
 
 @pytest.fixture
@@ -338,7 +338,7 @@ def _create_validator_tx(node, who, pubkey):
     msg = staking_msgs.create(node.genesis.bech32_prefix, key.address, pubkey, 10**20)
     gas = 300000
     return build_native([msg], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
+                        [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
 
 
 def _misbehaving_block(port, genesis_doc, time_ns, create_raw, pubkey):

@@ -9,8 +9,8 @@ from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.home import Home
 from chaind.store.db import Database
+from evm_client import DEV0, DEV0_KEY, OTHER, post
 from helpers import in_thread, until_block
-from test_evm_jsonrpc import DEV0, DEV0_KEY, OTHER, post
 
 PROPOSER = bytes(20)
 

@@ -8,39 +8,14 @@ import sys
 
 import pytest
 import pytest_twisted
-from click.testing import CliRunner
 
 from chaind.cli import yamlout
 from chaind.cli.main import main
+from cli_driver import DEV0_B32, DEV_MNEMONIC, FEE, cli, failed, node_flag, ok
 from evm_client import DEV0, DEV0_KEY
 from helpers import in_thread, until_tx
 
-DEV0_B32 = "chain17w0adeg64ky0daxwd2ugyuneellmjgnxkl0eq4"
 OTHER_B32 = "chain1gv4f8d987c8cjzn2u6xxe4s9yxjeedfm4dst73"
-DEV_MNEMONIC = "test test test test test test test test test test test junk"
-FEE = "--fees=200000000000000000achain"
-
-
-def cli(*args, stdin=None):
-    """click's Result of the chaind entry point (stdout and stderr apart)."""
-    return CliRunner().invoke(main, [str(a) for a in args], input=stdin)
-
-
-def node_flag(node):
-    return f"--node=tcp://127.0.0.1:{node.port_of('cometbft')}"
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.stdout, result.stderr)
-    return result
-
-
-def failed(result, text):
-    assert result.exit_code != 0, result.stdout
-    lines = result.stderr.strip().splitlines()
-    assert lines[-1].startswith("Error: ") and text in lines[-1], result.stderr
-    assert "Traceback" not in result.stderr
-    return result
 
 
 # -- YAML as go-yaml prints it ---------------------------------------------------------------------

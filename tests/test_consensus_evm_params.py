@@ -31,14 +31,12 @@ from chaind.pb.ethermint.evm.v1 import query_pb2 as eq
 from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as eq_grpc
 from chaind.pb.ethermint.evm.v1 import tx_pb2 as evm_tx
 from chaind.pb.tendermint.types import params_pb2
+from cli_driver import node_flag, ok, run, send_tx
 from evm_client import OTHER, sign, w3
+from gov_driver import address, make_chain, through_gov
+from gov_driver import run as block
+from gov_proposals import gov_home, until_ended
 from helpers import call, comet, in_thread, rest, until_height
-from test_cli import node_flag, ok
-from test_cli_modules import run, send_tx
-from test_gov import address, make_chain
-from test_gov import run as block
-from test_gov_node import until_ended
-from test_update_params import gov_home, through_gov
 
 CONSENSUS = "/cosmos.consensus.v1.MsgUpdateParams"
 EVM = "/ethermint.evm.v1.MsgUpdateParams"

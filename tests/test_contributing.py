@@ -25,9 +25,9 @@ from chaind.cli.main import make_cli
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.rest import gateway
+from cli_driver import DEV_MNEMONIC, FEE, node_flag, ok
+from cometbft_client import post
 from helpers import call, in_thread, rest, until_height, until_tx
-from test_cli import DEV_MNEMONIC, FEE, node_flag, ok
-from test_cometbft_rpc import post
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 FILES = {"query.proto", "tx.proto", "keeper.py", "msgs.py", "query.py", "genesis.py", "cli.py", "__init__.py"}

@@ -10,23 +10,8 @@ from twisted.logger import formatEvent, globalLogPublisher
 from web3 import Web3
 
 from contracts import INIT, RUNTIME
-from evm_client import DEV0, OTHER, rpc, send, sign, w3
+from evm_client import DEV0, OTHER, call, error, rpc, send, sign, w3
 from helpers import in_thread, until_height
-
-
-def call(node, method, *params):
-    """Fires with the result; fails the test on an error reply."""
-    d = rpc(node, method, *params)
-
-    def result(reply):
-        assert "error" not in reply[1], (method, reply[1])
-        return reply[1]["result"]
-
-    return d.addCallback(result)
-
-
-def error(node, method, *params):
-    return rpc(node, method, *params).addCallback(lambda reply: reply[1]["error"])
 
 
 @pytest_twisted.inlineCallbacks

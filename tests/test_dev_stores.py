@@ -14,10 +14,9 @@ from web3 import Web3
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2 as ics23
 from chaind.store import keys
 from chaind.store.iavl.node import uvarint
-from evm_client import DEV0, OTHER, send, w3
+from cometbft_client import abci_query, balance_key
+from evm_client import DEV0, OTHER, call, error, send, w3
 from helpers import in_thread, until_height
-from test_dev_methods import call, error
-from test_store_proofs import abci_query, balance_key
 
 
 def _apply(exist):

@@ -19,8 +19,8 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2
 from chaind.store.db import Database
 from chaind.store.versioned import VersionedWriter
+from staking_driver import make_chain, ok, run
 from staking_msgs import CHAIN
-from test_staking import make_chain, ok, run
 
 ONE = legacy_dec.ONE
 WITHDRAW = "/cosmos.distribution.v1beta1.MsgWithdrawDelegatorReward"

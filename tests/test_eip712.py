@@ -19,8 +19,8 @@ from chaind.crypto import keys
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
+from cosmjs_driver import CLIENT_DIR
 from native_txs import build_native
-from test_cosmjs import CLIENT_DIR, cosmjs  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.external
 
@@ -57,8 +57,8 @@ def _amino_tx(chain, key, sign, memo=""):
     view = chain.app.view()
     number, sequence = auth.account(view, sender)[0], view.accounts.get_nonce(sender)
     raw = build_native([(txs.MSG_SEND, msg)], key, chain.genesis.chain_id, number, sequence,
-                           [(chain.genesis.base_denom, chain.app.next_base_fee() * 200000)], 200000, memo=memo,
-                           amino_encoder=chain.app.amino)
+                       [(chain.genesis.base_denom, chain.app.next_base_fee() * 200000)], 200000, memo=memo,
+                       amino_encoder=chain.app.amino)
     tx_raw = tx_pb2.TxRaw.FromString(raw)
     body, auth_info = tx_pb2.TxBody.FromString(tx_raw.body_bytes), tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
     doc = amino.sign_bytes(chain.app.amino, body, auth_info.fee, chain.genesis.chain_id, number, sequence)

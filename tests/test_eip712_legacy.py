@@ -31,9 +31,9 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 from chaind.pb.ethermint.types.v1 import web3_pb2
+from cosmjs_driver import CLIENT_DIR
 from helpers import grpc_sync, in_thread, on_reactor, rest_sync, until_tx
-from test_cosmjs import CLIENT_DIR, cosmjs  # noqa: F401 (the fixture)
-from test_cosmpy import fund, node_balances
+from native_client import fund, node_balances
 
 pytestmark = pytest.mark.external
 

@@ -118,7 +118,7 @@ def native_send_with_memo(node, memo):
                           amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount="1")])
     gas = 200_000
     raw = build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, int(account["account_number"]),
-                           int(account.get("sequence", 0)), [(node.genesis.base_denom, 10**10 * gas)], gas, memo=memo)
+                       int(account.get("sequence", 0)), [(node.genesis.base_denom, 10**10 * gas)], gas, memo=memo)
     request = urllib.request.Request(
         f"http://127.0.0.1:{node.port_of('cometbft')}/", headers={"content-type": "application/json"},
         data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "broadcast_tx_commit",

@@ -113,9 +113,9 @@ def test_the_spend_limit_is_enforced_and_a_used_up_grant_goes(chain):
     grant(chain, grantee.address, feegrant_pb2.BasicAllowance(spend_limit=coins(chain, exact)))
     view = chain.app.view()
     raw = build_native([prune(chain, grantee.address)], grantee.key, chain.genesis.chain_id,
-                           auth.account(view, grantee.address)[0], view.accounts.get_nonce(grantee.address),
-                           [(chain.genesis.base_denom, exact)], exact // chain.app.next_base_fee(),
-                           granter=chain.b32(chain.keys[2].address))
+                       auth.account(view, grantee.address)[0], view.accounts.get_nonce(grantee.address),
+                       [(chain.genesis.base_denom, exact)], exact // chain.app.next_base_fee(),
+                       granter=chain.b32(chain.keys[2].address))
     result = chain.block([raw]).results[0]
     assert attributes(result, "revoke_feegrant") and attributes(result, "use_feegrant")
     assert keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
@@ -223,7 +223,7 @@ def test_a_replay_from_genesis_reproduces_feegrant_and_multi_signer_blocks(chain
                 view.accounts.get_nonce(chain.keys[w].address), txs.ETH_PUBKEY) for w in (3, 4)]
     messages = [prune(chain, chain.keys[3].address)]
     chain.block([build_signed(messages, signers, chain.genesis.chain_id, [(chain.genesis.base_denom, fee(chain))],
-                                  GAS, payer=chain.b32(chain.keys[4].address), amino_encoder=chain.app.amino)])
+                              GAS, payer=chain.b32(chain.keys[4].address), amino_encoder=chain.app.amino)])
     for _ in range(3):
         chain.block([])
     assert keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address) is None

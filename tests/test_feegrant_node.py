@@ -15,10 +15,9 @@ from chaind.pb.cosmos.feegrant.v1beta1 import query_pb2_grpc as fq_grpc
 from chaind.pb.cosmos.feegrant.v1beta1 import tx_pb2 as feegrant_tx
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from cli_driver import FEE, committed, failed, js, node_flag, ok, run, send_tx
 from helpers import call, comet, in_thread, rest
 from native_txs import build_native
-from test_cli import FEE, failed, node_flag, ok
-from test_cli_modules import committed, js, run, send_tx
 
 CHAIN = 10**18
 FEE_AMOUNT = 200000000000000000      # test_cli's FEE
@@ -105,8 +104,8 @@ def _pruned_by(node, home, grantee, granter):
     address = parse(grantee)
     return build_native([("/cosmos.feegrant.v1beta1.MsgPruneAllowances",
                               feegrant_tx.MsgPruneAllowances(pruner=grantee))], key, node.genesis.chain_id,
-                            auth.account(view, address)[0], view.accounts.get_nonce(address),
-                            [("achain", FEE_AMOUNT)], 200000, granter=granter)
+                        auth.account(view, address)[0], view.accounts.get_nonce(address),
+                        [("achain", FEE_AMOUNT)], 200000, granter=granter)
 
 
 @pytest_twisted.inlineCallbacks

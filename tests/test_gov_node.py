@@ -12,12 +12,11 @@ from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.gov.v1 import gov_pb2
 from chaind.pb.cosmos.gov.v1 import query_pb2 as gq
-from chaind.pb.cosmos.gov.v1 import query_pb2_grpc as gq_grpc
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
-from helpers import call, comet, in_thread, rest, until_block
-from test_cli import node_flag, ok
-from test_cli_modules import committed, js, run, send_tx
+from cli_driver import committed, js, node_flag, ok, run, send_tx
+from gov_proposals import until_ended
+from helpers import call, comet, in_thread, rest
 
 
 def gov_node(node_factory, tmp_path):
@@ -40,16 +39,6 @@ def proposal_file(tmp_path, name, node, **params):
                       "params": values}],
         "metadata": "", "deposit": "10achain", "title": "Seven validators", "summary": "Fewer, stronger"}))
     return path
-
-
-def until_ended(node, pid):
-    """The proposal, once a block has ended its deposit or voting period (read over gRPC)."""
-    def ended(reply):
-        p, _ = reply
-        return p.proposal.status not in (gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD,
-                                         gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD) and p.proposal
-    return until_block(node, lambda: call(node, gq_grpc.QueryStub, "Proposal", gq.QueryProposalRequest(
-        proposal_id=pid)).addCallback(ended), f"proposal {pid} to end", timeout=60)
 
 
 @pytest.mark.slow

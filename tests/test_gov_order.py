@@ -6,7 +6,7 @@ import pytest
 import gov_msgs as g
 import staking_msgs
 from chaind.chain import registry
-from test_gov import address, make_chain, ok, run, submit
+from gov_driver import address, make_chain, ok, run, submit
 
 
 @pytest.fixture

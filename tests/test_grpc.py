@@ -132,7 +132,7 @@ def test_accounts_are_base_accounts_with_the_cosmjs_pubkey_type(node):
                           amount=[coin_pb2.Coin(denom=IBC, amount="3")])
     gas = 200000
     raw = build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, 1, 0,
-                           [("achain", node.app.next_base_fee() * 2 * gas)], gas)
+                       [("achain", node.app.next_base_fee() * 2 * gas)], gas)
     result = yield in_thread(_broadcast, node, raw)
     assert result["tx_result"]["code"] == 0
     reply, _ = yield call(node, AUTH, "Account", auth_q.QueryAccountRequest(address=sender))

@@ -15,11 +15,9 @@ from chaind.chain.modules.epochs.state import epoch_infos
 from chaind.chain.modules.inflation import calculation, keeper
 from chaind.chain.modules.inflation.params import Params, parse_genesis, schedule
 from chaind.home import Home
-from test_staking import make_chain, ok, run
+from staking_driver import FIRST_PROVISION, make_chain, ok, run
 
 ONE = legacy_dec.ONE
-# Evmos v20's provision for period 0 with its default params (x/inflation/v1/keeper/genesis_test.go).
-FIRST_PROVISION = 282534246575342465753425
 
 
 @pytest.fixture

@@ -12,10 +12,9 @@ from chaind.pb.evmos.epochs.v1 import query_pb2 as eq
 from chaind.pb.evmos.epochs.v1 import query_pb2_grpc as eq_grpc
 from chaind.pb.evmos.inflation.v1 import query_pb2 as iq
 from chaind.pb.evmos.inflation.v1 import query_pb2_grpc as iq_grpc
+from cli_driver import js, node_flag, run
 from helpers import call, rest, until_block
-from test_cli import node_flag
-from test_cli_modules import js, run
-from test_inflation import FIRST_PROVISION
+from staking_driver import FIRST_PROVISION
 
 
 @pytest.mark.slow

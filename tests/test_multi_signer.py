@@ -36,8 +36,8 @@ def signed(chain, messages, who, offsets=None, amino=False, payer="", granter=""
                 view.accounts.get_nonce(chain.keys[w].address) + offset, txs.ETH_PUBKEY)
                for w, offset in zip(who, offsets)]
     return build_signed(messages, signers, chain.genesis.chain_id,
-                            [(chain.genesis.base_denom, chain.app.next_base_fee() * GAS)], GAS,
-                            amino_encoder=chain.app.amino if amino else None, payer=payer, granter=granter)
+                        [(chain.genesis.base_denom, chain.app.next_base_fee() * GAS)], GAS,
+                        amino_encoder=chain.app.amino if amino else None, payer=payer, granter=granter)
 
 
 def state(chain, *who):

@@ -156,7 +156,7 @@ def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
     view = chain.app.view()
     number, _ = auth.account(view, chain.keys[2].address)
     raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
-                           view.accounts.get_nonce(chain.keys[2].address), [], 0)
+                       view.accounts.get_nonce(chain.keys[2].address), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     tx_raw.signatures[0] = b""
     result = chain.app.simulate(tx_raw.SerializeToString())
@@ -172,7 +172,7 @@ def test_simulating_an_empty_signature_charges_the_signed_size(chain):
     view = chain.app.view()
     number, _ = auth.account(view, chain.keys[2].address)
     raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
-                           view.accounts.get_nonce(chain.keys[2].address), [("achain", 10**17)], 100000)
+                       view.accounts.get_nonce(chain.keys[2].address), [("achain", 10**17)], 100000)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     assert len(tx_raw.signatures[0]) == keys.SIGNATURE_SIZE[keys.ETH_SECP256K1]
     signed = chain.app.simulate(raw).gas_used
@@ -191,7 +191,7 @@ def test_simulate_takes_any_sign_mode(chain, mode):
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
     raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, auth.account(view, sender)[0],
-                           view.accounts.get_nonce(sender), [], 0)
+                       view.accounts.get_nonce(sender), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
     auth_info.signer_infos[0].mode_info.single.mode = mode

@@ -100,7 +100,7 @@ def test_post_bodies_give_decimals_that_reach_the_servicer_as_atomics(node):
     view = node.app.view()
     number, _ = auth.account(view, key.address)
     raw = build_native([message], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address), [],
-                           400000)
+                       400000)
     signed = cosmos_tx.TxRaw.FromString(raw)
     tx = cosmos_tx.Tx(body=cosmos_tx.TxBody.FromString(signed.body_bytes),
                       auth_info=cosmos_tx.AuthInfo.FromString(signed.auth_info_bytes), signatures=signed.signatures)

@@ -30,10 +30,9 @@ from chaind.home import Home
 from chaind.pb.cosmos.evidence.v1beta1 import evidence_pb2
 from chaind.pb.cosmos.slashing.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.slashing.v1beta1 import query_pb2_grpc as sq_grpc
+from cli_driver import CHAIN, FEE, committed, js, node_flag, run, send_tx
 from evm_client import DEV0, send, w3
 from helpers import call, comet, in_thread, rest, until_block, until_height
-from test_cli import FEE, node_flag
-from test_cli_modules import CHAIN, committed, js, run, send_tx
 
 WINDOW, JAIL_S = 4, 6
 

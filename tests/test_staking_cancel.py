@@ -9,8 +9,8 @@ from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.chain.modules.staking import BONDED_POOL, NOT_BONDED_POOL
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
+from staking_driver import make_chain, ok, run
 from staking_msgs import CHAIN
-from test_staking import make_chain, ok, run
 
 CANCEL = "/cosmos.staking.v1beta1.MsgCancelUnbondingDelegation"
 

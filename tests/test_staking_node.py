@@ -39,7 +39,7 @@ def signed(node, who, messages, gas=400000):
     key, view = node.dev_keys[who], node.app.view()
     number, _ = auth.account(view, key.address)
     return build_native(messages, key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
+                        [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
 
 
 def commit_tx(node, raw):

@@ -14,8 +14,8 @@ import toy_module
 from chaind.chain import registry
 from chaind.cli.main import make_cli
 from chaind.store.keys import compose
+from cometbft_client import post
 from helpers import call, rest, until_height
-from test_cometbft_rpc import post
 
 
 @pytest.fixture

@@ -6,31 +6,9 @@ import grpc
 import pytest_twisted
 
 from chaind.chain import txs
-from chaind.chain.modules import auth
-from chaind.crypto.addresses import to_bech32
-from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
-from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from helpers import in_thread, rest, until_tx
-from native_txs import build_native
-
-
-def signed_send(node, who, to, amount, nonce_offset=0):
-    key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
-    prefix = node.genesis.bech32_prefix
-    msg = bank_tx.MsgSend(from_address=to_bech32(prefix, key.address), to_address=to_bech32(prefix, to),
-                          amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount=str(amount))])
-    gas = 200000
-    return build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, number,
-                            view.accounts.get_nonce(key.address) + nonce_offset,
-                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
-
-
-def grpc_call(node, method, request):
-    with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
-        return getattr(tx_grpc.ServiceStub(channel), method)(request, timeout=10)
+from native_client import grpc_call, signed_send
 
 
 @pytest_twisted.inlineCallbacks

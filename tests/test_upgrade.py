@@ -22,12 +22,11 @@ from chaind.home import Home
 from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2 as uq
 from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2_grpc as uq_grpc
 from chaind.pb.cosmos.upgrade.v1beta1 import tx_pb2, upgrade_pb2
+from cli_driver import failed, js, node_flag, ok, run, send_tx
+from gov_driver import address, make_chain
+from gov_driver import ok as all_ok
+from gov_driver import run as block
 from helpers import call, in_thread, make_node, rest, until, until_block, until_height
-from test_cli import failed, node_flag, ok
-from test_cli_modules import js, run, send_tx
-from test_gov import address, make_chain
-from test_gov import ok as all_ok
-from test_gov import run as block
 
 SOFTWARE_UPGRADE = "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade"
 CANCEL_UPGRADE = "/cosmos.upgrade.v1beta1.MsgCancelUpgrade"

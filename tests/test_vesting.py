@@ -8,7 +8,7 @@ import pytest
 from eth_account import Account
 
 import staking_msgs
-from chain_driver import Chain
+from chain_driver import Chain, LatestQueryContext
 from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import vesting
@@ -20,8 +20,7 @@ from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.vesting.v1beta1 import tx_pb2, vesting_pb2
-from test_authz import _Context
-from test_gov import address, make_chain, ok, run
+from gov_driver import address, make_chain, ok, run
 
 S = 10**9
 CHAIN = 10**18
@@ -87,7 +86,7 @@ def test_a_continuous_vesting_account_cannot_send_locked_coins_and_later_can(cha
     assert balance(chain, b"\x21" * 20) == 5 * CHAIN
     # SpendableBalances answers what is free at the head's time.
     spendable = BankQuery(chain.app).SpendableBalances(bank_q.QuerySpendableBalancesRequest(
-        address=chain.b32(me)), _Context())
+        address=chain.b32(me)), LatestQueryContext())
     locked = vesting.locked(url, account, now_s(chain))["achain"]
     assert int(spendable.balances[0].amount) == balance(chain, me) - locked
     # After the end everything is free.
