@@ -121,3 +121,14 @@ class LatestQueryContext:
 
     def answered_at(self, height):
         pass
+
+
+def ok(block):
+    """`block`, once every tx in it has succeeded (else the test fails with their logs)."""
+    assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
+    return block
+
+
+def balance(chain, address, denom="achain"):
+    """`address`'s balance of `denom` at the chain's head."""
+    return chain.app.bank.balance(chain.app.view(), address, denom)

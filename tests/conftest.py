@@ -9,6 +9,7 @@ import shutil
 import pytest
 import pytest_twisted
 
+from chain_driver import Chain
 from chaind.chain import registry
 from cosmjs_driver import install, install_path
 from helpers import (
@@ -19,6 +20,16 @@ from helpers import (
     make_node,
     until_height,
 )
+
+
+@pytest.fixture
+def chain(request, tmp_path):
+    """A chain driven block by block without a node, closed after the test: made by the test module's
+    `make_chain(tmp_path)` when it has one (gov_driver's, staking_driver's, its own), else chain_driver's Chain."""
+    make = getattr(request.module, "make_chain", None)
+    made = make(tmp_path) if make is not None else Chain(tmp_path, "chain.db")
+    yield made
+    made.close()
 
 
 @pytest.fixture

@@ -28,11 +28,6 @@ def run(chain, messages_by_key, after_s=1):
     return block
 
 
-def ok(block):
-    assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
-    return block
-
-
 def attrs(events, type_):
     return [dict((k, v) for k, v, _ in e.attributes) for e in events if e.type == type_]
 

@@ -8,7 +8,7 @@ import pytest
 from google.protobuf import any_pb2
 
 import staking_msgs
-from chain_driver import PROPOSER, LatestQueryContext
+from chain_driver import PROPOSER, LatestQueryContext, balance, ok
 from chaind.chain.modules.authz import keeper
 from chaind.chain.modules.authz.query import AuthzQuery
 from chaind.chain.replay import replay_chain
@@ -20,20 +20,13 @@ from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.staking.v1beta1 import authz_pb2 as staking_authz
-from gov_driver import address, attrs, make_chain, ok, run
+from gov_driver import address, attrs, make_chain, run
 
 S = 10**9
 GRANT, REVOKE, EXEC = ("/cosmos.authz.v1beta1.MsgGrant", "/cosmos.authz.v1beta1.MsgRevoke",
                        "/cosmos.authz.v1beta1.MsgExec")
 SEND_AUTH = "/cosmos.bank.v1beta1.SendAuthorization"
 SEND = "/cosmos.bank.v1beta1.MsgSend"
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def pack(type_url, message):
@@ -59,10 +52,6 @@ def send_msg(chain, sender, to, amount):
 def exec_(chain, grantee, *messages):
     return EXEC, authz_tx.MsgExec(grantee=chain.b32(address(chain, grantee)),
                                   msgs=[pack(url, m) for url, m in messages])
-
-
-def balance(chain, who_address):
-    return chain.app.bank.balance(chain.app.view(), who_address, "achain")
 
 
 def stored(chain, granter, grantee, url):

@@ -33,20 +33,17 @@ from chaind.pb.ethermint.evm.v1 import tx_pb2 as evm_tx
 from chaind.pb.tendermint.types import params_pb2
 from cli_driver import node_flag, ok, run, send_tx
 from evm_client import OTHER, sign, w3
-from gov_driver import address, make_chain, through_gov
+from gov_driver import (
+    address,
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+    through_gov,
+)
 from gov_driver import run as block
 from gov_proposals import gov_home, until_ended
 from helpers import call, comet, in_thread, rest, until_height
 
 CONSENSUS = "/cosmos.consensus.v1.MsgUpdateParams"
 EVM = "/ethermint.evm.v1.MsgUpdateParams"
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def consensus_msg(chain, max_gas=500_000, max_bytes=2_000_000, authority=None, **sections):

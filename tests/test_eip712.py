@@ -12,7 +12,6 @@ import subprocess
 import pytest
 from eth_keys import keys as eth_keys
 
-from chain_driver import Chain
 from chaind.chain import amino, eip712, errors, txs
 from chaind.chain.modules import auth
 from chaind.crypto import keys
@@ -40,13 +39,6 @@ def metamask_sign(cosmjs, private_key, sign_bytes, chain_id=None):  # noqa: F811
                          text=True, timeout=60, env={**os.environ, "NODE_PATH": str(modules)})
     assert run.returncode == 0, f"eth-sig-util failed:\n{run.stderr}"
     return bytes.fromhex(json.loads(run.stdout)["signature"][2:])
-
-
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
 
 
 def _amino_tx(chain, key, sign, memo=""):

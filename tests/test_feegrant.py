@@ -4,7 +4,6 @@ through its granter), spend and period limits, the allowed-message filter, expir
 import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from chain_driver import Chain
 from chaind.chain import errors, txs
 from chaind.chain.modules import auth
 from chaind.chain.modules.feegrant import allowances, keeper
@@ -26,13 +25,6 @@ class Grantee:
     def __init__(self, chain):
         self.key = AccountKey(b"\x42" * 32)
         self.address = self.key.address
-
-
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
 
 
 def fee(chain):

@@ -1,12 +1,11 @@
 """x/gov driven block by block on a real App: proposals through deposit and voting periods, the tally, execution
 of a passed proposal's messages as the gov account, refusals with the SDK's codes and no state change."""
 
-import pytest
 from google.protobuf import any_pb2
 
 import gov_msgs as g
 import staking_msgs
-from chain_driver import PROPOSER
+from chain_driver import PROPOSER, balance, ok
 from chaind.chain import amino
 from chaind.chain.authority import GOV
 from chaind.chain.modules import erc20, staking
@@ -21,22 +20,11 @@ from chaind.pb.cosmos.gov.v1beta1 import query_pb2 as q_v1beta1
 from chaind.pb.cosmos.gov.v1beta1 import tx_pb2 as tx_v1beta1
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
 from chaind.pb.evmos.erc20.v1 import tx_pb2 as erc20_tx
-from gov_driver import S, address, attrs, make_chain, ok, run, submit
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
+from gov_driver import S, address, attrs, make_chain, run, submit
 
 
 def proposal(chain, pid):
     return keeper.proposal(chain.app.view(), pid)
-
-
-def balance(chain, who_address):
-    return chain.app.bank.balance(chain.app.view(), who_address, "achain")
 
 
 def test_a_passed_proposal_changes_staking_params_as_the_gov_account(chain):

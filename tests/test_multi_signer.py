@@ -3,7 +3,6 @@ amino JSON; refusals that change nothing; the mempool's view of every signer's s
 
 import pytest
 
-from chain_driver import Chain
 from chaind.chain import errors, txs
 from chaind.chain.modules import auth
 from chaind.config import MempoolSettings
@@ -14,13 +13,6 @@ from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 from native_txs import build_signed
 
 GAS = 300000
-
-
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
 
 
 def send(chain, who, to, amount):

@@ -2,7 +2,6 @@
 simulation."""
 
 import pytest
-from google.protobuf import any_pb2
 
 from chain_driver import Chain
 from chaind.chain import errors, txs
@@ -12,19 +11,9 @@ from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys
-from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
-from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
-from native_txs import build_native
-
-
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
+from native_txs import build_native, multisig_tx
 
 
 def coins(*pairs):
@@ -205,42 +194,6 @@ def test_simulate_takes_any_sign_mode(chain, mode):
 
 
 # -- multisig (LegacyAminoPubKey) signers ---------------------------------------------------------------
-
-_URLS = {keys.ETH_SECP256K1: txs.ETH_PUBKEY, keys.SECP256K1: txs.SECP256K1_PUBKEY}
-
-
-def _any(url, message):
-    return any_pb2.Any(type_url=url, value=message.SerializeToString())
-
-
-def multisig_tx(chain, members, threshold, signers, messages, gas=300000, mangle=None):
-    """A tx of the `threshold`-of-`members` multisig ((key type, AccountKey) each) signed by members `signers`."""
-    address = multisig.address(threshold, [(t, k.compressed_public_key) for t, k in members])
-    view = chain.app.view()
-    found = auth.account(view, address)
-    number = found[0] if found else 0
-    pubkey = multisig_keys.LegacyAminoPubKey(threshold=threshold, public_keys=[
-        _any(_URLS[t], secp256k1_keys.PubKey(key=k.compressed_public_key)) for t, k in members])
-    extra, elems = multisig.bit_array(len(members), signers)
-    direct = tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=signing_pb2.SIGN_MODE_DIRECT))
-    mode = tx_pb2.ModeInfo(multi=tx_pb2.ModeInfo.Multi(
-        bitarray=multisig_pb2.CompactBitArray(extra_bits_stored=extra, elems=elems),
-        mode_infos=[direct] * len(signers)))
-    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages])
-    auth_info = tx_pb2.AuthInfo(
-        signer_infos=[tx_pb2.SignerInfo(public_key=_any(multisig.PUBKEY_URL, pubkey), mode_info=mode,
-                                        sequence=view.accounts.get_nonce(address))],
-        fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=chain.genesis.base_denom,
-                                             amount=str(chain.app.next_base_fee() * gas))], gas_limit=gas))
-    body_bytes, auth_bytes = body.SerializeToString(), auth_info.SerializeToString()
-    doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain.genesis.chain_id,
-                         account_number=number).SerializeToString()
-    signatures = [members[i][1].sign(members[i][0], doc) for i in signers]
-    if mangle:
-        signatures = mangle(signatures)
-    aggregate = multisig_pb2.MultiSignature(signatures=signatures).SerializeToString()
-    return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes, signatures=[aggregate]).SerializeToString()
-
 
 def test_multisig_address_is_the_sdks():
     # cosmjs' vector (amino/src/addresses.spec.ts): a 2-of-3 of secp256k1 keys.

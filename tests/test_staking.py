@@ -9,6 +9,7 @@ import pytest
 from google.protobuf import any_pb2, wrappers_pb2
 
 import staking_msgs as m
+from chain_driver import ok
 from chaind.chain import errors, legacy_dec, valset, votes
 from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
@@ -19,17 +20,10 @@ from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
 from chaind.store import keys as store_keys
-from staking_driver import make_chain, ok, run
+from staking_driver import make_chain, run
 from staking_msgs import CHAIN
 
 DAY = 24 * 3600 * 10**9
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def failure(chain, who, msg):

@@ -26,17 +26,14 @@ from chaind.pb.evmos.inflation.v1 import genesis_pb2 as inflation_genesis
 from chaind.pb.evmos.inflation.v1 import inflation_pb2
 from chaind.pb.evmos.inflation.v1 import tx_pb2 as inflation_tx
 from cli_driver import node_flag, ok, run, send_tx
-from gov_driver import address, make_chain, through_gov
+from gov_driver import (
+    address,
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+    through_gov,
+)
 from gov_driver import run as block
 from gov_proposals import gov_home, until_ended
 from helpers import call, rest
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def wrap(type_url, msg):

@@ -13,6 +13,7 @@ from google.protobuf import any_pb2
 from twisted.internet import defer
 
 import gov_msgs as g
+from chain_driver import ok as all_ok
 from chaind.chain.halt import ChainHalt
 from chaind.chain.modules import upgrade
 from chaind.chain.modules.upgrade import keeper
@@ -23,8 +24,10 @@ from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2 as uq
 from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2_grpc as uq_grpc
 from chaind.pb.cosmos.upgrade.v1beta1 import tx_pb2, upgrade_pb2
 from cli_driver import failed, js, node_flag, ok, run, send_tx
-from gov_driver import address, make_chain
-from gov_driver import ok as all_ok
+from gov_driver import (
+    address,
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+)
 from gov_driver import run as block
 from helpers import call, in_thread, make_node, rest, until, until_block, until_height
 
@@ -49,13 +52,6 @@ def passed(chain, messages):
 def g_proposal_exists(chain, pid):
     from chaind.chain.modules.gov import keeper as gov_keeper
     return gov_keeper.proposal(chain.app.view(), pid) is not None
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def test_a_plan_stops_the_chain_until_its_handler_runs(chain, tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from eth_account import Account
 
 import staking_msgs
-from chain_driver import Chain, LatestQueryContext
+from chain_driver import Chain, LatestQueryContext, balance, ok
 from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import vesting
@@ -20,7 +20,7 @@ from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.vesting.v1beta1 import tx_pb2, vesting_pb2
-from gov_driver import address, make_chain, ok, run
+from gov_driver import address, make_chain, run
 
 S = 10**9
 CHAIN = 10**18
@@ -28,13 +28,6 @@ CREATE = "/cosmos.vesting.v1beta1.MsgCreateVestingAccount"
 PERMANENT = "/cosmos.vesting.v1beta1.MsgCreatePermanentLockedAccount"
 PERIODIC = "/cosmos.vesting.v1beta1.MsgCreatePeriodicVestingAccount"
 SEND = "/cosmos.bank.v1beta1.MsgSend"
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def coins(amount, denom="achain"):
@@ -59,10 +52,6 @@ def create(chain, to, amount, end_time, delayed=False, funder=1):
 
 def send(chain, sender, to, amount):
     return SEND, bank_tx.MsgSend(from_address=chain.b32(sender), to_address=chain.b32(to), amount=coins(amount))
-
-
-def balance(chain, who):
-    return chain.app.bank.balance(chain.app.view(), who, "achain")
 
 
 def test_a_continuous_vesting_account_cannot_send_locked_coins_and_later_can(chain):
