@@ -69,7 +69,7 @@ class _Wait:
     may return a Deferred: a client call), and the first truthy answer, or the deadline, ends it."""
 
     condition: object
-    what: str
+    what: object            # a text, or a function that gives it (read when the deadline passes)
     timeout: float
     done: defer.Deferred = attrs.field(factory=defer.Deferred)
     checking: bool = False

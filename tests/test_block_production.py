@@ -10,7 +10,7 @@ from chaind.chain.genesis import Genesis
 from chaind.home import Home
 from chaind.store.db import Database
 from evm_client import DEV0, DEV0_KEY, OTHER, post
-from helpers import in_thread, until_block
+from helpers import in_thread, until_tx
 
 PROPOSER = bytes(20)
 
@@ -32,13 +32,9 @@ def test_many_txs_of_one_sender_all_commit_in_nonce_order(node):
     status, answers = yield in_thread(post, node, batch)
     assert status == 200 and [a.get("error") for a in answers] == [None] * count
     hashes = {a["id"]: a["result"] for a in answers}
-
-    def nonce():
-        return in_thread(post, node, {"jsonrpc": "2.0", "id": 1, "method": "eth_getTransactionCount",
-                                      "params": [DEV0, "latest"]}).addCallback(lambda reply: reply[1])
-
-    answer = yield until_block(node, lambda: nonce().addCallback(lambda a: int(a["result"], 16) == count and a),
-                               f"all {count} txs committed", timeout=60)
+    yield until_tx(node, hashes[count - 1], evm=True, timeout=60)     # the last nonce's: every one before it is in
+    _, answer = yield in_thread(post, node, {"jsonrpc": "2.0", "id": 1, "method": "eth_getTransactionCount",
+                                             "params": [DEV0, "latest"]})
     assert int(answer["result"], 16) == count
     _, receipts = yield in_thread(post, node, [
         {"jsonrpc": "2.0", "id": n, "method": "eth_getTransactionReceipt", "params": [hashes[n]]}
