@@ -5,10 +5,12 @@ Helpers that tests import live in helpers.py: a conftest is not a module to impo
 
 import os
 import shutil
+import tempfile
 
 import pytest
 import pytest_twisted
 
+from browser_driver import CHROMEDRIVER, CHROMIUM, FLAGS, Service, webdriver
 from chain_driver import Chain
 from chaind.chain import registry
 from cosmjs_driver import install, install_path
@@ -99,3 +101,20 @@ def cosmjs():
             pytest.fail(message)
         pytest.skip(message)
     return node, path / "node_modules"
+
+
+@pytest.fixture
+def browser(tmp_path):
+    """Headless Chromium (browser_driver's flags) with a fresh profile; its screenshots go to the test's temp dir."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="chaind-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.shots = tmp_path / "screenshots"
+    driver.shots.mkdir()
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)

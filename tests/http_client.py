@@ -1,4 +1,4 @@
-"""Raw HTTP/1.1 to the JSON-RPC face from a test: request bytes written by hand and a connection that reads one
+"""Raw HTTP/1.1 to the HTTP faces from a test: request bytes written by hand and a connection that reads one
 response at a time (pipelining, partial reads, early hang-ups)."""
 
 import json
@@ -48,3 +48,22 @@ class Client:
     def close(self):
         self.file.close()
         self.sock.close()
+
+
+def face_post(node, face, body, content_type=b"application/json", origin=None, path=b"/"):
+    """(status, headers, body) of one POST over a raw socket."""
+    client = Client(node)
+    if face != "json-rpc":
+        client.sock.close()
+        client.sock = socket.create_connection(("127.0.0.1", node.port_of(face)), timeout=10)
+        client.file = client.sock.makefile("rb")
+    headers = b"Host: localhost\r\n"
+    if content_type is not None:
+        headers += b"Content-Type: %s\r\n" % content_type
+    if origin is not None:
+        headers += b"Origin: %s\r\n" % origin
+    try:
+        client.send(b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (path, headers, len(body), body))
+        return client.response()
+    finally:
+        client.close()

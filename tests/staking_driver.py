@@ -3,8 +3,6 @@ native txs one second apart (optionally at a given time), results read."""
 
 import json
 
-from cryptography.hazmat.primitives.asymmetric import ed25519
-
 from chain_driver import PROPOSER, Chain
 from chaind.home import Home
 
@@ -19,11 +17,7 @@ def make_chain(tmp_path, **params):
         doc = json.loads(home.genesis_file.read_text())
         doc["app_state"]["staking"]["params"].update(params)
         home.genesis_file.write_text(json.dumps(doc))
-    chain = Chain(tmp_path, "db")
-    # The node's validator signs, as Node sets it up.
-    key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-    chain.app.vote_key = key
-    chain.app.validator_address = chain.app.validator_set(1)[0].address
+    chain = Chain(tmp_path, "db")       # the node's validator signs, as Node sets it up
     chain.operator = chain.genesis.validators[0].operator
     chain.prefix = chain.genesis.bech32_prefix
     run(chain, [])

@@ -5,14 +5,13 @@ Screenshots of every page go to the test's temp dir (pytest's basetemp; see READ
 
 import base64
 import json
-import shutil
-import tempfile
 import urllib.request
 
 import pytest
 import pytest_twisted
 from eth_utils import keccak
 
+from browser_driver import CHROMEDRIVER, CHROMIUM, WAIT, By, WebDriverWait, webdriver
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -22,43 +21,12 @@ from evm_client import DEV0, OTHER, send, w3
 from helpers import in_thread, until_height
 from native_txs import build_native
 
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:         # the test extra not installed
-    webdriver = None
-
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(webdriver is None or not CHROMIUM or not CHROMEDRIVER,
                        reason="browser tests need selenium (pip install '.[test]') and Debian's chromium and "
                               "chromium-driver (apt-get install -y chromium chromium-driver; .ci/run installs them)"),
 ]
-
-# As root, in a sandbox with no network beyond loopback: no sandboxing, and nothing that calls home.
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1280,1000")
-WAIT = 20       # seconds a page may take to show what is looked for
-
-
-@pytest.fixture
-def browser(tmp_path):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="chaind-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.shots = tmp_path / "screenshots"
-    driver.shots.mkdir()
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture

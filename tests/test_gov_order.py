@@ -6,12 +6,16 @@ import gov_msgs as g
 import staking_msgs
 from chain_driver import ok
 from chaind.chain import registry
-from gov_driver import (
-    address,
-    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
-    run,
-    submit,
-)
+from gov_driver import address, run, submit
+from gov_driver import make_chain as make_gov_chain
+
+
+def make_chain(tmp_path):
+    """The gov chain of conftest's `chain` fixture, its invariants checked at every block (deposits held by gov,
+    a second validator, its removal: all hold)."""
+    c = make_gov_chain(tmp_path)
+    c.reopen(check_invariants_every=1)
+    return c
 
 
 def test_end_blockers_run_crisis_gov_staking_first():
@@ -20,7 +24,6 @@ def test_end_blockers_run_crisis_gov_staking_first():
 
 
 def test_a_passed_max_validators_change_applies_in_its_own_block(chain):
-    chain.app.check_invariants_every = 1     # deposits held by gov, a second validator, its removal: all hold
     _, pubkey = staking_msgs.new_consensus_key()
     created = ok(run(chain, [(2, [staking_msgs.create(chain.prefix, address(chain, 2), pubkey, 10**18)])]))
     assert (pubkey, 1) in list(created.validator_updates)      # bonded: two validators

@@ -4,6 +4,6 @@ from chaind.chain.modules.crisis import keeper
 
 
 def end_block(app, ctx):
-    every = app.check_invariants_every
+    every = app.options.check_invariants_every
     if every and ctx.height % every == 0:
         keeper.assert_invariants(app, ctx)
