@@ -16,7 +16,8 @@ from eth.vm.logic.invalid import InvalidOpcode
 
 _MAX = 2**256 - 1
 _PADDING = bytes(33)            # a PUSH32 at the code's last byte reads 32 bytes past it, as zeros
-_CACHE_SIZE = 512               # codes whose analysis is kept
+# Bytes of code whose analyses are kept (each costs about ten times its code: a list entry per byte).
+_CACHE_BYTES = 1 << 20
 
 # (opcode, mnemonic, gas) of the opcodes the loop runs itself; their costs are checked against py-evm's table
 # at import, so a py-evm whose costs differ fails loudly rather than charging other gas.
@@ -63,17 +64,22 @@ class _Analysis:
 
 
 _analyses = {}
+_analyses_bytes = 0
 _analyses_lock = threading.Lock()
 
 
 def analysis(code):
+    """The code's _Analysis, cached by the code (a contract's runs again and again)."""
+    global _analyses_bytes
     found = _analyses.get(code)
     if found is None:
         found = _Analysis(code)
         with _analyses_lock:
-            if len(_analyses) >= _CACHE_SIZE:
+            if _analyses_bytes + len(code) > _CACHE_BYTES:
                 _analyses.clear()
+                _analyses_bytes = 0
             _analyses[code] = found
+            _analyses_bytes += len(code)
     return found
 
 
