@@ -236,7 +236,8 @@ def measure(args):
         for size in sizes:
             print(f"{size:,} indexed txs:")
             filler.fill(size, args.per_block)
-            with DevNode("[chain]\nblock-interval = 0\n", "max-subscription-clients = 1000\n", home=home,
+            with DevNode("[chain]\nblock-interval = 0\n",
+                         "max-subscription-clients = 1000\nmax-open-connections = 1100\n", home=home,
                          start_timeout=120) as node:
                 with Profile(node.pid, args.profile and f"{args.profile}-search-{size}.txt"):
                     p50, p99 = search_latencies(node, filler.hashes, args.queries)

@@ -14,6 +14,7 @@ from twisted.python.threadpool import ThreadPool
 
 from chaind import config as config_mod
 from chaind.api import cosmos
+from chaind.api.call_pool import CallPool
 from chaind.api.calls import CallRunner
 from chaind.api.cosmos.node import NodeService
 from chaind.api.cosmos.tendermint import TendermintService
@@ -51,10 +52,10 @@ from chaind.grpc.server import GrpcBindError, GrpcServer
 from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
-from chaind.metrics.connections import ConnectionLimit
 from chaind.metrics.node import NodeMetrics
 from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
+from chaind.rpc.connection_limit import ConnectionLimit
 from chaind.rpc.cors_resource import CorsResource
 from chaind.rpc.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, RPCError, as_rpc_error
 from chaind.rpc.evm_ws import EvmWebSocketFactory
@@ -90,8 +91,9 @@ class Node(service.MultiService):
     by default the message goes to `out` and the reactor stops, as an SDK node exits (tap.py then ends the
     process with a failure status). Either way an upgrade's halt first writes data/upgrade-info.json."""
 
-    def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES, upgrade_handlers=None,
-                 on_halt=None):
+    def __init__(  # noqa: C901 (the service tree, built in one commented order)
+            self, home, settings, reactor=None, out=None, modules=registry.MODULES, upgrade_handlers=None,
+            on_halt=None):
         super().__init__()
         from twisted.internet import reactor as default_reactor
 
@@ -149,12 +151,13 @@ class Node(service.MultiService):
             self.producer.on_halt = self._halted
             self.producer.setServiceParent(self)
             self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
-        self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
-        _Pool(self.call_pool).setServiceParent(self)
-        concurrency = settings.tracing.concurrency
-        self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
-        _Pool(self.trace_pool).setServiceParent(self)
-        self.traces = TracePool(self.trace_pool, settings.tracing, self.reactor)
+        # The calls' threads, shared by every face in turns per request (api/call_pool.py).
+        self.call_pool = CallPool(ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls"), settings.json_rpc,
+                                  self.reactor)
+        self.call_pool.setServiceParent(self)
+        # Trace threads of their own, which the node never waits for (a tracer may be stuck in native code).
+        self.traces = TracePool(settings.tracing, self.reactor)
+        self.traces.setServiceParent(self)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
         # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
@@ -166,13 +169,16 @@ class Node(service.MultiService):
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
             dispatcher = Dispatcher(self._timed(self.evm_methods, "json-rpc"), rpc.max_batch_size)
-            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes)
+            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes,
+                                rpc.read_timeout)
             access = HttpAccess(tuple(split_list(rpc.vhosts)), _admit(
                 OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None, origin))
-            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
+            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access),
+                         rpc.max_open_connections)
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc)
+            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc,
+                                                  self.reactor)
             self.ws_factory.origins = _admit(self.ws_factory.origins, origin)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
@@ -188,13 +194,16 @@ class Node(service.MultiService):
                                             call_pool=self.call_pool)
             table = self.comet_routes.table()
             self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, self._timed_routes(table, "cometbft-ws"),
-                                                          comet)
+                                                          comet, self.reactor)
             site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
             cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
                           else None, origin)
-            if cors is not None:
-                site.resource = CorsResource(site.resource, cors)
-            self._listen("cometbft", comet.address, site)
+            # A POST (JSON-RPC, or a form to a route) from a page on a site not listed is refused, and so is
+            # a /websocket handshake from one: CometBFT serves both to any page.
+            site.resource = CorsResource(site.resource, cors, refusal=b"origin not allowed: list it in "
+                                                                      b"[cometbft-rpc] cors-allowed-origins\n")
+            self.comet_ws_factory.origins = cors
+            self._listen("cometbft", comet.address, site, comet.max_open_connections)
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
             grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor,
@@ -210,22 +219,20 @@ class Node(service.MultiService):
             cors = _admit(OriginPolicy.parse("*") if settings.rest.enabled_unsafe_cors else None, origin)
             if cors is not None:
                 rest_resource = CorsResource(rest_resource, cors)
-            site = LimitedSite(rest_resource, settings.rest.max_header_bytes, rest_errors.too_large,
-                               "[rest] max-header-bytes")
-            site.displayTracebacks = False
-            site.noisy = False
-            site.log = lambda request: None     # no access log line per request, as the SDK's gateway
-            self._listen("rest", settings.rest.address, site)
+            rest = settings.rest
+            site = LimitedSite(rest_resource, rest.max_header_bytes, rest_errors.too_large, "[rest] max-header-bytes",
+                               read_timeout=rest.read_timeout, idle_timeout=rest.idle_timeout)
+            self._listen("rest", rest.address, site, rest.max_open_connections)
         if explorer.enable:
             g = self.genesis
             self._listen("explorer", explorer.address, explorer_site.make_site(self._explorer_urls, {
                 "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
-                "denom": g.base_denom, "decimals": 18}))
+                "denom": g.base_denom, "decimals": 18}, explorer.read_timeout, explorer.idle_timeout),
+                explorer.max_open_connections)
         if self.metrics is not None:
             instrumentation = settings.instrumentation
             self._listen("metrics", instrumentation.prometheus_listen_addr,
-                         ConnectionLimit(metric_sources.build(self, self.metrics),
-                                         instrumentation.max_open_connections))
+                         metric_sources.build(self, self.metrics), instrumentation.max_open_connections)
 
     def _explorer_urls(self, request):
         """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
@@ -262,12 +269,12 @@ class Node(service.MultiService):
         def query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
-        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
+        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool.threads),
                                     self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
         self.abci.on_halt = self._halted
         self.consensus = self.abci
         self._listen("abci", settings.address,
-                     AbciFactory(self.abci, settings.max_message_bytes, settings.max_pending_requests))
+                     AbciFactory(self.abci, settings, self.reactor))
 
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
@@ -305,7 +312,8 @@ class Node(service.MultiService):
         dev_on = self.serves_dev
         wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool,
                            impersonation if dev_on else None)
-        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool)
+        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool.threads,
+                     self.settings.dev)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
                   "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
                   "txpool": TxPoolApi(app, self.mempool).methods(),
@@ -324,7 +332,11 @@ class Node(service.MultiService):
             methods["eth_subscribe"] = methods["eth_unsubscribe"] = _notifications_unsupported
         return methods
 
-    def _listen(self, name, address, factory):
+    def _listen(self, name, address, factory, max_connections=0):
+        """Serve `factory` at host:port; with `max_connections`, at most that many connections at once
+        (rpc/connection_limit.py): the node's file descriptors stay bounded."""
+        if max_connections:
+            factory = ConnectionLimit(factory, max_connections, self.reactor)
         host, _, port = address.rpartition(":")
         endpoint = endpoints.TCP4ServerEndpoint(self.reactor, int(port), interface=host or "127.0.0.1")
         self._faces_by_address[(host or "127.0.0.1", int(port))] = name
@@ -362,7 +374,7 @@ class Node(service.MultiService):
         if self.halted is not None:
             return
         self.halted = str(halt)
-        d = threads.deferToThreadPool(self.reactor, self.call_pool, self._write_upgrade_info, halt)
+        d = threads.deferToThreadPool(self.reactor, self.call_pool.threads, self._write_upgrade_info, halt)
         d.addErrback(lambda f: log.failure("could not write {path}", f, path=self._upgrade_info_path()))
         d.addCallback(lambda _: self._stop_for(halt))
 

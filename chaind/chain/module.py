@@ -80,6 +80,8 @@ class Module:
     - epoch_hooks: likewise for x/epochs' hooks: after_epoch_end(identifier, number),
       before_epoch_start(identifier, number).
     - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).
+    - time_reach(view): the longest time past a block's time that the module writes into a time key at the
+      view's params (staking's unbonding time...): chain/block_time.py bounds block times by it.
     """
 
     name: str
@@ -95,3 +97,4 @@ class Module:
     staking_hooks: object = None
     epoch_hooks: object = None
     cli: str | None = None
+    time_reach: Callable | None = None

@@ -14,7 +14,6 @@ import re
 import orjson
 from google.protobuf import descriptor, json_format
 from klein import Klein
-from twisted.internet import threads
 from twisted.logger import Logger
 from werkzeug.exceptions import MethodNotAllowed, NotFound
 from werkzeug.routing import RequestRedirect
@@ -40,7 +39,7 @@ _INTEGERS = (descriptor.FieldDescriptor.TYPE_INT32, descriptor.FieldDescriptor.T
 class RestGateway:
     def __init__(self, router, pool, reactor):
         self.router = router
-        self.pool = pool            # the threads queries run on
+        self.pool = pool            # the CallPool queries run on
         self.reactor = reactor
         self.app = Klein()
         served = set()
@@ -50,8 +49,8 @@ class RestGateway:
             served.add((http_method, template))
             names = _PARAM.findall(template)
             # The last path parameter may hold slashes (an ibc/... denom).
-            route = _PARAM.sub(lambda m: f"<path:{m.group(1)}>" if m.group(1) == names[-1] else f"<{m.group(1)}>",
-                               template)
+            route = _PARAM.sub(lambda m, names=names: f"<path:{m.group(1)}>" if m.group(1) == names[-1]
+                               else f"<{m.group(1)}>", template)
             self.app.route(route, methods=[http_method], branch=False,
                            endpoint=f"{http_method} {template}")(self._handler(grpc_path))
         # grpc-gateway matches the path as sent: no slash merging, no redirects to another path.
@@ -87,7 +86,7 @@ class RestGateway:
                 return _ok(request, *self.router.call(grpc_path, message, height))
             except ChainError as e:
                 return _error(request, status_of(e).value[0], e.message)
-        d = threads.deferToThreadPool(self.reactor, self.pool, self.router.call, grpc_path, message, height)
+        d = self.pool.run(self.router.call, grpc_path, message, height)
         d.addCallbacks(lambda answer: _ok(request, *answer), lambda failure: _failed(request, failure))
         return d
 

@@ -12,14 +12,21 @@ from eth_utils import ValidationError
 
 from chaind import gocompat
 from chaind.tracing import config as trace_config
-from chaind.tracing import hooks, native
+from chaind.tracing import native
 from chaind.tracing.js.errors import TracerError
 from chaind.tracing.js.tracer import JsTracer
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from chaind.tracing.traced_interpreter import Deadline, trace_transaction, tx_env
+from chaind.tracing.tracer import TraceCancelled, TraceTimeout
+from chaind.tracing.watch import UNWATCHED, Watch
 
 
 class TraceError(Exception):
     """A trace that cannot run or failed; the message is what the client is told."""
+
+
+class TracerRefused(TraceError):
+    """A JavaScript tracer geth would refuse (a syntax error, no result or fault, setup throwing)."""
 
 
 @attrs.frozen
@@ -50,31 +57,50 @@ class TraceOptions:
         except ValueError as e:     # a bad duration (Go's text) or a bad logger config
             raise TraceError(str(e)) from None
         options = cls(tracer or None, value.get("tracerConfig"), logger, timeout)
-        options.make_tracer(js_memory_limit, write=None)   # refuse a bad tracer before any replay
+        if not options.is_js:
+            options.make_tracer(js_memory_limit, write=None)   # refuse a bad tracer before any replay
+        # A JavaScript tracer runs code as it is made: never here, where the caller may be the reactor; the
+        # job makes it first, on its trace thread, under the pool's watch (TraceJob.check).
         return options
 
-    def make_tracer(self, js_memory_limit, write):
+    @property
+    def is_js(self):
+        return self.tracer is not None and not native.is_native(self.tracer)
+
+    def make_tracer(self, js_memory_limit, write, watch=UNWATCHED):
         try:
             if self.tracer is None:
                 return StructLogger(self.logger, write=write)
             if native.is_native(self.tracer):
                 return native.make(self.tracer, self.tracer_config)
-            return JsTracer(self.tracer, self.tracer_config, timeout=self.timeout, memory_limit=js_memory_limit)
+            return JsTracer(self.tracer, self.tracer_config, timeout=self.timeout, memory_limit=js_memory_limit,
+                            watch=watch)
         except (TracerError, trace_config.ConfigError) as e:
             raise TraceError(str(e)) from None
 
 
 class TraceJob:
-    """One trace request's work; `cancel` (a threading.Event) is set when its client goes away."""
+    """One trace request's work; `cancel` (a threading.Event) is set when its client goes away. `watch`: what
+    the trace pool's watchdog reads of its JavaScript tracer (tracing/watch.py)."""
 
     def __init__(self, app, options, js_memory_limit, cancel):
         self.app = app
         self.options = options
         self.js_memory_limit = js_memory_limit
         self.cancel = cancel
+        self.watch = Watch()
+
+    def check(self):
+        """Refuse a JavaScript tracer geth would refuse before any replay: made once and dropped (trace thread)."""
+        if self.options.is_js:
+            try:
+                self.options.make_tracer(self.js_memory_limit, write=None, watch=self.watch).close()
+            except TraceError as e:
+                raise TracerRefused(str(e)) from None
 
     def transaction(self, height, index, sink):
         """The result of the tx at `index` of block `height`, replaying the txs before it."""
+        self.check()
         outcome = {}
         self._replay(height, lambda ctx, i, tx: self._attach(ctx, i, tx, sink, outcome) if i == index else None,
                      stop_after=index)
@@ -83,6 +109,7 @@ class TraceJob:
     def block(self, height, sink, tx_hashes=True):
         """[{"txHash", "result" | "error"}] for each EVM tx of block `height` (without txHash, as Evmos'
         TraceBlock answers, when not `tx_hashes`)."""
+        self.check()
         state = {"first": True}
 
         def before(ctx, index, tx):
@@ -106,14 +133,15 @@ class TraceJob:
 
     def call(self, state, tx, env, sink):
         """The result of a call object run on `state` (debug_traceCall)."""
+        self.check()
         outcome = {}
         tracer = self._tracer(sink, outcome)
         try:
-            hooks.trace_transaction(state, tx, tracer, env, deadline=self._deadline(outcome), cancel=self.cancel)
+            trace_transaction(state, tx, tracer, env, deadline=self._deadline(outcome), cancel=self.cancel)
             outcome["ran"] = True
         except ValidationError as e:
             raise TraceError(f"tracing failed: {e}") from None
-        except hooks.TraceTimeout:
+        except TraceTimeout:
             raise TraceError(_timeout_message(self.options)) from None
         self._finish(outcome, sink)
 
@@ -122,7 +150,7 @@ class TraceJob:
     def _replay(self, height, before_tx, **kwargs):
         try:
             self.app.replay_block(height, before_tx, **kwargs)
-        except hooks.TraceTimeout:
+        except TraceTimeout:
             raise TraceError(_timeout_message(self.options)) from None
         except LookupError as e:     # PrunedError included: the parent's state is gone
             raise TraceError(str(e)) from None
@@ -131,13 +159,13 @@ class TraceJob:
         """The deadline of the tx whose tracer writes through `outcome`; its waits on the client extend it."""
         if not self.options.timeout:
             return None
-        deadline = outcome["deadline"] = hooks.Deadline(time.monotonic() + self.options.timeout)
+        deadline = outcome["deadline"] = Deadline(time.monotonic() + self.options.timeout)
         return deadline
 
     def _tracer(self, sink, outcome, prefix=b""):
         def write(data):
             if self.cancel.is_set():
-                raise hooks.TraceCancelled()
+                raise TraceCancelled()
             started = time.monotonic()
             if not outcome.get("started"):
                 outcome["started"] = True
@@ -148,7 +176,7 @@ class TraceJob:
             if deadline is not None:
                 deadline.extend(time.monotonic() - started)
 
-        tracer = self.options.make_tracer(self.js_memory_limit, write=write)
+        tracer = self.options.make_tracer(self.js_memory_limit, write=write, watch=self.watch)
         outcome["tracer"] = tracer
         outcome["prefix"] = prefix
         return tracer
@@ -160,9 +188,9 @@ class TraceJob:
         tracer = self._tracer(sink, outcome, prefix)
 
         def execute(state, decoded, book_fee):
-            env = hooks.tx_env(state, decoded.evm, block_hash=ctx.block_hash, tx_index=ctx.evm_tx_count,
+            env = tx_env(state, decoded.evm, block_hash=ctx.block_hash, tx_index=ctx.evm_tx_count,
                                tx_hash=decoded.evm_hash, log_index=ctx.log_count)
-            computation = hooks.trace_transaction(state, decoded.evm, tracer, env, deadline=self._deadline(outcome),
+            computation = trace_transaction(state, decoded.evm, tracer, env, deadline=self._deadline(outcome),
                                                   cancel=self.cancel, finalize=book_fee)
             outcome["ran"] = True
             return computation

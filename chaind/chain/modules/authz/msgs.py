@@ -1,7 +1,7 @@
 """authz's messages: MsgGrant, MsgRevoke, and MsgExec, which runs its messages as their signer (the granter)
 once the grantee's grant accepts each (x/authz keeper's DispatchActions, SDK v0.50)."""
 
-from chaind.chain import errors
+from chaind.chain import block_time, errors
 from chaind.chain.amino import Amino
 from chaind.chain.modules.authz import authorizations, keeper
 from chaind.chain.modules.authz.errors import (
@@ -60,6 +60,8 @@ def _grant(app, ctx, msg, signer):
     type_url = kind.msg_type_url(authorization)
     if type_url not in app.handlers:
         raise invalid_type(f"{type_url} doesn't exist.")
+    if expiration is not None:
+        block_time.check_expiration(expiration, lambda message: error(INVALID_EXPIRATION_TIME, message))
     if expiration is not None and expiration <= ctx.time_ns:
         raise error(INVALID_EXPIRATION_TIME, f"expiration must be after the current block time "
                     f"({format_time_seconds(ctx.time_ns)}), got {format_time_seconds(expiration)}")
@@ -90,7 +92,7 @@ def _decode_nested(app, msg):
             raise errors.decode_error(f"unable to resolve type URL {item.type_url}")
         try:
             out.append((handler, handler.message_class.FromString(item.value)))
-        except Exception:
+        except Exception:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
             raise errors.decode_error(f"unable to decode {item.type_url}") from None
     return out
 

@@ -7,7 +7,7 @@ from chaind.chain.modules.gov import legacy
 from chaind.chain.modules.gov.end_block import end_block
 from chaind.chain.modules.gov.genesis import init_genesis
 from chaind.chain.modules.gov.invariants import INVARIANTS
-from chaind.chain.modules.gov.keeper import GOV
+from chaind.chain.modules.gov.keeper import GOV, time_reach
 from chaind.chain.modules.gov.msgs import MESSAGES
 from chaind.chain.modules.gov.query import GovQuery
 from chaind.chain.modules.gov.query_v1beta1 import GovQueryV1Beta1
@@ -28,4 +28,5 @@ MODULE = Module(
     module_accounts={"gov": (GOV, ("burner",))},
     invariants=INVARIANTS,
     cli="chaind.chain.modules.gov.cli",
+    time_reach=time_reach,
 )

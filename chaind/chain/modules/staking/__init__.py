@@ -57,4 +57,6 @@ MODULE = Module(
     module_accounts={"bonded_tokens_pool": (BONDED_POOL, ("burner", "staking")),
                      "not_bonded_tokens_pool": (NOT_BONDED_POOL, ("burner", "staking"))},
     cli="chaind.chain.modules.staking.cli",
+    # Unbondings, redelegations and unbonding validators are queued at the block's time plus this.
+    time_reach=lambda view: params(view).unbonding_time_ns,
 )
