@@ -114,7 +114,7 @@ def _expand(computation, meter, gas, start, size):
     return gas
 
 
-def run(computation, on_jump=None):
+def run(computation, on_jump=None):  # noqa: C901 (the opcode loop, inlined for speed)
     """Execute computation's code until it halts; a VMError propagates, as from py-evm's loop.
 
     on_jump: called before every JUMP and JUMPI (the eth_call deadline)."""
