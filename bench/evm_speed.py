@@ -12,6 +12,7 @@ import pathlib
 import time
 
 from eth_account import Account
+from eth_utils import to_checksum_address
 
 from dev_methods import DEV0_KEY, Client
 from devnode import DevNode
@@ -168,7 +169,7 @@ def sled_seconds(client):
     deployed = send({"nonce": nonce, "data": "0x" + deployer(runtime).hex(), "gas": 8_000_000})
     assert deployed["status"] == "0x1", deployed
     began = time.perf_counter()
-    receipt = send({"nonce": nonce + 1, "to": deployed["contractAddress"], "gas": SLED_GAS})
+    receipt = send({"nonce": nonce + 1, "to": to_checksum_address(deployed["contractAddress"]), "gas": SLED_GAS})
     took = time.perf_counter() - began
     assert int(receipt["gasUsed"], 16) == SLED_GAS, receipt       # runs out of gas, as it must
     return took

@@ -88,7 +88,7 @@ def test_the_fast_loop_is_what_native_state_runs():
 # -- adversarial ---------------------------------------------------------------------------------------------
 
 UNARY = [0x15, 0x19, 0x50, 0x51, 0x56]
-BINARY = [0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c, 0x52, 0x57]
+BINARY = [0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c, 0x20, 0x52, 0x57]
 
 
 @pytest.mark.parametrize("op", UNARY + BINARY + list(range(0x80, 0xa0)))
@@ -142,6 +142,15 @@ def test_memory_expansion_edges(offset, op):
     code = (push(0xabcd) if op == 0x52 else b"") + push(offset, 32) + bytes([op]) + b"\x59" + push(0) + b"\x52" \
         + push(64) + push(0) + b"\xf3"
     for gas in (10, 20, 30, 100, 3_000, 200_000, 5_000_000):
+        assert_same(code, gas=gas)
+
+
+@pytest.mark.parametrize("offset, size", [(0, 0), (2**256 - 1, 0), (0, 1), (0, 32), (31, 2), (5, 33), (64, 1000),
+                                          (0, 2**20), (2**64, 1), (1, 2**256 - 1), (2**256 - 1, 1)])
+def test_keccak_sizes_and_memory(offset, size):
+    code = push(0x1234) + push(8) + b"\x52" + push(size, 32) + push(offset, 32) + b"\x20" + b"\x59" + push(0) \
+        + b"\x52" + push(0) + b"\x52" + push(64) + push(0) + b"\xf3"
+    for gas in (30, 40, 45, 50, 60, 300, 3_000, 200_000, 5_000_000):
         assert_same(code, gas=gas)
 
 

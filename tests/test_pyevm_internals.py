@@ -93,6 +93,7 @@ RELIED_ON = (
     ("eth.vm.logic.arithmetic", "7c059c82178fc480", FAST_LOOP, "ADD, MUL, SUB, SHL, SHR inlined"),
     ("eth.vm.logic.comparison", "a015f294ef5b7b5e", FAST_LOOP, "LT, GT, EQ, ISZERO, AND, OR, XOR, NOT inlined"),
     ("eth.vm.logic.memory", "711f49474c597362", FAST_LOOP, "MLOAD, MSTORE inlined"),
+    ("eth.vm.logic.sha3", "e25f140e8c734bcc", FAST_LOOP, "KECCAK256 inlined"),
     ("the Prague opcode table", "023033634510106d", OPCODES, "geth's names and stack bounds given for each op"),
     # The account store
     ("eth.db.account.AccountDB", "ca02c6cf948ff51c", f"{ACCOUNTS}, {PENDING_TRIE}, {COMMITTED}",

@@ -13,8 +13,11 @@ from eth.exceptions import FullStack, Halt, InsufficientStack, InvalidInstructio
 from eth.vm.computation import memory_gas_cost
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.logic.invalid import InvalidOpcode
+from eth_hash.auto import keccak
 
 _MAX = 2**256 - 1
+_SHA3_WORD = 6
+_EMPTY_KECCAK = int.from_bytes(keccak(b""), "big")
 _PADDING = bytes(33)            # a PUSH32 at the code's last byte reads 32 bytes past it, as zeros
 # Bytes of code whose analyses are kept (each costs about ten times its code: a list entry per byte).
 _CACHE_BYTES = 1 << 20
@@ -22,7 +25,7 @@ _CACHE_BYTES = 1 << 20
 # (opcode, mnemonic, gas) of the opcodes the loop runs itself; their costs are checked against py-evm's table
 # at import, so a py-evm whose costs differ fails loudly rather than charging other gas.
 INLINED = {0x00: 0, 0x01: 3, 0x02: 5, 0x03: 3, 0x10: 3, 0x11: 3, 0x14: 3, 0x15: 3, 0x16: 3, 0x17: 3, 0x18: 3,
-           0x19: 3, 0x1b: 3, 0x1c: 3, 0x50: 2, 0x51: 3, 0x52: 3, 0x56: 8, 0x57: 10, 0x58: 2, 0x5a: 2, 0x5b: 1,
+           0x19: 3, 0x1b: 3, 0x1c: 3, 0x20: 30, 0x50: 2, 0x51: 3, 0x52: 3, 0x56: 8, 0x57: 10, 0x58: 2, 0x5a: 2, 0x5b: 1,
            0x5f: 2, **{op: 3 for op in range(0x60, 0xa0)}}
 _STOCK = PragueComputation.opcodes
 for _op, _cost in INLINED.items():
@@ -274,6 +277,28 @@ def run(computation, on_jump=None):  # noqa: C901 (the opcode loop, inlined for 
                 push(int.from_bytes(memory._bytes[start:end], "big"))
             else:
                 memory._bytes[start:end] = pop().to_bytes(32, "big")
+            pc += 1
+            continue
+        elif op == 0x20:                                        # KECCAK256
+            if gas < 30:
+                raise _out_of_gas(meter, 30, gas, "SHA3")
+            gas -= 30
+            if len(stack) < 2:
+                meter.gas_remaining = gas
+                raise _underflow(stack, 2)
+            start = pop()
+            size = stack[-1]
+            if size:
+                end = start + size
+                if end > len(memory._bytes):
+                    gas = _expand(computation, meter, gas, start, size)
+                words = _SHA3_WORD * ((size + 31) // 32)
+                if words > gas:
+                    raise _out_of_gas(meter, words, gas, "SHA3: word gas cost")
+                gas -= words
+                stack[-1] = int.from_bytes(keccak(memory._bytes[start:end]), "big")
+            else:
+                stack[-1] = _EMPTY_KECCAK
             pc += 1
             continue
         elif op == 0x00:                                        # STOP
