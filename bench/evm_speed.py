@@ -2,9 +2,12 @@
 and the time of one mined 29M-gas tx into a JUMPDEST sled; on our node and on Anvil in the same run.
 
     /work/venv/bin/python bench/evm_speed.py [--quick] [--no-peer] [--cache ~/.cache/chaind-peers]
+    /work/venv/bin/python bench/evm_speed.py --in-process [--gas 2000000]
 
 Each mix is a create-call (eth_call without `to`) of the same initcode on both nodes: a loop of the mix's
 body that runs while GAS is above a floor, then returns the gas left, so the gas it executed is known exactly.
+--in-process runs each mix here instead, on py-evm's own interpreter loop and then on the fast one (the same
+NativeState, one right after the other), for a before/after ratio that a busy box skews less.
 """
 
 import argparse
@@ -218,6 +221,43 @@ def measure(args):
     return results
 
 
+def in_process(args):
+    """[Result]: each mix as a create message on a fresh NativeState, py-evm's loop then the fast loop."""
+    from eth.constants import BLANK_ROOT_HASH
+    from eth.db.atomic import AtomicDB
+    from eth.vm.execution_context import ExecutionContext
+    from eth.vm.message import Message
+    from eth.vm.transaction_context import BaseTransactionContext
+
+    from chaind.chain.modules.evm.state import NativeComputation, NativeState
+
+    stock_state = type("StockState", (NativeState,), {
+        "computation_class": type("StockComputation", (NativeComputation,), {"_fast_loop": False})})
+    context = ExecutionContext(coinbase=b"\0" * 20, timestamp=1, block_number=1, difficulty=0, mix_hash=b"\0" * 32,
+                               gas_limit=30_000_000, prev_hashes=(), chain_id=9000, base_fee_per_gas=0,
+                               excess_blob_gas=0)
+
+    def rate(state_class, code):
+        state = state_class(AtomicDB(), context, BLANK_ROOT_HASH)
+        message = Message(gas=args.gas, to=b"", sender=b"\1" * 20, value=0, data=b"", code=code,
+                          create_address=b"\2" * 20)
+        began = time.perf_counter()
+        computation = state_class.computation_class.apply_create_message(
+            state, message, BaseTransactionContext(0, b"\1" * 20))
+        took = time.perf_counter() - began
+        assert computation.is_success, computation.error
+        return (args.gas - computation.get_gas_remaining()) / took / 1e6
+
+    results = []
+    for name, code in MIXES.items():
+        before, after = rate(stock_state, code), rate(NativeState, code)
+        print(f"  {name:16} py-evm loop {before:8.2f}  fast loop {after:8.2f} Mgas/s  x{after / before:.1f}",
+              flush=True)
+        results.append(Result(f"evm.in_process.{name}", f"in process, fast loop: {name}", "Mgas/s", after,
+                              issue=36, note=f"py-evm's loop {before:.2f} Mgas/s"))
+    return results
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2M gas per call, one run each (default 10M, best of 3)")
@@ -225,11 +265,13 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, help="runs of each mix; the best counts")
     parser.add_argument("--no-peer", action="store_true", help="our node only")
     parser.add_argument("--cache", default="~/.cache/chaind-peers", help="where npm installs Anvil")
+    parser.add_argument("--in-process", action="store_true",
+                        help="no node: each mix on py-evm's loop and on the fast loop, in this process")
 
     def measure_args(args):
         args.gas = args.gas or (2_000_000 if args.quick else 10_000_000)
         args.runs = args.runs or (1 if args.quick else 3)
-        return measure(args)
+        return in_process(args) if args.in_process else measure(args)
 
     run_script(parser, measure_args, argv)
 
