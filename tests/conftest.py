@@ -10,7 +10,14 @@ import pytest_twisted
 from twisted.internet import reactor, task
 
 from chaind.chain import registry
-from helpers import build_cosmpy_venv, cosmpy_venv_path, ics23_client_path, install_ics23_client, make_node
+from helpers import (
+    build_cosmpy_venv,
+    cosmpy_venv_path,
+    ics23_client_path,
+    install_ics23_client,
+    install_test_engine,
+    make_node,
+)
 
 
 @pytest.fixture
@@ -52,6 +59,22 @@ def cosmpy_python():
             pytest.fail(message)
         pytest.skip(message)
     return python
+
+
+def _needed(message):
+    # CI must install what it needs: a missing tool there is a failure, never a quiet skip.
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def cometbft_binary():
+    """The real `cometbft` (v0.38, pinned in tools/install-test-engines), built once with the Go toolchain."""
+    path, error = install_test_engine("cometbft")
+    if error:
+        _needed(f"cannot have the cometbft binary: {error}")
+    return path
 
 
 @pytest.fixture(scope="session")

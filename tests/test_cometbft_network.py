@@ -1,0 +1,93 @@
+"""The real CometBFT v0.38 runs chaind: `chaind testnet` homes driven by `cometbft node` processes make blocks
+with EVM and native txs, and every node's app hashes and block hashes are CometBFT's."""
+
+import time
+
+import pytest
+from eth_account import Account
+from eth_utils import to_checksum_address
+
+from chaind.chain import txs
+from chaind.crypto.addresses import to_bech32
+from chaind.crypto.keys import AccountKey
+from chaind.keyring import Keyring
+from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
+from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from cometbft_network import chaind_block_hashes, comet_block_hashes, start_network
+
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
+RECIPIENT = to_checksum_address("0x" + "ab" * 20)
+CHAIN_ID, EVM_CHAIN_ID = "chain_9000-1", 9000
+
+
+def _operator_key(validator):
+    return Keyring(validator.home, "test").private_key("validator")
+
+
+def _evm_transfer(validator, value):
+    """An EVM transfer from the operator, sent to chaind's JSON-RPC; its receipt once in a block."""
+    key = _operator_key(validator)
+    sender = Account.from_key(key).address
+    nonce = int(validator.eth("eth_getTransactionCount", sender, "pending"), 16)
+    signed = Account.sign_transaction({"chainId": EVM_CHAIN_ID, "nonce": nonce, "to": RECIPIENT, "value": value,
+                                       "gas": 21000, "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 1}, key)
+    tx_hash = validator.eth("eth_sendRawTransaction", signed.raw_transaction.to_0x_hex())
+    for _ in range(300):
+        receipt = validator.eth("eth_getTransactionReceipt", tx_hash)
+        if receipt:
+            return receipt
+        validator.wait_height(validator.height() + 1)
+    raise AssertionError(f"{tx_hash} never got a receipt")
+
+
+def _native_send(validator, amount):
+    """A bank MsgSend from the operator, through CometBFT's broadcast_tx_commit; its answer."""
+    key = AccountKey(_operator_key(validator))
+    sender = to_bech32("chain", key.address)
+    account = validator.rest(f"/cosmos/auth/v1beta1/accounts/{sender}")["account"]
+    msg = bank_tx.MsgSend(from_address=sender, to_address=to_bech32("chain", bytes.fromhex(RECIPIENT[2:])),
+                          amount=[coin_pb2.Coin(denom="achain", amount=str(amount))])
+    raw = txs.build_native([(txs.MSG_SEND, msg)], key, CHAIN_ID, int(account["account_number"]),
+                           int(account.get("sequence", "0")), [("achain", 200000 * 10**11)], 200000)
+    return validator.broadcast_commit(raw)
+
+
+def _same_hashes(validators, heights):
+    """Every node's CometBFT and chaind agree on each height's app hash and block hash."""
+    for height in heights:
+        want = comet_block_hashes(validators[0], height)
+        for v in validators:
+            assert comet_block_hashes(v, height) == want, (v.home.name, height)
+            assert chaind_block_hashes(v, height) == want, (v.home.name, height)
+
+
+def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
+    (validator,) = start_network(cometbft_binary, tmp_path, 1)
+    try:
+        validator.start()
+        validator.wait_height(3)
+        receipt = _evm_transfer(validator, 12345)
+        assert receipt["status"] == "0x1"
+        evm_height = int(receipt["blockNumber"], 16)
+        committed = _native_send(validator, 777)
+        assert committed["check_tx"]["code"] == 0, committed
+        assert committed["tx_result"]["code"] == 0, committed
+        native_height = int(committed["height"])
+        # Both are in CometBFT's blocks, found by its own tx indexer from FinalizeBlock's events.
+        found = validator.rpc("tx_search", query=f"\"ethereum_tx.ethereumTxHash='{receipt['transactionHash']}'\"")
+        assert [t["height"] for t in found["txs"]] == [str(evm_height)], found
+        # (broadcast_tx_commit answers from the event bus; the indexer, a subscriber too, may follow it by a moment)
+        found = validator.rpc("tx_search", query=f"\"tx.hash='{committed['hash']}'\"")
+        for _ in range(50):
+            if found["txs"]:
+                break
+            time.sleep(0.2)
+            found = validator.rpc("tx_search", query=f"\"tx.hash='{committed['hash']}'\"")
+        assert [t["height"] for t in found["txs"]] == [str(native_height)], found
+        assert validator.eth("eth_getBalance", RECIPIENT, "latest") == hex(12345 + 777)   # both sends arrived
+        top = max(evm_height, native_height) + 1
+        validator.wait_height(top + 1)
+        _same_hashes([validator], range(1, top + 1))
+    finally:
+        validator.stop()
