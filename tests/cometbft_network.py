@@ -3,6 +3,8 @@ every listener on 127.0.0.1; clients of CometBFT's RPC and chaind's faces for th
 
 import base64
 import json
+import os
+import pathlib
 import random
 import socket
 import subprocess
@@ -126,6 +128,30 @@ class Validator:
     def rest(self, path):
         with urllib.request.urlopen(f"http://127.0.0.1:{self.ports['rest']}{path}", timeout=60) as r:
             return json.loads(r.read())
+
+
+def listening_addresses(pid):
+    """The (host, port) pairs process `pid` listens on over TCP, read from /proc (Linux)."""
+    inodes = set()
+    for fd in pathlib.Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = set()
+    for table, family in (("tcp", socket.AF_INET), ("tcp6", socket.AF_INET6)):
+        for line in pathlib.Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] != "0A" or fields[9] not in inodes:       # 0A: LISTEN
+                continue
+            host, port = fields[1].split(":")
+            raw = bytes.fromhex(host)
+            # /proc writes the address as host-order 32-bit words
+            raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+            found.add((socket.inet_ntop(family, raw), int(port, 16)))
+    return found
 
 
 def start_network(cometbft, tmp_path, count):

@@ -13,7 +13,7 @@ from chaind.crypto.keys import AccountKey
 from chaind.keyring import Keyring
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from cometbft_network import chaind_block_hashes, comet_block_hashes, start_network
+from cometbft_network import chaind_block_hashes, comet_block_hashes, listening_addresses, start_network
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 
@@ -67,6 +67,14 @@ def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
     try:
         validator.start()
         validator.wait_height(3)
+        # Every listener of both processes is on loopback, where `chaind testnet` put them.
+        for pid in (validator.comet.pid, validator.chaind.process.pid):
+            addresses = listening_addresses(pid)
+            # (gRPC listens on an IPv6 socket, as ::ffff:127.0.0.1: loopback all the same)
+            assert addresses and {host.removeprefix("::ffff:") for host, _ in addresses} == {"127.0.0.1"}, \
+                (pid, addresses)
+        assert {port for _, port in listening_addresses(validator.comet.pid)} == \
+            {validator.ports["p2p"], validator.ports["rpc"]}
         receipt = _evm_transfer(validator, 12345)
         assert receipt["status"] == "0x1"
         evm_height = int(receipt["blockNumber"], 16)
@@ -91,3 +99,34 @@ def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
         _same_hashes([validator], range(1, top + 1))
     finally:
         validator.stop()
+
+
+def test_four_validators_agree_and_three_go_on_without_the_fourth(cometbft_binary, tmp_path):
+    validators = start_network(cometbft_binary, tmp_path, 4)
+    try:
+        for v in validators:
+            v.start()
+        for v in validators:
+            v.wait_height(3, timeout=180)
+        # An EVM tx through node1's JSON-RPC, a native one through node2's CometBFT: every node has both.
+        receipt = _evm_transfer(validators[1], 4242)
+        assert receipt["status"] == "0x1"
+        committed = _native_send(validators[2], 99)
+        assert committed["tx_result"]["code"] == 0, committed
+        top = max(int(receipt["blockNumber"], 16), int(committed["height"])) + 1
+        for v in validators:
+            v.wait_height(top + 1)
+            assert v.eth("eth_getTransactionReceipt", receipt["transactionHash"]) == receipt, v.home.name
+            assert v.eth("eth_getBalance", RECIPIENT, "latest") == hex(4242 + 99), v.home.name
+        _same_hashes(validators, range(1, top + 1))
+
+        # node3 stops for good (both processes): the other three hold 3/4 of the power, over 2/3.
+        validators[3].stop()
+        rest = validators[:3]
+        stopped_at = max(v.height() for v in rest)
+        for v in rest:
+            v.wait_height(stopped_at + 3, timeout=120)
+        _same_hashes(rest, range(top, stopped_at + 3))
+    finally:
+        for v in validators:
+            v.stop()
