@@ -519,6 +519,7 @@ LISTEN_SETTINGS = {
     "rest": ("rest", "address", "--rest-address"),
     "explorer": ("explorer", "address", None),
     "metrics": ("instrumentation", "prometheus-listen-addr", None),
+    "abci": ("abci", "address", None),
 }
 
 
