@@ -21,9 +21,11 @@ from test_persistence import NodeProcess
 
 
 def free_starting_port(count):
-    """A --starting-port whose count * PORTS_PER_NODE ports are all free on 127.0.0.1 now."""
+    """A --starting-port whose count * PORTS_PER_NODE ports are all free on 127.0.0.1 now, below the ephemeral
+    range (where port-0 listeners and outgoing connections of other tests land)."""
+    ephemeral = int(pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
     for _ in range(200):
-        base = random.randrange(20000, 60000 - PORTS_PER_NODE * count, PORTS_PER_NODE)
+        base = random.randrange(10000, ephemeral - PORTS_PER_NODE * count, PORTS_PER_NODE)
         try:
             for port in range(base, base + PORTS_PER_NODE * count):
                 with socket.socket() as s:

@@ -101,7 +101,7 @@ def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
         validator.stop()
 
 
-def test_four_validators_agree_and_three_go_on_without_the_fourth(cometbft_binary, tmp_path):
+def test_four_validators_agree_one_catches_up_after_a_kill_three_go_on_without_the_fourth(cometbft_binary, tmp_path):
     validators = start_network(cometbft_binary, tmp_path, 4)
     try:
         for v in validators:
@@ -120,7 +120,28 @@ def test_four_validators_agree_and_three_go_on_without_the_fourth(cometbft_binar
             assert v.eth("eth_getBalance", RECIPIENT, "latest") == hex(4242 + 99), v.home.name
         _same_hashes(validators, range(1, top + 1))
 
-        # node3 stops for good (both processes): the other three hold 3/4 of the power, over 2/3.
+        # node2 is killed (both processes, SIGKILL) while the other three go on, then restarted: CometBFT's
+        # handshake with its chaind and block sync bring it to the others' height with the same hashes.
+        validators[2].stop()
+        others = [validators[i] for i in (0, 1, 3)]
+        killed_at = max(v.height() for v in others)
+        for v in others:
+            v.wait_height(killed_at + 5, timeout=120)
+        log_before = validators[2].comet_log.stat().st_size
+        validators[2].start()
+        restarted = time.monotonic()
+        target = max(v.height() for v in others)
+        validators[2].wait_height(target, timeout=180)
+        caught_up = time.monotonic() - restarted
+        print(f"node2 caught up {target - killed_at} blocks in {caught_up:.1f} s from its start")
+        with open(validators[2].comet_log) as log:
+            log.seek(log_before)
+            restart_log = log.read()
+        # It came back through CometBFT's handshake with its chaind (Info, then any replay) and block sync.
+        assert "Completed ABCI Handshake" in restart_log and "Time to switch to consensus reactor!" in restart_log
+
+        # node3 stops for good: the three left, node2 among them, hold 3/4 of the power, over 2/3, so node2
+        # votes again and they keep making blocks.
         validators[3].stop()
         rest = validators[:3]
         stopped_at = max(v.height() for v in rest)
