@@ -1,6 +1,7 @@
 """The real CometBFT v0.38 runs chaind: `chaind testnet` homes driven by `cometbft node` processes make blocks
 with EVM and native txs, and every node's app hashes and block hashes are CometBFT's."""
 
+import json
 import time
 
 import pytest
@@ -101,7 +102,7 @@ def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
         validator.stop()
 
 
-def test_four_validators_agree_one_catches_up_after_a_kill_three_go_on_without_the_fourth(cometbft_binary, tmp_path):
+def test_four_validators_agree_one_catches_up_after_a_kill_three_go_on_and_jail_the_fourth(cometbft_binary, tmp_path):
     validators = start_network(cometbft_binary, tmp_path, 4)
     try:
         for v in validators:
@@ -148,6 +149,26 @@ def test_four_validators_agree_one_catches_up_after_a_kill_three_go_on_without_t
         for v in rest:
             v.wait_height(stopped_at + 3, timeout=120)
         _same_hashes(rest, range(top, stopped_at + 3))
+
+        # Missing over half of the 20-block window (the testnet genesis' slashing params) jails node3: x/staking
+        # answers FinalizeBlock with its power 0, and CometBFT's validator set drops it.
+        gone = json.loads((validators[3].home / "config" / "priv_validator_key.json").read_text())["address"]
+        deadline = time.monotonic() + 120
+        while True:
+            height = rest[0].height()
+            current = rest[0].rpc("validators", height=height)["validators"]
+            if len(current) == 3:
+                break
+            assert time.monotonic() < deadline, f"node3 still in CometBFT's set at {height}: {current}"
+            time.sleep(1)
+        assert gone not in {v["address"] for v in current}
+        monikers = {v["description"]["moniker"]: v for v in
+                    rest[0].rest("/cosmos/staking/v1beta1/validators")["validators"]}
+        assert monikers["node3"]["jailed"] and monikers["node3"]["status"] != "BOND_STATUS_BONDED"
+        assert not any(monikers[f"node{i}"]["jailed"] for i in range(3))
+        for v in rest:
+            v.wait_height(height + 3, timeout=120)
+        _same_hashes(rest, range(stopped_at, height + 3))
     finally:
         for v in validators:
             v.stop()
