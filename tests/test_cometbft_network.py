@@ -7,6 +7,7 @@ import time
 import pytest
 from eth_account import Account
 from eth_utils import to_checksum_address
+from websockets.sync.client import connect
 
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
@@ -76,6 +77,28 @@ def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
                 (pid, addresses)
         assert {port for _, port in listening_addresses(validator.comet.pid)} == \
             {validator.ports["p2p"], validator.ports["rpc"]}
+        # chaind's eth_subscribe and CometBFT's own /websocket both hear of the blocks CometBFT decides.
+        with connect(f"ws://127.0.0.1:{validator.ports['ws']}", open_timeout=30) as eth_ws, \
+                connect(f"ws://127.0.0.1:{validator.ports['rpc']}/websocket", open_timeout=30) as comet_ws:
+            eth_ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe", "params": ["newHeads"]}))
+            assert "result" in json.loads(eth_ws.recv(timeout=30))
+            comet_ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "subscribe",
+                                      "params": {"query": "tm.event='NewBlock'"}}))
+            assert json.loads(comet_ws.recv(timeout=30))["result"] == {}
+            head = json.loads(eth_ws.recv(timeout=30))["params"]["result"]
+            new_block = json.loads(comet_ws.recv(timeout=30))["result"]["data"]["value"]
+            heights = {int(head["number"], 16), int(new_block["block"]["header"]["height"])}
+            # (the two may be a block apart: the subscriptions began at different moments)
+            while len(heights) > 1:
+                later = max(heights)
+                while int(head["number"], 16) < later:
+                    head = json.loads(eth_ws.recv(timeout=30))["params"]["result"]
+                while int(new_block["block"]["header"]["height"]) < later:
+                    new_block = json.loads(comet_ws.recv(timeout=30))["result"]["data"]["value"]
+                heights = {int(head["number"], 16), int(new_block["block"]["header"]["height"])}
+            # An EVM block's hash is CometBFT's block hash, as in Evmos.
+            assert head["hash"] == "0x" + new_block["block_id"]["hash"].lower()
+
         receipt = _evm_transfer(validator, 12345)
         assert receipt["status"] == "0x1"
         evm_height = int(receipt["blockNumber"], 16)
