@@ -175,3 +175,26 @@ def chaind_block_hashes(validator, height):
     # Empty bytes are null in this JSON (the genesis app hash, block 1's): CometBFT writes "".
     return tuple(base64.b64decode(b or "").hex().upper()
                  for b in (block["block"]["header"]["app_hash"], block["block_id"]["hash"]))
+
+
+# The header fields chaind works out itself in socket mode (FinalizeBlock names the rest).
+OWN_HEADER_FIELDS = ("chain_id", "height", "time", "data_hash", "validators_hash", "next_validators_hash",
+                     "consensus_hash", "app_hash", "last_results_hash", "evidence_hash", "proposer_address")
+
+
+def header_fields(validator, height):
+    """{field: value} of CometBFT's header and of chaind's record of it, hashes as hex upper case."""
+    comet = validator.rpc("block", height=height)["block"]["header"]
+    ours = validator.rest(f"/cosmos/base/tendermint/v1beta1/blocks/{height}")["block"]["header"]
+    hexed = {k: base64.b64decode(v or "").hex().upper() if k.endswith(("_hash", "_address")) else v
+             for k, v in ours.items()}
+    # Times compared to the nanosecond: CometBFT's RPC trims a fraction's trailing zeros (Go's RFC3339Nano),
+    # the REST face writes 0, 3, 6 or 9 digits (protobuf JSON).
+    comet = {**comet, "time": _nanos(comet["time"])}
+    hexed["time"] = _nanos(hexed["time"])
+    return ({k: comet[k] for k in OWN_HEADER_FIELDS}, {k: hexed[k] for k in OWN_HEADER_FIELDS})
+
+
+def _nanos(rfc3339):
+    seconds, _, fraction = rfc3339.rstrip("Z").partition(".")
+    return seconds, int(fraction.ljust(9, "0"))

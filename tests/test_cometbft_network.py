@@ -15,7 +15,7 @@ from chaind.crypto.keys import AccountKey
 from chaind.keyring import Keyring
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from cometbft_network import chaind_block_hashes, comet_block_hashes, listening_addresses, start_network
+from cometbft_network import chaind_block_hashes, comet_block_hashes, header_fields, listening_addresses, start_network
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 
@@ -56,12 +56,15 @@ def _native_send(validator, amount):
 
 
 def _same_hashes(validators, heights):
-    """Every node's CometBFT and chaind agree on each height's app hash and block hash."""
+    """Every node's CometBFT and chaind agree on each height's app hash and block hash, and chaind's record
+    of the header has CometBFT's values in every field it works out itself."""
     for height in heights:
         want = comet_block_hashes(validators[0], height)
         for v in validators:
             assert comet_block_hashes(v, height) == want, (v.home.name, height)
             assert chaind_block_hashes(v, height) == want, (v.home.name, height)
+            comet, ours = header_fields(v, height)
+            assert ours == comet, (v.home.name, height)
 
 
 def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
