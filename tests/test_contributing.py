@@ -22,6 +22,7 @@ from click.testing import CliRunner
 import chaind.chain.modules
 import chaind.pb
 from chaind.chain import registry
+from chaind.chain.module_genesis import GenesisContext
 from chaind.cli.main import make_cli
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
@@ -109,6 +110,11 @@ def test_the_example_is_a_module(counter):
     assert module.name == "counter" and module.cli == "chaind.chain.modules.counter.cli"
     assert [m.type_url for m in module.messages] == ["/example.counter.v1.MsgIncrement"]
     assert [s.full_name for s in module.services] == ["example.counter.v1.Query"]
+    # Its genesis: the default section validates to nothing preset; a bad address is refused, the field named.
+    context = GenesisContext("chain", "achain", "achain")
+    assert module.genesis.validate(module.genesis.default(context), context) == {}
+    with pytest.raises(ValueError, match="^counts.nobody: "):
+        module.genesis.validate({"counts": {"nobody": "1"}}, context)
 
 
 @pytest.mark.slow
@@ -162,6 +168,9 @@ def test_the_example_serves_every_face(counter, node_factory, tmp_path, monkeypa
     assert response.count == 5 and header["x-cosmos-block-height"] == str(height)
     response, _ = yield call(node, stubs.QueryStub, "Count", pb.QueryCountRequest(address=DEV0), height - 1)
     assert response.count == 0
+    # The module's export of that height: both counters, which its validate and init take back.
+    exported = package.MODULE.genesis.export(node.app, node.app.view(height))
+    assert exported == {"counts": {bob: "7", DEV0: "5"}}
     status, headers, body = yield rest(node, f"/example/counter/v1/count/{DEV0}", height=height)
     assert status == 200 and body == {"count": "5"}
     status, _, body = yield rest(node, "/example/counter/v1/count/nobody")

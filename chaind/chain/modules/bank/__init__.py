@@ -1,7 +1,7 @@
 """x/bank: balances per denom, supply and denom metadata; MsgSend and MsgMultiSend; cosmos.bank.v1beta1.Query."""
 
 from chaind.chain.module import Module, QueryService
-from chaind.chain.modules.bank.genesis import init_genesis
+from chaind.chain.modules.bank.genesis import GENESIS
 from chaind.chain.modules.bank.invariants import INVARIANTS
 from chaind.chain.modules.bank.keeper import Bank, format_coins, validate_coins
 from chaind.chain.modules.bank.msgs import AMINO_SHAPES, MESSAGES
@@ -15,7 +15,7 @@ MODULE = Module(
     name="bank",
     messages=MESSAGES + UPDATE_PARAMS,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: BankQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     amino_shapes=AMINO_SHAPES,
     invariants=INVARIANTS,
     cli="chaind.chain.modules.bank.cli",

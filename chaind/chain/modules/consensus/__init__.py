@@ -2,7 +2,7 @@
 cosmos.consensus.v1.Query. The app reads the params each height runs with through params.raw_at."""
 
 from chaind.chain.module import Module, QueryService
-from chaind.chain.modules.consensus.genesis import init_genesis
+from chaind.chain.modules.consensus.genesis import GENESIS
 from chaind.chain.modules.consensus.msgs import MESSAGES
 from chaind.chain.modules.consensus.params import decoded, gas_limit, hash_of, key, of_document, raw_at, stored
 from chaind.chain.modules.consensus.query import ConsensusQuery
@@ -14,6 +14,6 @@ MODULE = Module(
     name="consensus",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: ConsensusQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     cli="chaind.chain.modules.consensus.cli",
 )

@@ -28,7 +28,7 @@ def _verify_invariant(app, ctx, msg, signer):
         raise errors.invalid_address(str(e)) from None
     denom, amount = keeper.constant_fee(ctx)
     events = app.bank.send(ctx, sender, FEE_COLLECTOR, [(denom, amount)]) if amount else []
-    for module, route, check in keeper.routes(app):
+    for module, route, check in keeper.routes(app):  # noqa: B007 (the one the loop breaks at runs below)
         if (module, route) == (msg.invariant_module_name, msg.invariant_route):
             break
     else:

@@ -3,7 +3,7 @@
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.epochs.begin_block import begin_block
-from chaind.chain.modules.epochs.genesis import init_genesis, parse_epochs
+from chaind.chain.modules.epochs.genesis import GENESIS, parse_epochs
 from chaind.chain.modules.epochs.query import EpochsQuery
 from chaind.chain.modules.epochs.state import epoch_info
 from chaind.pb.evmos.epochs.v1 import query_pb2, query_pb2_grpc
@@ -13,7 +13,7 @@ __all__ = ("MODULE", "epoch_info", "parse_epochs")
 MODULE = Module(
     name="epochs",
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: EpochsQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     begin_block=begin_block,
     cli="chaind.chain.modules.epochs.cli",
 )
