@@ -19,6 +19,7 @@ from helpers import (
     cosmpy_venv_path,
     ics23_client_path,
     install_ics23_client,
+    install_test_engine,
     make_node,
     until_height,
 )
@@ -70,6 +71,22 @@ def cosmpy_python():
             pytest.fail(message)
         pytest.skip(message)
     return python
+
+
+def _needed(message):
+    # CI must install what it needs: a missing tool there is a failure, never a quiet skip.
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def cometbft_binary():
+    """The real `cometbft` (v0.38, pinned in tools/install-test-engines), built once with the Go toolchain."""
+    path, error = install_test_engine("cometbft")
+    if error:
+        _needed(f"cannot have the cometbft binary: {error}")
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -268,6 +268,22 @@ def build_cosmpy_venv(path):
         return path / "bin" / "python", None
 
 
+ENGINES_INSTALLER = pathlib.Path(__file__).parent.parent / "tools" / "install-test-engines"
+
+
+def install_test_engine(name):
+    """The path of a real engine (tools/install-test-engines builds it once into a cache outside the repo),
+    or an error text."""
+    try:
+        run = subprocess.run([str(ENGINES_INSTALLER), name], capture_output=True, text=True, timeout=1800,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None, f"{ENGINES_INSTALLER} {name} timed out after 1800 s"
+    if run.returncode != 0:
+        return None, f"{ENGINES_INSTALLER} {name} exited {run.returncode}:\n{run.stderr[-3000:]}"
+    return pathlib.Path(run.stdout.split()[-1]), None
+
+
 ICS23_CLIENT = pathlib.Path(__file__).parent / "ics23_client"
 
 

@@ -113,7 +113,9 @@ class BlockStore:
     def last_results_hash(self, height, block_hash):
         """The results hash of block `height` (whose hash is `block_hash`), as the next header carries it."""
         if height < self.initial_height:
-            return b""
+            # CometBFT's handshake gives the genesis state the Merkle root of no results (RFC 6962), which the
+            # first block's header carries.
+            return blocks.EMPTY_HASH
         if self._results_hash[0] == block_hash:
             return self._results_hash[1]
         _, meta = self.block_at(height)
