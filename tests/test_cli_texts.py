@@ -2,20 +2,21 @@
 key, a bech32 typo, --node pointed at the EVM's JSON-RPC port."""
 
 import json
-import time
 
 import pytest_twisted
 
-from evm_client import DEV0_KEY
-from helpers import in_thread
-from test_cli import FEE, OTHER_B32, cli, committed, failed, node_flag, ok, run
+from chaind.crypto import addresses
+from cli_driver import FEE, cli, committed, failed, node_flag, ok, run
+from evm_client import DEV0_KEY, OTHER
+from helpers import until_height
+
+OTHER_B32 = addresses.to_bech32("chain", bytes.fromhex(OTHER[2:]))
 
 
 @pytest_twisted.inlineCallbacks
 def test_a_tx_signed_with_a_sequence_taken_says_to_wait_or_give_the_next(node_factory, tmp_path):
     node = node_factory(chain={"block_interval": 3.0, "empty_blocks": True})
-    while node.app.height < node.genesis.initial_height:
-        yield in_thread(time.sleep, 0.05)
+    yield until_height(node, node.genesis.initial_height)
     keys = ("--home", tmp_path, "--keyring-backend", "test")
     ok((yield run("keys", "import-hex", "dev0", DEV0_KEY, *keys)))
     def send(amount, *more):

@@ -7,7 +7,8 @@ import pytest_twisted
 
 from chaind.crypto import addresses
 from chaind.home import Home
-from test_cli import OTHER_B32, cli, node_flag, ok, run
+from cli_driver import FEE, cli, node_flag, ok, run
+from evm_client import OTHER
 
 
 def test_keys_list_of_a_dev_home_shows_its_funded_accounts(tmp_path):
@@ -20,7 +21,7 @@ def test_keys_list_of_a_dev_home_shows_its_funded_accounts(tmp_path):
 
 @pytest_twisted.inlineCallbacks
 def test_a_dev_key_signs_with_no_keyring_flag(node, tmp_path):
-    home = node.home.path
-    sent = ok((yield run("tx", "bank", "send", "dev1", OTHER_B32, "1achain", "--fees=200000000000000000achain", "-y",
-                         node_flag(node), "--home", home)))
+    other = addresses.to_bech32("chain", bytes.fromhex(OTHER[2:]))
+    sent = ok((yield run("tx", "bank", "send", "dev1", other, "1achain", FEE, "-y", node_flag(node), "--home",
+                         node.home.path)))
     assert "code: 0" in sent.stdout

@@ -3,9 +3,9 @@ such a change."""
 
 import pytest_twisted
 
+from cli_driver import failed, run
 from evm_client import OTHER, send, w3
 from helpers import in_thread
-from test_cli import failed, run
 
 
 def _rpc(node, method, *params):
