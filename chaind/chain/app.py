@@ -21,19 +21,20 @@ from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Header, TxResult, event
 from chaind.chain.commit_info import VoteInfo
+from chaind.chain.module import check_hooks, mounted_stores, precompiles_of, stores_of
 from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
 from chaind.chain.modules.auth import store_layout as auth_layout
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import Bank, format_coins
 from chaind.chain.modules.bank import store_layout as bank_layout
-from chaind.chain.modules.staking import store_layout as staking_layout
 from chaind.chain.view import PrunedError, StateView
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
-from chaind.store import eventindex, keys, layout
+from chaind.store import eventindex, keys
 from chaind.store.evm_state import pending_state_db, pending_trie
 from chaind.store.head_cache import HeadCache
+from chaind.store.layout import Layout
 from chaind.store.multistore import MultiStore
 from chaind.store.pruning import collect_garbage
 from chaind.store.undo import UndoLog
@@ -161,14 +162,19 @@ class App:
         self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
                                 for name, account in module.module_accounts.items()}
-        # The modules that place their native keys in their IAVL store in the SDK's layout themselves.
-        self._store_mirrors = {b"auth": auth_layout.entries, b"bank": bank_layout.entries,
-                               b"staking": functools.partial(staking_layout.entries, genesis.bech32_prefix)}
+        check_hooks(self.modules)
+        # The modules' EVM precompiles ({address: run}), which the EVM state serves (chain/modules/evm/state.py).
+        self.precompiles = precompiles_of(self.modules)
         self.pruning = pruning
         self.prune_interval = prune_interval
         raw = db.get(keys.PRUNED_BELOW)
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
+        # Each module's keeper, built once, in the registry's order: a keeper may take those built before it.
+        self.keepers = {}
+        for m in self.modules:
+            if m.keeper is not None:
+                self.keepers[m.name] = m.keeper(self)
         self._head = None
         # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
         # for, its StateView, reads so far]).
@@ -176,7 +182,9 @@ class App:
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
         self._next_block_found = None       # _NextBlock of the head
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
-        self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys)
+        self.stores = MultiStore(db, iavl_cache_nodes, subspace_max_keys,
+                                 Layout(stores_of(self.modules, genesis.bech32_prefix)),
+                                 mounted_stores(self.modules))
         self.state_cache = HeadCache(state_cache_keys)
         # The consensus params before any block records its own (chain/modules/consensus), and those looked up.
         self._genesis_consensus = consensus.of_document(genesis.document).SerializeToString()
@@ -1067,8 +1075,7 @@ class App:
         parent = amend or self._head_info
         if amend is None and (parent is None or parent.version != ctx.height - 1):
             parent = self.stores.commit_info(ctx.height - 1)
-        info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct,
-                                 self._store_mirrors)
+        info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct)
         app_hash = info.hash()
         self._sealed_info = (app_hash, info)
         return {"evm_state_root": evm_root, "app_hash": app_hash}
@@ -1090,7 +1097,7 @@ class App:
                 if len(made) > _ACCOUNT_ANYS_KEPT:
                     made.popitem(last=False)
             if found:
-                out.append((layout.ACC, layout.account(address), found))
+                out.append((auth_layout.STORE, auth_layout.account(address), found))
         return out
 
     def _block_puts(self, committed, puts, evm_hashes=None):
@@ -1253,7 +1260,8 @@ def _base_balance_mirror(accounts, addresses, denom):
     encoded = denom.encode()
     for address in addresses:
         amount = accounts.get_balance(address)
-        out.append((layout.BANK, bank_layout.balance_key(address, encoded), str(amount).encode() if amount else None))
+        out.append((bank_layout.STORE, bank_layout.balance_key(address, encoded),
+                    str(amount).encode() if amount else None))
     return out
 
 
