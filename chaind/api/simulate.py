@@ -438,7 +438,7 @@ class _SimState(calls.CALL_STATE_CLASS):
             return moved[address]
         found = self.computation_class._precompiles.get(address)
         if found is None and self.native is not None:
-            found = self.native.precompile(address)
+            found = self.native.app.precompiles.get(address) or self.native.precompile(address)
         return found
 
     def is_address_warm(self, address):
