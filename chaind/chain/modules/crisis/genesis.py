@@ -1,7 +1,5 @@
 """crisis's genesis: app_state.crisis.constant_fee (SDK JSON coin); default 1000 of the bond denom, as the SDK's."""
 
-from chaind.chain.modules.crisis import keeper
-
 
 def init_genesis(app, ctx):
     g = app.genesis
@@ -16,4 +14,4 @@ def init_genesis(app, ctx):
         raise ValueError(f"app_state.crisis.constant_fee: want {{denom, amount}}, got {fee!r}") from None
     if not denom or amount < 0:
         raise ValueError(f"app_state.crisis.constant_fee: invalid coin {fee!r}")
-    keeper.set_constant_fee(ctx, denom, amount)
+    app.keepers["crisis"].set_constant_fee(ctx, denom, amount)
