@@ -6,7 +6,7 @@ import re
 
 from google.protobuf import json_format
 
-from chaind.chain.modules.nft import keeper
+from chaind.chain.modules.nft.keeper import NAME
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.nft.v1beta1 import genesis_pb2
 
@@ -48,8 +48,9 @@ def parse_genesis(section, prefix):
 
 def init_genesis(app, ctx):
     state, owned = parse_genesis(app.genesis.document["app_state"].get("nft"), app.genesis.bech32_prefix)
+    keeper = app.keepers[NAME]
     for cls in state.classes:
         keeper.save_class(ctx, cls)
     for owner, token in owned:
-        keeper.mint(app, ctx, token, owner)
+        keeper.mint(ctx, token, owner)
         app.ensure_account(ctx, owner)
