@@ -5,7 +5,8 @@ from google.protobuf import json_format
 
 from chaind.chain import errors
 from chaind.chain.genesis import GenesisError
-from chaind.chain.modules.authz import authorizations, keeper
+from chaind.chain.modules.authz import authorizations
+from chaind.chain.modules.authz.keeper import NAME
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
 
@@ -26,4 +27,4 @@ def init_genesis(app, ctx):
         if expiration is not None and expiration < ctx.time_ns:
             continue
         app.ensure_account(ctx, grantee)
-        keeper.save_grant(app, ctx, granter, grantee, grant.authorization, type_url, expiration)
+        app.keepers[NAME].save_grant(ctx, granter, grantee, grant.authorization, type_url, expiration)
