@@ -14,6 +14,7 @@ from twisted.python.threadpool import ThreadPool
 
 from chaind import config as config_mod
 from chaind.api import cosmos
+from chaind.api.calls import CallRunner
 from chaind.api.cosmos.node import NodeService
 from chaind.api.cosmos.tendermint import TendermintService
 from chaind.api.cosmos.tx import TxService
@@ -23,6 +24,7 @@ from chaind.api.dev_wallet import DevWallet
 from chaind.api.eth import EthApi
 from chaind.api.fees import FeeApi
 from chaind.api.filters import FilterApi
+from chaind.api.held_traces import HeldTraces
 from chaind.api.net import net_methods, web3_methods
 from chaind.api.raw import RawApi
 from chaind.api.txpool import TxPoolApi
@@ -267,7 +269,11 @@ class Node(service.MultiService):
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
         app, settings = self.app, self.settings
-        shared = NodeServices(traces=self.traces)
+        rpc, tracing = settings.json_rpc, settings.tracing
+        # A trace answered over gRPC is held whole: no larger than one held for a batch, nor than gRPC may send.
+        held = min(tracing.max_buffered_bytes, settings.grpc.max_send_msg_size - 1024)
+        shared = NodeServices(calls=CallRunner(app, rpc.gas_cap, rpc.evm_timeout),
+                              traces=HeldTraces(app, self.traces, tracing, held))
         found = [(entry, entry.make_servicer(app, settings, shared))
                  for module in app.modules for entry in module.services]
 

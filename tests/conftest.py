@@ -3,13 +3,14 @@
 Helpers that tests import live in helpers.py: a conftest is not a module to import from."""
 
 import os
+import shutil
 
 import pytest
 import pytest_twisted
 from twisted.internet import reactor, task
 
 from chaind.chain import registry
-from helpers import build_cosmpy_venv, cosmpy_venv_path, make_node
+from helpers import build_cosmpy_venv, cosmpy_venv_path, ics23_client_path, install_ics23_client, make_node
 
 
 @pytest.fixture
@@ -51,3 +52,15 @@ def cosmpy_python():
             pytest.fail(message)
         pytest.skip(message)
     return python
+
+
+@pytest.fixture(scope="session")
+def ics23_client():
+    """The folder where tests/ics23_client's scripts run with @confio/ics23 and @cosmjs installed (npm, once)."""
+    if not shutil.which("node") or not shutil.which("npm"):
+        pytest.skip("node and npm are needed to run @cosmjs/stargate and @confio/ics23")
+    path = ics23_client_path()
+    error = install_ics23_client(path)
+    if error:
+        pytest.fail(f"cannot install tests/ics23_client at {path}: {error}")
+    return path

@@ -151,3 +151,33 @@ def build_cosmpy_venv(path):
                 return None, f"{' '.join(step)} exited {run.returncode}:\n{run.stderr[-3000:]}"
         done.write_text(run.stdout)
         return path / "bin" / "python", None
+
+
+ICS23_CLIENT = pathlib.Path(__file__).parent / "ics23_client"
+
+
+def ics23_client_path():
+    """Where tests/ics23_client is installed: kept between runs, one per package.json."""
+    manifest = (ICS23_CLIENT / "package.json").read_bytes()
+    cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
+    return cache / f"chaind-ics23-client-{hashlib.sha256(manifest).hexdigest()[:10]}"
+
+
+def install_ics23_client(path):
+    """npm install of tests/ics23_client at `path` once (a lock keeps two runs from installing together), its
+    scripts copied in fresh; None, or an error text."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{path}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (path / "installed").is_file():
+            shutil.rmtree(path, ignore_errors=True)
+            path.mkdir()
+            shutil.copy(ICS23_CLIENT / "package.json", path)
+            run = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=path,
+                                 capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+            if run.returncode != 0:
+                return f"npm install exited {run.returncode}:\n{run.stderr[-3000:]}"
+            (path / "installed").write_text(run.stdout)
+    for script in ICS23_CLIENT.glob("*.js"):
+        shutil.copy(script, path)
+    return None

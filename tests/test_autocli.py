@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from chaind.chain import cli_table
 from chaind.cli import autocli
 from chaind.cli.main import make_cli
-from chaind.cli.tx import TxKit
+from chaind.cli.tx_factory import TxKit
 from test_cli import DEV0_B32, failed
 
 # A table of the test's own (tests/toy_module has a whole module): bank's Query service under another name.

@@ -1,10 +1,13 @@
 """The house's layering, read from the source with ast: no face package is imported by the layers below the
-faces, no import cycle exists inside chaind/, and no private name is used outside its package.
+faces, no service by the layers below the services, no import cycle exists inside chaind/, and no private
+name is used outside its package.
 
 Faces (rpc, cometbft, grpc, rest, cli) know wire formats; chain, store, events, tracing and api (the
 services), and consensus, crypto, keyring and the ground modules, know none, so any import of a face from
-them, at any depth, fails. A cycle counts the imports a module runs when it is imported (module level,
-class bodies; not those inside functions). A package is a directory: chain/modules/ is one today.
+them, at any depth, fails. Likewise the services (api/, and tracing's jobs and the pool they run on) are
+imported by nothing below them: core and ground get what they need of a service handed in by the node.
+Every import counts, at any depth: an import inside a function runs too, only later, so it makes a cycle
+as surely as one at the top. A package is a directory: chain/modules/ is one today.
 """
 
 import ast
@@ -17,6 +20,8 @@ FACES = ("rpc", "cometbft", "grpc", "rest", "cli")
 # The services and everything under them (consensus, keys and the ground modules too).
 BELOW_FACES = ("chain", "store", "events", "tracing", "api", "consensus", "crypto", "keyring", "errors", "gocompat",
                "config")
+# The services: api/, and tracing's jobs with the pool that runs them (its tracers and VM hooks are core).
+SERVICES = ("chaind.api", "chaind.tracing.jobs", "chaind.tracing.pool")
 
 
 def module_files():
@@ -61,22 +66,16 @@ def _from_base(module, node):
     return base
 
 
-def _walk(node, in_function=False):
-    """(import node, whether it sits inside a function) for every import under `node`."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.Import, ast.ImportFrom)):
-            yield child, in_function
-        yield from _walk(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                    ast.Lambda)))
+def _walk(node):
+    """Every import under `node`, at any depth (functions and class bodies included)."""
+    return (child for child in ast.walk(node) if isinstance(child, (ast.Import, ast.ImportFrom)))
 
 
-def import_edges(module, at_import_only):
-    """{(imported chaind module, line)} of one module; `at_import_only` leaves out imports in functions."""
+def import_edges(module):
+    """{(imported chaind module, line)} of one module."""
     tree = ast.parse(MODULE_FILES[module].read_text(), str(MODULE_FILES[module]))
     edges = set()
-    for node, in_function in _walk(tree):
-        if at_import_only and in_function:
-            continue
+    for node in _walk(tree):
         for name in _imports(module, node):
             target = _resolve(name) if name == "chaind" or name.startswith("chaind.") else None
             if target and target != module:
@@ -94,16 +93,27 @@ def face_imports_below_faces():
     for module in MODULE_FILES:
         if _package_of(module) not in BELOW_FACES:
             continue
-        for target, line in sorted(import_edges(module, at_import_only=False)):
+        for target, line in sorted(import_edges(module)):
             if _package_of(target) in FACES:
                 found.append(f"{module}:{line} imports {target}")
     return found
 
 
+def _is_service(module):
+    return any(module == s or module.startswith(s + ".") for s in SERVICES)
+
+
+def service_imports_below_services():
+    """["chaind.x.y:line imports chaind.api..."] for every import of a service by core or ground."""
+    return [f"{module}:{line} imports {target}"
+            for module in MODULE_FILES if _package_of(module) in BELOW_FACES and not _is_service(module)
+            for target, line in sorted(import_edges(module)) if _is_service(target)]
+
+
 @functools.cache
 def import_cycles():
-    """Every cycle of chaind's import-time graph, as a sorted tuple of its modules."""
-    return cycles_of({m: sorted({t for t, _ in import_edges(m, at_import_only=True)}) for m in MODULE_FILES})
+    """Every cycle of chaind's import graph (imports inside functions too), as a sorted tuple of its modules."""
+    return cycles_of({m: sorted({t for t, _ in import_edges(m)}) for m in MODULE_FILES})
 
 
 def cycles_of(graph):
@@ -165,7 +175,7 @@ def private_names_used(module, source):
     found = []
     tree = ast.parse(source)
     modules_by_name = {}
-    for node, _ in _walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Import):
             modules_by_name.update({a.asname: a.name for a in node.names if a.asname and a.name in MODULE_FILES})
             continue
@@ -190,12 +200,16 @@ def _private(name):
 
 def test_the_graph_reads_the_source():
     """The graph holds what the source says: node.py imports faces, services and core alike."""
-    assert {t for t, _ in import_edges("chaind.node", True)} >= {"chaind.rpc.http", "chaind.cometbft.routes",
-                                                                   "chaind.api.eth", "chaind.chain.app"}
-    assert "chaind.errors" in {t for t, _ in import_edges("chaind.api.params", True)}
-    # An import inside a function counts for the face rule, not for cycles.
-    assert any(t == "chaind.tracing.js" for t, _ in import_edges("chaind.cli.attach", False))
-    assert not any(t == "chaind.tracing.js" for t, _ in import_edges("chaind.cli.attach", True))
+    assert {t for t, _ in import_edges("chaind.node")} >= {"chaind.rpc.http", "chaind.cometbft.routes",
+                                                             "chaind.api.eth", "chaind.chain.app"}
+    assert "chaind.errors" in {t for t, _ in import_edges("chaind.api.params")}
+    # An import inside a function counts, for every rule.
+    assert any(t == "chaind.tracing.js" for t, _ in import_edges("chaind.cli.attach"))
+
+
+def test_services_are_told_apart():
+    assert _is_service("chaind.api") and _is_service("chaind.api.cosmos.tx") and _is_service("chaind.tracing.jobs")
+    assert not _is_service("chaind.tracing.hooks") and not _is_service("chaind.apis")
 
 
 def test_private_names_are_found():
@@ -216,6 +230,10 @@ def test_cycles_are_found():
 
 def test_no_face_is_imported_below_the_faces():
     assert face_imports_below_faces() == []
+
+
+def test_no_service_is_imported_below_the_services():
+    assert service_imports_below_services() == []
 
 
 def test_no_import_cycles():

@@ -2,16 +2,11 @@
 QueryClient.queryStoreVerified and @confio/ics23's verifyMembership/verifyNonMembership (npm, run by node in a
 subprocess), for present and absent keys at several heights; and the refusals of what cannot be proven.
 
-The npm packages are installed once under ~/.cache (keyed by tests/ics23_client/package.json), never in the repo.
+The npm packages are installed once under ~/.cache (conftest's ics23_client), never in the repo.
 """
 
 import base64
-import fcntl
-import hashlib
 import json
-import os
-import pathlib
-import shutil
 import subprocess
 
 import pytest
@@ -29,39 +24,9 @@ from chaind.pb.cosmos.staking.v1beta1 import staking_pb2
 from helpers import in_thread
 from test_cometbft_rpc import post
 
-CLIENT_DIR = pathlib.Path(__file__).parent / "ics23_client"
 
-
-def client_dir():
-    manifest = (CLIENT_DIR / "package.json").read_bytes()
-    cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
-    return cache / f"chaind-ics23-client-{hashlib.sha256(manifest).hexdigest()[:10]}"
-
-
-@pytest.fixture(scope="session")
-def verifier():
-    """The path of verify.js inside an installed copy of tests/ics23_client (skips without node and npm)."""
-    if not shutil.which("node") or not shutil.which("npm"):
-        pytest.skip("node and npm are needed to run @cosmjs/stargate and @confio/ics23 against the node")
-    path = client_dir()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{path}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (path / "installed").is_file():
-            shutil.rmtree(path, ignore_errors=True)
-            path.mkdir()
-            shutil.copy(CLIENT_DIR / "package.json", path)
-            run = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=path,
-                                 capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
-            if run.returncode != 0:
-                pytest.fail(f"npm install exited {run.returncode}:\n{run.stderr[-3000:]}")
-            (path / "installed").write_text(run.stdout)
-    shutil.copy(CLIENT_DIR / "verify.js", path)
-    return path / "verify.js"
-
-
-def run_verifier(script, rpc, checks):
-    run = subprocess.run(["node", str(script)], input=json.dumps({"rpc": rpc, "checks": checks}),
+def run_verifier(client, rpc, checks):
+    run = subprocess.run(["node", str(client / "verify.js")], input=json.dumps({"rpc": rpc, "checks": checks}),
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
@@ -92,7 +57,7 @@ def send_ibc(node, sender, to, amount):
 
 @pytest.mark.external
 @pytest_twisted.inlineCallbacks
-def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node, verifier):
+def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node, ics23_client):
     keys = node.home.dev_keys()
     stranger = b"\x42" * 20
     _, before = yield send_ibc(node, keys[3], keys[4].address, 1)
@@ -109,7 +74,7 @@ def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node
               {"store": "bank", "key": balance_key(keys[2].address, node.app.genesis.base_denom), "height": second},
               {"store": "bank", "key": balance_key(keys[5].address, node.app.genesis.base_denom), "height": before},
               {"store": "acc", "key": "01" + keys[2].address.hex(), "height": second}]              # x/auth's
-    results = yield in_thread(run_verifier, verifier, rpc, checks)
+    results = yield in_thread(run_verifier, ics23_client, rpc, checks)
     for result in results:
         assert result["cosmjs"]["ok"], result
         assert result["ics23"]["ok"], result
@@ -184,7 +149,7 @@ def test_a_subspace_larger_than_the_limit_is_refused(node_factory):
 
 @pytest.mark.external
 @pytest_twisted.inlineCallbacks
-def test_cosmjs_and_ics23_verify_staking_and_auth_index_entries_in_the_sdks_layout(node, verifier):
+def test_cosmjs_and_ics23_verify_staking_and_auth_index_entries_in_the_sdks_layout(node, ics23_client):
     keys = node.home.dev_keys()
     _, height = yield send_ibc(node, keys[2], b"\x42" * 20, 1)
     yield send_ibc(node, keys[3], keys[4].address, 1)      # one more block: `height` gets its next header
@@ -199,7 +164,7 @@ def test_cosmjs_and_ics23_verify_staking_and_auth_index_entries_in_the_sdks_layo
               {"store": "acc", "key": (b"accountNumber" + number.to_bytes(8, "big")).hex(), "height": height},
               {"store": "staking", "key": (b"\x22" + lp(v.cons_address)).hex(), "height": height},
               {"store": "staking", "key": (b"\x21" + lp(b"\x77" * 20)).hex(), "height": height}]       # absent
-    results = yield in_thread(run_verifier, verifier, rpc_of(node), checks)
+    results = yield in_thread(run_verifier, ics23_client, rpc_of(node), checks)
     for result in results:
         assert result["cosmjs"]["ok"], result
         assert result["ics23"]["ok"], result

@@ -10,11 +10,12 @@ from trie.iter import NodeIterator
 from twisted.application import service
 
 from chaind import errors
-from chaind.api import calls, logs
+from chaind.api import calls
 from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.api.streaming import StreamedResult
 from chaind.chain.app import PrunedError
+from chaind.chain.modules.evm.results import evm_results
 from chaind.tracing import hooks
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 
@@ -101,7 +102,7 @@ class DebugApi(service.Service):
 
     def _evm_tx_bytes(self, height, meta):
         return [self.app.decode_tx(self.app.tx_at(height, index)).evm.encode()
-                for index, _ in logs.evm_results(self.app, height, meta)]
+                for index, _ in evm_results(self.app, height, meta)]
 
     def intermediate_roots(self, params):
         """geth's debug_intermediateRoots: the EVM state root after each tx of the block."""
@@ -140,7 +141,7 @@ class DebugApi(service.Service):
             raise errors.failed("genesis is not traceable")
         _, meta = self.app.block_at(height)
         # txIndex counts the block's EVM txs, as geth's; the block may hold native txs between them.
-        evm_positions = [index for index, _ in logs.evm_results(self.app, height, meta)]
+        evm_positions = [index for index, _ in evm_results(self.app, height, meta)]
         if tx_index >= len(evm_positions):
             raise errors.failed(f"transaction index {tx_index} out of range for block {p.arg(params, 0)}")
         self._check_state(height - 1)

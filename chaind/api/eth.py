@@ -3,12 +3,13 @@
 from twisted.internet import threads
 
 from chaind import errors
-from chaind.api import calls, logs, proofs
+from chaind.api import calls, proofs
 from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.api.simulate import Simulator
 from chaind.chain import errors as chain_errors
 from chaind.chain.app import PrunedError
+from chaind.chain.modules.evm.results import evm_results
 
 
 class EthApi:
@@ -134,7 +135,7 @@ class EthApi:
         found = None if height is None else self.app.block_at(height)
         if found is None:
             return None
-        return enc.q(sum(1 for _ in logs.evm_results(self.app, height, found[1])))
+        return enc.q(sum(1 for _ in evm_results(self.app, height, found[1])))
 
     def count_by_number(self, params):
         return self._evm_count(self._height_by_number(params))
@@ -152,7 +153,7 @@ class EthApi:
         if found is None:
             return None
         header, meta = found
-        for position, (index, result) in enumerate(logs.evm_results(self.app, height, meta)):
+        for position, (index, result) in enumerate(evm_results(self.app, height, meta)):
             if position == wanted:
                 tx = self.app.decode_tx(self.app.tx_at(height, index))
                 return enc.transaction(tx, header, meta, result)
@@ -205,7 +206,7 @@ class EthApi:
             return None
         header, meta = found
         return [enc.receipt(self.app.decode_tx(self.app.tx_at(height, index)), header, meta, result)
-                for index, result in logs.evm_results(self.app, height, meta)]
+                for index, result in evm_results(self.app, height, meta)]
 
     # -- sending ---------------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ Base fees come from the feemarket (stored per block); rewards are the tips txs a
 
 from chaind import errors
 from chaind.api import encoding as enc
-from chaind.api import logs
 from chaind.api import params as p
+from chaind.chain.modules.evm.results import evm_results
 
 MAX_PERCENTILES = 100
 # geth's gas price oracle (eth/gasprice): the blocks it samples, the lowest tips taken from each, the
@@ -44,7 +44,7 @@ class FeeApi:
             if not block.num_txs:
                 continue
             tips = sorted(r.receipt.effective_gas_price - block.base_fee
-                          for _, r in logs.evm_results(self.app, height, block))
+                          for _, r in evm_results(self.app, height, block))
             samples += [t for t in tips if t >= ORACLE_IGNORE_BELOW][:ORACLE_SAMPLES]
         samples.sort()
         tip = samples[(len(samples) - 1) * ORACLE_PERCENTILE // 100] if samples else 0
@@ -80,7 +80,7 @@ class FeeApi:
     def _rewards(self, height, meta, percentiles):
         """Tips at each gas-weighted percentile of the block's txs, cheapest first."""
         paid = sorted((r.receipt.effective_gas_price - meta.base_fee, r.receipt.gas_used)
-                      for _, r in logs.evm_results(self.app, height, meta))
+                      for _, r in evm_results(self.app, height, meta))
         if not paid:
             return [0] * len(percentiles)
         out, index, gas_sum = [], 0, paid[0][1]

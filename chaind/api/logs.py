@@ -9,6 +9,7 @@ from eth_bloom import BloomFilter
 from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import params as p
+from chaind.chain.modules.evm.results import evm_hash_of, evm_results
 
 MAX_TOPICS = 4
 
@@ -170,20 +171,3 @@ def tx_logs(criteria, result, header, meta):
     return [enc.log(entry, evm_hash, header, meta, receipt.tx_index, receipt.log_index_start + i)
             for i, entry in enumerate(receipt.logs) if criteria.matches(entry)]
 
-
-def evm_results(chain, height, meta):
-    """(index, TxResult) of the block's EVM txs, in block order."""
-    for index in range(meta.num_txs):
-        result = chain.result_at(height, index)
-        if result.receipt is not None:
-            yield index, result
-
-
-def evm_hash_of(result):
-    """The EVM tx hash, from the ethereum_tx event every executed EVM tx carries."""
-    for e in result.events:
-        if e.type == "ethereum_tx":
-            for key, value, _ in e.attributes:
-                if key == "ethereumTxHash":
-                    return bytes.fromhex(value[2:])
-    raise LookupError("EVM tx result without an ethereumTxHash event")

@@ -8,8 +8,8 @@ import rlp
 
 from chaind import errors
 from chaind.api import encoding as enc
-from chaind.api import logs
 from chaind.api import params as p
+from chaind.chain.modules.evm.results import evm_results
 
 
 class RawApi:
@@ -60,7 +60,7 @@ class RawApi:
 
     def _evm_txs(self, height, meta):
         return [(self.app.decode_tx(self.app.tx_at(height, index)), result)
-                for index, result in logs.evm_results(self.app, height, meta)]
+                for index, result in evm_results(self.app, height, meta)]
 
 
 def _header_fields(header, meta):

@@ -25,7 +25,7 @@ class QueryService:
     ("Query"), and servicer(app, settings) builds a module's implementation (settings: the node's
     config.Settings), which reads through App.view (chain/queries.py); the node builds its own services
     (api/cosmos/), which have none. With uses_node_services, servicer(app, settings, node_services) also
-    gets the NodeServices the node shares (its trace pool). rest lists (HTTP method, path template, rpc
+    gets the NodeServices the node shares (its call runner and trace jobs). rest lists (HTTP method, path template, rpc
     name) routes for the REST gateway; None takes the `// REST:` lines compiled from protos/.
     """
 
@@ -55,9 +55,12 @@ class QueryService:
 
 @attrs.frozen
 class NodeServices:
-    """What a node shares with the query servicers that ask for it (QueryService.uses_node_services):
-    traces, the TracePool (tracing/pool.py) debug_trace* runs on too."""
+    """What a node's services lend the query servicers that ask for it (QueryService.uses_node_services), so
+    that core imports no service: calls, the CallRunner eth_call runs (api/calls.py), under [json-rpc]'s
+    gas-cap and evm-timeout; traces, the HeldTraces (api/held_traces.py) that run trace jobs on the
+    TracePool debug_trace* runs on too, each result held whole."""
 
+    calls: object
     traces: object
 
 

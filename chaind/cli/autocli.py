@@ -12,6 +12,7 @@ from typing import NamedTuple
 import click
 
 from chaind.chain.cli_table import FLAG_KINDS, KINDS, SIGNER_KINDS
+from chaind.cli.coins import coin, positive_coins
 from chaind.cli.common import (
     HelpGroup,
     address_bytes,
@@ -23,6 +24,7 @@ from chaind.cli.common import (
     to_bech32,
     to_hex,
 )
+from chaind.cli.pagination import page_request, pagination_options
 
 
 def _pb(name):
@@ -242,24 +244,6 @@ def render(ctx, kind, raw):
     return to_hex(raw)
 
 
-def positive_coins(text):
-    from chaind.cli.tx import coin_protos, parse_coins
-
-    coins = parse_coins(text, what="amount")
-    if any(a == 0 for _, a in coins):
-        raise click.ClickException(f"invalid amount {text!r}: must be positive")
-    return coin_protos(coins)
-
-
-def coin(text):
-    from chaind.cli.tx import coin_protos, parse_coins
-
-    coins = parse_coins(text, what="amount")
-    if len(coins) != 1 or coins[0][1] == 0:
-        raise click.ClickException(f"invalid amount {text!r}: want one positive coin")
-    return coin_protos(coins)[0]
-
-
 def _check(entry, what, kind, kinds):
     if kind not in kinds:
         raise ValueError(f"{entry.name}: {what} kind {kind!r}: want one of {', '.join(kinds)}")
@@ -301,8 +285,6 @@ def _has_pagination(table, rpc):
 
 
 def query_command(table, entry):
-    from chaind.cli.query import page_request, pagination_options
-
     paginated = entry.paginate and _has_pagination(table, entry.rpc)
 
     def run(**params):

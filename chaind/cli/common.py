@@ -88,6 +88,12 @@ class LazyGroup(HelpGroup):
         sys.exit(0)
 
 
+def pb(name):
+    """A generated protobuf module by its dotted name under chaind.pb, imported when a command needs it (the CLI
+    starts without them)."""
+    return importlib.import_module("chaind.pb." + name)
+
+
 def _fail(message, code):
     click.echo(f"Error: {message}", err=True)
     sys.exit(code)

@@ -62,7 +62,7 @@ def _write(path, doc):
 
 
 def _coins(text, what="coins"):
-    from chaind.cli.tx import parse_coins
+    from chaind.cli.coins import parse_coins
 
     try:
         return parse_coins(text, what=what)
@@ -213,7 +213,8 @@ def gentx(key_name, amount, chain_id, moniker, commission_rate, commission_max_r
 
     from chaind import config as config_mod
     from chaind.cli import protojson
-    from chaind.cli.tx import _any, coin_protos, sign, unsigned_tx
+    from chaind.cli.coins import coin_protos
+    from chaind.cli.tx_factory import sign, to_any, unsigned_tx
     from chaind.crypto.keys import AccountKey
     from chaind.pb.cosmos.crypto.ed25519 import keys_pb2
     from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
@@ -266,7 +267,7 @@ def gentx(key_name, amount, chain_id, moniker, commission_rate, commission_max_r
             max_change_rate=_dec(commission_max_change_rate, "commission max change rate")),
         min_self_delegation=min_self_delegation,
         validator_address=to_bech32(checked.bech32_prefix + "valoper", record.address),
-        pubkey=_any("/cosmos.crypto.ed25519.PubKey", keys_pb2.PubKey(key=consensus_key)),
+        pubkey=to_any("/cosmos.crypto.ed25519.PubKey", keys_pb2.PubKey(key=consensus_key)),
         value=coin_protos(coins)[0])
     if not min_self_delegation.isdigit() or int(min_self_delegation) == 0:
         raise click.ClickException(f"invalid min-self-delegation {min_self_delegation!r}: want a positive integer")

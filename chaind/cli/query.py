@@ -7,42 +7,8 @@ import base64
 
 import click
 
-from chaind.cli.common import bech32_address, emit_proto, prefix, query_options, rpc_client, to_bech32
+from chaind.cli.common import bech32_address, emit_proto, pb, prefix, query_options, rpc_client, to_bech32
 from chaind.gocompat import rfc3339_seconds
-
-
-def _pb(module):
-    import importlib
-
-    return importlib.import_module("chaind.pb." + module)
-
-
-def pagination_options(f):
-    for option in reversed([
-        click.option("--page", type=click.IntRange(min=1), default=1, help="Page of results (sets offset)"),
-        click.option("--page-key", default="", help="base64 next_key of the previous page"),
-        click.option("--offset", type=click.IntRange(min=0), default=0, help="Results to skip"),
-        click.option("--limit", type=click.IntRange(min=0), default=100, help="Results per page"),
-        click.option("--count-total", is_flag=True, help="Count the total number of records"),
-        click.option("--reverse", is_flag=True, help="Results in descending order"),
-    ]):
-        f = option(f)
-    return f
-
-
-def page_request(params):
-    """The SDK's client.ReadPageRequest from the pagination flags."""
-    page, offset, limit = params["page"], params["offset"], params["limit"]
-    if page > 1 and offset > 0:
-        raise click.UsageError("page and offset cannot be used together")
-    if page > 1:
-        offset = (page - 1) * limit
-    try:
-        key = base64.b64decode(params["page_key"], validate=True)
-    except ValueError:
-        raise click.BadParameter("not base64", param_hint="--page-key") from None
-    return _pb("cosmos.base.query.v1beta1.pagination_pb2").PageRequest(
-        key=key, offset=offset, limit=limit, count_total=params["count_total"], reverse=params["reverse"])
 
 
 def make_query(modules):
@@ -72,8 +38,8 @@ def validator_set(height, page, limit, **_):
     if height:
         params["height"] = str(height)
     result = rpc_client(ctx).call("validators", **params)
-    cmt = _pb("cosmos.base.tendermint.v1beta1.query_pb2")
-    ed25519 = _pb("cosmos.crypto.ed25519.keys_pb2")
+    cmt = pb("cosmos.base.tendermint.v1beta1.query_pb2")
+    ed25519 = pb("cosmos.crypto.ed25519.keys_pb2")
     any_pb2 = _pb_any()
     response = cmt.GetLatestValidatorSetResponse(block_height=int(result["block_height"]))
     response.pagination.total = int(result["total"])
@@ -101,9 +67,9 @@ def _pb_any():
 
 def tx_response(rpc, result, times=None):
     """A CometBFT ResultTx as the SDK's TxResponse (x/auth/tx QueryTx: the block's time as timestamp)."""
-    abci = _pb("cosmos.base.abci.v1beta1.abci_pb2")
-    tx_pb2 = _pb("cosmos.tx.v1beta1.tx_pb2")
-    types = _pb("tendermint.abci.types_pb2")
+    abci = pb("cosmos.base.abci.v1beta1.abci_pb2")
+    tx_pb2 = pb("cosmos.tx.v1beta1.tx_pb2")
+    types = pb("tendermint.abci.types_pb2")
     any_pb2 = _pb_any()
     raw = base64.b64decode(result["tx"])
     height = int(result["height"])
@@ -218,7 +184,7 @@ def txs(query_text, events, page, limit, order_by, **_):
                                    "quotes, e.g. \"message.sender='chain1...'\")") from None
     total = int(found["total_count"])
     times = {}
-    abci = _pb("cosmos.base.abci.v1beta1.abci_pb2")
+    abci = pb("cosmos.base.abci.v1beta1.abci_pb2")
     result = abci.SearchTxsResult(total_count=total, count=len(found["txs"]), page_number=page,
                                   page_total=-(-total // limit), limit=limit,
                                   txs=[tx_response(rpc, t, times) for t in found["txs"]])
@@ -252,7 +218,7 @@ def block(value, kind, **_):
         if found.get("block") is None:
             raise click.ClickException(f"no block found with hash {value}")
         height = int(found["block"]["header"]["height"])
-    response = rpc.query(_pb("cosmos.base.tendermint.v1beta1.query_pb2"), "Service", "GetBlockByHeight",
+    response = rpc.query(pb("cosmos.base.tendermint.v1beta1.query_pb2"), "Service", "GetBlockByHeight",
                          height=height)
     emit_proto(ctx, response.sdk_block)
 

@@ -18,6 +18,7 @@ from zope.interface import implementer
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
+from chaind.chain.modules.evm.results import evm_hash_of
 from chaind.events import types as ev
 from chaind.rpc.errors import RPCError, invalid_params, server_error
 from chaind.rpc.jsonrpc import Dispatcher
@@ -62,7 +63,7 @@ class EvmWebSocketFactory(WebSocketServerFactory):
             for result in block.results:
                 receipt = result.receipt
                 if receipt is not None and receipt.logs:
-                    evm_hash = logs.evm_hash_of(result)
+                    evm_hash = evm_hash_of(result)
                     entries += [[entry, evm_hash, receipt.tx_index, receipt.log_index_start + i, None]
                                 for i, entry in enumerate(receipt.logs)]
             self._logs_cache = (block.meta.hash, entries)

@@ -17,10 +17,7 @@ __all__ = ("MODULE", "VM", "NativeState", "allow_unprotected", "deliver", "vm_er
 
 
 def _query(app, settings, node_services):
-    rpc, tracing = settings.json_rpc, settings.tracing
-    # A trace answered over gRPC is held whole: no larger than one held for a batch, nor than gRPC may send.
-    held = min(tracing.max_buffered_bytes, settings.grpc.max_send_msg_size - 1024)
-    return EvmQuery(app, rpc.gas_cap, rpc.evm_timeout, Tracing(app, node_services.traces, tracing, held))
+    return EvmQuery(app, node_services.calls, Tracing(app, node_services.traces))
 
 
 MODULE = Module(

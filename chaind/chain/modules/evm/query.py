@@ -1,6 +1,7 @@
 """ethermint.evm.v1.Query, as Evmos' x/evm querier answers.
 
-EthCall and EstimateGas run through the JSON-RPC's CallRunner (chaind/api/calls.py) at the height read.
+EthCall and EstimateGas run through the call runner the node hands in (NodeServices.calls: the JSON-RPC's
+CallRunner, chaind/api/calls.py) at the height read.
 """
 
 import re
@@ -8,7 +9,6 @@ import re
 import orjson
 
 from chaind import errors
-from chaind.api import calls
 from chaind.chain.modules import auth, staking
 from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.evm.vm import vm_error
@@ -34,11 +34,11 @@ def _word(value):
 
 
 class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
-    def __init__(self, app, gas_cap, evm_timeout, tracing):
-        """tracing: the traces.Tracing TraceTx and TraceBlock run through."""
+    def __init__(self, app, runner, tracing):
+        """runner: NodeServices.calls; tracing: the traces.Tracing TraceTx and TraceBlock run through."""
         super().__init__(app)
         self.genesis = app.genesis
-        self.runner = calls.CallRunner(app, gas_cap, evm_timeout)
+        self.runner = runner
         self.tracing = tracing
 
     @query(inline=True)

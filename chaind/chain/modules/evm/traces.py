@@ -2,35 +2,28 @@
 
 Evmos' JSON-RPC sends the tx (and the block's EVM txs before it) with the block's context; this node holds
 the blocks, so it finds the tx by its hash, checks that what the request says of it is so, and traces it
-on the trace pool as debug_traceTransaction does (the same job, the same JSON). The result is JSON bytes.
+as debug_traceTransaction does (the same job, the same JSON), through the trace jobs the node hands in
+(api/held_traces.py's HeldTraces). The result is JSON bytes.
 """
-
-import threading
 
 import orjson
 from google.protobuf import any_pb2
 
 from chaind import errors
-from chaind.api import logs
 from chaind.chain import errors as chain_errors
 from chaind.chain import txs
+from chaind.chain.modules.evm.results import evm_hash_of, evm_results
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2 as cosmos_tx
 from chaind.pb.ethermint.evm.v1 import tx_pb2
-from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
-
-
-class TooLarge(Exception):
-    """A result past the size a gRPC answer may hold."""
 
 
 class Tracing:
-    """traces: the node's TracePool; settings: [tracing]; max_bytes: the largest result held whole."""
+    """jobs: the trace jobs the node shares (NodeServices.traces): options(config) parses a debug_trace*
+    config, transaction(options, height, index) and block(options, height) run one, its JSON held whole."""
 
-    def __init__(self, app, traces, settings, max_bytes):
+    def __init__(self, app, jobs):
         self.app = app
-        self.traces = traces
-        self.settings = settings
-        self.max_bytes = max_bytes
+        self.jobs = jobs
 
     def trace_tx(self, request):
         options = self._options(request.trace_config if request.HasField("trace_config") else None)
@@ -50,7 +43,7 @@ class Tracing:
             raise errors.invalid_argument(
                 f"predecessors must be the {len(before)} EVM transactions before 0x{tx_hash.hex()} in block "
                 f"{height}, in order ({len(given)} given)")
-        return self._run(options, height, lambda job, sink: job.transaction(height, index, sink))
+        return self.jobs.transaction(options, height, index)
 
     def trace_block(self, request):
         options = self._options(request.trace_config if request.HasField("trace_config") else None)
@@ -71,7 +64,7 @@ class Tracing:
         if given != stored:
             raise errors.invalid_argument(f"txs must be the {len(stored)} EVM transactions of block {height}, "
                                           f"in order ({len(given)} given)")
-        return self._run(options, height, lambda job, sink: job.block(height, sink, tx_hashes=False))
+        return self.jobs.block(options, height)
 
     # -- the request -----------------------------------------------------------------------------
 
@@ -100,10 +93,7 @@ class Tracing:
                     value["tracerConfig"] = orjson.loads(config.tracer_json_config)
                 except orjson.JSONDecodeError as e:
                     raise errors.invalid_argument(f"tracer_json_config: {e}") from None
-        try:
-            return TraceOptions.parse(value, self.settings.js_memory_limit)
-        except TraceError as e:
-            raise errors.invalid_argument(str(e)) from None
+        return self.jobs.options(value)
 
     def _evm_hash(self, msg, field):
         """The EVM hash of a MsgEthereumTx, decoded and checked as the chain decodes it."""
@@ -140,41 +130,7 @@ class Tracing:
             raise errors.failed("genesis is not traceable")
 
     def _evm_hashes(self, height, meta):
-        return [(index, logs.evm_hash_of(result)) for index, result in logs.evm_results(self.app, height, meta)]
-
-    # -- the work --------------------------------------------------------------------------------
-
-    def _run(self, options, height, work):
-        """The JSON of work(job, sink), run on the trace pool and held whole (at most max_bytes)."""
-        try:
-            self.app.view(height - 1)
-        except LookupError as e:     # PrunedError included
-            raise errors.pruned(str(e) or f"state at height {height - 1} is not available") from None
-
-        def run():
-            sink = _Buffer(self.max_bytes)
-            work(TraceJob(self.app, options, self.settings.js_memory_limit, threading.Event()), sink)
-            return bytes(sink.data)
-
-        try:
-            return self.traces.wait(run)
-        except TraceError as e:
-            raise errors.internal(str(e)) from None
-        except TooLarge:
-            raise errors.limit_exceeded(f"the trace is larger than {self.max_bytes} bytes ([tracing] "
-                                        f"max-buffered-bytes): ask for less, or use debug_trace* on JSON-RPC, "
-                                        f"which streams it") from None
-
-
-class _Buffer:
-    def __init__(self, limit):
-        self.limit = limit
-        self.data = bytearray()
-
-    def write(self, chunk):
-        if len(self.data) + len(chunk) > self.limit:
-            raise TooLarge()
-        self.data += chunk
+        return [(index, evm_hash_of(result)) for index, result in evm_results(self.app, height, meta)]
 
 
 def _any(url, value):
