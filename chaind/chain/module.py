@@ -10,9 +10,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
-# A store layout: entries(rest of a native key after its module part, new value or None when deleted) ->
-# [(key in the module's IAVL store, value or None to delete)], or None to keep the key as it is (store/layout.py).
-Entries = Callable[[bytes, bytes | None], list | None]
+from chaind.store.layout import Entries
+
 # A precompile's runner, py-evm's signature: run(computation).
 Runner = Callable[[object], object]
 
@@ -72,8 +71,8 @@ class Store:
     (`keys.compose(module name, ...)`) go to it. mounted: the store is in every version's commit info, empty or
     not, as the SDK mounts its stores (chaind's first multistore mounted acc, bank, erc20 and staking only; the
     others join the commit info at their first write, and changing that would change app hashes). layout(bech32
-    prefix) gives the module's Entries (above): the SDK's key layout of the keys light clients and relayers read,
-    their values in the SDK's encoding; None keeps every key as the rest of its native key.
+    prefix) gives the module's Entries (store/layout.py): the SDK's key layout of the keys light clients and
+    relayers read, their values in the SDK's encoding; None keeps every key as the rest of its native key.
     """
 
     name: str

@@ -9,7 +9,8 @@ modules declare (chain/module.py's stores_of).
 
 from collections.abc import Callable, Mapping
 
-# entries(rest, value) -> [(key, value)] or None: see chain/module.py's Entries.
+# A module's layout: entries(rest of a native key after its module part, new value or None when deleted) ->
+# [(key in the module's IAVL store, value or None to delete)], or None to keep the key as it is.
 Entries = Callable[[bytes, bytes | None], list | None]
 
 
