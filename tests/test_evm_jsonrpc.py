@@ -20,6 +20,9 @@ def test_identity_and_dev_accounts(node):
     accounts = yield in_thread(lambda: web3.eth.accounts)
     assert accounts[0] == DEV0 and len(accounts) == 10
     assert (yield in_thread(web3.eth.get_balance, DEV0)) == 10**26
+    # cosmos/evm's node answers the eth/65 protocol's number.
+    _, reply = yield rpc(node, "eth_protocolVersion")
+    assert reply["result"] == "0x41"
 
 
 @pytest_twisted.inlineCallbacks

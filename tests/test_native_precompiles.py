@@ -19,7 +19,7 @@ from chaind.chain.modules.distribution import precompile as distribution_precomp
 from chaind.chain.modules.gov import precompile as gov_precompile
 from chaind.chain.modules.staking import precompile as staking_precompile
 from chaind.chain.replay import replay_chain
-from chaind.crypto.addresses import module_address, to_bech32
+from chaind.crypto.addresses import from_bech32, module_address, to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bq
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bq_grpc
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2 as dq
@@ -389,7 +389,14 @@ def test_distribution_messages_and_queries_through_0x801(node_factory):
         answer = yield in_thread(typed.call, block_identifier=height)
         assert answer == [(c.denom, int(c.amount) // 10**18, 18) for c in coins] and answer[0][1] > 0
     info = yield in_thread(distribution.functions.validatorDistributionInfo(VALOPER).call)
-    assert info[0] == VALOPER and info[2][0][0] == "achain"
+    # The operator's account address, as the SDK's ValidatorDistributionInfo answers it, on every face.
+    operator_account = to_bech32("chain", from_bech32(VALOPER))
+    assert info[0] == operator_account and info[2][0][0] == "achain"
+    found, _ = yield call(node, dq_grpc.QueryStub, "ValidatorDistributionInfo",
+                          dq.QueryValidatorDistributionInfoRequest(validator_address=VALOPER))
+    assert found.operator_address == operator_account
+    _, _, body = yield rest(node, f"/cosmos/distribution/v1beta1/validators/{VALOPER}")
+    assert body["operator_address"] == operator_account
     slashes, page = yield in_thread(distribution.functions.validatorSlashes(VALOPER, 1, height,
                                                                             (b"", 0, 10, True, False)).call)
     assert slashes == [] and page == (b"", 0)

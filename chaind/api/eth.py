@@ -11,6 +11,8 @@ from chaind.chain import errors as chain_errors
 from chaind.chain.app import PrunedError
 from chaind.chain.modules.evm.results import evm_results
 
+ETH_PROTOCOL_VERSION = 65
+
 
 class EthApi:
     def __init__(self, app, settings, coinbase, mempool, producer, reactor, call_pool):
@@ -32,6 +34,8 @@ class EthApi:
             "eth_coinbase": lambda params: enc.addr(self.coinbase),
             "eth_mining": lambda params: False,
             "eth_hashrate": lambda params: "0x0",
+            # cosmos/evm answers the eth/65 wire protocol's number (types.ProtocolVersion).
+            "eth_protocolVersion": lambda params: enc.q(ETH_PROTOCOL_VERSION),
             "eth_getBalance": self.get_balance,
             "eth_getTransactionCount": self.get_transaction_count,
             "eth_getCode": self.get_code,

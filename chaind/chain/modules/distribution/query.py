@@ -59,8 +59,9 @@ class DistributionQuery(Reader, query_pb2_grpc.QueryServicer):
         if shares is None:
             raise errors.failed("delegation does not exist")
         rewards = self._rewards(view, v, operator, shares)
+        # The SDK's keeper answers the operator's account address here (sdk.AccAddress(valAdr).String()).
         return query_pb2.QueryValidatorDistributionInfoResponse(
-            operator_address=to_bech32(self.valoper_prefix, operator), self_bond_rewards=_dec_coins(rewards),
+            operator_address=to_bech32(self.prefix, operator), self_bond_rewards=_dec_coins(rewards),
             commission=_dec_coins(state.commission(view, operator)))
 
     @query(inline=True)
