@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
+from chaind.chain.amino import Amino
+from chaind.chain.msgs import MsgHandler
 from chaind.store.layout import Entries
 
 # A precompile's runner, py-evm's signature: run(computation).
@@ -123,7 +125,7 @@ class Module:
 
     name: str
     keeper: Callable[[object], object] | None = None
-    messages: tuple = ()
+    messages: tuple[MsgHandler, ...] = ()
     services: tuple[QueryService, ...] = ()
     init_genesis: Callable | None = None
     pre_block: Callable | None = None
@@ -131,7 +133,7 @@ class Module:
     end_block: Callable | None = None
     module_accounts: dict[str, tuple[bytes, tuple[str, ...]]] = attrs.field(factory=dict)
     invariants: tuple[tuple[str, Callable], ...] = ()
-    amino_shapes: dict = attrs.field(factory=dict)
+    amino_shapes: dict[type, Amino] = attrs.field(factory=dict)
     store: Store | None = None
     precompiles: Mapping[bytes, Runner] = attrs.field(factory=dict)
     provides_hooks: tuple[HookFamily, ...] = ()
