@@ -29,6 +29,7 @@ from abci_driver import Driver, Replica  # noqa: E402
 from chaind.chain import txs, valset  # noqa: E402
 from chaind.chain.app import App  # noqa: E402
 from chaind.chain.genesis import Genesis  # noqa: E402
+from chaind.chain.options import AppOptions  # noqa: E402
 from chaind.config import Settings  # noqa: E402
 from chaind.home import Home  # noqa: E402
 from chaind.malloc import limit_arenas  # noqa: E402
@@ -66,10 +67,10 @@ def main():
         # The solo side as a node runs it: LevelDB's cache and glibc's arenas as the node sets them.
         limit_arenas()
         solo_db = Database(tmp / "solo.db", Settings().storage.leveldb_cache_mb * 2**20)
-        solo = App(solo_db, genesis)
         # The home's validator signs the solo commits, as a node's does; the driver's commits say the same.
-        solo.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-        solo.validator_address = valset.address_of(genesis.validators[0].consensus_pubkey)
+        solo = App(solo_db, genesis, AppOptions(
+            vote_key=ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key()),
+            validator_address=valset.address_of(genesis.validators[0].consensus_pubkey)))
         solo_times, socket_times, commit_times = [], [], []
         abci_port = free_port()
         # The two paths run back to back, block by block, so that load from elsewhere on the box
@@ -77,7 +78,7 @@ def main():
         with DevNode(config=f'\n[abci]\nmode = "socket"\naddress = "127.0.0.1:{abci_port}"\n', home=home):
             replica = Replica(abci_port)
             driver = Driver(genesis.document)
-            driver.signers = {solo.validator_address}
+            driver.signers = {solo.options.validator_address}
             driver.handshake(replica)
             for raws in blocks:
                 checked = [solo.check_tx(raw) for raw in raws]

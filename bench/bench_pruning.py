@@ -13,6 +13,7 @@ from eth_account import Account
 from chaind.chain import txs
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
+from chaind.chain.options import AppOptions
 from chaind.home import Home
 from chaind.store import keys
 from chaind.store.db import Database
@@ -30,7 +31,7 @@ def run(accounts):
     genesis = Genesis.from_document(genesis.document)
     db = Database(tmp / "db")
     # pruning=10, prune_interval large: passes only run when called below.
-    app = App(db, genesis, pruning=10, prune_interval=10**9)
+    app = App(db, genesis, AppOptions(pruning=10, prune_interval=10**9))
     key = home.dev_keys()[0].private_key
 
     def block(raws):
@@ -58,7 +59,8 @@ def run(accounts):
         nonce += len(raws)
         times.append(block(raws))
     before = sum(1 for _ in db.keys(keys.EVM_NODE)), sum(1 for _ in db.keys(keys.VERSIONED))
-    app.prune_interval = 1
+    # The same store under an App whose pass trails the window by one block.
+    app = App(db, genesis, AppOptions(pruning=10, prune_interval=1))
     started = time.perf_counter()
     stats = app.prune()
     elapsed = time.perf_counter() - started

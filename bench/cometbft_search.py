@@ -38,6 +38,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from chaind.chain import txs as chain_txs
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
+from chaind.chain.options import AppOptions
 from chaind.home import Home
 from chaind.store.db import Database
 from devnode import DevNode, Profile
@@ -70,12 +71,12 @@ class Filler:
     def fill(self, target, per_block):
         db = Database(self.home.data_dir / "chain.db")
         try:
-            app = App(db, self.genesis)
             # As the node sets them: its validator signs each block's commit, the next header hashes it.
             validator = self.genesis.validators[0]
-            app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(self.home.validator_key())
-            app.validator_address = hashlib.sha256(validator.consensus_pubkey).digest()[:20]
-            proposer = app.validator_address
+            app = App(db, self.genesis, AppOptions(
+                vote_key=ed25519.Ed25519PrivateKey.from_private_bytes(self.home.validator_key()),
+                validator_address=hashlib.sha256(validator.consensus_pubkey).digest()[:20]))
+            proposer = app.options.validator_address
             started, signing = time.monotonic(), 0.0
             while len(self.hashes) < target:
                 count = min(per_block, target - len(self.hashes))
@@ -235,7 +236,8 @@ def measure(args):
         for size in sizes:
             print(f"{size:,} indexed txs:")
             filler.fill(size, args.per_block)
-            with DevNode("[chain]\nblock-interval = 0\n", "max-subscription-clients = 1000\n", home=home,
+            with DevNode("[chain]\nblock-interval = 0\n",
+                         "max-subscription-clients = 1000\nmax-open-connections = 1100\n", home=home,
                          start_timeout=120) as node:
                 with Profile(node.pid, args.profile and f"{args.profile}-search-{size}.txt"):
                     p50, p99 = search_latencies(node, filler.hashes, args.queries)

@@ -78,14 +78,24 @@ class JsonRpcSettings:
     api: str = "eth,net,web3"           # enabled namespaces (txpool, debug and dev are opt-in)
     max_body_bytes: int = 5 * 1024 * 1024
     max_header_bytes: int = 16384       # request line and headers of one HTTP request
-    idle_timeout: float = 120.0         # seconds an HTTP connection may stay idle
+    # seconds a keep-alive connection may wait for its next request (geth's IdleTimeout)
+    idle_timeout: float = attrs.field(default=120.0, validator=_at_least("json-rpc", 0.1))
+    # seconds a request may take to arrive whole from its first byte (geth's ReadTimeout and ReadHeaderTimeout)
+    read_timeout: float = attrs.field(default=30.0, validator=_at_least("json-rpc", 0.1))
+    # HTTP connections served at once on 8545 (0: no limit); at the cap an idle or slow one gives way to a newcomer
+    max_open_connections: int = attrs.field(default=1000, validator=_at_least("json-rpc", 0))
     max_batch_size: int = 1000          # requests in one batch
     stream_buffer_bytes: int = 1 << 20  # a streamed result (a trace) this small is sent whole
     gas_cap: int = 25_000_000           # eth_call / eth_estimateGas gas limit; 0 = none
-    evm_timeout: float = 5.0            # seconds an eth_call may run
+    evm_timeout: float = 5.0            # seconds an eth_call may run, from when it starts
+    # calls waiting for a call thread (eth_call, eth_getLogs, REST and CometBFT searches), in all and per request
+    max_queued_calls: int = attrs.field(default=1000, validator=_at_least("json-rpc", 1))
+    max_calls_per_request: int = attrs.field(default=100, validator=_at_least("json-rpc", 1))
     logs_cap: int = 10000               # eth_getLogs results at most
     block_range_cap: int = 10000        # eth_getLogs blocks spanned at most
     filter_cap: int = 200               # installed filters at most
+    # installed filters of one client at most: a WebSocket connection, or a browser origin over HTTP
+    filter_cap_per_client: int = attrs.field(default=50, validator=_at_least("json-rpc", 1))
     filter_timeout: float = 300.0       # seconds an unpolled filter lives
     filter_queue: int = 10000           # events an unpolled filter holds before it is removed
     feehistory_cap: int = 100           # eth_feeHistory blocks at most
@@ -101,6 +111,10 @@ class JsonRpcSettings:
     ws_max_subscriptions: int = 1000    # eth_subscribe subscriptions per connection at most
     ws_max_message_bytes: int = 5 * 1024 * 1024  # one incoming message at most
     ws_send_queue: int = 10000          # messages queued for a client that reads too slowly
+    ws_send_queue_bytes: int = attrs.field(default=16 << 20, validator=_at_least("json-rpc", 1024))  # their bytes
+    # bytes queued for all slow clients together; beyond, those holding the most are dropped
+    ws_send_queue_total_bytes: int = attrs.field(default=128 << 20, validator=_at_least("json-rpc", 1024))
+    ws_write_timeout: float = 10.0      # seconds a client may read nothing while messages wait; 0 = none (geth: 10)
     ws_origins: str = ""                # browser origins allowed to connect; empty = http://localhost and this host
 
 
@@ -122,6 +136,15 @@ class CometRpcSettings:
     timeout_broadcast_tx_commit: float = 10.0  # seconds broadcast_tx_commit waits for the block
     ws_ping_interval: float = 27.0      # seconds between keep-alive pings
     ws_ping_timeout: float = 3.0        # seconds a ping waits for its pong before the connection is dropped
+    # seconds a request may take to arrive whole (CometBFT's read_timeout); a keep-alive connection's wait for the
+    # next (Go uses the read timeout); connections served at once, /websocket ones too (CometBFT's default)
+    read_timeout: float = attrs.field(default=10.0, validator=_at_least("cometbft-rpc", 0.1))
+    idle_timeout: float = attrs.field(default=10.0, validator=_at_least("cometbft-rpc", 0.1))
+    max_open_connections: int = attrs.field(default=900, validator=_at_least("cometbft-rpc", 0))
+    # bytes of answers queued for a /websocket client that reads too slowly, and for all of them together
+    ws_send_queue_bytes: int = attrs.field(default=16 << 20, validator=_at_least("cometbft-rpc", 1024))
+    ws_send_queue_total_bytes: int = attrs.field(default=128 << 20, validator=_at_least("cometbft-rpc", 1024))
+    ws_write_timeout: float = 10.0      # seconds a client may read nothing while answers wait; 0 = none
 
 
 @attrs.frozen
@@ -147,6 +170,9 @@ class TracingSettings:
     max_result_bytes: int = 4 << 30     # one streamed result (a raw trace) at most
     max_buffered_bytes: int = 64 << 20  # one result in a batch or over WebSocket (held whole) at most
     js_memory_limit: int = 128 << 20    # JS heap of one JavaScript tracer
+    # JavaScript tracers given up past their deadline inside a native built-in whose threads still run (each
+    # at idle priority, holding up to js-memory-limit); while this many do, JavaScript tracers are refused
+    max_runaway: int = attrs.field(default=2, validator=_at_least("tracing", 1))
 
 
 @attrs.frozen
@@ -156,6 +182,10 @@ class RestSettings:
     # request line and headers of one HTTP request at most (a longer URL is 414, longer headers 431)
     max_header_bytes: int = attrs.field(default=1 << 20, validator=_at_least("rest", 1024))
     enabled_unsafe_cors: bool = False   # any browser origin may read answers (the SDK's [api] setting)
+    # as the SDK's [api] rpc-read-timeout and rpc-max-open-connections; idle keep-alive as Go (the read timeout)
+    read_timeout: float = attrs.field(default=10.0, validator=_at_least("rest", 0.1))
+    idle_timeout: float = attrs.field(default=10.0, validator=_at_least("rest", 0.1))
+    max_open_connections: int = attrs.field(default=1000, validator=_at_least("rest", 0))
 
 
 @attrs.frozen
@@ -167,6 +197,9 @@ class ExplorerSettings:
     websocket_url: str = ""
     cometbft_url: str = ""
     rest_url: str = ""
+    read_timeout: float = attrs.field(default=10.0, validator=_at_least("explorer", 0.1))
+    idle_timeout: float = attrs.field(default=60.0, validator=_at_least("explorer", 0.1))
+    max_open_connections: int = attrs.field(default=100, validator=_at_least("explorer", 0))
 
 
 @attrs.frozen
@@ -174,7 +207,9 @@ class InstrumentationSettings:
     prometheus: bool = False            # serve /metrics (a dev home turns it on)
     prometheus_listen_addr: str = _listen("127.0.0.1:26660")
     namespace: str = "cometbft"         # prefix of CometBFT's metric names
-    max_open_connections: int = 3       # served at once on the metrics port; more wait their turn (0: no limit)
+    max_open_connections: int = 3       # served at once on the metrics port, as on 8545 (0: no limit)
+    read_timeout: float = attrs.field(default=10.0, validator=_at_least("instrumentation", 0.1))
+    idle_timeout: float = attrs.field(default=10.0, validator=_at_least("instrumentation", 0.1))
 
     def __attrs_post_init__(self):
         if not re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_]*", self.namespace):
@@ -191,6 +226,14 @@ class DebugSettings:
     check_invariants_every: int = attrs.field(default=0, validator=_at_least("debug", 0))
 
 
+@attrs.frozen
+class DevSettings:
+    # blocks one anvil_mine / hardhat_mine / evm_mine call may make at most
+    max_mine_blocks: int = attrs.field(default=100_000, validator=_at_least("dev", 1))
+    # bytes an anvil_loadState dump may decompress to at most
+    max_state_bytes: int = attrs.field(default=256 << 20, validator=_at_least("dev", 1024))
+
+
 ABCI_MODES = ("builtin", "socket")
 
 
@@ -203,6 +246,12 @@ class AbciSettings:
     max_message_bytes: int = attrs.field(default=64 * 1024 * 1024, validator=_at_least("abci", 1024))
     # requests read ahead of their answers on one connection before reading pauses
     max_pending_requests: int = attrs.field(default=10000, validator=_at_least("abci", 2))
+    # connections open at once (CometBFT opens four); more are closed as they come
+    max_connections: int = attrs.field(default=8, validator=_at_least("abci", 4))
+    # seconds a connection may stay silent in the middle of a message (between messages: no limit)
+    idle_timeout: float = attrs.field(default=10.0, validator=_at_least("abci", 0.1))
+    # bytes of unfinished messages held across all connections; the connection that passes it is closed
+    max_unfinished_bytes: int = attrs.field(default=128 << 20, validator=_at_least("abci", 1024))
     # blocks CometBFT keeps (Commit's retain_height); 0 = all (the SDK's min-retain-blocks)
     min_retain_blocks: int = attrs.field(default=0, validator=_at_least("abci", 0))
     # CometBFT's RPC, where txs sent to the EVM JSON-RPC and gRPC faces are broadcast (socket mode)
@@ -211,6 +260,9 @@ class AbciSettings:
     def __attrs_post_init__(self):
         if self.mode not in ABCI_MODES:
             raise ConfigError(f"[abci] mode must be one of {', '.join(ABCI_MODES)}, got {self.mode!r}")
+        if self.max_unfinished_bytes < self.max_message_bytes:
+            raise ConfigError(f"[abci] max-unfinished-bytes ({self.max_unfinished_bytes}) must be at least "
+                              f"max-message-bytes ({self.max_message_bytes}), or a whole message could not be held")
 
 
 @attrs.frozen
@@ -227,6 +279,7 @@ class Settings:
     instrumentation: InstrumentationSettings = InstrumentationSettings()
     explorer: ExplorerSettings = ExplorerSettings()
     abci: AbciSettings = AbciSettings()
+    dev: DevSettings = DevSettings()
     debug: DebugSettings = DebugSettings()
 
     def evolve(self, **sections):

@@ -5,7 +5,6 @@ With no home given, a dev chain is created under ~/.chaind on first start.
 
 import base64
 import json
-import os
 import pathlib
 import time
 
@@ -15,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from chaind.chain import genesis as genesis_mod
 from chaind.config import JsonRpcSettings
 from chaind.crypto import keys
+from chaind.private_files import make_private_dirs, write_private
 from chaind.resources import etc_file
 
 DEFAULT_HOME = pathlib.Path("~/.chaind").expanduser()
@@ -64,8 +64,8 @@ class Home:
         """Write config, validator key and genesis; refuses to overwrite an existing home."""
         if self.exists():
             raise FileExistsError(f"{self.genesis_file} already exists; choose another --home")
-        self.config_dir.mkdir(parents=True, exist_ok=True)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.config_dir)
+        make_private_dirs(self.data_dir)
         private = ed25519.Ed25519PrivateKey.generate()
         seed = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
                                      serialization.NoEncryption())
@@ -77,15 +77,13 @@ class Home:
             "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(public).decode()},
             "priv_key": {"type": "tendermint/PrivKeyEd25519", "value": base64.b64encode(seed + public).decode()},
         }
-        key_path = self.config_dir / "priv_validator_key.json"
-        key_path.write_text(json.dumps(key_doc, indent=2))
-        os.chmod(key_path, 0o600)
+        write_private(self.config_dir / "priv_validator_key.json", json.dumps(key_doc, indent=2))
         template = genesis_mod.dev_template()
         if dev:
             mnemonic = template["app_state"]["bank"]["dev_mnemonic"]
             count = template["app_state"]["bank"]["dev_accounts"]
             doc, _ = genesis_mod.expand_dev(template, public, moniker, time.time_ns(), chain_id)
-            (self.config_dir / DEV_MARKER).write_text(f"{mnemonic}\n{count}\n")
+            write_private(self.config_dir / DEV_MARKER, f"{mnemonic}\n{count}\n")
         else:
             doc = genesis_mod.expand_new(template, time.time_ns(), chain_id)
         self.genesis_file.write_text(json.dumps(doc, indent=2))

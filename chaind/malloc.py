@@ -21,3 +21,15 @@ def limit_arenas(count=2):
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     return bool(mallopt(M_ARENA_MAX, count))
+
+
+def trim():
+    """Give the free pages of malloc's heaps back to the system (glibc's malloc_trim); True when some were.
+    Python frees a slow client's queued messages, but malloc keeps the pages they held for reuse. It takes the
+    arenas' locks for a few ms on a large heap: call it off the reactor."""
+    try:
+        malloc_trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    malloc_trim.argtypes = (ctypes.c_size_t,)
+    return bool(malloc_trim(0))

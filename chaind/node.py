@@ -14,6 +14,7 @@ from twisted.python.threadpool import ThreadPool
 
 from chaind import config as config_mod
 from chaind.api import cosmos
+from chaind.api.call_pool import CallPool
 from chaind.api.calls import CallRunner
 from chaind.api.cosmos.node import NodeService
 from chaind.api.cosmos.tendermint import TendermintService
@@ -33,6 +34,7 @@ from chaind.chain.app import App, NoValidatorsError, StaleHomeError
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module import NodeServices
 from chaind.chain.modules import inflation, slashing, upgrade
+from chaind.chain.options import AppOptions
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
@@ -50,10 +52,10 @@ from chaind.grpc.server import GrpcBindError, GrpcServer
 from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
-from chaind.metrics.connections import ConnectionLimit
 from chaind.metrics.node import NodeMetrics
 from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
+from chaind.rpc.connection_limit import ConnectionLimit
 from chaind.rpc.cors_resource import CorsResource
 from chaind.rpc.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, RPCError, as_rpc_error
 from chaind.rpc.evm_ws import EvmWebSocketFactory
@@ -103,18 +105,27 @@ class Node(service.MultiService):
         except GenesisError as e:
             raise SystemExit(f"{home.genesis_file}: {e}") from None
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+        validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
+        self.validator_operator = validator.operator if validator else bytes(20)
+        proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)
+        self.serves_dev = _serves_dev(settings)
+        storage = settings.storage
+        options = AppOptions(
+            pruning=storage.pruning, prune_interval=storage.prune_interval, iavl_cache_nodes=storage.iavl_cache_nodes,
+            state_cache_keys=storage.state_cache_keys, subspace_max_keys=storage.subspace_max_keys,
+            allow_unprotected=settings.json_rpc.allow_unprotected_txs,
+            # A chain whose node serves the dev namespace runs (and replays) the txs of impersonated accounts.
+            allow_impersonated=self.serves_dev,
+            check_invariants_every=settings.debug.check_invariants_every,
+            upgrade_handlers=upgrade.HANDLERS if upgrade_handlers is None else upgrade_handlers,
+            # This node's validator precommits every block it proposes; the next header hashes the commit.
+            vote_key=ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key()) if validator else None,
+            validator_address=proposer if validator else b"")
         try:
-            self.app = App(self.db, self.genesis, pruning=settings.storage.pruning,
-                           prune_interval=settings.storage.prune_interval, modules=modules,
-                           iavl_cache_nodes=settings.storage.iavl_cache_nodes,
-                           state_cache_keys=settings.storage.state_cache_keys,
-                           subspace_max_keys=settings.storage.subspace_max_keys)
+            self.app = App(self.db, self.genesis, options, modules)
         except (StaleHomeError, NoValidatorsError, GenesisError) as e:
             self.db.close()
             raise SystemExit(str(e)) from None
-        self.app.allow_unprotected = settings.json_rpc.allow_unprotected_txs
-        self.app.check_invariants_every = settings.debug.check_invariants_every
-        self.app.upgrade_handlers = dict(upgrade.HANDLERS if upgrade_handlers is None else upgrade_handlers)
         refused = upgrade.refusal_at_start(self.app)
         if refused is not None:
             self.db.close()
@@ -125,13 +136,6 @@ class Node(service.MultiService):
         self.bus = EventBus()
         self.mempool = Mempool(settings.mempool)
         self.dev_keys = home.dev_keys()
-        validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
-        self.validator_operator = validator.operator if validator else bytes(20)
-        proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)
-        if validator:
-            # This node's validator precommits every block it proposes; the next header hashes the commit.
-            self.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-            self.app.validator_address = proposer
         self.socket_mode = settings.abci.mode == "socket"
         if self.socket_mode:
             # CometBFT drives the chain (consensus/abci/) on this node's writer and checker threads; txs
@@ -146,12 +150,13 @@ class Node(service.MultiService):
             self.producer.on_halt = self._halted
             self.producer.setServiceParent(self)
             self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
-        self.call_pool = ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls")
-        _Pool(self.call_pool).setServiceParent(self)
-        concurrency = settings.tracing.concurrency
-        self.trace_pool = ThreadPool(minthreads=0, maxthreads=concurrency, name="chaind-traces")
-        _Pool(self.trace_pool).setServiceParent(self)
-        self.traces = TracePool(self.trace_pool, settings.tracing, self.reactor)
+        # The calls' threads, shared by every face in turns per request (api/call_pool.py).
+        self.call_pool = CallPool(ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls"), settings.json_rpc,
+                                  self.reactor)
+        self.call_pool.setServiceParent(self)
+        # Trace threads of their own, which the node never waits for (a tracer may be stuck in native code).
+        self.traces = TracePool(settings.tracing, self.reactor)
+        self.traces.setServiceParent(self)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
         # With metrics on, each face gets its tables wrapped with timers; off, nothing is wrapped.
@@ -163,13 +168,16 @@ class Node(service.MultiService):
         if rpc.enable:
             self.evm_methods = self._evm_methods(rpc.api)
             dispatcher = Dispatcher(self._timed(self.evm_methods, "json-rpc"), rpc.max_batch_size)
-            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes)
+            limits = HttpLimits(rpc.max_body_bytes, rpc.max_header_bytes, rpc.idle_timeout, rpc.stream_buffer_bytes,
+                                rpc.read_timeout)
             access = HttpAccess(tuple(split_list(rpc.vhosts)), _admit(
                 OriginPolicy.parse(rpc.cors_domains) if rpc.cors_domains.strip() else None, origin))
-            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access))
+            self._listen("json-rpc", rpc.address, JsonRpcHttpFactory(dispatcher, limits, self.reactor, access),
+                         rpc.max_open_connections)
         if rpc.enable and rpc.ws_enable:
             # The socket serves its own eth_subscribe and eth_unsubscribe over the same table.
-            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc)
+            self.ws_factory = EvmWebSocketFactory(self.bus, self._timed(self.evm_methods, "websocket"), rpc,
+                                                  self.reactor)
             self.ws_factory.origins = _admit(self.ws_factory.origins, origin)
             self._listen("websocket", rpc.ws_address, self.ws_factory)
         comet = settings.cometbft_rpc
@@ -185,13 +193,16 @@ class Node(service.MultiService):
                                             call_pool=self.call_pool)
             table = self.comet_routes.table()
             self.comet_ws_factory = CometWebSocketFactory(self.app, self.bus, self._timed_routes(table, "cometbft-ws"),
-                                                          comet)
+                                                          comet, self.reactor)
             site = make_site(self._timed_routes(table, "cometbft"), comet, self.comet_ws_factory.as_resource())
             cors = _admit(OriginPolicy.parse(comet.cors_allowed_origins) if comet.cors_allowed_origins.strip()
                           else None, origin)
-            if cors is not None:
-                site.resource = CorsResource(site.resource, cors)
-            self._listen("cometbft", comet.address, site)
+            # A POST (JSON-RPC, or a form to a route) from a page on a site not listed is refused, and so is
+            # a /websocket handshake from one: CometBFT serves both to any page.
+            site.resource = CorsResource(site.resource, cors, refusal=b"origin not allowed: list it in "
+                                                                      b"[cometbft-rpc] cors-allowed-origins\n")
+            self.comet_ws_factory.origins = cors
+            self._listen("cometbft", comet.address, site, comet.max_open_connections)
         if settings.grpc.enable:
             # grpcio binds and serves on its own event loop and threads; it is a child service all the same.
             grpc_server = GrpcServer(self.queries, settings.grpc, self.reactor,
@@ -207,22 +218,20 @@ class Node(service.MultiService):
             cors = _admit(OriginPolicy.parse("*") if settings.rest.enabled_unsafe_cors else None, origin)
             if cors is not None:
                 rest_resource = CorsResource(rest_resource, cors)
-            site = LimitedSite(rest_resource, settings.rest.max_header_bytes, rest_errors.too_large,
-                               "[rest] max-header-bytes")
-            site.displayTracebacks = False
-            site.noisy = False
-            site.log = lambda request: None     # no access log line per request, as the SDK's gateway
-            self._listen("rest", settings.rest.address, site)
+            rest = settings.rest
+            site = LimitedSite(rest_resource, rest.max_header_bytes, rest_errors.too_large, "[rest] max-header-bytes",
+                               read_timeout=rest.read_timeout, idle_timeout=rest.idle_timeout)
+            self._listen("rest", rest.address, site, rest.max_open_connections)
         if explorer.enable:
             g = self.genesis
             self._listen("explorer", explorer.address, explorer_site.make_site(self._explorer_urls, {
                 "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
-                "denom": g.base_denom, "decimals": 18}))
+                "denom": g.base_denom, "decimals": 18}, explorer.read_timeout, explorer.idle_timeout),
+                explorer.max_open_connections)
         if self.metrics is not None:
             instrumentation = settings.instrumentation
             self._listen("metrics", instrumentation.prometheus_listen_addr,
-                         ConnectionLimit(metric_sources.build(self, self.metrics),
-                                         instrumentation.max_open_connections))
+                         metric_sources.build(self, self.metrics), instrumentation.max_open_connections)
 
     def _explorer_urls(self, request):
         """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
@@ -259,12 +268,12 @@ class Node(service.MultiService):
         def query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
-        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool),
+        self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool.threads),
                                     self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
         self.abci.on_halt = self._halted
         self.consensus = self.abci
         self._listen("abci", settings.address,
-                     AbciFactory(self.abci, settings.max_message_bytes, settings.max_pending_requests))
+                     AbciFactory(self.abci, settings, self.reactor))
 
     def _query_services(self):
         """(QueryService, servicer) of every module of the app, then of the node's own services."""
@@ -290,7 +299,7 @@ class Node(service.MultiService):
         ]
 
     def _evm_methods(self, api):
-        enabled = {name.strip() for name in api.split(",") if name.strip()}
+        enabled = _namespaces(api)
         app, rpc, reactor = self.app, self.settings.json_rpc, self.reactor
         eth = EthApi(app, rpc, self.validator_operator, self.mempool, self.producer, reactor, self.call_pool)
         fees = FeeApi(app, rpc)
@@ -299,13 +308,11 @@ class Node(service.MultiService):
         debug = self.debug_api = DebugApi(app, eth.runner, self.settings.tracing, reactor, self.traces)
         debug.setServiceParent(self)
         impersonation = Impersonation()
-        # The dev controls drive this node's producer: under CometBFT (socket mode) there is none to drive.
-        dev_on = "dev" in enabled and not self.socket_mode
-        # A chain whose node serves the dev namespace runs (and replays) the txs of impersonated accounts.
-        app.allow_impersonated = dev_on
+        dev_on = self.serves_dev
         wallet = DevWallet(app, self.dev_keys, eth.runner, fees, self.mempool, self.producer, reactor, self.call_pool,
                            impersonation if dev_on else None)
-        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool)
+        dev = DevApi(app, self.producer, self.mempool, filters, impersonation, reactor, self.call_pool.threads,
+                     self.settings.dev)
         tables = {"eth": {**eth.methods(), **fees.methods(), **filters.methods(), **wallet.methods()},
                   "net": net_methods(self.genesis.evm_chain_id), "web3": web3_methods(),
                   "txpool": TxPoolApi(app, self.mempool).methods(),
@@ -324,7 +331,11 @@ class Node(service.MultiService):
             methods["eth_subscribe"] = methods["eth_unsubscribe"] = _notifications_unsupported
         return methods
 
-    def _listen(self, name, address, factory):
+    def _listen(self, name, address, factory, max_connections=0):
+        """Serve `factory` at host:port; with `max_connections`, at most that many connections at once
+        (rpc/connection_limit.py): the node's file descriptors stay bounded."""
+        if max_connections:
+            factory = ConnectionLimit(factory, max_connections, self.reactor)
         host, _, port = address.rpartition(":")
         endpoint = endpoints.TCP4ServerEndpoint(self.reactor, int(port), interface=host or "127.0.0.1")
         self._faces_by_address[(host or "127.0.0.1", int(port))] = name
@@ -362,7 +373,7 @@ class Node(service.MultiService):
         if self.halted is not None:
             return
         self.halted = str(halt)
-        d = threads.deferToThreadPool(self.reactor, self.call_pool, self._write_upgrade_info, halt)
+        d = threads.deferToThreadPool(self.reactor, self.call_pool.threads, self._write_upgrade_info, halt)
         d.addErrback(lambda f: log.failure("could not write {path}", f, path=self._upgrade_info_path()))
         d.addCallback(lambda _: self._stop_for(halt))
 
@@ -468,6 +479,17 @@ class Node(service.MultiService):
         listener = self.listeners[name]
         host = listener.host if isinstance(listener, GrpcServer) else listener._waitingForPort.result.getHost().host
         return f"{host}:{self.port_of(name)}"
+
+
+def _serves_dev(settings):
+    """Whether the node serves the dev namespace: [json-rpc] api names it, and the node makes its own blocks (the
+    dev controls drive its producer: under CometBFT, socket mode, there is none to drive)."""
+    rpc = settings.json_rpc
+    return rpc.enable and "dev" in _namespaces(rpc.api) and settings.abci.mode != "socket"
+
+
+def _namespaces(api):
+    return {name.strip() for name in api.split(",") if name.strip()}
 
 
 def _origin_of(address):

@@ -5,10 +5,11 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from eth_account import Account
 from eth_utils import keccak
 
-from chaind.chain import txs, valset
+from chaind.chain import registry, txs, valset
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.chain.modules import auth
+from chaind.chain.options import AppOptions
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -21,27 +22,35 @@ RECIPIENTS = [bytes([0x30 + i]) * 20 for i in range(3)]
 
 
 class Chain:
-    """An App on a real LevelDB fed a fixed workload: EVM transfers and contract writes, native sends."""
+    """An App on a real LevelDB fed a fixed workload: EVM transfers and contract writes, native sends. `settings`
+    are AppOptions fields; the home's validator signs, as a Node sets it up."""
 
-    def __init__(self, tmp_path, name, **options):
+    def __init__(self, tmp_path, name, modules=registry.MODULES, **settings):
         self.home = Home(tmp_path / "home")
         if not self.home.exists():
             self.home.init("test", dev=True)
         self.genesis = Genesis.load(self.home.genesis_file)
         self.path = tmp_path / name
-        self.options = options
+        self.modules = modules
+        # The home's validator precommits every block, as a Node sets it up (else it would miss them all,
+        # and x/slashing would jail it).
+        self.settings = {"vote_key": ed25519.Ed25519PrivateKey.from_private_bytes(self.home.validator_key()),
+                         "validator_address": valset.address_of(self.genesis.validators[0].consensus_pubkey),
+                         **settings}
         self.keys = self.home.dev_keys()
         self.ibc = next(d for d, _ in self.genesis.balances[0][1] if d.startswith("ibc/"))
         self.open()
 
-    def open(self, **options):
-        self.options.update(options)
+    def open(self, **settings):
+        """Open the App on the store, with `settings` changed from the last ones (a node restarted with them)."""
+        self.settings.update(settings)
         self.db = Database(self.path)
-        self.app = App(self.db, self.genesis, **self.options)
-        # The home's validator precommits every block, as a Node sets it up (else it would miss them all,
-        # and x/slashing would jail it).
-        self.app.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(self.home.validator_key())
-        self.app.validator_address = valset.address_of(self.genesis.validators[0].consensus_pubkey)
+        self.app = App(self.db, self.genesis, AppOptions(**self.settings), self.modules)
+
+    def reopen(self, **settings):
+        """close() and open(**settings): the same chain under an App built with other settings."""
+        self.close()
+        self.open(**settings)
 
     def close(self):
         self.db.close()

@@ -106,7 +106,7 @@ def test_replicas_agree_with_each_other_and_the_solo_producer_and_survive_sigkil
         for i, home in enumerate(homes):
             apps.append(App(home, tmp_path, f"app{i}"))
         driver = Driver(solo.genesis.document)
-        driver.signers = {solo.app.validator_address}   # as the solo producer's commits: its validator only
+        driver.signers = {solo.app.options.validator_address}   # as the solo producer's commits: its validator only
         for app in apps:
             assert driver.handshake(app.replica) == 0
         assert driver.genesis_app_hash == solo.app.head[1].app_hash
@@ -160,7 +160,7 @@ def test_a_replica_behind_by_several_blocks_replays_them(tmp_path):
     try:
         apps.append(App(tmp_path / "home", tmp_path, "app0"))
         driver = Driver(solo.genesis.document)
-        driver.signers = {solo.app.validator_address}   # as the solo producer's commits: its validator only
+        driver.signers = {solo.app.options.validator_address}   # as the solo producer's commits: its validator only
         driver.handshake(apps[0].replica)
         for step in range(3):
             _round(driver, apps, solo, solo.workload(step))

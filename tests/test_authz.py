@@ -302,7 +302,8 @@ def test_replay_reproduces_the_app_hashes(tmp_path):
     ok(run(chain, [(2, [exec_(chain, 2, (SEND, send_msg(chain, granter, b"\x44" * 20, 9)))])]))
     run(chain, [], after_s=6)
     assert "authz" in dict(chain.app.store_version().roots)
-    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address)
+    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                          chain.app.options.validator_address)
     assert report.ok and report.last_height == chain.app.height, str(report.mismatch)
     chain.close()
 

@@ -7,7 +7,6 @@ import importlib
 import json
 import random
 
-from cryptography.hazmat.primitives.asymmetric import ed25519
 from google.protobuf import timestamp_pb2, wrappers_pb2
 
 import staking_msgs as m
@@ -37,11 +36,8 @@ class Twins:
         doc = json.loads(home.genesis_file.read_text())
         doc["app_state"]["staking"]["params"].update(max_validators=2, unbonding_time="5s")
         home.genesis_file.write_text(json.dumps(doc))
+        # The home's validator signs both, as Node sets it up.
         self.kept, self.fresh = Chain(tmp_path, "kept"), Chain(tmp_path, "fresh")
-        key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-        for chain in (self.kept, self.fresh):
-            chain.app.vote_key = key
-            chain.app.validator_address = chain.app.validator_set(1)[0].address
         self.prefix = self.kept.genesis.bech32_prefix
         self.time_ns = self.kept.genesis.genesis_time_ns
         self.plan_hits = 0
@@ -58,7 +54,7 @@ class Twins:
             cache.cache_clear()
         fresh = self.fresh.app
         fresh.state_cache.clear(fresh.height)
-        fresh._forget_valsets()
+        fresh.consensus_state.forget_valsets()
         fresh_block, fresh_puts = fresh.finalize_block(raws, self.time_ns, PROPOSER)
         assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
         assert puts == fresh_puts and block.record() == fresh_block.record(), block.height

@@ -133,7 +133,7 @@ def test_the_params_carried_from_block_to_block_stay_few_and_right(chain):
     for _ in range(70):
         block(chain, [])
         assert chain.app.consensus_params(chain.app.height + 1) == genesis
-        assert len(chain.app._consensus_cache) <= 2
+        assert len(chain.app.consensus_state._params) <= 2
 
 
 def test_the_update_event_and_no_gas_limit(chain):
@@ -192,7 +192,7 @@ def test_the_event_names_the_params_in_gogoproto_text(chain):
 
 
 def test_allow_unprotected_txs(chain):
-    chain.app.allow_unprotected = True      # the node's RPC setting; the chain's param decides
+    chain.reopen(allow_unprotected=True)        # the node's RPC setting; the chain's param decides
     unprotected = eth_tx(chain, protected=False)
     with pytest.raises(errors.TxError) as refused:
         chain.app.check_decoded(unprotected)
@@ -211,8 +211,8 @@ def test_allow_unprotected_txs(chain):
     committed, puts = chain.app.finalize_block([tx.raw], chain.clock, b"\x01" * 20)
     assert committed.results[0].code == 0, committed.results[0].log
     chain.app.commit(committed, puts)
-    # The node's RPC setting still refuses them over eth_sendRawTransaction.
-    chain.app.allow_unprotected = False
+    # A node restarted without the RPC setting still refuses them over eth_sendRawTransaction.
+    chain.reopen(allow_unprotected=False)
     with pytest.raises(errors.TxError) as rpc:
         chain.app.check_eth_tx(Account.sign_transaction(
             {"gas": 21000, "gasPrice": 10**10, "nonce": 9, "to": "0x" + "55" * 20, "value": 1},

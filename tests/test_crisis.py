@@ -32,8 +32,7 @@ def broken(app):
 
 
 def test_invariants_hold_through_evm_and_native_work(tmp_path):
-    chain = Chain(tmp_path, "db")
-    chain.app.check_invariants_every = 1
+    chain = Chain(tmp_path, "db", check_invariants_every=1)
     try:
         for step in range(6):
             chain.block(chain.workload(step))
@@ -46,8 +45,7 @@ def test_invariants_hold_through_evm_and_native_work(tmp_path):
 
 
 def test_a_broken_invariant_refuses_the_block_with_the_sdk_text(tmp_path):
-    chain = Chain(tmp_path, "db", modules=(*MODULES, minting_without_supply(3)))
-    chain.app.check_invariants_every = 1
+    chain = Chain(tmp_path, "db", modules=(*MODULES, minting_without_supply(3)), check_invariants_every=1)
     try:
         chain.block([])
         chain.block([])
@@ -58,8 +56,8 @@ def test_a_broken_invariant_refuses_the_block_with_the_sdk_text(tmp_path):
         assert text.endswith("\tCRITICAL please submit the following transaction:\n"
                              "\t\t chaind tx crisis invariant-broken bank total-supply")
         assert chain.app.height == 2                   # nothing of the refused block was kept
-        # Checked every 2 blocks only, block 3 goes through and block 4 is refused.
-        chain.app.check_invariants_every = 2
+        # Restarted to check every 2 blocks only: block 3 goes through and block 4 is refused.
+        chain.reopen(check_invariants_every=2)
         chain.block([])
         with pytest.raises(ChainHalt):
             chain.block([])

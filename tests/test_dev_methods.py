@@ -137,7 +137,7 @@ def test_dev_namespace_under_cometbft_says_why_not(node_factory):
     assert "dev" in node.settings.json_rpc.api
     err = yield error(node, "anvil_mine", "0x2")
     assert err["code"] == -32601 and "[abci] mode = socket" in err["message"]
-    assert node.app.allow_impersonated is False
+    assert node.app.options.allow_impersonated is False
 
 
 @pytest_twisted.inlineCallbacks
@@ -168,8 +168,10 @@ def test_impersonation(node):
     assert (yield in_thread(web3.eth.wait_for_transaction_receipt, tx_hash, 10, 0.05)).status == 1
 
 
-def test_impersonated_txs_never_enter_signed_roads(node):
+def test_impersonated_txs_never_enter_signed_roads(node, tmp_path):
     from chaind.chain import errors, txs
+    from chaind.chain.app import App
+    from chaind.store.db import Database
 
     g = node.app.genesis
     fields = {"chainId": 9000, "nonce": 0, "gas": 21000, "to": OTHER, "value": 1, "data": b"",
@@ -184,13 +186,16 @@ def test_impersonated_txs_never_enter_signed_roads(node):
             assert "impersonated" in e.log
         else:
             raise AssertionError("an impersonated tx passed check_tx")
-    node.app.allow_impersonated = False
+    # The same chain on an App that does not allow impersonation (its node serves no dev namespace).
+    db = Database(tmp_path / "plain.db")
     try:
-        node.app.check_decoded(unsigned, impersonated=True)
+        App(db, g).check_decoded(unsigned, impersonated=True)
     except errors.TxError as e:
         assert "impersonated" in e.log
     else:
         raise AssertionError("a chain that does not allow impersonation took the tx")
+    finally:
+        db.close()
 
 
 @pytest_twisted.inlineCallbacks

@@ -226,5 +226,6 @@ def test_a_replay_from_genesis_reproduces_feegrant_and_multi_signer_blocks(chain
     for _ in range(3):
         chain.block([])
     assert keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
-    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address)
+    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                          chain.app.options.validator_address)
     assert report.ok and report.last_height == chain.app.height

@@ -243,7 +243,8 @@ def test_replay_from_genesis_reproduces_every_app_hash(tmp_path):
     ok(submit(chain, who=3))
     run(chain, [], after_s=25)
     assert proposal(chain, 2).status == gov_pb2.PROPOSAL_STATUS_FAILED
-    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address)
+    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                          chain.app.options.validator_address)
     assert report.ok and report.last_height == chain.app.height
     chain.close()
 

@@ -12,6 +12,7 @@ from test_gov import address, make_chain, ok, run, submit
 @pytest.fixture
 def chain(tmp_path):
     c = make_chain(tmp_path)
+    c.reopen(check_invariants_every=1)  # deposits held by gov, a second validator, its removal: all hold
     yield c
     c.close()
 
@@ -22,7 +23,6 @@ def test_end_blockers_run_crisis_gov_staking_first():
 
 
 def test_a_passed_max_validators_change_applies_in_its_own_block(chain):
-    chain.app.check_invariants_every = 1     # deposits held by gov, a second validator, its removal: all hold
     _, pubkey = staking_msgs.new_consensus_key()
     created = ok(run(chain, [(2, [staking_msgs.create(chain.prefix, address(chain, 2), pubkey, 10**18)])]))
     assert (pubkey, 1) in list(created.validator_updates)      # bonded: two validators

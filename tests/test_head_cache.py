@@ -139,7 +139,7 @@ def test_the_last_blocks_txs_and_results_read_from_memory_equal_the_stored_ones(
     for step in range(6):
         block = chain.block(chain.workload(step))
         height = block.height
-        assert app._head_block[0] is block
+        assert app.blocks._head_block[0] is block
         evm = 0
         for index, raw in enumerate(block.txs):
             assert app.tx_at(height, index) == db.get(keys.tx_key(height, index)) == raw
@@ -150,9 +150,9 @@ def test_the_last_blocks_txs_and_results_read_from_memory_equal_the_stored_ones(
                 stored = keys.position_of(db.get(keys.EVM_TX_BY_HASH + tx.evm_hash))
                 assert app.tx_position(tx.evm_hash, evm=True) == stored == (height, index)
                 last_evm = (tx.evm_hash, index)
-        assert evm and len(app._head_block[1]) == evm
+        assert evm and len(app.blocks._head_block[1]) == evm
     app.reload_head()
-    assert app._head_block[0] is None
+    assert app.blocks._head_block[0] is None
     assert app.tx_position(last_evm[0], evm=True) == (height, last_evm[1])
     assert app.result_at(height, 0) == TxResult.from_record(db.get(keys.result_key(height, 0)))
     chain.close()

@@ -45,9 +45,10 @@ def test_vhosts_star_serves_any_host_name(node_factory):
 
 
 @pytest_twisted.inlineCallbacks
-def test_without_cors_domains_no_page_may_read_answers(node):
-    status, headers, _ = yield in_thread(request, node, b"localhost", b"Origin: https://app.example\r\n")
-    assert status == 200 and "access-control-allow-origin" not in headers
+def test_without_cors_domains_no_page_may_call(node):
+    status, headers, body = yield in_thread(request, node, b"localhost", b"Origin: https://app.example\r\n")
+    assert status == 403 and "access-control-allow-origin" not in headers
+    assert body == b"origin not allowed: list it in [json-rpc] cors-domains\n"
 
 
 @pytest_twisted.inlineCallbacks
@@ -57,7 +58,7 @@ def test_a_listed_origin_gets_cors_headers_and_its_preflight_answered(node_facto
     assert status == 200 and headers["access-control-allow-origin"] == "https://app.example"
     assert headers["vary"] == "Origin"
     status, headers, _ = yield in_thread(request, node, b"localhost", b"Origin: https://other.example\r\n")
-    assert status == 200 and "access-control-allow-origin" not in headers
+    assert status == 403 and "access-control-allow-origin" not in headers
     preflight = (b"Origin: http://localhost:3000\r\nAccess-Control-Request-Method: POST\r\n"
                  b"Access-Control-Request-Headers: content-type\r\n")
     status, headers, body = yield in_thread(request, node, b"localhost", preflight, b"OPTIONS", b"")

@@ -175,7 +175,7 @@ def test_notifications_only_get_an_empty_200(node):
 def test_chunked_request_body(node):
     body = call("eth_chainId", id=7)
     chunked = b"%x;ext=1\r\n%s\r\n%x\r\n%s\r\n0\r\nX-Trailer: y\r\n\r\n" % (10, body[:10], len(body) - 10, body[10:])
-    request = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked
+    request = b"POST / HTTP/1.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked
     responses, closed = yield in_thread(exchange, node, request + post(call("eth_blockNumber", id=8)), 2)
     assert json.loads(responses[0][2]) == {"jsonrpc": "2.0", "id": 7, "result": hex(9000)}
     assert json.loads(responses[1][2])["id"] == 8 and not closed
@@ -187,7 +187,8 @@ def test_expect_100_continue(node):
     def run():
         client = Client(node)
         try:
-            client.send(b"POST / HTTP/1.1\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n" % len(body))
+            client.send(b"POST / HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                        b"Expect: 100-continue\r\n\r\n" % len(body))
             interim = client.response()
             client.send(body)
             return interim, client.response()
@@ -272,9 +273,11 @@ def test_malformed_http_gets_400_and_the_connection_closes(node):
 def test_http_1_0_closes_unless_asked_to_keep_alive(node):
     body = call("eth_chainId")
     responses, closed = yield in_thread(
-        exchange, node, b"POST / HTTP/1.0\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        exchange, node, b"POST / HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+        % (len(body), body))
     assert responses[0][0] == 200 and responses[0][1]["connection"] == "close" and closed
-    request = b"POST / HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+    request = (b"POST / HTTP/1.0\r\nConnection: keep-alive\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
     responses, closed = yield in_thread(exchange, node, request + request, 2)
     assert [r[1]["connection"] for r in responses] == ["keep-alive", "keep-alive"]
     responses, closed = yield in_thread(exchange, node, post(body, b"Connection: close\r\n") + post(body), 2)

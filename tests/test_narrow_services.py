@@ -51,7 +51,7 @@ def test_evm_services_built_alone(parts):
     wallet = DevWallet(app, chain.keys, runner, fees, mempool, producer, reactor, pool)
     assert [a.lower() for a in wallet.methods()["eth_accounts"]([])] == ["0x" + k.address.hex() for k in chain.keys]
     assert TxPoolApi(app, mempool).methods()["txpool_status"]([]) == {"pending": "0x0", "queued": "0x0"}
-    debug = DebugApi(app, runner, settings.tracing, reactor, TracePool(pool, settings.tracing, reactor))
+    debug = DebugApi(app, runner, settings.tracing, reactor, TracePool(settings.tracing, reactor))
     assert set(debug.methods()) >= {"debug_traceTransaction", "debug_traceCall"}
     assert net_methods(9000)["net_version"]([]) == "9000"
     assert web3_methods()["web3_clientVersion"]([]).startswith("chaind/")

@@ -516,6 +516,6 @@ def test_blocks_with_precompile_calls_replay_to_the_same_results_and_app_hashes(
             assert [r.to_record() for r in replayed] == [r.to_record() for r in stored], height
         statuses = [app.result_at(h, 0).receipt.status for h in range(1, app.height + 1)]
         assert statuses == [1, 1, 1, 0, 1, 1]
-        assert replay_chain(app, tmp_path / "replayed.db", app.vote_key, app.validator_address).ok
+        assert replay_chain(app, tmp_path / "replayed.db", app.options.vote_key, app.options.validator_address).ok
     finally:
         chain.close()

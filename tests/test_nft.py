@@ -77,7 +77,8 @@ def test_genesis_nfts_are_sent_with_the_sdks_checks_and_replay(tmp_path):
             assert (r.codespace, r.code) == (codespace, code) and text in r.log, r.log
         assert keeper.owner(chain.app.view(), "kitty", "kit2") == me
         assert "nft" in dict(chain.app.store_version().roots)
-        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address)
+        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                              chain.app.options.validator_address)
         assert report.ok and report.last_height == chain.app.height, str(report.mismatch)
     finally:
         chain.close()

@@ -30,7 +30,8 @@ def test_a_chain_replayed_from_genesis_gives_the_same_block_and_app_hashes(tmp_p
         for step in range(8):
             chain.block(chain.workload(step))
         seen = []
-        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address,
+        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                              chain.app.options.validator_address,
                               progress=lambda h, last: seen.append(h))
         assert report.ok and (report.first_height, report.last_height) == (1, chain.app.height)
         assert seen == list(range(1, chain.app.height + 1))
@@ -45,7 +46,8 @@ def test_a_replay_finds_the_first_block_that_differs(tmp_path):
             chain.block(chain.workload(step))
         # Another (valid) tx in place of block 4's first one: what a corrupted store would hold.
         chain.db.write({keys.tx_key(4, 0): chain.app.tx_at(5, 0)})
-        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address)
+        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                              chain.app.options.validator_address)
         assert not report.ok and report.mismatch.height == 4 and report.mismatch.field == "block hash"
         assert str(report.mismatch).startswith("height 4: block hash differs: stored ")
     finally:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from chain_driver import Chain
-from chaind.chain import app as app_module
+from chaind.chain import seal
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import FEE_COLLECTOR, vesting
 from chaind.chain.modules.auth import store_layout as auth_layout
@@ -20,7 +20,7 @@ from chaind.pb.cosmos.vesting.v1beta1 import vesting_pb2
 def _plain(monkeypatch):
     """The computation the fast paths stand in for: every account's Any made anew, its sequence read from the
     persisted state."""
-    monkeypatch.setattr(app_module, "_ACCOUNT_ANYS_KEPT", 0)
+    monkeypatch.setattr(seal, "_ACCOUNT_ANYS_KEPT", 0)
     account_any = auth.account_any
     monkeypatch.setattr(auth, "account_any", lambda state, address, prefix, modules, known_sequence=None:
                         account_any(state, address, prefix, modules))
@@ -89,10 +89,10 @@ def test_the_account_mirror_follows_a_record_changed_without_its_sequence(tmp_pa
         found = auth.account_any(ctx, address, chain.genesis.bech32_prefix, app.module_accounts)
         return [(auth_layout.STORE, auth_layout.account(address), found.SerializeToString())]
 
-    assert app._account_mirror(ctx, nonces) == plain()
+    assert app.sealer.account_mirror(ctx, nonces) == plain()
     account = vesting_pb2.DelayedVestingAccount(base_vesting_account=vesting_pb2.BaseVestingAccount(end_time=10**10))
     auth.set_vesting_account(ctx, address, vesting.DELAYED, account)
-    changed = app._account_mirror(ctx, nonces)
+    changed = app.sealer.account_mirror(ctx, nonces)
     assert changed == plain()
     assert vesting.DELAYED.encode() in changed[0][2]
     chain.close()

@@ -5,7 +5,6 @@ jails and tombstones; evidence that fails verification is refused; replay reprod
 import json
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ed25519
 from google.protobuf import any_pb2
 
 import gov_msgs as g
@@ -39,10 +38,8 @@ def make_chain(tmp_path):
     doc["app_state"]["slashing"]["params"].update(
         signed_blocks_window=str(WINDOW), min_signed_per_window="0.5", downtime_jail_duration=f"{JAIL_S}s")
     home.genesis_file.write_text(json.dumps(doc))
-    chain = Chain(tmp_path, "db")
-    chain.vote_key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-    chain.app.vote_key = chain.vote_key
-    chain.app.validator_address = chain.app.validator_set(1)[0].address
+    chain = Chain(tmp_path, "db")       # the home's validator signs, as Node sets it up
+    chain.vote_key = chain.app.options.vote_key
     chain.prefix = chain.genesis.bech32_prefix
     chain.clock = chain.genesis.genesis_time_ns
     run(chain, [])
@@ -271,7 +268,7 @@ def test_double_sign_evidence_slashes_jails_and_tombstones(chain):
     # The block carries the evidence as it was given; replay reproduces every hash.
     assert chain.app.consensus_info(block.height)[2] == (dve,)
     report = replay_chain(chain.app, chain.path.parent / "replayed", vote_key=chain.vote_key,
-                          validator_address=chain.app.validator_address)
+                          validator_address=chain.app.options.validator_address)
     assert report.ok, str(report.mismatch)
 
 

@@ -245,8 +245,8 @@ def test_double_sign_through_broadcast_evidence_tombstones_and_shows_in_block_an
     assert status == 200 and by_rest["evidence"] == found
     # A replay reproduces every block hash and app hash across it.
     upto = node.app.height
-    report = yield in_thread(replay_chain, node.app, tmp_path / "replayed", node.app.vote_key,
-                             node.app.validator_address, upto)
+    report = yield in_thread(replay_chain, node.app, tmp_path / "replayed", node.app.options.vote_key,
+                             node.app.options.validator_address, upto)
     assert report.ok, str(report.mismatch)
 
 

@@ -7,7 +7,6 @@ import random
 
 import attrs
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ed25519
 from google.protobuf import any_pb2, wrappers_pb2
 
 import staking_msgs as m
@@ -35,11 +34,7 @@ def make_chain(tmp_path, **params):
         doc = json.loads(home.genesis_file.read_text())
         doc["app_state"]["staking"]["params"].update(params)
         home.genesis_file.write_text(json.dumps(doc))
-    chain = Chain(tmp_path, "db")
-    # The node's validator signs, as Node sets it up.
-    key = ed25519.Ed25519PrivateKey.from_private_bytes(home.validator_key())
-    chain.app.vote_key = key
-    chain.app.validator_address = chain.app.validator_set(1)[0].address
+    chain = Chain(tmp_path, "db")       # the node's validator signs, as Node sets it up
     chain.operator = chain.genesis.validators[0].operator
     chain.prefix = chain.genesis.bech32_prefix
     run(chain, [])
@@ -181,7 +176,7 @@ def test_a_created_validator_joins_the_set_and_shows_as_absent_in_commits(chain)
     h = block.height
     ok(run(chain, []))
     two_later = ok(run(chain, []))
-    ours = chain.app.validator_address
+    ours = chain.app.options.validator_address
     the_set = chain.app.validator_set(h + 2)
     assert [(x.address, x.power) for x in the_set] == [(ours, 1000), (valset.address_of(pubkey), 300)]
     assert two_later.header.validators_hash == valset.hash_of(the_set)
@@ -190,7 +185,7 @@ def test_a_created_validator_joins_the_set_and_shows_as_absent_in_commits(chain)
     assert [s.block_id_flag for s in sigs] == [votes.BLOCK_ID_FLAG_COMMIT, votes.BLOCK_ID_FLAG_ABSENT]
     assert sigs[0].validator_address == ours and sigs[1].validator_address == b"" and not sigs[1].signature
     assert sigs[1].timestamp.seconds == votes.GO_ZERO_TIME_SECONDS
-    chain.app.vote_key.public_key().verify(sigs[0].signature, votes.sign_bytes(
+    chain.app.options.vote_key.public_key().verify(sigs[0].signature, votes.sign_bytes(
         chain.genesis.chain_id, h + 2, 0, bid, two_later.header.time_ns))
     # The next header hashes the two-signature commit.
     following = ok(run(chain, []))
@@ -369,7 +364,7 @@ def test_a_blocks_kept_summary_gives_way_to_a_write_and_returns_when_it_is_undon
     """summary_by_cons in a block's context keeps what it read from the parent's state; a write of the validator
     in the block is seen at once, and a write undone (a failed message's changes put back) shows the parent's."""
     app = chain.app
-    header, meta = app._head
+    header, meta = app.head
     ctx = app._context(header.height + 1, header.time_ns + 10**9, b"", meta.base_fee, evm_root=meta.evm_state_root)
     v = staking.validator(ctx, chain.operator)
     first = staking.summary_by_cons(ctx, v.cons_address)

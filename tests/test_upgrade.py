@@ -84,7 +84,7 @@ def test_a_plan_stops_the_chain_until_its_handler_runs(chain, tmp_path):
         seen.append((plan.name, ctx.height, dict(versions)))
         return {**versions, "bank": versions["bank"] + 1}
 
-    chain.app.upgrade_handlers = {"v2": handler}
+    chain.reopen(upgrade_handlers={"v2": handler})       # the binary that has the plan's handler
     assert upgrade.refusal_at_start(chain.app) is None
     block(chain, [])
     assert chain.app.height == at and seen[0][:2] == ("v2", at) and seen[0][2]["bank"] == 4
@@ -97,7 +97,8 @@ def test_a_plan_stops_the_chain_until_its_handler_runs(chain, tmp_path):
     again = passed(chain, [upgrade_any(chain, "v2", chain.app.height + 50)])
     log = next(v for e in again.events for k, v, _ in e.attributes if k == "proposal_log")
     assert log.endswith("upgrade with name v2 has already been completed: invalid request")
-    assert replay_chain(chain.app, tmp_path / "replayed", chain.app.vote_key, chain.app.validator_address).ok
+    assert replay_chain(chain.app, tmp_path / "replayed", chain.app.options.vote_key,
+                        chain.app.options.validator_address).ok
 
 
 def test_refusals_and_cancel(chain):
@@ -128,7 +129,7 @@ def test_refusals_and_cancel(chain):
     assert keeper.plan(chain.app.view()) is None
     # A binary with the handler before the plan's height stops too (BINARY UPDATED BEFORE TRIGGER).
     passed(chain, [upgrade_any(chain, "v4", chain.app.height + 100)])
-    chain.app.upgrade_handlers = {"v4": lambda app, ctx, plan, versions: versions}
+    chain.reopen(upgrade_handlers={"v4": lambda app, ctx, plan, versions: versions})
     with pytest.raises(ChainHalt, match='BINARY UPDATED BEFORE TRIGGER! UPGRADE "v4"'):
         block(chain, [])
 

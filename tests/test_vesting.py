@@ -281,7 +281,8 @@ def test_replay_reproduces_the_app_hashes_of_vesting_accounts(tmp_path):
         ok(run(chain, [(who, [staking_msgs.delegate(chain.prefix, me, operator, 60 * CHAIN)])]))
         run(chain, [(who, [send(chain, me, b"\x28" * 20, 30 * CHAIN)])])
         ok(run(chain, [(who, [send(chain, me, b"\x28" * 20, 30 * CHAIN)])], after_s=40))
-        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.vote_key, chain.app.validator_address)
+        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                              chain.app.options.validator_address)
         assert report.ok and report.last_height == chain.app.height, str(report.mismatch)
     finally:
         chain.close()

@@ -8,6 +8,7 @@ from eth_utils import keccak
 from trie import HexaryTrie
 from trie.iter import NodeIterator
 from twisted.application import service
+from twisted.python.failure import Failure
 
 from chaind import errors
 from chaind.api import calls
@@ -18,6 +19,7 @@ from chaind.chain.app import PrunedError
 from chaind.chain.modules.evm.results import evm_results
 from chaind.tracing import hooks
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
+from chaind.tracing.pool import TraceAbandoned
 
 
 class DebugApi(service.Service):
@@ -36,7 +38,7 @@ class DebugApi(service.Service):
         return self.traces.in_flight
 
     def stopService(self):
-        # Before the trace pool joins its threads: a trace waiting on a slow client must give up.
+        # A trace waiting on a slow client gives up (the pool does not wait for its thread either way).
         for sink in list(self.sinks):
             sink.abort()
         return super().stopService()
@@ -214,15 +216,15 @@ class DebugApi(service.Service):
             raise errors.pruned(f"state at height {height} is not available") from None
 
     def _stream(self, options, work):
-        if self.traces.in_flight >= self.traces.limit:
-            raise errors.unavailable(f"too many traces in progress ({self.traces.limit}); retry later")
+        # Refused at once when full; the place itself is taken when the result starts to stream.
+        self.traces.check(js=options.is_js)
 
         def produce(sink):
-            self.traces.enter()
+            self.traces.enter(js=options.is_js)
             sink = _CountingSink(sink)
             self.sinks.add(sink)
             job = TraceJob(self.app, options, self.settings.js_memory_limit, sink.cancel)
-            d = self.traces.defer(work, job, sink)
+            d = self.traces.defer(work, job, sink, watch=job.watch if options.is_js else None)
             d.addBoth(self._finished, sink)
             return d.addErrback(_trace_error)
 
@@ -231,6 +233,8 @@ class DebugApi(service.Service):
     def _finished(self, outcome, sink):
         self.traces.leave(sink.written)
         self.sinks.discard(sink)
+        if isinstance(outcome, Failure) and outcome.check(TraceAbandoned):
+            sink.abort()        # what its thread writes if it ever comes back goes nowhere
         return outcome
 
 

@@ -6,18 +6,21 @@ Served only when `[json-rpc] api` lists `dev`; each change runs on the writer be
 """
 
 import os
+import time
 
 import attrs
 from twisted.internet import defer, threads
 from twisted.logger import Logger
 
 import chaind
-from chaind import errors
+from chaind import errors, gocompat
 from chaind.api import encoding as enc
 from chaind.api import params as p
-from chaind.chain import devstate
+from chaind.chain import block_time, devstate
 from chaind.chain import errors as chain_errors
+from chaind.chain.halt import ChainHalt
 from chaind.chain.modules import auth
+from chaind.config import DevSettings
 from chaind.consensus.clock import BlockClock
 from chaind.progress import Progress
 from chaind.store import keys
@@ -27,8 +30,10 @@ log = Logger()
 
 
 class DevApi:
-    def __init__(self, app, producer, mempool, filters, impersonation, reactor, call_pool):
-        """filters: the FilterApi (a revert empties them of reverted blocks); call_pool: where state dumps run."""
+    def __init__(self, app, producer, mempool, filters, impersonation, reactor, call_pool, settings=DevSettings()):
+        """filters: the FilterApi (a revert empties them of reverted blocks); call_pool: where state dumps run;
+        settings: the node's [dev] limits."""
+        self.settings = settings
         self.app = app
         self.producer = producer
         self.mempool = mempool
@@ -131,6 +136,7 @@ class DevApi:
         elif value is not None:
             timestamp = _number(value, 0)
         self._check_timestamp(timestamp)
+        self._check_count(count, 0 if isinstance(value, dict) else None)
         return self._mine(count, None, timestamp).addCallback(lambda _: "0x0")
 
     def anvil_mine(self, params):
@@ -138,12 +144,24 @@ class DevApi:
         count = _number(p.arg(params, 0, required=False, default=1), 0)
         interval = p.arg(params, 1, required=False)
         interval = None if interval is None else _number(interval, 1)
+        self._check_count(count, 0)
+        if interval is not None:
+            # The last block of the run is `count` intervals on.
+            self._check_time(time.time_ns() + self.producer.clock.offset_ns + count * interval * 10**9, 1,
+                             "the last block's timestamp would be")
         return self._mine(count, interval, None).addCallback(lambda _: None)
+
+    def _check_count(self, count, index):
+        limit = self.settings.max_mine_blocks
+        if count > limit:
+            where = "" if index is None else f"invalid argument {index}: "
+            raise errors.invalid_argument(f"{where}{count} blocks exceed the {limit} one call may mine "
+                                          f"([dev] max-mine-blocks)")
 
     def _mine(self, count, interval, timestamp):
         if count < 1:
             return defer.succeed(None)
-        return self.producer.mine(count, interval, timestamp)
+        return self.producer.mine(count, interval, timestamp).addErrback(_stopped)
 
     def set_automine(self, params):
         p.at_most(params, 1)
@@ -174,6 +192,8 @@ class DevApi:
         p.at_most(params, 1)
         seconds = _number(p.arg(params, 0), 0)
         clock = self.producer.clock
+        self._check_time(time.time_ns() + clock.offset_ns + seconds * 10**9, 0,
+                         "the next block's timestamp would be")
         clock.offset_ns += seconds * 10**9
         return clock.offset_ns // 10**9
 
@@ -184,14 +204,28 @@ class DevApi:
         self.producer.clock.next_ns = timestamp * 10**9
 
     def _check_timestamp(self, timestamp):
-        """Block times only go forward."""
+        """Block times only go forward, and no further than the chain can encode."""
+        if timestamp is None:
+            return
         head_seconds = self.app.head[0].time_ns // 10**9
-        if timestamp is not None and timestamp <= head_seconds:
+        if timestamp <= head_seconds:
             raise errors.failed(f"timestamp {timestamp} is not after the latest block's ({head_seconds})")
+        self._check_time(timestamp * 10**9, 0, "timestamp")
+
+    def _check_time(self, time_ns, index, what):
+        """-32602 for a block time past chain/block_time.py's bound, saying the bound and why it is there."""
+        bound = block_time.bound(self.app.modules, self.app.view())
+        if time_ns > bound.latest_ns:
+            latest = bound.latest_ns // 10**9
+            raise errors.invalid_argument(
+                f"invalid argument {index}: {what} {time_ns // 10**9}, after the latest block timestamp this chain "
+                f"can run at, {latest} ({gocompat.format_time_seconds(latest * 10**9)}): {bound.explain()}")
 
     def set_block_timestamp_interval(self, params):
         p.at_most(params, 1)
-        self.producer.clock.interval_ns = _number(p.arg(params, 0), 0) * 10**9
+        seconds = _number(p.arg(params, 0), 0)
+        self._check_time(self.app.head[0].time_ns + seconds * 10**9, 0, "the next block's timestamp would be")
+        self.producer.clock.interval_ns = seconds * 10**9
 
     def remove_block_timestamp_interval(self, params):
         _no_params(params)
@@ -265,7 +299,7 @@ class DevApi:
 
     def set_next_block_base_fee(self, params):
         p.at_most(params, 1)
-        self.app.next_base_fee_override = _number(p.arg(params, 0), 0)
+        self.app.set_next_base_fee(_number(p.arg(params, 0), 0))
 
     def set_min_gas_price(self, params):
         p.at_most(params, 1)
@@ -291,7 +325,7 @@ class DevApi:
         progress = self._progress("anvil_loadState")
         try:
             parsed = yield threads.deferToThreadPool(self.reactor, self.call_pool, devstate.parse_state, blob,
-                                                     progress)
+                                                     self.settings.max_state_bytes, progress)
         except ValueError as e:
             raise errors.invalid_argument(f"Failed to decode state dump: {e}") from None
         try:
@@ -402,6 +436,12 @@ class _LogLines:
 
     def flush(self):
         pass
+
+
+def _stopped(failure):
+    """A mine that met a block the chain could not make: the chain stopped (chain/halt.py); say why."""
+    failure.trap(ChainHalt)
+    raise errors.internal(f"the chain stopped: {failure.value}")
 
 
 def _no_params(params):

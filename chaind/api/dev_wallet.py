@@ -8,7 +8,7 @@ import json
 
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
-from twisted.internet import defer, threads
+from twisted.internet import defer
 
 from chaind import errors
 from chaind.api import encoding as enc
@@ -97,8 +97,7 @@ class DevWallet:
         if "gas" not in tx:
             call = {k: v for k, v in args.items() if k in ("from", "to", "value", "data", "input")}
             view = self.app.view()
-            gas = yield threads.deferToThreadPool(self.reactor, self.call_pool,
-                                                  self.runner.estimate, call, view, {})
+            gas = yield self.call_pool.run(self.runner.estimate, call, view, {})
             tx["gas"] = int(gas, 16)
         return tx
 

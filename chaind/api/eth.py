@@ -1,6 +1,5 @@
 """The eth_* method table: reads at a height, calls, and sending txs into the mempool."""
 
-from twisted.internet import threads
 
 from chaind import errors
 from chaind.api import calls, proofs
@@ -250,7 +249,7 @@ class EthApi:
         return self._in_call_pool(self.simulator.run, flags, blocks, self._view(params, 1))
 
     def _in_call_pool(self, fn, *args):
-        return threads.deferToThreadPool(self.reactor, self.call_pool, fn, *args)
+        return self.call_pool.run(fn, *args)
 
 
 def _tx_error(failure):

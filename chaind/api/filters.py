@@ -4,16 +4,17 @@ A filter is an event-bus subscription whose bounded queue holds what arrived sin
 a filter nobody polls for `filter_timeout` seconds is removed, as geth removes it.
 """
 
+import collections
 import secrets
 
 import attrs
 from twisted.application import service
-from twisted.internet import threads
 
 from chaind import errors
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
+from chaind.api.caller import CALLER
 from chaind.events import types as ev
 
 LOGS, BLOCKS, PENDING = "logs", "blocks", "pending"
@@ -26,6 +27,7 @@ class Filter:
     expiry: object                  # IDelayedCall that removes the filter
     criteria: logs.LogCriteria = None
     dropped: str = None             # why the bus cancelled it, told at the next poll
+    client: object = None           # who installed it (api/caller.py), when its transport can tell
 
 
 class FilterApi(service.Service):
@@ -37,6 +39,7 @@ class FilterApi(service.Service):
         self.reactor = reactor
         self.call_pool = call_pool
         self.filters = {}
+        self.per_client = collections.Counter()     # filters installed by each client told apart
 
     def methods(self):
         return {
@@ -62,8 +65,7 @@ class FilterApi(service.Service):
 
     def _query(self, criteria):
         s = self.settings
-        return threads.deferToThreadPool(self.reactor, self.call_pool, logs.query, self.app, criteria,
-                                         s.logs_cap, s.block_range_cap)
+        return self.call_pool.run(logs.query, self.app, criteria, s.logs_cap, s.block_range_cap)
 
     # -- installing ---------------------------------------------------------------------------
 
@@ -81,6 +83,12 @@ class FilterApi(service.Service):
         if len(self.filters) >= self.settings.filter_cap:
             raise errors.limit_exceeded(
                 f"error creating filter: max limit reached ({self.settings.filter_cap} filters)")
+        # One client cannot take every filter: each WebSocket connection, and each browser origin over HTTP, has
+        # a share of its own (HTTP clients without an Origin cannot be told apart: the total bounds them).
+        client, share = CALLER.get(), self.settings.filter_cap_per_client
+        if client is not None and self.per_client[client] >= share:
+            raise errors.limit_exceeded(
+                f"error creating filter: max limit reached for this client ({share} filters)")
         filter_id = _new_id()
         matches = {LOGS: lambda e: _wants_logs(criteria, e), BLOCKS: lambda e: isinstance(e, ev.NewBlock),
                    PENDING: lambda e: isinstance(e, ev.PendingTx) and e.tx.kind == "evm"}[kind]
@@ -88,7 +96,9 @@ class FilterApi(service.Service):
             matches, capacity=self.settings.filter_queue,
             on_cancel=lambda reason: self._dropped(filter_id, reason))
         expiry = self.reactor.callLater(self.settings.filter_timeout, self._remove, filter_id)
-        self.filters[filter_id] = Filter(kind, subscription, expiry, criteria)
+        self.filters[filter_id] = Filter(kind, subscription, expiry, criteria, client=client)
+        if client is not None:
+            self.per_client[client] += 1
         return filter_id
 
     def _dropped(self, filter_id, reason):
@@ -103,6 +113,10 @@ class FilterApi(service.Service):
         if found.expiry.active():
             found.expiry.cancel()
         self.bus.unsubscribe(found.subscription)
+        if found.client is not None:
+            self.per_client[found.client] -= 1
+            if not self.per_client[found.client]:
+                del self.per_client[found.client]
         return True
 
     def uninstall_filter(self, params):

@@ -5,7 +5,7 @@ caller on another thread, their JSON returned as bytes, no larger than a gRPC an
 import threading
 
 from chaind import errors
-from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
+from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions, TracerRefused
 
 
 class TooLarge(Exception):
@@ -44,13 +44,17 @@ class HeldTraces:
         except LookupError as e:     # PrunedError included
             raise errors.pruned(str(e) or f"state at height {height - 1} is not available") from None
 
+        job = TraceJob(self.app, options, self.settings.js_memory_limit, threading.Event())
+
         def run():
             sink = _Buffer(self.max_bytes)
-            work(TraceJob(self.app, options, self.settings.js_memory_limit, threading.Event()), sink)
+            work(job, sink)
             return bytes(sink.data)
 
         try:
-            return self.pool.wait(run)
+            return self.pool.wait(run, watch=job.watch if options.is_js else None)
+        except TracerRefused as e:      # what the config's check refuses before any work, as the SDK's
+            raise errors.invalid_argument(str(e)) from None
         except TraceError as e:
             raise errors.internal(str(e)) from None
         except TooLarge:

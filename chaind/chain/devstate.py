@@ -6,6 +6,7 @@ so dev snapshots can undo it like a block.
 
 import gzip
 import types
+import zlib
 
 import attrs
 import orjson
@@ -13,6 +14,7 @@ import orjson
 from chaind.chain import block as blocks
 from chaind.chain import valset
 from chaind.chain.block import CommittedBlock
+from chaind.chain.blockstore import block_puts
 from chaind.chain.modules import feemarket
 from chaind.store import keys, multistore
 from chaind.store.pruning import live_nodes
@@ -69,7 +71,7 @@ def empty_blocks(app, times_ns, proposer_address):
         raise ValueError("the validator set is changing; mine these blocks one by one")
     validators_hash = valset.hash_of(validators)
     sets = (validators, validators_hash, validators_hash)
-    results_hash = app._last_results_hash(header.height, meta.hash)
+    results_hash = app.blocks.last_results_hash(header.height, meta.hash)
     made, puts = [], {}
     view = app.view()
     fee_params = feemarket.params(view)
@@ -89,7 +91,7 @@ def empty_blocks(app, times_ns, proposer_address):
                                     tx_gas_used=0, store=view.store)
         feemarket.MODULE.end_block(app, ctx)
         block = CommittedBlock(header, meta, (), (), events=tuple(ctx.events))
-        puts.update(app._block_puts(block, {}))
+        puts.update(block_puts(block, {}))
         made.append(block)
         results_hash = _EMPTY_RESULTS
     app.write(puts)
@@ -190,11 +192,12 @@ class Dump:
         return len(self.nodes) + len(self.native) + sum(len(records) for _, records in (self.stores or {}).values())
 
 
-def parse_state(blob, progress=None):
-    """The Dump of a dump_state blob; ValueError when it is not one. progress(done, total) is told the
-    entries decoded, now and then; load_state goes on counting from there to twice the entries."""
+def parse_state(blob, max_bytes, progress=None):
+    """The Dump of a dump_state blob; ValueError when it is not one, or when it decompresses to more than
+    `max_bytes`. progress(done, total) is told the entries decoded, now and then; load_state goes on counting
+    from there to twice the entries."""
     try:
-        doc = orjson.loads(gzip.decompress(blob))
+        doc = orjson.loads(_gunzip(blob, max_bytes))
         if doc.get("format") != STATE_FORMAT:
             raise ValueError(f"not a {STATE_FORMAT} dump")
         count = _Count(progress, 2 * _entries(doc))
@@ -211,8 +214,43 @@ def parse_state(blob, progress=None):
                     None if stores is None else {
                         name: (bytes.fromhex(store["root"]), decoded(store["nodes"]))
                         for name, store in stores.items()})
-    except (OSError, EOFError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+    except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"not a state dump: {e}") from None
+
+
+_GUNZIP_PIECE = 1 << 20     # bytes inflated at a time
+
+
+def _gunzip(blob, max_bytes):
+    """The gzip members of `blob` decompressed; ValueError when that passes `max_bytes`. A first pass inflates a
+    piece at a time and keeps nothing, so a bomb is refused having held a piece, not the limit."""
+    size = _inflate(blob, max_bytes, None)
+    out = bytearray()
+    _inflate(blob, size, out)
+    return out
+
+
+def _inflate(blob, max_bytes, out):
+    """The size of blob's gzip members inflated (appended to `out` unless None); ValueError beyond max_bytes."""
+    size, rest = 0, blob
+    while True:
+        inflater = zlib.decompressobj(wbits=31)
+        data = rest
+        while not inflater.eof:
+            piece = inflater.decompress(data, min(_GUNZIP_PIECE, max_bytes + 1 - size))
+            size += len(piece)
+            if size > max_bytes:
+                raise ValueError(f"the dump decompresses to more than {max_bytes} bytes ([dev] max-state-bytes)")
+            if out is not None:
+                out += piece
+            data = inflater.unconsumed_tail
+            if not data and not piece:
+                raise ValueError("not a state dump: truncated gzip data")
+        rest = inflater.unused_data
+        if not rest.startswith(b"\x1f\x8b"):
+            if rest.strip(b"\x00"):
+                raise ValueError("not a state dump: trailing data after the gzip stream")
+            return size
 
 
 def load_state(app, dump, progress=None):

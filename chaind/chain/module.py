@@ -119,6 +119,8 @@ class Module:
     - provides_hooks: the HookFamilies it calls (staking: the SDK's staking hooks).
     - hooks: {hook family name: object with the family's hooks it listens to}.
     - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).
+    - time_reach(view): the longest time past a block's time that the module writes into a time key at the
+      view's params (staking's unbonding time...): chain/block_time.py bounds block times by it.
 
     Its protos need no declaration: setup.py compiles every top-level package under protos/.
     """
@@ -139,6 +141,7 @@ class Module:
     provides_hooks: tuple[HookFamily, ...] = ()
     hooks: Mapping[str, object] = attrs.field(factory=dict)
     cli: str | None = None
+    time_reach: Callable | None = None
 
     @property
     def store_name(self) -> str:

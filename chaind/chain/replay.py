@@ -8,6 +8,7 @@ hash are compared with the stored ones.
 import attrs
 
 from chaind.chain.app import App, DecidedBlock
+from chaind.chain.options import AppOptions
 from chaind.store.db import Database
 
 
@@ -44,12 +45,11 @@ def replay_chain(source, target_path, vote_key=None, validator_address=b"", up_t
     last = source.height if up_to is None else min(up_to, source.height)
     db = Database(target_path)
     try:
-        target = App(db, genesis)
-        target.vote_key, target.validator_address = vote_key, validator_address
-        # The plans the chain applied ran their handlers: the replay needs the same ones.
-        target.upgrade_handlers = source.upgrade_handlers
-        # One binary replays the whole history: it has the handlers of plans still ahead, rightly.
-        target.refuse_early_upgrades = False
+        # The plans the chain applied ran their handlers: the replay needs the same ones. One binary replays the
+        # whole history: it has the handlers of plans still ahead, rightly.
+        target = App(db, genesis, AppOptions(vote_key=vote_key, validator_address=validator_address,
+                                             upgrade_handlers=source.options.upgrade_handlers,
+                                             refuse_early_upgrades=False))
         first = genesis.initial_height
         for height in range(first, last + 1):
             header, meta = source.block_at(height)

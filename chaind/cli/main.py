@@ -111,6 +111,7 @@ def replay(home, to_height):
     from chaind.chain.app import App, NoValidatorsError, StaleHomeError
     from chaind.chain.genesis import Genesis
     from chaind.chain.modules.upgrade import handlers as upgrade_handlers
+    from chaind.chain.options import AppOptions
     from chaind.chain.replay import replay_chain
     from chaind.home import DEFAULT_HOME, Home
     from chaind.progress import Progress
@@ -125,10 +126,11 @@ def replay(home, to_height):
         raise click.ClickException(f"cannot open the chain's store ({e}); is the node still running?") from None
     try:
         try:
-            source = App(db, Genesis.load(node_home.genesis_file))
+            # This binary's upgrade handlers, which the chain's plans ran.
+            source = App(db, Genesis.load(node_home.genesis_file),
+                         AppOptions(upgrade_handlers=upgrade_handlers.HANDLERS))
         except (StaleHomeError, NoValidatorsError) as e:
             raise click.ClickException(str(e)) from None
-        source.upgrade_handlers = dict(upgrade_handlers.HANDLERS)   # this binary's, which the chain's plans ran
         validator = source.genesis.initial_validators[0] if source.genesis.initial_validators else None
         key = ed25519.Ed25519PrivateKey.from_private_bytes(node_home.validator_key()) if validator else None
         address = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else b""

@@ -6,12 +6,13 @@ Each home holds chaind's settings (socket mode) and CometBFT's (config.toml, key
 import base64
 import hashlib
 import json
-import os
 import pathlib
 import secrets
 import time
 
 import click
+
+from chaind.private_files import make_private_dirs, write_private
 
 P2P, RPC, ABCI, JSON_RPC, WS, GRPC, REST = range(7)     # each node's ports: its base port + these
 PORTS_PER_NODE = 10
@@ -40,8 +41,7 @@ def _b64(data):
 
 
 def _private_file(path, doc):
-    path.write_text(json.dumps(doc, indent=2) + "\n")
-    os.chmod(path, 0o600)
+    write_private(path, json.dumps(doc, indent=2) + "\n")
 
 
 def build(output, count, chain_id, starting_port, now_ns):
@@ -68,8 +68,8 @@ def build(output, count, chain_id, starting_port, now_ns):
     tokens = staking.pop("self_delegation")
     nodes = []
     for i, home in enumerate(homes):
-        (home / "config").mkdir(parents=True)
-        (home / "data").mkdir()
+        make_private_dirs(home / "config")
+        make_private_dirs(home / "data")
         seed, public = _ed25519()
         address = hashlib.sha256(public).digest()[:20]
         _private_file(home / "config" / "priv_validator_key.json", {

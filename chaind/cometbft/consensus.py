@@ -40,9 +40,9 @@ def data(event, app):
     elif isinstance(event, ev.Vote):
         # The proposer prevotes its own proposal at the block's time.
         block_id = enc.block_id_of(event.block.meta)
-        signature = app.vote_key.sign(votes.sign_bytes(header.chain_id, height, 0, block_id, header.time_ns,
+        signature = app.options.vote_key.sign(votes.sign_bytes(header.chain_id, height, 0, block_id, header.time_ns,
                                                        vote_type=PREVOTE))
-        kind, value = "Vote", _vote(PREVOTE, height, block_id, header.time_ns, app.validator_address, signature)
+        kind, value = "Vote", _vote(PREVOTE, height, block_id, header.time_ns, app.options.validator_address, signature)
     elif isinstance(event, ev.NewRoundStep):
         # EventDataRoundState, registered as RoundState; NewHeight is the next height's first step.
         step = event.step

@@ -7,7 +7,7 @@ import hashlib
 
 import attrs
 import orjson
-from twisted.internet import defer, threads
+from twisted.internet import defer
 
 import chaind
 from chaind.chain import block as blocks
@@ -338,7 +338,7 @@ class CometRoutes:
         return {"blocks": [self.block(h) for h in heights[start:stop]], "total_count": str(len(heights))}
 
     def _off_reactor(self, fn, *args):
-        return threads.deferToThreadPool(self.reactor, self.call_pool, fn, *args)
+        return self.call_pool.run(fn, *args)
 
     # -- mempool ---------------------------------------------------------------------------------
 

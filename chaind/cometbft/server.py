@@ -12,6 +12,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.web import resource, server
 
+from chaind.api import call_pool
 from chaind.cometbft.params import ParamError, from_json, from_uri
 from chaind.cometbft.routes import RouteError
 from chaind.errors import ChainError
@@ -185,7 +186,12 @@ class CometRpcResource(resource.Resource):
             if not message:
                 return self._send_json(request, 200, error_object(
                     None, INVALID_REQUEST, "empty batch", with_id=False))
-            d = defer.gatherResults([self.dispatcher.call(m) for m in message], consumeErrors=True)
+            # The items are one request on the call pool: they run one after another.
+            token = call_pool.set_request(object())
+            try:
+                d = defer.gatherResults([self.dispatcher.call(m) for m in message], consumeErrors=True)
+            finally:
+                call_pool.reset_request(token)
             d.addCallback(lambda responses: (200, [r for r in responses if r is not None]))
         else:
             d = self.dispatcher.call(message)
@@ -252,9 +258,6 @@ def _too_large(status, message):
 
 
 def make_site(table, settings, websocket):
-    site = LimitedSite(CometRpcResource(table, settings, websocket), settings.max_header_bytes, _too_large,
-                       "[cometbft-rpc] max-header-bytes")
-    site.displayTracebacks = False
-    site.noisy = False
-    site.log = lambda request: None     # no access log line per request, as on 8545
-    return site
+    return LimitedSite(CometRpcResource(table, settings, websocket), settings.max_header_bytes, _too_large,
+                       "[cometbft-rpc] max-header-bytes", read_timeout=settings.read_timeout,
+                       idle_timeout=settings.idle_timeout)

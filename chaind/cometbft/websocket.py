@@ -1,13 +1,16 @@
 """/websocket on 26657: every route as JSON-RPC, plus subscribe/unsubscribe/unsubscribe_all on tm.event queries.
 
 Events come from the event bus after commit; each subscription has a bounded buffer, and one that
-overflows is canceled with CometBFT's "subscription was canceled (reason: ...)".
+overflows is canceled with CometBFT's "subscription was canceled (reason: ...)". Answers wait for a client
+that does not read in a queue bounded in bytes (per connection and across them); past it, or when nothing
+could be written for ws-write-timeout seconds, the connection is closed, as CometBFT's write deadline does.
 """
 
 
 import orjson
 from autobahn.twisted.resource import WebSocketResource
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
+from autobahn.websocket.types import ConnectionDeny
 from twisted.internet.interfaces import IPushProducer
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -21,6 +24,8 @@ from chaind.cometbft.routes import RouteError
 from chaind.cometbft.server import INVALID_REQUEST, PARSE_ERROR, Dispatcher, error_object
 from chaind.events import query as q
 from chaind.events import types as ev
+from chaind.rpc.origins import request_origin_allowed
+from chaind.rpc.ws_outbox import Outbox, SendBudget
 
 log = Logger()
 
@@ -115,14 +120,21 @@ def _kind_of(parsed):
 
 
 class CometWebSocketFactory(WebSocketServerFactory):
-    def __init__(self, app, bus, table, settings):
+    def __init__(self, app, bus, table, settings, reactor=None):
         """settings: [cometbft-rpc]; table: the routes its JSON-RPC requests are answered from."""
         super().__init__()
+        if reactor is None:
+            from twisted.internet import reactor
+        self.reactor = reactor
+        self.send_budget = SendBudget(settings.ws_send_queue_total_bytes, reactor)
+        self.outbox_limits = (None, settings.ws_send_queue_bytes, settings.ws_write_timeout)
         self.bus = bus
         self.settings = settings
         self.dispatcher = Dispatcher(table, settings)
         self.renderer = EventRenderer(app)
         self.subscribers = set()      # connections holding at least one subscription
+        # Browser origins allowed to connect ([cometbft-rpc] cors-allowed-origins, an OriginPolicy; None: none).
+        self.origins = None
         self.protocol = CometSocket
         self.setProtocolOptions(maxMessagePayloadSize=settings.max_body_bytes,
                                 maxFramePayloadSize=settings.max_body_bytes,
@@ -139,6 +151,7 @@ class CometSocket(WebSocketServerProtocol):
     whose overflow cancels them: a slow client costs bounded memory and never slows the chain."""
 
     paused = False
+    outbox = None
 
     def onOpen(self):
         # Upgraded from a twisted.web request, whose HTTP channel is still the transport's producer.
@@ -147,16 +160,33 @@ class CometSocket(WebSocketServerProtocol):
 
     def pauseProducing(self):
         self.paused = True
+        self.outbox.pause()
 
     def resumeProducing(self):
         self.paused = False
+        self.outbox.resume()
         for sub in list(self.subscriptions.values()):
             sub.on_event()
 
     def stopProducing(self):
         self.paused = True
+        self.outbox.clear()
+
+    def _too_slow(self, reason):
+        # CometBFT drops a client its write deadline expires on: no close frame would get through.
+        log.info("CometBFT websocket client dropped: {reason}", reason=reason)
+        self.outbox.clear()
+        self._drop_all()
+        self.dropConnection(abort=True)
 
     def onConnect(self, request):
+        origin = request.headers.get("origin")
+        if not request_origin_allowed(self.factory.origins, origin):
+            # CometBFT upgrades any page's handshake; a page on another site could then use every route.
+            raise ConnectionDeny(403, f"origin {origin} not allowed; list it in [cometbft-rpc] cors-allowed-origins")
+        factory = self.factory
+        self.outbox = Outbox(factory.send_budget, factory.outbox_limits, self.sendMessage, self._too_slow,
+                             factory.reactor)
         self.subscriptions = {}       # normalized query -> bus subscription
         self.extra = {"subscribe": self.subscribe, "unsubscribe": self.unsubscribe,
                       "unsubscribe_all": self.unsubscribe_all}
@@ -180,9 +210,11 @@ class CometSocket(WebSocketServerProtocol):
 
     def send_bytes(self, data):
         if self.state == self.STATE_OPEN:
-            self.sendMessage(data)
+            self.outbox.send(data)
 
     def onClose(self, was_clean, code, reason):
+        if self.outbox is not None:
+            self.outbox.clear()
         self._drop_all()
 
     # -- subscriptions --------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The producer's block clock: wall time, moved by a dev node's time controls.
 
 Block times stay monotonic whatever is asked: the app keeps each block at least 1 ms after its parent.
+They stay within what the chain can encode (chain/block_time.py).
 """
 
 import time
@@ -14,17 +15,19 @@ class BlockClock:
     next_ns: int = None             # the exact time of the next block (evm_setNextBlockTimestamp)
     interval_ns: int = None         # each block this long after its parent (anvil_setBlockTimestampInterval)
 
-    def block_time(self, parent_ns):
+    def block_time(self, parent_ns, latest_ns):
         """The time of the block after one made at `parent_ns`; an exact next time is used once, and
-        time goes on from it."""
+        time goes on from it. Never after `latest_ns` (chain/block_time.py): the dev methods refuse to set
+        a later time, and one reached as time goes on is held there (the app adds 1 ms a block)."""
         now = time.time_ns()
         if self.next_ns is not None:
             chosen, self.next_ns = self.next_ns, None
             self.offset_ns = chosen - now
-            return chosen
-        if self.interval_ns is not None:
-            return parent_ns + self.interval_ns
-        return now + self.offset_ns
+        elif self.interval_ns is not None:
+            chosen = parent_ns + self.interval_ns
+        else:
+            chosen = now + self.offset_ns
+        return min(chosen, latest_ns)
 
     def state(self):
         return (self.offset_ns, self.next_ns, self.interval_ns)

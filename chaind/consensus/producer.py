@@ -9,9 +9,10 @@ import time
 from twisted.application import service
 from twisted.internet import defer, task, threads
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
-from chaind.chain import devstate, errors
+from chaind.chain import block_time, devstate, errors
 from chaind.chain import evidence as evidence_mod
 from chaind.chain.halt import ChainHalt
 from chaind.consensus import block_log
@@ -71,7 +72,7 @@ class Producer(service.Service):
         if self.interval > 0:
             self._loop = task.LoopingCall(self._tick)
             self._loop.clock = self.reactor
-            self._loop.start(self.interval, now=False)
+            self._loop.start(self.interval, now=False).addErrback(self._failed)
 
     def set_automine(self, on):
         """A block for each tx as it arrives (on), or only on the interval or when mined (off)."""
@@ -153,12 +154,13 @@ class Producer(service.Service):
         admitted = defer.Deferred()     # the sender's answer: the tx once admitted, or why it was refused
         # The block's time is taken here, on the reactor that owns the clock; given back if no block comes.
         before = self.clock.state()
-        time_ns = self.clock.block_time(self.app.head[0].time_ns)
+        time_ns = self.clock.block_time(self.app.head[0].time_ns, self.latest_time_ns())
         clock = (before, self.clock.state())
         d = self._building = threads.deferToThreadPool(self.reactor, self.writer, self._check_and_build,
                                                        check, raw, time_ns, admitted)
         d.addCallbacks(self._direct_built, self._direct_failed, callbackArgs=(admitted, clock),
                        errbackArgs=(admitted, clock))
+        d.addErrback(self._failed)
         return admitted
 
     def _check_and_build(self, check, raw, time_ns, admitted):
@@ -281,8 +283,10 @@ class Producer(service.Service):
             return None
         # The decoded txs go to the writer, which then need not decode them again.
         d = threads.deferToThreadPool(self.reactor, self.writer, self._build, chosen,
-                                      self.clock.block_time(self.app.head[0].time_ns), evidence)
+                                      self.clock.block_time(self.app.head[0].time_ns, self.latest_time_ns()),
+                                      evidence)
         d.addCallbacks(self._committed, self._failed)
+        d.addErrback(self._failed)
         self._building = d
         self._building_hashes = frozenset(tx.evm_hash for tx in chosen if tx.kind == "evm")
         return d
@@ -293,11 +297,18 @@ class Producer(service.Service):
         started = time.perf_counter()
         try:
             block, puts = self.app.finalize_block(chosen, now_ns, self.proposer_address, evidence=evidence)
+            executed = time.perf_counter()
+            self.app.commit(block, puts)
         except ChainHalt as e:
             self.reactor.callFromThread(self._halt, e)
             raise
-        executed = time.perf_counter()
-        self.app.commit(block, puts)
+        except Exception as e:
+            # The same txs at the same height fail again: the chain stops, with the error logged and given to
+            # whoever waits for the block, as an SDK node panics, rather than answer RPC with no block coming.
+            halt = ChainHalt(f"block {self.app.height + 1} could not be made: {type(e).__name__}: {e}")
+            self.reactor.callFromThread(log.failure, "block production failed; the chain stops", Failure())
+            self.reactor.callFromThread(self._halt, halt)
+            raise halt from e
         self.last_timings = (executed - started, time.perf_counter() - executed)
         self._timings[block.height] = self.last_timings
         return block
@@ -363,41 +374,55 @@ class Producer(service.Service):
             self._more()
         return result
 
+    def latest_time_ns(self):
+        """The latest block time the chain can run at, at the head's params (chain/block_time.py)."""
+        return block_time.bound(self.app.modules, self.app.view()).latest_ns
+
     @defer.inlineCallbacks
     def mine(self, count=1, interval_s=None, timestamp_s=None):
         """Mine `count` blocks now with the pending txs, `interval_s` apart (moving the clock), the
         first at `timestamp_s` when given. Once the pool is empty, the blocks before the last are an
-        empty run stored as headers alone (chain/devstate.py); the last is built in full. Fires with
-        the blocks made."""
-        made = []
-        while len(made) < count and (not made or len(self.mempool) or len(made) == count - 1):
-            made.append((yield self._mine_one(interval_s, None if made else timestamp_s)))
-        if len(made) < count:
-            run = yield self.exclusive(devstate.empty_blocks, prepare=lambda: (
-                self.app, self._run_times(count - len(made) - 1, interval_s), self.proposer_address))
-            self._announce(run, steps=False)
-            made += run
-            made.append((yield self._mine_one(interval_s, None)))
-        return made
+        empty run stored as headers alone (chain/devstate.py) on the writer, MINE_SLICE at a time; the
+        last is built in full. Fires with the number of blocks made."""
+        made = 0
+        while made < count and (not made or len(self.mempool) or made == count - 1):
+            yield self._mine_one(interval_s, None if made else timestamp_s)
+            made += 1
+        if made < count:
+            start = self.clock.state()
+            end = yield self.exclusive(self._empty_run, count - made - 1, interval_s, BlockClock(*start),
+                                       self.latest_time_ns())
+            # The run moved a copy of the clock on the writer; the reactor's takes the same move (any dev time
+            # call made meanwhile is kept).
+            self.clock.offset_ns += end.offset_ns - start[0]
+            yield self._mine_one(interval_s, None)
+        return count
 
-    def _next_time(self, interval_s, parent_ns):
-        if interval_s is not None:
-            self.clock.offset_ns += interval_s * 10**9
-        return max(self.clock.block_time(parent_ns), parent_ns + 1_000_000)
+    # Blocks of an empty run written in one batch and announced together: what a run holds at once, whatever
+    # its length.
+    MINE_SLICE = 1000
 
-    def _run_times(self, count, interval_s):
-        times, parent = [], self.app.head[0].time_ns
-        for _ in range(count):
-            parent = self._next_time(interval_s, parent)
-            times.append(parent)
-        return times
+    def _empty_run(self, count, interval_s, clock, latest_ns):
+        """On the writer: `count` empty blocks, MINE_SLICE per batch, each slice announced on the reactor
+        before the next is made (so no more than a slice waits there); returns the clock moved past them."""
+        parent = self.app.head[0].time_ns
+        while count > 0 and self.running:
+            times = []
+            for _ in range(min(count, self.MINE_SLICE)):
+                parent = _next_time(clock, interval_s, parent, latest_ns)
+                times.append(parent)
+            run = devstate.empty_blocks(self.app, times, self.proposer_address)
+            threads.blockingCallFromThread(self.reactor, self._announce, run, False)
+            count -= len(run)
+        return clock
 
     def _mine_one(self, interval_s, timestamp_s):
         def prepare():
             if timestamp_s is not None:
                 self.clock.next_ns = timestamp_s * 10**9
             chosen, evidence = self._for_next_block()
-            return chosen, self._next_time(interval_s, self.app.head[0].time_ns), evidence
+            return chosen, _next_time(self.clock, interval_s, self.app.head[0].time_ns, self.latest_time_ns()), \
+                evidence
 
         d = self.exclusive(self._build, prepare=prepare)
         return d.addCallback(self._mined)
@@ -411,7 +436,7 @@ class Producer(service.Service):
         its proposal complete, its prevote a polka (the block valid and locked), precommit, commit.
         The precommit for the parent is signed at this block's time (one validator's median), so it is
         announced only now, first. No timeouts fire: one validator has every vote at once."""
-        if self.app.vote_key is None:
+        if self.app.options.vote_key is None:
             return []
         # It votes only at heights whose validator set holds it (staking can take it out).
         steps = [ev.Vote(block, precommit=True)] if block.height > self.app.genesis.initial_height and \
@@ -424,11 +449,11 @@ class Producer(service.Service):
                         ev.NewRoundStep(block, "RoundStepPrecommit"), ev.NewRoundStep(block, "RoundStepCommit")]
 
     def _in_set(self, height):
-        return any(v.address == self.app.validator_address for v in self.app.validator_set(height))
+        return any(v.address == self.app.options.validator_address for v in self.app.validator_set(height))
 
     def _next_height(self, block):
         """After the block's events, CometBFT moves to the next height (its NewHeight step)."""
-        return [] if self.app.vote_key is None else [ev.NewRoundStep(block, "RoundStepNewHeight")]
+        return [] if self.app.options.vote_key is None else [ev.NewRoundStep(block, "RoundStepNewHeight")]
 
     def _halt(self, halt):
         if self.halted is not None:
@@ -441,9 +466,18 @@ class Producer(service.Service):
             self.on_halt(halt)
 
     def _failed(self, failure):
+        """The end of a block that was not made, or of the producer's own work around one: no error goes
+        unlogged into a Deferred nobody holds, and none leaves the producer waiting on a block that never comes."""
         self._building = None
         self._settle()
-        if failure.check(ChainHalt):
-            return None     # told by _halt
-        log.failure("block production failed", failure)
-        return failure
+        if not failure.check(ChainHalt):    # a ChainHalt was told by _halt
+            log.failure("block production failed; the chain stops", failure)
+            self._halt(ChainHalt(f"block production failed: {failure.getErrorMessage()}"))
+
+
+def _next_time(clock, interval_s, parent_ns, latest_ns):
+    """A mined block's time on `clock`: `interval_s` after the last one's (moving the clock), or the clock's, at
+    least 1 ms after its parent's."""
+    if interval_s is not None:
+        clock.offset_ns += interval_s * 10**9
+    return max(clock.block_time(parent_ns, latest_ns), parent_ns + 1_000_000)

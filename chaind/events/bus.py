@@ -91,6 +91,9 @@ class EventBus:
         sub.queue.clear()
         if sub.on_cancel is not None and reason != UNSUBSCRIBED:
             sub.on_cancel(reason)
+        # The callbacks usually close over the subscription: let go of them, so that it is freed as soon as its
+        # subscriber drops it, not at the next full garbage collection (thousands held hundreds of MB until then).
+        sub.on_event = sub.on_cancel = None
         return True
 
     def _forget(self, sub):

@@ -9,7 +9,9 @@ import pathlib
 from urllib.parse import urlsplit
 
 import orjson
-from twisted.web import resource, server
+from twisted.web import resource
+
+from chaind.rpc.web_limits import GuardedSite
 
 STATIC = pathlib.Path(__file__).parent / "static"
 FILES = ("index.html", "app.js", "style.css")
@@ -59,9 +61,5 @@ def _origin(url):
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def make_site(urls, chain):
-    site = server.Site(ExplorerResource(urls, chain))
-    site.displayTracebacks = False
-    site.noisy = False
-    site.log = lambda request: None
-    return site
+def make_site(urls, chain, read_timeout=0, idle_timeout=None):
+    return GuardedSite(ExplorerResource(urls, chain), read_timeout, idle_timeout)

@@ -12,6 +12,8 @@ from prometheus_client.registry import CollectorRegistry
 from twisted.internet import threads
 from twisted.web import resource, server
 
+from chaind.rpc.web_limits import GuardedSite
+
 
 def directory_size(path):
     """Bytes of the files in `path` (LevelDB keeps one flat directory)."""
@@ -83,9 +85,5 @@ class MetricsResource(resource.Resource):
         request.finish()
 
 
-def make_site(collector, leveldb_size):
-    site = server.Site(MetricsResource(collector, leveldb_size))
-    site.displayTracebacks = False
-    site.noisy = False
-    site.log = lambda request: None
-    return site
+def make_site(collector, leveldb_size, read_timeout=0, idle_timeout=None):
+    return GuardedSite(MetricsResource(collector, leveldb_size), read_timeout, idle_timeout)

@@ -30,7 +30,7 @@ def build(node, metrics):
         running = min(in_flight, concurrency)
         return running, in_flight - running, traces.streamed_bytes
 
-    leveldb = face.LevelDbSize(node.home.data_dir / "chain.db", node.reactor, node.call_pool)
+    leveldb = face.LevelDbSize(node.home.data_dir / "chain.db", node.reactor, node.call_pool.threads)
     sources = {
         "height": lambda: app.height,
         "validators": validators,
@@ -44,4 +44,5 @@ def build(node, metrics):
     activity = chain.ChainActivity(node.bus, producer)
     nodes = collector.NodeCollector(metrics.settings.namespace, node.genesis.chain_id,
                                     (metrics.requests, metrics.grpc_requests), activity, sources)
-    return face.make_site(nodes, leveldb)
+    instrumentation = node.settings.instrumentation
+    return face.make_site(nodes, leveldb, instrumentation.read_timeout, instrumentation.idle_timeout)

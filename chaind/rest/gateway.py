@@ -14,7 +14,6 @@ import re
 import orjson
 from google.protobuf import descriptor, json_format
 from klein import Klein
-from twisted.internet import threads
 from twisted.logger import Logger
 from werkzeug.exceptions import MethodNotAllowed, NotFound
 from werkzeug.routing import RequestRedirect
@@ -40,7 +39,7 @@ _INTEGERS = (descriptor.FieldDescriptor.TYPE_INT32, descriptor.FieldDescriptor.T
 class RestGateway:
     def __init__(self, router, pool, reactor):
         self.router = router
-        self.pool = pool            # the threads queries run on
+        self.pool = pool            # the CallPool queries run on
         self.reactor = reactor
         self.app = Klein()
         served = set()
@@ -87,7 +86,7 @@ class RestGateway:
                 return _ok(request, *self.router.call(grpc_path, message, height))
             except ChainError as e:
                 return _error(request, status_of(e).value[0], e.message)
-        d = threads.deferToThreadPool(self.reactor, self.pool, self.router.call, grpc_path, message, height)
+        d = self.pool.run(self.router.call, grpc_path, message, height)
         d.addCallbacks(lambda answer: _ok(request, *answer), lambda failure: _failed(request, failure))
         return d
 

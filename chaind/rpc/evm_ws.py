@@ -1,10 +1,12 @@
 """EVM JSON-RPC over WebSocket (port 8546): every method of the HTTP table, plus eth_subscribe.
 
 Notifications come from the event bus, so a newHeads never precedes a block readable over HTTP.
-A client that cannot keep up is closed once its send queue is full; the chain never waits for it.
+A client that cannot keep up is closed once its send queue is full (in messages or bytes, or the face's slow
+clients together hold too many bytes) or nothing could be written to it for [json-rpc] ws-write-timeout (geth's
+10 s write deadline); the chain never waits for it (rpc/ws_outbox.py).
 """
 
-import collections
+import itertools
 import secrets
 import struct
 
@@ -18,25 +20,33 @@ from zope.interface import implementer
 from chaind.api import encoding as enc
 from chaind.api import logs
 from chaind.api import params as p
+from chaind.api.caller import CALLER
 from chaind.chain.modules.evm.results import evm_hash_of
 from chaind.events import types as ev
 from chaind.rpc.errors import RPCError, invalid_params, server_error
 from chaind.rpc.jsonrpc import Dispatcher
 from chaind.rpc.origins import websocket_origin_allowed, websocket_origins
+from chaind.rpc.ws_outbox import SUBSCRIPTION_BYTES, Outbox, SendBudget
 
 log = Logger()
 
 # Applications may only send 1000 or 3000-4999; 4013 mirrors RFC 6455's 1013 "try again later".
 CLOSE_TOO_SLOW = 4013
+_CLIENTS = itertools.count()     # a key per connection for per-client limits (api/caller.py)
 
 
 class EvmWebSocketFactory(WebSocketServerFactory):
-    def __init__(self, bus, methods, settings):
+    def __init__(self, bus, methods, settings, reactor=None):
         """settings: [json-rpc]; methods: the table its requests are answered from."""
         super().__init__()
+        if reactor is None:
+            from twisted.internet import reactor
+        self.reactor = reactor
         self.bus = bus
         self.methods = methods
         self.settings = settings
+        self.send_budget = SendBudget(settings.ws_send_queue_total_bytes, reactor)
+        self.outbox_limits = (settings.ws_send_queue, settings.ws_send_queue_bytes, settings.ws_write_timeout)
         self.protocol = EvmSocket
         self.connections = set()
         self.origins = websocket_origins(settings.ws_origins)
@@ -111,17 +121,23 @@ class EvmSocket(WebSocketServerProtocol):
         if limit and len(self.factory.connections) >= limit:
             raise ConnectionDeny(503, f"too many connections: this node serves at most {limit}")
         self.factory.connections.add(self)
+        self.client = ("websocket", next(_CLIENTS))
         self.subscriptions = {}
-        self.outbox = collections.deque()
-        self.paused = False
+        factory = self.factory
+        self.outbox = Outbox(factory.send_budget, factory.outbox_limits, self._write,
+                             lambda reason: self._drop(CLOSE_TOO_SLOW, reason), factory.reactor)
         methods = {**self.factory.methods, "eth_subscribe": self.subscribe, "eth_unsubscribe": self.unsubscribe}
-        self.dispatcher = Dispatcher(methods, self.factory.settings.max_batch_size)
+        self.dispatcher = Dispatcher(methods, self.factory.settings.max_batch_size, request_key=self)
 
     def onOpen(self):
         self.transport.registerProducer(self, True)
 
     def onMessage(self, payload, is_binary):
-        d = self.dispatcher.handle(payload)
+        token = CALLER.set(self.client)      # per-client limits (api/caller.py) count this connection's own
+        try:
+            d = self.dispatcher.handle(payload)
+        finally:
+            CALLER.reset(token)
         d.addCallback(self._reply)
         d.addErrback(lambda failure: log.failure("websocket request failed", failure))
 
@@ -131,31 +147,30 @@ class EvmSocket(WebSocketServerProtocol):
 
     def onClose(self, was_clean, code, reason):
         self.factory.connections.discard(self)
-        for sub in list(getattr(self, "subscriptions", {}).values()):
+        self._unsubscribe_all()
+        if hasattr(self, "outbox"):
+            self.outbox.clear()
+
+    def _unsubscribe_all(self):
+        subscriptions = getattr(self, "subscriptions", {})
+        for sub in list(subscriptions.values()):
             self.factory.bus.unsubscribe(sub)
+        if subscriptions:
+            self.factory.send_budget.released(len(subscriptions) * SUBSCRIPTION_BYTES)
         self.subscriptions = {}
-        self.outbox = collections.deque()
 
     # -- back-pressure ------------------------------------------------------------------------
 
     def send(self, message):
-        if self.state != self.STATE_OPEN:
-            return
-        if not self.paused and not self.outbox:
-            self._write(message)
-            return
-        if len(self.outbox) >= self.factory.settings.ws_send_queue:
-            self._drop(CLOSE_TOO_SLOW, "client too slow: send queue full")
-            return
-        self.outbox.append(message)
+        if self.state == self.STATE_OPEN:
+            self.outbox.send(message)
 
     def pauseProducing(self):
-        self.paused = True
+        self.outbox.pause()
 
     def resumeProducing(self):
-        self.paused = False
-        while self.outbox and not self.paused and self.state == self.STATE_OPEN:
-            self._write(self.outbox.popleft())
+        if self.state == self.STATE_OPEN:
+            self.outbox.resume()
 
     def _write(self, message):
         """One text message out. The frame is built here, not by sendMessage, whose debug logging formats
@@ -179,9 +194,9 @@ class EvmSocket(WebSocketServerProtocol):
 
     def _drop(self, code, reason):
         self.outbox.clear()
-        for sub in list(self.subscriptions.values()):
-            self.factory.bus.unsubscribe(sub)
-        self.subscriptions = {}
+        if self.state != self.STATE_OPEN:
+            return
+        self._unsubscribe_all()
         self.sendClose(code, reason)
 
     # -- eth_subscribe ------------------------------------------------------------------------

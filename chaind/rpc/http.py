@@ -4,6 +4,7 @@ Keep-alive and pipelining (answered in order), Content-Length and chunked bodies
 """
 
 import functools
+import re
 import threading
 import time
 from email.utils import formatdate
@@ -12,11 +13,13 @@ import attrs
 import orjson
 from twisted.internet import defer, protocol
 from twisted.logger import Logger
+from twisted.protocols import policies
 
+from chaind.api.caller import CALLER
 from chaind.api.streaming import StreamAborted, StreamTooLarge
 from chaind.rpc.errors import INTERNAL_ERROR, INVALID_REQUEST, RPCError
 from chaind.rpc.jsonrpc import StreamedResponse
-from chaind.rpc.origins import cors_headers, host_allowed
+from chaind.rpc.origins import cors_headers, host_allowed, request_origin_allowed
 
 log = Logger()
 # Clients send the same Host on every request: the answer is remembered (a bounded few, whatever Host is sent).
@@ -24,14 +27,22 @@ _host_allowed = functools.lru_cache(maxsize=256)(host_allowed)
 
 _ALLOW = b"Allow: POST, OPTIONS\r\n"
 _REASONS = {200: b"OK", 204: b"No Content", 400: b"Bad Request", 403: b"Forbidden", 405: b"Method Not Allowed",
-            413: b"Content Too Large",
+            413: b"Content Too Large", 415: b"Unsupported Media Type",
             431: b"Request Header Fields Too Large", 500: b"Internal Server Error", 501: b"Not Implemented",
             505: b"HTTP Version Not Supported"}
 _HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
 _BLANKS = (0x20, 0x09)      # a header name may not start or end with a space or tab
 # The request headers this server reads; the others are checked for form and skipped.
 _READ_HEADERS = frozenset((b"content-length", b"transfer-encoding", b"connection", b"expect", b"host", b"origin",
-                           b"access-control-request-method", b"access-control-request-headers"))
+                           b"content-type", b"access-control-request-method", b"access-control-request-headers"))
+# geth's acceptedContentTypes: a POST of any other type (text/plain, a form: what a page on another site may send
+# without asking first) is refused with 415 before anything runs.
+_JSON_TYPES = frozenset((b"application/json", b"application/json-rpc", b"application/jsonrequest"))
+_BAD_TYPE = b"invalid content type, only application/json is supported\n"
+_BAD_ORIGIN = b"origin not allowed: list it in [json-rpc] cors-domains\n"
+# Bytes no request line, header or chunk line may hold: a bare CR or LF there would make us and a proxy read
+# different headers (a hidden Content-Length) or echo a header of the client's into ours (RFC 9112 5, 2.2).
+_FORBIDDEN_IN_LINE = re.compile(rb"[\r\n\x00]")
 _CLOSE = b"Connection: close\r\n"
 _KEEP_ALIVE = b"Connection: keep-alive\r\n"   # said to HTTP/1.0 clients that asked for it
 _WRITTEN = object()     # a response already written in pieces (a stream)
@@ -43,8 +54,11 @@ _CRASHED = orjson.dumps({"jsonrpc": "2.0", "id": None,
 class HttpLimits:
     max_body_bytes: int
     max_header_bytes: int
-    idle_timeout: float
+    idle_timeout: float                  # seconds a keep-alive connection may wait for its next request
     stream_buffer_bytes: int = 1 << 20   # a streamed result this small is sent whole (errors stay JSON)
+    # Seconds a request may take to arrive whole (request line, headers, body) from its first byte, or from the
+    # connection's opening for the first (Go's ReadTimeout and ReadHeaderTimeout, as geth sets both).
+    read_timeout: float = 30.0
 
 
 @attrs.frozen
@@ -71,6 +85,7 @@ class _Request:
     body: bytes
     host: str = None
     origin: str = None
+    content_type: bytes = None   # the media type, lower case, parameters dropped
     preflight: tuple = None  # (method, headers) an OPTIONS preflight asks for
     headers: bytes = b""     # extra header lines of the response (CORS)
 
@@ -118,28 +133,61 @@ class JsonRpcHttp(protocol.Protocol):
         self._waiting = False    # a response is being computed
         self._paused = set()     # why reading is paused: "waiting", "writes"
         self._done = False       # closing or closed: no more requests are read
-        self._timeout = None
+        self._timer = None       # the read deadline or the idle timeout, whichever applies
+        self._reading = False    # a request is due: its deadline runs (else the connection is idle)
         self._stream = None      # the streamed response being written, if any
 
     # -- connection ------------------------------------------------------------------------------
 
     def connectionMade(self):
+        # Under a connection cap (node.py) the transport is a wrapper: answers go straight to the socket's own.
+        self._socket_transport = self.transport
+        while isinstance(self._socket_transport, policies.ProtocolWrapper):
+            self._socket_transport = self._socket_transport.transport
         self.transport.setTcpNoDelay(True)
         self.transport.registerProducer(self, True)
-        self._timeout = self.factory.reactor.callLater(self.limits.idle_timeout, self._idle)
+        self._reading = True
+        self._arm(self.limits.read_timeout)
 
     def connectionLost(self, reason):
         self._done = True
-        if self._timeout is not None and self._timeout.active():
-            self._timeout.cancel()
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
         if self._stream is not None:
             self._stream.abort()
 
-    def _idle(self):
-        if self._waiting:
-            self._timeout = self.factory.reactor.callLater(self.limits.idle_timeout, self._idle)
+    def holds_no_request(self):
+        """Idle, or still receiving a request: what may give way to a newcomer at the connection cap."""
+        return not self._waiting and not self._paused and self._stream is None
+
+    def _arm(self, seconds):
+        if self._timer is not None and self._timer.active():
+            self._timer.reset(seconds)
+        else:
+            self._timer = self.factory.reactor.callLater(seconds, self._expired)
+
+    def _expired(self):
+        if self._waiting:           # an answer is being made or streamed: not the client's doing
+            self._arm(self.limits.idle_timeout)
+        elif self._reading:
+            # A request that trickles in (a byte now and then) would hold the connection forever: it goes, and
+            # with it anything it left unread.
+            self._done = True
+            self.transport.unregisterProducer()
+            self.transport.abortConnection()
         else:
             self._close()
+
+    def _next_request(self, completed):
+        """After answering: idle until the next request's first byte, or (its start already here) its deadline."""
+        if self._done or self._waiting:
+            return
+        if not self._have:
+            self._reading = False
+            self._arm(self.limits.idle_timeout)
+        elif completed or not self._reading:
+            self._reading = True
+            self._arm(self.limits.read_timeout)
 
     def _close(self):
         self._done = True
@@ -183,7 +231,9 @@ class JsonRpcHttp(protocol.Protocol):
     def dataReceived(self, data):
         if self._done:
             return
-        self._timeout.reset(self.limits.idle_timeout)
+        if not self._reading and not self._waiting:
+            self._reading = True
+            self._arm(self.limits.read_timeout)
         self._parts.append(data)
         self._have += len(data)
         if not self._waiting:
@@ -230,8 +280,9 @@ class JsonRpcHttp(protocol.Protocol):
         rest = buf[pos:]
         self._parts = [rest] if rest else []
         self._have = len(rest)
+        self._next_request(pos > 0)
         if out:
-            _write_now(self.transport, out[0] if len(out) == 1 else b"".join(out))
+            _write_now(self._socket_transport, out[0] if len(out) == 1 else b"".join(out))
             out.clear()
         if refused:
             # Close our side only and drop what the client still sends (until it closes, or the idle
@@ -244,13 +295,15 @@ class JsonRpcHttp(protocol.Protocol):
         self._waiting = False
         if self._done:
             return
-        _write_now(self.transport, self._payload(outcome, request))
+        _write_now(self._socket_transport, self._payload(outcome, request))
         if not request.keep_alive:
             self._close()
             return
         self._pause("waiting", False)
         if self._have and self._have >= self._need:
             self._process()
+        else:
+            self._next_request(True)
 
     def _payload(self, outcome, request):
         """The HTTP response for the dispatcher's outcome (bytes, None or a Failure)."""
@@ -269,8 +322,20 @@ class JsonRpcHttp(protocol.Protocol):
         if access.cors is not None:
             request.headers = cors_headers(access.cors, request.origin, request.preflight)
         if request.method == b"POST":
+            if not request_origin_allowed(access.cors, request.origin):
+                return _response(403, _BAD_ORIGIN, request.connection, date, b"text/plain")
+            if request.content_type not in _JSON_TYPES:
+                return _response(415, _BAD_TYPE, request.connection, date, b"text/plain", request.headers)
             try:
-                payload = self.dispatcher.respond(request.body, stream=True)
+                if request.origin is None:
+                    payload = self.dispatcher.respond(request.body, stream=True)
+                else:
+                    # Per-client limits (api/caller.py) tell browser pages apart by their origin.
+                    token = CALLER.set(("origin", request.origin.lower()))
+                    try:
+                        payload = self.dispatcher.respond(request.body, stream=True)
+                    finally:
+                        CALLER.reset(token)
             except Exception:
                 log.failure("JSON-RPC dispatch crashed")
                 return _response(500, _CRASHED, request.connection, date, extra=request.headers)
@@ -305,7 +370,8 @@ class JsonRpcHttp(protocol.Protocol):
             return None, len(buf) + 1
         head = buf[pos:head_end]
         fields = _head_fields(head) if len(head) <= _REMEMBERED_HEAD else _head_fields.__wrapped__(head)
-        method, http10, keep_alive, length, coding, expect, host, origin, wanted_method, wanted_headers = fields
+        method, http10, keep_alive, length, coding, expect, host, origin, content_type, wanted_method, \
+            wanted_headers = fields
         start = head_end + 4
         max_body = self.limits.max_body_bytes
         if coding is not None:
@@ -326,7 +392,7 @@ class JsonRpcHttp(protocol.Protocol):
             end = start + (length or 0)
             found = _Request(method, connection, buf[start:end]) if len(buf) >= end else None
         if found is not None:
-            found.host, found.origin, found.preflight = host, origin, preflight
+            found.host, found.origin, found.content_type, found.preflight = host, origin, content_type, preflight
         return found, end
 
     def _send_continue(self):
@@ -345,6 +411,8 @@ class JsonRpcHttp(protocol.Protocol):
                 if len(buf) - pos > 1024:
                     raise HttpError(400, "malformed chunk size line")
                 return None, len(buf) + 1
+            if _FORBIDDEN_IN_LINE.search(buf, pos, line_end) is not None:
+                raise HttpError(400, "malformed chunk size line: a bare CR, LF or NUL in it")
             size_text = buf[pos:line_end].split(b";", 1)[0].strip(b" \t")
             if not size_text or len(size_text) > 16 or not _HEX_DIGITS.issuperset(size_text):
                 raise HttpError(400, f"malformed chunk size {size_text[:20]!r}")
@@ -370,6 +438,8 @@ class JsonRpcHttp(protocol.Protocol):
                 if len(buf) - pos > self.limits.max_header_bytes:
                     raise HttpError(431, "request trailer too large")
                 return None, len(buf) + 1
+            if _FORBIDDEN_IN_LINE.search(buf[pos:trailers_end].replace(b"\r\n", b"")) is not None:
+                raise HttpError(400, "malformed trailer: a bare CR, LF or NUL in it")
             end = trailers_end + 4
         return _Request(method, connection, b"".join(buf[a:b] for a, b in spans)), end
 
@@ -380,12 +450,14 @@ _REMEMBERED_HEAD = 1024
 
 @functools.lru_cache(maxsize=512)
 def _head_fields(head):
-    """(method, HTTP/1.0?, keep-alive?, Content-Length, transfer coding, Expect, Host, Origin, preflight's
-    method and headers) of a request's header block; raises HttpError."""
+    """(method, HTTP/1.0?, keep-alive?, Content-Length, transfer coding, Expect, Host, Origin, Content-Type's
+    media type, preflight's method and headers) of a request's header block; raises HttpError."""
+    if _FORBIDDEN_IN_LINE.search(head.replace(b"\r\n", b"")) is not None:
+        raise HttpError(400, "malformed request: a bare CR, LF or NUL inside the request line or a header")
     lines = head.split(b"\r\n")
     method, http10 = _request_line(lines[0])
     keep_alive = not http10
-    length = coding = expect = host = origin = None
+    length = coding = expect = host = origin = content_type = None
     wanted_method = wanted_headers = None
     for line in lines[1:]:
         name, colon, value = line.partition(b":")
@@ -413,11 +485,13 @@ def _head_fields(head):
             host = value.decode("latin-1")
         elif name == b"origin":
             origin = value.decode("latin-1")
+        elif name == b"content-type":
+            content_type = value.split(b";", 1)[0].strip(b" \t").lower()
         elif name == b"access-control-request-method":
             wanted_method = value
         elif name == b"access-control-request-headers":
             wanted_headers = value
-    return method, http10, keep_alive, length, coding, expect, host, origin, wanted_method, wanted_headers
+    return method, http10, keep_alive, length, coding, expect, host, origin, content_type, wanted_method, wanted_headers
 
 
 def _request_line(line):

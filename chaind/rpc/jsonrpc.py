@@ -8,6 +8,7 @@ from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from chaind.api import call_pool
 from chaind.api.streaming import StreamedResult
 from chaind.errors import ChainError
 from chaind.rpc import errors
@@ -19,11 +20,14 @@ _PLAIN = frozenset((str, dict, list, int, bool, type(None)))
 
 
 class Dispatcher:
-    """Calls methods of a table {name: callable(params)}; a callable may return a Deferred."""
+    """Calls methods of a table {name: callable(params)}; a callable may return a Deferred.
+    request_key: whom the calls queued on the call pool belong to (a WebSocket connection: all its messages
+    are one request there); by default each body, a batch with all its items."""
 
-    def __init__(self, methods, max_batch_size):
+    def __init__(self, methods, max_batch_size, request_key=None):
         self.methods = methods
         self.max_batch_size = max_batch_size
+        self.request_key = request_key
 
     def handle(self, body):
         """A Deferred firing with the response bytes for `body`, or None when nothing is to be sent back."""
@@ -42,7 +46,14 @@ class Dispatcher:
             return _encode(_error_response(None, RPCError(errors.PARSE_ERROR, f"the request body is not JSON: {e}")))
         if isinstance(message, list):
             return self._batch(message)
-        response = self._one(message, stream)
+        if self.request_key is None:
+            response = self._one(message, stream)
+        else:
+            token = call_pool.set_request(self.request_key)
+            try:
+                response = self._one(message, stream)
+            finally:
+                call_pool.reset_request(token)
         if response.__class__ is dict or response is None:     # spares the isinstance checks (Deferred's is slow)
             return _encode(response)
         if isinstance(response, StreamedResponse):
@@ -57,7 +68,12 @@ class Dispatcher:
         if len(messages) > self.max_batch_size:
             return _encode(_error_response(None, RPCError(
                 errors.INVALID_REQUEST, f"batch too large: {len(messages)} requests, at most {self.max_batch_size}")))
-        responses = [self._one(m) for m in messages]
+        # The items are one request on the call pool: they run one after another, in turns with other requests.
+        token = call_pool.set_request(self.request_key if self.request_key is not None else object())
+        try:
+            responses = [self._one(m) for m in messages]
+        finally:
+            call_pool.reset_request(token)
         if any(isinstance(r, defer.Deferred) for r in responses):
             d = defer.gatherResults([r if isinstance(r, defer.Deferred) else defer.succeed(r) for r in responses],
                                     consumeErrors=True)

@@ -75,6 +75,20 @@ def websocket_origin_allowed(policy, origin):
     return origin is None or policy.allows(origin)
 
 
+# Browser extensions (a wallet such as MetaMask) send their own origin; they are not web pages, and geth serves
+# them whatever --http.corsdomain says.
+EXTENSION_SCHEMES = ("chrome-extension", "moz-extension", "safari-web-extension")
+
+
+def request_origin_allowed(policy, origin):
+    """Whether a request (a POST that runs methods) from `origin` is served: no Origin (no browser), a browser
+    extension, or an origin `policy` (an OriginPolicy, or None for none) allows. A page on any other site is
+    refused, whatever it sends: a browser lets it send a "simple" POST without asking the node first."""
+    if origin is None or origin.split("://", 1)[0].lower() in EXTENSION_SCHEMES:
+        return True
+    return policy is not None and policy.allows(origin)
+
+
 def cors_headers(policy, origin, preflight=None):
     """The CORS header lines (bytes) to answer a request from `origin` with; b"" when it is not allowed.
 

@@ -16,10 +16,15 @@ from chaind.tracing import hooks, native
 from chaind.tracing.js.errors import TracerError
 from chaind.tracing.js.tracer import JsTracer
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from chaind.tracing.watch import UNWATCHED, Watch
 
 
 class TraceError(Exception):
     """A trace that cannot run or failed; the message is what the client is told."""
+
+
+class TracerRefused(TraceError):
+    """A JavaScript tracer geth would refuse (a syntax error, no result or fault, setup throwing)."""
 
 
 @attrs.frozen
@@ -50,31 +55,50 @@ class TraceOptions:
         except ValueError as e:     # a bad duration (Go's text) or a bad logger config
             raise TraceError(str(e)) from None
         options = cls(tracer or None, value.get("tracerConfig"), logger, timeout)
-        options.make_tracer(js_memory_limit, write=None)   # refuse a bad tracer before any replay
+        if not options.is_js:
+            options.make_tracer(js_memory_limit, write=None)   # refuse a bad tracer before any replay
+        # A JavaScript tracer runs code as it is made: never here, where the caller may be the reactor; the
+        # job makes it first, on its trace thread, under the pool's watch (TraceJob.check).
         return options
 
-    def make_tracer(self, js_memory_limit, write):
+    @property
+    def is_js(self):
+        return self.tracer is not None and not native.is_native(self.tracer)
+
+    def make_tracer(self, js_memory_limit, write, watch=UNWATCHED):
         try:
             if self.tracer is None:
                 return StructLogger(self.logger, write=write)
             if native.is_native(self.tracer):
                 return native.make(self.tracer, self.tracer_config)
-            return JsTracer(self.tracer, self.tracer_config, timeout=self.timeout, memory_limit=js_memory_limit)
+            return JsTracer(self.tracer, self.tracer_config, timeout=self.timeout, memory_limit=js_memory_limit,
+                            watch=watch)
         except (TracerError, trace_config.ConfigError) as e:
             raise TraceError(str(e)) from None
 
 
 class TraceJob:
-    """One trace request's work; `cancel` (a threading.Event) is set when its client goes away."""
+    """One trace request's work; `cancel` (a threading.Event) is set when its client goes away. `watch`: what
+    the trace pool's watchdog reads of its JavaScript tracer (tracing/watch.py)."""
 
     def __init__(self, app, options, js_memory_limit, cancel):
         self.app = app
         self.options = options
         self.js_memory_limit = js_memory_limit
         self.cancel = cancel
+        self.watch = Watch()
+
+    def check(self):
+        """Refuse a JavaScript tracer geth would refuse before any replay: made once and dropped (trace thread)."""
+        if self.options.is_js:
+            try:
+                self.options.make_tracer(self.js_memory_limit, write=None, watch=self.watch).close()
+            except TraceError as e:
+                raise TracerRefused(str(e)) from None
 
     def transaction(self, height, index, sink):
         """The result of the tx at `index` of block `height`, replaying the txs before it."""
+        self.check()
         outcome = {}
         self._replay(height, lambda ctx, i, tx: self._attach(ctx, i, tx, sink, outcome) if i == index else None,
                      stop_after=index)
@@ -83,6 +107,7 @@ class TraceJob:
     def block(self, height, sink, tx_hashes=True):
         """[{"txHash", "result" | "error"}] for each EVM tx of block `height` (without txHash, as Evmos'
         TraceBlock answers, when not `tx_hashes`)."""
+        self.check()
         state = {"first": True}
 
         def before(ctx, index, tx):
@@ -106,6 +131,7 @@ class TraceJob:
 
     def call(self, state, tx, env, sink):
         """The result of a call object run on `state` (debug_traceCall)."""
+        self.check()
         outcome = {}
         tracer = self._tracer(sink, outcome)
         try:
@@ -148,7 +174,7 @@ class TraceJob:
             if deadline is not None:
                 deadline.extend(time.monotonic() - started)
 
-        tracer = self.options.make_tracer(self.js_memory_limit, write=write)
+        tracer = self.options.make_tracer(self.js_memory_limit, write=write, watch=self.watch)
         outcome["tracer"] = tracer
         outcome["prefix"] = prefix
         return tracer

@@ -75,7 +75,7 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         info = p2p_pb2.DefaultNodeInfo(
             protocol_version=p2p_pb2.ProtocolVersion(p2p=blocks.P2P_PROTOCOL, block=blocks.BLOCK_PROTOCOL),
             # No p2p layer: the node's identity is its validator's, its address the RPC's (as /status says).
-            default_node_id=self.app.validator_address.hex(), listen_addr=rpc_address,
+            default_node_id=self.app.options.validator_address.hex(), listen_addr=rpc_address,
             network=genesis.chain_id, version=blocks.COMETBFT_VERSION,
             moniker=validator[0].moniker if validator else "",
             other=p2p_pb2.DefaultNodeInfoOther(tx_index="on", rpc_address=rpc_address))

@@ -44,6 +44,10 @@ class FrameReader:
             payloads.append(bytes(self._buffer[start:start + length]))
             del self._buffer[:start + length]
 
+    def drop(self):
+        """Forget the unfinished frame (its connection is closing)."""
+        self._buffer = bytearray()
+
     def pending(self):
         """Bytes of a frame begun and not finished (a truncated message, when the peer hangs up)."""
         return len(self._buffer)

@@ -1,7 +1,7 @@
 """authz's messages: MsgGrant, MsgRevoke, and MsgExec, which runs its messages as their signer (the granter)
 once the grantee's grant accepts each (x/authz keeper's DispatchActions, SDK v0.50)."""
 
-from chaind.chain import errors
+from chaind.chain import block_time, errors
 from chaind.chain.amino import Amino
 from chaind.chain.modules.authz import authorizations
 from chaind.chain.modules.authz.errors import (
@@ -61,6 +61,8 @@ def _grant(app, ctx, msg, signer):
     type_url = kind.msg_type_url(authorization)
     if type_url not in app.handlers:
         raise invalid_type(f"{type_url} doesn't exist.")
+    if expiration is not None:
+        block_time.check_expiration(expiration, lambda message: error(INVALID_EXPIRATION_TIME, message))
     if expiration is not None and expiration <= ctx.time_ns:
         raise error(INVALID_EXPIRATION_TIME, f"expiration must be after the current block time "
                     f"({format_time_seconds(ctx.time_ns)}), got {format_time_seconds(expiration)}")

@@ -2,6 +2,6 @@
 
 
 def end_block(app, ctx):
-    every = app.check_invariants_every
+    every = app.options.check_invariants_every
     if every and ctx.height % every == 0:
         app.keepers["crisis"].assert_invariants(app, ctx)

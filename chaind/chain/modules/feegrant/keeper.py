@@ -5,7 +5,7 @@ Grants are kept as the SDK's Grant protobuf bytes (what the queries answer).
 
 import attrs
 
-from chaind.chain import errors
+from chaind.chain import block_time, errors
 from chaind.chain.block import event
 from chaind.chain.modules import auth
 from chaind.chain.modules.feegrant import allowances
@@ -51,6 +51,7 @@ def grant_allowance(ctx, granter, grantee, any_allowance, bech32):
     if expires is not None:
         if expires < ctx.time_ns:
             raise errors.invalid_request("expiration is before current block time")
+        block_time.check_expiration(expires, errors.invalid_request)
         ctx.store.set(_queue_key(expires, grantee, granter), b"\x01")
     _write(ctx, granter, grantee, allowances.update_period_reset(any_allowance, ctx.time_ns), bech32)
     return [event("set_feegrant", ("granter", bech32(granter)), ("grantee", bech32(grantee)))]

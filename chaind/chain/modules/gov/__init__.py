@@ -7,7 +7,7 @@ from chaind.chain.modules.gov import legacy, precompile
 from chaind.chain.modules.gov.end_block import end_block
 from chaind.chain.modules.gov.genesis import init_genesis
 from chaind.chain.modules.gov.invariants import INVARIANTS
-from chaind.chain.modules.gov.keeper import GOV
+from chaind.chain.modules.gov.keeper import GOV, time_reach
 from chaind.chain.modules.gov.msgs import MESSAGES
 from chaind.chain.modules.gov.query import GovQuery
 from chaind.chain.modules.gov.query_v1beta1 import GovQueryV1Beta1
@@ -29,4 +29,5 @@ MODULE = Module(
     invariants=INVARIANTS,
     precompiles={precompile.ADDRESS: precompile.run},
     cli="chaind.chain.modules.gov.cli",
+    time_reach=time_reach,
 )

@@ -94,6 +94,13 @@ def in_voting_period(state, pid):
     return state.store.get(_voting_key(pid)) is not None
 
 
+def time_reach(state):
+    """Proposals are queued at the block's time plus the deposit period (inactive) or a voting period (active)."""
+    p = params(state)
+    return max(p.max_deposit_period.ToNanoseconds(), p.voting_period.ToNanoseconds(),
+               p.expedited_voting_period.ToNanoseconds())
+
+
 def enqueue(state, queue, time_ns, pid):
     """queue: "inactive" (deposit period, by deposit end) or "active" (voting period, by voting end)."""
     state.store.set(_queue_key(queue, time_ns, pid), b"")

@@ -62,4 +62,6 @@ MODULE = Module(
     provides_hooks=(STAKING_HOOKS,),
     precompiles={precompile.ADDRESS: precompile.run},
     cli="chaind.chain.modules.staking.cli",
+    # Unbondings, redelegations and unbonding validators are queued at the block's time plus this.
+    time_reach=lambda view: params(view).unbonding_time_ns,
 )

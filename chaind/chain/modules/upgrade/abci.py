@@ -26,7 +26,7 @@ def pre_block(app, ctx):
     p = keeper.plan(ctx)
     if p is None:
         return
-    handlers = app.upgrade_handlers
+    handlers = app.options.upgrade_handlers
     if 0 < p.height <= ctx.height:
         handler = handlers.get(p.name)
         if handler is None:
@@ -37,7 +37,7 @@ def pre_block(app, ctx):
         keeper.clear_plan(ctx)
         keeper.set_done(ctx, p.name, ctx.height)
         return
-    if p.name in handlers and app.refuse_early_upgrades:
+    if p.name in handlers and app.options.refuse_early_upgrades:
         raise ChainHalt(f'BINARY UPDATED BEFORE TRIGGER! UPGRADE "{p.name}" - in binary but not executed on chain. '
                         "Downgrade your binary")
 
@@ -46,6 +46,6 @@ def refusal_at_start(app):
     """The ChainHalt a node gives instead of starting when its next block is a plan's without a handler, or
     None (an SDK node would run that block's pre-blocker again and panic the same way)."""
     p = keeper.plan(app.view())
-    if p is not None and 0 < p.height <= app.height + 1 and p.name not in app.upgrade_handlers:
+    if p is not None and 0 < p.height <= app.height + 1 and p.name not in app.options.upgrade_handlers:
         return ChainHalt(needed_message(p), upgrade_info(p))
     return None
