@@ -135,13 +135,20 @@ def _packages():
     return found
 
 
+# The files other than Python that chaind reads at run time (tests/test_packaging.py checks that this lists them all).
+PACKAGE_DATA = {
+    "chaind.explorer": ["static/*"],            # the explorer page: plain HTML, JS and CSS, no build step
+    "chaind.tracing.js": ["prelude.js"],        # the JS tracers' prelude
+}
+
+
 # Metadata and dependencies are in pyproject.toml; here only what needs code: the proto build and the packages
 # (chaind/pb/ exists only once the protos are compiled). Run as a script (pip and setuptools run it so) it builds;
 # loaded by a test (runpy, another __name__) it only defines the functions above.
 if __name__ == "__main__":
     setup(
         packages=_packages() + ["twisted.plugins"],
-        package_data={"chaind.explorer": ["static/*"]},   # the explorer page: plain HTML, JS and CSS, no build step
+        package_data=PACKAGE_DATA,
         data_files=[("share/chaind/etc", [str(p.relative_to(HERE)) for p in sorted((HERE / "etc").iterdir())])],
         cmdclass={"build_protos": BuildProtos, "build_py": BuildPy, "develop": Develop},
     )

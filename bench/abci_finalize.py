@@ -105,7 +105,7 @@ def main():
         solo_db.close()
     # Each block's pair ran back to back: the median of their ratios is the least disturbed by load
     # elsewhere on the box; the fastest run of each side is printed as well.
-    ratios = sorted(b / a for a, b in zip(solo_times, socket_times))
+    ratios = sorted(b / a for a, b in zip(solo_times, socket_times, strict=True))
     ratio = statistics.median(ratios)
     print(f"FinalizeBlock + Commit of a {args.txs}-transfer block, {args.blocks} blocks (same txs, same app hashes):")
     for name, times in (("solo producer path (in process)", solo_times),

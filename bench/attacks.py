@@ -16,6 +16,7 @@ import json
 import os
 import socket
 import statistics
+import subprocess
 import threading
 import time
 import urllib.request
@@ -161,7 +162,7 @@ def attack_js(args):
             node.process.wait(timeout=15)
             print(f"js: SIGTERM with a never-ending search running: the node exited in "
                   f"{time.monotonic() - start:.1f} s")
-        except Exception:
+        except subprocess.TimeoutExpired:
             print("js: SIGTERM with a never-ending search running: the node had not exited 15 s later (killed)")
 
 

@@ -39,7 +39,7 @@ def empty_servicer(descriptor):
     read height 1)."""
     servicer = types.SimpleNamespace()
     for rpc in descriptor.methods:
-        def answer(request, context, response_class=message_factory.GetMessageClass(rpc.output_type),
+        def answer(request, context, response_class=message_factory.GetMessageClass(rpc.output_type),  # noqa: B008 (bound per rpc)
                    header=rpc.name == WITH_HEADER):
             if header:
                 context.answered_at(1)

@@ -90,7 +90,7 @@ def measure(args):
         work = dev_work(node.url, args.txs, args.blocks)
     if args.peer_url:
         # The same work on a running peer (Anvil: `anvil --silent`), right after ours, for its column.
-        for key, (figure, unit, value) in dev_work(args.peer_url, args.txs, args.blocks).items():
+        for figure, unit, value in dev_work(args.peer_url, args.txs, args.blocks).values():
             print(f"peer {figure}: {value:,.2f} {unit}", flush=True)
     bars = {"dev.send_wait_p50": (3.0, False), "dev.revert_100": (50.0, False), "dev.mine_many": (2.0, False),
             "dev.send_wait_rate": (None, True)}

@@ -166,7 +166,7 @@ def run(n, rounds=9):
               f"total {(check + deliver) * 1e6:8.1f} us  (CPU, median of {rounds} rounds)")
     for name in KINDS:
         if name != "plain":
-            ratios = [sum(a) / sum(p) for a, p in zip(samples[name], samples["plain"])]
+            ratios = [sum(a) / sum(p) for a, p in zip(samples[name], samples["plain"], strict=True)]
             ratio = statistics.median(ratios)
             print(f"{name} / plain: {ratio:.2f}x, rounds {min(ratios):.2f}-{max(ratios):.2f}x (bar {BAR}x): "
                   f"{'ok' if ratio <= BAR else 'OVER'}")

@@ -67,7 +67,7 @@ def seed(validators, delegators):
             vote = gov_pb2.Vote(proposal_id=1, voter=to_bech32(prefix, delegator), options=[
                 gov_pb2.WeightedVoteOption(option=options[i % 3], weight=one)])
             gov_keeper.set_vote(ctx, 1, delegator, vote)
-        for i, operator in enumerate(operators[: validators // 2]):
+        for operator in operators[: validators // 2]:
             gov_keeper.set_vote(ctx, 1, operator, gov_pb2.Vote(proposal_id=1, voter=to_bech32(prefix, operator),
                                                                options=[gov_pb2.WeightedVoteOption(
                                                                    option=gov_pb2.VOTE_OPTION_YES, weight=one)]))

@@ -113,11 +113,11 @@ class Rounds:
         return statistics.mean(self.rates[name])
 
     def shares(self, a, b):
-        return ", ".join(f"{x / y:.0%}" for x, y in zip(self.rates[a], self.rates[b]))
+        return ", ".join(f"{x / y:.0%}" for x, y in zip(self.rates[a], self.rates[b], strict=True))
 
     def share(self, a, b):
         """The median over rounds of a's rate over b's: each round's pair ran back to back, under one load."""
-        return statistics.median(x / y for x, y in zip(self.rates[a], self.rates[b]))
+        return statistics.median(x / y for x, y in zip(self.rates[a], self.rates[b], strict=True))
 
     def per_cpu(self, name):
         return self.calls[name] / self.cpu[name] if self.cpu[name] else float("nan")
@@ -254,7 +254,7 @@ class Mover(threading.Thread):
     def run(self):
         try:
             self._move()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (the thread's error, re-raised by whoever joins it)
             self.error = e
 
     def _move(self):

@@ -65,7 +65,7 @@ def measure(args):
     filt, result = run(FILTER, trace)
     assert len(result) == 2 * (n // len(LOOP)), len(result)
     bare = time.perf_counter()
-    for step in trace:
+    for _step in trace:
         pass
     bare = n / (time.perf_counter() - bare)
     print("steps: %d" % n)

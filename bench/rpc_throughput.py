@@ -134,7 +134,7 @@ def measure_ceiling(args):
         rate = statistics.median(r for r, _ in rates[method])
         per_cpu = statistics.median(c for _, c in rates[method])
         share, bar = rate / top, CEILING_SHARE[method]
-        rounds = ", ".join(f"{r / c:.0%}" for (r, _), (c, _) in zip(rates[method], rates["ceiling"]))
+        rounds = ", ".join(f"{r / c:.0%}" for (r, _), (c, _) in zip(rates[method], rates["ceiling"], strict=True))
         print(f"{method:16} {rate:9,.0f} req/s  {share:.0%} of the ceiling (bar {bar:.0%}: "
               f"{'pass' if share >= bar else 'fail'}; rounds {rounds}); per CPU-second {per_cpu:,.0f}, "
               f"{per_cpu / top_cpu:.0%} of the ceiling's")

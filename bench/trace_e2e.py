@@ -10,6 +10,7 @@ its ratio to the bar.
 """
 
 import argparse
+import itertools
 import json
 import multiprocessing
 import pathlib
@@ -245,7 +246,7 @@ def block_intervals(samples, start, end):
             if last is not None and start <= sent <= end:
                 seen.append(sent + latency)
             last = height
-    return [b - a for a, b in zip(seen, seen[1:])]
+    return [b - a for a, b in itertools.pairwise(seen)]
 
 
 class HighWater:
@@ -298,7 +299,7 @@ def stream_big(node, big_hash, runs, parallel):
         trace_start = time.monotonic()
         for _ in range(runs):
             results = []
-            readers = [threading.Thread(target=lambda: results.append(
+            readers = [threading.Thread(target=lambda results=results: results.append(
                 post(node.url, "debug_traceTransaction", [big_hash, BIG_CONFIG]))) for _ in range(parallel)]
             for reader in readers:
                 reader.start()

@@ -19,8 +19,8 @@ from eth.vm.forks.prague import PragueVM
 from eth.vm.forks.prague.state import PragueState
 from eth.vm.spoof import SpoofTransaction
 
-from chaind.tracing.hooks import trace_transaction, tx_env
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from chaind.tracing.traced_interpreter import trace_transaction, tx_env
 from results import Result, run_script
 
 SENDER = bytes.fromhex("a0" * 20)

@@ -157,12 +157,13 @@ def start_node(workdir, interval, mempool):
             break
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"node did not start; see {workdir / 'node.log'}")
+                raise SystemExit(f"node did not start; see {workdir / 'node.log'}") from None
             time.sleep(0.1)
     return proc, rpc, home, port
 
 
-def send_all(url, keys, count, chain_id, connections, threads, workdir, profile_pid=None, profile_path=None):
+def send_all(  # noqa: C901 (one send loop, read top to bottom)
+        url, keys, count, chain_id, connections, threads, workdir, profile_pid=None, profile_path=None):
     """Pre-sign `count` transfers from `keys`, send them with wrk to the node at `url` as fast as it takes
     them and wait for the last to commit; every one must be accepted and have a status-1 receipt.
 
@@ -235,7 +236,7 @@ def send_all(url, keys, count, chain_id, connections, threads, workdir, profile_
     receipts = []
     for i in range(0, count, 1000):
         receipts += rpc.batch([("eth_getTransactionReceipt", [h]) for h in hashes[i:i + 1000]])
-    bad = [h for h, r in zip(hashes, receipts) if r is None or r["status"] != "0x1"]
+    bad = [h for h, r in zip(hashes, receipts, strict=True) if r is None or r["status"] != "0x1"]
     if bad:
         raise SystemExit(f"{len(bad)} txs without a status-1 receipt, e.g. {bad[0]}")
     blocks = {r["blockNumber"] for r in receipts}

@@ -150,7 +150,7 @@ def smuggle(node, origin, seconds):
     return f"answers {statuses}; Set-Cookie injected into {injected}"
 
 
-def slowloris(node, ports, count, seconds):
+def slowloris(node, ports, count, seconds):  # noqa: C901 (one attack, read top to bottom)
     """`count` connections per face, each sending a request head a byte a second; how many the node dropped."""
     head = b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4096
     socks = []

@@ -91,8 +91,9 @@ class Node(service.MultiService):
     by default the message goes to `out` and the reactor stops, as an SDK node exits (tap.py then ends the
     process with a failure status). Either way an upgrade's halt first writes data/upgrade-info.json."""
 
-    def __init__(self, home, settings, reactor=None, out=None, modules=registry.MODULES, upgrade_handlers=None,
-                 on_halt=None):
+    def __init__(  # noqa: C901 (the service tree, built in one commented order)
+            self, home, settings, reactor=None, out=None, modules=registry.MODULES, upgrade_handlers=None,
+            on_halt=None):
         super().__init__()
         from twisted.internet import reactor as default_reactor
 

@@ -38,7 +38,7 @@ class Options(usage.Options):
             raise usage.UsageError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {self['log-level']!r}")
         if self["log-level"] is not None and self["quiet"]:
             raise usage.UsageError("give --quiet or --log-level, not both")
-        for face, (_, _, option) in LISTEN_SETTINGS.items():
+        for _, _, option in LISTEN_SETTINGS.values():
             address = option and self[option[2:]]
             if address is not None:
                 host, _, port = address.rpartition(":")
@@ -91,7 +91,7 @@ def makeService(options):
         node = open_node(options["home"], options["config"], out=logs.LogLines() if json_logs else None,
                          addresses=options.addresses())
     except ConfigError as e:
-        raise SystemExit(f"chaind: {e}")
+        raise SystemExit(f"chaind: {e}") from None
     collector.tune(node.settings.node.gc_young_threshold)
     level = options["log-level"] or ("warn" if options["quiet"] else node.settings.node.log_level)
     _fail_after_a_halt(node)

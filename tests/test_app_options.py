@@ -26,7 +26,7 @@ def test_options_are_frozen_and_read_only_on_the_app(tmp_path):
         with pytest.raises(TypeError):
             options.upgrade_handlers["v3"] = print
         with pytest.raises(AttributeError):
-            setattr(chain.app, "options", AppOptions())
+            setattr(chain.app, "options", AppOptions())  # noqa: B010 (not an assignment, which the check below refuses)
     finally:
         chain.close()
 

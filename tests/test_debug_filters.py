@@ -48,7 +48,7 @@ def test_the_three_filter_scripts_over_json_rpc(node_factory):
         STORAGE_VALUES: [["37: SSTORE 0 <- %x" % VALUE], ["6: SLOAD 0"], [FAULT]],
     }
     for tracer, results in expected.items():
-        for tx, result in zip(txs, results):
+        for tx, result in zip(txs, results, strict=True):
             _, reply = yield rpc(node, "debug_traceTransaction", tx.transactionHash.to_0x_hex(), {"tracer": tracer})
             assert reply.get("result") == result, (tracer, tx.transactionHash.to_0x_hex(), reply)
 

@@ -1,5 +1,6 @@
 """The dev namespace against a real node: snapshots and reverts, mining, time, setters, node info."""
 
+import itertools
 import re
 import threading
 import time
@@ -65,7 +66,7 @@ def test_mining_and_time(node):
     assert node.app.height == height + 6
     web3 = w3(node)
     blocks = yield in_thread(lambda: [web3.eth.get_block(h) for h in range(height + 1, height + 7)])
-    gaps = [b.timestamp - a.timestamp for a, b in zip(blocks, blocks[1:])]
+    gaps = [b.timestamp - a.timestamp for a, b in itertools.pairwise(blocks)]
     assert all(59 <= g <= 61 for g in gaps), gaps
     future = blocks[-1].timestamp + 1000
     assert (yield call(node, "evm_mine", future)) == "0x0"

@@ -157,7 +157,7 @@ def test_dev_methods_answer_as_anvil_does(node, anvil):
     ours = yield in_thread(session, url(node))
     theirs = yield in_thread(session, anvil)
     assert [label for label, _ in ours] == [label for label, _ in theirs]
-    for (label, mine), (_, anvils) in zip(ours, theirs):
+    for (label, mine), (_, anvils) in zip(ours, theirs, strict=True):
         assert shape(mine) == shape(anvils), (label, mine, anvils)
     # The calls did what they say on our side too (Anvil's answers are the reference for the shapes).
     answers = dict(ours)
@@ -170,7 +170,7 @@ def _subset_shape(mine, anvils):
     if isinstance(anvils, dict) and isinstance(mine, dict):
         return {k: _subset_shape(mine.get(k), v) for k, v in anvils.items()}
     if isinstance(anvils, list) and isinstance(mine, list):
-        return [_subset_shape(m, a) for m, a in zip(mine[:1], anvils[:1])]
+        return [_subset_shape(m, a) for m, a in zip(mine[:1], anvils[:1], strict=False)]
     return shape(mine)
 
 
@@ -192,7 +192,7 @@ def test_simulate_answers_as_anvil_does(node, anvil):
     assert len(ours) == len(theirs) == 1
     assert _subset_shape(ours, theirs) == shape(theirs)
     assert set(theirs[0]) - set(ours[0]) == set()
-    for mine, anvils in zip(ours[0]["calls"], theirs[0]["calls"]):
+    for mine, anvils in zip(ours[0]["calls"], theirs[0]["calls"], strict=True):
         assert (mine["status"], mine["gasUsed"], mine["returnData"]) == \
             (anvils["status"], anvils["gasUsed"], anvils["returnData"])
         assert [(log["address"].lower(), log["topics"], log["data"]) for log in mine["logs"]] == \

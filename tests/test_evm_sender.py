@@ -29,7 +29,7 @@ def _reference(encoded):
     try:
         tx.validate()
         return tx, tx.sender
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (the reference: whatever py-evm raises)
         return tx, errors.TxError(errors.SDK, 24, f"couldn't retrieve sender address from the ethereum transaction: "
                                   f"{e}: {INVALID_SIGNER}", "invalid sender")
 
@@ -110,7 +110,7 @@ def _not_an_x_coordinate():
     while True:
         try:
             coincurve.PublicKey(b"\x02" + x.to_bytes(32, "big"))
-        except Exception:
+        except Exception:  # noqa: BLE001 (coincurve's refusal of a non-point, of whatever kind)
             return x
         x += 1
 

@@ -42,7 +42,7 @@ def _blocks(chain):
 def _run(tmp_path, name):
     chain = Chain(tmp_path, name)
     out = []
-    for step, make in enumerate(_blocks(chain)):
+    for make in _blocks(chain):
         height = chain.app.height + 1
         block, puts = chain.app.finalize_block(make(), chain.genesis.genesis_time_ns + height * 10**9, PROPOSER)
         chain.app.commit(block, puts)
@@ -60,7 +60,7 @@ def test_transfers_match_py_evm(tmp_path, monkeypatch):
     assert len(ran) == 10       # the 8 transfers and the 2 refused (py-evm's validation, then nothing)
     monkeypatch.setattr(transfer, "applies", lambda state, tx: False)
     reference = _run(tmp_path, "reference")
-    for got, expected in zip(fast, reference):
+    for got, expected in zip(fast, reference, strict=True):
         assert got == expected
     codes = [r.code for r in fast[2][2]]
     assert codes[:2] == [0, 0] and codes[2] != 0 and codes[3] != 0 and codes[4] == 0

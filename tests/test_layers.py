@@ -209,7 +209,7 @@ def test_the_graph_reads_the_source():
 
 def test_services_are_told_apart():
     assert _is_service("chaind.api") and _is_service("chaind.api.cosmos.tx") and _is_service("chaind.tracing.jobs")
-    assert not _is_service("chaind.tracing.hooks") and not _is_service("chaind.apis")
+    assert not _is_service("chaind.tracing.traced_interpreter") and not _is_service("chaind.apis")
 
 
 def test_private_names_are_found():

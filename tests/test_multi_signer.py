@@ -33,7 +33,7 @@ def signed(chain, messages, who, offsets=None, amino=False, payer="", granter=""
     offsets = offsets or [0] * len(who)
     signers = [(chain.keys[w], auth.account(view, chain.keys[w].address)[0],
                 view.accounts.get_nonce(chain.keys[w].address) + offset, txs.ETH_PUBKEY)
-               for w, offset in zip(who, offsets)]
+               for w, offset in zip(who, offsets, strict=True)]
     return txs.build_signed(messages, signers, chain.genesis.chain_id,
                             [(chain.genesis.base_denom, chain.app.next_base_fee() * GAS)], GAS,
                             amino_encoder=chain.app.amino if amino else None, payer=payer, granter=granter)
@@ -61,7 +61,7 @@ def test_two_messages_of_two_signers_each_sign_with_its_own_sequence(chain, amin
     assert [s.address for s in tx.signers] == [chain.keys[2].address, chain.keys[3].address]
     result = chain.block([raw]).results[0]
     after = state(chain, 2, 3)
-    assert [a[0] - b[0] for a, b in zip(after, before)] == [1, 1]
+    assert [a[0] - b[0] for a, b in zip(after, before, strict=True)] == [1, 1]
     assert chain.app.bank.balance(chain.app.view(), to, chain.ibc) == 12
     # The first signer pays the fee; each message's event names its own signer.
     assert after[0][1] < before[0][1] and after[1][1] == before[1][1]
@@ -88,7 +88,7 @@ def test_a_fee_payer_other_than_the_signer_signs_last_and_pays(chain, amino):
     result = chain.block([raw]).results[0]
     after = state(chain, 2, 4)
     assert after[0][1] == before[0][1] and after[1][1] < before[1][1]
-    assert [a[0] - b[0] for a, b in zip(after, before)] == [1, 1]
+    assert [a[0] - b[0] for a, b in zip(after, before, strict=True)] == [1, 1]
     assert attributes(result, "tx", "fee_payer") == [payer]
 
 

@@ -75,7 +75,7 @@ def conditions(draw):
 def queries(draw):
     parts = draw(st.lists(conditions(), min_size=1, max_size=5))
     joins = [f"{draw(SPACE)}AND{draw(SPACE)}" for _ in parts[1:]]
-    text = draw(GAP) + parts[0][0] + "".join(j + p[0] for j, p in zip(joins, parts[1:])) + draw(GAP)
+    text = draw(GAP) + parts[0][0] + "".join(j + p[0] for j, p in zip(joins, parts[1:], strict=True)) + draw(GAP)
     return text, [p[1:] for p in parts]
 
 

@@ -74,7 +74,7 @@ def wait_for(check, what, timeout=60):
 def test_the_walkthrough_commands_run_as_written(tmp_path):
     lines = walkthrough()
     assert lines[0].startswith("export CHAIND_HOME=") and any(line.startswith("twistd ") for line in lines)
-    ports = dict(zip(FACES, free_ports(len(FACES))))
+    ports = dict(zip(FACES, free_ports(len(FACES)), strict=True))
     comet_port = ports["cometbft-address"]
     bin_dir = pathlib.Path(sys.executable).parent
     env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
@@ -102,7 +102,8 @@ def test_the_walkthrough_commands_run_as_written(tmp_path):
                 assignments.append(line)
             if line.startswith("chaind tx "):
                 txhash = re.search(r"^txhash: ([0-9A-F]{64})$", done.stdout, re.M).group(1)
-                result = wait_for(lambda: comet(comet_port, f"tx?hash=0x{txhash}"), f"tx {txhash} in a block")
+                result = wait_for(lambda txhash=txhash: comet(comet_port, f"tx?hash=0x{txhash}"),
+                                  f"tx {txhash} in a block")
                 assert result["tx_result"]["code"] == 0, (line, result["tx_result"])
         shown = dict(outputs)
         bob = [out for line, out in outputs if line.startswith("chaind q bank balances")][0]

@@ -85,7 +85,7 @@ def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node
     account = auth_pb2.BaseAccount.FromString(any_pb2.Any.FromString(values[8]).value)
     assert account.sequence == node.app.view(second).accounts.get_nonce(keys[2].address) == 2
     # The base denom's balance, kept in the EVM state, is mirrored into the bank store at each height.
-    for value, (who, height) in zip(values[6:], ((keys[2], second), (keys[5], before))):
+    for value, (who, height) in zip(values[6:], ((keys[2], second), (keys[5], before)), strict=False):
         assert int(value) == node.app.view(height).accounts.get_balance(who.address) > 0
 
 

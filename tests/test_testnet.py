@@ -41,12 +41,12 @@ def test_testnet_homes_are_consistent(tmp_path):
     keys = [json.loads((h / "config" / "priv_validator_key.json").read_text()) for h in homes]
     pubkeys = [base64.b64decode(k["pub_key"]["value"]) for k in keys]
     assert len(set(pubkeys)) == 4
-    for key, pubkey in zip(keys, pubkeys):
+    for key, pubkey in zip(keys, pubkeys, strict=True):
         assert key["address"] == hashlib.sha256(pubkey).digest()[:20].hex().upper()
         assert base64.b64decode(key["priv_key"]["value"])[32:] == pubkey
     # CometBFT's validators and staking's are the homes' keys, with the same power.
     assert [(v["address"], base64.b64decode(v["pub_key"]["value"]), int(v["power"])) for v in doc["validators"]] == \
-        [(k["address"], p, v.power) for k, p, v in zip(keys, pubkeys, genesis.validators)]
+        [(k["address"], p, v.power) for k, p, v in zip(keys, pubkeys, genesis.validators, strict=True)]
     assert [v.consensus_pubkey for v in genesis.validators] == pubkeys
     # Each operator is its home's keyring key, funded at genesis.
     operators = [Keyring(h, "test").get("validator").address for h in homes]

@@ -22,8 +22,8 @@ from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.crypto.addresses import checksum_address
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
-from chaind.tracing import hooks
 from chaind.tracing.native.access_list import AccessListTracer
+from chaind.tracing.traced_interpreter import trace_transaction, tx_env
 
 _deadline = threading.local()
 
@@ -59,7 +59,7 @@ def _guarded_state_class(state_class):
 
 
 CALL_STATE_CLASS = _guarded_state_class(NativeState)
-PLAIN_STATE_CLASS = NativeState    # traces bring their own deadline (tracing/hooks.py)
+PLAIN_STATE_CLASS = NativeState    # traces bring their own deadline (tracing/traced_interpreter.py)
 
 
 def _refused(state, tx, error):
@@ -117,12 +117,12 @@ class CallRunner:
         with self.under_timeout():
             while True:
                 state, tx = self.prepare(call, view, {}, access_list=found)
-                excluded = {tx.sender, hooks.tx_env(state, tx).to, *state.computation_class.get_precompiles(),
+                excluded = {tx.sender, tx_env(state, tx).to, *state.computation_class.get_precompiles(),
                             *self.app.precompiles}
                 excluded |= set(state.native.precompile_addresses())
                 tracer = AccessListTracer(excluded, found)
                 try:
-                    computation = hooks.trace_transaction(state, tx, tracer, hooks.tx_env(state, tx))
+                    computation = trace_transaction(state, tx, tracer, tx_env(state, tx))
                 except ValidationError as e:
                     raise errors.failed(str(e)) from None
                 if tracer.access_list() == found:

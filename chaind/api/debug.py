@@ -17,7 +17,7 @@ from chaind.api import params as p
 from chaind.api.streaming import StreamedResult
 from chaind.chain.app import PrunedError
 from chaind.chain.modules.evm.results import evm_results
-from chaind.tracing import hooks
+from chaind.tracing import traced_interpreter
 from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
 from chaind.tracing.pool import TraceAbandoned
 
@@ -194,7 +194,7 @@ class DebugApi(service.Service):
 
         def run(job, sink):
             state, tx = self.runner.prepare(call, view, overrides, state_class=calls.PLAIN_STATE_CLASS, block=block)
-            job.call(state, tx, hooks.tx_env(state, tx, block_hash=meta.hash), sink)
+            job.call(state, tx, traced_interpreter.tx_env(state, tx, block_hash=meta.hash), sink)
 
         return self._stream(options, run)
 

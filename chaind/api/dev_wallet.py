@@ -65,7 +65,7 @@ class DevWallet:
             if isinstance(data, str):
                 data = json.loads(data)
             signable = encode_typed_data(full_message=data)
-        except Exception as e:  # eth_account raises several kinds for a malformed document
+        except Exception as e:  # noqa: BLE001 (eth_account raises several kinds for a malformed document)
             raise errors.invalid_argument(f"invalid argument 1: not EIP-712 typed data: {e}") from None
         return enc.d(bytes(Account.sign_message(signable, key.private_key).signature))
 

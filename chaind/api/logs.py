@@ -32,7 +32,7 @@ class LogCriteria:
             return False
         if len(self.topics) > len(log.topics):
             return False
-        return all(wanted is None or topic in wanted for wanted, topic in zip(self.topics, log.topics))
+        return all(wanted is None or topic in wanted for wanted, topic in zip(self.topics, log.topics, strict=False))
 
     def may_be_in(self, bloom_bytes):
         """False when the block's bloom proves no log of it matches."""
@@ -79,7 +79,7 @@ def _addresses(value, index):
 def _address(value, index, what):
     try:
         return p.address(value, index)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (any parse failure is the caller's bad argument)
         raise errors.invalid_argument(f"invalid argument {index}: {what}: {getattr(e, 'message', e)}") from None
 
 

@@ -23,7 +23,7 @@ from chaind.chain.modules import auth, erc20, feemarket
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
-from chaind.tracing import hooks
+from chaind.tracing import traced_interpreter
 from chaind.tracing.tracer import Tracer
 
 # execution-apis' eth_simulateV1 error codes, as geth answers them.
@@ -109,7 +109,7 @@ class Simulator:
         try:
             with self.runner.under_timeout():
                 return _Run(self.app, self.settings, flags, view).blocks(blocks)
-        except hooks.TraceTimeout:      # traceTransfers runs traced, under the same deadline
+        except traced_interpreter.TraceTimeout:      # traceTransfers runs traced, under the same deadline
             raise errors.timeout(f"execution aborted (timeout = {self.settings.evm_timeout:g}s)") from None
 
 
@@ -210,10 +210,10 @@ class _Run:
         for index, call in enumerate(block_calls):
             tx, shown, sender = self._transaction(call, gas_limit - used, base_fee)
             tx_hash = keccak(shown.encode())
-            env = hooks.tx_env(state, tx, tx_index=index, tx_hash=tx_hash)
+            env = traced_interpreter.tx_env(state, tx, tx_index=index, tx_hash=tx_hash)
             transfers = _Transfers(self.trace_transfers)
             if self.trace_transfers:
-                computation = hooks.trace_transaction(state, tx, transfers, env, deadline=self.deadline)
+                computation = traced_interpreter.trace_transaction(state, tx, transfers, env, deadline=self.deadline)
             else:
                 computation = state.apply_transaction(tx)
             state.lock_changes()
@@ -283,7 +283,7 @@ class _Run:
                 moved[address] = None
         return moved
 
-    def _transaction(self, call, remaining, base_fee):
+    def _transaction(self, call, remaining, base_fee):  # noqa: C901 (geth's checks of a simulated tx, in its order)
         """(tx to run, tx shown in the block, sender): geth's sanitizeCall, CallDefaults and the checks its
         state transition makes before running, each with its execution-apis code."""
         state = self.state
@@ -339,7 +339,7 @@ class _Run:
             shown = builder.new_dynamic_fee_transaction(self.chain_id, given_nonce, tip, fee_cap, gas, to, value,
                                                         data, keys, 0, 0, 0)
         tx = SpoofTransaction(run, from_=sender)
-        intrinsic = hooks.tx_env(state, tx).intrinsic_gas
+        intrinsic = traced_interpreter.tx_env(state, tx).intrinsic_gas
         if gas < intrinsic:
             raise _error(INTRINSIC_GAS, f"intrinsic gas too low: have {gas}, want {intrinsic}")
         if not to and len(data) > MAX_INIT_CODE_SIZE_BYTES:
@@ -350,7 +350,8 @@ class _Run:
     def _assemble(self, number, timestamp, gas_limit, coinbase, mix_hash, base_fee, used, parent_hash, state_root,
                   bloom, txs, receipts, results):
         tx_trie, receipt_trie = HexaryTrie({}), HexaryTrie({})
-        for index, ((shown, _, _), (type_id, status, cumulative, receipt_bloom, logs)) in enumerate(zip(txs, receipts)):
+        pairs = zip(txs, receipts, strict=True)
+        for index, ((shown, _, _), (type_id, status, cumulative, receipt_bloom, logs)) in enumerate(pairs):
             key = rlp.encode(index)
             tx_trie[key] = shown.encode()
             body = rlp.encode([status, cumulative, int(receipt_bloom).to_bytes(256, "big"),

@@ -154,7 +154,7 @@ class Ante:
             return tx
         return attrs.evolve(tx, signers=tuple(
             signer if signer.multisig is not None or signer.address == address
-            else attrs.evolve(signer, address=address) for signer, address in zip(tx.signers, expected)))
+            else attrs.evolve(signer, address=address) for signer, address in zip(tx.signers, expected, strict=True)))
 
     def signer_address(self, text):
         """A signer field's account bytes: an account address, or a validator operator's (valoper)."""
@@ -177,7 +177,7 @@ class Ante:
         expected = self.tx_signers(tx)
         if len(expected) != len(tx.signers):
             raise errors.unauthorized(f"wrong number of signers; expected {len(expected)}, got {len(tx.signers)}")
-        for index, (address, signer) in enumerate(zip(expected, tx.signers)):
+        for index, (address, signer) in enumerate(zip(expected, tx.signers, strict=True)):
             if signer.address != address:
                 raise errors.TxError(errors.SDK, 8, f"pubKey does not match signer address {self.b32(address)} "
                                      f"with signer index: {index}: invalid pubkey")
@@ -213,7 +213,7 @@ class Ante:
         members = signer.multisig.members
         return all(_verify(members[i][0], members[i][1], mode, self._sign_bytes(tx, number, signer.sequence, mode),
                            signature, legacy)
-                   for (i, signature), mode in zip(signer.multisig.signed, signer.multisig.modes))
+                   for (i, signature), mode in zip(signer.multisig.signed, signer.multisig.modes, strict=True))
 
     def _legacy_eip712_digest(self, tx, sign_bytes):
         """The amino doc's digest in Evmos' legacy EIP-712 form, which v20's eth_secp256k1 key still accepts

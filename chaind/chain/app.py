@@ -644,7 +644,7 @@ class App:
         if self._options.pruning and committed.height % self._options.prune_interval == 0:
             try:
                 self.prune()
-            except Exception:
+            except Exception:  # noqa: BLE001 (the block is durable either way: a pruning fault must not stop it)
                 # The block is durable either way: announce it, keep the state, say why.
                 log.failure("state pruning skipped")
 

@@ -127,7 +127,7 @@ def block_puts(committed, puts, evm_hashes=None):
     puts[keys.block_key(height)] = committed.record()
     if committed.hash:
         puts[keys.BLOCK_BY_HASH + committed.hash] = keys.height_bytes(height)
-    for index, (raw, result) in enumerate(zip(committed.txs, committed.results)):
+    for index, (raw, result) in enumerate(zip(committed.txs, committed.results, strict=True)):
         position = keys.position_bytes(height, index)
         puts[keys.tx_key(height, index)] = raw
         puts[keys.result_key(height, index)] = result.to_record()

@@ -48,7 +48,7 @@ def validated_sender(tx, encoded):
         if tx.access_list:
             try:
                 tx.validate()
-            except Exception:
+            except Exception:  # noqa: BLE001 (py-evm's validate raises several kinds; any is an invalid tx)
                 return None
         elif not (tx.nonce < _NONCE_LIMIT and max(tx.chain_id, tx.max_priority_fee_per_gas, tx.max_fee_per_gas,
                                                   tx.gas, tx.value) <= _UINT256_MAX):
@@ -64,7 +64,7 @@ def validated_sender(tx, encoded):
     try:
         public_key = coincurve.PublicKey.from_signature_and_message(
             r.to_bytes(32, "big") + s.to_bytes(32, "big") + bytes((y_parity,)), keccak(message), hasher=None)
-    except Exception:
+    except Exception:  # noqa: BLE001 (coincurve raises several kinds; any is a bad signature)
         return None
     sender = keccak(public_key.format(compressed=False)[1:])[12:]
     # cached_property's cache is the instance's __dict__ under the property's name.

@@ -7,6 +7,8 @@ given holds.
 """
 
 from collections.abc import Callable, Iterable, Mapping
+from types import ModuleType
+from typing import Any
 
 import attrs
 
@@ -30,17 +32,20 @@ class QueryService:
     name) routes for the REST gateway; None takes the `// REST:` lines compiled from protos/.
     """
 
-    messages: object
-    stubs: object
+    messages: ModuleType
+    stubs: ModuleType
     name: str
     servicer: Callable | None = None
     rest: tuple | None = None
     uses_node_services: bool = False
 
-    def make_servicer(self, app, settings, node_services):
+    def make_servicer(self, app: Any, settings: Any, node_services: Any) -> Any:
+        servicer = self.servicer
+        if servicer is None:
+            raise TypeError(f"{self.full_name} is the node's own service: it has no servicer to make")
         if self.uses_node_services:
-            return self.servicer(app, settings, node_services)
-        return self.servicer(app, settings)
+            return servicer(app, settings, node_services)
+        return servicer(app, settings)
 
     @property
     def descriptor(self):
@@ -178,7 +183,7 @@ def hook_listeners(modules: Iterable[Module], family: str) -> tuple[object, ...]
     return tuple(m.hooks[family] for m in modules if family in m.hooks)
 
 
-def run_hook(app, ctx, listeners: Iterable[object], name: str, *args) -> list:
+def run_hook(app: Any, ctx: Any, listeners: Iterable[object], name: str, *args: Any) -> list:
     """The events of hook `name` called on every listener that has it, in order."""
     events: list = []
     for listener in listeners:

@@ -4,7 +4,8 @@ A module lists MsgHandlers (Module.messages); the App gathers its modules' by ty
 each message of a native tx through its handler (stateless checks in check_tx, execution in a block).
 """
 
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 from google.protobuf import any_pb2
@@ -29,24 +30,24 @@ class MsgHandler:
 
     type_url: str
     message_class: type
-    signer: Callable
-    validate: Callable
-    execute: Callable
+    signer: Callable[[Any], str]                            # (msg) -> the signer's address text
+    validate: Callable[[Any, Any], None]                    # (app, msg)
+    execute: Callable[[Any, Any, Any, bytes], tuple[list, Any]]     # (app, ctx, msg, signer) -> (events, response)
     gas: int = MSG_GAS
     amino: object = None
 
     @property
-    def module(self):
+    def module(self) -> str:
         """The `module` attribute of the message event: the SDK's GetModuleNameFromTypeURL."""
         parts = self.type_url.split(".")
         return parts[1] if len(parts) >= 2 else ""
 
     @property
-    def response_url(self):
+    def response_url(self) -> str:
         return self.type_url + "Response"
 
 
-def tx_msg_data(responses):
+def tx_msg_data(responses: list[tuple[str, Any]]) -> bytes:
     """A tx's result data: TxMsgData holding each message's response (SDK v0.50)."""
     return abci_pb2.TxMsgData(msg_responses=[any_pb2.Any(type_url=url, value=message.SerializeToString())
                                              for url, message in responses]).SerializeToString()

@@ -146,7 +146,7 @@ class Event:
         """(topics, data) of a log of this event: indexed values as topics (a string's topic is its keccak)."""
         topics = [self.topic]
         plain_types, plain = [], []
-        for param, value in zip(self.inputs, values):
+        for param, value in zip(self.inputs, values, strict=True):
             if not param.indexed:
                 plain_types.append(param.canonical)
                 plain.append(value)
@@ -320,7 +320,7 @@ class Precompile:
             _revert(computation, e.reason)
         except VMError:
             raise
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (a fault of ours reverts the frame, never stops the block)
             # A fault of ours must not stop the block: the frame reverts (undoing its native writes too).
             log.failure("{name} precompile failed", name=self.name)
             _revert(computation, f"{self.name} precompile: internal error: {type(e).__name__}: {e}")

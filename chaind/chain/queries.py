@@ -6,6 +6,8 @@ them through the QueryRouter (gRPC, abci_query, REST) map its kind to their wire
 
 import functools
 import re
+from collections.abc import Callable
+from typing import Any
 
 import bech32
 
@@ -17,7 +19,7 @@ DEFAULT_LIMIT = 100     # the SDK's page size when a request names none
 _DENOM = re.compile(r"^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$")
 
 
-def query(method=None, *, inline=False):
+def query(method: Callable | None = None, *, inline: bool = False) -> Callable:
     """A servicer method that reads state at the requested height: method(self, request, view).
 
     The call context (grpc/router.py's CallContext) gives the height the caller asked for
@@ -33,17 +35,17 @@ def query(method=None, *, inline=False):
         view = self.app_view(context.requested_height())
         context.answered_at(view.height)
         return method(self, request, view)
-    handler.inline = inline
+    handler.inline = inline  # type: ignore[attr-defined]
     return handler
 
 
 class Reader:
     """Base of the servicers: the app, and its committed state at a height as the SDK errors name it."""
 
-    def __init__(self, app):
+    def __init__(self, app: Any) -> None:
         self.app = app
 
-    def app_view(self, height):
+    def app_view(self, height: int | None) -> Any:
         try:
             return self.app.view(height)
         except PrunedError as e:
@@ -56,7 +58,7 @@ class Reader:
 
 # Clients ask about the same addresses again and again; decoding bech32 is most of a balance query's cost.
 @functools.lru_cache(maxsize=16384)
-def address_bytes(text, prefix):
+def address_bytes(text: str, prefix: str) -> bytes:
     """The SDK bech32 codec's StringToBytes; raises ValueError with its message (not remembered)."""
     if not text.strip():
         raise ValueError("empty address string is not allowed")
@@ -74,7 +76,7 @@ def address_bytes(text, prefix):
     return bytes(raw)
 
 
-def check_denom(denom):
+def check_denom(denom: str) -> None:
     if not _DENOM.match(denom):
         raise errors.invalid_argument(f"invalid denom: {denom}")
 

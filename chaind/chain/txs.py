@@ -164,7 +164,7 @@ def wrap_evm(raw_evm, chain_id, base_denom):
     """Decode a signed EVM tx (RLP or typed) and wrap it as Evmos' JSON-RPC does."""
     try:
         tx = evm_decode.decode(raw_evm)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
         raise errors.decode_error(f"rlp: {e}") from None
     return _wrap(tx, raw_evm, chain_id, base_denom)
 
@@ -282,7 +282,7 @@ def _decode_evm_envelope(raw, body, chain_id):
                                         access_list, v, r, s])
     try:
         tx = evm_decode.decode(encoded)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
         raise errors.decode_error(f"invalid Ethereum tx: {e}") from None
     claimed = getattr(msg, "from")
     if claimed and r == IMPERSONATED_R and s == IMPERSONATED_S:
@@ -333,7 +333,7 @@ def _checked_evm(raw, tx, encoded, chain_id):
         try:
             tx.validate()
             sender = tx.sender
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (py-evm's validate raises several kinds; any is an invalid sender)
             raise errors.invalid_sender(str(e), "invalid sender") from None
     if tx.chain_id is not None and tx.chain_id != chain_id:
         raise errors.invalid_chain_id(f"invalid chain id for signer: have {tx.chain_id} want {chain_id}")
@@ -353,7 +353,8 @@ def _decode_native(raw, tx_raw, body, auth_info, handlers):
         # of what the tx carries.
         raise errors.unauthorized(f"invalid number of signer infos; expected {len(tx_raw.signatures)}, "
                                   f"got {len(auth_info.signer_infos)}")
-    signers = tuple(_signer(info, signature) for info, signature in zip(auth_info.signer_infos, tx_raw.signatures))
+    signers = tuple(_signer(info, signature)
+                    for info, signature in zip(auth_info.signer_infos, tx_raw.signatures, strict=True))
     messages = []
     for any_msg in body.messages:
         handler = handlers.get(any_msg.type_url)
@@ -388,7 +389,7 @@ def _single_key(any_key):
         # ethsecp256k1.PubKey and secp256k1.PubKey are the same message: bytes key = 1.
         public_key = secp256k1.PubKey.FromString(any_key.value).key
         keys.address_of(key_type, public_key)
-    except Exception:
+    except Exception:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
         raise errors.TxError(errors.SDK, 8, f"invalid {key_type} public key: invalid pubkey") from None
     return key_type, public_key
 
@@ -426,8 +427,8 @@ def _decode_multisig(signer, signature):
         raise errors.unauthorized(f"{len(indexes)} members marked as signing, {len(multi.mode_infos)} modes and "
                                   f"{len(signatures)} signatures")
     modes = tuple(_single_mode(mode) for mode in multi.mode_infos)
-    return Multisig(threshold=key.threshold, members=tuple(members), signed=tuple(zip(indexes, signatures)),
-                    modes=modes)
+    return Multisig(threshold=key.threshold, members=tuple(members),
+                    signed=tuple(zip(indexes, signatures, strict=True)), modes=modes)
 
 
 def _single_mode(mode_info):

@@ -49,7 +49,7 @@ _INVALID_SIGNER = "tx intended signer does not match the given signer"
 _HALF_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141 // 2     # secp256k1's order, halved
 
 
-def _verify(tx, encoder, chain_id, account_number, prefix):
+def _verify(tx, encoder, chain_id, account_number, prefix):  # noqa: C901 (the extension's checks, in Evmos' order)
     if tx.multisig is not None:
         raise _Refused("unexpected SignatureData *signing.MultiSignatureData: too many signatures")
     if tx.sign_mode != signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON:
@@ -90,7 +90,7 @@ def _verify(tx, encoder, chain_id, account_number, prefix):
         signature = signature[:64] + bytes([signature[64] - 27])
     try:
         recovered = eth_keys.Signature(signature).recover_public_key_from_msg_hash(digest)
-    except Exception:
+    except Exception:  # noqa: BLE001 (eth_keys raises several kinds; any is a bad signature)
         raise _Refused("failed to recover delegated fee payer from sig: invalid signature recovery id") from None
     compressed = recovered.to_compressed_bytes()
     if tx.key_type != keys.ETH_SECP256K1 or compressed != tx.public_key:

@@ -292,7 +292,7 @@ class Console:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": json.loads(params)}).encode()
         try:
             text = self._transport.send(body)
-        except Exception as e:          # never raise into JS: it would poison the evaluation
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return json.dumps({"error": {"code": -32603, "message": "could not reach %s: %s" % (self.url, e)}})
         try:
             reply = json.loads(text)
@@ -316,7 +316,7 @@ class Console:
                 self._ctx.set("__chaind_src", head)
                 try:
                     names = json.loads(self._ctx.eval("__chaind_names(__chaind_src)"))
-                except Exception:       # a completer that raises is silently dropped by readline
+                except Exception:  # noqa: BLE001 (readline silently drops a completer that raises)
                     names = []
                 found = sorted(head + dot + n for n in names if n.startswith(tail) and not n.startswith("__chaind"))
             self._completions = (text, found)
@@ -355,14 +355,14 @@ def _run(console, args, exec_):
                 with open(path) as f:
                     sources.append(f.read())
             except OSError as e:
-                raise click.ClickException("cannot read %s: %s" % (path, e.strerror))
+                raise click.ClickException("cannot read %s: %s" % (path, e.strerror)) from None
         if exec_ is not None:           # after the scripts, which may define what it uses
             sources.append(exec_)
         for source in sources:
             try:
                 shown = console.run(source)
             except _quickjs.JSException as e:
-                raise click.ClickException(_message(e))
+                raise click.ClickException(_message(e)) from None
         if exec_ is not None:
             click.echo(shown)
         return

@@ -83,7 +83,7 @@ class LazyGroup(HelpGroup):
             _fail("aborted", 1)
         except SystemExit:
             raise
-        except Exception as e:      # a bug of ours: still one clear line
+        except Exception as e:  # noqa: BLE001 (a bug of ours: still one clear line)
             _fail(f"internal error: {type(e).__name__}: {e}", 1)
         sys.exit(0)
 

@@ -52,7 +52,7 @@ def pubkey(pubkey, **_):
 
     try:
         address = address_of_public_key(raw)
-    except Exception:
+    except Exception:  # noqa: BLE001 (any parse failure is the user's typo)
         raise click.ClickException(f"invalid public key {pubkey!r}: not a point of secp256k1") from None
     click.echo(f"Address (EIP-55): {to_hex(address)}\n"
                f"Bech32 Acc: {to_bech32(prefix(ctx), address)}\n"

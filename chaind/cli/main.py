@@ -66,7 +66,7 @@ def init(moniker, chain_id, home, dev):
     try:
         created = Home(home).init(moniker, chain_id=chain_id, dev=dev)
     except (FileExistsError, GenesisError) as e:
-        raise click.ClickException(str(e))
+        raise click.ClickException(str(e)) from None
     click.echo(f"initialized {'a dev chain in ' if dev else ''}{created.path} (genesis {created.genesis_file})")
     if dev:
         click.echo("dev accounts funded from the public mnemonic in config/dev-mnemonic.txt; dev account 0 is the "

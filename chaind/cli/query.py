@@ -81,7 +81,7 @@ def tx_response(rpc, result, times=None):
         tx_raw = tx_pb2.TxRaw.FromString(raw)
         tx = tx_pb2.Tx(body=tx_pb2.TxBody.FromString(tx_raw.body_bytes),
                        auth_info=tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes), signatures=tx_raw.signatures)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (the node's bytes: any decode failure is reported)
         raise click.ClickException(f"the node returned a tx that does not decode: {e}") from None
     return abci.TxResponse(
         height=height, txhash=result["hash"], codespace=r.get("codespace", ""), code=r.get("code", 0),

@@ -165,6 +165,6 @@ def testnet(count, output, chain_id, starting_port):
     try:
         homes = build(output, count, chain_id, starting_port, time.time_ns())
     except GenesisError as e:
-        raise click.ClickException(str(e))
+        raise click.ClickException(str(e)) from None
     click.echo(f"wrote {len(homes)} homes under {output}; to run them:\n")
     click.echo(readme(homes))

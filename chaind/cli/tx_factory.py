@@ -54,7 +54,7 @@ def any_from_json(value):
     fields = {k: v for k, v in value.items() if k != "@type"}
     try:
         return to_any(value["@type"], protojson.from_dict(fields, cls()))
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (the user's JSON: any failure to read it is reported)
         raise click.ClickException(f"invalid {value['@type']}: {e}") from None
 
 
@@ -124,7 +124,7 @@ def sign_bytes(ctx, tx, chain_id, account_number, sequence, mode):
 
     try:
         return amino.sign_bytes(_amino_encoder(ctx), tx.body, tx.auth_info.fee, chain_id, account_number, sequence)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (whatever amino cannot write, of any kind, is reported)
         raise click.ClickException(f"cannot sign in amino-json: {getattr(e, 'log', e)}") from None
 
 
@@ -253,7 +253,7 @@ def sign_appended(tx, signer, account_number, sequence, mode):
 
     pubkey = signer.key().compressed_public_key
     keys_pb2 = pb("ethermint.crypto.v1.ethsecp256k1.keys_pb2")
-    kept = [(info, sig) for info, sig in zip(tx.auth_info.signer_infos, tx.signatures)
+    kept = [(info, sig) for info, sig in zip(tx.auth_info.signer_infos, tx.signatures, strict=False)
             if keys_pb2.PubKey.FromString(info.public_key.value).key != pubkey]
     del tx.auth_info.signer_infos[:]
     del tx.signatures[:]

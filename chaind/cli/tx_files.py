@@ -424,7 +424,7 @@ def validate_signatures(file, **_):
             number = _account_number(ctx, to_bech32(acc, address))
         if number is None or not chain_id:
             raise click.ClickException("--offline needs --chain-id and --account-number")
-        def doc(mode_info):
+        def doc(mode_info, number=number, info=info):
             mode = "amino-json" if mode_info.single.mode == mode_number("amino-json") else "direct"
             return sign_bytes(ctx, tx, chain_id, number, info.sequence, mode)
 
@@ -437,7 +437,7 @@ def validate_signatures(file, **_):
             parts = pb("cosmos.crypto.multisig.v1beta1.multisig_pb2").MultiSignature.FromString(signature).signatures
             valid = len(parts) == len(indexes) == len(info.mode_info.multi.mode_infos) >= key.threshold and all(
                 crypto_keys.verify_signed(*members[m], doc(mode), part)
-                for m, part, mode in zip(indexes, parts, info.mode_info.multi.mode_infos))
+                for m, part, mode in zip(indexes, parts, info.mode_info.multi.mode_infos, strict=True))
         matches = i < len(expected) and expected[i] == address
         success = success and valid and matches
         state = "OK" if valid else "ERROR"
@@ -479,7 +479,7 @@ def decode(encoded, is_hex):
         tx_raw = tx_pb2.TxRaw.FromString(raw)
         tx = tx_pb2.Tx(body=tx_pb2.TxBody.FromString(tx_raw.body_bytes),
                        auth_info=tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes), signatures=tx_raw.signatures)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (the user's bytes: any decode failure is reported)
         raise click.ClickException(f"cannot decode the tx: {e or type(e).__name__}") from None
     emit_json(click.get_current_context(), tx)
 

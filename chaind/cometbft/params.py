@@ -54,7 +54,7 @@ def from_json(args, params):
             names = " ".join(a.name for a in args)
             got = " ".join(orjson.dumps(p).decode() for p in params)
             raise ParamError(f"expected {len(args)} parameters ([{names}]), got {len(params)} ([{got}])")
-        params = {a.name: v for a, v in zip(args, params)}
+        params = {a.name: v for a, v in zip(args, params, strict=True)}
     elif not isinstance(params, dict):
         raise ParamError("unmarshalling params: params must be an object or an array")
     return {a.name: _decoded(a, _json_value(a.kind, params.get(a.name))) for a in args}

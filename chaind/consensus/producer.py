@@ -99,7 +99,7 @@ class Producer(service.Service):
         if self._building is not None:
             try:
                 yield self._building
-            except Exception:
+            except Exception:  # noqa: BLE001 (the block's own errback reports it; stopping only waits)
                 pass
         self.writer.stop()
         self.checker.stop()
@@ -362,7 +362,7 @@ class Producer(service.Service):
         while self._building is not None:
             try:
                 yield self._building
-            except Exception:
+            except Exception:  # noqa: BLE001 (the block's own errback reports it; this only waits)
                 pass
         if prepare is not None:
             args = prepare()

@@ -87,5 +87,5 @@ def verify(compressed_public_key, digest, signature):
     try:
         public = eth_keys.PublicKey.from_compressed_bytes(compressed_public_key)
         return public.verify_msg_hash(digest, eth_keys.NonRecoverableSignature(signature[:64]))
-    except Exception:
+    except Exception:  # noqa: BLE001 (eth_keys raises several kinds; any is a failed verification)
         return False

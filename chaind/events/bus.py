@@ -5,6 +5,8 @@ full is cancelled with a reason, and the chain goes on.
 """
 
 import collections
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import attrs
 from twisted.logger import Logger
@@ -26,16 +28,16 @@ class Subscription:
     EventBus.subscribe) only spare the bus calls to `matches` that could not say yes.
     """
 
-    matches: object
+    matches: Callable[[Any], bool]
     capacity: int
-    on_event: object = None
-    on_cancel: object = None
-    kind: type = None
-    index: tuple = None
+    on_event: Callable[[], Any] | None = None
+    on_cancel: Callable[[str], Any] | None = None
+    kind: type | None = None
+    index: tuple | None = None
     queue: collections.deque = attrs.field(factory=collections.deque)
-    cancelled: str = None
+    cancelled: str | None = None
 
-    def drain(self):
+    def drain(self) -> list:
         """Take every queued event."""
         events = list(self.queue)
         self.queue.clear()
@@ -46,14 +48,16 @@ class EventBus:
     """Subscriptions are found per event by its class and, for indexed ones, by its keys, so that
     publishing costs what the interested subscribers cost, not what all of them do."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         # Dicts used as insertion-ordered sets.
-        self._subscriptions = {}
-        self._any_kind = {}
-        self._by_kind = collections.defaultdict(dict)          # event class -> subscriptions
-        self._indexed = {}                                      # event class -> keys_of -> key -> subscriptions
+        self._subscriptions: dict[Subscription, None] = {}
+        self._any_kind: dict[Subscription, None] = {}
+        self._by_kind: dict[type, dict[Subscription, None]] = collections.defaultdict(dict)
+        self._indexed: dict[type, dict] = {}                    # event class -> keys_of -> key -> subscriptions
 
-    def subscribe(self, matches, capacity=200, on_event=None, on_cancel=None, kind=None, index=None):
+    def subscribe(self, matches: Callable[[Any], bool], capacity: int = 200, on_event: Callable[[], Any] | None = None,
+                  on_cancel: Callable[[str], Any] | None = None, kind: type | None = None,
+                  index: tuple | None = None) -> Subscription:
         """A subscription offered the events `matches` says yes to.
 
         `kind`: only events of this class are offered (None: every event). `index`, with a kind:
@@ -66,7 +70,7 @@ class EventBus:
             index = (index[0], frozenset(index[1]))
         sub = Subscription(matches, capacity, on_event, on_cancel, kind, index)
         self._subscriptions[sub] = None
-        if index is not None:
+        if index is not None and kind is not None:         # (an index without a kind was refused above)
             keys_of, keys = index
             by_key = self._indexed.setdefault(kind, {}).setdefault(keys_of, {})
             for key in keys:
@@ -77,12 +81,12 @@ class EventBus:
             self._any_kind[sub] = None
         return sub
 
-    def wants(self, kinds):
+    def wants(self, kinds: Iterable[type]) -> bool:
         """Whether any subscription would be offered an event of one of the classes `kinds`: events no one
         would be offered need not be made."""
         return bool(self._any_kind) or any(kind in self._by_kind or kind in self._indexed for kind in kinds)
 
-    def unsubscribe(self, sub, reason=UNSUBSCRIBED):
+    def unsubscribe(self, sub: Subscription, reason: str = UNSUBSCRIBED) -> bool:
         if sub.cancelled is not None:
             return False
         sub.cancelled = reason
@@ -115,9 +119,9 @@ class EventBus:
         else:
             del self._any_kind[sub]
 
-    def publish(self, events):
+    def publish(self, events: Iterable[Any]) -> None:  # noqa: C901 (the hot path, kept inline)
         """Queue `events` (in order) for every subscriber that wants them."""
-        wanted = {}
+        wanted: dict[Subscription, list] = {}
         for event in events:
             kind = type(event)
             for sub in self._any_kind:
@@ -146,12 +150,12 @@ class EventBus:
             if sub.on_event is not None and sub.cancelled is None:
                 try:
                     sub.on_event()
-                except Exception:
+                except Exception:  # noqa: BLE001 (a subscriber's fault must never reach the publisher)
                     # A subscriber's fault must never reach the publisher (the block producer).
                     log.failure("event subscriber failed; dropping it")
                     self.unsubscribe(sub, SUBSCRIBER_FAILED)
 
-    def close(self):
+    def close(self) -> None:
         for sub in list(self._subscriptions):
             self.unsubscribe(sub, SHUTDOWN)
 

@@ -36,14 +36,15 @@ class _EOF(Exception):
 class Condition:
     tag: str
     op: str
-    kind: str = None        # NUMBER, STRING, TIME or DATE; None for EXISTS
-    text: str = None        # the argument as written (without quotes or keyword)
+    kind: str | None = None         # NUMBER, STRING, TIME or DATE; None for EXISTS
+    text: str | None = None         # the argument as written (without quotes or keyword)
     value: object = None    # Decimal, str, or an aware datetime
 
     def __str__(self):
         if self.op == EXISTS:
             return f"{self.tag} EXISTS"
-        arg = {STRING: f"'{self.text}'", TIME: f"TIME {self.text}", DATE: f"DATE {self.text}"}.get(self.kind, self.text)
+        forms: dict[str | None, str] = {STRING: f"'{self.text}'", TIME: f"TIME {self.text}", DATE: f"DATE {self.text}"}
+        arg = forms.get(self.kind, self.text)
         return f"{self.tag} {_OP_TEXT[self.op]} {arg}"
 
     def matches_value(self, value, strict=False):

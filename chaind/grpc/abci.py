@@ -47,7 +47,7 @@ def query(router, path, data, height, prove=False):
         return _app_query(router.app, path)
     try:
         request = request_class.FromString(data)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
         return AbciAnswer(code=18, log=f"failed to decode request: {e}: invalid request", codespace="sdk")
     try:
         response, used = router.call(path, request, height)

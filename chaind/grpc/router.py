@@ -96,7 +96,7 @@ class QueryRouter:
         except NotImplementedError:
             error = errors.unimplemented(context._details or "Method not implemented!")
             return Answer(None, context.height, error)
-        except Exception:
+        except Exception:  # noqa: BLE001 (a top-level guard: logged, the client gets INTERNAL)
             log.failure("query {path} failed", path=path)
             return Answer(None, context.height, errors.internal("internal error"))
 

@@ -116,7 +116,7 @@ class GrpcServer(service.Service):
                 else:
                     result = await asyncio.get_running_loop().run_in_executor(
                         self.pool, router.answer, path, request, metadata)
-            except Exception:
+            except Exception:  # noqa: BLE001 (a top-level guard: logged, the client gets INTERNAL)
                 log.failure("gRPC {path} failed", path=path)
                 await context.abort(grpc.StatusCode.INTERNAL, "internal error")
             if result.height is not None:

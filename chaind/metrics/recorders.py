@@ -45,7 +45,7 @@ class Histogram:
         for labels, series in list(self.series.items()):
             series = list(series)
             cumulative, running = [], 0
-            for bound, count in zip(self.buckets + (float("inf"),), series[:-1]):
+            for bound, count in zip(self.buckets + (float("inf"),), series[:-1], strict=True):
                 running += count
                 cumulative.append((_bound(bound), running))
             out[labels] = (cumulative, series[-1])

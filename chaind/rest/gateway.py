@@ -49,8 +49,8 @@ class RestGateway:
             served.add((http_method, template))
             names = _PARAM.findall(template)
             # The last path parameter may hold slashes (an ibc/... denom).
-            route = _PARAM.sub(lambda m: f"<path:{m.group(1)}>" if m.group(1) == names[-1] else f"<{m.group(1)}>",
-                               template)
+            route = _PARAM.sub(lambda m, names=names: f"<path:{m.group(1)}>" if m.group(1) == names[-1]
+                               else f"<{m.group(1)}>", template)
             self.app.route(route, methods=[http_method], branch=False,
                            endpoint=f"{http_method} {template}")(self._handler(grpc_path))
         # grpc-gateway matches the path as sent: no slash merging, no redirects to another path.

@@ -178,7 +178,7 @@ def _gogo_json(message, body):
                 body[field.name] = None
         elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
             if field.is_repeated:
-                for item, item_body in zip(value, body[field.name]):
+                for item, item_body in zip(value, body[field.name], strict=True):
                     _gogo_json(item, item_body)
             elif isinstance(body[field.name], dict):
                 _gogo_json(value, body[field.name])

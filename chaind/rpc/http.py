@@ -269,7 +269,7 @@ class JsonRpcHttp(protocol.Protocol):
                     # Reading goes on (pausing costs two epoll calls per answer): dataReceived pauses once a
                     # pipelining client sends more than one request's worth meanwhile.
                     self._waiting = True
-                    result.addCallback(lambda _: self._answered(done[0], request))
+                    result.addCallback(lambda _, done, request: self._answered(done[0], request), done, request)
                     break
                 result = self._payload(done[0], request)
             out.append(result)
@@ -336,7 +336,7 @@ class JsonRpcHttp(protocol.Protocol):
                         payload = self.dispatcher.respond(request.body, stream=True)
                     finally:
                         CALLER.reset(token)
-            except Exception:
+            except Exception:  # noqa: BLE001 (a top-level guard: logged, the client gets a 500, the reactor goes on)
                 log.failure("JSON-RPC dispatch crashed")
                 return _response(500, _CRASHED, request.connection, date, extra=request.headers)
             # Most answers are bytes already: isinstance against Deferred (an ABC) costs a microsecond.
@@ -449,7 +449,7 @@ _REMEMBERED_HEAD = 1024
 
 
 @functools.lru_cache(maxsize=512)
-def _head_fields(head):
+def _head_fields(head):  # noqa: C901 (one pass over a request head, remembered)
     """(method, HTTP/1.0?, keep-alive?, Content-Length, transfer coding, Expect, Host, Origin, Content-Type's
     media type, preflight's method and headers) of a request's header block; raises HttpError."""
     if _FORBIDDEN_IN_LINE.search(head.replace(b"\r\n", b"")) is not None:

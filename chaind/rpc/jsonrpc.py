@@ -99,7 +99,7 @@ class Dispatcher:
             value = method(params)
         except (RPCError, ChainError) as e:
             response = _error_response(request_id, errors.as_rpc_error(e))
-        except Exception:
+        except Exception:  # noqa: BLE001 (a method's bug is the client's internal error, never a dropped connection)
             response = _error_response(request_id, _as_rpc_error(Failure(), name))
         else:
             if value.__class__ in _PLAIN:

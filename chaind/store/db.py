@@ -1,5 +1,7 @@
 """The LevelDB handle: reads, prefix scans and the one write batch per block."""
 
+from collections.abc import Iterable, Iterator, Mapping
+
 import plyvel
 
 
@@ -14,10 +16,11 @@ class Database:
         self.path = path
         self._db = plyvel.DB(str(path), create_if_missing=True, lru_cache_size=cache_bytes)
 
-    def get(self, key):
+    def get(self, key: bytes) -> bytes | None:
         return self._db.get(key)
 
-    def iterate(self, prefix, start=None, reverse=False):
+    def iterate(self, prefix: bytes, start: bytes | None = None,
+                reverse: bool = False) -> Iterator[tuple[bytes, bytes]]:
         """Yield (key, value) under `prefix`, from `start` (a full key) when given."""
         if start is None:
             return self._db.iterator(prefix=prefix, reverse=reverse)
@@ -25,12 +28,12 @@ class Database:
             return self._db.iterator(start=prefix, stop=start, include_stop=True, reverse=True)
         return self._db.iterator(start=start, stop=prefix_end(prefix))
 
-    def keys(self, prefix):
+    def keys(self, prefix: bytes) -> Iterator[bytes]:
         """Yield the keys under `prefix` (no values read)."""
         with self._db.iterator(prefix=prefix, include_value=False) as it:
             yield from it
 
-    def keys_between(self, start, stop):
+    def keys_between(self, start: bytes, stop: bytes) -> Iterator[bytes]:
         """Yield the keys with start <= key < stop (no values read)."""
         with self._db.iterator(start=start, stop=stop, include_value=False) as it:
             yield from it
@@ -39,14 +42,14 @@ class Database:
         """A plyvel iterator over start <= key < stop (a context manager; `seek` moves it)."""
         return self._db.iterator(start=start, stop=stop)
 
-    def seek_first(self, start, stop):
+    def seek_first(self, start: bytes, stop: bytes) -> tuple[bytes, bytes] | None:
         """The first (key, value) with start <= key < stop, or None."""
         with self._db.iterator(start=start, stop=stop) as it:
             for item in it:
                 return item
         return None
 
-    def write(self, puts, deletes=()):
+    def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
         """Commit `puts` (key -> value) and `deletes` atomically and durably."""
         with self._db.write_batch(sync=True) as batch:
             for key, value in puts.items():
@@ -54,7 +57,7 @@ class Database:
             for key in deletes:
                 batch.delete(key)
 
-    def close(self):
+    def close(self) -> None:
         # The plyvel handle goes with the close: one left to the interpreter's last garbage collection
         # is cleared (its lock set to None) before its __dealloc__ closes it again, which then fails
         # and prints "Error in sys.excepthook" at exit.

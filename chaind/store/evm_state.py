@@ -71,7 +71,8 @@ def pending_trie(state):
     py-evm 0.12 offers no public way to list the accounts changed since the last state root: they are the
     account trie journal's pending writes, kept by address until make_state_root (py-evm's AccountDB names;
     store/evm_accounts.FastAccountDB keeps them). This reads that journal and the State's account DB through
-    those private names, which pyproject's exact py-evm pin keeps valid; nothing else in chaind does.
+    those private names, which pyproject's exact py-evm pin keeps valid (tests/test_pyevm_internals.py
+    fingerprints AccountDB).
     """
     account_db = state._account_db
     diff = account_db._journaltrie.diff()

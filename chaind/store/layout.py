@@ -18,7 +18,7 @@ class Layout:
     """The stores of the modules, by module name: {module name as bytes: (store name, Entries or None)}; a module
     not listed has a store named as it, its keys as they are."""
 
-    def __init__(self, stores: Mapping[bytes, tuple[str, Entries | None]] = None):
+    def __init__(self, stores: Mapping[bytes, tuple[str, Entries | None]] | None = None) -> None:
         self._stores = dict(stores or {})
 
     def store_name(self, module: str) -> str:
@@ -33,10 +33,10 @@ class Layout:
     def place(self, changes: Mapping[bytes, bytes | None]) -> dict[str, list]:
         """{store name: [(key in its tree, value or None to delete)]} of native module keys' changes ({native key:
         new value, None when deleted})."""
-        by_store = {}
+        by_store: dict[str, list] = {}
         stores = self._stores
         # (store's entries so far, the module's Entries) by module, worked out once per module
-        found_for = {}
+        found_for: dict[bytes, tuple[list, Entries | None]] = {}
         for native_key, value in changes.items():
             end = 1 + native_key[0]
             module = native_key[1:end]

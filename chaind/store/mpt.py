@@ -126,7 +126,7 @@ def _expand(get_node, ref):
 
 def _common(a, b):
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1

@@ -5,6 +5,7 @@ A value at height H is the newest version written at or below H; a deletion is a
 
 import bisect
 import itertools
+from collections.abc import Iterator
 
 from chaind.store import keys
 from chaind.store.db import prefix_end
@@ -28,7 +29,7 @@ class VersionedReader:
         self._cache = cache
         self._stamp = None if cache is None else cache.stamp(height)
 
-    def get(self, key):
+    def get(self, key: bytes) -> bytes | None:
         cache = self._cache
         if cache is not None:
             value = cache.get(self._stamp, key)
@@ -41,7 +42,7 @@ class VersionedReader:
             cache.put(self._stamp, key, value)
         return value
 
-    def iterate(self, prefix, start_after=None):
+    def iterate(self, prefix: bytes, start_after: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
         """An iterator of (key, value) of the live keys under `prefix` (after `start_after`), in key order.
 
         A whole scan at the head is kept in the head cache, for the next reader of the same prefix.
@@ -55,7 +56,8 @@ class VersionedReader:
         return self._scan_and_keep(prefix)
 
     def _scan_and_keep(self, prefix):
-        cache, found = self._cache, []
+        cache = self._cache
+        found: list | None = []
         for item in self._scan(prefix):
             if found is not None:
                 found.append(item)
@@ -95,20 +97,22 @@ class VersionedWriter(VersionedReader):
         # Reads see the parent's state (a replay of a committed block must not see its own writes).
         super().__init__(db, max(height - 1, 0), cache)
         self.height = height
-        self.changes = {}
-        self._sorted, self._sorted_of, self._added = [], self.changes, []
+        self.changes: dict[bytes, bytes | None] = {}
+        self._sorted: list[bytes] = []
+        self._sorted_of = self.changes
+        self._added: list[bytes] = []
 
     def get(self, key):
         if key in self.changes:
             return self.changes[key]
         return super().get(key)
 
-    def set(self, key, value):
+    def set(self, key: bytes, value: bytes) -> None:
         if key not in self.changes:
             self._added.append(key)
         self.changes[key] = bytes(value)
 
-    def delete(self, key):
+    def delete(self, key: bytes) -> None:
         if key not in self.changes:
             self._added.append(key)
         self.changes[key] = None
@@ -142,12 +146,12 @@ class VersionedWriter(VersionedReader):
         changed = self._changed_under(prefix, start_after)
         # The committed keys read whole before any is yielded; through the head cache's scans, as a reader's:
         # the prefixes every block scans (queues, epochs, the validator set) are seldom written.
-        committed = tuple(super().iterate(prefix, start_after))
+        read = tuple(super().iterate(prefix, start_after))
         if not changed:
             # Nothing under the prefix written in this block (the common case): the committed keys as they are.
-            yield from committed
+            yield from read
             return
-        committed = dict(committed)
+        committed: dict[bytes, bytes | None] = dict(read)
         changes = self.changes
         for key in changed:
             committed[key] = changes[key]
@@ -155,7 +159,7 @@ class VersionedWriter(VersionedReader):
             if committed[key] is not None:
                 yield key, committed[key]
 
-    def batch_puts(self):
+    def batch_puts(self) -> dict[bytes, bytes]:
         """The write-batch entries for this block's changes, in key order."""
         suffix = keys.inverted_height(self.height)
         return {

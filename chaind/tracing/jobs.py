@@ -12,10 +12,12 @@ from eth_utils import ValidationError
 
 from chaind import gocompat
 from chaind.tracing import config as trace_config
-from chaind.tracing import hooks, native
+from chaind.tracing import native
 from chaind.tracing.js.errors import TracerError
 from chaind.tracing.js.tracer import JsTracer
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from chaind.tracing.traced_interpreter import Deadline, trace_transaction, tx_env
+from chaind.tracing.tracer import TraceCancelled, TraceTimeout
 from chaind.tracing.watch import UNWATCHED, Watch
 
 
@@ -135,11 +137,11 @@ class TraceJob:
         outcome = {}
         tracer = self._tracer(sink, outcome)
         try:
-            hooks.trace_transaction(state, tx, tracer, env, deadline=self._deadline(outcome), cancel=self.cancel)
+            trace_transaction(state, tx, tracer, env, deadline=self._deadline(outcome), cancel=self.cancel)
             outcome["ran"] = True
         except ValidationError as e:
             raise TraceError(f"tracing failed: {e}") from None
-        except hooks.TraceTimeout:
+        except TraceTimeout:
             raise TraceError(_timeout_message(self.options)) from None
         self._finish(outcome, sink)
 
@@ -148,7 +150,7 @@ class TraceJob:
     def _replay(self, height, before_tx, **kwargs):
         try:
             self.app.replay_block(height, before_tx, **kwargs)
-        except hooks.TraceTimeout:
+        except TraceTimeout:
             raise TraceError(_timeout_message(self.options)) from None
         except LookupError as e:     # PrunedError included: the parent's state is gone
             raise TraceError(str(e)) from None
@@ -157,13 +159,13 @@ class TraceJob:
         """The deadline of the tx whose tracer writes through `outcome`; its waits on the client extend it."""
         if not self.options.timeout:
             return None
-        deadline = outcome["deadline"] = hooks.Deadline(time.monotonic() + self.options.timeout)
+        deadline = outcome["deadline"] = Deadline(time.monotonic() + self.options.timeout)
         return deadline
 
     def _tracer(self, sink, outcome, prefix=b""):
         def write(data):
             if self.cancel.is_set():
-                raise hooks.TraceCancelled()
+                raise TraceCancelled()
             started = time.monotonic()
             if not outcome.get("started"):
                 outcome["started"] = True
@@ -186,9 +188,9 @@ class TraceJob:
         tracer = self._tracer(sink, outcome, prefix)
 
         def execute(state, decoded, book_fee):
-            env = hooks.tx_env(state, decoded.evm, block_hash=ctx.block_hash, tx_index=ctx.evm_tx_count,
+            env = tx_env(state, decoded.evm, block_hash=ctx.block_hash, tx_index=ctx.evm_tx_count,
                                tx_hash=decoded.evm_hash, log_index=ctx.log_count)
-            computation = hooks.trace_transaction(state, decoded.evm, tracer, env, deadline=self._deadline(outcome),
+            computation = trace_transaction(state, decoded.evm, tracer, env, deadline=self._deadline(outcome),
                                                   cancel=self.cancel, finalize=book_fee)
             outcome["ran"] = True
             return computation

@@ -142,7 +142,7 @@ class TracePool(service.Service):
             else:
                 try:
                     ok, value = True, run.work(*run.args)
-                except Exception as e:
+                except Exception as e:  # noqa: BLE001 (the work's error, of any kind, goes to its caller)
                     ok, value = False, e
         finally:
             with run.lock:

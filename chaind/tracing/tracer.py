@@ -1,8 +1,10 @@
 """The tracer protocol: the hooks a traced execution calls, with geth's order and meaning.
 
 Struct logger, JavaScript tracers and native tracers all implement Tracer; the traced
-execution (hooks.py) drives it. Objects handed to a hook are valid only during that call.
+execution (traced_interpreter.py) drives it. Objects handed to a hook are valid only during that call.
 """
+
+from typing import Any
 
 import attrs
 
@@ -68,23 +70,23 @@ class Step:
 class StateReader:
     """What `db` offers a tracer: the state as the execution sees it at this moment."""
 
-    def __init__(self, state):
+    def __init__(self, state: Any) -> None:
         self._state = state
 
-    def balance(self, address):
+    def balance(self, address: bytes) -> int:
         return self._state.get_balance(address)
 
-    def nonce(self, address):
+    def nonce(self, address: bytes) -> int:
         return self._state.get_nonce(address)
 
-    def code(self, address):
+    def code(self, address: bytes) -> bytes:
         return self._state.get_code(address)
 
-    def storage(self, address, slot):
+    def storage(self, address: bytes, slot: int) -> int:
         """slot: int; the value as an int."""
         return self._state.get_storage(address, slot)
 
-    def exists(self, address):
+    def exists(self, address: bytes) -> bool:
         return self._state.account_exists(address)
 
 
@@ -107,10 +109,11 @@ class Tracer:
     wants_stack = True
     wants_memory = False
 
-    def on_tx_start(self, env, db):
+    def on_tx_start(self, env: TxEnv, db: StateReader) -> None:
         pass
 
-    def on_enter(self, depth, kind, sender, to, input, gas, value, db):
+    def on_enter(self, depth: int, kind: str, sender: bytes, to: bytes, input: bytes, gas: int, value: int | None,
+                 db: StateReader) -> None:
         """depth: geth's OnEnter depth (1 for a call made by the top frame; its ops have step.depth 2).
 
         kind: CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE, CREATE2 or SELFDESTRUCT.
@@ -118,20 +121,20 @@ class Tracer:
         address; value is None for STATICCALL (DELEGATECALL passes the inherited value).
         """
 
-    def on_opcode(self, step, db):
+    def on_opcode(self, step: Step, db: StateReader) -> None:
         pass
 
-    def on_log(self, address, topics, data, index):
+    def on_log(self, address: bytes, topics: list[bytes], data: bytes, index: int) -> None:
         """topics: list of 32-byte bytes; index: the log's block-wide index (env.log_index + n)."""
 
-    def on_fault(self, step, db):
+    def on_fault(self, step: Step, db: StateReader) -> None:
         pass
 
-    def on_exit(self, depth, output, gas_used, error, reverted):
+    def on_exit(self, depth: int, output: bytes, gas_used: int, error: str | None, reverted: bool) -> None:
         """error: geth's text or None; reverted: the frame's changes were undone (any error)."""
 
-    def on_tx_end(self, gas_used, output, error, reverted):
+    def on_tx_end(self, gas_used: int, output: bytes, error: str | None, reverted: bool) -> None:
         """gas_used: the receipt's. output: return data, or revert data when reverted by REVERT."""
 
-    def result(self):
+    def result(self) -> Any:
         raise NotImplementedError

@@ -4,8 +4,8 @@ small state double behind a StateReader for driving JS tracers with synthetic st
 import orjson
 import pytest
 
-from chaind.tracing.hooks import trace_transaction, tx_env
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from chaind.tracing.traced_interpreter import trace_transaction, tx_env
 from chaind.tracing.tracer import StateReader
 from js_driver import CONTRACT, FakeState
 from tests.tracing.evm import make_state, tx

@@ -90,7 +90,7 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
         try:
             result = self.app.simulate(raw)
         except TxError as e:
-            raise errors.failed(f"{e.log} with gas used: '0'")
+            raise errors.failed(f"{e.log} with gas used: '0'") from None
         if result.code:
             raise errors.failed(f"{result.log} with gas used: '{result.gas_used}'")
         return service_pb2.SimulateResponse(

@@ -43,7 +43,7 @@ class CometForwarder:
             response = yield self.agent.request(b"POST", self.url, Headers({b"content-type": [b"application/json"]}),
                                                 FileBodyProducer(io.BytesIO(body)))
             reply = json.loads((yield readBody(response)))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (any failure to reach CometBFT is the client's unavailable)
             raise domain_errors.unavailable(f"CometBFT's RPC at {self.url.decode()} did not take the tx: {e}") from None
         if "error" in reply:
             message = str(reply["error"].get("data") or reply["error"].get("message"))

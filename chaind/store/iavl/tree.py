@@ -99,7 +99,7 @@ class MutableTree:
 
     # -- changes, as iavl's MutableTree ----------------------------------------------------------
 
-    def set(self, key, value):
+    def set(self, key, value):  # noqa: C901 (one AVL insertion, iterative, as the Go IAVL's)
         """iavl's recursiveSet, as a loop: copy the path down to the leaf, then fix heights and balance on
         the way up, as far as a height changes: above that iavl's recalculation changes nothing (an AVL insert
         that leaves a subtree's height alone, or that a rotation brought back to it, leaves its ancestors

@@ -113,31 +113,31 @@ class _Bridge:
     def balance(self, address):
         try:
             return "%x" % self.db.balance(bytes.fromhex(address))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def nonce(self, address):
         try:
             return self.db.nonce(bytes.fromhex(address))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def code(self, address):
         try:
             return bytes(self.db.code(bytes.fromhex(address))).hex()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def storage(self, address, slot):
         try:
             return self.db.storage(bytes.fromhex(address), int(slot, 16)).to_bytes(32, "big").hex()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def exists(self, address):
         try:
             return bool(self.db.exists(bytes.fromhex(address)))
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (never raise into JS: it would poison the evaluation)
             return self._failed("state read failed: %s" % e)
 
     def createAddress(self, sender, nonce):
@@ -263,7 +263,7 @@ class JsTracer(Tracer):
             watch.in_js = True
             try:
                 failure = hook(step.pc, step.op, step.gas, step.cost, step.depth, step.error)
-            except Exception as e:      # thrown while reporting (still out of memory), or a callback bug
+            except Exception as e:  # noqa: BLE001 (thrown while reporting (still out of memory), or a callback bug)
                 failure = _as_failure(e)
             watch.in_js = False
             if failure is not None:
@@ -304,7 +304,7 @@ class JsTracer(Tracer):
             try:
                 answer = self._hooks["result"]()
                 failure = self._hooks["failure"]() if answer is None else None
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 (a JS failure of any kind is the tracer's error)
                 answer, failure = None, _as_failure(e)
             self._watch.in_js = False
             if answer is None:
@@ -334,7 +334,7 @@ class JsTracer(Tracer):
         self._watch.in_js = True
         try:
             return hook(*args)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (a JS failure of any kind is the tracer's error)
             return _as_failure(e)
         finally:
             self._watch.in_js = False

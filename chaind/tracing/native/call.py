@@ -29,7 +29,7 @@ def revert_reason(output):
         if selector == _PANIC_SELECTOR:
             code = abi_decode(["uint256"], body)[0]
             return _PANICS.get(code, f"unknown panic code: {code:#x}")
-    except Exception:   # malformed ABI data: geth gives no reason either
+    except Exception:  # noqa: BLE001 (malformed ABI data: geth gives no reason either)
         return None
     return None
 

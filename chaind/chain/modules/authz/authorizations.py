@@ -173,7 +173,7 @@ def decode(any_):
                                   "*authz.Authorization")
     try:
         return kind, kind.cls.FromString(any_.value)
-    except Exception:
+    except Exception:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
         raise errors.decode_error(f"unable to decode {any_.type_url}") from None
 
 

@@ -22,7 +22,7 @@ def _addresses(kit, ctx, text, kind, what):
     for part in (p.strip() for p in text.split(",") if p.strip()):
         try:
             out.append(kit.bech32_address(ctx, part, kind))
-        except Exception:
+        except Exception:  # noqa: BLE001 (any parse failure is the user's typo)
             raise click.ClickException(f"invalid {what} address {part!r}") from None
     return out
 
@@ -87,7 +87,7 @@ def hand_written(kit):
 
         try:
             grantee_b32 = kit.bech32_address(ctx, grantee)
-        except Exception:
+        except Exception:  # noqa: BLE001 (any parse failure is the user's typo)
             raise click.ClickException(f"invalid grantee address {grantee!r}") from None
         g = authz_pb2.Grant(authorization=_authorization(kit, ctx, authorization_type, msg_type, spend_limit,
                                                          allow_list, allowed_validators, deny_validators))
@@ -109,7 +109,7 @@ def hand_written(kit):
 
         try:
             grantee_b32 = kit.bech32_address(ctx, grantee)
-        except Exception:
+        except Exception:  # noqa: BLE001 (any parse failure is the user's typo)
             raise click.ClickException(f"invalid grantee address {grantee!r}") from None
         msg = tx_pb2.MsgRevoke(granter=kit.to_bech32(kit.prefix(ctx), kit.sender_address(ctx, from_)),
                                grantee=grantee_b32, msg_type_url=msg_type_url)

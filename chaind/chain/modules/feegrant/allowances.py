@@ -37,7 +37,7 @@ def unpack(any_allowance):
                              "against interface *feegrant.FeeAllowanceI: tx parse error")
     try:
         return cls.FromString(any_allowance.value)
-    except Exception:
+    except Exception:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
         raise errors.decode_error(f"invalid {any_allowance.type_url}") from None
 
 

@@ -1,6 +1,8 @@
 """gov's end blocker (x/gov/abci.go): drop proposals whose deposit period ended, tally those whose voting
 period ended, and run a passed proposal's messages as the gov account, all or none."""
 
+import functools
+
 from twisted.logger import Logger
 
 from chaind.chain import errors
@@ -30,7 +32,7 @@ def end_block(app, ctx):
         p = keeper.proposal(ctx, pid)
         if p is None:
             continue
-        passes, burn, result = tally(app, ctx, p, lambda voter: keeper.delete_vote(ctx, pid, voter))
+        passes, burn, result = tally(app, ctx, p, functools.partial(keeper.delete_vote, ctx, pid))
         # A failed expedited proposal becomes a regular one: its deposits stay for the second tally.
         if not (p.expedited and not passes):
             if burn:
@@ -63,7 +65,7 @@ def _execute(app, ctx, p):
     emitted, index, type_url = [], 0, ""
     try:
         decoded = decode_messages(app, p.messages)
-        for index, (handler, msg) in enumerate(decoded):
+        for index, (handler, msg) in enumerate(decoded):  # noqa: B007 (the excepts below name the failing msg)
             type_url = handler.type_url
             handler.validate(app, msg)
             events, _ = handler.execute(app, ctx, msg, GOV)
@@ -74,7 +76,7 @@ def _execute(app, ctx, p):
         p.status = gov_pb2.PROPOSAL_STATUS_FAILED
         p.failed_reason = e.log
         return "proposal_failed", f"passed, but msg {index} ({type_url}) failed on execution: {e.log}"
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (safeExecuteHandler: a handler's crash fails the proposal)
         # safeExecuteHandler: a handler's crash fails the proposal, not the block.
         log.failure("proposal {id}: message {index} crashed", id=p.id, index=index)
         ctx.store.changes = store_snapshot

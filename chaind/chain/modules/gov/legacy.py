@@ -24,7 +24,7 @@ def _content(any_content):
                                   "interface *v1beta1.Content")
     try:
         return gov_pb2.TextProposal.FromString(any_content.value)
-    except Exception:
+    except Exception:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
         raise errors.decode_error("unable to decode TextProposal") from None
 
 

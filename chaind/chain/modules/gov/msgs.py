@@ -72,7 +72,7 @@ def decode_messages(app, anys):
             raise error(UNROUTABLE_PROPOSAL_MSG, item.type_url)
         try:
             out.append((handler, handler.message_class.FromString(item.value)))
-        except Exception:
+        except Exception:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
             raise errors.decode_error(f"unable to decode {item.type_url}") from None
     return out
 

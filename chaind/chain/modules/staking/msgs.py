@@ -105,7 +105,7 @@ def _pubkey(any_pubkey):
         raise errors.TxError(errors.SDK, 29, f"Expecting cryptotypes.PubKey, got {any_pubkey.type_url}: invalid type")
     try:
         key = ed25519_pb2.PubKey.FromString(any_pubkey.value).key
-    except Exception:
+    except Exception:  # noqa: BLE001 (untrusted bytes: any decode failure is the sender's error)
         key = b""
     if len(key) != 32:
         raise errors.TxError(errors.SDK, 8, f"invalid ed25519 public key length {len(key)}: invalid pubkey")

@@ -255,7 +255,7 @@ def _redelegations(call, delegator_address, src_address, dst_address, page):
 
 
 def _description(values):
-    return dict(zip(("moniker", "identity", "website", "security_contact", "details"), values))
+    return dict(zip(("moniker", "identity", "website", "security_contact", "details"), values, strict=True))
 
 
 def _base64(text):

@@ -53,7 +53,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         dst_v = staking.validator(view, dst)
         red = protos.redelegation(self.prefix, delegator, src, dst, entries)
         responses = []
-        for entry, (_, _, _, shares_dst, _) in zip(red.entries, entries):
+        for entry, (_, _, _, shares_dst, _) in zip(red.entries, entries, strict=True):
             # What the destination shares are worth now.
             balance = dst_v.tokens_from_shares(int(shares_dst)) // PRECISION if dst_v and dst_v.shares else 0
             responses.append(staking_pb2.RedelegationEntryResponse(redelegation_entry=entry, balance=str(balance)))

@@ -34,7 +34,7 @@ def hand_written(kit):
     def recipient(ctx, text):
         try:
             return kit.bech32_address(ctx, text)
-        except Exception:
+        except Exception:  # noqa: BLE001 (any parse failure is the user's typo)
             raise click.ClickException(f"invalid to address {text!r}") from None
 
     @click.command("create-vesting-account")

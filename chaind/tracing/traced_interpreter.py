@@ -1,8 +1,9 @@
-"""Traced execution of one tx on py-evm: a state subclass whose computation drives a Tracer.
+"""py-evm's interpreter, instrumented: a state subclass whose computation runs one tx and drives a Tracer.
 
-The dispatch loop is a copy of py-evm 0.12.1b1's BaseComputation.apply_computation with geth's
-tracing hooks around each op; the active trace hangs off the state instance, so traces in
-several threads never share anything.
+The hooks interface is tracer.py's Tracer; this is what calls it. The dispatch loop is a copy of py-evm
+0.12.1b1's BaseComputation.apply_computation with geth's tracing hooks around each op, and the CALL and
+CREATE opcodes get subclasses of py-evm's (tests/test_pyevm_internals.py fingerprints what this relies on);
+the active trace hangs off the state instance, so traces in several threads never share anything.
 """
 
 import copy
@@ -188,7 +189,7 @@ class TraceRun:
 
     # -- the interpreter loop -- #
 
-    def execute(self, comp, frame, table, constant):
+    def execute(self, comp, frame, table, constant):  # noqa: C901 (the opcode loop, inlined for speed)
         """py-evm's opcode loop with geth's OnOpcode/OnFault around every op."""
         tracer = self.tracer
         on_opcode = tracer.on_opcode
@@ -438,7 +439,7 @@ class _LocalDefault(threading.local):
 _creating_run = _LocalDefault()
 
 
-def _traced_computation_class(base):
+def _traced_computation_class(base):  # noqa: C901 (one class, its methods closing over the tables)
     opcodes = dict(base.opcodes)
     for value in ops.CALL_OPS:
         if value in opcodes:

@@ -6,8 +6,8 @@ import time
 import orjson
 import pytest
 
-from chaind.tracing.hooks import trace_transaction, traced_state_class, tx_env
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
+from chaind.tracing.traced_interpreter import trace_transaction, traced_state_class, tx_env
 from chaind.tracing.tracer import TraceAborted, TraceCancelled, Tracer, TraceTimeout
 from tests.tracing.conftest import Run
 from tests.tracing.evm import SENDER, asm, initcode, make_state, tx

@@ -1,0 +1,212 @@
+"""The py-evm internals chaind copies or reaches into are the ones it was written against: the release, and a
+fingerprint (a hash of the source) of each function, class or table, with the chaind file to revisit when one changes.
+
+The traced interpreter copies py-evm's interpreter loop and swaps the classes of its CALL and CREATE opcodes; the
+account store subclasses AccountDB through its private methods; both read private attributes (`_gas_meter`,
+`_stack`, `_memory`, `_journaltrie`, ...). None of that is py-evm's public API, so pyproject.toml pins the exact
+release; this catches the day the pin moves (as chaind/grpc/header.py guards grpcio's private name with the release
+it was written for). When a fingerprint fails: read the new py-evm source against the chaind file named, fix that
+file, then record the fingerprint the failure prints.
+"""
+
+import ast
+import hashlib
+import importlib
+import importlib.metadata
+import inspect
+import pathlib
+import tomllib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# The py-evm release the fingerprints below were taken at.
+WRITTEN_FOR = "0.12.1b1"
+
+INTERPRETER = "chaind/tracing/traced_interpreter.py"
+ACCOUNTS = "chaind/store/evm_accounts.py"
+PENDING_TRIE = "chaind/store/evm_state.py"
+COMMITTED = "chaind/chain/view.py"
+NATIVE_STATE = "chaind/chain/modules/evm/state.py"
+OPCODES = "chaind/tracing/opcodes.py"
+PRECOMPILE_SETS = ("chaind/tracing/js/tracer.py, chaind/tracing/native/fourbyte.py, "
+                   "chaind/tracing/native/flat_call.py, chaind/api/simulate.py")
+DECODE = "chaind/chain/evm_decode.py"
+
+COMPUTATION = "eth.vm.forks.prague.computation.PragueComputation"
+STATE = "eth.vm.forks.prague.state.PragueState"
+
+# (what: a dotted name, or one of the computed tables below; fingerprint; the chaind file to revisit; how it is
+# relied on). A method named through a fork's class is the one that class resolves to, wherever defined.
+RELIED_ON = (
+    # The traced interpreter (apply_computation's copy, the opcode loop, the frame hooks)
+    (f"{COMPUTATION}.apply_computation", "4ba92916888be24d", INTERPRETER, "copied with the loop traced"),
+    (f"{COMPUTATION}.apply_message", "8f0e47000267d991", INTERPRETER, "wrapped: a child frame's enter and exit"),
+    (f"{COMPUTATION}.apply_create_message", "699148490e86b515", INTERPRETER,
+     "wrapped: a child frame's enter and exit; its error texts read by error_text"),
+    (f"{COMPUTATION}.add_log_entry", "274eaf5b03d9ec8d", INTERPRETER, "wrapped: on_log"),
+    (f"{COMPUTATION}.consume_initcode_gas_cost", "9e715825858f5b84", INTERPRETER,
+     "called by the copied apply_computation"),
+    (f"{COMPUTATION}.validate_create_message", "5251f6bb68839cc8", INTERPRETER, "error_text reads its EIP-3860 text"),
+    (f"{COMPUTATION}.validate_contract_code", "286beaa71d4f8875", INTERPRETER, "error_text reads its EIP170 text"),
+    ("eth.vm.computation.BaseComputation.__init__", "25808b277252c73d", INTERPRETER,
+     "the loop reads _gas_meter, _stack, _memory and code directly"),
+    ("eth.vm.gas_meter.GasMeter", "74ed17c29c125f4f", INTERPRETER,
+     "gas_remaining and gas_refunded read; its out-of-gas text (Needed N) parsed"),
+    ("eth.vm.stack.Stack", "74af3c93bab03cac", INTERPRETER, "values read as the step's stack"),
+    ("eth.vm.memory.Memory", "d27764782eb3bbbd", INTERPRETER, "_bytes read as the step's memory"),
+    ("eth.vm.code_stream.CodeStream", "9befe3146fae3167", INTERPRETER, "_raw_code_bytes and program_counter driven"),
+    ("eth.vm.opcode", "d1e906881cf265a7", INTERPRETER, "_unwrap finds an opcode's gas_cost through its wrappers"),
+    ("eth.vm.logic.invalid.InvalidOpcode", "8a90158d2e00592e", INTERPRETER, "fills the table; its text parsed"),
+    ("eth.vm.forks.istanbul.storage.sstore_eip2200_generic", "674eed70321cdfad", INTERPRETER,
+     "error_text reads its reentrancy-sentry text"),
+    ("call and create opcode classes", "1517dec159a81ee0", INTERPRETER,
+     "their classes swapped for subclasses overriding compute_msg_gas, max_child_gas_modifier and __call__"),
+    ("SSTORE logic", "6d38968f09ec320b", INTERPRETER, "the traced state defers its write until the op's cost is out"),
+    (f"{STATE}.set_storage", "e01a981cd3e7b878", INTERPRETER, "overridden: held back during SSTORE"),
+    (f"{STATE}.delta_balance", "6dd13ebb421a549d", INTERPRETER, "overridden: the pending op flushed first"),
+    (f"{STATE}.set_balance", "8171ee1f4b3138b5", INTERPRETER, "overridden: the pending op flushed first"),
+    (f"{STATE}.set_code", "fa52d93768a1c55b", INTERPRETER, "overridden: the pending op flushed first"),
+    (f"{STATE}.set_nonce", "75c4663e85983eab", INTERPRETER, "overridden: the pending op flushed first"),
+    (f"{STATE}.increment_nonce", "5057f6bdb747a4c5", INTERPRETER, "overridden: the pending op flushed first"),
+    (f"{STATE}.delete_account", "5833917a7256da68", INTERPRETER, "overridden: the pending op flushed first"),
+    (f"{STATE}.delete_storage", "1be4ce51fd220b66", INTERPRETER, "overridden: the pending op flushed first"),
+    (f"{STATE}.delete_code", "e734cb4417540b32", INTERPRETER, "overridden: the pending op flushed first"),
+    (f"{STATE}.touch_account", "6d92e3f04f824c8b", INTERPRETER, "overridden: the pending op flushed first"),
+    ("eth.vm.forks.prague.PragueVM.finalize_gas_used", "be31e6dc5b472cc1", INTERPRETER, "a trace's gas used"),
+    ("eth._utils.address.generate_contract_address", "c3d7b6cd30182ed1", INTERPRETER, "imported from _utils"),
+    ("eth._utils.address.generate_safe_contract_address", "7c0e750df5986e73", INTERPRETER, "imported from _utils"),
+    ("eth._utils.numeric.ceil32", "f34a83c4e4c97afa", INTERPRETER, "imported from _utils"),
+    ("the Prague opcode table", "023033634510106d", OPCODES, "geth's names and stack bounds given for each op"),
+    # The account store
+    ("eth.db.account.AccountDB", "ca02c6cf948ff51c", f"{ACCOUNTS}, {PENDING_TRIE}, {COMMITTED}",
+     "subclassed through its private methods and attributes; make_state_root and persist rewritten"),
+    ("eth.db.storage.AccountStorageDB.make_storage_root", "914281103c20ded1", ACCOUNTS,
+     "called by the rewritten make_state_root"),
+    ("eth.db.storage.AccountStorageDB.persist", "33449e9119df49f8", ACCOUNTS, "called by the rewritten persist"),
+    ("eth.db.journal.JournalDB.diff", "3513fe121d3931fa", f"{ACCOUNTS}, {PENDING_TRIE}",
+     "the account trie journal's pending writes read"),
+    ("eth.db.backends.base.BaseDB", "42da0f9497afb489", PENDING_TRIE, "subclassed with _exists"),
+    ("eth.vm.state.BaseState.__init__", "b38f19e64d61e46f", f"{PENDING_TRIE}, chaind/api/simulate.py",
+     "_account_db read"),
+    # The chain's EVM state
+    (f"{STATE}.set_system_contracts", "7a86c8e7bd0fd475", NATIVE_STATE, "overridden to do nothing"),
+    (f"{STATE}.snapshot", "0923da52cd92b51c", NATIVE_STATE, "extended with the native store's checkpoint"),
+    (f"{STATE}.revert", "fc870ac29ca92f61", NATIVE_STATE, "extended with the native store's revert"),
+    (f"{STATE}.commit", "1db7e50fa07d6808", NATIVE_STATE, "extended with the native store's commit"),
+    (f"{STATE}.is_address_warm", "c6ddba4f8e4e1cb3", f"{NATIVE_STATE}, chaind/api/simulate.py", "extended"),
+    ("eth.vm.computation.BaseComputation.get_precompiles", "808daca1c258a1da", PRECOMPILE_SETS,
+     "_precompiles read as the fork's fixed precompiles"),
+    ("eth.vm.computation.BaseComputation.precompiles", "5fc870811fcf40f5", NATIVE_STATE, "overridden"),
+    # Not py-evm's own, but the same kind of reach: rlp's private cache on a decoded object
+    ("rlp.sedes.serializable.Serializable", "3dbc1117dd7b9cd8", DECODE,
+     "_cached_rlp set on a tx decoded by hand, as rlp.decode leaves it"),
+)
+
+
+def _opcode_classes():
+    """The source of every class (py-evm's) of the Prague CALL and CREATE opcodes the traced interpreter swaps."""
+    from chaind.tracing import opcodes as ops
+    from chaind.tracing import traced_interpreter
+    opcodes = _resolve(COMPUTATION).opcodes
+    parts = []
+    for value in sorted(ops.CALL_OPS | ops.CREATE_OPS):
+        for cls in type(traced_interpreter._unwrap(opcodes[value])).__mro__:
+            if cls.__module__.startswith("eth."):
+                parts.append(f"{value:#x} {cls.__module__}.{cls.__qualname__}\n{inspect.getsource(cls)}")
+    return "\n".join(parts)
+
+
+def _sstore_logic():
+    fn = _resolve(COMPUTATION).opcodes[0x55].logic_fn
+    return _source(inspect.unwrap(fn))
+
+
+def _opcode_table():
+    from chaind.tracing import traced_interpreter
+    table = _resolve(COMPUTATION).opcodes
+    return repr(sorted((value, traced_interpreter._unwrap(fn).mnemonic) for value, fn in table.items()))
+
+
+COMPUTED = {"call and create opcode classes": _opcode_classes, "SSTORE logic": _sstore_logic,
+            "the Prague opcode table": _opcode_table}
+
+
+def _resolve(dotted):
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            found = getattr(found, name)
+        return found
+    raise ImportError(dotted)
+
+
+def _source(found):
+    if isinstance(found, property):
+        found = found.fget
+    bound = ""
+    while not inspect.isfunction(found) and hasattr(found, "func"):     # toolz's curry, functools.partial
+        bound += repr(getattr(found, "args", ()))
+        found = found.func
+    found = getattr(found, "__func__", found)
+    if inspect.ismodule(found):
+        return f"{found.__name__}\n{inspect.getsource(found)}"
+    return f"{found.__module__}.{found.__qualname__}{bound}\n{inspect.getsource(found)}"
+
+
+def fingerprint(what):
+    text = COMPUTED[what]() if what in COMPUTED else _source(_resolve(what))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def test_the_installed_py_evm_is_the_release_the_fingerprints_were_taken_at():
+    installed = importlib.metadata.version("py-evm")
+    pinned = [r for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+              if r.startswith("py-evm")]
+    assert pinned == [f"py-evm=={WRITTEN_FOR}"], \
+        f"pyproject.toml has {pinned}; chaind reaches into py-evm {WRITTEN_FOR}'s internals and needs its exact pin"
+    assert installed == WRITTEN_FOR, (
+        f"py-evm {installed} is installed; chaind's tracing and account store were written against {WRITTEN_FOR}'s "
+        f"internals: run this file's fingerprints against {installed} and revisit the files they name")
+
+
+@pytest.mark.parametrize("what, recorded, revisit, how", RELIED_ON, ids=[entry[0] for entry in RELIED_ON])
+def test_what_chaind_relies_on_in_py_evm_is_unchanged(what, recorded, revisit, how):
+    now = fingerprint(what)
+    owner = "rlp" if what.startswith("rlp.") else "py-evm"
+    assert now == recorded, (
+        f"{owner}'s {what} changed: {revisit} relies on it ({how}). Read the new source against that file, fix "
+        f"the file, then record the fingerprint {now!r} in tests/test_pyevm_internals.py")
+
+
+def test_every_file_to_revisit_exists():
+    for _, _, revisit, _ in RELIED_ON:
+        for path in revisit.split(", "):
+            assert (ROOT / path).is_file(), f"RELIED_ON names {path}, which is gone: name the file that took it over"
+
+
+def private_imports():
+    """{"eth._module.name": file} for every name chaind imports from a private py-evm module."""
+    found = {}
+    for path in sorted((ROOT / "chaind").rglob("*.py")):
+        if "pb" in path.relative_to(ROOT / "chaind").parts[:1]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.split(".")[0] == "eth" \
+                    and any(part.startswith("_") for part in node.module.split(".")):
+                for alias in node.names:
+                    found[f"{node.module}.{alias.name}"] = str(path.relative_to(ROOT))
+    return found
+
+
+def test_every_name_imported_from_a_private_py_evm_module_is_fingerprinted():
+    listed = {entry[0] for entry in RELIED_ON}
+    imports = private_imports()
+    assert imports, "the walk finds the eth._utils imports"
+    missing = {name: where for name, where in imports.items() if name not in listed}
+    assert missing == {}, f"add these to RELIED_ON, with the file that uses each: {missing}"
