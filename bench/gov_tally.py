@@ -16,6 +16,7 @@ from chaind.chain import legacy_dec, registry
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.chain.module import Module
+from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.modules import gov
 from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, PRECISION, Validator
@@ -34,7 +35,7 @@ STAKE = 10**22     # per seeded validator: the genesis validator (1,000 chain) s
 def seed(validators, delegators):
     """A module whose genesis adds the validators, the delegators and proposal 1 (all of them voted)."""
 
-    def init_genesis(app, ctx):
+    def init_genesis(app, ctx, _):
         prefix = app.genesis.bech32_prefix
         operators = [(0xA000 + i).to_bytes(20, "big") for i in range(validators)]
         for i, operator in enumerate(operators):
@@ -72,7 +73,9 @@ def seed(validators, delegators):
                                                                options=[gov_pb2.WeightedVoteOption(
                                                                    option=gov_pb2.VOTE_OPTION_YES, weight=one)]))
 
-    return Module(name="bench_seed", init_genesis=init_genesis)
+    return Module(name="bench_seed", genesis=ModuleGenesis(default=lambda context: {},
+                                                           validate=lambda section, context: None,
+                                                           init=init_genesis))
 
 
 def measure(args):

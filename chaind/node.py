@@ -102,7 +102,7 @@ class Node(service.MultiService):
         self.settings = settings
         self.out = out or sys.stdout
         try:
-            self.genesis = Genesis.load(home.genesis_file)
+            self.genesis = Genesis.load(home.genesis_file, modules)
         except GenesisError as e:
             raise SystemExit(f"{home.genesis_file}: {e}") from None
         self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)

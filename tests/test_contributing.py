@@ -24,6 +24,8 @@ from eth_utils import keccak
 import chaind.chain.modules
 import chaind.pb
 from chaind.chain import registry
+from chaind.chain.module import precompiles_of
+from chaind.chain.module_genesis import GenesisContext
 from chaind.cli.main import make_cli
 from chaind.crypto.addresses import parse, to_bech32
 from chaind.home import Home
@@ -117,6 +119,11 @@ def test_the_example_is_a_module(counter):
     assert module.store.name == "counter" and not module.store.mounted
     assert list(module.precompiles) == [(0x901).to_bytes(20, "big")]
     assert set(module.hooks) == {"staking"}
+    # Its genesis: the default section validates to nothing preset; a bad address is refused, the field named.
+    context = GenesisContext("chain", "achain", "achain", frozenset(precompiles_of((*registry.MODULES, module))))
+    assert module.genesis.validate(module.genesis.default(context), context) == {}
+    with pytest.raises(ValueError, match="^counts.nobody: "):
+        module.genesis.validate({"counts": {"nobody": "1"}}, context)
 
 
 @pytest.mark.slow
@@ -176,6 +183,9 @@ def test_the_example_serves_every_face(counter, node_factory, tmp_path, monkeypa
     assert response.count == 6 and header["x-cosmos-block-height"] == str(height)
     response, _ = yield call(node, stubs.QueryStub, "Count", pb.QueryCountRequest(address=DEV0), height - 1)
     assert response.count == 1
+    # The module's export of that height: both counters, which its validate and init take back.
+    exported = package.MODULE.genesis.export(node.app, node.app.view(height))
+    assert exported == {"counts": {bob: "7", DEV0: "6"}}
     status, headers, body = yield rest(node, f"/example/counter/v1/count/{DEV0}", height=height)
     assert status == 200 and body == {"count": "6"}
     status, _, body = yield rest(node, "/example/counter/v1/count/nobody")

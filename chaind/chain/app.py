@@ -321,8 +321,8 @@ class App:
         height = g.initial_height - 1
         ctx = self._context(height, g.genesis_time_ns, b"", g.base_fee, evm_root=None)
         for module in self.modules:
-            if module.init_genesis is not None:
-                module.init_genesis(self, ctx)
+            if module.genesis is not None:
+                module.genesis.init(self, ctx, g.section_of(module, self.modules))
         # InitChain's validators: the set of the first block and of the one after it.
         first_set = valset.apply_updates((), ctx.validator_updates) if ctx.validator_updates else ()
         if not first_set:

@@ -1,7 +1,9 @@
-"""The genesis document: the chain's identity, its first balances and validators.
+"""The genesis document: the chain's identity, its first validators, and each module's section.
 
-Stored as the Cosmos SDK lays it out (JSON, 64-bit numbers as strings); the dev template in
-etc/genesis-dev.json is expanded here into a full document for a one-validator dev chain.
+Stored as the Cosmos SDK lays it out (JSON, 64-bit numbers as strings). The document-level parts (chain id, time,
+initial height, validators, gen txs) are read here; each module's section is read by the module itself (its
+ModuleGenesis, chain/module_genesis.py). The dev template in etc/genesis-dev.json is expanded here into a full
+document for a one-validator dev chain, over the modules' default sections.
 """
 
 import base64
@@ -13,12 +15,12 @@ import re
 import attrs
 from google.protobuf import json_format
 
-from chaind.chain import legacy_dec, txjson
-from chaind.chain.modules import erc20, staking
-from chaind.chain.modules.auth import genesis as auth_genesis
-from chaind.chain.modules.auth import params as auth_params
-from chaind.chain.modules.consensus import params as consensus_params
-from chaind.chain.modules.nft import genesis as nft_genesis
+from chaind.chain import registry, txjson
+from chaind.chain.module import precompiles_of
+from chaind.chain.module_genesis import GenesisContext, GenesisError
+from chaind.chain.modules.staking.genesis import GenesisValidator
+from chaind.chain.modules.staking.records import POWER_REDUCTION
+from chaind.chain.modules.staking.state import validator_by_cons
 from chaind.crypto import addresses, keys
 from chaind.gocompat import format_time
 from chaind.resources import etc_file
@@ -26,48 +28,14 @@ from chaind.resources import etc_file
 _CHAIN_ID = re.compile(r"^[a-z]{1,}_([1-9][0-9]*)-([1-9][0-9]*)$")
 
 
-class GenesisError(ValueError):
-    """A genesis document that cannot start a chain; the message names the field."""
-
-
-@attrs.frozen
-class Validator:
-    operator: bytes            # account address of the operator
-    consensus_pubkey: bytes    # 32-byte ed25519 public key
-    power: int                 # tokens / 10^18
-    tokens: int                # its self-delegation, bonded at genesis
-    moniker: str
-    rate: int = legacy_dec.parse("0.1")            # commission rates, LegacyDec atomics
-    max_rate: int = legacy_dec.parse("0.2")
-    max_change_rate: int = legacy_dec.parse("0.01")
-    min_self_delegation: int = 1
-
-
-def _validator(doc, prefix):
-    """A genesis validator; its commission and minimum self-delegation default to what `gentx` sets."""
-    tokens = int(doc["tokens"])
-    if tokens <= 0:
-        raise GenesisError("a genesis validator's tokens must be positive")
-    pubkey = base64.b64decode(doc["consensus_pubkey"])
-    if len(pubkey) != 32:
-        raise GenesisError("a genesis validator's consensus_pubkey must be a 32-byte ed25519 key (base64)")
-    commission = doc.get("commission", {})
-    defaults = attrs.fields_dict(Validator)
-    rates = {name: legacy_dec.parse(commission[name]) if name in commission else defaults[name].default
-             for name in ("rate", "max_rate", "max_change_rate")}
-    validator = Validator(addresses.parse(doc["operator"], prefix), pubkey, tokens // staking.POWER_REDUCTION,
-                          tokens, doc.get("moniker", ""),
-                          min_self_delegation=int(doc.get("min_self_delegation", "1")), **rates)
-    if validator.min_self_delegation > tokens:
-        raise GenesisError("a genesis validator's tokens are below its min_self_delegation")
-    return validator
+__all__ = ("CREATE_VALIDATOR", "Genesis", "GenesisError", "dev_template", "expand_dev", "expand_new", "export_document")
 
 
 CREATE_VALIDATOR = "/cosmos.staking.v1beta1.MsgCreateValidator"
 
 
 def _gen_txs(docs, prefix):
-    """(TxRaw bytes, Validator) of each of app_state.genutil.gen_txs, as the SDK's genutil validates them:
+    """(TxRaw bytes, GenesisValidator) of each of app_state.genutil.gen_txs, as the SDK's genutil validates them:
     signed txs (JSON) of MsgCreateValidator messages, delivered at genesis."""
     from chaind.pb.cosmos.crypto.ed25519 import keys_pb2
     from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
@@ -88,9 +56,9 @@ def _gen_txs(docs, prefix):
             msg = tx_pb2.MsgCreateValidator.FromString(any_msg.value)
             pubkey = keys_pb2.PubKey.FromString(msg.pubkey.value).key
             tokens = int(msg.value.amount or "0")
-            validators.append(Validator(
+            validators.append(GenesisValidator(
                 addresses.parse(msg.validator_address, prefix + "valoper"), pubkey,
-                tokens // staking.POWER_REDUCTION, tokens, msg.description.moniker,
+                tokens // POWER_REDUCTION, tokens, msg.description.moniker,
                 int(msg.commission.rate or "0"), int(msg.commission.max_rate or "0"),
                 int(msg.commission.max_change_rate or "0"), int(msg.min_self_delegation or "1")))
         raws.append(txjson.raw_of(tx))
@@ -99,6 +67,9 @@ def _gen_txs(docs, prefix):
 
 @attrs.frozen
 class Genesis:
+    """A checked genesis document: its document-level facts, and `sections`, {module name: what the module's
+    ModuleGenesis.validate made of its section}, which the module's init takes."""
+
     document: dict
     chain_id: str
     evm_chain_id: int
@@ -108,17 +79,7 @@ class Genesis:
     max_bytes: int
     bech32_prefix: str
     base_denom: str
-    balances: tuple            # (address, ((denom, amount), ...)), ...
-    denom_metadata: tuple      # SDK Metadata dicts
-    base_fee: int
-    base_fee_change_denominator: int
-    elasticity_multiplier: int
-    no_base_fee: bool
-    validators: tuple
-    staking_params: staking.Params
-    erc20: object = None       # evmos.erc20.v1.GenesisState
-    erc20_authority: bytes = b""   # who may register pairs and change erc20 params (Evmos: gov)
-    auth_params: object = auth_params.PARAMS   # cosmos.auth.v1beta1.Params
+    sections: dict
     gen_txs: tuple = ()        # TxRaw bytes of app_state.genutil.gen_txs, delivered at genesis
     gen_tx_validators: tuple = ()  # the validators those txs create
 
@@ -127,44 +88,72 @@ class Genesis:
         """The validators of the first block: staking's genesis validators, or those the gen txs create."""
         return self.validators + self.gen_tx_validators
 
+    # What the app and the services read of the modules' sections most (each module's own parse of it).
+    @property
+    def balances(self):
+        """((address, ((denom, amount), ...)), ...) of app_state.bank.balances."""
+        return self.sections["bank"].balances
+
+    @property
+    def denom_metadata(self):
+        return self.sections["bank"].denom_metadata
+
+    @property
+    def auth_params(self):
+        """cosmos.auth.v1beta1.Params: fixed at genesis (auth has no MsgUpdateParams here)."""
+        return self.sections["auth"].params
+
+    @property
+    def validators(self):
+        """The GenesisValidators app_state.staking.validators creates (a new chain's)."""
+        return self.sections["staking"].validators if "staking" in self.sections else ()
+
+    @property
+    def staking_params(self):
+        return self.sections["staking"].params
+
+    @property
+    def erc20(self):
+        """evmos.erc20.v1.GenesisState of app_state.erc20."""
+        return self.sections["erc20"].state
+
+    @property
+    def erc20_authority(self):
+        """Who may register pairs and change erc20 params besides gov (a dev genesis' dev account)."""
+        return self.sections["erc20"].authority
+
+    @property
+    def base_fee(self):
+        return int(self.sections["feemarket"].base_fee)
+
+    @property
+    def no_base_fee(self):
+        return self.sections["feemarket"].no_base_fee
+
+    def section_of(self, module, modules):
+        """What `module`'s validate makes of its section: read with the document, or now for a module the
+        document was not read with (`modules`: those the chain runs)."""
+        if module.name in self.sections:
+            return self.sections[module.name]
+        return _section(module, self.document, _context(self.document["app_state"], modules))
+
     @classmethod
-    def from_document(cls, doc):
+    def from_document(cls, doc, modules=None):
+        """The Genesis of `doc`, every section checked by its module (`modules`: the registry's by default);
+        GenesisError names the field that is wrong."""
+        modules = registry.MODULES if modules is None else modules
         try:
             chain_id = doc["chain_id"]
             match = _CHAIN_ID.match(chain_id)
             if not match:
                 raise GenesisError(f"chain_id {chain_id!r} must look like <name>_<EIP-155 id>-<version>")
             app = doc["app_state"]
-            prefix = app["auth"]["bech32_prefix"]
+            context = _context(app, modules)
+            prefix, base_denom = context.bech32_prefix, context.base_denom
             block = doc["consensus_params"]["block"]
-            fm = app["feemarket"]["params"]
-            balances = tuple(
-                (addresses.parse(b["address"], prefix),
-                 tuple((c["denom"], int(c["amount"])) for c in b["coins"]))
-                for b in app["bank"]["balances"])
-            validators = tuple(_validator(v, prefix) for v in app["staking"]["validators"])
-            base_denom = app["evm"]["params"]["evm_denom"]
-            staking_params = staking.parse_params(app["staking"].get("params", {}), base_denom)
-            try:
-                params = auth_params.parse_params(app["auth"].get("params"))
-            except ValueError as e:
-                raise GenesisError(f"invalid genesis: app_state.auth.params: {e}") from None
-            try:
-                erc20_state, erc20_authority = erc20.parse_genesis(app.get("erc20"), prefix)
-            except (ValueError, json_format.ParseError) as e:
-                raise GenesisError(f"invalid genesis: app_state.erc20: {e}") from None
-            try:
-                consensus_params.validate(consensus_params.of_document(doc))
-            except ValueError as e:
-                raise GenesisError(f"invalid genesis: consensus_params: {e}") from None
-            try:
-                auth_genesis.parse_accounts(app["auth"].get("accounts"), prefix)
-            except ValueError as e:
-                raise GenesisError(f"invalid genesis: app_state.auth: {e}") from None
-            try:
-                nft_genesis.parse_genesis(app.get("nft"), prefix)
-            except ValueError as e:
-                raise GenesisError(f"invalid genesis: app_state.nft: {e}") from None
+            sections = {module.name: _section(module, doc, context) for module in modules
+                        if module.genesis is not None}
+            validators = sections["staking"].validators if "staking" in sections else ()
             try:
                 gen_txs, gen_tx_validators = _gen_txs(app.get("genutil", {}).get("gen_txs") or [], prefix)
             except addresses.AddressError as e:
@@ -178,38 +167,101 @@ class Genesis:
                 genesis_time_ns=_parse_time(doc["genesis_time"]),
                 initial_height=int(doc.get("initial_height", "1")),
                 max_gas=int(block["max_gas"]), max_bytes=int(block["max_bytes"]),
-                bech32_prefix=prefix, base_denom=base_denom,
-                balances=balances, denom_metadata=tuple(app["bank"].get("denom_metadata", ())),
-                base_fee=int(fm["base_fee"]), base_fee_change_denominator=int(fm["base_fee_change_denominator"]),
-                elasticity_multiplier=int(fm["elasticity_multiplier"]), no_base_fee=bool(fm["no_base_fee"]),
-                validators=validators, staking_params=staking_params, erc20=erc20_state,
-                erc20_authority=erc20_authority, auth_params=params, gen_txs=gen_txs,
-                gen_tx_validators=gen_tx_validators)
+                bech32_prefix=prefix, base_denom=base_denom, sections=sections,
+                gen_txs=gen_txs, gen_tx_validators=gen_tx_validators)
         except GenesisError:
             raise
         except (KeyError, TypeError, ValueError) as e:
             raise GenesisError(f"invalid genesis: {type(e).__name__}: {e}") from None
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path, modules=None):
         with open(path) as f:
-            return cls.from_document(json.load(f))
+            return cls.from_document(json.load(f), modules)
 
     def dump(self, path):
         with open(path, "w") as f:
             json.dump(self.document, f, indent=2)
 
 
+def _context(app_state, modules=None):
+    """The chain's identity, as its app_state gives it: auth's prefix, the EVM denom, staking's bond denom; and
+    what `modules` (the registry's by default) serve: their precompiles."""
+    base_denom = app_state["evm"]["params"]["evm_denom"]
+    bond_denom = (app_state.get("staking", {}).get("params") or {}).get("bond_denom", base_denom)
+    precompiles = frozenset(precompiles_of(registry.MODULES if modules is None else modules))
+    return GenesisContext(app_state["auth"]["bech32_prefix"], base_denom, bond_denom, precompiles)
+
+
+def _section(module, doc, context):
+    """What `module`'s validate makes of its section of `doc`; its ValueError as a GenesisError naming the
+    section's path."""
+    path = module.genesis.path(module.name)
+    section = doc
+    for name in path:
+        section = section.get(name) if isinstance(section, dict) else None
+    try:
+        return module.genesis.validate(section, context)
+    except GenesisError:
+        raise
+    except (KeyError, TypeError, ValueError, json_format.ParseError) as e:
+        text = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+        raise GenesisError(f"invalid genesis: {'.'.join(path)}: {text}") from None
+
+
+def default_app_state(context, modules=None):
+    """{section name: default section} of every module with a section in app_state (the SDK's DefaultGenesis)
+    for a chain of `context`'s identity."""
+    modules = registry.MODULES if modules is None else modules
+    return {m.name: m.genesis.default(context) for m in modules if m.genesis is not None and m.genesis.key is None}
+
+
+def export_document(app, height=None):
+    """The genesis document of the state committed at `height` (default: the head), as the SDK's `export` writes
+    it: the chain's document with every module's section its export (ExportGenesis), and the next height as
+    the initial one. A new chain started from it has the exported chain's module state."""
+    view = app.view(height)
+    doc = copy.deepcopy(app.genesis.document)
+    doc["initial_height"] = str(view.height + 1)
+    # CometBFT's genesis validators: the set the exported block's end block left (staking's last powers, which
+    # the new chain's InitChain returns), as the SDK's WriteValidators lists them.
+    doc["validators"] = [
+        {"address": v.address.hex().upper(),
+         "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(v.pubkey).decode()},
+         "power": str(v.power), "name": validator_by_cons(view, v.address).description["moniker"]}
+        for v in app.validator_set(view.height + 2)]
+    for module in app.modules:
+        if module.genesis is None or module.genesis.export is None:
+            continue
+        *parents, name = module.genesis.path(module.name)
+        place = doc
+        for part in parents:
+            place = place.setdefault(part, {})
+        place[name] = module.genesis.export(app, view)
+    return doc
+
+
 def dev_template():
     return json.loads(etc_file("genesis-dev.json").read_text())
 
 
-def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None):
-    """A full genesis from the dev template: funded dev accounts and this node as the one validator.
+def _over_defaults(template, modules):
+    """The template with each module's default section under its own: a section the template gives keeps its
+    fields, the module's default fills in the ones it leaves out."""
+    doc = copy.deepcopy(template)
+    app = doc["app_state"]
+    for name, section in default_app_state(_context(app, modules), modules).items():
+        app[name] = {**section, **app.get(name, {})}
+    return doc
+
+
+def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None, modules=None):
+    """A full genesis from the dev template: funded dev accounts and this node as the one validator, over the
+    modules' default sections.
 
     Returns (document, dev account keys).
     """
-    doc = copy.deepcopy(template)
+    doc = _over_defaults(template, modules)
     if chain_id is not None:
         doc["chain_id"] = chain_id
     app = doc["app_state"]
@@ -234,10 +286,10 @@ def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None):
     return doc, accounts
 
 
-def expand_new(template, now_ns, chain_id=None):
+def expand_new(template, now_ns, chain_id=None, modules=None):
     """A genesis for a chain of one's own: no balances, no validators (the genesis commands add them: accounts,
-    then gen txs), and the gov module account as the only authority."""
-    doc = copy.deepcopy(template)
+    then gen txs), and the gov module account as the only authority; over the modules' default sections."""
+    doc = _over_defaults(template, modules)
     if chain_id is not None:
         doc["chain_id"] = chain_id
     app = doc["app_state"]

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from chaind.chain.amino import Amino
+from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.msgs import MsgHandler
 from chaind.store.layout import Entries
 
@@ -107,7 +108,8 @@ class Module:
       write as their first argument: CONTRIBUTING.rst's "The keeper".
     - messages: MsgHandlers (chain/msgs.py), routed by type URL.
     - services: QueryServices, served over gRPC, abci_query and REST.
-    - init_genesis(app, ctx): builds its state once, when a new chain starts.
+    - genesis: its ModuleGenesis (chain/module_genesis.py): the default, validate, init and export of its
+      section of the genesis document; None for a module without one.
     - pre_block(app, ctx): runs first in a block, before every begin_block (the SDK's PreBlocker: x/upgrade);
       it may raise chain/halt.py's ChainHalt to refuse the block.
     - begin_block(app, ctx) / end_block(app, ctx): block hooks; they add block events to ctx.events and
@@ -134,7 +136,7 @@ class Module:
     keeper: Callable[[object], object] | None = None
     messages: tuple[MsgHandler, ...] = ()
     services: tuple[QueryService, ...] = ()
-    init_genesis: Callable | None = None
+    genesis: ModuleGenesis | None = None
     pre_block: Callable | None = None
     begin_block: Callable | None = None
     end_block: Callable | None = None

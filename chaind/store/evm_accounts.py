@@ -14,7 +14,7 @@ from eth_hash.auto import keccak
 from eth_utils import ValidationError
 
 from chaind.store import mpt
-from chaind.store.evm_state import rlp_list
+from chaind.store.evm_state import PREIMAGE_MARK, rlp_list
 
 
 class FastAccountDB(AccountDB):
@@ -23,6 +23,20 @@ class FastAccountDB(AccountDB):
         # Account reads past the journal: the trie under the current root, through the node cache.
         self._trie_cache = CacheDB(_AccountReads(self))
         self._journaltrie = JournalDB(self._trie_cache)
+        # {keccak(x): x} of the storage slots written since the last persist, and of the accounts given code or
+        # storage: their preimages, which the tries do not keep and an export lists accounts and storage by
+        # (geth's preimage store).
+        self._preimages = {}
+
+    def set_storage(self, address, slot, value):
+        super().set_storage(address, slot, value)
+        key = slot.to_bytes(32, "big")
+        self._preimages[_slot_hash(key)] = key
+        self._preimages[account_key(address)] = address
+
+    def set_code(self, address, code):
+        super().set_code(address, code)
+        self._preimages[account_key(address)] = address
 
     # py-evm's rlp sedes cost more than the rest of a balance change: accounts are read and written by hand.
     def _get_account(self, address, from_journal=True):
@@ -98,6 +112,10 @@ class FastAccountDB(AccountDB):
         with self._raw_store_db.atomic_batch() as write_batch:
             self._batchtrie.commit_to(write_batch, apply_deletes=False)
             self._batchdb.commit_to(write_batch, apply_deletes=False)
+            # One small put per slot (and contract) the block wrote, beside the trie nodes the write changed.
+            for hashed, value in self._preimages.items():
+                write_batch[PREIMAGE_MARK + hashed] = value
+        self._preimages = {}
         self._root_hash_at_last_persist = self.state_root
 
 
@@ -129,6 +147,11 @@ def encode_account(account):
     return mpt.rlp_list_of(mpt.rlp_string(nonce.to_bytes((nonce.bit_length() + 7) // 8, "big"))
                            + mpt.rlp_string(balance.to_bytes((balance.bit_length() + 7) // 8, "big"))
                            + mpt.rlp_string(account.storage_root) + mpt.rlp_string(account.code_hash))
+
+
+@functools.lru_cache(maxsize=4096)
+def _slot_hash(slot):
+    return keccak(slot)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -5,7 +5,7 @@ Nodes are never overwritten, so the state of any kept height is read through its
 
 import functools
 
-from eth.constants import BLANK_ROOT_HASH
+from eth.constants import BLANK_ROOT_HASH, EMPTY_SHA3
 from eth.db.atomic import AtomicDB
 from eth.db.backends.base import BaseDB
 
@@ -61,7 +61,38 @@ class PendingNodes(CommittedNodes):
         pass
 
     def batch_puts(self):
-        return {keys.EVM_NODE + key: value for key, value in self.written.items()}
+        # A preimage (store/evm_accounts.py) goes under its own prefix: pruning, which deletes the nodes no kept
+        # root reaches, never sees it.
+        return {(keys.EVM_PREIMAGE + key[len(PREIMAGE_MARK):] if key.startswith(PREIMAGE_MARK)
+                 else keys.EVM_NODE + key): value for key, value in self.written.items()}
+
+
+# What a preimage is written under by the account DB: never 32 bytes long, so never a node's hash.
+PREIMAGE_MARK = b"preimage:"
+
+
+def contract_accounts(db, root, known=None):
+    """[(address, nonce, storage root, code hash)] of every account with code or storage in the committed state
+    `root`, by address; `known` maps account keys to the addresses the caller knows, the rest come from the
+    recorded preimages (LookupError for one that has none: written before chaind recorded them)."""
+    known = known or {}
+    out = []
+    for hashed, encoded in trie_items(CommittedNodes(db).__getitem__, root):
+        nonce, _, storage_root, code_hash = rlp_list(encoded)
+        if code_hash == EMPTY_SHA3 and storage_root == BLANK_ROOT_HASH:
+            continue
+        address = known.get(hashed) or preimage(db, hashed)
+        if address is None:
+            raise LookupError(f"an account with code or storage (address hash 0x{hashed.hex()}) has no recorded "
+                              "preimage: it was written before chaind kept them")
+        out.append((address, int.from_bytes(nonce, "big"), storage_root, code_hash))
+    return sorted(out)
+
+
+def preimage(db, hashed):
+    """The storage slot (32 bytes) or contract address (20) whose keccak is `hashed`, or None when it was never
+    recorded (written before chaind recorded them)."""
+    return db.get(keys.EVM_PREIMAGE + hashed)
 
 
 def pending_trie(state):
@@ -145,6 +176,33 @@ def trie_values(get, root):
             yield node[1]
         else:
             stack.append(node[1])
+
+
+def trie_items(get, root):
+    """(key, value) of every leaf of the trie `root` (in no particular order): trie_values with each leaf's path."""
+    if root == BLANK_ROOT_HASH:
+        return
+    stack = [(root, "")]
+    while stack:
+        ref, path = stack.pop()
+        if len(ref) == 32:
+            node = rlp_list(get(ref))
+        elif ref:                       # inlined in its parent
+            node = rlp_list(ref)
+        else:
+            continue
+        if len(node) == 17:
+            if node[16]:
+                yield bytes.fromhex(path), node[16]
+            stack.extend((child, path + "0123456789abcdef"[i]) for i, child in enumerate(node[:16]) if child)
+            continue
+        compact = node[0].hex()
+        flag = int(compact[0], 16)
+        segment = compact[1:] if flag & 1 else compact[2:]
+        if flag & 2:
+            yield bytes.fromhex(path + segment), node[1]
+        else:
+            stack.append((node[1], path + segment))
 
 
 # A node's key is the hash of its content, so a decoded node never goes stale. The nodes near the root

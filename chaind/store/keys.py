@@ -18,6 +18,7 @@ RESULT = b"r:"                  # height, index -> tx result record
 TX_BY_HASH = b"th:"             # native tx hash -> height, index
 EVM_TX_BY_HASH = b"eh:"         # EVM tx hash -> height, index
 EVM_NODE = b"s:"                # py-evm trie node / code hash -> bytes
+EVM_PREIMAGE = b"sp:"           # keccak of a storage slot or a contract's address -> it, as geth's preimages (export)
 VERSIONED = b"v:"               # native module key, inverted height -> value
 TX_EVENT = b"xt:"               # event tag, value, height, index -> b"" (indexed tx event attributes)
 BLOCK_EVENT = b"xb:"            # event tag, value, height -> b"" (indexed block event attributes)

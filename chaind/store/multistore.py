@@ -205,6 +205,12 @@ class MultiStore:
         return value, ((proofs.IAVL_OP, key, proof.SerializeToString()),
                        (proofs.SIMPLE_OP, name.encode(), info.proof(name).SerializeToString()))
 
+    def entries(self, info, name, prefix):
+        """(key, value) of IAVL store `name` under `prefix` at `info`'s version, in key order, however many (an
+        export's walk)."""
+        nodes, root = self.tree_root(info, name)
+        return trees.iterate(nodes, root, prefix, _prefix_end(prefix))
+
     def subspace(self, info, name, prefix):
         """[(key, value)] of IAVL store `name` under `prefix` at `info`'s version, in key order; OverflowError
         when there are more than subspace_max_keys."""

@@ -17,6 +17,7 @@ from grpc_tools import protoc
 
 from chaind import errors
 from chaind.chain.module import Module, QueryService
+from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.queries import Reader, query
 from chaind.store.keys import compose
 
@@ -47,8 +48,13 @@ def blocks(state):
     return int(raw) if raw else 0
 
 
-def init_genesis(app, ctx):
+def init_genesis(app, ctx, _):
     ctx.store.set(_MOTTO_KEY, MOTTO)
+
+
+def _validate(section, context):
+    if section:
+        raise ValueError("the toy module has no genesis section")
 
 
 def end_block(app, ctx):
@@ -69,7 +75,7 @@ MODULE = Module(
     name="toy",
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: ToyQuery(app),
                            rest=(("GET", "/toy/v1/greeting/{name}", "Greeting"),)),),
-    init_genesis=init_genesis,
+    genesis=ModuleGenesis(default=lambda context: {}, validate=_validate, init=init_genesis),
     end_block=end_block,
     cli="toy_module.cli",
 )

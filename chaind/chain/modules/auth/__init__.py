@@ -5,7 +5,7 @@ The keeper's reads and writes are this package's API for the app and the other m
 
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.auth import store_layout
-from chaind.chain.modules.auth.genesis import init_genesis
+from chaind.chain.modules.auth.genesis import GENESIS
 from chaind.chain.modules.auth.keeper import (
                                               FEE_COLLECTOR,
                                               account,
@@ -30,7 +30,7 @@ __all__ = ("MODULE", "FEE_COLLECTOR", "account", "account_any", "account_of", "a
 MODULE = Module(
     name="auth",
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: AuthQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     module_accounts={"fee_collector": (FEE_COLLECTOR, ())},
     store=Store(store_layout.STORE, mounted=True, layout=store_layout.layout),
     cli="chaind.chain.modules.auth.cli",

@@ -1,26 +1,40 @@
-"""auth's genesis: the accounts app_state.auth.accounts declares (BaseAccounts and the SDK's vesting account types,
-as x/auth's GenesisState holds them), then an account for every other address the document funds, then the fee
-collector's."""
+"""auth's genesis: app_state.auth {bech32_prefix, params, accounts}. The accounts it declares (BaseAccounts,
+ModuleAccounts and the SDK's vesting account types, as x/auth's GenesisState holds them), then an account for
+every other address the document funds, then the fee collector's; its export lists every account."""
 
 import attrs
 from google.protobuf import json_format
 
 from chaind.chain import txs
+from chaind.chain.module_genesis import ModuleGenesis, to_json
+from chaind.chain.modules.auth import params as auth_params
 from chaind.chain.modules.auth import vesting
 from chaind.chain.modules.auth.keeper import (
     BASE_ACCOUNT_TYPE_URL,
     FEE_COLLECTOR,
+    MODULE_ACCOUNT_TYPE_URL,
+    account_any,
+    all_addresses,
     ensure_account,
     set_public_key,
     set_vesting_account,
 )
+from chaind.chain.modules.bank.store_layout import balance_holders
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
+from chaind.store.evm_accounts import account_key
+from chaind.store.evm_state import contract_accounts
 
 _KEY_KINDS = {txs.ETH_PUBKEY: crypto_keys.ETH_SECP256K1, txs.COSMOS_EVM_PUBKEY: crypto_keys.ETH_SECP256K1,
               txs.SECP256K1_PUBKEY: crypto_keys.SECP256K1}
+
+
+@attrs.frozen
+class AuthGenesis:
+    params: object              # cosmos.auth.v1beta1.Params
+    accounts: tuple             # GenesisAccounts
 
 
 @attrs.frozen
@@ -55,6 +69,9 @@ def _parse(entry, prefix):
     fields = {k: v for k, v in entry.items() if k != "@type"}
     if url == BASE_ACCOUNT_TYPE_URL:
         base, schedule = json_format.ParseDict(fields, auth_pb2.BaseAccount()), ()
+    elif url == MODULE_ACCOUNT_TYPE_URL:
+        # A module's own account, as an export lists it: the module makes it again at its init.
+        base, schedule = json_format.ParseDict(fields, auth_pb2.ModuleAccount()).base_account, ()
     elif url in vesting.CLASSES:
         message = json_format.ParseDict(fields, vesting.CLASSES[url]())
         base = auth_pb2.BaseAccount()
@@ -63,7 +80,8 @@ def _parse(entry, prefix):
         _validate_vesting(url, message)
         schedule = (url, message)
     else:
-        raise ValueError(f"{url} is not a genesis account type chaind takes (BaseAccount or a vesting account)")
+        raise ValueError(f"{url} is not a genesis account type chaind takes (BaseAccount, ModuleAccount or a "
+                         "vesting account)")
     address = addresses.parse(base.address, prefix)
     pubkey = ()
     if base.HasField("pub_key"):
@@ -95,9 +113,21 @@ def _validate_vesting(url, message):
             raise ValueError("original vesting coins does not match the sum of all coins in vesting periods")
 
 
-def init_genesis(app, ctx):
-    accounts = parse_accounts(app.genesis.document["app_state"]["auth"].get("accounts"), app.genesis.bech32_prefix)
-    for account in accounts:
+def validate(section, context):
+    section = section or {}
+    unknown = set(section) - {"bech32_prefix", "params", "accounts"}
+    if unknown:
+        raise ValueError(f"unknown fields {sorted(unknown)}")
+    try:
+        params = auth_params.parse_params(section.get("params"))
+    except ValueError as e:
+        raise ValueError(f"params: {e}") from None
+    return AuthGenesis(params, tuple(parse_accounts(section.get("accounts"), context.bech32_prefix)))
+
+
+def init_genesis(app, ctx, genesis):
+    """The declared accounts in account number order, then one for each address bank's genesis funds."""
+    for account in genesis.accounts:
         ensure_account(ctx, account.address)
         if account.pubkey:
             set_public_key(ctx, account.address, account.pubkey[1], account.pubkey[0])
@@ -108,3 +138,43 @@ def init_genesis(app, ctx):
     for address, _ in app.genesis.balances:
         ensure_account(ctx, address)
     ensure_account(ctx, FEE_COLLECTOR)
+
+
+def default(context):
+    return {"bech32_prefix": context.bech32_prefix, "params": dict(auth_params.DEFAULTS), "accounts": []}
+
+
+def export_genesis(app, view):
+    """Params and every account (its Any as x/auth's ExportGenesis lists it), in account number order; then a
+    BaseAccount for each contract the EVM made without an auth record whose nonce has moved (a contract that
+    ran CREATE): the account's sequence is its nonce, and Evmos has an auth account for every EVM one."""
+    prefix = app.genesis.bech32_prefix
+    known = set(all_addresses(view))
+    anys = [account_any(view, address, prefix, app.module_accounts) for address in sorted(known)]
+    accounts = sorted((_account_json(found) for found in anys), key=_account_number)
+    number = max((_account_number(a) + 1 for a in accounts), default=0)
+    keyed = {account_key(a): a for a in known | balance_holders(app.stores, app.stores.commit_info(view.height))}
+    for address, nonce, _, _ in contract_accounts(app.db, app.block_at(view.height)[1].evm_state_root, keyed):
+        if nonce and address not in known:
+            accounts.append({"@type": BASE_ACCOUNT_TYPE_URL, **to_json(auth_pb2.BaseAccount(
+                address=addresses.to_bech32(prefix, address), account_number=number, sequence=nonce))})
+            number += 1
+    return {"bech32_prefix": prefix, "params": to_json(app.genesis.auth_params), "accounts": accounts}
+
+
+_CLASSES = {BASE_ACCOUNT_TYPE_URL: auth_pb2.BaseAccount, MODULE_ACCOUNT_TYPE_URL: auth_pb2.ModuleAccount,
+            **vesting.CLASSES}
+
+
+def _account_json(found):
+    message = _CLASSES[found.type_url]()
+    message.ParseFromString(found.value)
+    return {"@type": found.type_url, **to_json(message)}
+
+
+def _account_number(entry):
+    base = entry.get("base_account") or entry.get("base_vesting_account", {}).get("base_account") or entry
+    return int(base["account_number"])
+
+
+GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)

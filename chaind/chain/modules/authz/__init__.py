@@ -3,7 +3,7 @@ MsgExec running messages as their granter; expired grants pruned each block; cos
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.authz.begin_block import begin_block
-from chaind.chain.modules.authz.genesis import init_genesis
+from chaind.chain.modules.authz.genesis import GENESIS
 from chaind.chain.modules.authz.keeper import NAME, AuthzKeeper
 from chaind.chain.modules.authz.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.authz.query import AuthzQuery
@@ -16,7 +16,7 @@ MODULE = Module(
     keeper=lambda app: AuthzKeeper(app.bank),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: AuthzQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     begin_block=begin_block,
     amino_shapes=AMINO_SHAPES,
     cli="chaind.chain.modules.authz.cli",

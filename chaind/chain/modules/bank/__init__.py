@@ -2,7 +2,7 @@
 
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.bank import precompile, store_layout
-from chaind.chain.modules.bank.genesis import init_genesis
+from chaind.chain.modules.bank.genesis import GENESIS
 from chaind.chain.modules.bank.invariants import INVARIANTS
 from chaind.chain.modules.bank.keeper import Bank, format_coins, validate_coins
 from chaind.chain.modules.bank.msgs import AMINO_SHAPES, MESSAGES
@@ -16,7 +16,7 @@ MODULE = Module(
     name="bank",
     messages=MESSAGES + UPDATE_PARAMS,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: BankQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     amino_shapes=AMINO_SHAPES,
     invariants=INVARIANTS,
     store=Store(store_layout.STORE, mounted=True, layout=store_layout.layout),

@@ -25,6 +25,14 @@ def balance_key(address, denom):
     return b"\x02" + bytes((len(address),)) + address + (denom.encode() if denom.__class__ is str else denom)
 
 
+def balance_holders(stores, info):
+    """Every address the bank store at `info`'s version holds a balance of (the base denom's, mirrored from the
+    EVM state, among them: an EVM account without an auth record too)."""
+    if info is None:
+        return set()
+    return {key[2:2 + key[1]] for key, _ in stores.entries(info, "bank", b"\x02")}
+
+
 def entries(rest, value):
     """[(key in the bank store, value or None to delete)] of a bank native key (`rest`: the key after its module
     part), or None for a key kept as it is."""

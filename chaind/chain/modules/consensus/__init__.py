@@ -3,7 +3,7 @@ cosmos.consensus.v1.Query. The app reads the params each height runs with throug
 
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.consensus import store_layout
-from chaind.chain.modules.consensus.genesis import init_genesis
+from chaind.chain.modules.consensus.genesis import GENESIS
 from chaind.chain.modules.consensus.msgs import MESSAGES
 from chaind.chain.modules.consensus.params import decoded, gas_limit, hash_of, key, of_document, raw_at, stored
 from chaind.chain.modules.consensus.query import ConsensusQuery
@@ -15,7 +15,7 @@ MODULE = Module(
     name="consensus",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: ConsensusQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     store=Store("consensus", layout=store_layout.layout),
     cli="chaind.chain.modules.consensus.cli",
 )

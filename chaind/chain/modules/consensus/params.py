@@ -22,7 +22,11 @@ _PAST = b"\xff" * 8 + b"\x00"
 def of_document(document):
     """The genesis document's consensus_params (CometBFT's JSON: int64s as strings, durations in
     nanoseconds) as tendermint.types.ConsensusParams."""
-    params = document["consensus_params"]
+    return of_section(document["consensus_params"])
+
+
+def of_section(params):
+    """tendermint.types.ConsensusParams of a genesis document's consensus_params (CometBFT's JSON)."""
     block, evidence = params["block"], params["evidence"]
     seconds, nanos = divmod(int(evidence["max_age_duration"]), 10**9)
     return params_pb2.ConsensusParams(
@@ -34,6 +38,18 @@ def of_document(document):
         version=params_pb2.VersionParams(app=int(params.get("version", {}).get("app", 0))),
         abci=params_pb2.ABCIParams(vote_extensions_enable_height=int(
             params.get("abci", {}).get("vote_extensions_enable_height", 0))))
+
+
+def to_section(params):
+    """A genesis document's consensus_params (CometBFT's JSON) of tendermint.types.ConsensusParams."""
+    evidence = params.evidence
+    return {"block": {"max_bytes": str(params.block.max_bytes), "max_gas": str(params.block.max_gas)},
+            "evidence": {"max_age_num_blocks": str(evidence.max_age_num_blocks),
+                         "max_age_duration": str(evidence.max_age_duration.ToNanoseconds()),
+                         "max_bytes": str(evidence.max_bytes)},
+            "validator": {"pub_key_types": list(params.validator.pub_key_types)},
+            "version": {"app": str(params.version.app)},
+            "abci": {"vote_extensions_enable_height": str(params.abci.vote_extensions_enable_height)}}
 
 
 def stored(state):

@@ -4,7 +4,7 @@ check-invariants-every` blocks (a broken one stops the chain) or on demand by Ms
 
 from chaind.chain.module import Module
 from chaind.chain.modules.crisis.end_block import end_block
-from chaind.chain.modules.crisis.genesis import init_genesis
+from chaind.chain.modules.crisis.genesis import GENESIS
 from chaind.chain.modules.crisis.keeper import CrisisKeeper
 from chaind.chain.modules.crisis.msgs import MESSAGES
 
@@ -14,7 +14,7 @@ MODULE = Module(
     name="crisis",
     keeper=lambda app: CrisisKeeper(app.modules),
     messages=MESSAGES,
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     end_block=end_block,
     cli="chaind.chain.modules.crisis.cli",
 )

@@ -3,6 +3,7 @@
 from chaind.chain.halt import ChainHalt
 from chaind.store.keys import compose
 
+NAME = "crisis"
 FEE = compose("crisis", "constant_fee")
 
 

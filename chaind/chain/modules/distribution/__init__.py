@@ -5,7 +5,7 @@ validators of the last commit, commission, delegator rewards; its five messages;
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.distribution import precompile
 from chaind.chain.modules.distribution.begin_block import begin_block
-from chaind.chain.modules.distribution.genesis import init_genesis
+from chaind.chain.modules.distribution.genesis import GENESIS
 from chaind.chain.modules.distribution.hooks import StakingHooks
 from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.chain.modules.distribution.msgs import MESSAGES
@@ -22,7 +22,7 @@ MODULE = Module(
     messages=MESSAGES + UPDATE_PARAMS,
     amino_shapes=AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: DistributionQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     begin_block=begin_block,
     module_accounts={"distribution": (DISTRIBUTION_ACCOUNT, ())},
     invariants=INVARIANTS,

@@ -3,7 +3,7 @@
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.epochs.begin_block import begin_block
-from chaind.chain.modules.epochs.genesis import init_genesis, parse_epochs
+from chaind.chain.modules.epochs.genesis import GENESIS, parse_epochs
 from chaind.chain.modules.epochs.hooks import EPOCH_HOOKS
 from chaind.chain.modules.epochs.query import EpochsQuery
 from chaind.chain.modules.epochs.state import epoch_info
@@ -14,7 +14,7 @@ __all__ = ("MODULE", "epoch_info", "parse_epochs")
 MODULE = Module(
     name="epochs",
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: EpochsQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     begin_block=begin_block,
     provides_hooks=(EPOCH_HOOKS,),
     cli="chaind.chain.modules.epochs.cli",

@@ -1,8 +1,10 @@
 """epochs' genesis: app_state.epochs.epochs (Evmos' day and week by default); a zero start time starts at genesis."""
 
+import attrs
 from google.protobuf import json_format
 
-from chaind.chain.modules.epochs.state import EpochInfo, set_epoch_info
+from chaind.chain.module_genesis import ModuleGenesis, to_json
+from chaind.chain.modules.epochs.state import EpochInfo, epoch_infos, set_epoch_info
 from chaind.pb.evmos.epochs.v1 import genesis_pb2
 
 GO_ZERO_TIME_NS = -62135596800 * 10**9
@@ -38,12 +40,39 @@ def parse_epochs(section):
     return infos
 
 
-def init_genesis(app, ctx):
+def validate(section, context):
+    unknown = set(section or {}) - {"epochs"}
+    if unknown:
+        raise ValueError(f"unknown fields {sorted(unknown)}")
+    return parse_epochs(section)
+
+
+def init_genesis(app, ctx, infos):
+    """Evmos' InitGenesis: a zero start time starts at genesis; every epoch's current one starts at this height."""
     g = app.genesis
     # InitChain's height: 0 on a chain starting at 1, else its initial height (baseapp).
     height = g.initial_height if g.initial_height > 1 else 0
-    for info in parse_epochs(g.document["app_state"].get("epochs")):
-        if info.start_time_ns == GO_ZERO_TIME_NS:
-            info.start_time_ns = g.genesis_time_ns
-        info.current_epoch_start_height = height
-        set_epoch_info(ctx, info)
+    for info in infos:
+        start = g.genesis_time_ns if info.start_time_ns == GO_ZERO_TIME_NS else info.start_time_ns
+        set_epoch_info(ctx, attrs.evolve(info, start_time_ns=start, current_epoch_start_height=height))
+
+
+def default(context):
+    return {"epochs": [dict(e) for e in _DEFAULT]}
+
+
+def export_genesis(app, view):
+    return {"epochs": [to_json(_proto(info)) for info in epoch_infos(view)]}
+
+
+def _proto(info):
+    proto = genesis_pb2.EpochInfo(identifier=info.identifier, current_epoch=info.current_epoch,
+                                  epoch_counting_started=info.epoch_counting_started,
+                                  current_epoch_start_height=info.current_epoch_start_height)
+    proto.start_time.FromNanoseconds(info.start_time_ns)
+    proto.duration.FromNanoseconds(info.duration_ns)
+    proto.current_epoch_start_time.FromNanoseconds(info.current_epoch_start_time_ns)
+    return proto
+
+
+GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)

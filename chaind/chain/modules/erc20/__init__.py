@@ -6,7 +6,7 @@ The keeper's reads are this package's API for the app, the other modules and the
 """
 
 from chaind.chain.module import Module, QueryService, Store
-from chaind.chain.modules.erc20.genesis import init_genesis, parse_genesis
+from chaind.chain.modules.erc20.genesis import GENESIS
 from chaind.chain.modules.erc20.keeper import (
                                                MODULE_ADDRESS,
                                                OWNER_EXTERNAL,
@@ -29,13 +29,13 @@ from chaind.pb.evmos.erc20.v1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "MODULE_ADDRESS", "OWNER_EXTERNAL", "OWNER_MODULE", "PARAMS_KEY", "PRECOMPILE_CODE", "all_pairs",
            "is_denom", "is_hex_address", "open_state", "pair_address", "pair_at", "pair_of", "params",
-           "parse_genesis", "precompile_addresses")
+           "precompile_addresses")
 
 MODULE = Module(
     name="erc20",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: Erc20Query(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     module_accounts={"erc20": (MODULE_ADDRESS, ("minter", "burner"))},
     store=Store("erc20", mounted=True),
     cli="chaind.chain.modules.erc20.cli",

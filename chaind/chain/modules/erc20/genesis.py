@@ -1,32 +1,56 @@
-"""erc20's genesis: app_state.erc20 parsed and checked, then params, token pairs and the module account."""
+"""erc20's genesis: app_state.erc20 (Evmos' GenesisState {params, token_pairs}, and the authority that may
+register pairs besides gov) parsed and checked, then params, token pairs and the module account."""
 
+import attrs
 from google.protobuf import json_format
 
+from chaind.chain.module_genesis import ModuleGenesis, to_json
 from chaind.chain.modules import auth
 from chaind.chain.modules.erc20.keeper import (
     MODULE_ADDRESS,
     OWNER_EXTERNAL,
     OWNER_MODULE,
+    all_pairs,
     hex_bytes,
     is_denom,
     is_hex_address,
     pair_address,
     pair_id,
+    params,
     set_pair,
     set_params,
     validate_params,
 )
-from chaind.crypto.addresses import checksum_address, module_address, parse
+from chaind.crypto.addresses import checksum_address, module_address, parse, to_bech32
 from chaind.pb.evmos.erc20.v1 import genesis_pb2
 
 
-def init_genesis(app, ctx):
+@attrs.frozen
+class Erc20Genesis:
+    state: object              # evmos.erc20.v1.GenesisState
+    authority: bytes           # who may register pairs and change erc20 params (Evmos: gov)
+
+
+def init_genesis(app, ctx, genesis):
     """Params and token pairs from genesis (Evmos' InitGenesis), and the module account."""
-    genesis = app.genesis.erc20
     auth.ensure_account(ctx, MODULE_ADDRESS)
-    set_params(ctx, genesis.params)
-    for pair in genesis.token_pairs:
+    set_params(ctx, genesis.state.params)
+    for pair in genesis.state.token_pairs:
         set_pair(ctx, pair)
+
+
+def validate(section, context):
+    return Erc20Genesis(*parse_genesis(section, context.bech32_prefix))
+
+
+def default(context):
+    return to_json(genesis_pb2.GenesisState(params=genesis_pb2.Params(enable_erc20=True)))
+
+
+def export_genesis(app, view):
+    """Params and token pairs in id order (Evmos' ExportGenesis), and the authority."""
+    state = genesis_pb2.GenesisState(params=params(view), token_pairs=[pair for _, pair in all_pairs(view)])
+    return {**to_json(state), "authority": to_bech32(app.genesis.bech32_prefix, app.genesis.erc20_authority)}
 
 
 def parse_genesis(section, prefix):
@@ -66,3 +90,6 @@ def parse_genesis(section, prefix):
         seen_denoms.add(pair.denom)
         seen_addresses.add(address)
     return state, parse(authority, prefix) if authority else module_address("gov")
+
+
+GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)

@@ -4,6 +4,7 @@ x/slashing and kept as Equivocations; cosmos.evidence.v1beta1.Query."""
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.evidence import store_layout
 from chaind.chain.modules.evidence.begin_block import begin_block
+from chaind.chain.modules.evidence.genesis import GENESIS
 from chaind.chain.modules.evidence.query import EvidenceQuery
 from chaind.pb.cosmos.evidence.v1beta1 import query_pb2, query_pb2_grpc
 
@@ -12,6 +13,7 @@ __all__ = ("MODULE",)
 MODULE = Module(
     name="evidence",
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: EvidenceQuery(app)),),
+    genesis=GENESIS,
     begin_block=begin_block,
     store=Store("evidence", layout=store_layout.layout),
     cli="chaind.chain.modules.evidence.cli",

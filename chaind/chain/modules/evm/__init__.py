@@ -4,7 +4,7 @@ MsgUpdateParams; ethermint.evm.v1.Query."""
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.evm import store_layout
 from chaind.chain.modules.evm.deliver import deliver
-from chaind.chain.modules.evm.genesis import init_genesis
+from chaind.chain.modules.evm.genesis import GENESIS
 from chaind.chain.modules.evm.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.evm.params import allow_unprotected
 from chaind.chain.modules.evm.query import EvmQuery
@@ -24,7 +24,7 @@ MODULE = Module(
     name="evm",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", _query, uses_node_services=True),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     amino_shapes=AMINO_SHAPES,
     store=Store("evmparams", layout=store_layout.layout),
     cli="chaind.chain.modules.evm.cli",

@@ -4,7 +4,7 @@ names a fee granter; MsgGrantAllowance, MsgRevokeAllowance, MsgPruneAllowances; 
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.feegrant import keeper
-from chaind.chain.modules.feegrant.genesis import init_genesis
+from chaind.chain.modules.feegrant.genesis import GENESIS
 from chaind.chain.modules.feegrant.keeper import NAME, Used, accept, use
 from chaind.chain.modules.feegrant.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.feegrant.query import FeegrantQuery
@@ -22,7 +22,7 @@ MODULE = Module(
     messages=MESSAGES,
     amino_shapes=AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: FeegrantQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     end_block=end_block,
     cli="chaind.chain.modules.feegrant.cli",
 )

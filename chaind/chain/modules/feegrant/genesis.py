@@ -1,18 +1,45 @@
-"""feegrant's genesis: app_state.feegrant.allowances, Grants in the SDK's JSON."""
+"""feegrant's genesis: app_state.feegrant.allowances, Grants in the SDK's JSON; the export lists every grant."""
 
 from google.protobuf import json_format
 
-from chaind.chain.modules.feegrant import keeper
+from chaind.chain import errors
+from chaind.chain.module_genesis import GenesisError, ModuleGenesis, to_json
+from chaind.chain.modules.feegrant import allowances, keeper
 from chaind.crypto.addresses import parse
 from chaind.pb.cosmos.feegrant.v1beta1 import genesis_pb2
 
 
-def init_genesis(app, ctx):
-    section = app.genesis.document["app_state"].get("feegrant")
-    if not section:
-        return
-    state = json_format.ParseDict(section, genesis_pb2.GenesisState(), ignore_unknown_fields=True)
-    prefix = app.genesis.bech32_prefix
-    for grant in state.allowances:
-        keeper.grant_allowance(ctx, parse(grant.granter, prefix), parse(grant.grantee, prefix), grant.allowance,
-                               app.bank.bech32)
+def validate(section, context):
+    """[(granter, grantee, allowance Any)], each allowance of a kind the SDK knows, as its ValidateGenesis."""
+    try:
+        state = json_format.ParseDict(section or {}, genesis_pb2.GenesisState())
+    except json_format.ParseError as e:
+        raise ValueError(str(e)) from None
+    out = []
+    for i, grant in enumerate(state.allowances):
+        try:
+            granter, grantee = parse(grant.granter, context.bech32_prefix), parse(grant.grantee, context.bech32_prefix)
+            allowances.validate(grant.allowance)
+        except (ValueError, errors.TxError) as e:
+            raise ValueError(f"allowances[{i}]: {e}") from None
+        out.append((granter, grantee, grant.allowance))
+    return tuple(out)
+
+
+def init_genesis(app, ctx, grants):
+    for i, (granter, grantee, allowance) in enumerate(grants):
+        try:
+            keeper.grant_allowance(ctx, granter, grantee, allowance, app.bank.bech32)
+        except errors.TxError as e:
+            raise GenesisError(f"invalid genesis: app_state.feegrant.allowances[{i}]: {e}") from None
+
+
+def default(context):
+    return {"allowances": []}
+
+
+def export_genesis(app, view):
+    return to_json(genesis_pb2.GenesisState(allowances=[grant for _, grant in keeper.grants(view)]))
+
+
+GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)

@@ -4,7 +4,7 @@ events; MsgUpdateParams; ethermint.feemarket.v1.Query."""
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.feemarket.base_fee import next_base_fee
 from chaind.chain.modules.feemarket.end_block import end_block
-from chaind.chain.modules.feemarket.genesis import init_genesis
+from chaind.chain.modules.feemarket.genesis import GENESIS
 from chaind.chain.modules.feemarket.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.feemarket.params import base_fee_set_at, params
 from chaind.chain.modules.feemarket.query import FeeMarketQuery
@@ -16,7 +16,7 @@ MODULE = Module(
     name="feemarket",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: FeeMarketQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     end_block=end_block,
     amino_shapes=AMINO_SHAPES,
     cli="chaind.chain.modules.feemarket.cli",

@@ -2,8 +2,8 @@
 writes and `collect-gentxs` gathers) delivered at InitChain, so their validators sign block 1."""
 
 from chaind.chain.module import Module
-from chaind.chain.modules.genutil.genesis import init_genesis
+from chaind.chain.modules.genutil.genesis import GENESIS
 
 __all__ = ("MODULE",)
 
-MODULE = Module(name="genutil", init_genesis=init_genesis)
+MODULE = Module(name="genutil", genesis=GENESIS)

@@ -1,10 +1,18 @@
-"""genutil's InitGenesis: DeliverGenTxs, then the validator set the txs made (staking's set updates)."""
+"""genutil's genesis: app_state.genutil.gen_txs (read with the document, chain/genesis.py, as they make the
+genesis validators), delivered as a block's txs are, then the validator set the txs made (staking's set updates).
+Its export is empty, as x/genutil's: the exported chain's validators are in staking's section."""
 
-from chaind.chain.genesis import GenesisError
+from chaind.chain.module_genesis import GenesisError, ModuleGenesis
 from chaind.chain.modules.staking.keeper import Keeper
 
 
-def init_genesis(app, ctx):
+def validate(section, context):
+    unknown = set(section or {}) - {"gen_txs"}
+    if unknown:
+        raise ValueError(f"unknown fields {sorted(unknown)}")
+
+
+def init_genesis(app, ctx, _):
     """Deliver each gen tx as a block's tx is delivered; one that fails stops the chain's start (the SDK
     panics with its log), naming the tx."""
     if not app.genesis.gen_txs:
@@ -16,3 +24,7 @@ def init_genesis(app, ctx):
     keeper = Keeper(app, ctx)
     ctx.validator_updates.extend(keeper.apply_validator_set_updates())
     ctx.events.extend(keeper.events)
+
+
+GENESIS = ModuleGenesis(default=lambda context: {"gen_txs": []}, validate=validate, init=init_genesis,
+                        export=lambda app, view: {"gen_txs": []})

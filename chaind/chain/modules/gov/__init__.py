@@ -5,7 +5,7 @@ tally and the execution of passed proposals as the gov module account; cosmos.go
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.gov import legacy, precompile
 from chaind.chain.modules.gov.end_block import end_block
-from chaind.chain.modules.gov.genesis import init_genesis
+from chaind.chain.modules.gov.genesis import GENESIS
 from chaind.chain.modules.gov.invariants import INVARIANTS
 from chaind.chain.modules.gov.keeper import GOV, time_reach
 from chaind.chain.modules.gov.msgs import MESSAGES
@@ -23,7 +23,7 @@ MODULE = Module(
     amino_shapes=legacy.AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: GovQuery(app)),
               QueryService(v1beta1_query, v1beta1_grpc, "Query", lambda app, settings: GovQueryV1Beta1(app))),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     end_block=end_block,
     module_accounts={"gov": (GOV, ("burner",))},
     invariants=INVARIANTS,

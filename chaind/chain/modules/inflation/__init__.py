@@ -4,7 +4,7 @@ evmos.inflation.v1.Query."""
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.epochs.hooks import EPOCH_HOOKS
-from chaind.chain.modules.inflation.genesis import init_genesis
+from chaind.chain.modules.inflation.genesis import GENESIS
 from chaind.chain.modules.inflation.keeper import INFLATION_ACCOUNT, EpochHooks, describe
 from chaind.chain.modules.inflation.params import parse_genesis
 from chaind.chain.modules.inflation.query import InflationQuery
@@ -18,7 +18,7 @@ MODULE = Module(
     messages=UPDATE_PARAMS,
     amino_shapes=AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: InflationQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     module_accounts={"inflation": (INFLATION_ACCOUNT, ("minter",))},
     hooks={EPOCH_HOOKS.name: EpochHooks()},
     cli="chaind.chain.modules.inflation.cli",

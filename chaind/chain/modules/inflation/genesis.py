@@ -1,11 +1,51 @@
-"""inflation's genesis: params and schedule from app_state.inflation, and its module account."""
+"""inflation's genesis: app_state.inflation (Evmos v20's GenesisState: params, period, epoch_identifier,
+epochs_per_period, skipped_epochs) into state, and its module account."""
 
+from chaind.chain import legacy_dec
+from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.modules.inflation.keeper import INFLATION_ACCOUNT
-from chaind.chain.modules.inflation.params import PARAMS_KEY, parse_genesis, set_schedule
+from chaind.chain.modules.inflation.params import (
+    DECIMALS,
+    PARAMS_KEY,
+    Params,
+    Schedule,
+    params,
+    parse_genesis,
+    schedule,
+    set_schedule,
+)
 
 
-def init_genesis(app, ctx):
-    p, schedule = parse_genesis(app.genesis.document["app_state"].get("inflation"), app.genesis.base_denom)
+def validate(section, context):
+    unknown = set(section or {}) - {"params", "period", "epoch_identifier", "epochs_per_period", "skipped_epochs"}
+    if unknown:
+        raise ValueError(f"unknown fields {sorted(unknown)}")
+    return parse_genesis(section, context.base_denom)
+
+
+def init_genesis(app, ctx, genesis):
+    p, found = genesis
     ctx.store.set(PARAMS_KEY, p.to_record())
-    set_schedule(ctx, schedule)
+    set_schedule(ctx, found)
     app.ensure_account(ctx, INFLATION_ACCOUNT)
+
+
+def _section(p, found):
+    doc = {"params": {"mint_denom": p.mint_denom,
+                      **{group: {name: legacy_dec.format(getattr(p, name)) for name in names}
+                         for group, names in DECIMALS.items()},
+                      "enable_inflation": p.enable_inflation},
+           "period": str(found.period), "epoch_identifier": found.epoch_identifier,
+           "epochs_per_period": str(found.epochs_per_period), "skipped_epochs": str(found.skipped_epochs)}
+    return doc
+
+
+def default(context):
+    return _section(Params(context.base_denom), Schedule())
+
+
+def export_genesis(app, view):
+    return _section(params(view), schedule(view))
+
+
+GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)

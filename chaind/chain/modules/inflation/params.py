@@ -10,7 +10,7 @@ from chaind.store.keys import compose
 
 ONE = legacy_dec.ONE
 PARAMS_KEY = compose("inflation", "params")
-_DECIMALS = {"exponential_calculation": ("a", "r", "c", "bonding_target", "max_variance"),
+DECIMALS = {"exponential_calculation": ("a", "r", "c", "bonding_target", "max_variance"),
              "inflation_distribution": ("staking_rewards", "usage_incentives", "community_pool")}
 
 
@@ -54,7 +54,7 @@ def parse_genesis(section, default_denom):
     defaults = Params(default_denom)
     values = {"mint_denom": doc.get("mint_denom", default_denom),
               "enable_inflation": doc.get("enable_inflation", True)}
-    for group, names in _DECIMALS.items():
+    for group, names in DECIMALS.items():
         found = doc.get(group, {})
         for name in names:
             values[name] = legacy_dec.parse(found[name]) if name in found else getattr(defaults, name)

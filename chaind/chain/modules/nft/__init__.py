@@ -2,7 +2,7 @@
 cosmos.nft.v1beta1.Query."""
 
 from chaind.chain.module import Module, QueryService
-from chaind.chain.modules.nft.genesis import init_genesis
+from chaind.chain.modules.nft.genesis import GENESIS
 from chaind.chain.modules.nft.keeper import NAME, NftKeeper
 from chaind.chain.modules.nft.msgs import MESSAGES
 from chaind.chain.modules.nft.query import NftQuery
@@ -15,6 +15,6 @@ MODULE = Module(
     keeper=lambda app: NftKeeper(app.bank),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: NftQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     cli="chaind.chain.modules.nft.cli",
 )

@@ -1,13 +1,14 @@
 """nft's genesis: app_state.nft as the SDK's GenesisState JSON ({"classes": [Class...], "entries": [{"owner",
-"nfts": [NFT...]}]}), checked when the genesis document is read (chain/genesis.py, so `chaind genesis validate`
-refuses a bad one), then saved and minted through the keeper."""
+"nfts": [NFT...]}]}), checked when the genesis document is read (so `chaind genesis validate` refuses a bad one),
+then saved and minted through the keeper; the export lists every class and each owner's NFTs."""
 
 import re
 
 from google.protobuf import json_format
 
+from chaind.chain.module_genesis import ModuleGenesis, to_json
 from chaind.chain.modules.nft.keeper import NAME
-from chaind.crypto.addresses import AddressError, parse
+from chaind.crypto.addresses import AddressError, parse, to_bech32
 from chaind.pb.cosmos.nft.v1beta1 import genesis_pb2
 
 # x/nft's class and NFT id format.
@@ -46,11 +47,35 @@ def parse_genesis(section, prefix):
     return state, owned
 
 
-def init_genesis(app, ctx):
-    state, owned = parse_genesis(app.genesis.document["app_state"].get("nft"), app.genesis.bech32_prefix)
+def init_genesis(app, ctx, genesis):
+    state, owned = genesis
     keeper = app.keepers[NAME]
     for cls in state.classes:
         keeper.save_class(ctx, cls)
     for owner, token in owned:
         keeper.mint(ctx, token, owner)
         app.ensure_account(ctx, owner)
+
+
+def default(context):
+    return {"classes": [], "entries": []}
+
+
+def export_genesis(app, view):
+    """x/nft's ExportGenesis: the classes in id order, then the NFTs grouped by owner, owners sorted."""
+    keeper = app.keepers[NAME]
+    classes = [cls for _, cls in keeper.classes(view)]
+    by_owner = {}
+    for cls in classes:
+        for _, token in keeper.nfts_of_class(view, cls.id.encode()):
+            owner = to_bech32(app.genesis.bech32_prefix, keeper.owner(view, token.class_id, token.id))
+            by_owner.setdefault(owner, []).append(token)
+    entries = [genesis_pb2.Entry(owner=owner, nfts=by_owner[owner]) for owner in sorted(by_owner)]
+    return to_json(genesis_pb2.GenesisState(classes=classes, entries=entries))
+
+
+def validate(section, context):
+    return parse_genesis(section, context.bech32_prefix)
+
+
+GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)

@@ -4,7 +4,7 @@ MsgUnjail, the penalties x/evidence applies; cosmos.slashing.v1beta1.Query."""
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.slashing import precompile, store_layout
 from chaind.chain.modules.slashing.begin_block import begin_block
-from chaind.chain.modules.slashing.genesis import init_genesis
+from chaind.chain.modules.slashing.genesis import GENESIS
 from chaind.chain.modules.slashing.hooks import StakingHooks
 from chaind.chain.modules.slashing.keeper import DOUBLE_SIGN, VALIDATOR_UPDATE_DELAY, Keeper
 from chaind.chain.modules.slashing.msgs import AMINO_SHAPES, MESSAGES
@@ -21,7 +21,7 @@ MODULE = Module(
     name="slashing",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: SlashingQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     begin_block=begin_block,
     amino_shapes=AMINO_SHAPES,
     hooks={STAKING_HOOKS.name: StakingHooks()},

@@ -11,7 +11,7 @@ from chaind.store.keys import compose
 
 ONE = legacy_dec.ONE
 PARAMS_KEY = compose("slashing", "params")
-_DECIMALS = ("min_signed_per_window", "slash_fraction_double_sign", "slash_fraction_downtime")
+DECIMALS = ("min_signed_per_window", "slash_fraction_double_sign", "slash_fraction_downtime")
 
 
 @attrs.frozen
@@ -44,7 +44,7 @@ class Params:
     def of_proto(cls, p):
         """Params from the proto (a stored record or MsgUpdateParams); ValueError for an unreadable decimal."""
         decimals = {}
-        for name in _DECIMALS:
+        for name in DECIMALS:
             text = getattr(p, name).decode(errors="replace")
             if not text.lstrip("-").isdigit():
                 raise ValueError(f"invalid {name} {text!r}: not a decimal (atomics expected)")
@@ -74,12 +74,12 @@ def validate(p):
 
 def parse_params(doc):
     """Params from the genesis `slashing.params` object (SDK JSON); defaults are the SDK's. Raises ValueError."""
-    names = {"signed_blocks_window", *_DECIMALS, "downtime_jail_duration"}
+    names = {"signed_blocks_window", *DECIMALS, "downtime_jail_duration"}
     unknown = set(doc) - names
     if unknown:
         raise ValueError(f"unknown slashing params {sorted(unknown)}")
     defaults = Params()
-    decimals = {name: legacy_dec.parse(doc[name]) if name in doc else getattr(defaults, name) for name in _DECIMALS}
+    decimals = {name: legacy_dec.parse(doc[name]) if name in doc else getattr(defaults, name) for name in DECIMALS}
     return validate(Params(
         signed_blocks_window=int(doc.get("signed_blocks_window", defaults.signed_blocks_window)),
         downtime_jail_duration_ns=parse_duration(doc["downtime_jail_duration"]) if "downtime_jail_duration" in doc

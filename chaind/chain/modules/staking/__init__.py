@@ -8,7 +8,7 @@ The reads below are this package's API for the app, genesis and the services.
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.staking import precompile, store_layout
 from chaind.chain.modules.staking.end_block import end_block
-from chaind.chain.modules.staking.genesis import init_genesis
+from chaind.chain.modules.staking.genesis import GENESIS
 from chaind.chain.modules.staking.hooks import STAKING_HOOKS
 from chaind.chain.modules.staking.invariants import INVARIANTS
 from chaind.chain.modules.staking.msgs import AMINO_SHAPES, MESSAGES
@@ -52,7 +52,7 @@ MODULE = Module(
     name="staking",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: StakingQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     end_block=end_block,
     amino_shapes=AMINO_SHAPES,
     invariants=INVARIANTS,

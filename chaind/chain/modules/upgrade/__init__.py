@@ -4,7 +4,7 @@ until this binary has a handler for it (handlers.py), applied plans and module v
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.upgrade.abci import needed_message, pre_block, refusal_at_start
-from chaind.chain.modules.upgrade.genesis import init_genesis
+from chaind.chain.modules.upgrade.genesis import GENESIS
 from chaind.chain.modules.upgrade.handlers import HANDLERS
 from chaind.chain.modules.upgrade.msgs import MESSAGES
 from chaind.chain.modules.upgrade.query import UpgradeQuery
@@ -16,7 +16,7 @@ MODULE = Module(
     name="upgrade",
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: UpgradeQuery(app)),),
-    init_genesis=init_genesis,
+    genesis=GENESIS,
     pre_block=pre_block,
     cli="chaind.chain.modules.upgrade.cli",
 )

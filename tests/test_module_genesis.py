@@ -1,0 +1,241 @@
+"""Each module's genesis (chain/module_genesis.py): a dev chain with activity exports every module's section, the
+exported document validates, and a new chain started from it has the same module state; a broken section is
+refused with the field named."""
+
+import copy
+
+import pytest
+from eth_utils import to_checksum_address
+
+import gov_msgs as g
+import staking_msgs as m
+from chain_driver import PROPOSER, RECIPIENTS, Chain, contract_address
+from chaind.chain import genesis as genesis_mod
+from chaind.chain.app import App
+from chaind.chain.genesis import Genesis, GenesisError
+from chaind.chain.module import precompiles_of
+from chaind.chain.module_genesis import GenesisContext
+from chaind.chain.modules import auth, erc20, gov, staking
+from chaind.chain.modules.gov import keeper as gov_keeper
+from chaind.chain.registry import MODULES
+from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
+from chaind.pb.cosmos.authz.v1beta1 import tx_pb2 as authz_tx
+from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2
+from chaind.pb.cosmos.feegrant.v1beta1 import tx_pb2 as feegrant_tx
+from chaind.pb.cosmos.vesting.v1beta1 import tx_pb2 as vesting_tx
+from chaind.pb.evmos.erc20.v1 import tx_pb2 as erc20_tx
+from chaind.store.db import Database
+from contracts import INIT, token_init
+
+S = 10**9
+VESTED = bytes([0x5E]) * 20
+# A contract's creation code that CREATEs a child whose own creation stores 9 in slot 0 and leaves no code: an
+# account with storage only, no auth record and no balance, that the export finds by its recorded preimage.
+CHILD_INIT = bytes([0x60, 9, 0x60, 0, 0x55, 0x00])                      # SSTORE(0, 9); STOP
+FACTORY_INIT = (bytes([0x7F]) + CHILD_INIT.ljust(32, b"\0") + bytes([0x60, 0, 0x52])     # MSTORE(0, child)
+                + bytes([0x60, len(CHILD_INIT), 0x60, 0, 0x60, 0, 0xF0, 0x00]))       # CREATE(0, 0, size); STOP
+
+
+def _run(chain, raws, after_s=1):
+    chain.clock += after_s * S
+    block, puts = chain.app.finalize_block(raws, chain.clock, PROPOSER)
+    assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
+    chain.app.commit(block, puts)
+    return block
+
+
+def _evm(chain, who, **tx):
+    nonce = chain.nonces.get(who, chain.app.view().accounts.get_nonce(chain.keys[who].address))
+    chain.nonces[who] = nonce + 1
+    return chain.evm(who, nonce, **tx)
+
+
+def _native(chain, who, type_url, msg):
+    chain.nonces.pop(who, None)
+    return chain.native(chain.keys[who], [(type_url, msg)], gas=400000)
+
+
+@pytest.fixture(scope="module")
+def busy(tmp_path_factory):
+    """A dev chain after sends, a contract with storage, a delegation, a proposal with a vote, a registered
+    token pair and a fee grant: (chain, the contract, the token)."""
+    chain = Chain(tmp_path_factory.mktemp("busy"), "db")
+    chain.nonces, chain.clock = {}, chain.genesis.genesis_time_ns
+    prefix = chain.genesis.bech32_prefix
+    k = [key.address for key in chain.keys]
+    contract = contract_address(k[1], chain.app.view().accounts.get_nonce(k[1]))
+    token = contract_address(k[1], chain.app.view().accounts.get_nonce(k[1]) + 1)
+    chain.child = contract_address(contract_address(k[1], chain.app.view().accounts.get_nonce(k[1]) + 2), 1)
+    _run(chain, [_evm(chain, 1, data=INIT), _evm(chain, 1, data=token_init(10**24), gas=400000),
+                 _evm(chain, 1, data=FACTORY_INIT),
+                 _evm(chain, 0, to=RECIPIENTS[0], value=12345), chain.native_send(2, k[3], 10**15)])
+    _run(chain, [_evm(chain, 1, to=contract, data=(7).to_bytes(32, "big")),
+                 _native(chain, 2, *m.delegate(prefix, k[2], k[0], 5 * 10**18)),
+                 _native(chain, 0, "/evmos.erc20.v1.MsgRegisterERC20", erc20_tx.MsgRegisterERC20(
+                     authority=chain.b32(k[0]), erc20addresses=[to_checksum_address(token)]))])
+    allowance = feegrant_pb2.BasicAllowance(spend_limit=[m.coin(10**18)])
+    grant = feegrant_tx.MsgGrantAllowance(granter=chain.b32(k[4]), grantee=chain.b32(k[5]))
+    grant.allowance.Pack(allowance, type_url_prefix="/")
+    _run(chain, [_native(chain, 1, g.SUBMIT, g.submit(prefix, k[1], [g.staking_params_msg(prefix)], 20)),
+                 _native(chain, 4, "/cosmos.feegrant.v1beta1.MsgGrantAllowance", grant)])
+    generic = authz_pb2.GenericAuthorization(msg="/cosmos.bank.v1beta1.MsgSend")
+    authorization = authz_pb2.Grant()
+    authorization.authorization.Pack(generic, type_url_prefix="/")
+    _run(chain, [_native(chain, 0, g.VOTE, g.vote(prefix, k[0], 1, g.YES)),
+                 _native(chain, 6, "/cosmos.vesting.v1beta1.MsgCreateVestingAccount",
+                         vesting_tx.MsgCreateVestingAccount(
+                             from_address=chain.b32(k[6]), to_address=chain.b32(VESTED), amount=[m.coin(10**18)],
+                             end_time=chain.clock // S + 86400)),
+                 _native(chain, 7, "/cosmos.authz.v1beta1.MsgGrant", authz_tx.MsgGrant(
+                     granter=chain.b32(k[7]), grantee=chain.b32(k[8]), grant=authorization))])
+    _run(chain, [])
+    yield chain, contract, token
+    chain.close()
+
+
+def _import(tmp_path, doc):
+    """An App started from genesis document `doc`, at its genesis height."""
+    return App(Database(tmp_path / "imported"), Genesis.from_document(doc))
+
+
+def test_every_module_exports_a_section_that_validates(busy):
+    chain, contract, _ = busy
+    doc = genesis_mod.export_document(chain.app)
+    found = Genesis.from_document(doc)
+    assert doc["initial_height"] == str(chain.app.height + 1)
+    [validator] = doc["validators"]
+    assert (validator["power"], validator["name"]) == ("1005", "test")
+    exporting = [m.name for m in MODULES if m.genesis is not None and m.genesis.export is not None]
+    assert set(found.sections) >= set(exporting) and "consensus_params" in doc
+    app_state = doc["app_state"]
+    assert app_state["staking"]["exported"] is True
+    assert [p["id"] for p in app_state["gov"]["proposals"]] == ["1"] and len(app_state["gov"]["votes"]) == 1
+    [account] = [a for a in app_state["evm"]["accounts"] if a["address"] == to_checksum_address(contract)]
+    assert account["storage"] == [{"key": "0x" + "00" * 32, "value": "0x" + "00" * 31 + "07"}]
+    [child] = [a for a in app_state["evm"]["accounts"] if a["address"] == to_checksum_address(chain.child)]
+    assert child == {"address": to_checksum_address(chain.child), "code": "",
+                     "storage": [{"key": "0x" + "00" * 32, "value": "0x" + "00" * 31 + "09"}]}
+    assert len(app_state["feegrant"]["allowances"]) == 1 and len(app_state["authz"]["authorization"]) == 1
+    assert [a["@type"] for a in app_state["auth"]["accounts"] if a["@type"].startswith("/cosmos.vesting")] == [
+        "/cosmos.vesting.v1beta1.ContinuousVestingAccount"]
+    assert any(p["contract_owner"] == "OWNER_EXTERNAL" for p in app_state["erc20"]["token_pairs"])
+
+
+def test_an_export_at_a_past_height_has_that_heights_state(busy):
+    chain, contract, _ = busy
+    doc = genesis_mod.export_document(chain.app, 1)
+    assert doc["initial_height"] == "2" and Genesis.from_document(doc)
+    app_state = doc["app_state"]
+    assert app_state["gov"]["proposals"] == [] and app_state["feegrant"]["allowances"] == []
+    [account] = [a for a in app_state["evm"]["accounts"] if a["address"] == to_checksum_address(contract)]
+    assert account["storage"] == []            # slot 0 is written at height 2
+    assert len(app_state["staking"]["delegations"]) == 1
+
+
+def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_path):
+    chain, contract, token = busy
+    height = chain.app.height
+    doc = genesis_mod.export_document(chain.app)
+    imported = _import(tmp_path, doc)
+    old, new = chain.app.view(height), imported.view()
+    assert new.height == height
+    bank, prefix = chain.app.bank, chain.genesis.bech32_prefix
+    holders = [key.address for key in chain.keys] + RECIPIENTS + [staking.BONDED_POOL, contract, VESTED]
+    for address in holders:
+        assert imported.bank.all_balances(new, address) == bank.all_balances(old, address)
+    assert imported.bank.total_supply(new) == bank.total_supply(old)
+    assert staking.validators(new) == staking.validators(old)
+    k2, k0 = chain.keys[2].address, chain.keys[0].address
+    assert staking.delegation(new, k2, k0) == staking.delegation(old, k2, k0) > 0
+    assert staking.last_powers(new) == staking.last_powers(old)
+    assert gov_keeper.proposals(new) == gov_keeper.proposals(old)
+    assert gov_keeper.votes(new, 1) == gov_keeper.votes(old, 1) and gov_keeper.deposits(new, 1) == \
+        gov_keeper.deposits(old, 1)
+    assert gov_keeper.in_voting_period(new, 1)
+    assert erc20.all_pairs(new) == erc20.all_pairs(old) and erc20.pair_at(new, token) is not None
+    assert new.accounts.get_storage(contract, 0) == old.accounts.get_storage(contract, 0) == 7
+    assert new.accounts.get_code(contract) == old.accounts.get_code(contract)
+    assert new.accounts.get_storage(chain.child, 0) == old.accounts.get_storage(chain.child, 0) == 9
+    assert new.accounts.get_nonce(chain.child) == old.accounts.get_nonce(chain.child) == 1
+    assert new.accounts.get_nonce(chain.keys[1].address) == old.accounts.get_nonce(chain.keys[1].address)
+    assert auth.vesting_account(new, VESTED) == auth.vesting_account(old, VESTED) is not None
+    assert imported.keepers["authz"].all_grants(new) == chain.app.keepers["authz"].all_grants(old) != []
+    # Every module's export of the new chain is the old chain's, but for what a new chain starts afresh: the
+    # epochs' start heights (its first height, as Evmos' InitGenesis sets them) and the last block's gas.
+    again = genesis_mod.export_document(imported)["app_state"]
+    for name, section in doc["app_state"].items():
+        if name == "epochs":
+            section = {"epochs": [{**e, "current_epoch_start_height": str(height + 1)} for e in section["epochs"]]}
+        if name == "feemarket":
+            section = {**section, "block_gas": "0"}
+        assert again[name] == section, name
+    # Every invariant holds on the new chain's state, and it makes blocks.
+    for module, route, check in imported.keepers["crisis"].routes:
+        assert check(imported, new) is None, (module, route)
+    block, puts = imported.finalize_block([], chain.clock + S, PROPOSER)
+    imported.commit(block, puts)
+    assert imported.height == height + 1 and prefix == imported.genesis.bech32_prefix
+
+
+def _refused(doc, match):
+    with pytest.raises(GenesisError, match=match):
+        Genesis.from_document(doc)
+
+
+def test_validate_refuses_a_broken_section_naming_the_field(busy):
+    chain, _, _ = busy
+    doc = genesis_mod.export_document(chain.app)
+
+    def broken(change):
+        copied = copy.deepcopy(doc)
+        change(copied["app_state"])
+        return copied
+
+    _refused(broken(lambda s: s["bank"]["balances"][0].update(address="chain1nope")),
+             r"app_state\.bank: balances\[0\]: ")
+    _refused(broken(lambda s: s["bank"]["supply"][0].update(amount="1")),
+             r"app_state\.bank: supply: genesis supply is incorrect")
+    _refused(broken(lambda s: s["staking"]["delegations"][0].update(shares="x")),
+             r"app_state\.staking: ")
+    _refused(broken(lambda s: s["gov"]["votes"][0].update(proposal_id="9")),
+             r"app_state\.gov: votes\[0\]: proposal 9 is not in the genesis' proposals")
+    _refused(broken(lambda s: s["evm"]["accounts"][0]["storage"].append(s["evm"]["accounts"][0]["storage"][0])),
+             r"app_state\.evm: accounts\[0\]: storage\[1\]: duplicate state key")
+    _refused(broken(lambda s: s["erc20"]["token_pairs"].append(s["erc20"]["token_pairs"][0])),
+             r"app_state\.erc20: erc20 token pair .*: duplicate token pair")
+    _refused(broken(lambda s: s["distribution"]["outstanding_rewards"][0].update(outstanding_rewards=[
+        {"denom": "achain", "amount": "-1"}])), r"app_state\.distribution: outstanding_rewards\[0\]: invalid coin")
+    _refused(broken(lambda s: s["slashing"]["missed_blocks"].append({"address": "chainvalcons1nope"})),
+             r"app_state\.slashing: missed_blocks\[\d+\]: ")
+    _refused(broken(lambda s: s["auth"]["accounts"].append(s["auth"]["accounts"][0])),
+             r"app_state\.auth: duplicate account found in genesis state")
+    _refused(broken(lambda s: s["crisis"].update(constant_fee={"denom": "achain"})),
+             r"app_state\.crisis: constant_fee: want \{denom, amount\}")
+
+
+def test_init_refuses_an_export_whose_pools_do_not_hold_the_module_state(busy, tmp_path):
+    chain, _, _ = busy
+    doc = genesis_mod.export_document(chain.app)
+    app_state = doc["app_state"]
+    pool = chain.b32(gov.keeper.GOV)
+    [entry] = [b for b in app_state["bank"]["balances"] if b["address"] == pool]
+    entry["coins"][0]["amount"] = str(int(entry["coins"][0]["amount"]) + 1)
+    app_state["bank"]["supply"] = []
+    with pytest.raises(GenesisError, match="app_state.gov: expected module account was"):
+        _import(tmp_path, doc)
+
+
+def test_a_new_chains_sections_are_the_modules_defaults_under_the_templates_values():
+    template = genesis_mod.dev_template()
+    doc = genesis_mod.expand_new(template, 1700000000 * S)
+    context = GenesisContext("chain", "achain", "achain", frozenset(precompiles_of(MODULES)))
+    for module in MODULES:
+        if module.genesis is None or module.genesis.key is not None:
+            continue
+        section, given = doc["app_state"][module.name], template["app_state"].get(module.name, {})
+        assert set(section) >= set(module.genesis.default(context)), module.name
+        for key in ("params", "constitution", "token_pairs", "starting_proposal_id"):
+            if key in given and module.name != "slashing":
+                assert section[key] == given[key], (module.name, key)
+    assert doc["app_state"]["evidence"] == {"evidence": []} and doc["app_state"]["feegrant"] == {"allowances": []}
+    Genesis.from_document(doc)
