@@ -29,6 +29,7 @@ ACCOUNTS = "chaind/store/evm_accounts.py"
 PENDING_TRIE = "chaind/store/evm_state.py"
 COMMITTED = "chaind/chain/view.py"
 NATIVE_STATE = "chaind/chain/modules/evm/state.py"
+FAST_LOOP = "chaind/chain/modules/evm/fast_interpreter.py"
 OPCODES = "chaind/tracing/opcodes.py"
 PRECOMPILE_SETS = ("chaind/tracing/js/tracer.py, chaind/tracing/native/fourbyte.py, "
                    "chaind/tracing/native/flat_call.py, chaind/api/simulate.py")
@@ -41,7 +42,8 @@ STATE = "eth.vm.forks.prague.state.PragueState"
 # relied on). A method named through a fork's class is the one that class resolves to, wherever defined.
 RELIED_ON = (
     # The traced interpreter (apply_computation's copy, the opcode loop, the frame hooks)
-    (f"{COMPUTATION}.apply_computation", "4ba92916888be24d", INTERPRETER, "copied with the loop traced"),
+    (f"{COMPUTATION}.apply_computation", "4ba92916888be24d", f"{INTERPRETER}, {NATIVE_STATE}",
+     "copied with the loop traced; copied with the loop replaced by the fast one"),
     (f"{COMPUTATION}.apply_message", "8f0e47000267d991", INTERPRETER, "wrapped: a child frame's enter and exit"),
     (f"{COMPUTATION}.apply_create_message", "699148490e86b515", INTERPRETER,
      "wrapped: a child frame's enter and exit; its error texts read by error_text"),
@@ -50,13 +52,16 @@ RELIED_ON = (
      "called by the copied apply_computation"),
     (f"{COMPUTATION}.validate_create_message", "5251f6bb68839cc8", INTERPRETER, "error_text reads its EIP-3860 text"),
     (f"{COMPUTATION}.validate_contract_code", "286beaa71d4f8875", INTERPRETER, "error_text reads its EIP170 text"),
-    ("eth.vm.computation.BaseComputation.__init__", "25808b277252c73d", INTERPRETER,
+    ("eth.vm.computation.BaseComputation.__init__", "25808b277252c73d", f"{INTERPRETER}, {FAST_LOOP}",
      "the loop reads _gas_meter, _stack, _memory and code directly"),
-    ("eth.vm.gas_meter.GasMeter", "74ed17c29c125f4f", INTERPRETER,
-     "gas_remaining and gas_refunded read; its out-of-gas text (Needed N) parsed"),
-    ("eth.vm.stack.Stack", "74af3c93bab03cac", INTERPRETER, "values read as the step's stack"),
-    ("eth.vm.memory.Memory", "d27764782eb3bbbd", INTERPRETER, "_bytes read as the step's memory"),
-    ("eth.vm.code_stream.CodeStream", "9befe3146fae3167", INTERPRETER, "_raw_code_bytes and program_counter driven"),
+    ("eth.vm.gas_meter.GasMeter", "74ed17c29c125f4f", f"{INTERPRETER}, {FAST_LOOP}",
+     "gas_remaining and gas_refunded read; its out-of-gas text (Needed N) parsed, and written by the fast loop"),
+    ("eth.vm.stack.Stack", "74af3c93bab03cac", f"{INTERPRETER}, {FAST_LOOP}",
+     "values read as the step's stack; driven in place by the fast loop, its error texts copied"),
+    ("eth.vm.memory.Memory", "d27764782eb3bbbd", f"{INTERPRETER}, {FAST_LOOP}",
+     "_bytes read as the step's memory; read and written by the fast loop"),
+    ("eth.vm.code_stream.CodeStream", "9befe3146fae3167", f"{INTERPRETER}, {FAST_LOOP}",
+     "_raw_code_bytes and program_counter driven; its JUMPDEST validity redone by the fast loop's analysis"),
     ("eth.vm.opcode", "d1e906881cf265a7", INTERPRETER, "_unwrap finds an opcode's gas_cost through its wrappers"),
     ("eth.vm.logic.invalid.InvalidOpcode", "8a90158d2e00592e", INTERPRETER, "fills the table; its text parsed"),
     ("eth.vm.forks.istanbul.storage.sstore_eip2200_generic", "674eed70321cdfad", INTERPRETER,
@@ -77,7 +82,18 @@ RELIED_ON = (
     ("eth.vm.forks.prague.PragueVM.finalize_gas_used", "be31e6dc5b472cc1", INTERPRETER, "a trace's gas used"),
     ("eth._utils.address.generate_contract_address", "c3d7b6cd30182ed1", INTERPRETER, "imported from _utils"),
     ("eth._utils.address.generate_safe_contract_address", "7c0e750df5986e73", INTERPRETER, "imported from _utils"),
-    ("eth._utils.numeric.ceil32", "f34a83c4e4c97afa", INTERPRETER, "imported from _utils"),
+    ("eth._utils.numeric.ceil32", "f34a83c4e4c97afa", f"{INTERPRETER}, {FAST_LOOP}", "imported from _utils"),
+    # The fast loop (the inlined opcodes' logic, gas, errors and texts, as py-evm's opcodes have them)
+    ("eth.vm.computation.BaseComputation.extend_memory", "c7013e34318c715e", FAST_LOOP, "copied: _expand"),
+    ("eth.vm.computation.memory_gas_cost", "c3b642e1e80106d0", FAST_LOOP, "called by _expand"),
+    ("eth.vm.computation.BaseComputation.__exit__", "ee343916f535e16c", FAST_LOOP,
+     "the VMErrors the loop raises are its to record and burn gas for"),
+    ("eth.vm.logic.flow", "d00b5223a61badae", FAST_LOOP, "JUMP, JUMPI, JUMPDEST, PC, GAS, STOP inlined"),
+    ("eth.vm.logic.stack", "c8cc735bcfc63941", FAST_LOOP, "PUSH, POP, DUP, SWAP inlined"),
+    ("eth.vm.logic.arithmetic", "7c059c82178fc480", FAST_LOOP, "ADD, MUL, SUB, SHL, SHR inlined"),
+    ("eth.vm.logic.comparison", "a015f294ef5b7b5e", FAST_LOOP, "LT, GT, EQ, ISZERO, AND, OR, XOR, NOT inlined"),
+    ("eth.vm.logic.memory", "711f49474c597362", FAST_LOOP, "MLOAD, MSTORE inlined"),
+    ("eth.vm.logic.sha3", "e25f140e8c734bcc", FAST_LOOP, "KECCAK256 inlined"),
     ("the Prague opcode table", "023033634510106d", OPCODES, "geth's names and stack bounds given for each op"),
     # The account store
     ("eth.db.account.AccountDB", "ca02c6cf948ff51c", f"{ACCOUNTS}, {PENDING_TRIE}, {COMMITTED}",

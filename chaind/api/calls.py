@@ -40,13 +40,18 @@ class _Guarded:
         self.mnemonic = opcode_fn.mnemonic
 
     def __call__(self, computation):
-        deadline = getattr(_deadline, "at", None)
-        if deadline is not None and time.monotonic() > deadline:
-            raise CallTimeout()
+        _check_deadline()
         return self.opcode_fn(computation=computation)
 
 
-_GUARDED_OPCODES = (op.JUMP, op.JUMPI, op.CALL, op.CALLCODE, op.DELEGATECALL, op.STATICCALL, op.CREATE, op.CREATE2)
+def _check_deadline():
+    deadline = getattr(_deadline, "at", None)
+    if deadline is not None and time.monotonic() > deadline:
+        raise CallTimeout()
+
+
+# JUMP and JUMPI stay inlined in the fast loop (evm/fast_interpreter.py), which calls on_jump before each.
+_GUARDED_OPCODES = (op.CALL, op.CALLCODE, op.DELEGATECALL, op.STATICCALL, op.CREATE, op.CREATE2)
 
 
 def _guarded_state_class(state_class):
@@ -54,7 +59,8 @@ def _guarded_state_class(state_class):
     opcodes = dict(computation_class.opcodes)
     for value in _GUARDED_OPCODES:
         opcodes[value] = _Guarded(opcodes[value])
-    guarded_computation = type("Guarded" + computation_class.__name__, (computation_class,), {"opcodes": opcodes})
+    guarded_computation = type("Guarded" + computation_class.__name__, (computation_class,),
+                               {"opcodes": opcodes, "on_jump": staticmethod(_check_deadline)})
     return type("Guarded" + state_class.__name__, (state_class,), {"computation_class": guarded_computation})
 
 

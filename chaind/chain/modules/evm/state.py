@@ -11,9 +11,11 @@ import attrs
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
-from chaind.chain.modules.evm import bech32_precompile, p256
+from chaind.chain.modules.evm import bech32_precompile, fast_interpreter, p256
 from chaind.chain.modules.evm import params as evm_params
 from chaind.store.evm_accounts import FastAccountDB
+
+_NO_PRECOMPILE = object()
 
 
 @attrs.frozen
@@ -53,6 +55,35 @@ class NativeComputation(PragueComputation):
     def precompiles(self):
         native = self.state.native
         return self._precompiles if native is None else _Precompiles(self._precompiles, native)
+
+    on_jump = None      # called before each JUMP and JUMPI of the fast loop (api/calls.py: the eth_call deadline)
+
+    @classmethod
+    def apply_computation(cls, state, message, transaction_context, parent_computation=None):
+        """py-evm 0.12.1b1's BaseComputation.apply_computation with its loop replaced by fast_interpreter.run; a
+        class whose table wraps an inlined opcode, or py-evm's per-opcode debug log, gets py-evm's own loop."""
+        fast = cls.__dict__.get("_fast_loop")
+        if fast is None:
+            fast = fast_interpreter.uses_stock_inlined(cls)
+            cls._fast_loop = fast
+        if not fast or cls.logger.show_debug2:
+            return super().apply_computation(state, message, transaction_context, parent_computation)
+        with cls(state, message, transaction_context) as computation:
+            if computation.is_origin_computation:
+                computation.contracts_created = []
+                if message.is_create:
+                    cls.consume_initcode_gas_cost(computation)
+            if parent_computation is not None:
+                computation.contracts_created = parent_computation.contracts_created
+            if message.is_create:
+                computation.contracts_created.append(message.storage_address)
+            precompile = computation.precompiles.get(message.code_address, _NO_PRECOMPILE)
+            if precompile is not _NO_PRECOMPILE:
+                if not message.is_delegation:
+                    precompile(computation)
+                return computation
+            fast_interpreter.run(computation, cls.on_jump)
+        return computation
 
 
 class NativeState(PragueState):

@@ -1,0 +1,346 @@
+"""The untraced interpreter loop of our py-evm computations: the cheap opcodes inlined with the stack, pc and gas in
+locals, every other opcode run by py-evm's own implementation on the same computation (issue 36).
+
+It gives what py-evm 0.12.1b1's BaseComputation.apply_computation loop gives, opcode for opcode (gas, stack, memory,
+errors and their texts): tests/test_evm_fast_path.py holds the two equal. Traces keep their instrumented loop
+(tracing/hooks.py).
+"""
+
+import threading
+
+from eth._utils.numeric import ceil32
+from eth.exceptions import FullStack, Halt, InsufficientStack, InvalidInstruction, InvalidJumpDestination, OutOfGas
+from eth.vm.computation import memory_gas_cost
+from eth.vm.forks.prague.computation import PragueComputation
+from eth.vm.logic.invalid import InvalidOpcode
+from eth_hash.auto import keccak
+
+_MAX = 2**256 - 1
+_SHA3_WORD = 6
+_EMPTY_KECCAK = int.from_bytes(keccak(b""), "big")
+_PADDING = bytes(33)            # a PUSH32 at the code's last byte reads 32 bytes past it, as zeros
+# Bytes of code whose analyses are kept (each costs about ten times its code: a list entry per byte).
+_CACHE_BYTES = 1 << 20
+
+# (opcode, mnemonic, gas) of the opcodes the loop runs itself; their costs are checked against py-evm's table
+# at import, so a py-evm whose costs differ fails loudly rather than charging other gas.
+INLINED = {0x00: 0, 0x01: 3, 0x02: 5, 0x03: 3, 0x10: 3, 0x11: 3, 0x14: 3, 0x15: 3, 0x16: 3, 0x17: 3, 0x18: 3,
+           0x19: 3, 0x1b: 3, 0x1c: 3, 0x20: 30, 0x50: 2, 0x51: 3, 0x52: 3, 0x56: 8, 0x57: 10, 0x58: 2, 0x5a: 2, 0x5b: 1,
+           0x5f: 2, **{op: 3 for op in range(0x60, 0xa0)}}
+_STOCK = PragueComputation.opcodes
+for _op, _cost in INLINED.items():
+    if _STOCK[_op].gas_cost != _cost:
+        raise ImportError(f"py-evm charges {_STOCK[_op].gas_cost} for {_STOCK[_op].mnemonic}, the fast loop {_cost}")
+
+
+class _Analysis:
+    """A code's valid JUMPDEST positions; at each JUMPDEST, how many JUMPDESTs follow in a row (a run of them is
+    charged at once); at each PUSH, the value it pushes."""
+
+    __slots__ = ("code", "jumpdests", "runs", "immediates")
+
+    def __init__(self, code):
+        padded = self.code = code + _PADDING
+        jumpdests = set()
+        runs = {}
+        immediates = [0] * len(padded)
+        position, length = 0, len(code)
+        while position < length:
+            op = code[position]
+            if op == 0x5b:
+                end = position + 1
+                while end < length and code[end] == 0x5b:
+                    end += 1
+                for at in range(position, end):
+                    jumpdests.add(at)
+                    runs[at] = end - at
+                position = end
+            elif 0x60 <= op <= 0x7f:
+                size = op - 0x5f
+                immediates[position] = int.from_bytes(padded[position + 1:position + 1 + size], "big")
+                position += 1 + size
+            else:
+                position += 1
+        self.jumpdests = frozenset(jumpdests)
+        self.runs = runs
+        self.immediates = immediates
+
+
+_analyses = {}
+_analyses_bytes = 0
+_analyses_lock = threading.Lock()
+
+
+def analysis(code):
+    """The code's _Analysis, cached by the code (a contract's runs again and again)."""
+    global _analyses_bytes
+    found = _analyses.get(code)
+    if found is None:
+        found = _Analysis(code)
+        with _analyses_lock:
+            if _analyses_bytes + len(code) > _CACHE_BYTES:
+                _analyses.clear()
+                _analyses_bytes = 0
+            _analyses[code] = found
+            _analyses_bytes += len(code)
+    return found
+
+
+def _out_of_gas(meter, needed, remaining, reason):
+    meter.gas_remaining = remaining
+    return OutOfGas(f"Out of gas: Needed {needed} - Remaining {remaining} - Reason: {reason}")
+
+
+def _underflow(stack, wanted):
+    if wanted == 1:
+        return InsufficientStack("Wanted 1 stack item, had none")
+    return InsufficientStack(f"Wanted {wanted} stack items, only had {len(stack)}")
+
+
+def _bad_jump(raw, length, dest):
+    if dest < length and raw[dest] == 0x5b:
+        return InvalidInstruction("Jump resulted in invalid instruction")
+    return InvalidJumpDestination("Invalid Jump Destination")
+
+
+def _expand(computation, meter, gas, start, size):
+    """Charge and make the memory growth of touching [start, start + size) (size > 0); the gas left."""
+    memory = computation._memory
+    before = ceil32(len(memory._bytes))
+    after = ceil32(start + size)
+    fee = memory_gas_cost(after) - memory_gas_cost(before)
+    if fee > 0:
+        if fee > gas:
+            raise _out_of_gas(meter, fee, gas, f"Expanding memory {before} -> {after}")
+        gas -= fee
+    memory.extend(start, size)
+    return gas
+
+
+def run(computation, on_jump=None):  # noqa: C901 (the opcode loop, inlined for speed)
+    """Execute computation's code until it halts; a VMError propagates, as from py-evm's loop.
+
+    on_jump: called before every JUMP and JUMPI (the eth_call deadline)."""
+    code_stream = computation.code
+    found = analysis(code_stream._raw_code_bytes)
+    raw = found.code
+    jumpdests = found.jumpdests
+    runs = found.runs
+    immediates = found.immediates
+    length = len(code_stream)
+    stack = computation._stack.values
+    push = stack.append
+    pop = stack.pop
+    meter = computation._gas_meter
+    memory = computation._memory
+    opcodes = computation.opcodes
+    gas = meter.gas_remaining
+    pc = code_stream.program_counter
+    while True:
+        op = raw[pc]
+        if op >= 0x5f:
+            if op < 0x80:                                       # PUSH0..PUSH32
+                cost = 2 if op == 0x5f else 3
+                if gas < cost:
+                    raise _out_of_gas(meter, cost, gas, _STOCK[op].mnemonic)
+                gas -= cost
+                if len(stack) > 1023:
+                    meter.gas_remaining = gas
+                    raise FullStack("Stack limit reached")
+                push(immediates[pc])
+                pc += op - 0x5e
+                continue
+            if op < 0x90:                                       # DUP1..DUP16
+                if gas < 3:
+                    raise _out_of_gas(meter, 3, gas, _STOCK[op].mnemonic)
+                gas -= 3
+                if len(stack) > 1023:
+                    meter.gas_remaining = gas
+                    raise FullStack("Stack limit reached")
+                depth = op - 0x7f
+                if len(stack) < depth:
+                    meter.gas_remaining = gas
+                    raise InsufficientStack(f"Insufficient stack items for DUP{depth}")
+                push(stack[-depth])
+                pc += 1
+                continue
+            if op < 0xa0:                                       # SWAP1..SWAP16
+                if gas < 3:
+                    raise _out_of_gas(meter, 3, gas, _STOCK[op].mnemonic)
+                gas -= 3
+                depth = op - 0x8e
+                if len(stack) < depth:
+                    meter.gas_remaining = gas
+                    raise InsufficientStack(f"Insufficient stack items for SWAP{depth - 1}")
+                stack[-1], stack[-depth] = stack[-depth], stack[-1]
+                pc += 1
+                continue
+        elif op == 0x5b:                                        # JUMPDEST, a run of them at once
+            count = runs[pc]
+            if gas < count:
+                raise _out_of_gas(meter, 1, 0, "JUMPDEST")
+            gas -= count
+            pc += count
+            continue
+        elif op == 0x50:                                        # POP
+            if gas < 2:
+                raise _out_of_gas(meter, 2, gas, "POP")
+            gas -= 2
+            if not stack:
+                meter.gas_remaining = gas
+                raise _underflow(stack, 1)
+            pop()
+            pc += 1
+            continue
+        elif op == 0x57 or op == 0x56:                          # JUMPI, JUMP
+            cost = 10 if op == 0x57 else 8
+            if gas < cost:
+                raise _out_of_gas(meter, cost, gas, _STOCK[op].mnemonic)
+            gas -= cost
+            if on_jump is not None:
+                meter.gas_remaining = gas
+                on_jump()
+            if op == 0x57:
+                if len(stack) < 2:
+                    meter.gas_remaining = gas
+                    raise _underflow(stack, 2)
+                dest = pop()
+                if not pop():
+                    pc += 1
+                    continue
+            else:
+                if not stack:
+                    meter.gas_remaining = gas
+                    raise _underflow(stack, 1)
+                dest = pop()
+            if dest not in jumpdests:
+                meter.gas_remaining = gas
+                code_stream.program_counter = dest
+                raise _bad_jump(raw, length, dest)
+            pc = dest
+            continue
+        elif op < 0x20 and op in _BINARY_OR_UNARY:             # arithmetic, comparison, bitwise
+            if gas < _BINARY_OR_UNARY[op]:
+                raise _out_of_gas(meter, _BINARY_OR_UNARY[op], gas, _STOCK[op].mnemonic)
+            gas -= _BINARY_OR_UNARY[op]
+            if op == 0x15 or op == 0x19:                        # ISZERO, NOT
+                if not stack:
+                    meter.gas_remaining = gas
+                    raise _underflow(stack, 1)
+                a = stack[-1]
+                stack[-1] = (0 if a else 1) if op == 0x15 else _MAX ^ a
+                pc += 1
+                continue
+            if len(stack) < 2:
+                meter.gas_remaining = gas
+                raise _underflow(stack, 2)
+            a = pop()
+            b = stack[-1]
+            if op == 0x01:
+                stack[-1] = (a + b) & _MAX
+            elif op == 0x02:
+                stack[-1] = (a * b) & _MAX
+            elif op == 0x03:
+                stack[-1] = (a - b) & _MAX
+            elif op == 0x10:
+                stack[-1] = 1 if a < b else 0
+            elif op == 0x11:
+                stack[-1] = 1 if a > b else 0
+            elif op == 0x14:
+                stack[-1] = 1 if a == b else 0
+            elif op == 0x16:
+                stack[-1] = a & b
+            elif op == 0x17:
+                stack[-1] = a | b
+            elif op == 0x18:
+                stack[-1] = a ^ b
+            elif op == 0x1b:
+                stack[-1] = 0 if a >= 256 else (b << a) & _MAX
+            else:                                               # SHR
+                stack[-1] = 0 if a >= 256 else b >> a
+            pc += 1
+            continue
+        elif op == 0x51 or op == 0x52:                          # MLOAD, MSTORE
+            if gas < 3:
+                raise _out_of_gas(meter, 3, gas, _STOCK[op].mnemonic)
+            gas -= 3
+            if not stack or (op == 0x52 and len(stack) < 2):
+                meter.gas_remaining = gas
+                if stack:
+                    pop()
+                raise _underflow(stack, 1)
+            start = pop()
+            end = start + 32
+            if end > len(memory._bytes):
+                gas = _expand(computation, meter, gas, start, 32)
+            if op == 0x51:
+                push(int.from_bytes(memory._bytes[start:end], "big"))
+            else:
+                memory._bytes[start:end] = pop().to_bytes(32, "big")
+            pc += 1
+            continue
+        elif op == 0x20:                                        # KECCAK256
+            if gas < 30:
+                raise _out_of_gas(meter, 30, gas, "SHA3")
+            gas -= 30
+            if len(stack) < 2:
+                meter.gas_remaining = gas
+                raise _underflow(stack, 2)
+            start = pop()
+            size = stack[-1]
+            if size:
+                end = start + size
+                if end > len(memory._bytes):
+                    gas = _expand(computation, meter, gas, start, size)
+                words = _SHA3_WORD * ((size + 31) // 32)
+                if words > gas:
+                    raise _out_of_gas(meter, words, gas, "SHA3: word gas cost")
+                gas -= words
+                stack[-1] = int.from_bytes(keccak(memory._bytes[start:end]), "big")
+            else:
+                stack[-1] = _EMPTY_KECCAK
+            pc += 1
+            continue
+        elif op == 0x00:                                        # STOP
+            break
+        elif op == 0x58 or op == 0x5a:                          # PC, GAS
+            if gas < 2:
+                raise _out_of_gas(meter, 2, gas, _STOCK[op].mnemonic)
+            gas -= 2
+            if len(stack) > 1023:
+                meter.gas_remaining = gas
+                raise FullStack("Stack limit reached")
+            push(pc if op == 0x58 else gas)
+            pc += 1
+            continue
+        # Every other opcode: py-evm's own, on the computation brought up to date.
+        meter.gas_remaining = gas
+        code_stream.program_counter = pc + 1
+        try:
+            opcode_fn = opcodes[op]
+        except KeyError:
+            opcode_fn = InvalidOpcode(op)
+        try:
+            opcode_fn(computation=computation)
+        except Halt:
+            return          # the halting op (RETURN, SELFDESTRUCT) has left gas and pc as they end
+        gas = meter.gas_remaining
+        pc = code_stream.program_counter
+        if pc > length:
+            # py-evm's stream runs STOP past the code's end; a pc beyond the padding cannot index it.
+            break
+        if stack and type(stack[-1]) is bytes:
+            stack[-1] = int.from_bytes(stack[-1], "big")
+    meter.gas_remaining = gas
+    code_stream.program_counter = pc + 1
+
+
+_BINARY_OR_UNARY = {op: INLINED[op] for op in (0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19,
+                                              0x1b, 0x1c)}
+
+
+def uses_stock_inlined(computation_class):
+    """Whether every opcode the loop inlines is py-evm's own in this class's table (a class that wraps one, to
+    trace or guard it, must run it through its table)."""
+    opcodes = computation_class.opcodes
+    return all(opcodes.get(op) is _STOCK[op] for op in INLINED)

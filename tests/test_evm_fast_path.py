@@ -1,0 +1,259 @@
+"""The fast interpreter loop (evm/fast_interpreter.py) against py-evm's own loop on the same NativeState: random and
+adversarial bytecode gives the same error (type and text), gas left and refunded, output, logs and state root."""
+
+import random
+
+import pytest
+from eth.db.atomic import AtomicDB
+from eth.vm.execution_context import ExecutionContext
+from eth.vm.message import Message
+from eth.vm.transaction_context import BaseTransactionContext
+
+from chaind.chain.modules.evm import fast_interpreter
+from chaind.chain.modules.evm.state import NativeComputation, NativeState
+
+BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
+SENDER = b"\x10" * 20
+TARGET = b"\x20" * 20
+REVERTER = b"\x30" * 20          # reverts with 4 bytes of data
+RETURNER = b"\x31" * 20          # returns 64 bytes and logs
+LOOPER = b"\x32" * 20            # burns all its gas in a JUMPDEST loop
+PUSHES = {n: 0x5f + n for n in range(33)}
+
+
+class StockComputation(NativeComputation):
+    _fast_loop = False          # py-evm's own loop, as NativeComputation.apply_computation falls back to it
+
+
+class StockState(NativeState):
+    computation_class = StockComputation
+
+
+def push(value, width=None):
+    width = max(1, (value.bit_length() + 7) // 8) if width is None else width
+    return bytes([PUSHES[width]]) + value.to_bytes(width, "big")
+
+
+def call(address, gas=None, in_size=0, out_size=0, op=0xf1):
+    """A CALL (or `op`) to `address` with the given sizes at memory 0; value 0 where the op takes one."""
+    value = push(0) if op in (0xf1, 0xf2) else b""
+    return (push(out_size) + push(0) + push(in_size) + push(0) + value + push(int.from_bytes(address, "big"), 20)
+            + (b"\x5a" if gas is None else push(gas)) + bytes([op]))
+
+
+CALLEES = {
+    REVERTER: push(0xdeadbeef) + push(0) + b"\x52" + push(4) + push(28) + b"\xfd",
+    RETURNER: push(7) + push(0) + b"\x52" + push(0x1234) + push(32) + push(0) + b"\xa1" + push(64) + push(0) + b"\xf3",
+    LOOPER: b"\x5b" + push(0) + b"\x56",
+}
+INITCODE = push(0x6001600055) + push(0) + b"\x52" + push(5) + push(27) + b"\xf3"   # returns code setting slot 0
+
+
+def context():
+    return ExecutionContext(coinbase=b"\0" * 20, timestamp=1, block_number=1, difficulty=0, mix_hash=b"\0" * 32,
+                            gas_limit=30_000_000, prev_hashes=(), chain_id=9000, base_fee_per_gas=0,
+                            excess_blob_gas=0)
+
+
+def execute(state_class, code, gas, data=b"", static=False):
+    state = state_class(AtomicDB(), context(), BLANK_ROOT)
+    state.set_balance(SENDER, 10**20)
+    state.set_balance(TARGET, 10**18)
+    for address, callee in CALLEES.items():
+        state.set_code(address, callee)
+    state.set_code(TARGET, code)
+    state.set_storage(TARGET, 1, 5)
+    state.lock_changes()
+    message = Message(gas=gas, to=TARGET, sender=SENDER, value=0, data=data, code=code, is_static=static)
+    computation = state_class.computation_class.apply_message(state, message, BaseTransactionContext(0, SENDER))
+    error = (type(computation.error).__name__, str(computation.error)) if computation.is_error else None
+    return {"error": error, "gas": computation.get_gas_remaining(), "refund": computation.get_gas_refund(),
+            "output": computation.output, "return_data": computation.return_data,
+            "logs": computation.get_log_entries(), "root": state.make_state_root()}
+
+
+def assert_same(code, gas=200_000, **kwargs):
+    fast = execute(NativeState, code, gas, **kwargs)
+    stock = execute(StockState, code, gas, **kwargs)
+    assert fast == stock, code.hex()
+    return fast
+
+
+def test_the_fast_loop_is_what_native_state_runs():
+    assert NativeComputation.__dict__.get("_fast_loop", True)
+    assert fast_interpreter.uses_stock_inlined(NativeComputation)
+    assert not StockComputation._fast_loop
+
+
+# -- adversarial ---------------------------------------------------------------------------------------------
+
+UNARY = [0x15, 0x19, 0x50, 0x51, 0x56]
+BINARY = [0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c, 0x20, 0x52, 0x57]
+
+
+@pytest.mark.parametrize("op", UNARY + BINARY + list(range(0x80, 0xa0)))
+def test_stack_underflow(op):
+    for items in range(0, 18):
+        result = assert_same(push(1) * items + bytes([op]))
+        if items == 0:
+            assert result["error"][0] == "InsufficientStack"
+
+
+@pytest.mark.parametrize("op", [0x5f, 0x60, 0x7f, 0x80, 0x8f, 0x58, 0x5a, 0x30])
+def test_stack_overflow(op):
+    code = b"\x5f" * 1023 + bytes([op]) + b"\x00" * 32
+    assert_same(code, gas=10_000)
+    result = assert_same(b"\x5f" + code, gas=10_000)
+    assert result["error"][0] in ("FullStack", "InsufficientStack")
+
+
+@pytest.mark.parametrize("code", [
+    push(3) + b"\x56" + b"\x5b",                          # a JUMPDEST past the jump: valid
+    push(4) + b"\x56" + b"\x00\x5b",
+    push(2) + b"\x56\x00",                                 # onto a STOP
+    push(1) + b"\x56" + b"\x5b",                           # into its own PUSH data
+    push(0x5b) + push(1) + b"\x56",                        # onto a 0x5b that is PUSH data
+    push(0x5b5b5b, 3) + push(2) + b"\x56",
+    push(100) + b"\x56",                                   # past the code's end
+    push(2**256 - 1, 32) + b"\x56",
+    push(2**64) + b"\x56",
+    push(1) + push(1) + b"\x57",                           # JUMPI into PUSH data
+    push(0) + push(1) + b"\x57" + b"\x5b\x00",             # JUMPI not taken to an invalid dest
+    push(1) + push(7) + b"\x57" + b"\x00\x00\x5b" + push(42) + b"\x00",
+    b"\x60",                                               # a PUSH cut short by the code's end
+    b"\x7f\x01\x02",
+    push(5) + b"\x7f",
+    b"\x5b" * 100 + push(0) + b"\x56",                     # a JUMPDEST sled looping to its start: out of gas
+    b"\x5b\x5b\x5b" + push(1) + b"\x56",                   # into the middle of a run of JUMPDESTs
+    b"\x58\x5a\x58\x5a\x00",
+    b"\xfe",                                               # INVALID
+    b"\x0c",                                               # undefined
+    b"\x5b" * 40 + b"\xef",
+])
+def test_jumps_and_code_edges(code):
+    for gas in (0, 1, 5, 50, 200_000):
+        assert_same(code, gas=gas)
+
+
+@pytest.mark.parametrize("offset", [0, 1, 31, 32, 33, 64, 1000, 2**16, 2**20, 2**32, 2**64, 2**255, 2**256 - 1,
+                                    2**256 - 32])
+@pytest.mark.parametrize("op", [0x51, 0x52])
+def test_memory_expansion_edges(offset, op):
+    code = (push(0xabcd) if op == 0x52 else b"") + push(offset, 32) + bytes([op]) + b"\x59" + push(0) + b"\x52" \
+        + push(64) + push(0) + b"\xf3"
+    for gas in (10, 20, 30, 100, 3_000, 200_000, 5_000_000):
+        assert_same(code, gas=gas)
+
+
+@pytest.mark.parametrize("offset, size", [(0, 0), (2**256 - 1, 0), (0, 1), (0, 32), (31, 2), (5, 33), (64, 1000),
+                                          (0, 2**20), (2**64, 1), (1, 2**256 - 1), (2**256 - 1, 1)])
+def test_keccak_sizes_and_memory(offset, size):
+    code = push(0x1234) + push(8) + b"\x52" + push(size, 32) + push(offset, 32) + b"\x20" + b"\x59" + push(0) \
+        + b"\x52" + push(0) + b"\x52" + push(64) + push(0) + b"\xf3"
+    for gas in (30, 40, 45, 50, 60, 300, 3_000, 200_000, 5_000_000):
+        assert_same(code, gas=gas)
+
+
+def test_memory_grows_once_and_is_read_back():
+    code = (push(0x1122) + push(40) + b"\x52" + push(8) + b"\x51" + push(100) + b"\x52" + push(3) + push(200)
+            + b"\x53" + push(132) + b"\x51" + push(0) + b"\x52" + b"\x59" + push(0) + b"\xf3")
+    result = assert_same(code)
+    assert result["error"] is None and len(result["output"]) == 224
+
+
+def _program():
+    """A program that reads and writes memory and storage, calls every kind of callee, creates and logs."""
+    return (push(0xff) + push(2**255, 32) + b"\x01" + push(3) + b"\x02" + push(1) + b"\x1b" + push(4) + b"\x1c"
+            + b"\x19\x15\x50" + push(0x42) + push(0) + b"\x52" + push(1) + b"\x54" + push(1) + b"\x01" + push(2)
+            + b"\x55" + call(REVERTER, out_size=32) + b"\x50\x3d" + push(0) + push(0) + b"\x3e"
+            + call(RETURNER, in_size=4) + b"\x50" + push(32) + push(32) + push(0) + b"\x3e"
+            + call(b"\0" * 19 + b"\x04", in_size=32, out_size=32) + b"\x50"
+            + call(b"\0" * 19 + b"\x02", in_size=10, out_size=32, op=0xfa) + b"\x50"
+            + call(b"\0" * 19 + b"\x01", in_size=128, out_size=32) + b"\x50"
+            + call(LOOPER, gas=5000) + b"\x50"
+            + push(int.from_bytes(INITCODE.ljust(32, b"\0"), "big"), 32)
+            + push(64) + b"\x52" + push(len(INITCODE)) + push(64) + push(0) + b"\xf0"
+            + push(0) + push(0) + push(0) + push(0) + push(0) + b"\x85\x5a\xf1\x50"
+            + push(7) + push(len(INITCODE)) + push(64) + push(0) + b"\xf5\x50"
+            + push(9) + push(32) + push(0) + b"\xa1" + b"\x58\x5a\x59" + push(96) + push(0) + b"\xf3")
+
+
+def test_nested_calls_creates_precompiles_and_returndata():
+    result = assert_same(_program(), gas=2_000_000)
+    assert result["error"] is None and result["logs"]
+
+
+def test_out_of_gas_at_every_step():
+    code = _program()
+    used = 2_000_000 - execute(StockState, code, 2_000_000)["gas"]
+    # Every gas from 0 to what the program needs, in steps that hit each op's boundary somewhere.
+    for gas in sorted({*range(0, 400), *range(400, used + 2, 97), used - 1, used, used + 1}):
+        assert_same(code, gas=gas)
+
+
+def test_reverts_and_static_calls():
+    assert_same(push(0x99) + push(0) + b"\x52" + push(32) + push(0) + b"\xfd")
+    assert_same(push(1) + push(1) + b"\x55", static=True)
+    assert_same(push(0x99) + push(0) + b"\xa0" + b"\x00", static=True)
+    assert_same(push(1) + push(0) + b"\x35" + push(0x20) + b"\x35" + b"\x01" + push(0) + b"\x52" + push(32) + push(0)
+                + b"\xf3", data=bytes(range(64)))
+
+
+# -- random --------------------------------------------------------------------------------------------------
+
+_OPS = ([0x01, 0x02, 0x03, 0x04, 0x06, 0x0a, 0x10, 0x11, 0x12, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b,
+         0x1c, 0x1d, 0x20, 0x30, 0x33, 0x34, 0x35, 0x36, 0x3d, 0x3e, 0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56,
+         0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f, 0xa0, 0xa1]
+        + list(range(0x80, 0xa0)) + [0x00, 0xf3, 0xfd, 0xfe])
+
+
+def random_program(rng):
+    out = bytearray()
+    size = rng.choice([8, 30, 120, 400])
+    while len(out) < size:
+        roll = rng.random()
+        if roll < 0.3:
+            width = rng.choice([1, 1, 1, 2, 32, rng.randrange(1, 33), 0])
+            value = rng.choice([0, 1, 2, 31, 32, rng.randrange(size + 4), rng.getrandbits(8 * max(width, 1)),
+                                2**256 - 1])
+            value &= (1 << 8 * width) - 1
+            out += bytes([0x5f + width]) + value.to_bytes(width, "big")
+        elif roll < 0.33:
+            out += call(rng.choice([REVERTER, RETURNER, LOOPER, b"\0" * 19 + bytes([rng.randrange(1, 11)]),
+                                    rng.randbytes(20)]), gas=rng.choice([None, 0, 3000]),
+                        in_size=rng.choice([0, 32]), out_size=rng.choice([0, 32, 64]),
+                        op=rng.choice([0xf1, 0xf2, 0xf4, 0xfa]))
+        elif roll < 0.34:
+            out += rng.randbytes(rng.randrange(1, 8))
+        else:
+            out.append(rng.choice(_OPS))
+    return bytes(out)
+
+
+def _random_runs(seed, count):
+    rng = random.Random(seed)
+    for _ in range(count):
+        code = random_program(rng)
+        assert_same(code, gas=rng.choice([0, 30, 300, 3_000, 100_000, 1_000_000]),
+                    data=rng.randbytes(rng.choice([0, 4, 68])), static=rng.random() < 0.1)
+
+
+def test_random_programs():
+    _random_runs(36, 300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(20))
+def test_random_corpus(seed):
+    _random_runs(1000 + seed, 1000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(10))
+def test_random_programs_out_of_gas_at_every_step(seed):
+    rng = random.Random(seed)
+    for _ in range(5):
+        code = random_program(rng)
+        used = 100_000 - execute(StockState, code, 100_000)["gas"]
+        for gas in range(0, min(used, 3000) + 2):
+            assert_same(code, gas=gas)
