@@ -3,7 +3,7 @@ restart and check after each, then replay the whole chain from genesis.
 
     python bench/crash_run.py [--kills 50] [--seed N] [--pruning]
 
-It runs the same harness as tests/test_persistence.py (which does 5 + 2 kills in CI) and prints
+It runs tests/crash_load.py's harness, as tests/test_persistence.py does (5 + 2 kills in CI), and prints
 what survived and how long restarts took.
 """
 
@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
 
-from test_persistence import kill_cycles
+from crash_load import kill_cycles
 
 
 def main():

@@ -20,8 +20,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))      # native_txs
 from chaind import collector  # noqa: E402
-from chaind.chain import registry, txs  # noqa: E402
+from chaind.chain import registry  # noqa: E402
 from chaind.chain.app import App  # noqa: E402
 from chaind.chain.genesis import Genesis  # noqa: E402
 from chaind.chain.modules import auth  # noqa: E402
@@ -34,6 +35,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2  # noqa: E402
 from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2 as distr_tx  # noqa: E402
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx  # noqa: E402
 from chaind.store.db import Database  # noqa: E402
+from native_txs import build_native  # noqa: E402
 from results import Result, run_script  # noqa: E402
 
 CHAIN = 10**18
@@ -82,8 +84,8 @@ class Driver:
     def native(self, key, messages, gas):
         view = self.app.view()
         number, _ = auth.account(view, key.address)
-        return txs.build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                                [("achain", self.app.next_base_fee() * gas)], gas)
+        return build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(key.address),
+                            [("achain", self.app.next_base_fee() * gas)], gas)
 
     def block(self, raws):
         height = self.app.height + 1

@@ -12,6 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))      # native_txs
+
 from google.protobuf import any_pb2
 
 from chaind.chain import txs
@@ -29,6 +31,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2
 from chaind.pb.cosmos.feegrant.v1beta1 import tx_pb2 as feegrant_tx
 from chaind.store.db import Database
+from native_txs import build_native
 
 BAR = 1.3
 GAS = 200_000
@@ -61,9 +64,9 @@ class Bench:
         """A DIRECT tx of `messages` by `key` at its state nonce + nonce_offset (build_native's options)."""
         view = self.app.view()
         number, _ = auth.account(view, key.address)
-        return txs.build_native(messages, key, self.genesis.chain_id, number,
-                                view.accounts.get_nonce(key.address) + nonce_offset,
-                                [(self.base, self.app.next_base_fee() * 2 * GAS)], GAS, **options)
+        return build_native(messages, key, self.genesis.chain_id, number,
+                            view.accounts.get_nonce(key.address) + nonce_offset,
+                            [(self.base, self.app.next_base_fee() * 2 * GAS)], GAS, **options)
 
     def commit(self, raws):
         height = self.app.height + 1

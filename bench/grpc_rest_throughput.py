@@ -34,12 +34,14 @@ from eth_utils import to_checksum_address
 from devnode import DEV0, REPO, DevNode, Profile
 
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))       # native_txs
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2, query_pb2_grpc
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
+from native_txs import build_native
 from results import Result, run_script
 
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -268,8 +270,8 @@ class Mover(threading.Thread):
                 raise RuntimeError(f"eth_sendRawTransaction: {answer}")
             msg = bank_tx.MsgSend(from_address=to_bech32("chain", self.key.address),
                                   to_address=to_bech32("chain", PROBE), amount=[coin_pb2.Coin(denom=IBC, amount="1")])
-            raw = txs.build_native([(txs.MSG_SEND, msg)], self.key, "chain_9000-1", 1, nonce,
-                                   [("achain", 10**10 * 200000)], 200000)
+            raw = build_native([(txs.MSG_SEND, msg)], self.key, "chain_9000-1", 1, nonce,
+                               [("achain", 10**10 * 200000)], 200000)
             body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "broadcast_tx_sync",
                                "params": {"tx": base64.b64encode(raw).decode()}}).encode()
             with urllib.request.urlopen(urllib.request.Request(f"http://{self.comet}/", data=body), timeout=5) as reply:

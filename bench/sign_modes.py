@@ -10,6 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))      # native_txs
+
 from chaind.chain import amino, eip712, eip712_legacy, txs, web3tx
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
@@ -21,6 +23,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 from chaind.pb.ethermint.types.v1 import web3_pb2
 from chaind.store.db import Database
+from native_txs import build_native
 
 BAR = 1.5
 
@@ -41,8 +44,8 @@ def run(n):
         view = app.view()
         number = auth.account(view, key.address)[0]
         nonce = view.accounts.get_nonce(key.address)
-        raws = {mode: txs.build_native([(txs.MSG_SEND, msg)], key, genesis.chain_id, number, nonce, fee, 200000,
-                                       memo="bench", amino_encoder=encoder)
+        raws = {mode: build_native([(txs.MSG_SEND, msg)], key, genesis.chain_id, number, nonce, fee, 200000,
+                                   memo="bench", amino_encoder=encoder)
                 for mode, encoder in (("direct", None), ("amino-json", app.amino))}
         # The amino tx signed as MetaMask signs it: over the doc's EIP-712 digest, V as 27/28.
         tx_raw = tx_pb2.TxRaw.FromString(raws["amino-json"])

@@ -520,6 +520,7 @@ LISTEN_SETTINGS = {
     "rest": ("rest", "address", "--rest-address"),
     "explorer": ("explorer", "address", None),
     "metrics": ("instrumentation", "prometheus-listen-addr", None),
+    "abci": ("abci", "address", None),
 }
 
 

@@ -16,6 +16,7 @@ from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.store.db import Database
 from contracts import INIT
+from native_txs import build_native
 
 PROPOSER = b"\x01" * 20
 RECIPIENTS = [bytes([0x30 + i]) * 20 for i in range(3)]
@@ -73,9 +74,9 @@ class Chain:
         view = self.app.view()
         address = key.address if address is None else address
         number, _ = auth.account(view, address)
-        return txs.build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
-                                [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
-                                pubkey_url=pubkey_url, **options)
+        return build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
+                            [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
+                            pubkey_url=pubkey_url, **options)
 
     def b32(self, address):
         return to_bech32(self.genesis.bech32_prefix, address)
@@ -119,3 +120,24 @@ def contract_address(sender, nonce):
     import rlp
 
     return keccak(rlp.encode([sender, nonce]))[12:]
+
+
+class LatestQueryContext:
+    """The context a query handler is called with when no height was asked for (the latest)."""
+
+    def requested_height(self):
+        return None
+
+    def answered_at(self, height):
+        pass
+
+
+def ok(block):
+    """`block`, once every tx in it has succeeded (else the test fails with their logs)."""
+    assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
+    return block
+
+
+def balance(chain, address, denom="achain"):
+    """`address`'s balance of `denom` at the chain's head."""
+    return chain.app.bank.balance(chain.app.view(), address, denom)

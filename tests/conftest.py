@@ -1,16 +1,38 @@
-"""Fixtures: a real node on 127.0.0.1 (port 0) with a temp home and real LevelDB; the cosmpy venv.
+"""Fixtures: a real node on 127.0.0.1 (port 0) with a temp home and real LevelDB; the cosmpy venv, the npm
+clients (@cosmjs, @confio/ics23).
 
 Helpers that tests import live in helpers.py: a conftest is not a module to import from."""
 
 import os
 import shutil
+import tempfile
 
 import pytest
 import pytest_twisted
-from twisted.internet import reactor, task
 
+from browser_driver import CHROMEDRIVER, CHROMIUM, FLAGS, Service, webdriver
+from chain_driver import Chain
 from chaind.chain import registry
-from helpers import build_cosmpy_venv, cosmpy_venv_path, ics23_client_path, install_ics23_client, make_node
+from cosmjs_driver import install, install_path
+from helpers import (
+    build_cosmpy_venv,
+    cosmpy_venv_path,
+    ics23_client_path,
+    install_ics23_client,
+    install_test_engine,
+    make_node,
+    until_height,
+)
+
+
+@pytest.fixture
+def chain(request, tmp_path):
+    """A chain driven block by block without a node, closed after the test: made by the test module's
+    `make_chain(tmp_path)` when it has one (gov_driver's, staking_driver's, its own), else chain_driver's Chain."""
+    make = getattr(request.module, "make_chain", None)
+    made = make(tmp_path) if make is not None else Chain(tmp_path, "chain.db")
+    yield made
+    made.close()
 
 
 @pytest.fixture
@@ -33,11 +55,8 @@ def node_factory(tmp_path):
 def node(node_factory):
     node = node_factory()
     # A new chain makes block 1 at start; tests begin once "latest" names it. (Tests that start
-    # nodes in their own body run in the reactor's greenlet, where this wait is not possible.)
-    for _ in range(500):
-        if node.app.height >= node.app.genesis.initial_height:
-            break
-        pytest_twisted.blockon(task.deferLater(reactor, 0.01, lambda: None))
+    # nodes in their own body run in the reactor's greenlet, where they yield until_height themselves.)
+    pytest_twisted.blockon(until_height(node, node.app.genesis.initial_height))
     return node
 
 
@@ -54,6 +73,22 @@ def cosmpy_python():
     return python
 
 
+def _needed(message):
+    # CI must install what it needs: a missing tool there is a failure, never a quiet skip.
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def cometbft_binary():
+    """The real `cometbft` (v0.38, pinned in tools/install-test-engines), built once with the Go toolchain."""
+    path, error = install_test_engine("cometbft")
+    if error:
+        _needed(f"cannot have the cometbft binary: {error}")
+    return path
+
+
 @pytest.fixture(scope="session")
 def ics23_client():
     """The folder where tests/ics23_client's scripts run with @confio/ics23 and @cosmjs installed (npm, once)."""
@@ -64,3 +99,39 @@ def ics23_client():
     if error:
         pytest.fail(f"cannot install tests/ics23_client at {path}: {error}")
     return path
+
+
+@pytest.fixture(scope="session")
+def cosmjs():
+    """(node executable, node_modules directory) with @cosmjs/tendermint-rpc installed."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        message = "node and npm are needed to run @cosmjs/tendermint-rpc; install Node.js to run this test"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    path = install_path(node)
+    error = install(path, npm)
+    if error:
+        message = f"cannot install @cosmjs/tendermint-rpc at {path}: {error}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return node, path / "node_modules"
+
+
+@pytest.fixture
+def browser(tmp_path):
+    """Headless Chromium (browser_driver's flags) with a fresh profile; its screenshots go to the test's temp dir."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="chaind-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.shots = tmp_path / "screenshots"
+    driver.shots.mkdir()
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)

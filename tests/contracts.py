@@ -6,6 +6,8 @@ LOG1(STORED, word); a zero word reverts with the 32-byte word 42.
 
 from eth_utils import keccak
 
+from evm_client import send
+
 OPS = {"STOP": 0x00, "MSTORE": 0x52, "SLOAD": 0x54, "SSTORE": 0x55, "JUMP": 0x56, "JUMPI": 0x57, "JUMPDEST": 0x5B,
        "CALLDATALOAD": 0x35, "CALLDATASIZE": 0x36, "CODECOPY": 0x39, "DUP1": 0x80, "LOG1": 0xA1,
        "RETURN": 0xF3, "REVERT": 0xFD,
@@ -139,3 +141,20 @@ DELEGATOR_RUNTIME = assemble([
     ("LABEL", "ok"), "JUMPDEST", ("PUSH", 32, 1), ("PUSH", 0, 1), "RETURN",
 ])
 DELEGATOR_INIT = init_code(DELEGATOR_RUNTIME)
+
+
+VALUE = (1 << 255) | 0xBEEF       # beyond 2**53: toString(16) must give every digit
+
+
+def word(n):
+    return "0x" + n.to_bytes(32, "big").hex()
+
+
+def store_read_revert(web3):
+    """Deploys StoreContract and commits a store of VALUE, a read, and a reverted store of 0."""
+    contract = send(web3, {"data": "0x" + INIT.hex(), "gas": 200000, "nonce": 0}).contractAddress
+    stored = send(web3, {"to": contract, "data": word(VALUE), "gas": 100000, "nonce": 1})
+    read = send(web3, {"to": contract, "data": "0x", "gas": 100000, "nonce": 2})
+    reverted = send(web3, {"to": contract, "data": word(0), "gas": 100000, "nonce": 3})
+    assert (stored.status, read.status, reverted.status) == (1, 1, 0)
+    return stored, read, reverted

@@ -11,6 +11,7 @@ from helpers import in_thread, url
 DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 DEV0_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 OTHER = "0x" + "22" * 20
+DEBUG = {"api": "eth,net,web3,debug"}        # json_rpc settings of a node that serves debug_*
 
 
 def post(node, payload, raw=False):
@@ -41,3 +42,19 @@ def send(web3, tx, key=DEV0_KEY):
     """Sign, send and wait for the receipt (blocking: call through in_thread)."""
     tx_hash = web3.eth.send_raw_transaction(sign(tx, key).raw_transaction)
     return web3.eth.wait_for_transaction_receipt(tx_hash, timeout=10, poll_latency=0.05)
+
+
+def call(node, method, *params):
+    """Fires with the result; fails the test on an error reply."""
+    d = rpc(node, method, *params)
+
+    def result(reply):
+        assert "error" not in reply[1], (method, reply[1])
+        return reply[1]["result"]
+
+    return d.addCallback(result)
+
+
+def error(node, method, *params):
+    return rpc(node, method, *params).addCallback(lambda reply: reply[1]["error"])
+

@@ -10,15 +10,19 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
+import attrs
 import grpc
-from twisted.internet import reactor, threads
+from twisted.internet import defer, reactor, task, threads
+from twisted.python import failure
 
 from chaind import config
 from chaind.chain import registry
 from chaind.crypto.addresses import to_bech32
+from chaind.events.types import NewBlock
 from chaind.home import DEV_API, Home
 from chaind.node import Node
 
@@ -57,6 +61,117 @@ def chaind_process(*args, input=None, timeout=120):
 def in_thread(fn, *args, **kwargs):
     """Run a blocking client call (web3.py, grpcio, urllib) off the reactor, as a real client process would."""
     return threads.deferToThread(fn, *args, **kwargs)
+
+
+@attrs.define(eq=False)
+class _Wait:
+    """One wait for `condition()` to hold: each check runs once the one before it has answered (a condition
+    may return a Deferred: a client call), and the first truthy answer, or the deadline, ends it."""
+
+    condition: object
+    what: object            # a text, or a function that gives it (read when the deadline passes)
+    timeout: float
+    done: defer.Deferred = attrs.field(factory=defer.Deferred)
+    checking: bool = False
+    again: bool = False
+    stops: list = attrs.field(factory=list)
+
+    def start(self):
+        deadline = reactor.callLater(self.timeout, self.expire)
+        self.stops.append(lambda: deadline.active() and deadline.cancel())
+        self.check()
+        return self.done
+
+    def expire(self):
+        what = self.what() if callable(self.what) else self.what
+        self.end(AssertionError(f"waited {self.timeout} s for {what}"))
+
+    def check(self, *_):
+        if self.done.called:
+            return
+        if self.checking:
+            self.again = True
+            return
+        self.checking = True
+        defer.maybeDeferred(self.condition).addCallbacks(self.answered, self.end)
+
+    def answered(self, value):
+        self.checking = False
+        if value:
+            self.end(value)
+        elif self.again:
+            self.again = False
+            self.check()
+
+    def end(self, outcome):
+        if self.done.called:
+            return
+        for stop in self.stops:
+            stop()
+        if isinstance(outcome, (Exception, failure.Failure)):
+            self.done.errback(outcome)
+        else:
+            self.done.callback(outcome)
+
+
+def until_block(node, condition, what, timeout=30):
+    """A Deferred that fires with `condition()`'s first truthy value, checked now and after every block `node`
+    commits (its bus announces each one, once app.height names it); the test fails, saying it waited for `what`
+    (a text, or a function that gives it), when `timeout` s pass first. For conditions no block brings about:
+    `until`."""
+    wait = _Wait(condition, what, timeout)
+
+    def cancelled(reason):
+        wait.check()                        # the node stopped: one last look, then the deadline decides
+    sub = node.bus.subscribe(lambda event: True, capacity=sys.maxsize, kind=NewBlock, on_cancel=cancelled,
+                             on_event=lambda: (sub.drain(), wait.check()))
+    wait.stops.append(lambda: node.bus.unsubscribe(sub))
+    return wait.start()
+
+
+def until_height(node, height, timeout=30):
+    """until_block for `node`'s head reaching `height`."""
+    return until_block(node, lambda: node.app.height >= height,
+                       lambda: f"height {height} (the head is at {node.app.height})", timeout)
+
+
+def until_tx(node, tx_hash, evm=False, timeout=30):
+    """until_block for the tx of `tx_hash` (bytes, or hex with or without 0x; `evm`: an EVM tx hash) being in a
+    committed block: its (height, index)."""
+    if isinstance(tx_hash, str):
+        tx_hash = bytes.fromhex(tx_hash.removeprefix("0x"))
+    return until_block(node, lambda: node.app.tx_position(tx_hash, evm=evm), f"tx {tx_hash.hex()} committed",
+                       timeout)
+
+
+def until(condition, what, timeout=30, every=0.05):
+    """until_block's shape for what is not a block of an in-process node (a process ended, a file appeared, a
+    node halted): `condition()` checked every `every` s, the first truthy value fired, the test failed after
+    `timeout` s. Code that holds the thread while it waits: wait_until."""
+    wait = _Wait(condition, what, timeout)
+    poll = task.LoopingCall(wait.check)
+    wait.stops.append(lambda: poll.running and poll.stop())
+    wait.start()
+    if not wait.done.called:
+        poll.start(every, now=False)
+    return wait.done
+
+
+def on_reactor(fn, *args, **kwargs):
+    """From a client thread (in_thread's), call `fn` on the reactor and block until its Deferred fires: a wait
+    (until_height, until_block, until) inside a blocking scenario."""
+    return threads.blockingCallFromThread(reactor, fn, *args, **kwargs)
+
+
+def wait_until(condition, what, timeout=30, every=0.05):
+    """`until` for code that holds the thread while it waits, with no reactor turning under it (a synchronous
+    test against a node in a process of its own): `condition()`'s first truthy value, or the same failure."""
+    deadline = time.monotonic() + timeout
+    while not (found := condition()):
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"waited {timeout} s for {what() if callable(what) else what}")
+        time.sleep(every)
+    return found
 
 
 def url(node):
@@ -151,6 +266,22 @@ def build_cosmpy_venv(path):
                 return None, f"{' '.join(step)} exited {run.returncode}:\n{run.stderr[-3000:]}"
         done.write_text(run.stdout)
         return path / "bin" / "python", None
+
+
+ENGINES_INSTALLER = pathlib.Path(__file__).parent.parent / "tools" / "install-test-engines"
+
+
+def install_test_engine(name):
+    """The path of a real engine (tools/install-test-engines builds it once into a cache outside the repo),
+    or an error text."""
+    try:
+        run = subprocess.run([str(ENGINES_INSTALLER), name], capture_output=True, text=True, timeout=1800,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None, f"{ENGINES_INSTALLER} {name} timed out after 1800 s"
+    if run.returncode != 0:
+        return None, f"{ENGINES_INSTALLER} {name} exited {run.returncode}:\n{run.stderr[-3000:]}"
+    return pathlib.Path(run.stdout.split()[-1]), None
 
 
 ICS23_CLIENT = pathlib.Path(__file__).parent / "ics23_client"

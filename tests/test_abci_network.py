@@ -14,7 +14,8 @@ from chain_driver import Chain
 from chaind.api import encoding
 from chaind.consensus.abci.application import exec_result
 from chaind.pb.tendermint.abci import types_pb2 as pb
-from test_persistence import NodeProcess, chaind
+from helpers import chaind_process
+from node_process import NodeProcess
 
 CONFIG = """
 [abci]
@@ -174,7 +175,7 @@ def test_a_replica_behind_by_several_blocks_replays_them(tmp_path):
         assert info.last_block_height == 4 and info.last_block_app_hash == solo.app.head[1].app_hash
         apps[1].stop()
         # The operator's check works on a CometBFT-driven chain too: every app hash again from genesis.
-        done = chaind("replay", "--home", tmp_path / "late")
+        done = chaind_process("replay", "--home", tmp_path / "late")
         assert done.returncode == 0, done.stderr
         assert "blocks 1..4 replayed from genesis: every block hash and app hash matches" in done.stdout
     finally:

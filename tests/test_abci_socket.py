@@ -28,7 +28,8 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from helpers import call, in_thread, url, ws_url
-from test_tx_service import signed_send
+from native_client import signed_send
+from native_txs import build_native
 
 
 @pytest.fixture
@@ -208,6 +209,7 @@ def _drive_one_block(replica, driver, raw, time_ns, ws):
 replica_genesis = []       # the node's genesis document, for the driver thread
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_a_decided_block_is_the_block_the_node_serves(abci_node):
     sub = abci_node.bus.subscribe(lambda e: isinstance(e, (ev.NewBlock, ev.Tx, ev.PendingTx)))
@@ -335,8 +337,8 @@ def _create_validator_tx(node, who, pubkey):
     number, _ = auth.account(view, key.address)
     msg = staking_msgs.create(node.genesis.bech32_prefix, key.address, pubkey, 10**20)
     gas = 300000
-    return txs.build_native([msg], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
+    return build_native([msg], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
+                        [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
 
 
 def _misbehaving_block(port, genesis_doc, time_ns, create_raw, pubkey):
@@ -476,6 +478,7 @@ def test_process_proposal_rejects_a_block_with_an_undecodable_tx(abci_node):
     assert (yield in_thread(_process, port, doc, [good, b"\x0a\x03not a tx"])) == pb.ResponseProcessProposal.REJECT
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_metrics_in_socket_mode_count_what_cometbft_drove(node_factory):
     node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0"},

@@ -25,13 +25,6 @@ from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 ENCODER = amino.Encoder.of_modules(MODULES)
 
 
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
-
-
 def coins(*pairs):
     return [coin_pb2.Coin(denom=d, amount=str(a)) for d, a in pairs]
 
@@ -294,7 +287,7 @@ def test_memo_length_sig_limit_and_byte_cost_are_auth_params(tmp_path):
 
 
 def test_a_multisig_over_tx_sig_limit_is_refused(tmp_path):
-    from test_native_tx import multisig_tx
+    from native_txs import multisig_tx
     chain = _with_params(tmp_path, tx_sig_limit=2)
     try:
         members = [(keys.ETH_SECP256K1, chain.keys[i]) for i in (3, 4, 5)]

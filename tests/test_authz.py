@@ -8,7 +8,7 @@ import pytest
 from google.protobuf import any_pb2
 
 import staking_msgs
-from chain_driver import PROPOSER
+from chain_driver import PROPOSER, LatestQueryContext, balance, ok
 from chaind.chain.modules.authz import keeper
 from chaind.chain.modules.authz.query import AuthzQuery
 from chaind.chain.replay import replay_chain
@@ -20,20 +20,13 @@ from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.staking.v1beta1 import authz_pb2 as staking_authz
-from test_gov import address, attrs, make_chain, ok, run
+from gov_driver import address, attrs, make_chain, run
 
 S = 10**9
 GRANT, REVOKE, EXEC = ("/cosmos.authz.v1beta1.MsgGrant", "/cosmos.authz.v1beta1.MsgRevoke",
                        "/cosmos.authz.v1beta1.MsgExec")
 SEND_AUTH = "/cosmos.bank.v1beta1.SendAuthorization"
 SEND = "/cosmos.bank.v1beta1.MsgSend"
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def pack(type_url, message):
@@ -59,10 +52,6 @@ def send_msg(chain, sender, to, amount):
 def exec_(chain, grantee, *messages):
     return EXEC, authz_tx.MsgExec(grantee=chain.b32(address(chain, grantee)),
                                   msgs=[pack(url, m) for url, m in messages])
-
-
-def balance(chain, who_address):
-    return chain.app.bank.balance(chain.app.view(), who_address, "achain")
 
 
 def stored(chain, granter, grantee, url):
@@ -234,19 +223,11 @@ def test_bad_grants_are_refused_with_the_sdks_codes(chain):
     assert chain.app.keepers["authz"].all_grants(chain.app.view()) == []
 
 
-class _Context:
-    def requested_height(self):
-        return None
-
-    def answered_at(self, height):
-        pass
-
-
 def test_queries_list_grants_by_pair_granter_and_grantee(chain):
     ok(run(chain, [(1, [grant(chain, 1, 2, bank_authz.SendAuthorization(spend_limit=coins(9))),
                         grant(chain, 1, 3, authz_pb2.GenericAuthorization(msg=staking_msgs.DELEGATE))]),
                    (3, [grant(chain, 3, 2, authz_pb2.GenericAuthorization(msg=staking_msgs.UNDELEGATE))])]))
-    q, ctx = AuthzQuery(chain.app), _Context()
+    q, ctx = AuthzQuery(chain.app), LatestQueryContext()
     b = [chain.b32(address(chain, i)) for i in range(4)]
     pair = q.Grants(query_pb2.QueryGrantsRequest(granter=b[1], grantee=b[2]), ctx)
     assert [g.authorization.type_url for g in pair.grants] == [SEND_AUTH]

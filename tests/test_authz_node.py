@@ -7,9 +7,8 @@ import pytest_twisted
 
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.authz.v1beta1 import query_pb2, query_pb2_grpc
+from cli_driver import FEE, committed, js, node_flag, ok, run, send_tx, staking_node
 from helpers import call, comet, in_thread, rest
-from test_cli import FEE, node_flag, ok
-from test_cli_modules import committed, js, run, send_tx, staking_node
 
 SEND = "/cosmos.bank.v1beta1.MsgSend"
 TARGET = "chain1wamhwamhwamhwamhwamhwamhwamhwamhewut2x"

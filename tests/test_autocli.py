@@ -15,9 +15,8 @@ from chaind.chain import cli_table
 from chaind.cli import autocli
 from chaind.cli.main import make_cli
 from chaind.cli.tx_factory import TxKit
-from test_cli import DEV0_B32, failed
+from cli_driver import DEV0_B32, failed
 
-# A table of the test's own (tests/toy_module has a whole module): bank's Query service under another name.
 MINI = types.ModuleType("mini_cli")
 MINI.QUERY = cli_table.Queries("chaind.pb.cosmos.bank.v1beta1.query_pb2", "A table of the test's own.", (
     cli_table.Query("holdings", "AllBalances", "What ADDRESS holds.", args=(cli_table.Arg("address", "acc"),)),

@@ -1,18 +1,16 @@
 """Block production under load: many txs of one sender, and blocks from decoded txs equal to blocks from bytes."""
 
-import time
 
 import pytest_twisted
 from eth_account import Account
-from twisted.internet import task
 
 from chaind.chain import txs
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.home import Home
 from chaind.store.db import Database
-from helpers import in_thread
-from test_evm_jsonrpc import DEV0, DEV0_KEY, OTHER, post
+from evm_client import DEV0, DEV0_KEY, OTHER, post
+from helpers import in_thread, until_tx
 
 PROPOSER = bytes(20)
 
@@ -34,13 +32,9 @@ def test_many_txs_of_one_sender_all_commit_in_nonce_order(node):
     status, answers = yield in_thread(post, node, batch)
     assert status == 200 and [a.get("error") for a in answers] == [None] * count
     hashes = {a["id"]: a["result"] for a in answers}
-    deadline = time.monotonic() + 60
-    while True:
-        _, answer = yield in_thread(post, node, {"jsonrpc": "2.0", "id": 1, "method": "eth_getTransactionCount",
-                                                 "params": [DEV0, "latest"]})
-        if int(answer["result"], 16) == count or time.monotonic() > deadline:
-            break
-        yield task.deferLater(node.reactor, 0.05, lambda: None)
+    yield until_tx(node, hashes[count - 1], evm=True, timeout=60)     # the last nonce's: every one before it is in
+    _, answer = yield in_thread(post, node, {"jsonrpc": "2.0", "id": 1, "method": "eth_getTransactionCount",
+                                             "params": [DEV0, "latest"]})
     assert int(answer["result"], 16) == count
     _, receipts = yield in_thread(post, node, [
         {"jsonrpc": "2.0", "id": n, "method": "eth_getTransactionReceipt", "params": [hashes[n]]}

@@ -10,7 +10,7 @@ from twisted.internet import defer
 
 from contracts import SPIN as LOOP
 from evm_client import OTHER, post, rpc
-from helpers import comet, in_thread, rest, rest_sync
+from helpers import comet, in_thread, rest, rest_sync, until_height
 
 EMPTY = "0x" + "33" * 20
 LOOP_CALL = [{"to": EMPTY, "data": "0x"}, "latest", {EMPTY: {"code": "0x" + LOOP.hex()}}]
@@ -32,8 +32,7 @@ def timed_rpc(node, method, *params):
 def started(node_factory, **json_rpc):
     """A node past its first block."""
     node = node_factory(json_rpc=json_rpc)
-    while node.app.height < 1:
-        yield in_thread(time.sleep, 0.02)
+    yield until_height(node, 1)
     return node
 
 

@@ -5,43 +5,17 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 import pytest_twisted
-from click.testing import CliRunner
 
 from chaind.cli import yamlout
 from chaind.cli.main import main
+from cli_driver import DEV0_B32, DEV_MNEMONIC, FEE, cli, failed, node_flag, ok
 from evm_client import DEV0, DEV0_KEY
-from helpers import in_thread
+from helpers import in_thread, until_tx
 
-DEV0_B32 = "chain17w0adeg64ky0daxwd2ugyuneellmjgnxkl0eq4"
 OTHER_B32 = "chain1gv4f8d987c8cjzn2u6xxe4s9yxjeedfm4dst73"
-DEV_MNEMONIC = "test test test test test test test test test test test junk"
-FEE = "--fees=200000000000000000achain"
-
-
-def cli(*args, stdin=None):
-    """click's Result of the chaind entry point (stdout and stderr apart)."""
-    return CliRunner().invoke(main, [str(a) for a in args], input=stdin)
-
-
-def node_flag(node):
-    return f"--node=tcp://127.0.0.1:{node.port_of('cometbft')}"
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.stdout, result.stderr)
-    return result
-
-
-def failed(result, text):
-    assert result.exit_code != 0, result.stdout
-    lines = result.stderr.strip().splitlines()
-    assert lines[-1].startswith("Error: ") and text in lines[-1], result.stderr
-    assert "Traceback" not in result.stderr
-    return result
 
 
 # -- YAML as go-yaml prints it ---------------------------------------------------------------------
@@ -196,16 +170,6 @@ def test_the_installed_entry_point_prints_no_traceback(tmp_path):
 
 # -- against a node ----------------------------------------------------------------------------------
 
-@pytest_twisted.inlineCallbacks
-def committed(n, txhash):
-    """Wait until `q tx` finds the tx (the next tx's sequence is read from committed state)."""
-    for _ in range(200):
-        if (yield run("q", "tx", txhash, n)).exit_code == 0:
-            return
-        yield in_thread(time.sleep, 0.02)
-    raise AssertionError(f"tx {txhash} was not committed")
-
-
 def run(*args, stdin=None):
     """The CLI blocks on HTTP, so it runs off the reactor like a real client."""
     return in_thread(lambda: cli(*args, stdin=stdin))
@@ -261,7 +225,7 @@ def test_pruned_height_is_a_clear_error(node_factory, tmp_path):
     for _ in range(4):
         sent = ok((yield run("tx", "bank", "send", "dev0", OTHER_B32, "1achain", FEE, "-y", n, "--home", keys_home,
                              "--keyring-backend", "test", "-o", "json")))
-        yield committed(n, json.loads(sent.stdout)["txhash"])
+        yield until_tx(node, json.loads(sent.stdout)["txhash"])
     assert node.app.height >= 5
     result = failed((yield run("q", "bank", "balances", DEV0_B32, n, "--height", "2")),
                     "failed to load state at height 2")
@@ -278,7 +242,7 @@ def test_flow_keys_send_query_tx_and_balances_at_two_heights(node, tmp_path):
     sent = ok((yield run("tx", "bank", "send", "dev0", bob, "1234achain", FEE, "--note", "hi", "-y", n, *keys,
                          "-o", "json")))
     txhash = json.loads(sent.stdout)["txhash"]
-    yield committed(n, txhash)
+    yield until_tx(node, txhash)
     found = json.loads(ok((yield run("q", "tx", txhash, n, "-o", "json"))).stdout)
     assert found["code"] == 0 and found["height"] != "0" and found["tx"]["body"]["memo"] == "hi"
     message = found["tx"]["body"]["messages"][0]
@@ -341,7 +305,7 @@ def test_generate_only_sign_encode_decode_broadcast(node, tmp_path):
     assert json.loads(ok((yield run("tx", "decode", encoded))).stdout) == json.loads(signed)
     sent = json.loads(ok((yield run("tx", "broadcast", tmp_path / "signed.json", n, "-o", "json"))).stdout)
     assert sent["code"] == 0
-    yield committed(n, sent["txhash"])
+    yield until_tx(node, sent["txhash"])
     found = json.loads(ok((yield run("q", "tx", sent["txhash"], n, "-o", "json"))).stdout)
     assert found["code"] == 0
     # Offline signing needs what the node would have said.
@@ -361,7 +325,7 @@ def test_gas_auto_simulates_through_the_node(node, tmp_path):
     estimated = int(result.stderr.split("estimated gas: ")[1].split()[0])
     sent = json.loads(result.stdout)
     assert sent["code"] == 0 and 20000 < estimated < 200000
-    yield committed(n, sent["txhash"])
+    yield until_tx(node, sent["txhash"])
     found = json.loads(ok((yield run("q", "tx", sent["txhash"], n, "-o", "json"))).stdout)
     assert int(found["gas_wanted"]) == estimated and int(found["gas_used"]) <= estimated
 
@@ -376,7 +340,7 @@ def test_evm_raw_broadcasts_a_signed_ethereum_tx(node):
     sent = json.loads(result.stdout)
     assert sent["code"] == 0
     assert f"evm hash: {signed.hash.to_0x_hex()}\n" in result.stderr
-    yield committed(node_flag(node), sent["txhash"])
+    yield until_tx(node, sent["txhash"])
     found = json.loads(ok((yield run("q", "tx", sent["txhash"], node_flag(node), "-o", "json"))).stdout)
     assert found["tx"]["body"]["messages"][0]["@type"] == "/ethermint.evm.v1.MsgEthereumTx"
     by_evm_hash = json.loads(ok((yield run("q", "tx", signed.hash.to_0x_hex(), node_flag(node), "-o",

@@ -14,9 +14,10 @@ import pytest_twisted
 from click.testing import CliRunner
 
 from chaind.cli.main import main
-from evm_client import DEV0, OTHER, send, w3
+from chaind.tracing.js.examples import STORAGE_VALUES
+from contracts import VALUE, store_read_revert
+from evm_client import DEBUG, DEV0, OTHER, send, w3
 from helpers import in_thread, url, ws_url
-from test_debug_filters import DEBUG, STORAGE_VALUES, VALUE, store_read_revert
 
 
 def attach(*args, stdin=None):

@@ -3,66 +3,35 @@ through the real entry point against a real node."""
 
 import base64
 import json
-import time
 
 import pytest_twisted
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ed25519
 from eth_utils import to_checksum_address
 
 from chain_driver import contract_address
 from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
+from cli_driver import (
+    CHAIN,
+    DEV0_B32,
+    DEV_MNEMONIC,
+    FEE,
+    STAKE_TOKEN,
+    VALOPER,
+    cli,
+    committed,
+    failed,
+    js,
+    new_consensus_key,
+    node_flag,
+    ok,
+    run,
+    send_tx,
+    staking_node,
+)
 from contracts import token_init
 from evm_client import DEV0, send, w3
-from helpers import in_thread
-from test_cli import DEV0_B32, DEV_MNEMONIC, FEE, cli, failed, node_flag, ok
+from helpers import in_thread, until_height
 
 GOV_B32 = "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax"        # the gov module account
-VALOPER = "chainvaloper17w0adeg64ky0daxwd2ugyuneellmjgnxvhw770"      # dev account 0, the genesis validator
-STAKE_TOKEN = "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"           # the stake coin's ERC-20
-CHAIN = 10**18
-
-
-def run(*args, stdin=None):
-    return in_thread(lambda: cli(*args, stdin=stdin))
-
-
-def js(result):
-    return json.loads(ok(result).stdout)
-
-
-@pytest_twisted.inlineCallbacks
-def committed(n, txhash):
-    """The committed tx's TxResponse (JSON) once `q tx` finds it."""
-    for _ in range(300):
-        result = yield run("q", "tx", txhash, n, "-o", "json")
-        if result.exit_code == 0:
-            return json.loads(result.stdout)
-        yield in_thread(time.sleep, 0.02)
-    raise AssertionError(f"tx {txhash} was not committed")
-
-
-@pytest_twisted.inlineCallbacks
-def send_tx(n, keys, *args):
-    """Broadcast a tx command with -y; its committed TxResponse, which must have succeeded."""
-    sent = js((yield run("tx", *args, FEE, "--gas", "400000", "-y", "-o", "json", n, *keys)))
-    found = yield committed(n, sent["txhash"])
-    assert found["code"] == 0, found["raw_log"]
-    return found
-
-
-def staking_node(node_factory):
-    # Empty blocks keep coming, so H+1 and H+2 follow a change at H without more txs.
-    return node_factory(chain={"block_interval": 0.05, "empty_blocks": True})
-
-
-@pytest_twisted.inlineCallbacks
-def until_height(node, height):
-    for _ in range(1000):
-        if node.app.height >= height:
-            return
-        yield in_thread(time.sleep, 0.01)
-    raise AssertionError(f"height {height} not reached")
 
 
 # -- queries -------------------------------------------------------------------------------------------
@@ -171,11 +140,6 @@ def test_flow_keys_send_tx_balances_delegate_and_the_validator_set(node_factory,
 
 
 # -- staking and erc20 txs -------------------------------------------------------------------------------
-
-def new_consensus_key():
-    key = ed25519.Ed25519PrivateKey.generate().public_key()
-    raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return json.dumps({"@type": "/cosmos.crypto.ed25519.PubKey", "key": base64.b64encode(raw).decode()})
 
 
 @pytest_twisted.inlineCallbacks

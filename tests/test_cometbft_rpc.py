@@ -16,35 +16,15 @@ from chaind.chain import valset, votes
 from chaind.chain.block import BlockId, Event
 from chaind.chain.votes import sign_bytes
 from chaind.store import eventindex, keys
+from cometbft_client import base, fetch, post
 from evm_client import DEV0, OTHER, send, w3
 from helpers import in_thread
-
-
-def base(node):
-    return f"http://127.0.0.1:{node.port_of('cometbft')}"
-
-
-def fetch(url, body=None):
-    request = urllib.request.Request(url, data=body, headers={"content-type": "application/json"} if body else {})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read(), dict(response.headers)
-    except urllib.error.HTTPError as e:
-        return e.code, e.read(), dict(e.headers)
 
 
 def get(node, route, **args):
     """GET /route?args (values already in CometBFT's URI form); fires with (status, reply)."""
     query = urllib.parse.urlencode(args)
     d = in_thread(fetch, f"{base(node)}/{route}" + (f"?{query}" if query else ""))
-    return d.addCallback(lambda r: (r[0], json.loads(r[1])))
-
-
-def post(node, method, params=None, request_id=1):
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    if params is not None:
-        body["params"] = params
-    d = in_thread(fetch, base(node) + "/", json.dumps(body).encode())
     return d.addCallback(lambda r: (r[0], json.loads(r[1])))
 
 

@@ -2,7 +2,6 @@
 
 import base64
 import json
-import time
 import urllib.request
 
 import pytest_twisted
@@ -13,7 +12,7 @@ from chaind.chain import votes as votes_mod
 from chaind.chain.block import BlockId
 from chaind.events import query as q
 from evm_client import DEV0, OTHER, send, w3
-from helpers import in_thread
+from helpers import in_thread, until_height
 
 
 def ws_url(node):
@@ -112,10 +111,7 @@ def test_block_events_in_new_block_and_new_block_events(node):
 def test_unsubscribe_and_limits(node_factory):
     node = node_factory(cometbft_rpc={"max_subscriptions_per_client": 2, "max_subscription_clients": 1})
     # A new chain makes block 1 at start: its NewBlock must not come between a request and its reply below.
-    for _ in range(1000):
-        if node.app.height >= node.genesis.initial_height:
-            break
-        yield in_thread(time.sleep, 0.01)
+    yield until_height(node, node.genesis.initial_height)
 
     def scenario():
         out = {}

@@ -4,7 +4,6 @@ the evm params take effect (unprotected txs, static precompiles), and bad params
 the SDK's and Evmos' texts and codes, leaving the state as it was."""
 
 import json
-import time
 
 import pytest
 import pytest_twisted
@@ -32,24 +31,19 @@ from chaind.pb.ethermint.evm.v1 import query_pb2 as eq
 from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as eq_grpc
 from chaind.pb.ethermint.evm.v1 import tx_pb2 as evm_tx
 from chaind.pb.tendermint.types import params_pb2
+from cli_driver import node_flag, ok, run, send_tx
 from evm_client import OTHER, sign, w3
-from helpers import call, comet, in_thread, rest
-from test_cli import node_flag, ok
-from test_cli_modules import run, send_tx
-from test_gov import address, make_chain
-from test_gov import run as block
-from test_gov_node import until_ended
-from test_update_params import gov_home, through_gov
+from gov_driver import (
+    address,
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+    through_gov,
+)
+from gov_driver import run as block
+from gov_proposals import gov_home, until_ended
+from helpers import call, comet, in_thread, rest, until_height
 
 CONSENSUS = "/cosmos.consensus.v1.MsgUpdateParams"
 EVM = "/ethermint.evm.v1.MsgUpdateParams"
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def consensus_msg(chain, max_gas=500_000, max_bytes=2_000_000, authority=None, **sections):
@@ -320,8 +314,7 @@ def test_a_proposal_of_both_messages_on_a_node(node_factory, tmp_path):
     assert shown["params"]["allow_unprotected_txs"] is True
     # CometBFT's RPC: the params of each height, the header's consensus_hash and the block's param updates.
     passed_at = node.app.height
-    while node.app.height < passed_at + 2:
-        yield in_thread(time.sleep, 0.05)
+    yield until_height(node, passed_at + 2)
     head = node.app.height
     heights = {}
     for h in range(1, head + 1):

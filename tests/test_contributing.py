@@ -13,7 +13,6 @@ import re
 import runpy
 import sys
 import textwrap
-import time
 
 import pytest
 import pytest_twisted
@@ -30,10 +29,10 @@ from chaind.cli.main import make_cli
 from chaind.crypto.addresses import parse, to_bech32
 from chaind.home import Home
 from chaind.rest import gateway
+from cli_driver import DEV_MNEMONIC, FEE, node_flag, ok
+from cometbft_client import post
 from evm_client import rpc
-from helpers import call, in_thread, rest
-from test_cli import DEV_MNEMONIC, FEE, node_flag, ok
-from test_cometbft_rpc import post
+from helpers import call, in_thread, rest, until_height, until_tx
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 FILES = {"query.proto", "tx.proto", "keeper.py", "store_layout.py", "msgs.py", "query.py", "genesis.py",
@@ -140,10 +139,7 @@ def test_the_example_serves_every_face(counter, node_factory, tmp_path, monkeypa
     home.genesis_file.write_text(json.dumps(document))
     modules = (*registry.MODULES, package.MODULE)
     node = node_factory(modules=modules, chain={"block_interval": 0.05, "empty_blocks": True})
-    for _ in range(500):
-        if node.app.height >= node.genesis.initial_height:
-            break
-        yield in_thread(time.sleep, 0.01)
+    yield until_height(node, node.genesis.initial_height)
     cli = make_cli(modules)
     n = node_flag(node)
     keys = ("--home", str(tmp_path / "keys"), "--keyring-backend", "test")
@@ -156,12 +152,8 @@ def test_the_example_serves_every_face(counter, node_factory, tmp_path, monkeypa
         sent = json.loads(ok((yield run("tx", *tx_args, "--from", "dev0", FEE, "--gas", "400000", "-y", "-o",
                                         "json", "--broadcast-mode", "sync", n, *keys))).stdout)
         assert sent["code"] == 0, sent
-        for _ in range(300):
-            found = yield run("q", "tx", sent["txhash"], n, "-o", "json")
-            if found.exit_code == 0:
-                break
-            yield in_thread(time.sleep, 0.02)
-        result = json.loads(ok(found).stdout)
+        yield until_tx(node, sent["txhash"])
+        result = json.loads(ok((yield run("q", "tx", sent["txhash"], n, "-o", "json"))).stdout)
         assert result["code"] == 0, result["raw_log"]
         return result
 

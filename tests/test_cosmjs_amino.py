@@ -29,9 +29,9 @@ from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as staking_grpc
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from cosmjs_driver import CLIENT_DIR
 from helpers import in_thread
-from test_cosmjs import CLIENT_DIR, cosmjs  # noqa: F401 (the fixture)
-from test_cosmpy import IBC, fund, node_balances
+from native_client import IBC, fund, node_balances
 
 pytestmark = pytest.mark.external
 

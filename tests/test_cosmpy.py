@@ -10,32 +10,24 @@ import hashlib
 import json
 import pathlib
 import subprocess
-import time
 
-import grpc
 import pytest
 import pytest_twisted
 
 from chaind.api.cosmos import tx as tx_grpc_servicer
 from chaind.chain import txs
-from chaind.chain.modules import auth
 from chaind.crypto import keys
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2 as auth_q
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
-from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
-from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from helpers import in_thread, rest
+from native_client import GAS, IBC, fund, node_balances, stub_call
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmpy_client"
-IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
-GAS = 200000
 
 # Every test here runs cosmpy, from a venv pip builds from PyPI.
 pytestmark = pytest.mark.external
@@ -58,42 +50,6 @@ def job_for(node, transport, command, **fields):
             "denom": g.base_denom, "prefix": g.bech32_prefix,
             # Twice the next base fee, so the fee still covers it should the base fee rise before inclusion.
             "gas_price": 2 * node.app.next_base_fee(), **fields}
-
-
-def stub_call(node, stub, method, request):
-    with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
-        return getattr(stub(channel), method)(request, timeout=10)
-
-
-def fund(node, address, coins):
-    """Dev account 1 sends `coins` to `address` in a native tx (eth_secp256k1), through the node's gRPC."""
-    key, view, g = node.dev_keys[1], node.app.view(), node.genesis
-    number, _ = auth.account(view, key.address)
-    msg = bank_tx.MsgSend(from_address=to_bech32(g.bech32_prefix, key.address),
-                          to_address=to_bech32(g.bech32_prefix, address),
-                          amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in sorted(coins)])
-    raw = txs.build_native([(txs.MSG_SEND, msg)], key, g.chain_id, number, view.accounts.get_nonce(key.address),
-                           [(g.base_denom, 2 * node.app.next_base_fee() * GAS)], GAS)
-    reply = stub_call(node, tx_grpc.ServiceStub, "BroadcastTx",
-                      tx_service.BroadcastTxRequest(tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC))
-    assert reply.tx_response.code == 0, reply.tx_response.raw_log
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            request = tx_service.GetTxRequest(hash=reply.tx_response.txhash)
-            found = stub_call(node, tx_grpc.ServiceStub, "GetTx", request)
-            assert found.tx_response.code == 0, found.tx_response.raw_log
-            return
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.NOT_FOUND:
-                raise
-        time.sleep(0.05)
-    raise AssertionError("funding tx not committed in time")
-
-
-def node_balances(node, bech32):
-    reply = stub_call(node, bank_grpc.QueryStub, "AllBalances", bank_q.QueryAllBalancesRequest(address=bech32))
-    return {c.denom: c.amount for c in reply.balances}
 
 
 def node_account(node, bech32):

@@ -12,7 +12,7 @@ from chaind.chain.halt import ChainHalt
 from chaind.chain.module import Module
 from chaind.chain.registry import MODULES
 from chaind.pb.cosmos.crisis.v1beta1 import tx_pb2
-from helpers import in_thread, make_node
+from helpers import in_thread, make_node, until
 
 VERIFY = "/cosmos.crisis.v1beta1.MsgVerifyInvariant"
 THIEF = b"\x77" * 20
@@ -110,10 +110,7 @@ def test_a_running_node_stops_at_a_broken_invariant(tmp_path):
                      chain={"block_interval": 0.05, "empty_blocks": True})
     node.startService()
     try:
-        for _ in range(200):
-            if node.producer.halted is not None:
-                break
-            yield in_thread(time.sleep, 0.05)
+        yield until(lambda: node.producer.halted is not None, "the chain to halt at the broken invariant")
         assert node.producer.halted is not None
         assert node.producer.halted.startswith("invariant broken: bank: total supply invariant")
         assert node.app.height == 3

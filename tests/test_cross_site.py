@@ -5,7 +5,6 @@ The attack itself runs in headless Chromium (the explorer tests' browser), from 
 """
 
 import json
-import socket
 
 import pytest
 import pytest_twisted
@@ -14,35 +13,16 @@ from twisted.internet import reactor
 from twisted.web import resource, server
 from websockets.sync.client import connect
 
+from browser_driver import CHROMEDRIVER, CHROMIUM, WAIT, webdriver
 from evm_client import OTHER
 from helpers import in_thread
-from test_explorer_browser import CHROMEDRIVER, CHROMIUM, WAIT, browser, webdriver  # noqa: F401 (a fixture)
-from test_http_face import Client, call
+from http_client import call, face_post
 
 STOLEN = hex(7 * 10**30)
 
 
-def post(node, face, body, content_type=b"application/json", origin=None, path=b"/"):
-    """(status, headers, body) of one POST over a raw socket."""
-    client = Client(node)
-    if face != "json-rpc":
-        client.sock.close()
-        client.sock = socket.create_connection(("127.0.0.1", node.port_of(face)), timeout=10)
-        client.file = client.sock.makefile("rb")
-    headers = b"Host: localhost\r\n"
-    if content_type is not None:
-        headers += b"Content-Type: %s\r\n" % content_type
-    if origin is not None:
-        headers += b"Origin: %s\r\n" % origin
-    try:
-        client.send(b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (path, headers, len(body), body))
-        return client.response()
-    finally:
-        client.close()
-
-
 def balance(node):
-    status, _, body = post(node, "json-rpc", call("eth_getBalance", OTHER, "latest"))
+    status, _, body = face_post(node, "json-rpc", call("eth_getBalance", OTHER, "latest"))
     return json.loads(body)["result"]
 
 
@@ -52,26 +32,26 @@ def test_json_rpc_refuses_a_post_that_is_not_json_as_geth_does(node):
     attack = call("anvil_setBalance", OTHER, STOLEN)
     for content_type in (b"text/plain", b"text/plain;charset=UTF-8", b"application/x-www-form-urlencoded",
                          b"multipart/form-data; boundary=x", None):
-        status, headers, body = yield in_thread(post, node, "json-rpc", attack, content_type)
+        status, headers, body = yield in_thread(face_post, node, "json-rpc", attack, content_type)
         assert (status, body) == (415, b"invalid content type, only application/json is supported\n"), content_type
     assert (yield in_thread(balance, node)) == before
     for content_type in (b"application/json", b"Application/JSON; charset=utf-8", b"application/json-rpc",
                          b"application/jsonrequest"):
-        status, _, body = yield in_thread(post, node, "json-rpc", call("eth_chainId"), content_type)
+        status, _, body = yield in_thread(face_post, node, "json-rpc", call("eth_chainId"), content_type)
         assert status == 200 and json.loads(body)["result"] == "0x2328", content_type
 
 
 @pytest_twisted.inlineCallbacks
 def test_json_rpc_refuses_a_post_from_an_origin_cors_domains_does_not_list(node_factory):
     node = node_factory(json_rpc={"cors_domains": "https://app.example"})
-    status, headers, _ = yield in_thread(post, node, "json-rpc", call("eth_chainId"), origin=b"https://app.example")
+    status, headers, _ = yield in_thread(face_post, node, "json-rpc", call("eth_chainId"), origin=b"https://app.example")
     assert status == 200 and headers["access-control-allow-origin"] == "https://app.example"
     for origin in (b"https://evil.example", b"null", b"http://127.0.0.1:1"):
-        status, _, body = yield in_thread(post, node, "json-rpc", call("eth_chainId"), origin=origin)
+        status, _, body = yield in_thread(face_post, node, "json-rpc", call("eth_chainId"), origin=origin)
         assert (status, body) == (403, b"origin not allowed: list it in [json-rpc] cors-domains\n"), origin
     # A wallet extension is no web page (geth serves it whatever --http.corsdomain says); no Origin: no browser.
     for origin in (b"chrome-extension://nkbihfbeogaeaoehlefnkodbefgpgknn", None):
-        status, _, _ = yield in_thread(post, node, "json-rpc", call("eth_chainId"), origin=origin)
+        status, _, _ = yield in_thread(face_post, node, "json-rpc", call("eth_chainId"), origin=origin)
         assert status == 200, origin
 
 
@@ -80,12 +60,12 @@ def test_cometbft_refuses_a_post_from_an_origin_not_listed(node):
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "health", "params": {}}).encode()
     for path, payload, content_type in ((b"/", body, b"text/plain"), (b"/health", b"", b"application/x-www-form-"
                                                                                     b"urlencoded")):
-        status, _, answer = yield in_thread(post, node, "cometbft", payload, content_type, b"https://evil.example",
+        status, _, answer = yield in_thread(face_post, node, "cometbft", payload, content_type, b"https://evil.example",
                                             path)
         assert (status, answer) == (403, b"origin not allowed: list it in [cometbft-rpc] cors-allowed-origins\n")
         # Without an Origin (curl, Go and Node clients) any content type is served, as CometBFT serves it: its
         # own guide posts text/plain.
-        status, _, answer = yield in_thread(post, node, "cometbft", payload, content_type, None, path)
+        status, _, answer = yield in_thread(face_post, node, "cometbft", payload, content_type, None, path)
         assert status == 200 and json.loads(answer)["result"] == {}
 
 

@@ -6,13 +6,10 @@ Expected lines are read off the StoreContract listing (tests/contracts.py): pcs,
 import pytest_twisted
 
 from chaind.tracing.js.examples import ALL_OPS, STORAGE_OPS, STORAGE_VALUES
-from contracts import INIT
-from evm_client import rpc, send, w3
+from contracts import VALUE, store_read_revert
+from evm_client import DEBUG, rpc, w3
 from helpers import in_thread
 
-DEBUG = {"api": "eth,net,web3,debug"}
-
-VALUE = (1 << 255) | 0xBEEF       # beyond 2**53: toString(16) must give every digit
 FAULT = 'FAULT: {"op":{},"stack":{},"memory":{},"contract":{}}'
 
 # StoreContract's paths: a non-zero word is stored in slot 0, empty calldata reads it, a zero word reverts.
@@ -22,20 +19,6 @@ STORE_OPS = ["0:CALLDATASIZE", "1:PUSH1", "3:JUMPI", "15:JUMPDEST", "16:PUSH1", 
 READ_OPS = ["0:CALLDATASIZE", "1:PUSH1", "3:JUMPI", "4:PUSH1", "6:SLOAD", "7:PUSH1", "9:MSTORE", "10:PUSH1",
             "12:PUSH1", "14:RETURN"]
 REVERT_OPS = STORE_OPS[:9] + ["23:PUSH1", "25:PUSH1", "27:MSTORE", "28:PUSH1", "30:PUSH1", "32:REVERT", FAULT]
-
-
-def word(n):
-    return "0x" + n.to_bytes(32, "big").hex()
-
-
-def store_read_revert(web3):
-    """Deploys StoreContract and commits a store of VALUE, a read, and a reverted store of 0."""
-    contract = send(web3, {"data": "0x" + INIT.hex(), "gas": 200000, "nonce": 0}).contractAddress
-    stored = send(web3, {"to": contract, "data": word(VALUE), "gas": 100000, "nonce": 1})
-    read = send(web3, {"to": contract, "data": "0x", "gas": 100000, "nonce": 2})
-    reverted = send(web3, {"to": contract, "data": word(0), "gas": 100000, "nonce": 3})
-    assert (stored.status, read.status, reverted.status) == (1, 1, 0)
-    return stored, read, reverted
 
 
 @pytest_twisted.inlineCallbacks

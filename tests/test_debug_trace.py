@@ -12,7 +12,7 @@ from websockets.sync.client import connect
 
 from contracts import INIT, SPIN, STORED, init_code
 from evm_client import DEV0, OTHER, post, rpc, send, w3
-from helpers import in_thread, ws_url
+from helpers import in_thread, until, ws_url
 
 DEBUG = {"api": "eth,net,web3,txpool,debug"}
 
@@ -195,10 +195,7 @@ def test_big_trace_streams_and_a_hangup_cancels_it(node_factory):
     started = time.monotonic()
     yield in_thread(raw_trace, node, tx_hash, {}, 100_000)
     debug = node.ws_factory.methods["debug_traceTransaction"].__self__
-    for _ in range(100):
-        if debug.in_flight == 0:
-            break
-        yield in_thread(time.sleep, 0.05)
+    yield until(lambda: debug.in_flight == 0, "the hung-up trace to stop", timeout=5)
     assert debug.in_flight == 0 and time.monotonic() - started < 2
     _, reply = yield rpc(node, "eth_blockNumber")
     assert int(reply["result"], 16) >= spin.blockNumber
@@ -240,10 +237,7 @@ def test_node_stops_while_a_trace_waits_on_a_client_that_does_not_read(node_fact
                    b"Content-Length: %d\r\n\r\n%s"
                    % (len(body), body))
     debug = node.ws_factory.methods["debug_traceTransaction"].__self__
-    for _ in range(100):
-        if debug.in_flight:
-            break
-        yield in_thread(time.sleep, 0.02)
+    yield until(lambda: debug.in_flight, "the trace to start")
     yield in_thread(time.sleep, 0.5)     # long enough to fill the socket buffers and block the trace
     started = time.monotonic()
     yield node.stopService()

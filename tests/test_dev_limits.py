@@ -4,15 +4,14 @@ too large to load, and a block the producer fails to make."""
 import gzip
 
 import pytest_twisted
-from twisted.internet import reactor, task
 from twisted.logger import formatEvent, globalLogPublisher
 
 from chaind.chain import block_time, registry
 from chaind.chain.module import Module
 from chaind.events import types as ev
+from cli_driver import FEE, committed, js, node_flag, ok, run, send_tx
 from evm_client import DEV0, OTHER, rpc
-from test_cli import FEE, node_flag, ok
-from test_cli_modules import committed, js, run, send_tx
+from helpers import until_height
 
 # Found by the security pass (issue 35): the first raised OverflowError in the producer (year ~33,700), the
 # second dated a block in 2554, just before the time keys' end, and the chain halted for good blocks later.
@@ -85,8 +84,7 @@ def test_a_block_that_fails_stops_the_chain_visibly(node_factory):
             logged.append(formatEvent(event))
 
     node = node_factory(modules=(*registry.MODULES, Module(name="faulty", end_block=end_block)))
-    while node.app.height < 1:
-        yield task.deferLater(reactor, 0.01, lambda: None)
+    yield until_height(node, 1)
     globalLogPublisher.addObserver(observe)
     try:
         failing.append(True)
@@ -105,8 +103,7 @@ def test_a_block_that_fails_stops_the_chain_visibly(node_factory):
 @pytest_twisted.inlineCallbacks
 def test_mine_counts_beyond_the_limit_are_refused(node_factory):
     node = node_factory(dev={"max_mine_blocks": 50})
-    while node.app.height < 1:
-        yield task.deferLater(reactor, 0.01, lambda: None)
+    yield until_height(node, 1)
     invalid((yield reply(node, "anvil_mine", "0x3b9aca00")), "1000000000 blocks exceed the 50", "max-mine-blocks")
     invalid((yield reply(node, "hardhat_mine", "0x33")), "max-mine-blocks")
     invalid((yield reply(node, "evm_mine", {"blocks": 51})), "max-mine-blocks")
@@ -137,8 +134,7 @@ def test_a_long_run_is_made_and_announced_in_slices(node):
 @pytest_twisted.inlineCallbacks
 def test_a_state_dump_that_decompresses_past_the_limit_is_not_loaded(node_factory):
     node = node_factory(dev={"max_state_bytes": 64 * 1024})
-    while node.app.height < 1:
-        yield task.deferLater(reactor, 0.01, lambda: None)
+    yield until_height(node, 1)
     dump = yield result(node, "anvil_dumpState")
     size = len(gzip.decompress(bytes.fromhex(dump[2:])))
     assert size > 64 * 1024

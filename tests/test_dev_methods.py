@@ -11,23 +11,8 @@ from twisted.logger import formatEvent, globalLogPublisher
 from web3 import Web3
 
 from contracts import INIT, RUNTIME
-from evm_client import DEV0, OTHER, rpc, send, sign, w3
-from helpers import in_thread
-
-
-def call(node, method, *params):
-    """Fires with the result; fails the test on an error reply."""
-    d = rpc(node, method, *params)
-
-    def result(reply):
-        assert "error" not in reply[1], (method, reply[1])
-        return reply[1]["result"]
-
-    return d.addCallback(result)
-
-
-def error(node, method, *params):
-    return rpc(node, method, *params).addCallback(lambda reply: reply[1]["error"])
+from evm_client import DEV0, OTHER, call, error, rpc, send, sign, w3
+from helpers import in_thread, until_height
 
 
 @pytest_twisted.inlineCallbacks
@@ -204,8 +189,7 @@ def test_dump_load_and_reset(node_factory):
     first = node_factory("a")
     second = node_factory("b")
     for n in (first, second):
-        while n.app.height < 1:
-            yield in_thread(time.sleep, 0.02)
+        yield until_height(n, 1)
     target = "0x" + "44" * 20
     yield call(first, "anvil_setBalance", target, hex(12345))
     yield call(first, "anvil_setCode", target, "0x" + RUNTIME.hex())
@@ -280,10 +264,7 @@ def test_interval_mining_and_dropping(node):
     assert (yield call(node, "anvil_dropTransaction", tx_hash)) is None
     height = node.app.height
     yield call(node, "evm_setIntervalMining", 1)
-    for _ in range(100):
-        if node.app.height >= height + 2:
-            break
-        yield in_thread(time.sleep, 0.05)
+    yield until_height(node, height + 2)
     assert node.app.height >= height + 2
     yield call(node, "evm_setIntervalMining", 0)
     assert (yield call(node, "hardhat_getAutomine")) is False

@@ -6,7 +6,6 @@ applying the ICS-23 ops as a light client does.
 import base64
 import gzip
 import hashlib
-import time
 
 import orjson
 import pytest_twisted
@@ -15,10 +14,9 @@ from web3 import Web3
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2 as ics23
 from chaind.store import keys
 from chaind.store.iavl.node import uvarint
-from evm_client import DEV0, OTHER, send, w3
-from helpers import in_thread
-from test_dev_methods import call, error
-from test_store_proofs import abci_query, balance_key
+from cometbft_client import abci_query, balance_key
+from evm_client import DEV0, OTHER, call, error, send, w3
+from helpers import in_thread, until_height
 
 
 def _apply(exist):
@@ -115,8 +113,7 @@ def test_mined_runs_have_a_store_version_per_height(node):
 def test_a_loaded_dump_brings_its_stores(node_factory):
     first, second = node_factory("a"), node_factory("b")
     for n in (first, second):
-        while n.app.height < 1:
-            yield in_thread(time.sleep, 0.02)
+        yield until_height(n, 1)
     yield in_thread(send, w3(first), {"to": OTHER, "value": 1, "nonce": 0})
     target = "0x" + "46" * 20
     yield call(first, "anvil_setBalance", target, hex(4242))

@@ -43,6 +43,7 @@ def fixture_rounds(url, rounds):
     return receipt.contractAddress
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_load_fixture_a_hundred_times(node):
     address = yield in_thread(fixture_rounds, f"http://127.0.0.1:{node.port_of('json-rpc')}", 100)

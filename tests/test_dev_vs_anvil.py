@@ -11,13 +11,12 @@ import pathlib
 import shutil
 import socket
 import subprocess
-import time
 import urllib.request
 
 import pytest
 import pytest_twisted
 
-from helpers import in_thread, url
+from helpers import in_thread, url, wait_until
 
 pytestmark = pytest.mark.external
 
@@ -63,12 +62,13 @@ def anvil():
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     address = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
+
+        def answers():
             try:
-                post(address, "eth_chainId")
-                break
-            except OSError:
-                time.sleep(0.1)
+                return post(address, "eth_chainId")
+            except OSError:         # not listening yet
+                return None
+        wait_until(answers, f"anvil to answer at {address}", timeout=10, every=0.1)
         yield address
     finally:
         process.terminate()

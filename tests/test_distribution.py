@@ -5,9 +5,8 @@ the five messages' refusals (codespace, code, nothing changed), and the module's
 import random
 import types
 
-import pytest
-
 import staking_msgs as m
+from chain_driver import balance, ok
 from chaind.chain import legacy_dec
 from chaind.chain.modules import distribution, staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
@@ -19,8 +18,11 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.distribution.v1beta1 import tx_pb2
 from chaind.store.db import Database
 from chaind.store.versioned import VersionedWriter
+from staking_driver import (
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+    run,
+)
 from staking_msgs import CHAIN
-from test_staking import make_chain, ok, run
 
 ONE = legacy_dec.ONE
 WITHDRAW = "/cosmos.distribution.v1beta1.MsgWithdrawDelegatorReward"
@@ -28,13 +30,6 @@ COMMISSION = "/cosmos.distribution.v1beta1.MsgWithdrawValidatorCommission"
 SET_ADDR = "/cosmos.distribution.v1beta1.MsgSetWithdrawAddress"
 FUND = "/cosmos.distribution.v1beta1.MsgFundCommunityPool"
 DEPOSIT = "/cosmos.distribution.v1beta1.MsgDepositValidatorRewardsPool"
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def step(chain, messages_by_key=()):
@@ -57,10 +52,6 @@ def rewards_now(chain, delegator, operator):
     ratio, _ = keeper.ending_ratio(view, v)
     return keeper.delegation_rewards(view, v, delegator, staking.delegation(view, delegator, operator),
                                      view.height, ratio)
-
-
-def balance(chain, address):
-    return chain.app.bank.balance(chain.app.view(), address, "achain")
 
 
 def fee_of(block, index=0):

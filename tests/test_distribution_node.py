@@ -7,9 +7,8 @@ import pytest_twisted
 from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2 as dq
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2_grpc as dq_grpc
-from helpers import call, rest
-from test_cli import DEV_MNEMONIC, FEE, node_flag
-from test_cli_modules import CHAIN, VALOPER, committed, js, run, send_tx, staking_node, until_height
+from cli_driver import CHAIN, DEV_MNEMONIC, FEE, VALOPER, committed, js, node_flag, run, send_tx, staking_node
+from helpers import call, rest, until_height
 
 ONE = 10**18
 

@@ -12,14 +12,14 @@ import subprocess
 import pytest
 from eth_keys import keys as eth_keys
 
-from chain_driver import Chain
 from chaind.chain import amino, eip712, errors, txs
 from chaind.chain.modules import auth
 from chaind.crypto import keys
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
-from test_cosmjs import CLIENT_DIR, cosmjs  # noqa: F401 (the fixture)
+from cosmjs_driver import CLIENT_DIR
+from native_txs import build_native
 
 pytestmark = pytest.mark.external
 
@@ -41,13 +41,6 @@ def metamask_sign(cosmjs, private_key, sign_bytes, chain_id=None):  # noqa: F811
     return bytes.fromhex(json.loads(run.stdout)["signature"][2:])
 
 
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
-
-
 def _amino_tx(chain, key, sign, memo=""):
     """A MsgSend from `key`'s eth address in SIGN_MODE_LEGACY_AMINO_JSON, signed by sign(sign bytes)."""
     sender = key.address
@@ -55,9 +48,9 @@ def _amino_tx(chain, key, sign, memo=""):
                           amount=[coin_pb2.Coin(denom=chain.genesis.base_denom, amount="12345")])
     view = chain.app.view()
     number, sequence = auth.account(view, sender)[0], view.accounts.get_nonce(sender)
-    raw = txs.build_native([(txs.MSG_SEND, msg)], key, chain.genesis.chain_id, number, sequence,
-                           [(chain.genesis.base_denom, chain.app.next_base_fee() * 200000)], 200000, memo=memo,
-                           amino_encoder=chain.app.amino)
+    raw = build_native([(txs.MSG_SEND, msg)], key, chain.genesis.chain_id, number, sequence,
+                       [(chain.genesis.base_denom, chain.app.next_base_fee() * 200000)], 200000, memo=memo,
+                       amino_encoder=chain.app.amino)
     tx_raw = tx_pb2.TxRaw.FromString(raw)
     body, auth_info = tx_pb2.TxBody.FromString(tx_raw.body_bytes), tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
     doc = amino.sign_bytes(chain.app.amino, body, auth_info.fee, chain.genesis.chain_id, number, sequence)

@@ -11,7 +11,6 @@ as an address, and Evmos' domain has "0" and "cosmos".)
 import json
 import os
 import subprocess
-import time
 
 import pytest
 import pytest_twisted
@@ -32,9 +31,9 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 from chaind.pb.ethermint.types.v1 import web3_pb2
-from helpers import grpc_sync, in_thread, rest_sync
-from test_cosmjs import CLIENT_DIR, cosmjs  # noqa: F401 (the fixture)
-from test_cosmpy import fund, node_balances
+from cosmjs_driver import CLIENT_DIR
+from helpers import grpc_sync, in_thread, on_reactor, rest_sync, until_tx
+from native_client import fund, node_balances
 
 pytestmark = pytest.mark.external
 
@@ -135,13 +134,10 @@ def broadcast(node, raw):
 
 
 def committed(node, txhash):
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        found, _ = grpc_sync(node, tx_grpc.ServiceStub, "GetTx", tx_service.GetTxRequest(hash=txhash))
-        if found is not None:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"tx {txhash} not committed")
+    """GetTx's answer once the tx is in a block (from a client thread)."""
+    on_reactor(until_tx, node, txhash)
+    found, _ = grpc_sync(node, tx_grpc.ServiceStub, "GetTx", tx_service.GetTxRequest(hash=txhash))
+    return found
 
 
 @pytest_twisted.inlineCallbacks

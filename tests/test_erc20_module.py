@@ -32,12 +32,10 @@ def word(address):
     return address.rjust(32, b"\0")
 
 
-@pytest.fixture
-def chain(tmp_path):
+def make_chain(tmp_path):
     chain = Chain(tmp_path, "chain.db")
     chain.nonces = {}
-    yield chain
-    chain.close()
+    return chain
 
 
 def evm(chain, who, **tx):

@@ -3,7 +3,6 @@ past heights; transfers either way; the erc20 Query service; an external ERC-20 
 
 import base64
 import json
-import time
 import urllib.error
 import urllib.request
 
@@ -14,20 +13,19 @@ from eth_utils import keccak, to_checksum_address
 
 from chain_driver import contract_address
 from chaind.chain import txs
-from chaind.chain.modules import auth, erc20
+from chaind.chain.modules import erc20
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.query.v1beta1.pagination_pb2 import PageRequest
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, tx_pb2
 from chaind.pb.evmos.erc20.v1 import query_pb2 as erc20_q
 from chaind.pb.evmos.erc20.v1 import query_pb2_grpc as erc20_grpc
 from contracts import token_init
 from evm_client import DEV0, OTHER, post, send, w3
 from helpers import b32, in_thread, rest_sync
+from native_client import broadcast, grpc_query
 
 STAKE = "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
@@ -43,37 +41,6 @@ ERC20_ABI = [
                 {"name": "to", "type": "address", "indexed": True},
                 {"name": "value", "type": "uint256", "indexed": False}]},
 ]
-
-
-def grpc_query(node, stub, method, request, height=None):
-    """(response, None) or (None, (status code, details)), over a fresh channel."""
-    with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
-        metadata = (("x-cosmos-block-height", str(height)),) if height is not None else None
-        try:
-            return getattr(stub(channel), method)(request, metadata=metadata, timeout=10), None
-        except grpc.RpcError as e:
-            return None, (e.code(), e.details())
-
-
-def broadcast(node, who, type_url, msg, gas=300000):
-    """Sign `msg` as dev account `who`, broadcast it over gRPC and wait for its TxResponse."""
-    key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
-    raw = txs.build_native([(type_url, msg)], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                           [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
-    with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
-        stub = tx_grpc.ServiceStub(channel)
-        reply = stub.BroadcastTx(tx_service.BroadcastTxRequest(tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC),
-                                 timeout=10)
-        assert reply.tx_response.code == 0, reply.tx_response.raw_log
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                return stub.GetTx(tx_service.GetTxRequest(hash=reply.tx_response.txhash), timeout=10).tx_response
-            except grpc.RpcError as e:
-                assert e.code() == grpc.StatusCode.NOT_FOUND
-            time.sleep(0.05)
-    raise AssertionError("tx not committed in time")
 
 
 def balances_everywhere(node, web3, token, denom, who, height):

@@ -19,10 +19,9 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.tendermint.abci import types_pb2 as pb
 from evm_client import DEV0, DEV0_KEY, OTHER, rpc, w3
 from helpers import comet, in_thread, rest, ws_url
+from native_client import grpc_call
 from random_evm_txs import BUILDER
-from test_tx_service import grpc_call
 
-# geth's txpool (ErrInvalidSender wrapping the signer's ErrInvalidSig), and Evmos' ante handler's wrapping of it.
 MESSAGE = "invalid sender: invalid transaction v, r, s values"
 LOG = ("couldn't retrieve sender address from the ethereum transaction: invalid transaction v, r, s values: "
        "tx intended signer does not match the given signer")

@@ -12,7 +12,7 @@ from websockets.sync.client import connect
 
 from contracts import INIT, STORED
 from evm_client import OTHER, rpc, send, w3
-from helpers import in_thread, ws_url
+from helpers import in_thread, on_reactor, until, until_height, ws_url
 
 STORED_HEX = "0x" + STORED.hex()
 
@@ -40,8 +40,7 @@ def test_new_heads_match_blocks_over_http(node):
 
     def scenario():
         # The node's first block is made at start; subscribing before it is committed would see it first.
-        while node.app.height < node.app.genesis.initial_height:
-            __import__("time").sleep(0.01)
+        on_reactor(until_height, node, node.app.genesis.initial_height)
         with connect(ws_url(node)) as ws:
             sub = call(ws, "eth_subscribe", "newHeads")["result"]
             receipt = send(web3, {"to": OTHER, "value": 1, "nonce": 0})
@@ -174,10 +173,7 @@ def test_subscriptions_die_with_their_connection(node):
             return len(node.bus)
 
     assert (yield in_thread(scenario)) == 4
-    for _ in range(50):
-        if len(node.bus) == 0:
-            break
-        yield in_thread(lambda: __import__("time").sleep(0.02))
+    yield until(lambda: len(node.bus) == 0, "the closed connection's subscriptions to end")
     assert len(node.bus) == 0
 
 
@@ -213,24 +209,14 @@ def test_a_slow_client_is_closed_and_the_chain_goes_on(node_factory):
             for i in range(50):
                 call(ws, "eth_subscribe", "newHeads", request_id=i)
             height = node.app.height
-            for _ in range(600):
-                if not node.ws_factory.connections:
-                    break
-                __import__("time").sleep(0.02)
+            on_reactor(until, lambda: not node.ws_factory.connections, "the slow client to be closed", timeout=12)
             return height
 
     start = yield in_thread(scenario)
     assert not node.ws_factory.connections
     assert len(node.bus) == 0
-
-    def chain_goes_on():
-        for _ in range(500):
-            if node.app.height > start + 50:
-                return True
-            __import__("time").sleep(0.02)
-        return False
-
-    assert (yield in_thread(chain_goes_on)), (start, node.app.height)
+    yield until_height(node, start + 51)
+    assert node.app.height > start + 50, (start, node.app.height)
 
 
 @pytest_twisted.inlineCallbacks

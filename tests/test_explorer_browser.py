@@ -5,31 +5,21 @@ Screenshots of every page go to the test's temp dir (pytest's basetemp; see READ
 
 import base64
 import json
-import shutil
-import tempfile
 import urllib.request
 
 import pytest
 import pytest_twisted
 from eth_utils import keccak
-from twisted.internet import reactor, task
 
+from browser_driver import CHROMEDRIVER, CHROMIUM, WAIT, By, WebDriverWait, webdriver
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from contracts import FORWARDER_INIT, token_init
 from evm_client import DEV0, OTHER, send, w3
-from helpers import in_thread
-
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:         # the test extra not installed
-    webdriver = None
+from helpers import in_thread, until_height
+from native_txs import build_native
 
 pytestmark = [
     pytest.mark.slow,
@@ -38,36 +28,11 @@ pytestmark = [
                               "chromium-driver (apt-get install -y chromium chromium-driver; .ci/run installs them)"),
 ]
 
-# As root, in a sandbox with no network beyond loopback: no sandboxing, and nothing that calls home.
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1280,1000")
-WAIT = 20       # seconds a page may take to show what is looked for
-
-
-@pytest.fixture
-def browser(tmp_path):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="chaind-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.shots = tmp_path / "screenshots"
-    driver.shots.mkdir()
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
-
 
 @pytest.fixture
 def explorer(node_factory):
     node = node_factory(explorer={"enable": True, "address": "127.0.0.1:0"})
-    for _ in range(500):
-        if node.app.height >= node.app.genesis.initial_height:
-            break
-        pytest_twisted.blockon(task.deferLater(reactor, 0.01, lambda: None))
+    pytest_twisted.blockon(until_height(node, node.app.genesis.initial_height))
     return node
 
 
@@ -120,8 +85,8 @@ def native_send_with_memo(node, memo):
     msg = bank_tx.MsgSend(from_address=sender, to_address=to_bech32(prefix, bytes.fromhex(OTHER[2:])),
                           amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount="1")])
     gas = 200_000
-    raw = txs.build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, int(account["account_number"]),
-                           int(account.get("sequence", 0)), [(node.genesis.base_denom, 10**10 * gas)], gas, memo=memo)
+    raw = build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, int(account["account_number"]),
+                       int(account.get("sequence", 0)), [(node.genesis.base_denom, 10**10 * gas)], gas, memo=memo)
     request = urllib.request.Request(
         f"http://127.0.0.1:{node.port_of('cometbft')}/", headers={"content-type": "application/json"},
         data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "broadcast_tx_commit",

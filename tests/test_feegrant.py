@@ -4,7 +4,6 @@ through its granter), spend and period limits, the allowed-message filter, expir
 import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from chain_driver import Chain
 from chaind.chain import errors, txs
 from chaind.chain.modules import auth
 from chaind.chain.modules.feegrant import allowances, keeper
@@ -12,6 +11,7 @@ from chaind.crypto.keys import AccountKey
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2
 from chaind.pb.cosmos.feegrant.v1beta1 import tx_pb2 as feegrant_tx
+from native_txs import build_native, build_signed
 
 GRANT = "/cosmos.feegrant.v1beta1.MsgGrantAllowance"
 REVOKE = "/cosmos.feegrant.v1beta1.MsgRevokeAllowance"
@@ -25,13 +25,6 @@ class Grantee:
     def __init__(self, chain):
         self.key = AccountKey(b"\x42" * 32)
         self.address = self.key.address
-
-
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
 
 
 def fee(chain):
@@ -111,10 +104,10 @@ def test_the_spend_limit_is_enforced_and_a_used_up_grant_goes(chain):
         granter=chain.b32(chain.keys[2].address), grantee=chain.b32(grantee.address)))])])
     grant(chain, grantee.address, feegrant_pb2.BasicAllowance(spend_limit=coins(chain, exact)))
     view = chain.app.view()
-    raw = txs.build_native([prune(chain, grantee.address)], grantee.key, chain.genesis.chain_id,
-                           auth.account(view, grantee.address)[0], view.accounts.get_nonce(grantee.address),
-                           [(chain.genesis.base_denom, exact)], exact // chain.app.next_base_fee(),
-                           granter=chain.b32(chain.keys[2].address))
+    raw = build_native([prune(chain, grantee.address)], grantee.key, chain.genesis.chain_id,
+                       auth.account(view, grantee.address)[0], view.accounts.get_nonce(grantee.address),
+                       [(chain.genesis.base_denom, exact)], exact // chain.app.next_base_fee(),
+                       granter=chain.b32(chain.keys[2].address))
     result = chain.block([raw]).results[0]
     assert attributes(result, "revoke_feegrant") and attributes(result, "use_feegrant")
     assert keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
@@ -221,8 +214,8 @@ def test_a_replay_from_genesis_reproduces_feegrant_and_multi_signer_blocks(chain
     signers = [(chain.keys[w], auth.account(view, chain.keys[w].address)[0],
                 view.accounts.get_nonce(chain.keys[w].address), txs.ETH_PUBKEY) for w in (3, 4)]
     messages = [prune(chain, chain.keys[3].address)]
-    chain.block([txs.build_signed(messages, signers, chain.genesis.chain_id, [(chain.genesis.base_denom, fee(chain))],
-                                  GAS, payer=chain.b32(chain.keys[4].address), amino_encoder=chain.app.amino)])
+    chain.block([build_signed(messages, signers, chain.genesis.chain_id, [(chain.genesis.base_denom, fee(chain))],
+                              GAS, payer=chain.b32(chain.keys[4].address), amino_encoder=chain.app.amino)])
     for _ in range(3):
         chain.block([])
     assert keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address) is None

@@ -6,7 +6,6 @@ import json
 
 import pytest_twisted
 
-from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.crypto.addresses import parse, to_bech32
 from chaind.crypto.keys import AccountKey
@@ -16,9 +15,9 @@ from chaind.pb.cosmos.feegrant.v1beta1 import query_pb2_grpc as fq_grpc
 from chaind.pb.cosmos.feegrant.v1beta1 import tx_pb2 as feegrant_tx
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from cli_driver import FEE, committed, failed, js, node_flag, ok, run, send_tx
 from helpers import call, comet, in_thread, rest
-from test_cli import FEE, failed, node_flag, ok
-from test_cli_modules import committed, js, run, send_tx
+from native_txs import build_native
 
 CHAIN = 10**18
 FEE_AMOUNT = 200000000000000000      # test_cli's FEE
@@ -103,10 +102,10 @@ def _pruned_by(node, home, grantee, granter):
     key = AccountKey(Keyring(home, "test").private_key("g"))
     view = node.app.view()
     address = parse(grantee)
-    return txs.build_native([("/cosmos.feegrant.v1beta1.MsgPruneAllowances",
+    return build_native([("/cosmos.feegrant.v1beta1.MsgPruneAllowances",
                               feegrant_tx.MsgPruneAllowances(pruner=grantee))], key, node.genesis.chain_id,
-                            auth.account(view, address)[0], view.accounts.get_nonce(address),
-                            [("achain", FEE_AMOUNT)], 200000, granter=granter)
+                        auth.account(view, address)[0], view.accounts.get_nonce(address),
+                        [("achain", FEE_AMOUNT)], 200000, granter=granter)
 
 
 @pytest_twisted.inlineCallbacks

@@ -21,9 +21,10 @@ from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fq
 from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fq_grpc
 from chaind.pb.ethermint.feemarket.v1 import tx_pb2 as fm_tx
 from evm_client import OTHER, rpc, send, w3
+from gov_driver import address, make_chain
+from gov_driver import run as block
 from helpers import call, comet, in_thread
-from test_gov import address, make_chain
-from test_gov import run as block
+from native_txs import build_native
 
 GWEI = 10**9
 
@@ -86,15 +87,15 @@ def test_min_gas_price_refuses_evm_and_native_txs_and_floors_the_base_fee(tmp_pa
         key = chain.keys[1]
         number, _ = auth.account(view, key.address)
         msgs = [(txs.MSG_SEND, chain_send(chain, 1))]
-        nofee = txs.build_native(msgs, key, chain.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                                 [], 200_000)
+        nofee = build_native(msgs, key, chain.genesis.chain_id, number, view.accounts.get_nonce(key.address),
+                             [], 200_000)
         with pytest.raises(errors.TxError) as caught:
             chain.app.check_tx(nofee)
         assert caught.value.log == (
             "fee not provided. Please use the --fees flag or the --gas-price flag along with the --gas flag to "
             "estimate the fee. The minimun global fee for this tx is: 400000000000000achain: insufficient fee")
-        low = txs.build_native(msgs, key, chain.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                               [("achain", 399_999_999_999_999)], 200_000)
+        low = build_native(msgs, key, chain.genesis.chain_id, number, view.accounts.get_nonce(key.address),
+                           [("achain", 399_999_999_999_999)], 200_000)
         with pytest.raises(errors.TxError) as caught:
             chain.app.check_tx(low)
         assert caught.value.log == ("provided fee < minimum global fee (399999999999999achain < "

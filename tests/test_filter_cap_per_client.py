@@ -8,8 +8,7 @@ import pytest_twisted
 from websockets.sync.client import connect
 
 from helpers import in_thread, ws_url
-from test_cross_site import post
-from test_http_face import call
+from http_client import call, face_post
 
 LIMITS = {"filter_cap": 8, "filter_cap_per_client": 3, "cors_domains": "https://a.example, https://b.example"}
 
@@ -25,7 +24,7 @@ def install_over_websocket(node, count):
 
 
 def install_over_http(node, origin, count):
-    return [json.loads(post(node, "json-rpc", call("eth_newBlockFilter"), origin=origin)[2]) for _ in range(count)]
+    return [json.loads(face_post(node, "json-rpc", call("eth_newBlockFilter"), origin=origin)[2]) for _ in range(count)]
 
 
 def refused(answers):
@@ -50,7 +49,7 @@ def test_a_browser_origin_cannot_take_every_filter_over_http(node_factory):
     assert refused((yield in_thread(install_over_http, node, b"https://b.example", 3))) == []
     # Uninstalling gives the share back.
     filter_id = greedy[0]["result"]
-    status, _, body = yield in_thread(post, node, "json-rpc", call("eth_uninstallFilter", filter_id),
+    status, _, body = yield in_thread(face_post, node, "json-rpc", call("eth_uninstallFilter", filter_id),
                                       origin=b"https://a.example")
     assert json.loads(body)["result"] is True
     assert refused((yield in_thread(install_over_http, node, b"https://a.example", 1))) == []

@@ -7,11 +7,10 @@ import pytest_twisted
 from eth_utils import to_checksum_address
 
 from chain_driver import contract_address
+from cli_driver import CHAIN, VALOPER, committed, new_consensus_key, node_flag, ok, run
 from contracts import token_init
 from evm_client import send, w3
 from helpers import in_thread
-from test_cli import node_flag, ok
-from test_cli_modules import CHAIN, VALOPER, committed, new_consensus_key, run
 
 PRICES = "--gas-prices=2000000000000achain"
 

@@ -8,7 +8,6 @@ import json
 import pytest
 import pytest_twisted
 from click.testing import CliRunner
-from twisted.internet import reactor, task
 
 from chaind.chain import authority
 from chaind.chain.genesis import Genesis
@@ -18,7 +17,7 @@ from chaind.crypto.addresses import parse, to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
-from helpers import call, chaind_process, in_thread, make_node
+from helpers import call, chaind_process, in_thread, make_node, until_height
 
 STAKE = 1_000_000_000_000_000_000_000       # 1000 chain, bonded by the gentx
 FUNDS = 1_000_000 * 10**18
@@ -69,6 +68,7 @@ def make_chain(home):
     return added["address"]
 
 
+@pytest.mark.slow
 def test_init_without_dev_funds_no_one_and_names_gov_the_only_authority(tmp_path):
     home = tmp_path / "home"
     run("init", "mine", "--home", home)
@@ -83,6 +83,7 @@ def test_init_without_dev_funds_no_one_and_names_gov_the_only_authority(tmp_path
     assert Genesis.load(Home(tmp_path / "dev").genesis_file).erc20_authority not in (b"", authority.GOV)
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_a_chain_made_with_the_genesis_commands_starts_with_the_gentx_validator(tmp_path):
     home = tmp_path / "home"
@@ -92,10 +93,7 @@ def test_a_chain_made_with_the_genesis_commands_starts_with_the_gentx_validator(
     node = make_node(home, chain={"block_interval": 0.05, "empty_blocks": True})
     node.startService()
     try:
-        for _ in range(500):
-            if node.app.height >= 3:
-                break
-            yield task.deferLater(reactor, 0.01, lambda: None)
+        yield until_height(node, 3)
         assert node.app.height >= 3
         consensus_key = Home(home).validator_public_key()
         # The gentx's validator signs from height 1: the proposer of every block, the one member of the set.

@@ -1,12 +1,11 @@
 """x/gov driven block by block on a real App: proposals through deposit and voting periods, the tally, execution
 of a passed proposal's messages as the gov account, refusals with the SDK's codes and no state change."""
 
-import pytest
 from google.protobuf import any_pb2
 
 import gov_msgs as g
 import staking_msgs
-from chain_driver import PROPOSER, Chain
+from chain_driver import PROPOSER, balance, ok
 from chaind.chain import amino
 from chaind.chain.authority import GOV
 from chaind.chain.modules import erc20, staking
@@ -15,67 +14,17 @@ from chaind.chain.modules.gov.query_v1beta1 import GovQueryV1Beta1
 from chaind.chain.modules.gov.tally import tally
 from chaind.chain.registry import MODULES
 from chaind.chain.replay import replay_chain
-from chaind.home import Home
 from chaind.pb.cosmos.gov.v1 import gov_pb2
 from chaind.pb.cosmos.gov.v1beta1 import gov_pb2 as gov_v1beta1
 from chaind.pb.cosmos.gov.v1beta1 import query_pb2 as q_v1beta1
 from chaind.pb.cosmos.gov.v1beta1 import tx_pb2 as tx_v1beta1
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
 from chaind.pb.evmos.erc20.v1 import tx_pb2 as erc20_tx
-
-S = 10**9
-
-
-def make_chain(tmp_path):
-    home = Home(tmp_path / "home")
-    home.init("test", dev=True)
-    c = Chain(tmp_path, "db")       # the node's validator signs, as Node sets it up
-    c.prefix = c.genesis.bech32_prefix
-    c.clock = c.genesis.genesis_time_ns
-    run(c, [])
-    return c
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
-
-
-def run(chain, messages_by_key, after_s=1):
-    """One block `after_s` seconds after the last, of native txs, each (key index, [(type url, msg)])."""
-    raws = [chain.native(chain.keys[who], msgs, gas=400000) for who, msgs in messages_by_key]
-    chain.clock += after_s * S
-    block, puts = chain.app.finalize_block(raws, chain.clock, PROPOSER)
-    chain.app.commit(block, puts)
-    return block
-
-
-def ok(block):
-    assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
-    return block
-
-
-def attrs(events, type_):
-    return [dict((k, v) for k, v, _ in e.attributes) for e in events if e.type == type_]
-
-
-def address(chain, who):
-    return chain.keys[who].address
-
-
-def submit(chain, who=1, deposit=10, messages=None, **kw):
-    messages = [g.staking_params_msg(chain.prefix)] if messages is None else messages
-    return run(chain, [(who, [(g.SUBMIT, g.submit(chain.prefix, address(chain, who), messages, deposit, **kw))])])
+from gov_driver import S, address, attrs, make_chain, run, submit
 
 
 def proposal(chain, pid):
     return keeper.proposal(chain.app.view(), pid)
-
-
-def balance(chain, who_address):
-    return chain.app.bank.balance(chain.app.view(), who_address, "achain")
 
 
 def test_a_passed_proposal_changes_staking_params_as_the_gov_account(chain):

@@ -3,7 +3,6 @@ submitted, voted and executed and max_validators changes; a failing one records 
 
 import base64
 import json
-import time
 
 import pytest
 import pytest_twisted
@@ -13,12 +12,11 @@ from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.gov.v1 import gov_pb2
 from chaind.pb.cosmos.gov.v1 import query_pb2 as gq
-from chaind.pb.cosmos.gov.v1 import query_pb2_grpc as gq_grpc
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
+from cli_driver import committed, js, node_flag, ok, run, send_tx
+from gov_proposals import until_ended
 from helpers import call, comet, in_thread, rest
-from test_cli import node_flag, ok
-from test_cli_modules import committed, js, run, send_tx
 
 
 def gov_node(node_factory, tmp_path):
@@ -41,16 +39,6 @@ def proposal_file(tmp_path, name, node, **params):
                       "params": values}],
         "metadata": "", "deposit": "10achain", "title": "Seven validators", "summary": "Fewer, stronger"}))
     return path
-
-
-@pytest_twisted.inlineCallbacks
-def until_ended(node, pid):
-    for _ in range(600):
-        p, _ = yield call(node, gq_grpc.QueryStub, "Proposal", gq.QueryProposalRequest(proposal_id=pid))
-        if p.proposal.status not in (gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD, gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD):
-            return p.proposal
-        yield in_thread(time.sleep, 0.05)
-    raise AssertionError(f"proposal {pid} did not end")
 
 
 @pytest.mark.slow

@@ -1,20 +1,21 @@
 """gov ends blocks before staking, as in the SDK (crisis, gov, staking): a passed proposal lowering max_validators
 takes the extra validator out of the set in the proposal's own block."""
 
-import pytest
 
 import gov_msgs as g
 import staking_msgs
+from chain_driver import ok
 from chaind.chain import registry
-from test_gov import address, make_chain, ok, run, submit
+from gov_driver import address, run, submit
+from gov_driver import make_chain as make_gov_chain
 
 
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    c.reopen(check_invariants_every=1)  # deposits held by gov, a second validator, its removal: all hold
-    yield c
-    c.close()
+def make_chain(tmp_path):
+    """The gov chain of conftest's `chain` fixture, its invariants checked at every block (deposits held by gov,
+    a second validator, its removal: all hold)."""
+    c = make_gov_chain(tmp_path)
+    c.reopen(check_invariants_every=1)
+    return c
 
 
 def test_end_blockers_run_crisis_gov_staking_first():

@@ -27,6 +27,7 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 from evm_client import DEV0, OTHER, send, w3
 from helpers import b32, call, in_thread
+from native_txs import build_native
 
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
 GENESIS_IBC = 1000000000000000
@@ -130,8 +131,8 @@ def test_accounts_are_base_accounts_with_the_cosmjs_pubkey_type(node):
     msg = bank_tx.MsgSend(from_address=sender, to_address=b32(node, OTHER),
                           amount=[coin_pb2.Coin(denom=IBC, amount="3")])
     gas = 200000
-    raw = txs.build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, 1, 0,
-                           [("achain", node.app.next_base_fee() * 2 * gas)], gas)
+    raw = build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, 1, 0,
+                       [("achain", node.app.next_base_fee() * 2 * gas)], gas)
     result = yield in_thread(_broadcast, node, raw)
     assert result["tx_result"]["code"] == 0
     reply, _ = yield call(node, AUTH, "Account", auth_q.QueryAccountRequest(address=sender))

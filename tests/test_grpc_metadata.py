@@ -12,7 +12,7 @@ from chaind.pb.evmos.erc20.v1 import tx_pb2
 from contracts import token_init
 from evm_client import send, w3
 from helpers import b32, in_thread, rest_sync
-from test_erc20_node import broadcast, grpc_query
+from native_client import broadcast, grpc_query
 
 
 def _register(node):

@@ -24,7 +24,7 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_s
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from evm_client import DEV0, OTHER, sign, w3
 from helpers import b32, call, comet, in_thread, rest
-from test_tx_service import signed_send
+from native_client import signed_send
 
 AUTH, CMT, TX = auth_grpc.QueryStub, cmt_grpc.ServiceStub, tx_grpc.ServiceStub
 INVALID, UNKNOWN, NOT_FOUND, INTERNAL = (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNKNOWN,

@@ -11,13 +11,12 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from twisted.internet import reactor, task
 
 from chaind import config
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
 from evm_client import DEV0
-from helpers import b32, grpc_sync, in_thread, make_node
+from helpers import b32, grpc_sync, in_thread, make_node, until_height
 
 
 def _self_signed(directory):
@@ -45,8 +44,7 @@ def test_tls_serves_a_trusting_client_and_refuses_plaintext(node_factory, tmp_pa
     cert = _self_signed(tmp_path)
     node = node_factory(grpc={"tls_cert_file": str(tmp_path / "cert.pem"), "tls_key_file": str(tmp_path / "key.pem")})
     # The header names the height read: wait for block 1, which a new chain makes at start, so none lands between.
-    while node.app.height < node.app.genesis.initial_height:
-        yield task.deferLater(reactor, 0.01, lambda: None)
+    yield until_height(node, node.app.genesis.initial_height)
     request = bank_q.QueryBalanceRequest(address=b32(node, DEV0), denom="stake")
     trusted = grpc.ssl_channel_credentials(root_certificates=cert)
     reply, header = yield in_thread(grpc_sync, node, bank_grpc.QueryStub, "Balance", request, None, trusted)

@@ -12,7 +12,7 @@ from websockets.sync.client import connect
 
 from chaind.rpc.origins import OriginPolicy, host_allowed
 from helpers import in_thread
-from test_http_face import Client, call
+from http_client import Client, call
 
 CHAIN_ID = call("eth_chainId")
 

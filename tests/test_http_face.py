@@ -4,7 +4,6 @@ Each exchange runs in a thread, as a separate client process would.
 """
 
 import json
-import socket
 import threading
 import time
 
@@ -13,53 +12,9 @@ from web3 import Web3
 
 from evm_client import OTHER, sign
 from helpers import in_thread
+from http_client import Client, call, post
 
 DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-
-
-def call(method, *params, id=1):
-    return json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": list(params)}).encode()
-
-
-def post(body, extra=b""):
-    return b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s\r\n%s" % (
-        len(body), extra, body)
-
-
-class Client:
-    """A raw HTTP connection that reads responses one at a time."""
-
-    def __init__(self, node):
-        self.sock = socket.create_connection(("127.0.0.1", node.port_of("json-rpc")), timeout=10)
-        self.file = self.sock.makefile("rb")
-
-    def send(self, data):
-        self.sock.sendall(data)
-
-    def response(self, head=False):
-        """(status, headers, body), or None when the server closed the connection."""
-        status_line = self.file.readline()
-        if not status_line:
-            return None
-        status = int(status_line.split()[1])
-        headers = {}
-        while (line := self.file.readline()) not in (b"\r\n", b""):
-            name, _, value = line.decode().partition(":")
-            headers[name.strip().lower()] = value.strip()
-        length = 0 if head or status == 100 else int(headers.get("content-length", 0))
-        return status, headers, self.file.read(length)
-
-    def closed(self, wait=0.5):
-        """Whether the server closed the connection (within `wait` seconds, with nothing more sent)."""
-        self.sock.settimeout(wait)
-        try:
-            return self.file.read(1) == b""
-        except TimeoutError:
-            return False
-
-    def close(self):
-        self.file.close()
-        self.sock.close()
 
 
 def exchange(node, data, count=1, head=False):

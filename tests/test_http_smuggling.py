@@ -9,7 +9,7 @@ import pytest
 import pytest_twisted
 
 from helpers import in_thread
-from test_http_face import Client, call
+from http_client import Client, call
 
 BODY = call("eth_chainId")
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from chain_driver import PROPOSER, Chain
+from chain_driver import PROPOSER, Chain, ok
 from chaind.chain import legacy_dec
 from chaind.chain.modules import epochs, inflation, staking
 from chaind.chain.modules.distribution import state as distribution_state
@@ -15,18 +15,13 @@ from chaind.chain.modules.epochs.state import epoch_infos
 from chaind.chain.modules.inflation import calculation, keeper
 from chaind.chain.modules.inflation.params import Params, parse_genesis, schedule
 from chaind.home import Home
-from test_staking import make_chain, ok, run
+from staking_driver import (
+    FIRST_PROVISION,
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+    run,
+)
 
 ONE = legacy_dec.ONE
-# Evmos v20's provision for period 0 with its default params (x/inflation/v1/keeper/genesis_test.go).
-FIRST_PROVISION = 282534246575342465753425
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def types(block):

@@ -1,8 +1,8 @@
 """Epochs and inflation on a running dev node: within seconds of start the 10-second `dev` epoch ends, supply
 grows by Evmos' provision, and gRPC, REST and the CLI agree on the epoch and the inflation figures."""
 
-import time
 
+import pytest
 import pytest_twisted
 
 from chaind.chain.modules.staking import dec_quo
@@ -12,20 +12,17 @@ from chaind.pb.evmos.epochs.v1 import query_pb2 as eq
 from chaind.pb.evmos.epochs.v1 import query_pb2_grpc as eq_grpc
 from chaind.pb.evmos.inflation.v1 import query_pb2 as iq
 from chaind.pb.evmos.inflation.v1 import query_pb2_grpc as iq_grpc
-from helpers import call, in_thread, rest
-from test_cli import node_flag
-from test_cli_modules import js, run
-from test_inflation import FIRST_PROVISION
+from cli_driver import js, node_flag, run
+from helpers import call, rest, until_block
+from staking_driver import FIRST_PROVISION
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_supply_grows_within_seconds_and_every_face_agrees(node_factory):
     node = node_factory(chain={"block_interval": 0.2, "empty_blocks": True})
-    deadline = time.monotonic() + 40
-    while not [e for h in range(1, node.app.height + 1) for e in node.app.finalize_info(h)[0]
-               if e.type == "inflation"]:
-        assert time.monotonic() < deadline, "no epoch ended within 40 s"
-        yield in_thread(time.sleep, 0.2)
+    yield until_block(node, lambda: [e for h in range(1, node.app.height + 1) for e in node.app.finalize_info(h)[0]
+                                     if e.type == "inflation"], "an epoch to end and mint", timeout=40)
     minted_at = next(h for h in range(1, node.app.height + 1)
                      if any(e.type == "inflation" for e in node.app.finalize_info(h)[0]))
     supplies = []

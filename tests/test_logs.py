@@ -87,6 +87,7 @@ def test_the_node_logs_in_the_format_asked(tmp_path, fmt):
             json.loads(lines[0])
 
 
+@pytest.mark.slow
 def test_a_line_per_block_the_grpc_address_and_quiet(tmp_path):
     process = _start(tmp_path)
     try:

@@ -17,7 +17,8 @@ from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from evm_client import rpc, sign, w3
 from helpers import comet, in_thread, rest
-from test_tx_service import grpc_call
+from native_client import grpc_call
+from native_txs import build_native
 
 MAX_GAS = 300_000
 NATIVE_LOG = f"tx gas limit {MAX_GAS + 1} exceeds block max gas {MAX_GAS}: invalid gas limit"
@@ -45,9 +46,9 @@ def native_send(node, who, gas):
     prefix = node.genesis.bech32_prefix
     msg = bank_tx.MsgSend(from_address=to_bech32(prefix, key.address), to_address=to_bech32(prefix, b"\x55" * 20),
                           amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount="1")])
-    return txs.build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, number,
-                            view.accounts.get_nonce(key.address),
-                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
+    return build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, number,
+                        view.accounts.get_nonce(key.address),
+                        [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
 
 
 def evm_send(node, who, gas):

@@ -14,7 +14,7 @@ from chaind import config
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_pb
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
 from evm_client import DEV0, OTHER, rpc, send, w3
-from helpers import b32, call, in_thread, rest, ws_url
+from helpers import b32, call, in_thread, rest, until, until_height, ws_url
 
 METRICS_ON = {"instrumentation": {"prometheus": True, "prometheus_listen_addr": "127.0.0.1:0"}}
 
@@ -37,10 +37,7 @@ def value(table, name, **labels):
 @pytest.fixture
 def metered(node_factory):
     node = node_factory(**METRICS_ON)
-    for _ in range(500):
-        if node.app.height >= node.app.genesis.initial_height:
-            break
-        pytest_twisted.blockon(task.deferLater(reactor, 0.01, lambda: None))
+    pytest_twisted.blockon(until_height(node, node.app.genesis.initial_height))
     return node
 
 
@@ -70,13 +67,12 @@ def test_counters_move_after_traffic_on_every_face(metered):
                                      bank_pb.QueryBalanceRequest(address="nonsense", denom="achain"))
     assert response is None
 
-    for _ in range(100):
-        # gRPC's loop records a failed call just after the client has its status: wait for it.
-        _, text = yield in_thread(scrape, node)
-        after = samples(text)
-        if value(after, "chaind_request_errors_total", face="grpc", code=code.name):
-            break
-        yield task.deferLater(reactor, 0.01, lambda: None)
+    # gRPC's loop records a failed call just after the client has its status: wait for it.
+    def recorded(scraped):
+        found = samples(scraped[1])
+        return value(found, "chaind_request_errors_total", face="grpc", code=code.name) and found
+    after = yield until(lambda: in_thread(scrape, node).addCallback(recorded), "the failed gRPC call counted",
+                        timeout=5, every=0.01)
     assert value(after, "chaind_requests_total", face="json-rpc", method="eth_blockNumber") == \
         value(before, "chaind_requests_total", face="json-rpc", method="eth_blockNumber") + 2
     assert value(after, "chaind_request_duration_seconds_count", face="json-rpc", method="eth_blockNumber") == 2

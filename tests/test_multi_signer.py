@@ -3,7 +3,6 @@ amino JSON; refusals that change nothing; the mempool's view of every signer's s
 
 import pytest
 
-from chain_driver import Chain
 from chaind.chain import errors, txs
 from chaind.chain.modules import auth
 from chaind.config import MempoolSettings
@@ -11,15 +10,9 @@ from chaind.consensus.mempool import Mempool
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
+from native_txs import build_signed
 
 GAS = 300000
-
-
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
 
 
 def send(chain, who, to, amount):
@@ -34,9 +27,9 @@ def signed(chain, messages, who, offsets=None, amino=False, payer="", granter=""
     signers = [(chain.keys[w], auth.account(view, chain.keys[w].address)[0],
                 view.accounts.get_nonce(chain.keys[w].address) + offset, txs.ETH_PUBKEY)
                for w, offset in zip(who, offsets, strict=True)]
-    return txs.build_signed(messages, signers, chain.genesis.chain_id,
-                            [(chain.genesis.base_denom, chain.app.next_base_fee() * GAS)], GAS,
-                            amino_encoder=chain.app.amino if amino else None, payer=payer, granter=granter)
+    return build_signed(messages, signers, chain.genesis.chain_id,
+                        [(chain.genesis.base_denom, chain.app.next_base_fee() * GAS)], GAS,
+                        amino_encoder=chain.app.amino if amino else None, payer=payer, granter=granter)
 
 
 def state(chain, *who):

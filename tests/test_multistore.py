@@ -109,8 +109,8 @@ def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
     # CommitInfo.Hash(): leaves are KVPair bytes (uvarint length, name, uvarint length, SHA-256 of the root).
     leaves = [bytes([len(n)]) + n.encode() + b"\x20" + hashlib.sha256(root).digest() for n, root in info.roots]
     assert merkle.root(leaves) == app.head[1].app_hash == info.hash()
-    # The first block's header carries the empty genesis app hash, as InitChain's answer is empty.
-    assert app.block_at(chain.genesis.initial_height)[0].app_hash == b""
+    # The first block's header carries baseapp's app hash of a new chain (SHA-256 of nothing), InitChain's answer.
+    assert app.block_at(chain.genesis.initial_height)[0].app_hash == hashlib.sha256(b"").digest()
     assert app.block_at(app.height)[0].app_hash == app.block_at(app.height - 1)[1].app_hash
 
 

@@ -31,9 +31,9 @@ from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2 as staking_tx
 from chaind.pb.evmos.erc20.v1 import query_pb2 as eq
 from chaind.pb.evmos.erc20.v1 import query_pb2_grpc as eq_grpc
+from cli_driver import CHAIN, STAKE_TOKEN, VALOPER, staking_node
 from evm_client import DEV0, DEV0_KEY, OTHER, rpc, send, w3
-from helpers import call, comet, in_thread, rest
-from test_cli_modules import CHAIN, STAKE_TOKEN, VALOPER, staking_node, until_height
+from helpers import call, comet, in_thread, rest, until_height
 
 CALLER = json.loads((pathlib.Path(__file__).parent / "solidity" / "PrecompileCaller.json").read_text())
 BOB = Account.from_key(keccak(b"bob"))

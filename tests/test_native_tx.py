@@ -2,7 +2,6 @@
 simulation."""
 
 import pytest
-from google.protobuf import any_pb2
 
 from chain_driver import Chain
 from chaind.chain import errors, txs
@@ -12,18 +11,9 @@ from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys
-from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
-from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1_keys
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
-
-
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
+from native_txs import build_native, multisig_tx
 
 
 def coins(*pairs):
@@ -154,8 +144,8 @@ def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
     number, _ = auth.account(view, chain.keys[2].address)
-    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
-                           view.accounts.get_nonce(chain.keys[2].address), [], 0)
+    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
+                       view.accounts.get_nonce(chain.keys[2].address), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     tx_raw.signatures[0] = b""
     result = chain.app.simulate(tx_raw.SerializeToString())
@@ -170,8 +160,8 @@ def test_simulating_an_empty_signature_charges_the_signed_size(chain):
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
     number, _ = auth.account(view, chain.keys[2].address)
-    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
-                           view.accounts.get_nonce(chain.keys[2].address), [("achain", 10**17)], 100000)
+    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
+                       view.accounts.get_nonce(chain.keys[2].address), [("achain", 10**17)], 100000)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     assert len(tx_raw.signatures[0]) == keys.SIGNATURE_SIZE[keys.ETH_SECP256K1]
     signed = chain.app.simulate(raw).gas_used
@@ -189,8 +179,8 @@ def test_simulate_takes_any_sign_mode(chain, mode):
     msg = bank_tx.MsgSend(from_address=chain.b32(sender), to_address=chain.b32(b"\x54" * 20),
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
-    raw = txs.build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, auth.account(view, sender)[0],
-                           view.accounts.get_nonce(sender), [], 0)
+    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, auth.account(view, sender)[0],
+                       view.accounts.get_nonce(sender), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
     auth_info.signer_infos[0].mode_info.single.mode = mode
@@ -204,42 +194,6 @@ def test_simulate_takes_any_sign_mode(chain, mode):
 
 
 # -- multisig (LegacyAminoPubKey) signers ---------------------------------------------------------------
-
-_URLS = {keys.ETH_SECP256K1: txs.ETH_PUBKEY, keys.SECP256K1: txs.SECP256K1_PUBKEY}
-
-
-def _any(url, message):
-    return any_pb2.Any(type_url=url, value=message.SerializeToString())
-
-
-def multisig_tx(chain, members, threshold, signers, messages, gas=300000, mangle=None):
-    """A tx of the `threshold`-of-`members` multisig ((key type, AccountKey) each) signed by members `signers`."""
-    address = multisig.address(threshold, [(t, k.compressed_public_key) for t, k in members])
-    view = chain.app.view()
-    found = auth.account(view, address)
-    number = found[0] if found else 0
-    pubkey = multisig_keys.LegacyAminoPubKey(threshold=threshold, public_keys=[
-        _any(_URLS[t], secp256k1_keys.PubKey(key=k.compressed_public_key)) for t, k in members])
-    extra, elems = multisig.bit_array(len(members), signers)
-    direct = tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=signing_pb2.SIGN_MODE_DIRECT))
-    mode = tx_pb2.ModeInfo(multi=tx_pb2.ModeInfo.Multi(
-        bitarray=multisig_pb2.CompactBitArray(extra_bits_stored=extra, elems=elems),
-        mode_infos=[direct] * len(signers)))
-    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages])
-    auth_info = tx_pb2.AuthInfo(
-        signer_infos=[tx_pb2.SignerInfo(public_key=_any(multisig.PUBKEY_URL, pubkey), mode_info=mode,
-                                        sequence=view.accounts.get_nonce(address))],
-        fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=chain.genesis.base_denom,
-                                             amount=str(chain.app.next_base_fee() * gas))], gas_limit=gas))
-    body_bytes, auth_bytes = body.SerializeToString(), auth_info.SerializeToString()
-    doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain.genesis.chain_id,
-                         account_number=number).SerializeToString()
-    signatures = [members[i][1].sign(members[i][0], doc) for i in signers]
-    if mangle:
-        signatures = mangle(signatures)
-    aggregate = multisig_pb2.MultiSignature(signatures=signatures).SerializeToString()
-    return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes, signatures=[aggregate]).SerializeToString()
-
 
 def test_multisig_address_is_the_sdks():
     # cosmjs' vector (amino/src/addresses.spec.ts): a 2-of-3 of secp256k1 keys.

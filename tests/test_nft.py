@@ -13,11 +13,10 @@ from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.nft.v1beta1 import query_pb2, query_pb2_grpc, tx_pb2
+from cli_driver import cli, committed, js, node_flag, ok, run, send_tx
+from gov_driver import address
+from gov_driver import run as run_block
 from helpers import call, comet, in_thread, rest
-from test_cli import cli, node_flag, ok
-from test_cli_modules import committed, js, run, send_tx
-from test_gov import address
-from test_gov import run as run_block
 
 SEND = "/cosmos.nft.v1beta1.MsgSend"
 

@@ -8,11 +8,10 @@ import gov_msgs as g
 from chaind.chain.modules.params.subspaces import SUBSPACES
 from chaind.pb.cosmos.params.v1beta1 import query_pb2 as pq
 from chaind.pb.cosmos.params.v1beta1 import query_pb2_grpc as pq_grpc
+from cli_driver import js, node_flag, run
+from gov_driver import address, make_chain
+from gov_driver import run as block
 from helpers import call, rest
-from test_cli import node_flag
-from test_cli_modules import js, run
-from test_gov import address, make_chain
-from test_gov import run as block
 
 
 @pytest_twisted.inlineCallbacks

@@ -47,6 +47,17 @@ def test_a_taken_port_is_one_line_naming_face_address_and_setting(tmp_path, take
     node.db.close()
 
 
+def test_a_taken_abci_port_is_the_same_one_line(tmp_path, taken):
+    # The ABCI socket (socket mode) is a listener like the faces: its taken port once crashed the message's
+    # lookup of the setting (a KeyError) instead of naming [abci] address.
+    node = make_node(tmp_path / "home", abci={"mode": "socket", "address": f"127.0.0.1:{taken}"})
+    with pytest.raises(ListenError) as raised:
+        node.startService()
+    assert str(raised.value) == (f"the abci face cannot listen on 127.0.0.1:{taken} (Address already in use): "
+                                 f"change [abci] address in chaind.toml")
+    node.db.close()
+
+
 def test_twistd_options_override_the_configured_addresses():
     options = Options()
     options.parseOptions(["--json-rpc-address", "127.0.0.1:18545", "--ws-address", "0.0.0.0:18546",

@@ -14,11 +14,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 
 import pytest
+
+from helpers import wait_until
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 FACES = ("json-rpc-address", "ws-address", "cometbft-address", "grpc-address", "rest-address")
@@ -58,16 +59,13 @@ def comet(port, path):
 
 
 def wait_for(check, what, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """wait_until for the node this test started: an OSError (nothing listening yet) counts as not yet."""
+    def answer():
         try:
-            found = check()
+            return check()
         except OSError:
-            found = None
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+            return None
+    return wait_until(answer, what, timeout, every=0.1)
 
 
 @pytest.mark.slow

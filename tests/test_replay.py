@@ -1,5 +1,7 @@
 """Replaying a committed block (what every trace does) gives back exactly what the block stored."""
 
+import hashlib
+
 from chain_driver import Chain
 from chaind.chain.replay import replay_chain
 from chaind.store import keys
@@ -52,3 +54,26 @@ def test_a_replay_finds_the_first_block_that_differs(tmp_path):
         assert str(report.mismatch).startswith("height 4: block hash differs: stored ")
     finally:
         chain.close()
+
+
+def test_a_chain_made_with_an_empty_genesis_app_hash_replays_with_it(tmp_path):
+    # Chains made before the genesis record held SHA-256 of nothing carry an empty app hash (and last results
+    # hash) in their first header: a replay starts from the record the chain was made with.
+    chain = Chain(tmp_path, "chain.db", genesis_app_hash=b"")
+    try:
+        for step in range(3):
+            chain.block(chain.workload(step))
+        first, _ = chain.app.block_at(1)
+        assert first.app_hash == first.last_results_hash == b""
+        report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                              chain.app.options.validator_address)
+        assert report.ok, str(report.mismatch)
+    finally:
+        chain.close()
+    fresh = Chain(tmp_path, "fresh.db")
+    try:
+        fresh.block(fresh.workload(0))
+        first, _ = fresh.app.block_at(1)
+        assert first.app_hash == first.last_results_hash == hashlib.sha256(b"").digest()
+    finally:
+        fresh.close()

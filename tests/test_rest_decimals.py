@@ -19,6 +19,7 @@ from chaind.pb.ethermint.feemarket.v1 import query_pb2_grpc as fm_grpc
 from chaind.pb.rest_routes import DECIMALS
 from chaind.rest import gateway, gogojson
 from helpers import call, rest
+from native_txs import build_native
 
 ONE = 10**18
 
@@ -98,8 +99,8 @@ def test_post_bodies_give_decimals_that_reach_the_servicer_as_atomics(node):
     message = m.create(prefix, key.address, pubkey, ONE)
     view = node.app.view()
     number, _ = auth.account(view, key.address)
-    raw = txs.build_native([message], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address), [],
-                           400000)
+    raw = build_native([message], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address), [],
+                       400000)
     signed = cosmos_tx.TxRaw.FromString(raw)
     tx = cosmos_tx.Tx(body=cosmos_tx.TxBody.FromString(signed.body_bytes),
                       auth_info=cosmos_tx.AuthInfo.FromString(signed.auth_info_bytes), signatures=signed.signatures)

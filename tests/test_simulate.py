@@ -1,7 +1,6 @@
 """eth_simulateV1 against a real node, as geth answers it: blocks of calls with block and state overrides,
 the state carried from block to block, traceTransfers, validation and its error codes, and every limit."""
 
-import time
 
 import pytest_twisted
 from eth_keys import keys
@@ -9,7 +8,7 @@ from eth_utils import keccak
 
 from contracts import RUNTIME, STORED
 from evm_client import DEV0, DEV0_KEY, rpc
-from helpers import in_thread
+from helpers import until_height
 
 STORE = "0x" + "5a" * 20
 TARGET = "0x" + "22" * 20
@@ -157,8 +156,7 @@ def test_validation_and_its_error_codes(node):
 def test_every_limit_is_a_setting(node_factory):
     node = node_factory(json_rpc={"simulate_max_blocks": 3, "simulate_max_calls_per_block": 2,
                                   "simulate_max_calls": 3, "gas_cap": 50000})
-    while node.app.height < 1:
-        yield in_thread(time.sleep, 0.02)
+    yield until_height(node, 1)
     call = {"to": TARGET}
     for opts, message in (
             ({"blockStateCalls": [{}] * 4}, "too many blocks"),

@@ -9,7 +9,7 @@ from google.protobuf import any_pb2
 
 import gov_msgs as g
 import staking_msgs as m
-from chain_driver import PROPOSER, Chain
+from chain_driver import PROPOSER, Chain, ok
 from chaind.chain import evidence, valset, votes
 from chaind.chain.authority import GOV
 from chaind.chain.block import BlockId
@@ -46,23 +46,11 @@ def make_chain(tmp_path):
     return chain
 
 
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
-
-
 def run(chain, messages_by_key, evidence_list=(), seconds=1):
     raws = [chain.native(chain.keys[who], msgs) for who, msgs in messages_by_key]
     chain.clock += seconds * 10**9
     block, puts = chain.app.finalize_block(raws, chain.clock, PROPOSER, evidence=tuple(evidence_list))
     chain.app.commit(block, puts)
-    return block
-
-
-def ok(block):
-    assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
     return block
 
 

@@ -9,6 +9,7 @@ import hashlib
 import json
 import time
 
+import pytest
 import pytest_twisted
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -29,10 +30,9 @@ from chaind.home import Home
 from chaind.pb.cosmos.evidence.v1beta1 import evidence_pb2
 from chaind.pb.cosmos.slashing.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.slashing.v1beta1 import query_pb2_grpc as sq_grpc
+from cli_driver import CHAIN, FEE, committed, js, node_flag, run, send_tx
 from evm_client import DEV0, send, w3
-from helpers import call, comet, in_thread, rest
-from test_cli import FEE, node_flag
-from test_cli_modules import CHAIN, committed, js, run, send_tx, until_height
+from helpers import call, comet, in_thread, rest, until_block, until_height
 
 WINDOW, JAIL_S = 4, 6
 
@@ -65,16 +65,7 @@ def create_validator(node, n, keys, who=1):
     return private, raw, valoper
 
 
-@pytest_twisted.inlineCallbacks
-def until(predicate, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        yield in_thread(time.sleep, 0.05)
-    raise AssertionError("condition not reached")
-
-
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_downtime_jail_unjail_through_the_cli_and_the_queries_agree(node_factory, tmp_path):
     node = slashing_node(node_factory, tmp_path)
@@ -85,7 +76,7 @@ def test_downtime_jail_unjail_through_the_cli_and_the_queries_agree(node_factory
     operator = node.dev_keys[1].address
     cons = valset.address_of(raw)
     valcons = to_bech32(node.genesis.bech32_prefix + "valcons", cons)
-    yield until(lambda: staking.validator(node.app.view(), operator).jailed)
+    yield until_block(node, lambda: staking.validator(node.app.view(), operator).jailed, "the validator jailed")
     height = node.app.height
     # Too early: refused in the block with slashing's code 4 (first, well within the jail time).
     sent = js((yield run("tx", "slashing", "unjail", "--from", "dev1", FEE, "--gas", "400000", "-y", "-o", "json",
@@ -126,7 +117,7 @@ def test_downtime_jail_unjail_through_the_cli_and_the_queries_agree(node_factory
     assert v.tokens == 100 * CHAIN - CHAIN      # 1% for downtime
     # After the jail time it unjails.
     until_ns = info.jailed_until.seconds * 10**9 + info.jailed_until.nanos
-    yield until(lambda: node.app.head[0].time_ns > until_ns)
+    yield until_block(node, lambda: node.app.head[0].time_ns > until_ns, "a block after the jail time")
     unjailed = yield send_tx(n, keys, "slashing", "unjail", "--from", "dev1")
     msg = unjailed["tx"]["body"]["messages"][0]
     assert msg == {"@type": "/cosmos.slashing.v1beta1.MsgUnjail", "validator_addr": valoper}
@@ -177,7 +168,8 @@ def test_double_sign_through_broadcast_evidence_tombstones_and_shows_in_block_an
     keys = ("--home", tmp_path, "--keyring-backend", "test")
     key, raw, valoper = yield create_validator(node, n, keys)
     address = valset.address_of(raw)
-    yield until(lambda: any(v.address == address for v in node.app.validator_set(node.app.height)))
+    yield until_block(node, lambda: any(v.address == address for v in node.app.validator_set(node.app.height)),
+                      "the new validator in the set")
     height = node.app.height
     good = evidence_json(node, key, raw, height)
     evidence_before = js((yield run("q", "evidence", "list", n, "-o", "json")))
@@ -294,6 +286,7 @@ SLASHING_ABI = json.loads("""[
 PRECOMPILE = "0x0000000000000000000000000000000000000806"
 
 
+@pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_the_slashing_precompile_reads_and_unjails_for_the_callers_own_validator_only(node_factory, tmp_path):
     node = slashing_node(node_factory, tmp_path)
@@ -303,7 +296,7 @@ def test_the_slashing_precompile_reads_and_unjails_for_the_callers_own_validator
     _, raw, _ = yield create_validator(node, n, keys)
     operator = node.dev_keys[1].address
     cons = valset.address_of(raw)
-    yield until(lambda: staking.validator(node.app.view(), operator).jailed)
+    yield until_block(node, lambda: staking.validator(node.app.view(), operator).jailed, "the validator jailed")
     web3 = w3(node)
     contract = web3.eth.contract(address=PRECOMPILE, abi=SLASHING_ABI)
     dev1 = to_checksum_address(operator)
@@ -337,7 +330,7 @@ def test_the_slashing_precompile_reads_and_unjails_for_the_callers_own_validator
     assert "validator still jailed; cannot be unjailed" in early
     assert f"msg.sender address {DEV0} does not match the requester address {dev1}" in stranger
     until_ns = stored.jailed_until.seconds * 10**9 + stored.jailed_until.nanos
-    yield until(lambda: node.app.head[0].time_ns > until_ns + 10**9)
+    yield until_block(node, lambda: node.app.head[0].time_ns > until_ns + 10**9, "a block 1 s after the jail time")
 
     def unjail(gas):
         nonce = web3.eth.get_transaction_count(dev1)

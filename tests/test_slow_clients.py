@@ -13,7 +13,7 @@ import pytest
 import pytest_twisted
 
 from helpers import in_thread
-from test_http_face import call
+from http_client import call
 
 FACES = {
     "json-rpc": "json_rpc",

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from test_cosmjs import install
+from cosmjs_driver import install
 
 HERE = pathlib.Path(__file__).parent / "solidity"
 PACKAGE = HERE / "package.json"

@@ -2,7 +2,6 @@
 updates and the validator set they make from height H+2 (header hashes, commits with absent signers)."""
 
 import hashlib
-import json
 import random
 
 import attrs
@@ -10,56 +9,21 @@ import pytest
 from google.protobuf import any_pb2, wrappers_pb2
 
 import staking_msgs as m
-from chain_driver import PROPOSER, Chain
+from chain_driver import ok
 from chaind.chain import errors, legacy_dec, valset, votes
 from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, NOT_BONDED_POOL, UNBONDED, UNBONDING
 from chaind.chain.modules.staking import keys as staking_keys
 from chaind.chain.modules.staking import state as staking_state
-from chaind.home import Home
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
 from chaind.store import keys as store_keys
+from staking_driver import make_chain, run
 from staking_msgs import CHAIN
 
 DAY = 24 * 3600 * 10**9
-
-
-def make_chain(tmp_path, **params):
-    home = Home(tmp_path / "home")
-    home.init("test", dev=True)
-    if params:
-        doc = json.loads(home.genesis_file.read_text())
-        doc["app_state"]["staking"]["params"].update(params)
-        home.genesis_file.write_text(json.dumps(doc))
-    chain = Chain(tmp_path, "db")       # the node's validator signs, as Node sets it up
-    chain.operator = chain.genesis.validators[0].operator
-    chain.prefix = chain.genesis.bech32_prefix
-    run(chain, [])
-    return chain
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
-
-
-def run(chain, messages_by_key, time_ns=None):
-    """One block of native txs, each (key index, [messages]); returns the committed block."""
-    raws = [chain.native(chain.keys[who], msgs) for who, msgs in messages_by_key]
-    height = chain.app.height + 1
-    block, puts = chain.app.finalize_block(raws, time_ns or chain.genesis.genesis_time_ns + height * 10**9, PROPOSER)
-    chain.app.commit(block, puts)
-    return block
-
-
-def ok(block):
-    assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
-    return block
 
 
 def failure(chain, who, msg):

@@ -1,25 +1,21 @@
 """MsgCancelUnbondingDelegation (x/staking v0.50) on a real App: an unbonding entry delegated back in part and
 in full, its refusals with the SDK's codes, and distribution's records kept right through it."""
 
-import pytest
 
 import staking_msgs as m
+from chain_driver import ok
 from chaind.chain.modules import staking
 from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.chain.modules.staking import BONDED_POOL, NOT_BONDED_POOL
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
+from staking_driver import (
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+    run,
+)
 from staking_msgs import CHAIN
-from test_staking import make_chain, ok, run
 
 CANCEL = "/cosmos.staking.v1beta1.MsgCancelUnbondingDelegation"
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def cancel(chain, who, operator, amount, height, denom="achain"):

@@ -5,11 +5,9 @@ staking queries over gRPC, REST and abci_query."""
 import base64
 import hashlib
 import json
-import time
 
 import grpc
 import pytest_twisted
-from twisted.internet import reactor, task
 from websockets.sync.client import connect
 
 import staking_msgs as m
@@ -26,7 +24,8 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.ethermint.evm.v1 import query_pb2 as evm_q
 from chaind.pb.ethermint.evm.v1 import query_pb2_grpc as evm_grpc
 from helpers import call as grpc_call
-from helpers import comet, in_thread, rest_sync
+from helpers import comet, in_thread, on_reactor, rest_sync, until_block, until_height
+from native_txs import build_native
 from staking_msgs import CHAIN
 
 
@@ -36,18 +35,11 @@ def start(node_factory):
     return node
 
 
-def wait_height(node, height, timeout=20):
-    deadline = time.monotonic() + timeout
-    while node.app.height < height:
-        assert time.monotonic() < deadline, f"height {height} not reached"
-        time.sleep(0.02)
-
-
 def signed(node, who, messages, gas=400000):
     key, view = node.dev_keys[who], node.app.view()
     number, _ = auth.account(view, key.address)
-    return txs.build_native(messages, key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
-                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
+    return build_native(messages, key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
+                        [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
 
 
 def commit_tx(node, raw):
@@ -56,17 +48,10 @@ def commit_tx(node, raw):
     return int(result["height"])
 
 
-def started(node):
-    for _ in range(500):
-        if node.app.height >= 1:
-            return
-        yield task.deferLater(reactor, 0.01, lambda: None)
-
-
 @pytest_twisted.inlineCallbacks
 def test_a_delegation_changes_the_set_two_blocks_later_everywhere(node_factory):
     node = start(node_factory)
-    yield from started(node)
+    yield until_height(node, 1)
     prefix, operator = node.genesis.bech32_prefix, node.genesis.validators[0].operator
     delegator = node.dev_keys[1].address
     pubkey = node.genesis.validators[0].consensus_pubkey
@@ -79,7 +64,7 @@ def test_a_delegation_changes_the_set_two_blocks_later_everywhere(node_factory):
             assert json.loads(ws.recv(timeout=5))["result"] == {}
             height = commit_tx(node, signed(node, 1, [m.delegate(prefix, delegator, operator, 500 * CHAIN)]))
             update = json.loads(ws.recv(timeout=10))
-        wait_height(node, height + 2)
+        on_reactor(until_height, node, height + 2)
         vals = {h: comet(node, "validators", height=str(h))["result"] for h in (height + 1, height + 2)}
         headers = {h: comet(node, "header", height=str(h))["result"]["header"] for h in range(height, height + 3)}
         results = comet(node, "block_results", height=str(height))["result"]
@@ -109,7 +94,7 @@ def test_a_delegation_changes_the_set_two_blocks_later_everywhere(node_factory):
 @pytest_twisted.inlineCallbacks
 def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node_factory):
     node = start(node_factory)
-    yield from started(node)
+    yield until_height(node, 1)
     prefix = node.genesis.bech32_prefix
     first = node.genesis.validators[0].operator
     second, delegator = node.dev_keys[2].address, node.dev_keys[1].address
@@ -122,13 +107,11 @@ def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node
         reply = tx_grpc.ServiceStub(channel).BroadcastTx(tx_service.BroadcastTxRequest(
             tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC), timeout=10)
         assert reply.tx_response.code == 0, reply.tx_response.raw_log
-        deadline = time.monotonic() + 20
-        while node.app.tx_position(txs.native_hash(raw)) is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        on_reactor(until_block, node, lambda: node.app.tx_position(txs.native_hash(raw)) is not None,
+                   "the create-validator tx committed")
         height = node.app.tx_position(txs.native_hash(raw))[0]
         # Block H+2 is the first the new set signs; block H+3 carries that commit.
-        wait_height(node, height + 3)
+        on_reactor(until_height, node, height + 3)
         block = comet(node, "block", height=str(height + 3))["result"]["block"]
         commit = comet(node, "commit", height=str(height + 2))["result"]["signed_header"]["commit"]
         by_height = cmt_q.GetValidatorSetByHeight(cmt_query.GetValidatorSetByHeightRequest(height=height + 2),
@@ -253,7 +236,7 @@ def test_a_second_validator_is_absent_in_commits_and_staking_queries_answer(node
 @pytest_twisted.inlineCallbacks
 def test_validator_account_knows_a_validator_created_after_genesis(node_factory):
     node = start(node_factory)
-    yield from started(node)
+    yield until_height(node, 1)
     prefix, operator = node.genesis.bech32_prefix, node.dev_keys[3].address
     _, new_key = m.new_consensus_key()
     valcons = to_bech32(prefix + "valcons", hashlib.sha256(new_key).digest()[:20])

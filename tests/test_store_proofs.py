@@ -21,8 +21,9 @@ from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2
+from cometbft_client import abci_query, balance_key, post
 from helpers import in_thread
-from test_cometbft_rpc import post
+from native_txs import build_native
 
 
 def run_verifier(client, rpc, checks):
@@ -30,11 +31,6 @@ def run_verifier(client, rpc, checks):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
-
-
-def balance_key(address, denom):
-    """x/bank's balance key in SDK v0.50: 0x02 | len(address) | address | denom."""
-    return (b"\x02" + bytes([len(address)]) + address + denom.encode()).hex()
 
 
 @pytest_twisted.inlineCallbacks
@@ -47,9 +43,9 @@ def send_ibc(node, sender, to, amount):
     msg = bank_tx.MsgSend(from_address=to_bech32(g.bech32_prefix, sender.address),
                           to_address=to_bech32(g.bech32_prefix, to),
                           amount=[coin_pb2.Coin(denom=ibc, amount=str(amount))])
-    raw = txs.build_native([(txs.MSG_SEND, msg)], sender, g.chain_id, number,
-                           view.accounts.get_nonce(sender.address),
-                           [(g.base_denom, app.next_base_fee() * 200000)], 200000)
+    raw = build_native([(txs.MSG_SEND, msg)], sender, g.chain_id, number,
+                       view.accounts.get_nonce(sender.address),
+                       [(g.base_denom, app.next_base_fee() * 200000)], 200000)
     _, reply = yield post(node, "broadcast_tx_commit", {"tx": base64.b64encode(raw).decode()})
     assert reply["result"]["tx_result"]["code"] == 0, reply
     return ibc, int(reply["result"]["height"])
@@ -87,13 +83,6 @@ def test_cosmjs_and_ics23_verify_present_and_absent_keys_at_several_heights(node
     # The base denom's balance, kept in the EVM state, is mirrored into the bank store at each height.
     for value, (who, height) in zip(values[6:], ((keys[2], second), (keys[5], before)), strict=False):
         assert int(value) == node.app.view(height).accounts.get_balance(who.address) > 0
-
-
-def abci_query(node, path, data=b"", height=0, prove=True):
-    params = {"path": path, "data": data.hex(), "prove": prove}
-    if height:
-        params["height"] = str(height)
-    return post(node, "abci_query", params).addCallback(lambda r: r[1]["result"]["response"])
 
 
 @pytest_twisted.inlineCallbacks

@@ -8,29 +8,20 @@ import json
 import pytest
 import pytest_twisted
 from click.testing import CliRunner
-from twisted.internet import reactor, task, threads
+from twisted.internet import threads
 
 import toy_module
 from chaind.chain import registry
 from chaind.cli.main import make_cli
 from chaind.store.keys import compose
-from helpers import call, rest
-from test_cometbft_rpc import post
+from cometbft_client import post
+from helpers import call, rest, until_height
 
 
 @pytest.fixture
 def toy_node(node_factory):
     return node_factory(modules=(*registry.MODULES, toy_module.MODULE),
                         chain={"block_interval": 0.05, "empty_blocks": True})
-
-
-@pytest_twisted.inlineCallbacks
-def wait_for_height(node, height):
-    for _ in range(1000):
-        if node.app.height >= height:
-            return
-        yield task.deferLater(reactor, 0.01, lambda: None)
-    raise AssertionError(f"the node never reached height {height}")
 
 
 def _abci(node, path, request, height=None):
@@ -44,7 +35,7 @@ def _abci(node, path, request, height=None):
 def test_a_toy_module_is_served_over_grpc_rest_and_abci_query(toy_node):
     node = toy_node
     pb, stubs = toy_module.query_pb2, toy_module.query_pb2_grpc
-    yield wait_for_height(node, node.genesis.initial_height + 3)
+    yield until_height(node, node.genesis.initial_height + 3)
     past = node.genesis.initial_height + 1
     # Genesis is height initial_height - 1; the end blocker has counted one block per height since.
     blocks_at_past = past - node.genesis.initial_height + 1
@@ -95,7 +86,7 @@ def test_a_node_without_the_toy_module_does_not_serve_it(node):
 @pytest_twisted.inlineCallbacks
 def test_a_toy_module_is_served_by_the_cli(toy_node):
     node = toy_node
-    yield wait_for_height(node, node.genesis.initial_height + 3)
+    yield until_height(node, node.genesis.initial_height + 3)
     past = node.genesis.initial_height + 1
     blocks_at_past = past - node.genesis.initial_height + 1
     cli = make_cli((*registry.MODULES, toy_module.MODULE))

@@ -1,48 +1,14 @@
 """cosmos.tx.v1beta1.Service over gRPC and REST: broadcast a signed native send, then find it by hash."""
 
 import base64
-import time
 
 import grpc
 import pytest_twisted
 
 from chaind.chain import txs
-from chaind.chain.modules import auth
-from chaind.crypto.addresses import to_bech32
-from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
-from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
-from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
-from helpers import in_thread, rest, rest_sync
-
-
-def signed_send(node, who, to, amount, nonce_offset=0):
-    key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
-    prefix = node.genesis.bech32_prefix
-    msg = bank_tx.MsgSend(from_address=to_bech32(prefix, key.address), to_address=to_bech32(prefix, to),
-                          amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount=str(amount))])
-    gas = 200000
-    return txs.build_native([(txs.MSG_SEND, msg)], key, node.genesis.chain_id, number,
-                            view.accounts.get_nonce(key.address) + nonce_offset,
-                            [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
-
-
-def grpc_call(node, method, request):
-    with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:
-        return getattr(tx_grpc.ServiceStub(channel), method)(request, timeout=10)
-
-
-def wait_for(fn, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            return fn()
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.NOT_FOUND:
-                raise
-        time.sleep(0.05)
-    raise AssertionError("not committed in time")
+from helpers import in_thread, rest, until_tx
+from native_client import grpc_call, signed_send
 
 
 @pytest_twisted.inlineCallbacks
@@ -52,8 +18,8 @@ def test_broadcast_and_get_over_grpc(node):
     sync = tx_service.BroadcastTxRequest(tx_bytes=raw, mode=tx_service.BROADCAST_MODE_SYNC)
     reply = yield in_thread(grpc_call, node, "BroadcastTx", sync)
     assert reply.tx_response.code == 0 and len(reply.tx_response.txhash) == 64
-    found = yield in_thread(wait_for, lambda: grpc_call(node, "GetTx", tx_service.GetTxRequest(
-        hash=reply.tx_response.txhash)))
+    yield until_tx(node, reply.tx_response.txhash)
+    found = yield in_thread(grpc_call, node, "GetTx", tx_service.GetTxRequest(hash=reply.tx_response.txhash))
     response = found.tx_response
     assert response.code == 0 and response.height >= 1 and response.txhash == reply.tx_response.txhash
     assert found.tx.body.messages[0].type_url == txs.MSG_SEND
@@ -79,18 +45,9 @@ def test_broadcast_and_get_over_rest(node):
                                  {"tx_bytes": base64.b64encode(raw).decode(), "mode": "BROADCAST_MODE_SYNC"})
     assert status == 200 and body["tx_response"]["code"] == 0
     txhash = body["tx_response"]["txhash"]
-
-    def poll():
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            status, _, found = rest_sync(node, f"/cosmos/tx/v1beta1/txs/{txhash}")
-            if status == 200:
-                return found
-            assert status == 404 and found["code"] == 5
-            time.sleep(0.05)
-        raise AssertionError("not committed in time")
-
-    found = yield in_thread(poll)
+    yield until_tx(node, txhash)
+    status, _, found = yield rest(node, f"/cosmos/tx/v1beta1/txs/{txhash}")
+    assert status == 200
     assert found["tx_response"]["txhash"] == txhash and found["tx_response"]["code"] == 0
     assert found["tx_response"]["height"] == str(int(found["tx_response"]["height"]))
     status, _, body = yield rest(node, "/cosmos/tx/v1beta1/txs",

@@ -12,10 +12,8 @@ import gov_msgs as g
 from chaind.chain import legacy_dec, txs
 from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.distribution.params import params as distribution_params
-from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.modules.inflation.params import params as inflation_params
 from chaind.crypto.addresses import to_bech32
-from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -27,32 +25,19 @@ from chaind.pb.cosmos.gov.v1 import gov_pb2
 from chaind.pb.evmos.inflation.v1 import genesis_pb2 as inflation_genesis
 from chaind.pb.evmos.inflation.v1 import inflation_pb2
 from chaind.pb.evmos.inflation.v1 import tx_pb2 as inflation_tx
+from cli_driver import node_flag, ok, run, send_tx
+from gov_driver import (
+    address,
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+    through_gov,
+)
+from gov_driver import run as block
+from gov_proposals import gov_home, until_ended
 from helpers import call, rest
-from test_cli import node_flag, ok
-from test_cli_modules import run, send_tx
-from test_gov import address, make_chain
-from test_gov import run as block
-from test_gov_node import until_ended
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def wrap(type_url, msg):
     return any_pb2.Any(type_url=type_url, value=msg.SerializeToString())
-
-
-def through_gov(chain, *messages):
-    """A proposal of `messages`, voted yes by the validator; the block that ends it."""
-    block(chain, [(1, [(g.SUBMIT, g.submit(chain.prefix, address(chain, 1), list(messages)))])])
-    pid = gov_keeper.next_proposal_id(chain.app.view()) - 1
-    block(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), pid, g.YES))])])
-    ended = block(chain, [], after_s=20)
-    return {k: v for e in ended.events if e.type == "active_proposal" for k, v, _ in e.attributes}
 
 
 def send(chain, who, amount=1):
@@ -129,14 +114,6 @@ def test_inflation_params_and_its_checks(chain):
     result = block(chain, [(1, [("/evmos.inflation.v1.MsgUpdateParams", bad)])]).results[0]
     assert (result.codespace, result.code) == ("undefined", 1)
     assert result.log.endswith("total distributions ratio should be 1")
-
-
-def gov_home(tmp_path):
-    home = Home(tmp_path / "home")
-    home.init("test", dev=True)
-    doc = json.loads(home.genesis_file.read_text())
-    doc["app_state"]["gov"]["params"].update(voting_period="2s", expedited_voting_period="1s")
-    home.genesis_file.write_text(json.dumps(doc))
 
 
 @pytest.mark.slow

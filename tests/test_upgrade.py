@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 import pytest_twisted
@@ -14,6 +13,7 @@ from google.protobuf import any_pb2
 from twisted.internet import defer
 
 import gov_msgs as g
+from chain_driver import ok as all_ok
 from chaind.chain.halt import ChainHalt
 from chaind.chain.modules import upgrade
 from chaind.chain.modules.upgrade import keeper
@@ -23,12 +23,13 @@ from chaind.home import Home
 from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2 as uq
 from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2_grpc as uq_grpc
 from chaind.pb.cosmos.upgrade.v1beta1 import tx_pb2, upgrade_pb2
-from helpers import call, in_thread, make_node, rest
-from test_cli import failed, node_flag, ok
-from test_cli_modules import js, run, send_tx, until_height
-from test_gov import address, make_chain
-from test_gov import ok as all_ok
-from test_gov import run as block
+from cli_driver import failed, js, node_flag, ok, run, send_tx
+from gov_driver import (
+    address,
+    make_chain,  # noqa: F401 (conftest's `chain` fixture makes this module's chain with it)
+)
+from gov_driver import run as block
+from helpers import call, in_thread, make_node, rest, until, until_block, until_height
 
 SOFTWARE_UPGRADE = "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade"
 CANCEL_UPGRADE = "/cosmos.upgrade.v1beta1.MsgCancelUpgrade"
@@ -51,13 +52,6 @@ def passed(chain, messages):
 def g_proposal_exists(chain, pid):
     from chaind.chain.modules.gov import keeper as gov_keeper
     return gov_keeper.proposal(chain.app.view(), pid) is not None
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def test_a_plan_stops_the_chain_until_its_handler_runs(chain, tmp_path):
@@ -168,17 +162,11 @@ def test_a_node_halts_at_the_plan_and_restarts_only_with_its_handler(tmp_path):
     node.startService()
     try:
         n, keys, at = yield schedule_through_the_cli(node, tmp_path, "v2", 100)
-        for _ in range(400):
-            if node.producer.halted is not None:
-                break
-            yield in_thread(time.sleep, 0.05)
+        yield until(lambda: node.producer.halted is not None, "the chain to halt for the upgrade")
         assert node.producer.halted == f'UPGRADE "v2" NEEDED at height: {at}: v2 info'
         assert node.app.height == at - 1
         written = tmp_path / "home" / "data" / "upgrade-info.json"
-        for _ in range(100):
-            if written.exists():
-                break
-            yield in_thread(time.sleep, 0.05)
+        yield until(written.exists, f"{written} to be written")
         assert written.read_bytes() == b'{"name":"v2","time":"0001-01-01T00:00:00Z","height":%d,"info":"v2 info"}' % at
         assert written.stat().st_mode & 0o777 == 0o600
         written.unlink()
@@ -232,10 +220,7 @@ def test_a_node_process_stopped_by_a_plan_fails_and_leaves_upgrade_info(tmp_path
     node.startService()
     try:
         _, _, at = yield schedule_through_the_cli(node, tmp_path, "v3", 200)
-        for _ in range(400):
-            if keeper.plan(node.app.view()) is not None:
-                break
-            yield in_thread(time.sleep, 0.05)
+        yield until_block(node, lambda: keeper.plan(node.app.view()) is not None, "the upgrade plan stored")
         assert keeper.plan(node.app.view()).height == at and node.app.height < at - 1
     finally:
         yield node.stopService()

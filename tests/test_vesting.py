@@ -8,7 +8,7 @@ import pytest
 from eth_account import Account
 
 import staking_msgs
-from chain_driver import Chain
+from chain_driver import Chain, LatestQueryContext, balance, ok
 from chaind.chain import txs
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import vesting
@@ -20,8 +20,7 @@ from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.vesting.v1beta1 import tx_pb2, vesting_pb2
-from test_authz import _Context
-from test_gov import address, make_chain, ok, run
+from gov_driver import address, make_chain, run
 
 S = 10**9
 CHAIN = 10**18
@@ -29,13 +28,6 @@ CREATE = "/cosmos.vesting.v1beta1.MsgCreateVestingAccount"
 PERMANENT = "/cosmos.vesting.v1beta1.MsgCreatePermanentLockedAccount"
 PERIODIC = "/cosmos.vesting.v1beta1.MsgCreatePeriodicVestingAccount"
 SEND = "/cosmos.bank.v1beta1.MsgSend"
-
-
-@pytest.fixture
-def chain(tmp_path):
-    c = make_chain(tmp_path)
-    yield c
-    c.close()
 
 
 def coins(amount, denom="achain"):
@@ -62,10 +54,6 @@ def send(chain, sender, to, amount):
     return SEND, bank_tx.MsgSend(from_address=chain.b32(sender), to_address=chain.b32(to), amount=coins(amount))
 
 
-def balance(chain, who):
-    return chain.app.bank.balance(chain.app.view(), who, "achain")
-
-
 def test_a_continuous_vesting_account_cannot_send_locked_coins_and_later_can(chain):
     who = new_key(chain)
     me = address(chain, who)
@@ -87,7 +75,7 @@ def test_a_continuous_vesting_account_cannot_send_locked_coins_and_later_can(cha
     assert balance(chain, b"\x21" * 20) == 5 * CHAIN
     # SpendableBalances answers what is free at the head's time.
     spendable = BankQuery(chain.app).SpendableBalances(bank_q.QuerySpendableBalancesRequest(
-        address=chain.b32(me)), _Context())
+        address=chain.b32(me)), LatestQueryContext())
     locked = vesting.locked(url, account, now_s(chain))["achain"]
     assert int(spendable.balances[0].amount) == balance(chain, me) - locked
     # After the end everything is free.

@@ -16,11 +16,10 @@ from chaind.pb.cosmos.auth.v1beta1 import query_pb2_grpc as auth_grpc
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
 from chaind.pb.cosmos.vesting.v1beta1 import vesting_pb2
+from cli_driver import FEE, committed, js, node_flag, ok, run, send_tx
+from cosmjs_driver import CLIENT_DIR
 from evm_client import rpc, sign
 from helpers import call, in_thread, rest
-from test_cli import FEE, node_flag, ok
-from test_cli_modules import committed, js, run, send_tx
-from test_cosmjs import CLIENT_DIR, cosmjs  # noqa: F401 (the fixture)
 
 CHAIN = 10**18
 TARGET = "0x" + "31" * 20

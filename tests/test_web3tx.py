@@ -9,7 +9,6 @@ import pytest
 from eth_hash.auto import keccak
 from google.protobuf import any_pb2
 
-from chain_driver import Chain
 from chaind.chain import amino, eip712, eip712_legacy, errors, txs, web3tx
 from chaind.chain.modules import auth
 from chaind.crypto import keys
@@ -25,13 +24,6 @@ from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 from chaind.pb.ethermint.types.v1 import web3_pb2
 
 GAS = 200000
-
-
-@pytest.fixture
-def chain(tmp_path):
-    chain = Chain(tmp_path, "chain.db")
-    yield chain
-    chain.close()
 
 
 def web3_tx(chain, key, mode=signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON, pubkey=None, typed_chain_id=9000,

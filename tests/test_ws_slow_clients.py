@@ -12,7 +12,7 @@ import pytest_twisted
 from twisted.internet import task
 
 from evm_client import rpc
-from helpers import in_thread
+from helpers import in_thread, until
 
 
 class NonReader:
@@ -108,17 +108,11 @@ def test_evm_subscriber_reading_nothing_for_the_write_timeout_is_dropped(node_fa
     client = yield in_thread(NonReader, node.port_of("websocket"))
     client.send([{"jsonrpc": "2.0", "id": i, "method": "eth_subscribe", "params": ["newHeads"]} for i in range(500)])
     budget = node.ws_factory.send_budget
-    for _ in range(100):
-        if budget.queued:
-            break
-        yield sleep(0.05)
+    yield until(lambda: budget.queued, "the subscriptions' answers to be queued", timeout=5)
     # Far below its bounds (16 MB), the queue waits; a second later the client is dropped all the same.
     queued_at = time.monotonic()
     assert node.ws_factory.connections and 0 < budget.queued < 1 << 20
-    for _ in range(100):
-        if not node.ws_factory.connections:
-            break
-        yield sleep(0.05)
+    yield until(lambda: not node.ws_factory.connections, "the subscriber to be dropped", timeout=5)
     assert not node.ws_factory.connections and budget.queued == 0
     assert time.monotonic() - queued_at < 2.0
     client.close()

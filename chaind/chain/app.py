@@ -336,9 +336,10 @@ class App:
                         validators_hash=valset.hash_of(first_set), next_validators_hash=valset.hash_of(first_set),
                         consensus_hash=self.consensus_hash(g.initial_height), app_hash=b"", last_results_hash=b"",
                         evidence_hash=b"", proposer_address=b"")
-        # The SDK commits InitChain's writes with the first block: before it the app hash is empty.
+        # The SDK commits InitChain's writes with the first block: before it, a new chain's app hash is baseapp's
+        # SHA-256 of nothing (InitChain answers it; CometBFT's first header carries it), or what the options say.
         meta = BlockMeta(hash=b"", num_txs=0, gas_limit=self.block_gas_limit(height), gas_used=0, base_fee=g.base_fee,
-                         bloom=bytes(256), log_count=0, size=0, app_hash=b"",
+                         bloom=bytes(256), log_count=0, size=0, app_hash=self.options.genesis_app_hash,
                          evm_state_root=ctx.accounts.state_root)
         committed = CommittedBlock(header, meta, (), ())
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), keys.STATE_FORMAT: STATE_FORMAT}

@@ -113,7 +113,10 @@ class BlockStore:
     def last_results_hash(self, height, block_hash):
         """The results hash of block `height` (whose hash is `block_hash`), as the next header carries it."""
         if height < self.initial_height:
-            return b""
+            # CometBFT's handshake gives the genesis state the Merkle root of no results (RFC 6962: SHA-256 of
+            # nothing, the genesis record's app hash too), which the first block's header carries; a chain made
+            # before 2026-11-28 carried an empty one in both, and keeps it.
+            return self.block_at(height)[1].app_hash
         if self._results_hash[0] == block_hash:
             return self._results_hash[1]
         _, meta = self.block_at(height)

@@ -1,6 +1,7 @@
 """App's settings, given once when it is built (node.py makes them of its config): pruning and caches, which txs
 it admits, upgrade handlers, invariant checks, the validator key that signs the commits of the blocks it makes."""
 
+import hashlib
 import types
 from collections.abc import Callable, Mapping
 
@@ -35,3 +36,7 @@ class AppOptions:
     # The validator that signs precommits; without one, the commits this node makes carry no signatures.
     vote_key: Ed25519PrivateKey | None = None
     validator_address: bytes = b""
+    # The app hash a new store's genesis record holds, which InitChain answers and the first header carries (as its
+    # app hash and its last results hash): baseapp's SHA-256 of nothing, as CometBFT and the SDK make it. Chains made
+    # before 2026-11-28 hold an empty one; `chaind replay` passes the replayed chain's own (chain/replay.py).
+    genesis_app_hash: bytes = hashlib.sha256(b"").digest()

@@ -47,10 +47,12 @@ def replay_chain(source, target_path, vote_key=None, validator_address=b"", up_t
     try:
         # The plans the chain applied ran their handlers: the replay needs the same ones. One binary replays the
         # whole history: it has the handlers of plans still ahead, rightly.
+        first = genesis.initial_height
+        # The replay starts from the genesis record the chain was made with (its app hash differs on old chains).
         target = App(db, genesis, AppOptions(vote_key=vote_key, validator_address=validator_address,
                                              upgrade_handlers=source.options.upgrade_handlers,
-                                             refuse_early_upgrades=False))
-        first = genesis.initial_height
+                                             refuse_early_upgrades=False,
+                                             genesis_app_hash=source.block_at(first - 1)[1].app_hash))
         for height in range(first, last + 1):
             header, meta = source.block_at(height)
             raws = [source.tx_at(height, i) for i in range(meta.num_txs)]

@@ -14,7 +14,7 @@ from eth_utils import ValidationError
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 
-from chaind.chain import amino, errors, evm_decode, evm_sender, web3tx
+from chaind.chain import errors, evm_decode, evm_sender, web3tx
 from chaind.crypto import keys, multisig
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -23,7 +23,6 @@ from chaind.pb.cosmos.crypto.multisig.v1beta1 import multisig_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import tx_pb2
-from chaind.pb.ethermint.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
 from chaind.pb.ethermint.evm.v1 import tx_pb2 as evm_tx
 
 MSG_ETHEREUM_TX = "/ethermint.evm.v1.MsgEthereumTx"
@@ -382,7 +381,7 @@ def _signer(info, signature):
 
 def _single_key(any_key):
     """(key type, compressed key) of a single-key Any, checked to be a point on the curve."""
-    key_type = _KEY_TYPES.get(any_key.type_url)
+    key_type = KEY_TYPES.get(any_key.type_url)
     if key_type is None:
         raise errors.TxError(errors.SDK, 8, f"unsupported public key type {any_key.type_url!r}: invalid pubkey")
     try:
@@ -439,7 +438,7 @@ def _single_mode(mode_info):
 
 
 # Public key type URLs a native tx may be signed with, and the kind of key each one is.
-_KEY_TYPES = {ETH_PUBKEY: keys.ETH_SECP256K1, COSMOS_EVM_PUBKEY: keys.ETH_SECP256K1,
+KEY_TYPES = {ETH_PUBKEY: keys.ETH_SECP256K1, COSMOS_EVM_PUBKEY: keys.ETH_SECP256K1,
               SECP256K1_PUBKEY: keys.SECP256K1}
 
 
@@ -448,43 +447,6 @@ def sign_doc_bytes(tx, chain_id, account_number):
     tx_raw = tx_pb2.TxRaw.FromString(tx.raw)
     return tx_pb2.SignDoc(body_bytes=tx_raw.body_bytes, auth_info_bytes=tx_raw.auth_info_bytes,
                           chain_id=chain_id, account_number=account_number).SerializeToString()
-
-
-def build_native(messages, key, chain_id, account_number, sequence, fee, gas_limit, memo="",
-                 pubkey_url=ETH_PUBKEY, amino_encoder=None, timeout_height=0, payer="", granter=""):
-    """Sign native messages with an eth_secp256k1 key into TxRaw bytes: SIGN_MODE_DIRECT, or
-    SIGN_MODE_LEGACY_AMINO_JSON given the app's amino.Encoder.
-
-    With pubkey_url SECP256K1_PUBKEY the key signs as a standard Cosmos secp256k1 key instead.
-    """
-    return build_signed(messages, [(key, account_number, sequence, pubkey_url)], chain_id, fee, gas_limit, memo=memo,
-                        amino_encoder=amino_encoder, timeout_height=timeout_height, payer=payer, granter=granter)
-
-
-def build_signed(messages, signers, chain_id, fee, gas_limit, memo="", amino_encoder=None, timeout_height=0,
-                 payer="", granter=""):
-    """Native messages signed by several keys into TxRaw bytes; signers: (key, account number, sequence,
-    pubkey_url) in the SDK's signer order. payer/granter: the fee's bech32 payer and granter."""
-    body = tx_pb2.TxBody(messages=[_any(url, m) for url, m in messages], memo=memo, timeout_height=timeout_height)
-    mode = signing_pb2.SIGN_MODE_DIRECT if amino_encoder is None else signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON
-    auth = tx_pb2.AuthInfo(
-        signer_infos=[tx_pb2.SignerInfo(public_key=_any(url, ethsecp256k1.PubKey(key=key.compressed_public_key)),
-                                        sequence=sequence,
-                                        mode_info=tx_pb2.ModeInfo(single=tx_pb2.ModeInfo.Single(mode=mode)))
-                      for key, _, sequence, url in signers],
-        fee=tx_pb2.Fee(amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in fee], gas_limit=gas_limit,
-                       payer=payer, granter=granter))
-    body_bytes, auth_bytes = body.SerializeToString(), auth.SerializeToString()
-    signatures = []
-    for key, account_number, sequence, url in signers:
-        if amino_encoder is None:
-            doc = tx_pb2.SignDoc(body_bytes=body_bytes, auth_info_bytes=auth_bytes, chain_id=chain_id,
-                                 account_number=account_number).SerializeToString()
-        else:
-            doc = amino.sign_bytes(amino_encoder, body, auth.fee, chain_id, account_number, sequence)
-        # A type URL the chain does not know still gets an eth signature, so tests can send one.
-        signatures.append(key.sign(_KEY_TYPES.get(url, keys.ETH_SECP256K1), doc))
-    return tx_pb2.TxRaw(body_bytes=body_bytes, auth_info_bytes=auth_bytes, signatures=signatures).SerializeToString()
 
 
 def _any(url, message):
