@@ -14,10 +14,15 @@ from setuptools.command.develop import develop
 HERE = pathlib.Path(__file__).parent
 PROTOS = HERE / "protos"
 OUT = HERE / "chaind" / "pb"
-TOP_PACKAGES = ("cosmos", "tendermint", "ethermint", "evmos")
 
 
-def compile_protos(protos=PROTOS, out=OUT, top_packages=TOP_PACKAGES):
+def top_packages(protos=PROTOS):
+    """The top-level proto packages: the folders of protos/ (cosmos, tendermint, ethermint, evmos, and whatever a
+    module adds), whose generated imports are rewritten under chaind.pb."""
+    return tuple(sorted(p.name for p in protos.iterdir() if p.is_dir() and any(p.rglob("*.proto"))))
+
+
+def compile_protos(protos=PROTOS, out=OUT):
     """Generate chaind/pb/ from protos/, with imports rewritten under chaind.pb.
 
     (The arguments are for tests/test_contributing.py, which compiles CONTRIBUTING.rst's example protos.)
@@ -31,7 +36,7 @@ def compile_protos(protos=PROTOS, out=OUT, top_packages=TOP_PACKAGES):
                         f"--grpc_python_out={out}", *sources])
     if code != 0:
         raise SystemExit(f"protoc failed with exit code {code}")
-    pattern = re.compile(rf"^from ({'|'.join(top_packages)})((?:\.\w+)*) import", re.M)
+    pattern = re.compile(rf"^from ({'|'.join(top_packages(protos))})((?:\.\w+)*) import", re.M)
     for path in out.rglob("*.py"):
         text = path.read_text()
         fixed = pattern.sub(lambda m: f"from chaind.pb.{m.group(1)}{m.group(2)} import", text)

@@ -55,7 +55,7 @@ def exec_(chain, grantee, *messages):
 
 
 def stored(chain, granter, grantee, url):
-    return keeper.grant(chain.app.view(), address(chain, granter), address(chain, grantee), url)
+    return chain.app.keepers["authz"].grant(chain.app.view(), address(chain, granter), address(chain, grantee), url)
 
 
 def test_a_grantee_sends_within_its_limit_and_is_refused_beyond_it(chain):
@@ -80,7 +80,7 @@ def test_a_grantee_sends_within_its_limit_and_is_refused_beyond_it(chain):
     assert (result.codespace, result.code) == ("sdk", 5)
     assert "requested amount is more than spend limit: insufficient funds" in result.log
     assert balance(chain, target) == 60 and balance(chain, granter) == before - 60
-    assert keeper.grant(view, granter, grantee, "/cosmos.bank.v1beta1.MsgSend") == \
+    assert chain.app.keepers["authz"].grant(view, granter, grantee, "/cosmos.bank.v1beta1.MsgSend") == \
         stored(chain, 1, 2, SEND)
     # Spending the rest deletes the grant (EventRevoke).
     block = ok(run(chain, [(2, [exec_(chain, 2, (SEND, send_msg(chain, granter, target, 40)))])]))
@@ -220,7 +220,7 @@ def test_bad_grants_are_refused_with_the_sdks_codes(chain):
         block = run(chain, [(1, [grant(chain, 1, 2, authorization)])])
         r = block.results[0]
         assert (r.codespace, r.code) == (codespace, code) and log in r.log, r.log
-    assert keeper.all_grants(chain.app.view()) == []
+    assert chain.app.keepers["authz"].all_grants(chain.app.view()) == []
 
 
 def test_queries_list_grants_by_pair_granter_and_grantee(chain):
@@ -306,8 +306,9 @@ def test_genesis_grants(tmp_path):
     chain = Chain(tmp_path, "db")
     try:
         view = chain.app.view()
-        assert keeper.grant(view, keys[1].address, keys[2].address, SEND) is not None
-        assert keeper.grant(view, keys[1].address, keys[3].address, SEND) is None     # expired at genesis
+        authz = chain.app.keepers["authz"]
+        assert authz.grant(view, keys[1].address, keys[2].address, SEND) is not None
+        assert authz.grant(view, keys[1].address, keys[3].address, SEND) is None     # expired at genesis
     finally:
         chain.close()
 
@@ -316,14 +317,15 @@ def test_the_begin_blocker_prunes_at_most_its_limit_a_block_and_reads_the_queue_
     ctx = chain.app._context(chain.app.height + 1, chain.clock, b"", 0, chain.app.head[1].evm_state_root)
     any_ = pack(SEND_AUTH, bank_authz.SendAuthorization(spend_limit=coins(5)))
     granter = address(chain, 1)
+    authz = chain.app.keepers["authz"]
     for i in range(5):
-        keeper.save_grant(chain.app, ctx, granter, bytes([i + 1]) * 20, any_, SEND, 1000 + i)
+        authz.save_grant(ctx, granter, bytes([i + 1]) * 20, any_, SEND, 1000 + i)
     assert ctx.store.get(keeper._NEXT) == b"1000"
-    keeper.prune_expired(ctx, 999)
-    assert len(keeper.grants_of_granter(ctx, granter)) == 5
-    keeper.prune_expired(ctx, 2000, limit=2)
-    assert len(keeper.grants_of_granter(ctx, granter)) == 3 and ctx.store.get(keeper._NEXT) == b"1002"
-    keeper.prune_expired(ctx, 1003)
-    assert len(keeper.grants_of_granter(ctx, granter)) == 1 and ctx.store.get(keeper._NEXT) == b"1004"
-    keeper.prune_expired(ctx, 1004)
-    assert keeper.grants_of_granter(ctx, granter) == [] and ctx.store.get(keeper._NEXT) is None
+    authz.prune_expired(ctx, 999)
+    assert len(authz.grants_of_granter(ctx, granter)) == 5
+    authz.prune_expired(ctx, 2000, limit=2)
+    assert len(authz.grants_of_granter(ctx, granter)) == 3 and ctx.store.get(keeper._NEXT) == b"1002"
+    authz.prune_expired(ctx, 1003)
+    assert len(authz.grants_of_granter(ctx, granter)) == 1 and ctx.store.get(keeper._NEXT) == b"1004"
+    authz.prune_expired(ctx, 1004)
+    assert authz.grants_of_granter(ctx, granter) == [] and ctx.store.get(keeper._NEXT) is None

@@ -222,7 +222,7 @@ def test_an_inactive_static_precompile_is_a_plain_account(chain):
     call = {"to": bech32, "data": "0x" + data.hex()}
     computation, _ = runner.run(call, chain.app.view())
     assert not computation.is_error and computation.output
-    active = [a for a in evm_params.static_precompiles() if a != bech32]
+    active = [a for a in evm_params.static_precompiles(chain.app.precompiles) if a != bech32]
     # Evmos' ValidateBasic wants them sorted.
     with pytest.raises(errors.TxError) as unsorted:
         chain.app.handlers[EVM].validate(chain.app, evm_msg(chain, active_static_precompiles=list(reversed(active))))

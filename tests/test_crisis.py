@@ -10,7 +10,6 @@ import pytest_twisted
 from chain_driver import PROPOSER, Chain
 from chaind.chain.halt import ChainHalt
 from chaind.chain.module import Module
-from chaind.chain.modules import crisis
 from chaind.chain.registry import MODULES
 from chaind.pb.cosmos.crisis.v1beta1 import tx_pb2
 from helpers import in_thread, make_node, until
@@ -29,7 +28,7 @@ def minting_without_supply(at_height):
 
 def broken(app):
     view = app.view()
-    return [(module, route) for module, route, check in crisis.routes(app) if check(app, view) is not None]
+    return [(module, route) for module, route, check in app.keepers["crisis"].routes if check(app, view) is not None]
 
 
 def test_invariants_hold_through_evm_and_native_work(tmp_path):
@@ -37,7 +36,7 @@ def test_invariants_hold_through_evm_and_native_work(tmp_path):
     try:
         for step in range(6):
             chain.block(chain.workload(step))
-        routes = {(m, r) for m, r, _ in crisis.routes(chain.app)}
+        routes = {(m, r) for m, r, _ in chain.app.keepers["crisis"].routes}
         assert {("bank", "total-supply"), ("staking", "module-accounts"), ("staking", "delegator-shares"),
                 ("distribution", "can-withdraw"), ("gov", "module-account")} <= routes
         assert broken(chain.app) == []
@@ -80,7 +79,7 @@ def test_verify_invariant_pays_the_constant_fee_and_answers_unknown_and_broken(t
     chain = Chain(tmp_path, "db", modules=(*MODULES, minting_without_supply(3)))
     try:
         chain.block([])
-        assert crisis.keeper.constant_fee(chain.app.view()) == ("achain", 1000)
+        assert chain.app.keepers["crisis"].constant_fee(chain.app.view()) == ("achain", 1000)
         result = verify(chain, 1, "bank", "total-supply")
         assert result.code == 0, result.log
         assert ("amount", "1000achain") in [(k, v) for e in result.events if e.type == "transfer"

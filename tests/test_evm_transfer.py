@@ -6,7 +6,7 @@ from eth_account import Account
 from chain_driver import PROPOSER, RECIPIENTS, Chain, contract_address
 from chaind.chain import txs
 from chaind.chain.modules.evm import transfer
-from chaind.chain.modules.evm.staking_precompile import ADDRESS as STAKING_PRECOMPILE
+from chaind.chain.modules.staking.precompile import ADDRESS as STAKING_PRECOMPILE
 
 
 def _blocks(chain):

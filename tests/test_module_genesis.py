@@ -13,10 +13,9 @@ from chain_driver import PROPOSER, RECIPIENTS, Chain, contract_address
 from chaind.chain import genesis as genesis_mod
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis, GenesisError
+from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext
 from chaind.chain.modules import auth, erc20, gov, staking
-from chaind.chain.modules.authz import keeper as authz_keeper
-from chaind.chain.modules.crisis import keeper as crisis_keeper
 from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.registry import MODULES
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
@@ -160,7 +159,7 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     assert new.accounts.get_nonce(chain.child) == old.accounts.get_nonce(chain.child) == 1
     assert new.accounts.get_nonce(chain.keys[1].address) == old.accounts.get_nonce(chain.keys[1].address)
     assert auth.vesting_account(new, VESTED) == auth.vesting_account(old, VESTED) is not None
-    assert authz_keeper.all_grants(new) == authz_keeper.all_grants(old) != []
+    assert imported.keepers["authz"].all_grants(new) == chain.app.keepers["authz"].all_grants(old) != []
     # Every module's export of the new chain is the old chain's, but for what a new chain starts afresh: the
     # epochs' start heights (its first height, as Evmos' InitGenesis sets them) and the last block's gas.
     again = genesis_mod.export_document(imported)["app_state"]
@@ -171,7 +170,7 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
             section = {**section, "block_gas": "0"}
         assert again[name] == section, name
     # Every invariant holds on the new chain's state, and it makes blocks.
-    for module, route, check in crisis_keeper.routes(imported):
+    for module, route, check in imported.keepers["crisis"].routes:
         assert check(imported, new) is None, (module, route)
     block, puts = imported.finalize_block([], chain.clock + S, PROPOSER)
     imported.commit(block, puts)
@@ -232,7 +231,7 @@ NEW_CHAIN_DEFAULTS = {("slashing", "params"), ("gov", "params"), ("erc20", "para
 def test_a_new_chains_sections_are_the_modules_defaults_under_the_templates_values():
     template = genesis_mod.dev_template()
     doc = genesis_mod.expand_new(template, 1700000000 * S)
-    context = GenesisContext("chain", "achain", "achain")
+    context = GenesisContext("chain", "achain", "achain", frozenset(precompiles_of(MODULES)))
     for module in MODULES:
         if module.genesis is None or module.genesis.key is not None:
             continue

@@ -10,16 +10,17 @@ from google.protobuf import any_pb2
 from chain_driver import RECIPIENTS, Chain
 from chaind.chain import merkle, registry
 from chaind.chain.app import App, StaleHomeError
+from chaind.chain.module import stores_of
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import keeper as auth_keeper
 from chaind.chain.modules.auth import store_layout as auth_layout
-from chaind.chain.modules.bank import store_layout as bank_layout
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
-from chaind.store import keys, layout, multistore
+from chaind.store import keys, multistore
 from chaind.store.db import Database
 from chaind.store.iavl import tree as trees
 from chaind.store.iavl.node import EMPTY_ROOT, varint
+from chaind.store.layout import Layout
 
 
 class MemoryDB(dict):
@@ -103,7 +104,7 @@ def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
     app = chain.app
     info = app.store_version()
     names = [name for name, _ in info.roots]
-    assert names == sorted(names) and set(multistore.MOUNTED) <= set(names)
+    assert names == sorted(names) and {"acc", "bank", "erc20", "evm", "staking"} <= set(names)
     assert info.root_of("evm") == app.head[1].evm_state_root
     # CommitInfo.Hash(): leaves are KVPair bytes (uvarint length, name, uvarint length, SHA-256 of the root).
     leaves = [bytes([len(n)]) + n.encode() + b"\x20" + hashlib.sha256(root).digest() for n, root in info.roots]
@@ -113,30 +114,33 @@ def test_app_hash_is_the_sdks_commit_info_over_the_store_roots(tmp_path):
     assert app.block_at(app.height)[0].app_hash == app.block_at(app.height - 1)[1].app_hash
 
 
-def test_place_puts_each_key_where_locate_says():
-    """layout.place (without mirrors) puts every module's keys where layout.locate places each, the special
-    cases' keys and every other module's among them, over random keys of every registered module."""
+_LAYOUT = Layout(stores_of(registry.MODULES, "chain"))
+
+
+def test_place_puts_each_modules_keys_in_its_store():
+    """The registry's layout puts every module's keys in the store the module declares (a module it does not
+    know, in a store of its name), the special cases' keys and every other key among them, over random keys of
+    every registered module."""
     rng = random.Random(15)
+    stores = {m.name: m.store_name for m in registry.MODULES}
     words = ["supply", "acct", "params", "si", "missed", "ev", "val", "feepool", "hist", "start", "bal"]
     names = [m.name for m in registry.MODULES] + ["unknown"]
     for _ in range(2000):
         word = rng.choice(words)
-        # slashing's missed-block keys are an address and a chunk index.
-        count = 2 if word == "missed" else rng.randrange(3)
+        # slashing's missed-block keys are an address and a chunk index, bank's balances an address and a denom.
+        count = 2 if word in ("missed", "bal") else rng.randrange(3)
         parts = [rng.choice(names), word] + [rng.randbytes(rng.choice((1, 8, 20))) for _ in range(count)]
         native = keys.compose(*parts)
-        value = rng.choice([None, b"v"])
-        found = layout.locate(native)
-        assert layout.place({native: value}, {}) == ({} if found is None else {found[0]: [(found[1], value)]})
+        # A deletion: the key alone (a value would have to be the record the key names).
+        assert set(_LAYOUT.place({native: None})) == {stores.get(parts[0], parts[0])}
     # Each module placed apart has its case.
     for native, where in [(keys.compose("evm", "params"), ("evmparams", b"\x03")),
                           (keys.compose("consensus", "params"), ("consensus", b"Consensus")),
                           (keys.compose("slashing", "params"), ("slashing", b"\x00")),
                           (keys.compose("evidence", "ev", b"\x07" * 32), ("evidence", b"\x00" + b"\x07" * 32)),
                           (keys.compose("bank", "supply", b"achain"), ("bank", b"\x00achain"))]:
-        assert layout.locate(native) == where
-        assert layout.place({native: b"v"}, {}) == {where[0]: [(where[1], b"v")]}
-    assert layout.locate(keys.compose("auth", "acct", b"\x01" * 20)) is None
+        assert _LAYOUT.locate(native) == [where]
+        assert _LAYOUT.place({native: b"v"}) == {where[0]: [(where[1], b"v")]}
 
 
 def test_commit_info_hash_with_remembered_leaves_is_cometbfts_simple_root_over_random_stores():
@@ -157,21 +161,23 @@ def test_commit_info_hash_with_remembered_leaves_is_cometbfts_simple_root_over_r
 def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     address, denom = b"\x11" * 20, "ibc/ABC"
     native = keys.compose("bank", "bal", address, denom)
-    mirrors = {b"bank": bank_layout.entries, b"auth": auth_layout.entries}
     # A balance (0x02 | len | address | denom); the SDK's address-by-denom index stays out of the tree.
-    assert layout.place({native: b"5"}, mirrors) == {"bank": [(b"\x02\x14" + address + denom.encode(), b"5")]}
-    assert layout.place({native: None}, mirrors) == {"bank": [(b"\x02\x14" + address + denom.encode(), None)]}
+    assert _LAYOUT.place({native: b"5"}) == {"bank": [(b"\x02\x14" + address + denom.encode(), b"5")]}
+    assert _LAYOUT.place({native: None}) == {"bank": [(b"\x02\x14" + address + denom.encode(), None)]}
     # Denom metadata (0x01 | denom), as x/bank's Metadata proto.
     meta = {"description": "d", "denom_units": [{"denom": denom, "exponent": 0, "aliases": []}], "base": denom,
             "display": denom, "name": denom, "symbol": "ABC"}
-    [(key, raw)] = layout.place({keys.compose("bank", "meta", denom): orjson.dumps(meta)}, mirrors)["bank"]
+    [(key, raw)] = _LAYOUT.place({keys.compose("bank", "meta", denom): orjson.dumps(meta)})["bank"]
     assert key == b"\x01" + denom.encode()
     assert bank_pb2.Metadata.FromString(raw) == bank_pb2.Metadata(
         description="d", denom_units=[bank_pb2.DenomUnit(denom=denom)], base=denom, display=denom, name=denom,
         symbol="ABC")
-    assert layout.locate(keys.compose("bank", "supply", denom)) == ("bank", b"\x00" + denom.encode())
-    # chaind's own account records stay out of the tree: the app writes x/auth's form.
-    assert layout.locate(keys.compose("auth", "acct", address)) is None
+    assert _LAYOUT.locate(keys.compose("bank", "supply", denom)) == [("bank", b"\x00" + denom.encode())]
+    # chaind's own account records stay out of the tree (the app writes x/auth's form), but for the index of
+    # account numbers.
+    record = orjson.dumps([7])
+    assert _LAYOUT.place({keys.compose("auth", "acct", address): record}) == \
+        {"acc": [(auth_layout.NUMBER_INDEX + (7).to_bytes(8, "big"), address)]}
     chain = Chain(tmp_path, "db")
     for step in range(3):
         chain.block(chain.workload(step))

@@ -14,7 +14,10 @@ from google.protobuf import json_format
 from web3 import Web3
 
 from chain_driver import Chain
-from chaind.chain.modules.evm import bank_precompile, distribution_precompile, gov_precompile, staking_precompile
+from chaind.chain.modules.bank import precompile as bank_precompile
+from chaind.chain.modules.distribution import precompile as distribution_precompile
+from chaind.chain.modules.gov import precompile as gov_precompile
+from chaind.chain.modules.staking import precompile as staking_precompile
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import from_bech32, module_address, to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bq

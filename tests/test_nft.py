@@ -9,7 +9,6 @@ import pytest_twisted
 
 from chain_driver import Chain
 from chaind.chain.genesis import GenesisError
-from chaind.chain.modules.nft import keeper
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
@@ -51,6 +50,7 @@ def send(chain, who, class_id, nft_id, to):
 def test_genesis_nfts_are_sent_with_the_sdks_checks_and_replay(tmp_path):
     nft_genesis(tmp_path)
     chain = chain_of(tmp_path)
+    keeper = chain.app.keepers["nft"]
     try:
         view = chain.app.view()
         me, other = address(chain, 1), address(chain, 2)

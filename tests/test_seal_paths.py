@@ -10,11 +10,11 @@ from chain_driver import Chain
 from chaind.chain import seal
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import FEE_COLLECTOR, vesting
+from chaind.chain.modules.auth import store_layout as auth_layout
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.vesting.v1beta1 import tx_pb2 as vesting_tx
 from chaind.pb.cosmos.vesting.v1beta1 import vesting_pb2
-from chaind.store import layout
 
 
 def _plain(monkeypatch):
@@ -87,7 +87,7 @@ def test_the_account_mirror_follows_a_record_changed_without_its_sequence(tmp_pa
 
     def plain():
         found = auth.account_any(ctx, address, chain.genesis.bech32_prefix, app.module_accounts)
-        return [(layout.ACC, layout.account(address), found.SerializeToString())]
+        return [(auth_layout.STORE, auth_layout.account(address), found.SerializeToString())]
 
     assert app.sealer.account_mirror(ctx, nonces) == plain()
     account = vesting_pb2.DelayedVestingAccount(base_vesting_account=vesting_pb2.BaseVestingAccount(end_time=10**10))

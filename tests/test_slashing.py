@@ -17,12 +17,13 @@ from chaind.chain.modules import distribution, slashing, staking
 from chaind.chain.modules.distribution import state as distribution_state
 from chaind.chain.modules.evidence import state as evidence_state
 from chaind.chain.modules.slashing import state as slashing_state
+from chaind.chain.modules.slashing import store_layout as slashing_layout
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.slashing.v1beta1 import slashing_pb2, tx_pb2
 from chaind.pb.tendermint.types import evidence_pb2, types_pb2
-from chaind.store import keys, layout
+from chaind.store import keys
 from staking_msgs import CHAIN
 
 UNJAIL = "/cosmos.slashing.v1beta1.MsgUnjail"
@@ -186,8 +187,8 @@ def test_bitmap_bits_sit_where_bits_and_blooms_puts_them():
     assert int.from_bytes(second[8:16], "big") == 1 << 5
     slashing_state.set_missed(State, cons, 63, False)
     assert not slashing_state.missed(State, cons, 63) and slashing_state.missed(State, cons, 0)
-    assert layout.locate(keys.compose("slashing", "missed", cons, (1).to_bytes(8, "big"))) == \
-        ("slashing", b"\x02\x14" + cons + (1).to_bytes(8, "big"))
+    assert slashing_layout.entries(keys.compose("missed", cons, (1).to_bytes(8, "big")), b"") == \
+        [(b"\x02\x14" + cons + (1).to_bytes(8, "big"), b"")]
 
 
 def test_unjail_of_a_validator_that_does_not_exist(chain):

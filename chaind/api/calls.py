@@ -123,7 +123,8 @@ class CallRunner:
         with self.under_timeout():
             while True:
                 state, tx = self.prepare(call, view, {}, access_list=found)
-                excluded = {tx.sender, tx_env(state, tx).to, *state.computation_class.get_precompiles()}
+                excluded = {tx.sender, tx_env(state, tx).to, *state.computation_class.get_precompiles(),
+                            *self.app.precompiles}
                 excluded |= set(state.native.precompile_addresses())
                 tracer = AccessListTracer(excluded, found)
                 try:

@@ -20,7 +20,6 @@ from chaind.api import calls
 from chaind.api import encoding as enc
 from chaind.api import params as p
 from chaind.chain.modules import auth, erc20, feemarket
-from chaind.chain.modules.evm.state import NATIVE_PRECOMPILES
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.store.evm_state import pending_state_db
 from chaind.store.versioned import VersionedWriter
@@ -274,7 +273,7 @@ class _Run:
                     raise errors.failed(f"account {enc.addr(address)} is not a precompile")
                 if target in state_overrides:
                     raise errors.failed(f"account {enc.addr(target)} is already overridden")
-                if address in NATIVE_PRECOMPILES or (self.state.native is not None
+                if address in self.app.precompiles or (self.state.native is not None
                                                      and self.state.native.precompile(address) is not None):
                     raise errors.failed(f"account {enc.addr(address)} is a native module's precompile: only the "
                                         f"EVM's own precompiles can be moved")
@@ -440,7 +439,7 @@ class _SimState(calls.CALL_STATE_CLASS):
             return moved[address]
         found = self.computation_class._precompiles.get(address)
         if found is None and self.native is not None:
-            found = self.native.precompile(address)
+            found = self.native.app.precompiles.get(address) or self.native.precompile(address)
         return found
 
     def is_address_warm(self, address):

@@ -26,7 +26,7 @@ from chaind.chain.blockstore import BlockStore, block_puts
 from chaind.chain.commit_info import Misbehavior, VoteInfo
 from chaind.chain.consensus_state import ConsensusState
 from chaind.chain.genesis import Genesis
-from chaind.chain.module import Module
+from chaind.chain.module import Module, check_hooks, mounted_stores, precompiles_of, stores_of
 from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
 from chaind.chain.modules.bank import Bank
 from chaind.chain.options import AppOptions
@@ -36,6 +36,7 @@ from chaind.store import keys
 from chaind.store.db import Database
 from chaind.store.evm_state import PendingNodes, pending_state_db
 from chaind.store.head_cache import HeadCache
+from chaind.store.layout import Layout
 from chaind.store.multistore import CommitInfo, MultiStore
 from chaind.store.pruning import PruneStats, collect_garbage
 from chaind.store.undo import UndoLog
@@ -162,9 +163,17 @@ class App:
         self.amino = amino.Encoder.of_modules(self.modules)
         self.module_accounts = {name: account for module in self.modules
                                 for name, account in module.module_accounts.items()}
+        check_hooks(self.modules)
+        # The modules' EVM precompiles ({address: run}), which the EVM state serves (chain/modules/evm/state.py).
+        self.precompiles = precompiles_of(self.modules)
         raw = db.get(keys.PRUNED_BELOW)
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
+        # Each module's keeper, built once, in the registry's order: a keeper may take those built before it.
+        self.keepers = {}
+        for m in self.modules:
+            if m.keeper is not None:
+                self.keepers[m.name] = m.keeper(self)
         self.ante = Ante(genesis, self.amino, self.bank, any(module.name == feegrant.NAME for module in self.modules))
         self.blocks = BlockStore(db, genesis.initial_height)
         self.consensus_state = ConsensusState(db, genesis, self.blocks)
@@ -174,7 +183,8 @@ class App:
         self._next_block_found = None       # _NextBlock of the head
         self._next_base_fee_override: int | None = None    # set_next_base_fee's
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
-        self.stores = MultiStore(db, options.iavl_cache_nodes, options.subspace_max_keys)
+        self.stores = MultiStore(db, options.iavl_cache_nodes, options.subspace_max_keys,
+                                 Layout(stores_of(self.modules, genesis.bech32_prefix)), mounted_stores(self.modules))
         self.sealer = Sealer(db, genesis, self.stores, self.module_accounts)
         self.state_cache = HeadCache(options.state_cache_keys)
         self._finalized: _Finalized | None = None   # what commit takes over of the block finalized last
@@ -312,7 +322,7 @@ class App:
         ctx = self._context(height, g.genesis_time_ns, b"", g.base_fee, evm_root=None)
         for module in self.modules:
             if module.genesis is not None:
-                module.genesis.init(self, ctx, g.section_of(module))
+                module.genesis.init(self, ctx, g.section_of(module, self.modules))
         # InitChain's validators: the set of the first block and of the one after it.
         first_set = valset.apply_updates((), ctx.validator_updates) if ctx.validator_updates else ()
         if not first_set:

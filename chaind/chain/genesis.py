@@ -16,6 +16,7 @@ import attrs
 from google.protobuf import json_format
 
 from chaind.chain import registry, txjson
+from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext, GenesisError
 from chaind.chain.modules.staking.genesis import GenesisValidator
 from chaind.chain.modules.staking.records import POWER_REDUCTION
@@ -129,12 +130,12 @@ class Genesis:
     def no_base_fee(self):
         return self.sections["feemarket"].no_base_fee
 
-    def section_of(self, module):
+    def section_of(self, module, modules):
         """What `module`'s validate makes of its section: read with the document, or now for a module the
-        document was not read with."""
+        document was not read with (`modules`: those the chain runs)."""
         if module.name in self.sections:
             return self.sections[module.name]
-        return _section(module, self.document, _context(self.document["app_state"]))
+        return _section(module, self.document, _context(self.document["app_state"], modules))
 
     @classmethod
     def from_document(cls, doc, modules=None):
@@ -147,7 +148,7 @@ class Genesis:
             if not match:
                 raise GenesisError(f"chain_id {chain_id!r} must look like <name>_<EIP-155 id>-<version>")
             app = doc["app_state"]
-            context = _context(app)
+            context = _context(app, modules)
             prefix, base_denom = context.bech32_prefix, context.base_denom
             block = doc["consensus_params"]["block"]
             sections = {module.name: _section(module, doc, context) for module in modules
@@ -183,11 +184,13 @@ class Genesis:
             json.dump(self.document, f, indent=2)
 
 
-def _context(app_state):
-    """The chain's identity, as its app_state gives it: auth's prefix, the EVM denom, staking's bond denom."""
+def _context(app_state, modules=None):
+    """The chain's identity, as its app_state gives it: auth's prefix, the EVM denom, staking's bond denom; and
+    what `modules` (the registry's by default) serve: their precompiles."""
     base_denom = app_state["evm"]["params"]["evm_denom"]
     bond_denom = (app_state.get("staking", {}).get("params") or {}).get("bond_denom", base_denom)
-    return GenesisContext(app_state["auth"]["bech32_prefix"], base_denom, bond_denom)
+    precompiles = frozenset(precompiles_of(registry.MODULES if modules is None else modules))
+    return GenesisContext(app_state["auth"]["bech32_prefix"], base_denom, bond_denom, precompiles)
 
 
 def _section(module, doc, context):
@@ -247,7 +250,7 @@ def _over_defaults(template, modules):
     fields, the module's default fills in the ones it leaves out."""
     doc = copy.deepcopy(template)
     app = doc["app_state"]
-    for name, section in default_app_state(_context(app), modules).items():
+    for name, section in default_app_state(_context(app, modules), modules).items():
         app[name] = {**section, **app.get(name, {})}
     return doc
 

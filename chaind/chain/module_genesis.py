@@ -21,6 +21,7 @@ class GenesisContext:
     bech32_prefix: str
     base_denom: str          # the EVM denom (app_state.evm.params.evm_denom)
     bond_denom: str          # staking's bond denom (its params', else the base denom)
+    precompiles: frozenset[bytes]   # the modules' precompiles' addresses (evm's static precompiles among them)
 
 
 @attrs.frozen

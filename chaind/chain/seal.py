@@ -1,17 +1,16 @@
 """Sealing a block's state: the EVM state root, the stores' mirrors of native state in the SDK's layout, the app hash.
 
-The store mirrors live here together: auth's, bank's and staking's keys, the base denom's balances, the accounts.
+The modules place their native keys in their stores themselves (each its store_layout.py, through the multistore's
+layout); here are the mirrors the app writes in the SDK's form itself: the base denom's balances (held in the EVM
+state) and the accounts (whose sequence is the EVM nonce).
 """
 
 import collections
-import functools
 
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import store_layout as auth_layout
 from chaind.chain.modules.bank import store_layout as bank_layout
-from chaind.chain.modules.staking import store_layout as staking_layout
 from chaind.chain.view import StateView
-from chaind.store import layout
 from chaind.store.evm_state import pending_trie
 from chaind.store.versioned import VersionedReader
 
@@ -27,9 +26,6 @@ class Sealer:
         self.genesis = genesis
         self.stores = stores
         self.module_accounts = module_accounts
-        # The modules that place their native keys in their IAVL store in the SDK's layout themselves.
-        self.store_mirrors = {b"auth": auth_layout.entries, b"bank": bank_layout.entries,
-                              b"staking": functools.partial(staking_layout.entries, genesis.bech32_prefix)}
         # (address, auth record, sequence) -> the account's Any (writer only); ordered, to evict the oldest cheaply.
         self._account_anys = collections.OrderedDict()
         self.sealed_info = (None, None)     # (app hash, CommitInfo) of the state sealed last
@@ -57,8 +53,7 @@ class Sealer:
         parent = amend or head_info
         if amend is None and (parent is None or parent.version != ctx.height - 1):
             parent = self.stores.commit_info(ctx.height - 1)
-        info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct,
-                                 self.store_mirrors)
+        info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct)
         app_hash = info.hash()
         self.sealed_info = (app_hash, info)
         return {"evm_state_root": evm_root, "app_hash": app_hash}
@@ -80,7 +75,7 @@ class Sealer:
                 if len(made) > _ACCOUNT_ANYS_KEPT:
                     made.popitem(last=False)
             if found:
-                out.append((layout.ACC, layout.account(address), found))
+                out.append((auth_layout.STORE, auth_layout.account(address), found))
         return out
 
 
@@ -98,5 +93,6 @@ def _base_balance_mirror(accounts, addresses, denom):
     encoded = denom.encode()
     for address in addresses:
         amount = accounts.get_balance(address)
-        out.append((layout.BANK, bank_layout.balance_key(address, encoded), str(amount).encode() if amount else None))
+        out.append((bank_layout.STORE, bank_layout.balance_key(address, encoded),
+                    str(amount).encode() if amount else None))
     return out

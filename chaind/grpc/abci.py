@@ -42,7 +42,7 @@ def query(router, path, data, height, prove=False):
         return _store_query(router.app, parts[1:], data, height, prove)
     request_class = router.request_class(path)
     if prove:
-        return _invalid(f"cannot prove the answer of {path or '(empty path)'}: {_PROVABLE}")
+        return _invalid(f"cannot prove the answer of {path or '(empty path)'}: {_provable(router.app)}")
     if request_class is None:
         return _app_query(router.app, path)
     try:
@@ -78,8 +78,9 @@ def _app_query(app, path):
     return _unknown("unknown query path")
 
 
-_PROVABLE = ("proofs are served for /store/<name>/key only (an IAVL store: "
-             + "|".join(n for n in multistore.MOUNTED if n != multistore.EVM) + ")")
+def _provable(app):
+    return ("proofs are served for /store/<name>/key only (an IAVL store: "
+            + "|".join(n for n in app.stores.mounted if n != multistore.EVM) + ")")
 
 
 def _store_query(app, parts, data, height, prove):
@@ -93,7 +94,7 @@ def _store_query(app, parts, data, height, prove):
         return _unknown(f"unexpected query path: /{kind}")
     if name == multistore.EVM:
         return _invalid("the evm store is a Merkle-Patricia trie, not an IAVL store: read and prove EVM state "
-                        f"over JSON-RPC (eth_getStorageAt, eth_getProof); {_PROVABLE}")
+                        f"over JSON-RPC (eth_getStorageAt, eth_getProof); {_provable(app)}")
     if prove and (height or app.height) <= 1:
         return _invalid("cannot query with proof when height <= 1; please provide a valid height")
     try:

@@ -15,15 +15,13 @@ import struct
 
 import attrs
 
-from chaind.store import keys, layout
+from chaind.store import keys
 from chaind.store.iavl import proofs
 from chaind.store.iavl import tree as trees
 from chaind.store.iavl.node import EMPTY_ROOT, from_record
+from chaind.store.layout import Layout
 
 EVM = "evm"
-# The stores every version has, empty or not (as the SDK mounts its module stores); a module that
-# writes under a name not listed here gets its store from the version of its first write on.
-MOUNTED = ("acc", "bank", "erc20", EVM, "staking")
 _ENTRY = struct.Struct(">B")
 
 
@@ -67,10 +65,16 @@ def commit_info_of(version, raw):
 
 
 class MultiStore:
-    """The IAVL stores on one LevelDB; the writer thread applies blocks, any thread reads versions."""
+    """The IAVL stores on one LevelDB; the writer thread applies blocks, any thread reads versions.
 
-    def __init__(self, db, cache_nodes, subspace_max_keys):
+    `layout` (store/layout.py's Layout) places native keys in the stores; `mounted` names the stores every version
+    has, empty or not (as the SDK mounts its module stores), the EVM root's among them; a module whose store is
+    not listed gets it from the version of its first write on. Both come from the modules the app runs."""
+
+    def __init__(self, db, cache_nodes, subspace_max_keys, layout=None, mounted=()):
         self._db = db
+        self.layout = layout if layout is not None else Layout()
+        self.mounted = tuple(sorted({EVM, *mounted}))
         self.subspace_max_keys = subspace_max_keys
         self._cache = trees.NodeCache(cache_nodes)
         self._stores = {}
@@ -86,17 +90,17 @@ class MultiStore:
         raw = self._db.get(keys.COMMIT_INFO + keys.height_bytes(version))
         return None if raw is None else commit_info_of(version, raw)
 
-    def apply(self, version, parent, changes, evm_root, puts, direct=(), mirrors=None):
+    def apply(self, version, parent, changes, evm_root, puts, direct=()):
         """The CommitInfo of `version`: `parent`'s (None: empty stores) with `changes` (native key ->
-        value, None for a deletion, placed by layout.place with `mirrors`) and `direct` ((store, key, value or
+        value, None for a deletion, placed by the layout) and `direct` ((store, key, value or
         None) entries the app writes in the SDK's form) applied; the new nodes, orphans and the commit info go
         into `puts`. `parent` may be `version` itself: a dev node amends its head's state in place
         (chain/devstate.py)."""
-        by_store = layout.place(changes, mirrors or {})
+        by_store = self.layout.place(changes)
         for name, key, value in direct:
             by_store.setdefault(name, []).append((key, value))
         roots = dict(parent.roots) if parent is not None else {}
-        for name in MOUNTED:
+        for name in self.mounted:
             roots.setdefault(name, EMPTY_ROOT)
         version_bytes = keys.height_bytes(version)
         # The cyclic collector would walk the node cache again and again while a large block's nodes are
@@ -160,7 +164,7 @@ class MultiStore:
         trees are `nodes` ({name: {hash: record}}), as a dev node loads a dumped state over its head; the
         records and the commit info go into `puts`. The head's replaced nodes are left behind."""
         roots = dict(roots)
-        for name in MOUNTED:
+        for name in self.mounted:
             roots.setdefault(name, EMPTY_ROOT)
         for name, records in nodes.items():
             prefix = self.nodes(name).prefix

@@ -3,7 +3,8 @@
 The keeper's reads and writes are this package's API for the app and the other modules.
 """
 
-from chaind.chain.module import Module, QueryService
+from chaind.chain.module import Module, QueryService, Store
+from chaind.chain.modules.auth import store_layout
 from chaind.chain.modules.auth.genesis import GENESIS
 from chaind.chain.modules.auth.keeper import (
                                               FEE_COLLECTOR,
@@ -31,5 +32,6 @@ MODULE = Module(
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: AuthQuery(app)),),
     genesis=GENESIS,
     module_accounts={"fee_collector": (FEE_COLLECTOR, ())},
+    store=Store(store_layout.STORE, mounted=True, layout=store_layout.layout),
     cli="chaind.chain.modules.auth.cli",
 )

@@ -1,7 +1,7 @@
 """authz's begin blocker: expired grants are pruned (x/authz's BeginBlocker, at most 200 queue entries a block)."""
 
-from chaind.chain.modules.authz import keeper
+from chaind.chain.modules.authz.keeper import NAME
 
 
 def begin_block(app, ctx):
-    keeper.prune_expired(ctx, ctx.time_ns)
+    app.keepers[NAME].prune_expired(ctx, ctx.time_ns)

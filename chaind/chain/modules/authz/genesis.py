@@ -6,7 +6,8 @@ from google.protobuf import json_format
 
 from chaind.chain import errors
 from chaind.chain.module_genesis import ModuleGenesis, to_json
-from chaind.chain.modules.authz import authorizations, keeper
+from chaind.chain.modules.authz import authorizations
+from chaind.chain.modules.authz.keeper import NAME
 from chaind.crypto.addresses import AddressError, parse, to_bech32
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
 
@@ -45,7 +46,7 @@ def init_genesis(app, ctx, grants):
         if grant.expiration_ns is not None and grant.expiration_ns < ctx.time_ns:
             continue
         app.ensure_account(ctx, grant.grantee)
-        keeper.save_grant(app, ctx, grant.granter, grant.grantee, grant.authorization, grant.msg_type_url,
+        app.keepers[NAME].save_grant(ctx, grant.granter, grant.grantee, grant.authorization, grant.msg_type_url,
                           grant.expiration_ns)
 
 
@@ -57,7 +58,7 @@ def export_genesis(app, view):
     """Every grant, in store order (granter, grantee, message type), as x/authz's ExportGenesis lists them."""
     prefix = app.genesis.bech32_prefix
     entries = []
-    for _, granter, grantee, grant in keeper.all_grants(view):
+    for _, granter, grantee, grant in app.keepers[NAME].all_grants(view):
         entry = authz_pb2.GrantAuthorization(granter=to_bech32(prefix, granter), grantee=to_bech32(prefix, grantee),
                                              authorization=grant.authorization)
         if grant.HasField("expiration"):

@@ -3,7 +3,7 @@ once the grantee's grant accepts each (x/authz keeper's DispatchActions, SDK v0.
 
 from chaind.chain import block_time, errors
 from chaind.chain.amino import Amino
-from chaind.chain.modules.authz import authorizations, keeper
+from chaind.chain.modules.authz import authorizations
 from chaind.chain.modules.authz.errors import (
     AUTHORIZATION_EXPIRED,
     GRANTEE_IS_GRANTER,
@@ -13,6 +13,7 @@ from chaind.chain.modules.authz.errors import (
     invalid_type,
     wrapped,
 )
+from chaind.chain.modules.authz.keeper import NAME, expiration_ns, grant_key
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.gocompat import format_time_seconds
@@ -54,7 +55,7 @@ def _grant(app, ctx, msg, signer):
     granter, grantee = _pair(app, msg)
     kind, authorization = authorizations.decode(msg.grant.authorization)
     kind.validate(authorization)
-    expiration = keeper.expiration_ns(msg.grant)
+    expiration = expiration_ns(msg.grant)
     # The grantee gets an account, as the SDK's msg server makes one for a new address.
     app.ensure_account(ctx, grantee)
     type_url = kind.msg_type_url(authorization)
@@ -65,7 +66,7 @@ def _grant(app, ctx, msg, signer):
     if expiration is not None and expiration <= ctx.time_ns:
         raise error(INVALID_EXPIRATION_TIME, f"expiration must be after the current block time "
                     f"({format_time_seconds(ctx.time_ns)}), got {format_time_seconds(expiration)}")
-    events = keeper.save_grant(app, ctx, granter, grantee, msg.grant.authorization, type_url, expiration)
+    events = app.keepers[NAME].save_grant(ctx, granter, grantee, msg.grant.authorization, type_url, expiration)
     return events, tx_pb2.MsgGrantResponse()
 
 
@@ -77,10 +78,10 @@ def _revoke(app, ctx, msg, signer):
     granter, grantee = _pair(app, msg)
     if not msg.msg_type_url:
         raise errors.invalid_request("missing msg method name")
-    if keeper.grant(ctx, granter, grantee, msg.msg_type_url) is None:
+    if app.keepers[NAME].grant(ctx, granter, grantee, msg.msg_type_url) is None:
         raise error(NO_AUTHORIZATION_FOUND, "failed to delete grant with key "
-                    + keeper.grant_key(granter, grantee, msg.msg_type_url).hex())
-    return keeper.delete_grant(app, ctx, granter, grantee, msg.msg_type_url), tx_pb2.MsgRevokeResponse()
+                    + grant_key(granter, grantee, msg.msg_type_url).hex())
+    return app.keepers[NAME].delete_grant(ctx, granter, grantee, msg.msg_type_url), tx_pb2.MsgRevokeResponse()
 
 
 def _decode_nested(app, msg):
@@ -129,11 +130,12 @@ def _exec(app, ctx, msg, signer):
 
 def _authorize(app, ctx, granter, grantee, type_url, nested):
     """The grant's Accept of one message: the grant is updated or deleted; events of a deletion."""
+    keeper = app.keepers[NAME]
     found = keeper.grant(ctx, granter, grantee, type_url)
     if found is None:
         raise error(NO_AUTHORIZATION_FOUND, f"failed to get grant with given granter: {app.bank.bech32(granter)}, "
                     f"grantee: {app.bank.bech32(grantee)} & msgType: {type_url} ")
-    expiration = keeper.expiration_ns(found)
+    expiration = expiration_ns(found)
     if expiration is not None and expiration < ctx.time_ns:
         raise error(AUTHORIZATION_EXPIRED)
     kind, authorization = authorizations.decode(found.authorization)
@@ -141,7 +143,7 @@ def _authorize(app, ctx, granter, grantee, type_url, nested):
     if accepted.gas:
         ctx.use_gas(accepted.gas, accepted.gas_location)
     if accepted.delete:
-        return keeper.delete_grant(app, ctx, granter, grantee, type_url)
+        return keeper.delete_grant(ctx, granter, grantee, type_url)
     if accepted.updated is not None:
         keeper.update_authorization(ctx, granter, grantee, type_url, found, authorizations.to_any(accepted.updated))
     return []

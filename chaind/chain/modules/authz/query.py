@@ -1,7 +1,7 @@
 """cosmos.authz.v1beta1.Query: grants of a granter to a grantee, all of a granter's, all of a grantee's."""
 
 from chaind import errors
-from chaind.chain.modules.authz import keeper
+from chaind.chain.modules.authz.keeper import NAME
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2, query_pb2, query_pb2_grpc
 
@@ -16,6 +16,7 @@ def _grant_authorization(granter, grantee, g):
 class AuthzQuery(Reader, query_pb2_grpc.QueryServicer):
     def __init__(self, app):
         super().__init__(app)
+        self.keeper = app.keepers[NAME]
         self.prefix = app.genesis.bech32_prefix
 
     def _address(self, text):
@@ -29,19 +30,19 @@ class AuthzQuery(Reader, query_pb2_grpc.QueryServicer):
     def Grants(self, request, view):
         granter, grantee = self._address(request.granter), self._address(request.grantee)
         if request.msg_type_url:
-            found = keeper.grant(view, granter, grantee, request.msg_type_url)
+            found = self.keeper.grant(view, granter, grantee, request.msg_type_url)
             if found is None:
                 raise errors.failed(f"authorization not found for {request.msg_type_url} type: "
                                     "authorization not found")
             return query_pb2.QueryGrantsResponse(grants=[found])
-        grants, page = paginate(keeper.grants_between(view, granter, grantee), request.pagination)
+        grants, page = paginate(self.keeper.grants_between(view, granter, grantee), request.pagination)
         return query_pb2.QueryGrantsResponse(grants=grants, pagination=page)
 
     @query
     def GranterGrants(self, request, view):
         granter = self._address(request.granter)
         bech32 = self.app.bank.bech32
-        items = [(key, (grantee, g)) for key, grantee, g in keeper.grants_of_granter(view, granter)]
+        items = [(key, (grantee, g)) for key, grantee, g in self.keeper.grants_of_granter(view, granter)]
         taken, page = paginate(items, request.pagination)
         return query_pb2.QueryGranterGrantsResponse(
             grants=[_grant_authorization(request.granter, bech32(grantee), g) for grantee, g in taken],
@@ -51,7 +52,7 @@ class AuthzQuery(Reader, query_pb2_grpc.QueryServicer):
     def GranteeGrants(self, request, view):
         grantee = self._address(request.grantee)
         bech32 = self.app.bank.bech32
-        items = [(key, (granter, g)) for key, granter, to, g in keeper.all_grants(view) if to == grantee]
+        items = [(key, (granter, g)) for key, granter, to, g in self.keeper.all_grants(view) if to == grantee]
         taken, page = paginate(items, request.pagination)
         return query_pb2.QueryGranteeGrantsResponse(
             grants=[_grant_authorization(bech32(granter), request.grantee, g) for granter, g in taken],

@@ -1,6 +1,7 @@
 """x/bank: balances per denom, supply and denom metadata; MsgSend and MsgMultiSend; cosmos.bank.v1beta1.Query."""
 
-from chaind.chain.module import Module, QueryService
+from chaind.chain.module import Module, QueryService, Store
+from chaind.chain.modules.bank import precompile, store_layout
 from chaind.chain.modules.bank.genesis import GENESIS
 from chaind.chain.modules.bank.invariants import INVARIANTS
 from chaind.chain.modules.bank.keeper import Bank, format_coins, validate_coins
@@ -18,5 +19,7 @@ MODULE = Module(
     genesis=GENESIS,
     amino_shapes=AMINO_SHAPES,
     invariants=INVARIANTS,
+    store=Store(store_layout.STORE, mounted=True, layout=store_layout.layout),
+    precompiles={precompile.ADDRESS: precompile.run},
     cli="chaind.chain.modules.bank.cli",
 )

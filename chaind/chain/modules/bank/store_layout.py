@@ -1,7 +1,7 @@
 """bank's records as x/bank v0.50 lays them out in its IAVL store (its collections, types/keys.go), which light
 clients and relayers read: the multistore writes these in place of the native keys they come from.
 
-Supply 0x00 | denom -> amount (store/layout.py); denom metadata 0x01 | denom -> Metadata; balances 0x02 | len |
+Supply 0x00 | denom -> amount; denom metadata 0x01 | denom -> Metadata; balances 0x02 | len |
 address | denom -> amount; params 0x05 -> Params. Amounts are decimal text, as math.Int marshals. No denom has
 its own send_enabled entry (0x04): chaind keeps only the default. The SDK's address-by-denom index (0x03, what
 DenomOwners reads) stays out of the tree: no light client proves it, and it would double every balance
@@ -13,6 +13,8 @@ from google.protobuf import json_format
 
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 
+STORE = "bank"
+_SUPPLY = b"\x06supply"
 _BALANCE = b"\x03bal"
 _METADATA = b"\x04meta"
 _PARAMS = b"\x06params"
@@ -33,7 +35,7 @@ def balance_holders(stores, info):
 
 def entries(rest, value):
     """[(key in the bank store, value or None to delete)] of a bank native key (`rest`: the key after its module
-    part), or None for a key placed by store/layout.py or kept as it is."""
+    part), or None for a key kept as it is."""
     if rest.startswith(_BALANCE):
         # compose's parts: address then denom, each length-prefixed
         at = len(_BALANCE)
@@ -44,7 +46,14 @@ def entries(rest, value):
         if value is None:
             return [(key, None)]
         return [(key, json_format.ParseDict(orjson.loads(value), bank_pb2.Metadata()).SerializeToString())]
+    if rest.startswith(_SUPPLY):
+        # its value, the amount in decimal as math.Int marshals it, is the SDK's already
+        return [(b"\x00" + rest[len(_SUPPLY) + 1:], value)]
     if rest == _PARAMS:
         return [(b"\x05", None if value is None else
                  bank_pb2.Params(default_send_enabled=value != b"0").SerializeToString())]
     return None
+
+
+def layout(bech32_prefix):
+    return entries

@@ -1,7 +1,8 @@
 """x/consensus (Cosmos SDK v0.50): CometBFT's consensus params in state, changed by MsgUpdateParams from gov;
 cosmos.consensus.v1.Query. The app reads the params each height runs with through params.raw_at."""
 
-from chaind.chain.module import Module, QueryService
+from chaind.chain.module import Module, QueryService, Store
+from chaind.chain.modules.consensus import store_layout
 from chaind.chain.modules.consensus.genesis import GENESIS
 from chaind.chain.modules.consensus.msgs import MESSAGES
 from chaind.chain.modules.consensus.params import decoded, gas_limit, hash_of, key, of_document, raw_at, stored
@@ -15,5 +16,6 @@ MODULE = Module(
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: ConsensusQuery(app)),),
     genesis=GENESIS,
+    store=Store("consensus", layout=store_layout.layout),
     cli="chaind.chain.modules.consensus.cli",
 )

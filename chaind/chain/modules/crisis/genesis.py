@@ -1,7 +1,7 @@
 """crisis's genesis: app_state.crisis.constant_fee (SDK JSON coin); default 1000 of the bond denom, as the SDK's."""
 
 from chaind.chain.module_genesis import ModuleGenesis
-from chaind.chain.modules.crisis import keeper
+from chaind.chain.modules.crisis.keeper import NAME
 
 
 def validate(section, context):
@@ -21,7 +21,7 @@ def validate(section, context):
 
 
 def init_genesis(app, ctx, fee):
-    keeper.set_constant_fee(ctx, *fee)
+    app.keepers[NAME].set_constant_fee(ctx, *fee)
 
 
 def default(context):
@@ -29,7 +29,7 @@ def default(context):
 
 
 def export_genesis(app, view):
-    denom, amount = keeper.constant_fee(view)
+    denom, amount = app.keepers[NAME].constant_fee(view)
     return {"constant_fee": {"denom": denom, "amount": str(amount)}}
 
 

@@ -1,24 +1,34 @@
-"""crisis's state and routes: the constant fee MsgVerifyInvariant pays, and every module's invariants."""
+"""crisis's keeper: the constant fee MsgVerifyInvariant pays, and every module's invariants."""
 
 from chaind.chain.halt import ChainHalt
 from chaind.store.keys import compose
 
+NAME = "crisis"
 FEE = compose("crisis", "constant_fee")
 
 
-def constant_fee(state):
-    """(denom, amount) of the constant fee."""
-    denom, _, amount = state.store.get(FEE).decode().partition(" ")
-    return denom, int(amount)
+class CrisisKeeper:
+    """x/crisis' keeper, built once from the app's modules: routes, (module name, route, check) of every
+    invariant they register, in the registry's order."""
 
+    def __init__(self, modules):
+        self.routes = tuple((m.name, route, check) for m in modules for route, check in m.invariants)
 
-def set_constant_fee(state, denom, amount):
-    state.store.set(FEE, f"{denom} {amount}".encode())
+    def constant_fee(self, state):
+        """(denom, amount) of the constant fee."""
+        denom, _, amount = state.store.get(FEE).decode().partition(" ")
+        return denom, int(amount)
 
+    def set_constant_fee(self, ctx, denom, amount):
+        ctx.store.set(FEE, f"{denom} {amount}".encode())
 
-def routes(app):
-    """[(module name, route, check)] of every invariant the app's modules register, in the registry's order."""
-    return [(m.name, route, check) for m in app.modules for route, check in m.invariants]
+    def assert_invariants(self, app, state):
+        """AssertInvariants: stop the chain at the first broken invariant, with the SDK's panic text."""
+        for module, route, check in self.routes:
+            report = run(check, module, route, app, state)
+            if report is not None:
+                raise ChainHalt(f"invariant broken: {report}\n\tCRITICAL please submit the following transaction:\n"
+                                f"\t\t chaind tx crisis invariant-broken {module} {route}")
 
 
 def run(check, module, route, app, state):
@@ -28,11 +38,3 @@ def run(check, module, route, app, state):
         return None
     return f"{module}: {route.replace('-', ' ')} invariant\n{detail}\n"
 
-
-def assert_invariants(app, state):
-    """AssertInvariants: stop the chain at the first broken invariant, with the SDK's panic text."""
-    for module, route, check in routes(app):
-        report = run(check, module, route, app, state)
-        if report is not None:
-            raise ChainHalt(f"invariant broken: {report}\n\tCRITICAL please submit the following transaction:\n"
-                            f"\t\t chaind tx crisis invariant-broken {module} {route}")

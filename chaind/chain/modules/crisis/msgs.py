@@ -26,9 +26,10 @@ def _verify_invariant(app, ctx, msg, signer):
         sender = parse(msg.sender, app.genesis.bech32_prefix)
     except AddressError as e:
         raise errors.invalid_address(str(e)) from None
-    denom, amount = keeper.constant_fee(ctx)
+    crisis = app.keepers["crisis"]
+    denom, amount = crisis.constant_fee(ctx)
     events = app.bank.send(ctx, sender, FEE_COLLECTOR, [(denom, amount)]) if amount else []
-    for module, route, check in keeper.routes(app):  # noqa: B007 (the one the loop breaks at runs below)
+    for module, route, check in crisis.routes:  # noqa: B007 (the one the loop breaks at runs below)
         if (module, route) == (msg.invariant_module_name, msg.invariant_route):
             break
     else:
@@ -49,7 +50,7 @@ def _update_params(app, ctx, msg, signer):
     valid = msg.HasField("constant_fee") and _DENOM.fullmatch(fee.denom) and fee.amount.isdigit()
     if not valid:
         raise errors.invalid_coins("invalid costant fee")
-    keeper.set_constant_fee(ctx, fee.denom, int(fee.amount))
+    app.keepers["crisis"].set_constant_fee(ctx, fee.denom, int(fee.amount))
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

@@ -3,6 +3,7 @@ validators of the last commit, commission, delegator rewards; its five messages;
 """
 
 from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.distribution import precompile
 from chaind.chain.modules.distribution.begin_block import begin_block
 from chaind.chain.modules.distribution.genesis import GENESIS
 from chaind.chain.modules.distribution.hooks import StakingHooks
@@ -11,6 +12,7 @@ from chaind.chain.modules.distribution.msgs import MESSAGES
 from chaind.chain.modules.distribution.query import DistributionQuery
 from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
 from chaind.chain.modules.distribution.update_params import AMINO_SHAPES, UPDATE_PARAMS
+from chaind.chain.modules.staking.hooks import STAKING_HOOKS
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "DISTRIBUTION_ACCOUNT")
@@ -24,6 +26,7 @@ MODULE = Module(
     begin_block=begin_block,
     module_accounts={"distribution": (DISTRIBUTION_ACCOUNT, ())},
     invariants=INVARIANTS,
-    staking_hooks=StakingHooks(),
+    hooks={STAKING_HOOKS.name: StakingHooks()},
+    precompiles={precompile.ADDRESS: precompile.run},
     cli="chaind.chain.modules.distribution.cli",
 )

@@ -6,7 +6,7 @@ from chaind.chain import legacy_dec
 from chaind.chain.block import Event
 from chaind.chain.modules import staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
-from chaind.chain.modules.bank import format_coins
+from chaind.chain.modules.bank.keeper import format_coins
 from chaind.chain.modules.distribution import dec_coins, state
 from chaind.chain.modules.distribution.errors import (
     EMPTY_DELEGATION_DIST_INFO,

@@ -5,7 +5,7 @@ from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules import staking
-from chaind.chain.modules.bank import validate_coins
+from chaind.chain.modules.bank.keeper import validate_coins
 from chaind.chain.modules.distribution import dec_coins, state
 from chaind.chain.modules.distribution.errors import NO_VALIDATOR_EXISTS, SET_WITHDRAW_ADDR_DISABLED, error
 from chaind.chain.modules.distribution.keeper import Keeper

@@ -1,16 +1,13 @@
 """epochs' begin blocker (Evmos x/epochs): start each epoch timer, end an epoch once its duration has passed."""
 
 from chaind.chain.block import Event, event
+from chaind.chain.module import hook_listeners, run_hook
+from chaind.chain.modules.epochs.hooks import EPOCH_HOOKS
 from chaind.chain.modules.epochs.state import EpochInfo, epoch_records, peek, set_epoch_info
 
 
 def _hooks(app, ctx, name, identifier, number):
-    found = []
-    for module in app.modules:
-        hook = getattr(module.epoch_hooks, name, None)
-        if hook is not None:
-            found += hook(app, ctx, identifier, number)
-    return found
+    return run_hook(app, ctx, hook_listeners(app.modules, EPOCH_HOOKS.name), name, identifier, number)
 
 
 def begin_block(app, ctx):

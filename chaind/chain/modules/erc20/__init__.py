@@ -5,7 +5,7 @@ pair (OWNER_EXTERNAL) moves value with MsgConvertERC20 / MsgConvertCoin through 
 The keeper's reads are this package's API for the app, the other modules and the services.
 """
 
-from chaind.chain.module import Module, QueryService
+from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.erc20.genesis import GENESIS
 from chaind.chain.modules.erc20.keeper import (
                                                MODULE_ADDRESS,
@@ -37,5 +37,6 @@ MODULE = Module(
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: Erc20Query(app)),),
     genesis=GENESIS,
     module_accounts={"erc20": (MODULE_ADDRESS, ("minter", "burner"))},
+    store=Store("erc20", mounted=True),
     cli="chaind.chain.modules.erc20.cli",
 )

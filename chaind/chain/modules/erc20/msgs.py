@@ -6,7 +6,6 @@ from chaind.chain import authority as chain_authority
 from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
-from chaind.chain.modules.bank import format_coins
 from chaind.chain.modules.bank import keeper as bank_keeper
 from chaind.chain.modules.erc20.evm_calls import (
     EVM_MSG_GAS,
@@ -134,8 +133,8 @@ def _convert_erc20(app, ctx, msg, signer):
     coins = [(pair.denom, amount)]
     module_b32 = bank.bech32(MODULE_ADDRESS)
     bank.mint(ctx, MODULE_ADDRESS, pair.denom, amount)
-    events = [event("coin_received", ("receiver", module_b32), ("amount", format_coins(coins))),
-              event("coinbase", ("minter", module_b32), ("amount", format_coins(coins)))]
+    events = [event("coin_received", ("receiver", module_b32), ("amount", bank_keeper.format_coins(coins))),
+              event("coinbase", ("minter", module_b32), ("amount", bank_keeper.format_coins(coins)))]
     app.ensure_account(ctx, receiver)
     events += bank.send(ctx, MODULE_ADDRESS, receiver, coins)
     check_no_approval(computation)

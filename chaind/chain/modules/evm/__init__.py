@@ -1,7 +1,8 @@
 """x/evm: EVM txs run by py-evm (deliver), the state they run on, their receipts and events; its params and
 MsgUpdateParams; ethermint.evm.v1.Query."""
 
-from chaind.chain.module import Module, QueryService
+from chaind.chain.module import Module, QueryService, Store
+from chaind.chain.modules.evm import store_layout
 from chaind.chain.modules.evm.deliver import deliver
 from chaind.chain.modules.evm.genesis import GENESIS
 from chaind.chain.modules.evm.msgs import AMINO_SHAPES, MESSAGES
@@ -25,5 +26,6 @@ MODULE = Module(
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", _query, uses_node_services=True),),
     genesis=GENESIS,
     amino_shapes=AMINO_SHAPES,
+    store=Store("evmparams", layout=store_layout.layout),
     cli="chaind.chain.modules.evm.cli",
 )

@@ -11,7 +11,7 @@ from eth_utils import ValidationError
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event
-from chaind.chain.modules.auth import FEE_COLLECTOR, locked_coins
+from chaind.chain.modules.auth.keeper import FEE_COLLECTOR, locked_coins
 from chaind.chain.modules.evm import transfer
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.crypto.addresses import checksum_address

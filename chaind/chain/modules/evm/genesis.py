@@ -1,6 +1,7 @@
 """x/evm's genesis: app_state.evm {accounts, params} (Evmos' GenesisState JSON): its params into state, each
-account's code and storage, and code for the native modules' precompiles, so eth_getCode shows a contract there
-and Solidity's extcodesize check before a call passes. The export lists every account with code or storage."""
+account's code and storage, and code for the modules' precompiles (App.precompiles), so eth_getCode shows a
+contract there and Solidity's extcodesize check before a call passes. The export lists every account with code or
+storage."""
 
 import attrs
 import rlp
@@ -10,7 +11,6 @@ from chaind.chain.module_genesis import ModuleGenesis, to_json
 from chaind.chain.modules import auth
 from chaind.chain.modules.bank.genesis import holders as bank_holders
 from chaind.chain.modules.evm import params as evm_params
-from chaind.chain.modules.evm.state import NATIVE_PRECOMPILES
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.ethermint.evm.v1 import evm_pb2, genesis_pb2
 from chaind.store.evm_accounts import account_key
@@ -43,11 +43,11 @@ def validate(section, context):
     if "params" not in section:
         raise ValueError("params: missing")
     try:
-        params = evm_params.parse_params(section["params"])
+        params = evm_params.parse_params(section["params"], context.precompiles)
         evm_params.validate(params)
     except (ValueError, json_format.ParseError) as e:
         raise ValueError(f"params: {e}") from None
-    problem = evm_params.unsupported(params, context.base_denom)
+    problem = evm_params.unsupported(params, context.base_denom, context.precompiles)
     if problem:
         raise ValueError(f"params: {problem}")
     return EvmGenesis(params, tuple(_accounts(section.get("accounts") or ())))
@@ -94,13 +94,13 @@ def init_genesis(app, ctx, genesis):
             ctx.accounts.set_code(account.address, account.code)
         for slot, value in account.storage:
             ctx.accounts.set_storage(account.address, slot, value)
-    for address in NATIVE_PRECOMPILES:
+    for address in app.precompiles:
         if not ctx.accounts.get_code(address):
             ctx.accounts.set_code(address, PRECOMPILE_CODE)
 
 
 def default(context):
-    return {"accounts": [], "params": to_json(evm_params.default_params(context.base_denom))}
+    return {"accounts": [], "params": to_json(evm_params.default_params(context.base_denom, context.precompiles))}
 
 
 def export_genesis(app, view):
@@ -112,7 +112,7 @@ def export_genesis(app, view):
     for address, _, storage_root, _ in contract_accounts(app.db, app.block_at(view.height)[1].evm_state_root,
                                                          known_accounts(app, view)):
         code = view.accounts.get_code(address)
-        if address in NATIVE_PRECOMPILES and code == PRECOMPILE_CODE:
+        if address in app.precompiles and code == PRECOMPILE_CODE:
             code = b""
         storage = _storage(app, get, address, storage_root)
         if code or storage:

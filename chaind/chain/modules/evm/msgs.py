@@ -29,7 +29,7 @@ def _update_params(app, ctx, msg, signer):
     # SetParams sorts the precompiles (IsActivePrecompile searches them) before it validates.
     params.active_static_precompiles[:] = sorted(params.active_static_precompiles)
     _checked(params)
-    problem = evm_params.unsupported(params, app.genesis.base_denom)
+    problem = evm_params.unsupported(params, app.genesis.base_denom, app.precompiles)
     if problem:
         raise errors.TxError("undefined", 1, problem)
     evm_params.set_params(ctx, params)

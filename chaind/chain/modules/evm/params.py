@@ -6,15 +6,7 @@ import re
 
 from google.protobuf import json_format
 
-from chaind.chain.modules.evm import (
-    bank_precompile,
-    bech32_precompile,
-    distribution_precompile,
-    gov_precompile,
-    p256,
-    staking_precompile,
-)
-from chaind.chain.modules.slashing import precompile as slashing_precompile
+from chaind.chain.modules.evm import bech32_precompile, p256
 from chaind.pb.ethermint.evm.v1 import evm_pb2
 from chaind.store.keys import compose
 
@@ -40,22 +32,22 @@ def _hex(address):
     return "0x" + address.hex()
 
 
-def static_precompiles():
-    """The static precompiles chaind serves, as Params lists them (hex, sorted): P-256, bech32, the native modules'."""
-    return tuple(sorted(_hex(m.ADDRESS) for m in (p256, bech32_precompile, staking_precompile, distribution_precompile,
-                                                   bank_precompile, gov_precompile, slashing_precompile)))
+def static_precompiles(modules_precompiles):
+    """The static precompiles chaind serves, as Params lists them (hex, sorted): P-256, bech32, and the modules'
+    (`modules_precompiles`: their addresses, App.precompiles)."""
+    return tuple(sorted(_hex(address) for address in (p256.ADDRESS, bech32_precompile.ADDRESS, *modules_precompiles)))
 
 
-def default_params(evm_denom):
+def default_params(evm_denom, modules_precompiles):
     return evm_pb2.Params(evm_denom=evm_denom, chain_config=CHAIN_CONFIG,
-                          active_static_precompiles=static_precompiles(),
+                          active_static_precompiles=static_precompiles(modules_precompiles),
                           access_control=evm_pb2.AccessControl(create=evm_pb2.AccessControlType(),
                                                                call=evm_pb2.AccessControlType()))
 
 
-def parse_params(doc):
+def parse_params(doc, modules_precompiles):
     """Params from genesis' evm.params (Evmos JSON); the fields it leaves out take chaind's defaults."""
-    params = default_params(doc.get("evm_denom", ""))
+    params = default_params(doc.get("evm_denom", ""), modules_precompiles)
     given = {k: v for k, v in doc.items() if k != "evm_denom"}
     if given.get("chain_config"):
         params.ClearField("chain_config")
@@ -89,15 +81,16 @@ def allow_unprotected(state):
 
 
 @functools.lru_cache(maxsize=16)
-def _inactive(raw):
+def _inactive(raw, modules_precompiles):
     active = {bytes.fromhex(a[-40:]) for a in decoded(raw).active_static_precompiles}
-    return frozenset(bytes.fromhex(a[2:]) for a in static_precompiles()) - active
+    return frozenset(bytes.fromhex(a[2:]) for a in static_precompiles(modules_precompiles)) - active
 
 
-def inactive_static(store):
-    """The static precompiles the params leave inactive (Evmos calls them plain accounts then)."""
+def inactive_static(store, modules_precompiles):
+    """The static precompiles the params leave inactive (Evmos calls them plain accounts then);
+    `modules_precompiles`: the modules' precompiles' addresses (App.precompiles)."""
     raw = store.get(PARAMS_KEY)
-    return frozenset() if raw is None else _inactive(raw)
+    return frozenset() if raw is None else _inactive(raw, frozenset(modules_precompiles))
 
 
 class InvalidParams(ValueError):
@@ -171,7 +164,7 @@ def _channel_problem(channel):
     return None
 
 
-def unsupported(p, base_denom):
+def unsupported(p, base_denom, modules_precompiles):
     """What chaind cannot run of params that Evmos accepts, or None: the EVM denom is the bank base denom (one
     balance), the chain config is py-evm's Prague from genesis, extra EIPs must already be Prague's, and no
     access control policy is enforced."""
@@ -184,10 +177,10 @@ def unsupported(p, base_denom):
         if eip not in IN_PRAGUE_EIPS:
             return (f"EIP {eip} cannot be activated here: it would change the gas costs of py-evm's Prague jump "
                     f"table; those this chain accepts are already in it: [{' '.join(IN_PRAGUE_EIPS)}]")
-    unknown = {a.lower()[-40:] for a in p.active_static_precompiles} - {a[-40:] for a in static_precompiles()}
+    served = static_precompiles(modules_precompiles)
+    unknown = {a.lower()[-40:] for a in p.active_static_precompiles} - {a[-40:] for a in served}
     if unknown:
-        return (f"no static precompile at 0x{sorted(unknown)[0]} on this chain: it serves "
-                f"[{' '.join(static_precompiles())}]")
+        return f"no static precompile at 0x{sorted(unknown)[0]} on this chain: it serves [{' '.join(served)}]"
     for act in (p.access_control.create, p.access_control.call):
         if act.access_type != 0 or act.access_control_list:
             return "access_control is not enforced on this chain: only ACCESS_TYPE_PERMISSIONLESS with no list"

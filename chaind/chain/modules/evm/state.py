@@ -1,40 +1,21 @@
 """py-evm's Prague State whose call-frame snapshots also cover the native store, so a revert undoes bank
-moves; its precompiles are py-evm's fixed ones, P256VERIFY, bech32, cosmos/evm's native modules' (NATIVE_PRECOMPILES),
-and those the native store serves (ERC-20 pairs).
+moves; its precompiles are py-evm's fixed ones, P256VERIFY, bech32, the modules' (App.precompiles: cosmos/evm's
+precompiles of the native modules, each in its module's package) and those the native store serves (ERC-20 pairs).
 
 `native` is set by whoever opens the state (erc20 precompile's open_state): it journals native writes
-(checkpoint, revert, commit), keeps the events of precompile calls, and names the precompile at an address.
+(checkpoint, revert, commit), keeps the events of precompile calls, names the precompile at an address, and
+carries the app (whose modules' precompiles a call reaches). Without it, a state has the EVM's own precompiles only.
 """
 
 import attrs
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
-from chaind.chain.modules.evm import (
-    bank_precompile,
-    bech32_precompile,
-    distribution_precompile,
-    fast_interpreter,
-    gov_precompile,
-    p256,
-    staking_precompile,
-)
+from chaind.chain.modules.evm import bech32_precompile, fast_interpreter, p256
 from chaind.chain.modules.evm import params as evm_params
-from chaind.chain.modules.slashing import precompile as slashing_precompile
 from chaind.store.evm_accounts import FastAccountDB
 
 _NO_PRECOMPILE = object()
-
-# cosmos/evm's precompiles of the native modules, at its addresses: they run the modules' messages and queries
-# (evm/native_precompile.py; slashing's is its module's own), and the chain gives each an account with code so
-# typed Solidity calls reach them.
-NATIVE_PRECOMPILES = {
-    staking_precompile.ADDRESS: staking_precompile.run,
-    distribution_precompile.ADDRESS: distribution_precompile.run,
-    bank_precompile.ADDRESS: bank_precompile.run,
-    gov_precompile.ADDRESS: gov_precompile.run,
-    slashing_precompile.ADDRESS: slashing_precompile.run,
-}
 
 
 @attrs.frozen
@@ -44,16 +25,17 @@ class _Snapshot:
 
 
 class _Precompiles:
-    """computation.precompiles: py-evm's fixed ones but the static ones the evm params leave inactive, then the
-    ERC-20 pairs' (looked up on use)."""
+    """computation.precompiles: the EVM's own and the modules' but the static ones the evm params leave inactive,
+    then the ERC-20 pairs' (looked up on use)."""
 
     def __init__(self, fixed, native):
         self.fixed = fixed
+        self.modules = native.app.precompiles
         self.native = native
-        self.inactive = evm_params.inactive_static(native.store)
+        self.inactive = evm_params.inactive_static(native.store, self.modules)
 
     def get(self, address, default=None):
-        found = self.fixed.get(address)
+        found = self.fixed.get(address) or self.modules.get(address)
         if found is not None and address not in self.inactive:
             return found
         found = self.native.precompile(address)
@@ -64,9 +46,10 @@ class _Precompiles:
 
 
 class NativeComputation(PragueComputation):
-    # Prague's, RIP-7212's P256VERIFY, the bech32 converter and the native modules', at cosmos/evm's addresses.
+    # Prague's, RIP-7212's P256VERIFY and the bech32 converter, at cosmos/evm's addresses (the modules' come with
+    # the state's native).
     _precompiles = {**PragueComputation._precompiles, p256.ADDRESS: p256.p256_verify,
-                    bech32_precompile.ADDRESS: bech32_precompile.run, **NATIVE_PRECOMPILES}
+                    bech32_precompile.ADDRESS: bech32_precompile.run}
 
     @property
     def precompiles(self):
@@ -132,14 +115,16 @@ class NativeState(PragueState):
     def is_address_warm(self, address):
         # Active precompiles are warm from a tx's start, as geth's access list has them; a static one the
         # evm params turned off is a plain account.
-        if self.native is not None and address in evm_params.inactive_static(self.native.store):
+        native = self.native
+        if native is not None and address in evm_params.inactive_static(native.store, native.app.precompiles):
             return self._account_db.is_address_warm(address)
         if super().is_address_warm(address):
             return True
-        return self.native is not None and self.native.precompile(address) is not None
+        return native is not None and (address in native.app.precompiles or native.precompile(address) is not None)
 
 
 def is_precompile(state, address):
     """Whether a call to `address` in `state` runs a precompile (a fixed one, a native module's, an ERC-20 pair's)."""
-    return address in NativeComputation._precompiles or (state.native is not None
-                                                         and state.native.precompile(address) is not None)
+    native = state.native
+    return address in NativeComputation._precompiles or (native is not None and (
+        address in native.app.precompiles or native.precompile(address) is not None))

@@ -3,7 +3,7 @@ tally and the execution of passed proposals as the gov module account; cosmos.go
 """
 
 from chaind.chain.module import Module, QueryService
-from chaind.chain.modules.gov import legacy
+from chaind.chain.modules.gov import legacy, precompile
 from chaind.chain.modules.gov.end_block import end_block
 from chaind.chain.modules.gov.genesis import GENESIS
 from chaind.chain.modules.gov.invariants import INVARIANTS
@@ -27,6 +27,7 @@ MODULE = Module(
     end_block=end_block,
     module_accounts={"gov": (GOV, ("burner",))},
     invariants=INVARIANTS,
+    precompiles={precompile.ADDRESS: precompile.run},
     cli="chaind.chain.modules.gov.cli",
     time_reach=time_reach,
 )

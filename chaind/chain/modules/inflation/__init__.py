@@ -3,6 +3,7 @@ staking rewards to the fee collector (distribution hands them out), the rest to 
 evmos.inflation.v1.Query."""
 
 from chaind.chain.module import Module, QueryService
+from chaind.chain.modules.epochs.hooks import EPOCH_HOOKS
 from chaind.chain.modules.inflation.genesis import GENESIS
 from chaind.chain.modules.inflation.keeper import INFLATION_ACCOUNT, EpochHooks, describe
 from chaind.chain.modules.inflation.params import parse_genesis
@@ -19,6 +20,6 @@ MODULE = Module(
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: InflationQuery(app)),),
     genesis=GENESIS,
     module_accounts={"inflation": (INFLATION_ACCOUNT, ("minter",))},
-    epoch_hooks=EpochHooks(),
+    hooks={EPOCH_HOOKS.name: EpochHooks()},
     cli="chaind.chain.modules.inflation.cli",
 )

@@ -6,7 +6,7 @@ from chaind.chain import legacy_dec
 from chaind.chain.block import event
 from chaind.chain.modules import staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
-from chaind.chain.modules.bank import format_coins
+from chaind.chain.modules.bank.keeper import format_coins
 from chaind.chain.modules.distribution.keeper import Keeper as DistributionKeeper
 from chaind.chain.modules.epochs import epoch_info
 from chaind.chain.modules.inflation import calculation

@@ -7,7 +7,7 @@ import re
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
-from chaind.chain.modules.nft import keeper
+from chaind.chain.modules.nft.keeper import NAME
 from chaind.crypto.addresses import AddressError, parse, to_bech32
 from chaind.pb.cosmos.nft.v1beta1 import genesis_pb2
 
@@ -49,10 +49,11 @@ def parse_genesis(section, prefix):
 
 def init_genesis(app, ctx, genesis):
     state, owned = genesis
+    keeper = app.keepers[NAME]
     for cls in state.classes:
         keeper.save_class(ctx, cls)
     for owner, token in owned:
-        keeper.mint(app, ctx, token, owner)
+        keeper.mint(ctx, token, owner)
         app.ensure_account(ctx, owner)
 
 
@@ -62,6 +63,7 @@ def default(context):
 
 def export_genesis(app, view):
     """x/nft's ExportGenesis: the classes in id order, then the NFTs grouped by owner, owners sorted."""
+    keeper = app.keepers[NAME]
     classes = [cls for _, cls in keeper.classes(view)]
     by_owner = {}
     for cls in classes:

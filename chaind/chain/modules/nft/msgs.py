@@ -3,7 +3,7 @@ SDK's message has no amino name)."""
 
 from chaind.chain import errors
 from chaind.chain.block import typed_event
-from chaind.chain.modules.nft import keeper
+from chaind.chain.modules.nft.keeper import EMPTY_CLASS_ID, EMPTY_NFT_ID, NAME, error
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.nft.v1beta1 import tx_pb2
@@ -22,10 +22,11 @@ def _validate(app, msg):
 
 def _send(app, ctx, msg, signer):
     if not msg.class_id:
-        raise keeper.error(keeper.EMPTY_CLASS_ID)
+        raise error(EMPTY_CLASS_ID)
     if not msg.id:
-        raise keeper.error(keeper.EMPTY_NFT_ID)
+        raise error(EMPTY_NFT_ID)
     sender, receiver = _address(app, msg.sender, "sender"), _address(app, msg.receiver, "receiver")
+    keeper = app.keepers[NAME]
     if keeper.owner(ctx, msg.class_id, msg.id) != sender:
         raise errors.unauthorized(f"{msg.sender} is not the owner of nft {msg.id}")
     keeper.transfer(ctx, msg.class_id, msg.id, receiver)

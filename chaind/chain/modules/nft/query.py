@@ -1,7 +1,7 @@
 """cosmos.nft.v1beta1.Query: balances, owners, supplies, NFTs and classes, as x/nft's gRPC querier answers."""
 
 from chaind import errors
-from chaind.chain.modules.nft import keeper
+from chaind.chain.modules.nft.keeper import NAME
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.pb.cosmos.nft.v1beta1 import query_pb2, query_pb2_grpc
 
@@ -10,6 +10,7 @@ class NftQuery(Reader, query_pb2_grpc.QueryServicer):
     def __init__(self, app):
         super().__init__(app)
         self.prefix = app.genesis.bech32_prefix
+        self.keeper = app.keepers[NAME]
 
     def _address(self, text):
         try:
@@ -26,20 +27,20 @@ class NftQuery(Reader, query_pb2_grpc.QueryServicer):
     def Balance(self, request, view):
         self._class_id(request.class_id)
         owner = self._address(request.owner)
-        return query_pb2.QueryBalanceResponse(amount=keeper.balance(view, owner, request.class_id))
+        return query_pb2.QueryBalanceResponse(amount=self.keeper.balance(view, owner, request.class_id))
 
     @query(inline=True)
     def Owner(self, request, view):
         self._class_id(request.class_id)
         if not request.id:
             raise errors.failed("empty nft id")
-        found = keeper.owner(view, request.class_id, request.id)
+        found = self.keeper.owner(view, request.class_id, request.id)
         return query_pb2.QueryOwnerResponse(owner=self.app.bank.bech32(found) if found else "")
 
     @query(inline=True)
     def Supply(self, request, view):
         self._class_id(request.class_id)
-        return query_pb2.QuerySupplyResponse(amount=keeper.supply(view, request.class_id))
+        return query_pb2.QuerySupplyResponse(amount=self.keeper.supply(view, request.class_id))
 
     @query
     def NFTs(self, request, view):
@@ -47,10 +48,10 @@ class NftQuery(Reader, query_pb2_grpc.QueryServicer):
             raise errors.failed("must provide at least one of classID or owner")
         if request.owner:
             owner = self._address(request.owner)
-            items = [(key, keeper.get_nft(view, cid, nid))
-                     for key, cid, nid in keeper.owned(view, owner, request.class_id or None)]
+            items = [(key, self.keeper.get_nft(view, cid, nid))
+                     for key, cid, nid in self.keeper.owned(view, owner, request.class_id or None)]
         else:
-            items = keeper.nfts_of_class(view, request.class_id)
+            items = self.keeper.nfts_of_class(view, request.class_id)
         nfts, page = paginate(items, request.pagination)
         return query_pb2.QueryNFTsResponse(nfts=nfts, pagination=page)
 
@@ -59,7 +60,7 @@ class NftQuery(Reader, query_pb2_grpc.QueryServicer):
         self._class_id(request.class_id)
         if not request.id:
             raise errors.failed("empty nft id")
-        found = keeper.get_nft(view, request.class_id, request.id)
+        found = self.keeper.get_nft(view, request.class_id, request.id)
         if found is None:
             raise errors.failed(f"not found nft: class: {request.class_id}, id: {request.id}: nft does not exist")
         return query_pb2.QueryNFTResponse(nft=found)
@@ -67,12 +68,12 @@ class NftQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def Class(self, request, view):
         self._class_id(request.class_id)
-        found = keeper.get_class(view, request.class_id)
+        found = self.keeper.get_class(view, request.class_id)
         if found is None:
             raise errors.failed(f"not found class: {request.class_id}: nft class does not exist")
         return query_pb2.QueryClassResponse(**{"class": found})
 
     @query
     def Classes(self, request, view):
-        found, page = paginate(keeper.classes(view), request.pagination)
+        found, page = paginate(self.keeper.classes(view), request.pagination)
         return query_pb2.QueryClassesResponse(classes=found, pagination=page)

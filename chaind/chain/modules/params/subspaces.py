@@ -9,7 +9,6 @@ import json
 from chaind.chain import legacy_dec
 from chaind.chain.modules import feemarket, staking
 from chaind.chain.modules.bank.params import default_send_enabled
-from chaind.chain.modules.crisis import keeper as crisis_keeper
 from chaind.chain.modules.distribution.params import params as distribution_params
 from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.modules.inflation import params as inflation_params
@@ -72,7 +71,7 @@ def _gov(app, view):
 
 
 def _crisis(app, view):
-    denom, amount = crisis_keeper.constant_fee(view)
+    denom, amount = app.keepers["crisis"].constant_fee(view)
     return {"ConstantFee": json.dumps({"denom": denom, "amount": str(amount)}, separators=(",", ":"))}
 
 

@@ -1,6 +1,6 @@
 """slashing's state: signing infos (the SDK's key 0x01 | len | consensus address, its ValidatorSigningInfo
 proto, so light clients read them as the SDK's) and each validator's missed blocks in the window, as the SDK's
-bitmap of 1,024-bit chunks (0x02 | len | consensus address | chunk index; store/layout.py places both)."""
+bitmap of 1,024-bit chunks (0x02 | len | consensus address | chunk index; store_layout.py places both)."""
 
 import struct
 

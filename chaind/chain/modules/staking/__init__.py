@@ -5,9 +5,11 @@ Its five messages carry the SDK's checks, errors and events; the end blocker's p
 The reads below are this package's API for the app, genesis and the services.
 """
 
-from chaind.chain.module import Module, QueryService
+from chaind.chain.module import Module, QueryService, Store
+from chaind.chain.modules.staking import precompile, store_layout
 from chaind.chain.modules.staking.end_block import end_block
 from chaind.chain.modules.staking.genesis import GENESIS
+from chaind.chain.modules.staking.hooks import STAKING_HOOKS
 from chaind.chain.modules.staking.invariants import INVARIANTS
 from chaind.chain.modules.staking.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.staking.numbers import PRECISION, dec_quo, format_duration, parse_duration
@@ -56,6 +58,9 @@ MODULE = Module(
     invariants=INVARIANTS,
     module_accounts={"bonded_tokens_pool": (BONDED_POOL, ("burner", "staking")),
                      "not_bonded_tokens_pool": (NOT_BONDED_POOL, ("burner", "staking"))},
+    store=Store("staking", mounted=True, layout=store_layout.layout),
+    provides_hooks=(STAKING_HOOKS,),
+    precompiles={precompile.ADDRESS: precompile.run},
     cli="chaind.chain.modules.staking.cli",
     # Unbondings, redelegations and unbonding validators are queued at the block's time plus this.
     time_reach=lambda view: params(view).unbonding_time_ns,

@@ -4,8 +4,10 @@ import functools
 
 from chaind.chain import errors, legacy_dec
 from chaind.chain.block import event
-from chaind.chain.modules.bank import format_coins
+from chaind.chain.module import hook_listeners, run_hook
+from chaind.chain.modules.bank.keeper import format_coins
 from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
+from chaind.chain.modules.staking.hooks import STAKING_HOOKS
 from chaind.chain.modules.staking.keys import (
     LAST_TOTAL_POWER,
     RED_QUEUE,
@@ -49,15 +51,12 @@ class Keeper:
         self.ctx = ctx
         self.params = params(ctx)
         self.events = []
-        self.hooks = [module.staking_hooks for module in app.modules if module.staking_hooks is not None]
+        self.hooks = hook_listeners(app.modules, STAKING_HOOKS.name)
 
     def hook(self, name, *args):
         """Call a staking hook on every module that listens to it (distribution's F1 bookkeeping, slashing's
-        signing infos); a module's hooks object has the hooks it listens to."""
-        for hooks in self.hooks:
-            listener = getattr(hooks, name, None)
-            if listener is not None:
-                self.events += listener(self.app, self.ctx, *args)
+        signing infos)."""
+        self.events += run_hook(self.app, self.ctx, self.hooks, name, *args)
 
     def remove_validator(self, v):
         remove_validator(self.ctx, v)

@@ -9,6 +9,8 @@ the unbonding id counter 0x37 (big-endian uint64); params 0x51. The time queues 
 (one key per entry where the SDK keeps one list per time), under their word keys, which no SDK prefix starts.
 """
 
+import functools
+
 import orjson
 from google.protobuf import wrappers_pb2
 
@@ -66,3 +68,7 @@ def entries(prefix, rest, value):
         return [(key, None)]
     found = value_of(prefix, parts[1:], value)
     return [(key, found if found.__class__ is bytes else found.SerializeToString())]
+
+
+def layout(bech32_prefix):
+    return functools.partial(entries, bech32_prefix)

@@ -5,7 +5,7 @@ from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.modules import auth
 from chaind.chain.modules.auth import vesting
-from chaind.chain.modules.bank import validate_coins
+from chaind.chain.modules.bank.keeper import validate_coins
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.vesting.v1beta1 import tx_pb2, vesting_pb2

@@ -6,7 +6,7 @@ and that cost again for each coin after the first that balances and totalSupply 
 """
 
 from chaind.chain.modules.erc20 import keeper as erc20
-from chaind.chain.modules.evm.native_precompile import Method, Param, Precompile, struct
+from chaind.chain.native_precompile import Method, Param, Precompile, struct
 
 ADDRESS = (0x804).to_bytes(20, "big")
 GAS_BALANCES = 2_851

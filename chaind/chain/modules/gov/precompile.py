@@ -10,7 +10,8 @@ import json
 from google.protobuf import any_pb2, json_format
 
 from chaind.chain import txjson
-from chaind.chain.modules.evm.native_precompile import (
+from chaind.chain.modules.gov.query import GovQuery
+from chaind.chain.native_precompile import (
     COIN,
     PAGE_REQUEST,
     Event,
@@ -27,7 +28,6 @@ from chaind.chain.modules.evm.native_precompile import (
     page_response,
     struct,
 )
-from chaind.chain.modules.gov.query import GovQuery
 from chaind.crypto.addresses import AddressError, checksum_address, from_bech32
 from chaind.pb.cosmos.gov.v1 import gov_pb2, query_pb2, tx_pb2
 

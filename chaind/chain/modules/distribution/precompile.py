@@ -5,7 +5,7 @@ from eth_utils import is_hex_address
 
 from chaind.chain.modules import staking
 from chaind.chain.modules.distribution.query import DistributionQuery
-from chaind.chain.modules.evm.native_precompile import (
+from chaind.chain.native_precompile import (
     DEC,
     DEC_COIN,
     PAGE_REQUEST,

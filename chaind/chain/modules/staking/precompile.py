@@ -7,8 +7,11 @@ import binascii
 from google.protobuf import any_pb2
 
 from chaind import errors as domain_errors
-from chaind.chain.modules import staking
-from chaind.chain.modules.evm.native_precompile import (
+from chaind.chain.modules.staking import params as staking_params
+from chaind.chain.modules.staking import state as staking_state
+from chaind.chain.modules.staking.query import StakingQuery
+from chaind.chain.modules.staking.records import ED25519_PUBKEY
+from chaind.chain.native_precompile import (
     COIN,
     PAGE_REQUEST,
     Event,
@@ -23,8 +26,6 @@ from chaind.chain.modules.evm.native_precompile import (
     page_response,
     struct,
 )
-from chaind.chain.modules.staking.query import StakingQuery
-from chaind.chain.modules.staking.records import ED25519_PUBKEY
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
@@ -54,7 +55,7 @@ REDELEGATION_RESPONSE = (struct("redelegation", REDELEGATION),
 
 
 def _coin(call, amount):
-    return coin_pb2.Coin(denom=staking.params(call.view()).bond_denom, amount=str(amount))
+    return coin_pb2.Coin(denom=staking_params.params(call.view()).bond_denom, amount=str(amount))
 
 
 def _completion_seconds(response):
@@ -114,7 +115,7 @@ def _delegate(call, delegator_address, validator_address, amount):
     call.execute("/cosmos.staking.v1beta1.MsgDelegate", msg)
     operator = call.hex_of(validator_address, call.prefix + "valoper")
     # cosmos/evm: the shares `amount` is worth at the validator's rate after the delegation.
-    v = staking.validator(call.view(), operator)
+    v = staking_state.validator(call.view(), operator)
     call.log("Delegate", delegator, operator, amount, v.shares_from_tokens(amount))
     return (True,)
 
@@ -167,7 +168,7 @@ def _delegation(call, delegator_address, validator_address):
     except domain_errors.ChainError as e:
         if e.kind != domain_errors.Kind.NOT_FOUND:
             raise
-        return 0, (staking.params(call.view()).bond_denom, 0)
+        return 0, (staking_params.params(call.view()).bond_denom, 0)
     return int(found.delegation.shares), (found.balance.denom, int(found.balance.amount))
 
 
