@@ -13,8 +13,19 @@ class ConfigError(ValueError):
     """A config file that cannot be used; the message says which key and why."""
 
 
-def _listen(default):
-    return attrs.field(default=default, validator=attrs.validators.instance_of(str))
+def is_host_port(address):
+    """Whether `address` is host:port (or a bare port) a face can listen on or be reached at."""
+    _, _, port = address.rpartition(":")
+    return port.isdigit() and int(port) <= 65535
+
+
+def _listen(section, default):
+    def check(instance, attribute, value):
+        if not is_host_port(value):
+            # The words of the twistd options (tap.py) that override these keys.
+            raise ConfigError(f"[{section}] {attribute.name.replace('_', '-')} must be host:port "
+                              f"(e.g. 127.0.0.1:8545), not {value!r}")
+    return attrs.field(default=default, validator=[attrs.validators.instance_of(str), check])
 
 
 LOG_LEVELS = ("debug", "info", "warn", "error")
@@ -42,9 +53,11 @@ class NodeSettings:
 
 @attrs.frozen
 class ChainSettings:
-    block_interval: float = 1.0         # seconds between blocks; 0 = a block as soon as a tx arrives
+    # seconds between blocks; 0 = a block as soon as a tx arrives
+    block_interval: float = attrs.field(default=1.0, validator=_at_least("chain", 0))
     empty_blocks: bool = True           # produce blocks with no txs at block_interval
-    max_block_txs: int = 5000           # txs taken from the mempool per block
+    # txs taken from the mempool per block
+    max_block_txs: int = attrs.field(default=5000, validator=_at_least("chain", 1))
 
 
 @attrs.frozen
@@ -71,10 +84,13 @@ class StorageSettings:
     subspace_max_keys: int = attrs.field(default=10_000, validator=_at_least("storage", 1))
 
 
+JSON_RPC_NAMESPACES = ("eth", "net", "web3", "txpool", "debug", "dev")
+
+
 @attrs.frozen
 class JsonRpcSettings:
     enable: bool = True
-    address: str = _listen("127.0.0.1:8545")
+    address: str = _listen("json-rpc", "127.0.0.1:8545")
     api: str = "eth,net,web3"           # enabled namespaces (txpool, debug and dev are opt-in)
     max_body_bytes: int = 5 * 1024 * 1024
     max_header_bytes: int = 16384       # request line and headers of one HTTP request
@@ -106,7 +122,7 @@ class JsonRpcSettings:
     vhosts: str = "localhost"           # Host names served (IP addresses always are); * = any
     cors_domains: str = ""              # browser origins allowed to read answers; * = any; empty = none
     ws_enable: bool = True
-    ws_address: str = _listen("127.0.0.1:8546")
+    ws_address: str = _listen("json-rpc", "127.0.0.1:8546")
     ws_max_connections: int = 1000      # open WebSocket connections at most; 0 = no limit
     ws_max_subscriptions: int = 1000    # eth_subscribe subscriptions per connection at most
     ws_max_message_bytes: int = 5 * 1024 * 1024  # one incoming message at most
@@ -117,11 +133,18 @@ class JsonRpcSettings:
     ws_write_timeout: float = 10.0      # seconds a client may read nothing while messages wait; 0 = none (geth: 10)
     ws_origins: str = ""                # browser origins allowed to connect; empty = http://localhost and this host
 
+    def __attrs_post_init__(self):
+        names = (name.strip() for name in self.api.split(","))
+        unknown = [name for name in names if name and name not in JSON_RPC_NAMESPACES]
+        if unknown:
+            raise ConfigError(f"[json-rpc] api names an unknown namespace {unknown[0]!r}; known: "
+                              f"{', '.join(JSON_RPC_NAMESPACES)}")
+
 
 @attrs.frozen
 class CometRpcSettings:
     enable: bool = True
-    address: str = _listen("127.0.0.1:26657")
+    address: str = _listen("cometbft-rpc", "127.0.0.1:26657")
     max_body_bytes: int = 1_000_000     # one request body (or WebSocket message) at most
     # request line and headers of one HTTP request at most (a longer URL is 414, longer headers 431)
     max_header_bytes: int = attrs.field(default=1 << 20, validator=_at_least("cometbft-rpc", 1024))
@@ -150,7 +173,7 @@ class CometRpcSettings:
 @attrs.frozen
 class GrpcSettings:
     enable: bool = True
-    address: str = _listen("127.0.0.1:9090")
+    address: str = _listen("grpc", "127.0.0.1:9090")
     max_recv_msg_size: int = attrs.field(default=10 * 1024 * 1024, validator=_at_least("grpc", 1))
     max_send_msg_size: int = attrs.field(default=2**31 - 1, validator=_at_least("grpc", 1))
     max_workers: int = attrs.field(default=8, validator=_at_least("grpc", 1))  # threads answering the longer calls
@@ -178,7 +201,7 @@ class TracingSettings:
 @attrs.frozen
 class RestSettings:
     enable: bool = True
-    address: str = _listen("127.0.0.1:9091")
+    address: str = _listen("rest", "127.0.0.1:9091")
     # request line and headers of one HTTP request at most (a longer URL is 414, longer headers 431)
     max_header_bytes: int = attrs.field(default=1 << 20, validator=_at_least("rest", 1024))
     enabled_unsafe_cors: bool = False   # any browser origin may read answers (the SDK's [api] setting)
@@ -191,7 +214,7 @@ class RestSettings:
 @attrs.frozen
 class ExplorerSettings:
     enable: bool = False                # serve the explorer page (a dev home turns it on)
-    address: str = _listen("127.0.0.1:8547")
+    address: str = _listen("explorer", "127.0.0.1:8547")
     # Where the page reaches the node's faces; empty = this node's own listeners (as the browser sees them).
     json_rpc_url: str = ""
     websocket_url: str = ""
@@ -205,7 +228,7 @@ class ExplorerSettings:
 @attrs.frozen
 class InstrumentationSettings:
     prometheus: bool = False            # serve /metrics (a dev home turns it on)
-    prometheus_listen_addr: str = _listen("127.0.0.1:26660")
+    prometheus_listen_addr: str = _listen("instrumentation", "127.0.0.1:26660")
     namespace: str = "cometbft"         # prefix of CometBFT's metric names
     max_open_connections: int = 3       # served at once on the metrics port, as on 8545 (0: no limit)
     read_timeout: float = attrs.field(default=10.0, validator=_at_least("instrumentation", 0.1))
@@ -241,7 +264,7 @@ ABCI_MODES = ("builtin", "socket")
 class AbciSettings:
     # builtin: the solo producer makes the blocks; socket: a CometBFT node drives the chain over ABCI
     mode: str = attrs.field(default="builtin", validator=attrs.validators.instance_of(str))
-    address: str = _listen("127.0.0.1:26658")   # where CometBFT's proxy_app connects (socket mode)
+    address: str = _listen("abci", "127.0.0.1:26658")   # where CometBFT's proxy_app connects (socket mode)
     # one ABCI message at most (a FinalizeBlock carries the whole block: above the block's max_bytes)
     max_message_bytes: int = attrs.field(default=64 * 1024 * 1024, validator=_at_least("abci", 1024))
     # requests read ahead of their answers on one connection before reading pauses
@@ -255,7 +278,7 @@ class AbciSettings:
     # blocks CometBFT keeps (Commit's retain_height); 0 = all (the SDK's min-retain-blocks)
     min_retain_blocks: int = attrs.field(default=0, validator=_at_least("abci", 0))
     # CometBFT's RPC, where txs sent to the EVM JSON-RPC and gRPC faces are broadcast (socket mode)
-    cometbft_rpc: str = _listen("127.0.0.1:26657")
+    cometbft_rpc: str = _listen("abci", "127.0.0.1:26657")
 
     def __attrs_post_init__(self):
         if self.mode not in ABCI_MODES:

@@ -60,6 +60,16 @@ class Home:
         mnemonic, count = marker.read_text().strip().rsplit("\n", 1)
         return [keys.from_mnemonic(mnemonic, i) for i in range(int(count))]
 
+    def _dev_keyring(self):
+        """The dev accounts as dev0, dev1, ... in the CLI's test keyring, which client.toml makes this home's
+        default, as Evmos' local node scripts set theirs up: `chaind keys list` shows them, `--from dev0` signs."""
+        from chaind.keyring import Keyring
+
+        ring = Keyring(self.path, "test")
+        for i, key in enumerate(self.dev_keys()):
+            ring.add(f"dev{i}", key.private_key)
+        (self.config_dir / "client.toml").write_text('keyring-backend = "test"\n')
+
     def init(self, moniker, chain_id=None, dev=False):
         """Write config, validator key and genesis; refuses to overwrite an existing home."""
         if self.exists():
@@ -84,6 +94,7 @@ class Home:
             count = template["app_state"]["bank"]["dev_accounts"]
             doc, _ = genesis_mod.expand_dev(template, public, moniker, time.time_ns(), chain_id)
             write_private(self.config_dir / DEV_MARKER, f"{mnemonic}\n{count}\n")
+            self._dev_keyring()
         else:
             doc = genesis_mod.expand_new(template, time.time_ns(), chain_id)
         self.genesis_file.write_text(json.dumps(doc, indent=2))

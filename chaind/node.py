@@ -5,6 +5,7 @@ import os
 import sys
 
 import attrs
+import plyvel
 from cryptography.hazmat.primitives.asymmetric import ed25519
 from twisted.application import internet, service
 from twisted.internet import defer, endpoints, threads
@@ -53,6 +54,7 @@ from chaind.home import Home
 from chaind.metrics import faces as metric_faces
 from chaind.metrics import sources as metric_sources
 from chaind.metrics.node import NodeMetrics
+from chaind.private_files import make_private_dirs
 from chaind.rest import errors as rest_errors
 from chaind.rest.gateway import RestGateway
 from chaind.rpc.connection_limit import ConnectionLimit
@@ -105,7 +107,14 @@ class Node(service.MultiService):
             self.genesis = Genesis.load(home.genesis_file, modules)
         except GenesisError as e:
             raise SystemExit(f"{home.genesis_file}: {e}") from None
-        self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+        # A home assembled by hand or by a tool (config/ only, as CometBFT's operators make them) gets its data/.
+        make_private_dirs(home.data_dir)
+        try:
+            self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+        except plyvel.IOError as e:
+            # Another process holds LevelDB's LOCK: as `chaind replay` says it.
+            raise SystemExit(f"chaind: cannot open the chain's store ({e.args[0].decode(errors='replace')}); "
+                             f"is the node still running?") from None
         validator = self.genesis.initial_validators[0] if self.genesis.initial_validators else None
         self.validator_operator = validator.operator if validator else bytes(20)
         proposer = hashlib.sha256(validator.consensus_pubkey).digest()[:20] if validator else bytes(20)
@@ -407,8 +416,8 @@ class Node(service.MultiService):
                  f"home: {self.home.path}"]
         if self.socket_mode:
             lines.append(f"consensus: CometBFT over ABCI (socket mode): run `cometbft node --proxy_app "
-                         f"tcp://{self._address('abci')}`; its RPC (26657) serves blocks, txs go to "
-                         f"{self.settings.abci.cometbft_rpc}")
+                         f"tcp://{self._address('abci')}`; its RPC ({self.settings.abci.cometbft_rpc}, "
+                         f"[abci] cometbft-rpc) serves blocks and takes the txs sent here")
         else:
             lines.append("consensus: builtin solo producer (this node's validator makes every block)")
         for name in self.listeners:
@@ -518,9 +527,9 @@ LISTEN_SETTINGS = {
     "cometbft": ("cometbft-rpc", "address", "--cometbft-address"),
     "grpc": ("grpc", "address", "--grpc-address"),
     "rest": ("rest", "address", "--rest-address"),
-    "explorer": ("explorer", "address", None),
-    "metrics": ("instrumentation", "prometheus-listen-addr", None),
-    "abci": ("abci", "address", None),
+    "explorer": ("explorer", "address", "--explorer-address"),
+    "metrics": ("instrumentation", "prometheus-listen-addr", "--metrics-address"),
+    "abci": ("abci", "address", "--abci-address"),
 }
 
 

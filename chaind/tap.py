@@ -8,7 +8,7 @@ from twisted.application import service
 from twisted.python import usage
 
 from chaind import collector, logs
-from chaind.config import LOG_LEVELS, ConfigError
+from chaind.config import LOG_LEVELS, ConfigError, is_host_port
 from chaind.malloc import limit_arenas
 from chaind.node import LISTEN_SETTINGS, ListenError, open_node
 
@@ -27,6 +27,9 @@ class Options(usage.Options):
         ["cometbft-address", None, None, "host:port of the CometBFT RPC (overrides [cometbft-rpc] address)"],
         ["grpc-address", None, None, "host:port of the gRPC server (overrides [grpc] address)"],
         ["rest-address", None, None, "host:port of the REST gateway (overrides [rest] address)"],
+        ["explorer-address", None, None, "host:port of the explorer page (overrides [explorer] address)"],
+        ["metrics-address", None, None, "host:port of /metrics (overrides [instrumentation] prometheus-listen-addr)"],
+        ["abci-address", None, None, "host:port of the ABCI socket, socket mode (overrides [abci] address)"],
         ["log-level", None, None, "debug, info, warn or error: the least level logged (overrides [node] log-level)"],
     ]
 
@@ -40,10 +43,8 @@ class Options(usage.Options):
             raise usage.UsageError("give --quiet or --log-level, not both")
         for _, _, option in LISTEN_SETTINGS.values():
             address = option and self[option[2:]]
-            if address is not None:
-                host, _, port = address.rpartition(":")
-                if not port.isdigit() or int(port) > 65535:
-                    raise usage.UsageError(f"{option} must be host:port (e.g. 127.0.0.1:8545), not {address!r}")
+            if address is not None and not is_host_port(address):
+                raise usage.UsageError(f"{option} must be host:port (e.g. 127.0.0.1:8545), not {address!r}")
 
     def addresses(self):
         """{face: host:port} given on the command line."""

@@ -186,3 +186,22 @@ def test_unknown_heights_hashes_and_addresses_get_a_page_that_says_so(explorer, 
         yield in_thread(visit, browser, base(explorer) + path, "#not-found", shot, words)
     # A well-formed address the chain never saw: its page, with a notice.
     yield in_thread(visit, browser, base(explorer) + "#/address/0x" + "77" * 20, "#unknown-address")
+
+
+def _units(wei, decimals=18):
+    """As the page writes an amount of the base denom in its display unit (app.js units())."""
+    whole, fraction = divmod(wei, 10**decimals)
+    return f"{whole:,}" + (f".{fraction:0{decimals}d}".rstrip("0") if fraction else "")
+
+
+@pytest_twisted.inlineCallbacks
+def test_an_evm_txs_fee_is_gas_used_times_the_effective_gas_price(explorer, browser):
+    receipt = yield in_thread(send, w3(explorer), {"to": OTHER, "value": 3, "nonce": 0, "gas": 100_000,
+                                                   "maxFeePerGas": 10**12, "maxPriorityFeePerGas": 10**9})
+    assert receipt.gasUsed < 100_000 and receipt.effectiveGasPrice < 10**12
+    display = explorer.genesis.base_denom[1:].upper()
+    summary = yield in_thread(visit, browser, base(explorer) + f"#/tx/{receipt.transactionHash.to_0x_hex()}",
+                              "table.kv", "evm-fee", "Fee")
+    fee = summary.find_element(By.XPATH, ".//th[text()='Fee']/following-sibling::td")
+    assert fee.text == f"{_units(receipt.gasUsed * receipt.effectiveGasPrice)} {display}"
+    assert fee.text != f"{_units(100_000 * 10**12)} {display}"

@@ -17,7 +17,7 @@ from chaind.crypto.addresses import parse, to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as sq
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as sq_grpc
-from helpers import call, chaind_process, in_thread, make_node, until_height
+from helpers import call, chaind_process, in_thread, make_node, rest, until_height
 
 STAKE = 1_000_000_000_000_000_000_000       # 1000 chain, bonded by the gentx
 FUNDS = 1_000_000 * 10**18
@@ -197,3 +197,23 @@ def test_vesting_accounts_declared_in_genesis(tmp_path):
     broken = tmp_path / "twice.json"
     broken.write_text(json.dumps(doc))
     fails("duplicate account found in genesis state; address: " + cont, "genesis", "validate", broken)
+
+
+@pytest.mark.slow
+@pytest_twisted.inlineCallbacks
+def test_a_chain_of_ones_own_has_the_sdks_governance_and_no_dev_coins(tmp_path):
+    home = tmp_path / "home"
+    yield in_thread(make_chain, home)
+    node = make_node(home)
+    node.startService()
+    try:
+        yield until_height(node, 1)
+        params = (yield rest(node, "/cosmos/gov/v1/params/voting"))[2]["params"]
+        assert (params["voting_period"], params["expedited_voting_period"]) == ("172800s", "86400s")
+        assert params["min_deposit"] == [{"denom": "achain", "amount": "10000000"}]
+        assert params["expedited_min_deposit"] == [{"denom": "achain", "amount": "50000000"}]
+        metadata = (yield rest(node, "/cosmos/bank/v1beta1/denoms_metadata"))[2]["metadatas"]
+        assert [m["base"] for m in metadata] == ["achain"]
+        assert (yield rest(node, "/evmos/erc20/v1/token_pairs"))[2]["token_pairs"] == []
+    finally:
+        yield node.stopService()

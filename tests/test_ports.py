@@ -54,7 +54,7 @@ def test_a_taken_abci_port_is_the_same_one_line(tmp_path, taken):
     with pytest.raises(ListenError) as raised:
         node.startService()
     assert str(raised.value) == (f"the abci face cannot listen on 127.0.0.1:{taken} (Address already in use): "
-                                 f"change [abci] address in chaind.toml")
+                                 f"change [abci] address in chaind.toml or give --abci-address")
     node.db.close()
 
 

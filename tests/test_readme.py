@@ -71,7 +71,7 @@ def wait_for(check, what, timeout=60):
 @pytest.mark.slow
 def test_the_walkthrough_commands_run_as_written(tmp_path):
     lines = walkthrough()
-    assert lines[0].startswith("export CHAIND_HOME=") and any(line.startswith("twistd ") for line in lines)
+    assert lines[0].startswith("export CHAIND_HOME=") and any(line.startswith("chaind start ") for line in lines)
     ports = dict(zip(FACES, free_ports(len(FACES)), strict=True))
     comet_port = ports["cometbft-address"]
     bin_dir = pathlib.Path(sys.executable).parent

@@ -108,7 +108,11 @@ class DevApi:
         # This snapshot and every later one are used up (their undo marks close with it).
         for later in [i for i in self.snapshots if i >= snapshot_id]:
             del self.snapshots[later]
+        undone = self.app.height
         yield self.producer.exclusive(devstate.rewind, self.app, found.mark)
+        # As the blocks were logged when made, their going is logged too: the log then tells the chain's story.
+        log.info("evm_revert to snapshot {id}: back to height {height}, {count} blocks undone", id=hex(snapshot_id),
+                 height=self.app.height, count=undone - self.app.height)
         self.producer.clock.restore(found.clock)
         self.mempool.clear()
         for tx in found.pending:

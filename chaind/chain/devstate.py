@@ -49,6 +49,7 @@ def amend_head(app, change):
     block = CommittedBlock(header, meta, (), (), events=tuple(events), validator_updates=tuple(updates))
     puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts,
             keys.block_key(header.height): block.record()}
+    _note_amended(app, header.height, puts)
     app.write(puts)
     app.reload_head()
     return result
@@ -94,12 +95,29 @@ def empty_blocks(app, times_ns, proposer_address):
         puts.update(block_puts(block, {}))
         made.append(block)
         results_hash = _EMPTY_RESULTS
+    if made:
+        # No end blocker ran for these blocks: a replay's full blocks come out otherwise.
+        _note_amended(app, made[0].header.height, puts)
     app.write(puts)
     app.reload_head()
     return made
 
 
 _EMPTY_RESULTS = blocks.results_hash([])
+
+
+def _note_amended(app, height, puts):
+    """Keep the first height dev methods changed in place (in `puts`, so a dev revert undoes it with them): a
+    replay of the chain differs from there on, and says why (chain/replay.py)."""
+    first = amended_from(app.db)
+    if first is None or height < first:
+        puts[keys.DEV_AMENDED] = height.to_bytes(8, "big")
+
+
+def amended_from(db):
+    """The first height whose state dev methods changed in place, or None."""
+    value = db.get(keys.DEV_AMENDED)
+    return None if value is None else int.from_bytes(value, "big")
 
 
 def committed_head(app):
@@ -288,6 +306,7 @@ def load_state(app, dump, progress=None):
     events, updates = app.finalize_info(header.height) or ((), ())
     block = CommittedBlock(header, meta, (), (), events=tuple(events), validator_updates=tuple(updates))
     puts[keys.block_key(header.height)] = block.record()
+    _note_amended(app, header.height, puts)
     app.write(puts)
     app.reload_head()
     count.value = 2 * entries

@@ -293,9 +293,18 @@ def expand_new(template, now_ns, chain_id=None, modules=None):
     if chain_id is not None:
         doc["chain_id"] = chain_id
     app = doc["app_state"]
+    base = app["evm"]["params"]["evm_denom"]
     for name in ("dev_mnemonic", "dev_accounts", "dev_coins"):
         app["bank"].pop(name)
     app["bank"]["balances"] = []
+    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs.
+    app["bank"]["denom_metadata"] = [m for m in app["bank"]["denom_metadata"] if m["base"] == base]
+    if "erc20" in app:
+        app["erc20"]["token_pairs"] = []
+        app["erc20"]["params"]["dynamic_precompiles"] = []
+    # Governance on the SDK's defaults (48 h votes, 24 h expedited, 10,000,000 of the bond denom), not the dev
+    # chain's seconds-long ones.
+    app["gov"]["params"] = default_app_state(_context(app), modules)["gov"]["params"]
     app["staking"].pop("self_delegation")
     app["staking"]["validators"] = []
     app.get("erc20", {}).pop("dev_authority_account", None)

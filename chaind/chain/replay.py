@@ -8,6 +8,7 @@ hash are compared with the stored ones.
 import attrs
 
 from chaind.chain.app import App, DecidedBlock
+from chaind.chain.devstate import amended_from
 from chaind.chain.options import AppOptions
 from chaind.store.db import Database
 
@@ -18,10 +19,14 @@ class Mismatch:
     field: str
     stored: bytes
     replayed: bytes
+    dev_amended: int = None     # the first height dev methods changed in place, when they did by this one
 
     def __str__(self):
+        why = "" if self.dev_amended is None else (
+            f": dev methods (anvil_set*, anvil_mine, anvil_loadState, ...) changed this chain's state in place from "
+            f"height {self.dev_amended} on, which no tx records, so its blocks do not replay")
         return (f"height {self.height}: {self.field} differs: stored {self.stored.hex().upper()}, "
-                f"replayed {self.replayed.hex().upper()}")
+                f"replayed {self.replayed.hex().upper()}{why}")
 
 
 @attrs.frozen
@@ -66,7 +71,10 @@ def replay_chain(source, target_path, vote_key=None, validator_address=b"", up_t
             for field, stored, replayed in (("block hash", meta.hash, committed.hash),
                                             ("app hash", meta.app_hash, committed.meta.app_hash)):
                 if stored != replayed:
-                    return ReplayReport(first, height, Mismatch(height, field, stored, replayed))
+                    amended = amended_from(source.db)
+                    return ReplayReport(first, height, Mismatch(height, field, stored, replayed,
+                                                                amended if amended is not None and amended <= height
+                                                                else None))
             target.commit(committed, puts)
             if progress is not None:
                 progress(height, last)

@@ -208,7 +208,7 @@ def address_bytes(text, prefix=None):
         raise AddressError(f"invalid address {text!r}: want 0x and 40 hex digits")
     hrp, data = bech32.bech32_decode(text)
     if hrp is None or data is None:
-        raise AddressError(f"invalid address {text!r}: neither bech32 nor 0x hex")
+        raise AddressError(f"invalid address {text!r}: {_bech32_checksum_failure(text) or 'neither bech32 nor 0x hex'}")
     if prefix is not None and hrp != prefix:
         raise AddressError(f"invalid address {text!r}: hrp does not match bech32 prefix: "
                            f"expected '{prefix}' got '{hrp}'")
@@ -216,6 +216,19 @@ def address_bytes(text, prefix=None):
     if raw is None or len(raw) != 20:
         raise AddressError(f"invalid address {text!r}: want 20 bytes")
     return bytes(raw)
+
+
+def _bech32_checksum_failure(text):
+    """The SDK's words when `text` is bech32 but for its last 6 characters (a typo), else None."""
+    if text != text.lower() and text != text.upper():
+        return None
+    text = text.lower()
+    hrp, _, rest = text.rpartition("1")
+    if not hrp or len(rest) < 6 or any(c not in bech32.CHARSET for c in rest):
+        return None
+    data = [bech32.CHARSET.find(c) for c in rest]
+    expected = "".join(bech32.CHARSET[d] for d in bech32.bech32_create_checksum(hrp, data[:-6]))
+    return f"decoding bech32 failed: invalid checksum (expected {expected} got {rest[-6:]})"
 
 
 def to_bech32(prefix, raw):

@@ -54,17 +54,18 @@ def make_cli(modules=None):
 @click.command()
 @click.argument("moniker")
 @click.option("--chain-id", default=None, help="Chain id <name>_<EIP-155 id>-<version> (default chain_9000-1)")
-@click.option("--home", required=True, type=click.Path(file_okay=False), help="Home directory to create")
+@click.option("--home", default=None, envvar="CHAIND_HOME", type=click.Path(file_okay=False),
+              help="Home directory to create (default ~/.chaind, as the node's and the client's)")
 @click.option("--dev", is_flag=True, help="A dev chain: funded dev accounts (public keys), dev account 0 its "
               "validator, and the txpool, debug and dev JSON-RPC namespaces on")
 def init(moniker, chain_id, home, dev):
     """Write a home with config, validator key and genesis for a new chain: without --dev, a genesis with no
     accounts or validators, which the `genesis` commands fill."""
     from chaind.chain.genesis import GenesisError
-    from chaind.home import Home
+    from chaind.home import DEFAULT_HOME, Home
 
     try:
-        created = Home(home).init(moniker, chain_id=chain_id, dev=dev)
+        created = Home(home or DEFAULT_HOME).init(moniker, chain_id=chain_id, dev=dev)
     except (FileExistsError, GenesisError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"initialized {'a dev chain in ' if dev else ''}{created.path} (genesis {created.genesis_file})")
@@ -84,13 +85,24 @@ def init(moniker, chain_id, home, dev):
 @click.option("--log-level", type=click.Choice(["debug", "info", "warn", "error"]), default=None,
               help="The least level logged (default [node] log-level: info, a line per block)")
 @click.option("-q", "--quiet", is_flag=True, help="Log warnings and errors only (log level warn)")
-def start(home, config, log_format, log_level, quiet):
-    """Run the node in the foreground (the same as `twistd -n chaind`)."""
+@click.option("--json-rpc-address", help="host:port of the EVM JSON-RPC (overrides [json-rpc] address)")
+@click.option("--ws-address", help="host:port of the EVM WebSocket (overrides [json-rpc] ws-address)")
+@click.option("--cometbft-address", help="host:port of the CometBFT RPC (overrides [cometbft-rpc] address)")
+@click.option("--grpc-address", help="host:port of the gRPC server (overrides [grpc] address)")
+@click.option("--rest-address", help="host:port of the REST gateway (overrides [rest] address)")
+@click.option("--explorer-address", help="host:port of the explorer page (overrides [explorer] address)")
+@click.option("--metrics-address", help="host:port of /metrics (overrides [instrumentation] prometheus-listen-addr)")
+@click.option("--abci-address", help="host:port of the ABCI socket, socket mode (overrides [abci] address)")
+def start(home, config, log_format, log_level, quiet, **addresses):
+    """Run the node in the foreground (the same as `twistd -n --pidfile= chaind`: the node's store admits one
+    node per home, so no pid file is left in the working directory)."""
     from twisted.scripts.twistd import run
 
-    sys.argv = ["twistd", "-n", "chaind"] + (["--home", home] if home else []) + \
+    sys.argv = ["twistd", "-n", "--pidfile=", "chaind"] + (["--home", home] if home else []) + \
                (["--config", config] if config else []) + ["--log-format", log_format] + \
-               (["--log-level", log_level] if log_level else []) + (["--quiet"] if quiet else [])
+               (["--log-level", log_level] if log_level else []) + (["--quiet"] if quiet else []) + \
+               [arg for name, address in addresses.items() if address is not None
+                for arg in (f"--{name.replace('_', '-')}", address)]
     run()
 
 

@@ -60,6 +60,10 @@ class RpcClient:
             raise NodeError(f"node {self.node} answered HTTP {response.status} with a non-JSON body") from None
         if "error" in reply:
             error = reply["error"]
+            if error.get("code") == -32601 and "does not exist/is not available" in str(error.get("message")):
+                # geth's words: --node reached an Ethereum JSON-RPC (8545), which has no CometBFT methods.
+                raise NodeError(f"--node {self.node} reached port {self._port}, an Ethereum JSON-RPC ({method}: "
+                                f"{error['message']}); give the node's CometBFT RPC, {DEFAULT_NODE} by default")
             raise NodeError(f"RPC error {error.get('code')} - {error.get('message')}: {error.get('data', '')}")
         if response.status != 200 or "result" not in reply:
             raise NodeError(f"node {self.node} answered HTTP {response.status} without a result")

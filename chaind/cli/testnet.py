@@ -13,6 +13,7 @@ import time
 import click
 
 from chaind.private_files import make_private_dirs, write_private
+from chaind.resources import etc_file
 
 P2P, RPC, ABCI, JSON_RPC, WS, GRPC, REST = range(7)     # each node's ports: its base port + these
 PORTS_PER_NODE = 10
@@ -115,12 +116,32 @@ def build(output, count, chain_id, starting_port, now_ns):
 
 
 def _chaind_toml(node):
+    """The documented settings (etc/chaind.toml, as `chaind init` writes them) with this node's socket mode,
+    moniker and ports: a home made from a pip install reads what each key does in its own file."""
     p = node["ports"]
-    return (f"# chaind's settings for {node['moniker']} of a local testnet; etc/chaind.toml documents every key.\n"
-            f"[abci]\nmode = \"socket\"\naddress = \"127.0.0.1:{p['abci']}\"\n"
-            f"cometbft-rpc = \"127.0.0.1:{p['rpc']}\"\n\n"
-            f"[json-rpc]\naddress = \"127.0.0.1:{p['json-rpc']}\"\nws-address = \"127.0.0.1:{p['ws']}\"\n\n"
-            f"[grpc]\naddress = \"127.0.0.1:{p['grpc']}\"\n\n[rest]\naddress = \"127.0.0.1:{p['rest']}\"\n")
+    return with_keys(etc_file("chaind.toml").read_text(), {
+        "node": {"moniker": node["moniker"]},
+        "abci": {"mode": "socket", "address": f"127.0.0.1:{p['abci']}", "cometbft-rpc": f"127.0.0.1:{p['rpc']}"},
+        "json-rpc": {"address": f"127.0.0.1:{p['json-rpc']}", "ws-address": f"127.0.0.1:{p['ws']}"},
+        "grpc": {"address": f"127.0.0.1:{p['grpc']}"},
+        "rest": {"address": f"127.0.0.1:{p['rest']}"}})
+
+
+def with_keys(text, changes):
+    """TOML `text` with the `key = value` lines of `changes` ({section: {key: value}}) given new values (the
+    comments stay); every key must be in its section."""
+    lines, section, left = [], None, {name: dict(values) for name, values in changes.items()}
+    for line in text.splitlines(keepends=True):
+        if line.startswith("["):
+            section = line.strip()[1:-1]
+        key = line.partition(" = ")[0]
+        if section in left and key in left[section] and not line.startswith("#"):
+            line = f"{key} = {json.dumps(left[section].pop(key))}\n"
+        lines.append(line)
+    missing = [f"[{name}] {key}" for name, values in left.items() for key in values]
+    if missing:
+        raise ValueError(f"not in the template: {', '.join(missing)}")
+    return "".join(lines)
 
 
 def _cometbft_toml(node, peers):

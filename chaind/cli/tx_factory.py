@@ -12,6 +12,7 @@ import base64
 import decimal
 import hashlib
 import json
+import re
 
 import click
 
@@ -358,7 +359,21 @@ def broadcast(ctx, raw, rpc=None):
     emit_proto(ctx, response)
     if response.code:
         raise click.ClickException(f"tx {response.txhash} failed the node's check: code {response.code} "
-                                   f"({response.codespace}): {response.raw_log}")
+                                   f"({response.codespace}): {response.raw_log}{_sequence_hint(response)}")
+
+
+def _sequence_hint(response):
+    """What to do when an earlier tx of the account took the sequence this one was signed with (as right after
+    another tx from the same key, its block not made yet: the CLI reads the sequence from the last block)."""
+    if response.codespace != "sdk":
+        return ""
+    found = re.match(r"account sequence mismatch, expected (\d+), got (\d+)", response.raw_log)
+    if response.code == 32 and found and int(found[1]) > int(found[2]):
+        return f"; an earlier tx of this account took sequence {found[2]}: give --sequence {found[1]}"
+    if response.code == 13 and response.raw_log.startswith("replacement transaction underpriced"):
+        return ("; an earlier tx of this account with the same sequence waits for its block: wait for it, or give "
+                "--sequence with the next number (a higher fee replaces that tx)")
+    return ""
 
 
 def generate_or_broadcast(ctx, from_, messages, precheck=False):

@@ -142,6 +142,9 @@ class GrpcServer(service.Service):
 
     def stopService(self):
         super().stopService()
+        if self.server is None:
+            # Never started: a face bound before it could not listen, and the node closes those it holds.
+            return None
         # Calls in flight get the grace period; then the pool's threads finish what they hold.
         d = event_loop.deferred(self.reactor, self.server.stop(self.settings.shutdown_grace))
         d.addCallback(lambda _: self.pool.shutdown(wait=False))

@@ -168,10 +168,9 @@ async function main() {
     const memo = step.memo || "";
     let result;
     if (job.signer === "eth") {
-      // What signAndBroadcast does for a fee multiplier (simulate, times it), then sign and re-encode the key's
-      // URL. 2, not "auto"'s 1.4: @cosmjs simulates with the key as a Cosmos one, whose signature costs 20,000
-      // gas less than an eth_secp256k1 one (as on Evmos), and a bank send here uses about 45,000.
-      const gas = Math.round((await client.simulate(address, messages, memo)) * 2);
+      // What signAndBroadcast does for "auto" (simulate, times 1.4), then sign and re-encode the key's URL.
+      // @cosmjs simulates with the key written as a Cosmos one; the node charges it as the eth_secp256k1 key.
+      const gas = Math.round((await client.simulate(address, messages, memo)) * 1.4);
       result = await client.broadcastTx(withEvmosPubkey(
         await client.sign(address, messages, calculateFee(gas, gasPrice), memo)));
     } else {

@@ -399,6 +399,10 @@ async function txPage(id) {
   const ok = receipt ? receipt.status === "0x1" : result.code === 0;
   const memo = body && body.tx ? body.tx.body.memo : "";
   const fee = body && body.tx ? body.tx.auth_info.fee : null;
+  // An EVM tx pays gas used x effective gas price (its receipt's figure, and the `tx` event's); its wrapper's
+  // fee, gas limit x max fee, is only what it could have cost.
+  const paid = receipt ? coin((BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)).toString(), config.denom)
+    : fee && ((fee.amount || []).map((c) => coin(c.amount, c.denom)).join(", ") || "none");
   const parts = [
     el("h1", {}, "Transaction", chip(ok ? "success" : "failed", ok ? "ok" : "bad"),
        evmTx ? link(`#/trace/${encodeURIComponent(evmTx.hash)}`, "Trace it", "chip") : null),
@@ -408,7 +412,7 @@ async function txPage(id) {
       ["Block", blockLink(native ? native.height : Number(BigInt(evmTx.blockNumber)))],
       result && ["Result", result.code === 0 ? "ok" : `code ${result.code}${result.codespace ? " (" + result.codespace + ")" : ""}: ${result.log}`],
       result && ["Gas", `${result.gas_used} used of ${result.gas_wanted}`],
-      fee && ["Fee", (fee.amount || []).map((c) => coin(c.amount, c.denom)).join(", ") || "none"],
+      paid && ["Fee", paid],
       memo !== "" && ["Memo", el("span", {id: "memo"}, memo)],
     ])),
   ];
