@@ -180,7 +180,7 @@ class App:
         # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
         # for, its StateView, reads so far]).
         self._local = threading.local()
-        self._next_block_found = None       # _NextBlock of the head
+        self._next_block_found: _NextBlock | None = None       # of the head
         self._next_base_fee_override: int | None = None    # set_next_base_fee's
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, options.iavl_cache_nodes, options.subspace_max_keys,
@@ -228,6 +228,13 @@ class App:
     def block_at(self, height: int) -> tuple[Header, BlockMeta] | None:
         """(Header, BlockMeta) at `height`, or None if there is no such block."""
         return self.blocks.block_at(height)
+
+    def _stored(self, height: int) -> tuple[Header, BlockMeta]:
+        """block_at of a height known to be committed; a LookupError should it not be."""
+        found = self.block_at(height)
+        if found is None:
+            raise LookupError(f"block {height} not found")
+        return found
 
     def evidence_height(self, evidence_hash: bytes) -> int | None:
         """The height of the block that carries the evidence with this hash, or None."""
@@ -299,7 +306,7 @@ class App:
             view = StateView.committed(self.db, height, head[1].evm_state_root, self.state_cache)
             self._local.head_view = [head, view, 0]
             return view
-        _, meta = self.block_at(height)
+        _, meta = self._stored(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
     def store_version(self, height: int | None = None) -> CommitInfo:
@@ -589,13 +596,15 @@ class App:
         if found is None:
             raise LookupError(f"block {height} not found")
         header, meta = found
-        _, parent_meta = self.block_at(parent.height)
+        _, parent_meta = self._stored(parent.height)
         ctx = self._context(height, header.time_ns, meta.hash, meta.base_fee, evm_root=parent_meta.evm_state_root)
         ctx.last_commit, ctx.misbehavior, _ = self.consensus_info(height)
         self._begin_block(ctx)
         results = []
         for index in range(meta.num_txs):
             raw = self.tx_at(height, index)
+            if raw is None:
+                raise LookupError(f"tx {index} of block {height} not found")
             try:
                 tx = self.decode_tx(raw)
             except errors.TxError:
@@ -671,7 +680,7 @@ class App:
         horizon = self.oldest_state_height() - self._options.prune_interval
         if horizon <= max(self._pruned_below, self.genesis.initial_height - 1):
             return None
-        roots = {self.block_at(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
+        roots = {self._stored(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
         stats = collect_garbage(self.db, horizon, roots, self.stores.prune(horizon))
         self._pruned_below = horizon
         return stats
@@ -752,7 +761,8 @@ class App:
         gas_limit = self.block_gas_limit(height)
         exec_ctx = ExecutionContext(
             coinbase=store.get(keys.DEV_COINBASE) or auth.FEE_COLLECTOR, timestamp=time_ns // 10**9,
-            block_number=height, difficulty=0, mix_hash=b"\0" * 32, gas_limit=gas_limit,
+            # py-evm types mix_hash as eth_typing's Hash32, a NewType of bytes.
+            block_number=height, difficulty=0, mix_hash=bytes(32), gas_limit=gas_limit,  # type: ignore[arg-type]
             prev_hashes=self._prev_hashes(height), chain_id=self.genesis.evm_chain_id, base_fee_per_gas=base_fee,
             excess_blob_gas=0)
         state = erc20.open_state(self, store, evm.NativeState, atomic, exec_ctx,

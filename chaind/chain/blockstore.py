@@ -6,7 +6,7 @@ The head block's txs and results are read from memory; everything else from Leve
 from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
 from chaind.chain import txs
-from chaind.chain.block import TxResult
+from chaind.chain.block import BlockMeta, Header, TxResult
 from chaind.store import eventindex, keys
 
 _NO_HEAD_BLOCK = (None, {})
@@ -18,7 +18,8 @@ class BlockStore:
     def __init__(self, db, initial_height):
         self.db = db
         self.initial_height = initial_height
-        self.head = None
+        # Set before anything reads it: App loads it from the store, or writes the genesis record, when it is built.
+        self.head: tuple[Header, BlockMeta] = None  # type: ignore[assignment]
         # The last block made here and its EVM txs' positions: the receipts asked for most, read from memory.
         self._head_block = _NO_HEAD_BLOCK
         self._results_hash = (None, None)   # (block hash, its results hash) of the last finalized block
