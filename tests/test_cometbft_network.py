@@ -16,6 +16,7 @@ from chaind.keyring import Keyring
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from cometbft_network import chaind_block_hashes, comet_block_hashes, header_fields, listening_addresses, start_network
+from native_txs import build_native
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 
@@ -50,7 +51,7 @@ def _native_send(validator, amount):
     account = validator.rest(f"/cosmos/auth/v1beta1/accounts/{sender}")["account"]
     msg = bank_tx.MsgSend(from_address=sender, to_address=to_bech32("chain", bytes.fromhex(RECIPIENT[2:])),
                           amount=[coin_pb2.Coin(denom="achain", amount=str(amount))])
-    raw = txs.build_native([(txs.MSG_SEND, msg)], key, CHAIN_ID, int(account["account_number"]),
+    raw = build_native([(txs.MSG_SEND, msg)], key, CHAIN_ID, int(account["account_number"]),
                            int(account.get("sequence", "0")), [("achain", 200000 * 10**11)], 200000)
     return validator.broadcast_commit(raw)
 

@@ -12,8 +12,9 @@ import pytest_twisted
 from evm_client import OTHER, post, rpc
 from helpers import in_thread
 
-# About five seconds of Array.prototype.indexOf in C, where the engine checks no deadline.
-SEARCH = "Array.prototype.indexOf.call({length: 120000000}, 1)"
+# About five seconds of Array.prototype.indexOf in C on a quiet 2-core box (120M indexes took 1.4 s there, less than
+# the deadline and the watch's second: longer under load), where the engine checks no deadline.
+SEARCH = "Array.prototype.indexOf.call({length: 450000000}, 1)"
 IN_RESULT = "{result: function() { %s; return 1; }, fault: function() {}}" % SEARCH
 IN_LITERAL = "{found: %s, result: function() { return 1; }, fault: function() {}}" % SEARCH
 GIVEN_UP = "execution timeout: the tracer was still inside a native built-in 1 s past its deadline"
@@ -49,7 +50,7 @@ def test_runaway_js_tracers_are_given_up_and_never_hold_the_node(node_factory):
     _, reply = yield rpc(node, "eth_blockNumber")
     assert reply["result"].startswith("0x")
     for reply, took in (yield traces[0]), (yield traces[1]):
-        assert reply["error"] == {"code": -32000, "message": GIVEN_UP} and took < 3.0, (reply, took)
+        assert reply.get("error") == {"code": -32000, "message": GIVEN_UP} and took < 3.0, (reply, took)
     assert node.traces.runaway == 2
     for thread in runaway_threads():
         assert os.sched_getscheduler(thread.native_id) == os.SCHED_IDLE
@@ -58,7 +59,7 @@ def test_runaway_js_tracers_are_given_up_and_never_hold_the_node(node_factory):
     assert reply["error"]["message"].startswith("2 JavaScript tracers ran past their deadline")
     reply, _ = yield in_thread(trace_call, node, "callTracer")
     assert reply["result"]["to"] == OTHER
-    assert (yield wait_until(lambda: node.traces.runaway == 0, 20))
+    assert (yield wait_until(lambda: node.traces.runaway == 0, 90))
 
     # The tracer's own literal runs a search: made on a trace thread under the watch, never on the reactor.
     pending = in_thread(trace_call, node, IN_LITERAL)

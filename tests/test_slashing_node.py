@@ -248,7 +248,8 @@ def test_the_banner_says_when_the_dev_chain_jails_and_init_homes_use_the_sdks_pa
         in node.out.getvalue()
     home = Home(tmp_path / "plain")
     home.init("plain")
-    assert json.loads(home.genesis_file.read_text())["app_state"]["slashing"] == {"params": {}}
+    assert json.loads(home.genesis_file.read_text())["app_state"]["slashing"] == \
+        {"params": {}, "signing_infos": [], "missed_blocks": []}
     assert parse_params(Genesis.load(home.genesis_file).document["app_state"]["slashing"]["params"]) == Params()
 
 
