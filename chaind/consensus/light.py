@@ -19,6 +19,7 @@ from chaind.chain import votes
 from chaind.chain.block import BLOCK_PROTOCOL, BlockId
 from chaind.pb.tendermint.crypto import keys_pb2
 from chaind.pb.tendermint.types import types_pb2, validator_pb2
+from chaind.store.iavl.node import uvarint
 from chaind.store.iavl.proofs import simple_root
 
 MAX_CHAIN_ID_LEN = 50
@@ -181,16 +182,8 @@ def header_hash(header):
 
 
 def _bytes_field(number, value):
-    return _uvarint(number << 3 | 2) + _uvarint(len(value)) + value
+    return uvarint(number << 3 | 2) + uvarint(len(value)) + value
 
-
-def _uvarint(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 def time_ns(timestamp):

@@ -6,6 +6,7 @@ import hashlib
 import struct
 
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2 as ics23
+from chaind.store.iavl.node import uvarint
 
 
 class ProofError(ValueError):
@@ -335,20 +336,12 @@ def _hash(op, data):
     return hasher(data)
 
 
-def _uvarint(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
 
 def _length(op, data):
     if op == ics23.NO_PREFIX:
         return data
     if op == ics23.VAR_PROTO:
-        return _uvarint(len(data)) + data
+        return uvarint(len(data)) + data
     if op == ics23.REQUIRE_32_BYTES:
         if len(data) != 32:
             raise ProofError(f"data was {len(data)} bytes, not 32")
