@@ -4,6 +4,7 @@ import attrs
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
+from chaind.chain.modules.epochs.query import epoch_proto
 from chaind.chain.modules.epochs.state import EpochInfo, epoch_infos, set_epoch_info
 from chaind.pb.evmos.epochs.v1 import genesis_pb2
 
@@ -62,17 +63,8 @@ def default(context):
 
 
 def export_genesis(app, view):
-    return {"epochs": [to_json(_proto(info)) for info in epoch_infos(view)]}
+    return {"epochs": [to_json(epoch_proto(info)) for info in epoch_infos(view)]}
 
-
-def _proto(info):
-    proto = genesis_pb2.EpochInfo(identifier=info.identifier, current_epoch=info.current_epoch,
-                                  epoch_counting_started=info.epoch_counting_started,
-                                  current_epoch_start_height=info.current_epoch_start_height)
-    proto.start_time.FromNanoseconds(info.start_time_ns)
-    proto.duration.FromNanoseconds(info.duration_ns)
-    proto.current_epoch_start_time.FromNanoseconds(info.current_epoch_start_time_ns)
-    return proto
 
 
 GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)
