@@ -11,7 +11,6 @@ from chaind.chain import legacy_dec
 from chaind.chain.modules import epochs, inflation, staking
 from chaind.chain.modules.distribution import state as distribution_state
 from chaind.chain.modules.distribution.invariants import INVARIANTS
-from chaind.chain.modules.epochs.state import epoch_infos
 from chaind.chain.modules.inflation import calculation, keeper
 from chaind.chain.modules.inflation.params import Params, parse_genesis, schedule
 from chaind.home import Home
@@ -43,10 +42,10 @@ def test_the_schedule_matches_evmos_figures():
 
 def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
     view = chain.app.view()
-    dev = epochs.epoch_info(view, "dev")
+    dev = chain.app.keepers["epochs"].epoch_info(view, "dev")
     assert dev.epoch_counting_started and dev.current_epoch == 1
     assert dev.current_epoch_start_time_ns == chain.genesis.genesis_time_ns
-    assert [e.identifier for e in epoch_infos(view)] == ["day", "dev", "week"]
+    assert [e.identifier for e in chain.app.keepers["epochs"].epoch_infos(view)] == ["day", "dev", "week"]
     supply = chain.app.bank.supply(view, "achain")
     # Blocks come one second apart: the `dev` epoch (10 s) ends in the first block past genesis + 10 s.
     while chain.app.height < 10:
@@ -62,7 +61,7 @@ def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
                       "amount": str(FIRST_PROVISION), "mode": "BeginBlock"}
     view = chain.app.view()
     assert chain.app.bank.supply(view, "achain") == supply + FIRST_PROVISION
-    assert epochs.epoch_info(view, "dev").current_epoch == 2
+    assert chain.app.keepers["epochs"].epoch_info(view, "dev").current_epoch == 2
     # Staking's share went through the fee collector to the validator in this same block; the rest to the pool.
     staking_share = calculation.mul(FIRST_PROVISION * ONE, 533333334 * 10**9) // ONE
     outstanding = distribution_state.outstanding(view, chain.operator)["achain"]
@@ -97,7 +96,7 @@ def test_disabled_inflation_mints_nothing_and_counts_skipped_day_epochs(tmp_path
             chain.app.commit(block, puts)
         view = chain.app.view()
         assert "inflation" not in types(block) and attributes(block, "epoch_end")
-        assert epochs.epoch_info(view, "day").current_epoch == 2
+        assert chain.app.keepers["epochs"].epoch_info(view, "day").current_epoch == 2
         # Only `day` epochs count as skipped (Evmos' check), however many `dev` ones passed.
         assert schedule(view).skipped_epochs == 1
         assert keeper.circulating_supply(chain.app, view) == chain.app.bank.supply(

@@ -8,7 +8,7 @@ from chaind.chain.modules import staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.chain.modules.bank.keeper import format_coins
 from chaind.chain.modules.distribution.keeper import Keeper as DistributionKeeper
-from chaind.chain.modules.epochs import epoch_info
+from chaind.chain.modules.epochs import EpochsKeeper
 from chaind.chain.modules.inflation import calculation
 from chaind.chain.modules.inflation.calculation import ONE, REDUCTION_FACTOR, mul
 from chaind.chain.modules.inflation.params import params, schedule, set_schedule
@@ -54,7 +54,7 @@ def describe(view):
     p, s = params(view), schedule(view)
     if not p.enable_inflation:
         return "inflation: disabled"
-    info = epoch_info(view, s.epoch_identifier)
+    info = EpochsKeeper().epoch_info(view, s.epoch_identifier)
     every = format_duration(info.duration_ns) if info is not None else "never (no such epoch)"
     return f"inflation: mints {p.mint_denom} at the end of each {s.epoch_identifier!r} epoch (every {every})"
 
