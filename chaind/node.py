@@ -437,7 +437,7 @@ class Node(service.MultiService):
                 lines.append("dev methods on: evm_snapshot/evm_revert, evm_mine/anvil_mine, time controls, "
                              "anvil_set*, impersonation (Anvil's names, and hardhat_* for anvil_*)")
         if inflation.MODULE in self.app.modules:
-            lines.append(inflation.describe(self.app.view()))
+            lines.append(self.app.keepers["inflation"].describe(self.app.view()))
         if slashing.MODULE in self.app.modules:
             lines.append(slashing.describe(self.app.view()))
         if self.dev_keys:

@@ -12,7 +12,7 @@ from chaind.chain.modules import epochs, inflation, staking
 from chaind.chain.modules.distribution import state as distribution_state
 from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.chain.modules.inflation import calculation, keeper
-from chaind.chain.modules.inflation.params import Params, parse_genesis, schedule
+from chaind.chain.modules.inflation.params import Params, parse_genesis
 from chaind.home import Home
 from staking_driver import (
     FIRST_PROVISION,
@@ -73,14 +73,16 @@ def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
 
 
 def test_queries_report_what_evmos_reports(chain):
-    view = chain.app.view()
-    assert keeper.epoch_mint_provision(chain.app, view) == staking.dec_quo(FIRST_PROVISION * ONE, 3 * ONE)
+    view, minter = chain.app.view(), chain.app.keepers["inflation"]
+    bonded = keeper.bonded_ratio(chain.app, view)
+    assert minter.epoch_mint_provision(view, bonded) == staking.dec_quo(FIRST_PROVISION * ONE, 3 * ONE)
     supply = chain.app.bank.supply(view, "achain")
-    assert keeper.circulating_supply(chain.app, view) == supply * ONE
-    expected = calculation.mul(staking.dec_quo(calculation.mul(keeper.epoch_mint_provision(chain.app, view),
+    assert minter.circulating_supply(view) == supply * ONE
+    expected = calculation.mul(staking.dec_quo(calculation.mul(minter.epoch_mint_provision(view, bonded),
                                                                365 * ONE), supply * ONE), 100 * ONE)
-    assert keeper.inflation_rate(chain.app, view) == expected > 0
-    assert schedule(view).epoch_identifier == "dev" and schedule(view).period == 0
+    assert minter.inflation_rate(view, bonded) == expected > 0
+    schedule = minter.schedule(view)
+    assert schedule.epoch_identifier == "dev" and schedule.period == 0
 
 
 def test_disabled_inflation_mints_nothing_and_counts_skipped_day_epochs(tmp_path):
@@ -98,8 +100,8 @@ def test_disabled_inflation_mints_nothing_and_counts_skipped_day_epochs(tmp_path
         assert "inflation" not in types(block) and attributes(block, "epoch_end")
         assert chain.app.keepers["epochs"].epoch_info(view, "day").current_epoch == 2
         # Only `day` epochs count as skipped (Evmos' check), however many `dev` ones passed.
-        assert schedule(view).skipped_epochs == 1
-        assert keeper.circulating_supply(chain.app, view) == chain.app.bank.supply(
+        assert chain.app.keepers["inflation"].schedule(view).skipped_epochs == 1
+        assert chain.app.keepers["inflation"].circulating_supply(view) == chain.app.bank.supply(
             chain.app.view(1), "achain") * ONE
     finally:
         chain.close()

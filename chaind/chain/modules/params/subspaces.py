@@ -11,7 +11,6 @@ from chaind.chain.modules import feemarket, staking
 from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.distribution.params import params as distribution_params
 from chaind.chain.modules.gov import keeper as gov_keeper
-from chaind.chain.modules.inflation import params as inflation_params
 
 
 def _text(value):
@@ -84,7 +83,7 @@ def _feemarket(app, view):
 
 
 def _inflation(app, view):
-    p = inflation_params.params(view)
+    p = app.keepers["inflation"].params(view)
     compact = {"separators": (",", ":")}
     return {"MintDenom": _text(p.mint_denom),
             "ExponentialCalculation": json.dumps({
