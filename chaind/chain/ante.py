@@ -11,7 +11,7 @@ from eth_utils import to_checksum_address
 
 from chaind.chain import amino, eip712, eip712_legacy, errors, txs, web3tx
 from chaind.chain.block import event
-from chaind.chain.modules import auth, evm, feegrant, feemarket
+from chaind.chain.modules import auth, evm, feegrant
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import format_coins
 from chaind.crypto import addresses
@@ -24,13 +24,15 @@ _SIG_VERIFY_COST = {crypto_keys.ETH_SECP256K1: SIG_VERIFY_COST_ETH_SECP256K1,
 
 class Ante:
     """The ante of a chain of `genesis`: `amino_encoder` (amino.Encoder) makes amino JSON sign docs, `bank` moves
-    the fee, `fee_grants`: whether x/feegrant is among the chain's modules."""
+    the fee, `fee_grants`: whether x/feegrant is among the chain's modules, `feemarket` (its keeper) gives the min gas
+    price."""
 
-    def __init__(self, genesis, amino_encoder, bank, fee_grants):
+    def __init__(self, genesis, amino_encoder, bank, fee_grants, feemarket):
         self.genesis = genesis
         self.amino = amino_encoder
         self.bank = bank
         self.fee_grants = fee_grants
+        self.feemarket = feemarket
 
     # -- EVM txs ---------------------------------------------------------------------------------
 
@@ -279,7 +281,7 @@ class Ante:
         head's); returns _fee_source's answer."""
         base = self.genesis.base_denom
         fee = dict(tx.fee)
-        _check_min_gas_price(feemarket.params(state).min_gas_price, base, tx)
+        _check_min_gas_price(self.feemarket.params(state).min_gas_price, base, tx)
         if set(fee) - {base}:
             raise errors.insufficient_fee(f"fees must be paid in {base}")
         required = base_fee * tx.gas

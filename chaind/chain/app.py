@@ -170,11 +170,12 @@ class App:
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
         self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
         # Each module's keeper, built once, in the registry's order: a keeper may take those built before it.
-        self.keepers = {}
+        self.keepers: dict[str, Any] = {}
         for m in self.modules:
             if m.keeper is not None:
                 self.keepers[m.name] = m.keeper(self)
-        self.ante = Ante(genesis, self.amino, self.bank, any(module.name == feegrant.NAME for module in self.modules))
+        self.ante = Ante(genesis, self.amino, self.bank, any(module.name == feegrant.NAME for module in self.modules),
+                         self.keepers["feemarket"])
         self.blocks = BlockStore(db, genesis.initial_height)
         self.consensus_state = ConsensusState(db, genesis, self.blocks)
         # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
@@ -464,9 +465,9 @@ class App:
         head = self._local.head
         header, meta = head
         # A base fee MsgUpdateParams set in the head block is where the next one starts (Evmos' BeginBlock).
-        set_by_params = feemarket.base_fee_set_at(view, header.height)
+        set_by_params = self.keepers["feemarket"].base_fee_set_at(view, header.height)
         parent = meta.base_fee if set_by_params is None else set_by_params
-        params = feemarket.params(view)
+        params = self.keepers["feemarket"].params(view)
         gas_limit = self.block_gas_limit(header.height + 1)
         found = self._next_block_found = _NextBlock(head, gas_limit, params, feemarket.next_base_fee(
             params, parent, meta.block_gas, gas_limit))

@@ -7,7 +7,7 @@ Amino JSON writes 64-bit integers, Int, Dec and durations (nanoseconds) as strin
 import json
 
 from chaind.chain import legacy_dec
-from chaind.chain.modules import feemarket, staking
+from chaind.chain.modules import staking
 from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.distribution.params import params as distribution_params
 from chaind.chain.modules.gov import keeper as gov_keeper
@@ -75,7 +75,7 @@ def _crisis(app, view):
 
 
 def _feemarket(app, view):
-    p = feemarket.params(view)
+    p = app.keepers["feemarket"].params(view)
     return {"NoBaseFee": _bool(p.no_base_fee), "BaseFeeChangeDenominator": str(p.base_fee_change_denominator),
             "ElasticityMultiplier": str(p.elasticity_multiplier), "EnableHeight": _text(p.enable_height),
             "BaseFee": _text(app.block_at(view.height)[1].base_fee), "MinGasPrice": _dec(p.min_gas_price),
