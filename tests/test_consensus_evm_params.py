@@ -85,7 +85,7 @@ def eth_tx(chain, who=2, gas=21000, protected=True, to=b"\x55" * 20, data=b""):
 
 def test_the_genesis_consensus_params_are_in_state(chain):
     view = chain.app.view()
-    assert cp.decoded(cp.stored(view)) == cp.of_document(chain.genesis.document)
+    assert cp.decoded(chain.app.keepers["consensus"].stored(view)) == cp.of_document(chain.genesis.document)
     assert chain.app.consensus_params(view.height + 1) == cp.of_document(chain.genesis.document)
     # The SDK's layout: the consensus store's "Consensus" item holds the ConsensusParams.
     value, _ = chain.app.stores.read(chain.app.store_version(), "consensus", b"Consensus", prove=False)
@@ -104,7 +104,7 @@ def test_a_passed_proposal_changes_max_gas_and_bytes_from_the_next_block_on(chai
     after = chain.app.consensus_params(h + 1)
     assert (after.block.max_gas, after.block.max_bytes) == (500_000, 2_000_000)
     assert after.evidence == before.evidence and after.version == params_pb2.VersionParams()
-    assert cp.decoded(cp.stored(chain.app.view())) == after
+    assert cp.decoded(chain.app.keepers["consensus"].stored(chain.app.view())) == after
     assert chain.app.block_at(h)[0].consensus_hash == cp.hash_of(before)
     nxt = block(chain, [])
     assert nxt.header.consensus_hash == cp.hash_of(after) != cp.hash_of(before)
@@ -140,7 +140,7 @@ def test_the_update_event_and_no_gas_limit(chain):
 
 
 def test_consensus_params_refusals_change_nothing(chain):
-    before = cp.stored(chain.app.view())
+    before = chain.app.keepers["consensus"].stored(chain.app.view())
     # Not the authority: gov's ErrInvalidSigner.
     direct = consensus_msg(chain, authority=chain.b32(address(chain, 1)))
     result = block(chain, [(1, [(CONSENSUS, direct)])]).results[0]
@@ -164,7 +164,7 @@ def test_consensus_params_refusals_change_nothing(chain):
         ended = through_gov(chain, wrap(CONSENSUS, msg))
         assert ended["proposal_result"] == "proposal_failed", text
         assert text in ended["proposal_log"], (text, ended["proposal_log"])
-        assert cp.stored(chain.app.view()) == before
+        assert chain.app.keepers["consensus"].stored(chain.app.view()) == before
     evidence = params_pb2.EvidenceParams(max_age_num_blocks=5, max_bytes=5)
     evidence.max_age_duration.FromSeconds(-1)
     ended = through_gov(chain, wrap(CONSENSUS, consensus_msg(chain, evidence=evidence)))

@@ -536,7 +536,7 @@ class App:
         # A MsgUpdateParams of x/consensus: CometBFT runs the next block with the new params (FinalizeBlock's
         # consensus_param_updates), and so does this node.
         params_before = self.consensus_params(height).SerializeToString()
-        params_after = consensus.stored(ctx) or params_before
+        params_after = self.keepers["consensus"].stored(ctx) or params_before
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates), last_commit=ctx.last_commit,
                                    misbehavior=ctx.misbehavior, evidence=tuple(evidence),
