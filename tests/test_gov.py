@@ -8,7 +8,7 @@ import staking_msgs
 from chain_driver import PROPOSER, balance, ok
 from chaind.chain import amino
 from chaind.chain.authority import GOV
-from chaind.chain.modules import erc20, staking
+from chaind.chain.modules import staking
 from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.gov.query_v1beta1 import GovQueryV1Beta1
 from chaind.chain.modules.gov.tally import tally
@@ -206,7 +206,7 @@ def test_erc20_conversions_toggle_through_a_proposal(chain):
     block = run(chain, [], after_s=20)
     assert attrs(block.events, "toggle_token_conversion") == [
         {"cosmos_coin": "stake", "erc20_token": "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"}]
-    assert erc20.pair_of(chain.app.view(), "stake").enabled is False
+    assert chain.app.keepers["erc20"].pair_of(chain.app.view(), "stake").enabled is False
 
 
 def test_a_v1beta1_text_proposal_passes_and_reads_through_both_queries(chain):

@@ -135,7 +135,7 @@ class EvmNative:
         """The precompile function serving `address`, or None."""
         if address not in self.precompile_addresses():
             return None
-        pair = erc20.pair_at(self, address)
+        pair = self.app.keepers["erc20"].pair_at(self, address)
         if pair is None or pair.contract_owner != erc20.OWNER_MODULE:
             return None
         return functools.partial(run, pair)
