@@ -19,7 +19,6 @@ from chaind.chain import errors, txs
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.modules.consensus import params as cp
 from chaind.chain.modules.evm import params as evm_params
-from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.cli.main import main
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.consensus.v1 import query_pb2 as cq
@@ -175,7 +174,7 @@ def test_the_event_names_the_params_in_gogoproto_text(chain):
     msg = consensus_msg(chain, max_gas=7_000_000, max_bytes=2_000_000,
                         abci=params_pb2.ABCIParams(vote_extensions_enable_height=0))
     block(chain, [(1, [(g.SUBMIT, g.submit(chain.prefix, address(chain, 1), [wrap(CONSENSUS, msg)]))])])
-    pid = gov_keeper.next_proposal_id(chain.app.view()) - 1
+    pid = chain.app.keepers["gov"].next_proposal_id(chain.app.view()) - 1
     block(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), pid, g.YES))])])
     ended = block(chain, [], after_s=20)
     found = [dict((k, v) for k, v, _ in e.attributes) for e in ended.events if e.type == "update_consensus_params"]

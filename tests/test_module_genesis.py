@@ -16,7 +16,6 @@ from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext
 from chaind.chain.modules import auth, gov, staking
-from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.registry import MODULES
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
 from chaind.pb.cosmos.authz.v1beta1 import tx_pb2 as authz_tx
@@ -148,6 +147,7 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     k2, k0 = chain.keys[2].address, chain.keys[0].address
     assert staking.delegation(new, k2, k0) == staking.delegation(old, k2, k0) > 0
     assert staking.last_powers(new) == staking.last_powers(old)
+    gov_keeper = chain.app.keepers["gov"]
     assert gov_keeper.proposals(new) == gov_keeper.proposals(old)
     assert gov_keeper.votes(new, 1) == gov_keeper.votes(old, 1) and gov_keeper.deposits(new, 1) == \
         gov_keeper.deposits(old, 1)

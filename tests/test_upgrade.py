@@ -49,8 +49,7 @@ def passed(chain, messages):
 
 
 def g_proposal_exists(chain, pid):
-    from chaind.chain.modules.gov import keeper as gov_keeper
-    return gov_keeper.proposal(chain.app.view(), pid) is not None
+    return chain.app.keepers["gov"].proposal(chain.app.view(), pid) is not None
 
 
 def test_a_plan_stops_the_chain_until_its_handler_runs(chain, tmp_path):

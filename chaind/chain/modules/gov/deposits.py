@@ -2,7 +2,7 @@
 
 from chaind.chain import legacy_dec
 from chaind.chain.block import event
-from chaind.chain.modules.gov import coins, keeper
+from chaind.chain.modules.gov import coins
 from chaind.chain.modules.gov.errors import (
     INACTIVE_PROPOSAL,
     INVALID_DEPOSIT_DENOM,
@@ -10,10 +10,9 @@ from chaind.chain.modules.gov.errors import (
     UNKNOWN_PROPOSAL,
     error,
 )
+from chaind.chain.modules.gov.keeper import GOV
 from chaind.crypto.addresses import parse
 from chaind.pb.cosmos.gov.v1 import gov_pb2
-
-GOV = keeper.GOV
 
 
 def min_deposit(params, expedited):
@@ -29,19 +28,9 @@ def validate_denoms(params, amount):
                         f"denom(s): [{' '.join(accepted)}]")
 
 
-def activate_voting_period(state, p, now_ns):
-    params = keeper.params(state)
-    period = params.expedited_voting_period if p.expedited else params.voting_period
-    p.voting_start_time.FromNanoseconds(now_ns)
-    p.voting_end_time.FromNanoseconds(now_ns + period.ToNanoseconds())
-    p.status = gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD
-    keeper.set_proposal(state, p)
-    keeper.dequeue(state, "inactive", p.deposit_end_time.ToNanoseconds(), p.id)
-    keeper.enqueue(state, "active", p.voting_end_time.ToNanoseconds(), p.id)
-
-
 def add_deposit(app, ctx, pid, depositor, amount):
     """Keeper.AddDeposit; returns (events, whether the voting period started)."""
+    keeper = app.keepers["gov"]
     p = keeper.proposal(ctx, pid)
     if p is None:
         raise error(UNKNOWN_PROPOSAL, str(pid))
@@ -68,7 +57,7 @@ def add_deposit(app, ctx, pid, depositor, amount):
     keeper.set_proposal(ctx, p)
     started = False
     if p.status == gov_pb2.PROPOSAL_STATUS_DEPOSIT_PERIOD and coins.all_gte(total, needed):
-        activate_voting_period(ctx, p, ctx.time_ns)
+        keeper.activate_voting_period(ctx, p, ctx.time_ns)
         started = True
     d = keeper.deposit(ctx, pid, depositor)
     if d is None:
@@ -81,6 +70,7 @@ def add_deposit(app, ctx, pid, depositor, amount):
 
 
 def refund_and_delete(app, state, pid):
+    keeper = app.keepers["gov"]
     events = []
     for depositor, d in keeper.deposits(state, pid):
         amount = coins.parse(d.amount)[0]
@@ -91,6 +81,7 @@ def refund_and_delete(app, state, pid):
 
 
 def burn_and_delete(app, state, pid):
+    keeper = app.keepers["gov"]
     total = {}
     for depositor, d in keeper.deposits(state, pid):
         total = coins.add(total, coins.parse(d.amount)[0])
@@ -100,6 +91,7 @@ def burn_and_delete(app, state, pid):
 
 def charge(app, state, pid, dest, rate_text):
     """ChargeDeposit: rate x each deposit is burned (or sent to dest), the rest goes back to its depositor."""
+    keeper = app.keepers["gov"]
     rate = legacy_dec.parse(rate_text)
     charges, events = {}, []
     for depositor, d in keeper.deposits(state, pid):

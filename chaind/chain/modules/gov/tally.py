@@ -5,7 +5,6 @@ import attrs
 
 from chaind.chain import legacy_dec
 from chaind.chain.modules import staking
-from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.staking.numbers import dec_quo
 from chaind.pb.cosmos.gov.v1 import gov_pb2
 
@@ -37,6 +36,7 @@ def _weights(v):
 def tally(app, state, p, remove_votes):
     """(passes, burn_deposits, TallyResult) of proposal `p`; remove_votes(voter) is called for each vote
     counted (the end blocker deletes them; a query passes a no-op)."""
+    keeper = app.keepers["gov"]
     results = dict.fromkeys(OPTIONS, 0)
     total = 0
     current = {v.operator: _ValidatorInfo(v.tokens, v.shares)

@@ -10,7 +10,6 @@ from chaind.chain import legacy_dec
 from chaind.chain.modules import staking
 from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.distribution.params import params as distribution_params
-from chaind.chain.modules.gov import keeper as gov_keeper
 
 
 def _text(value):
@@ -60,7 +59,7 @@ def _distribution(app, view):
 
 
 def _gov(app, view):
-    p = gov_keeper.params(view)
+    p = app.keepers["gov"].params(view)
     compact = {"separators": (",", ":")}
     return {"depositparams": json.dumps({"min_deposit": json.loads(_coins(p.min_deposit)),
                                          "max_deposit_period": str(p.max_deposit_period.ToNanoseconds())}, **compact),
