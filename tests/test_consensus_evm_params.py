@@ -64,7 +64,7 @@ def wrap(type_url, msg):
 
 def evm_msg(chain, authority=None, **changes):
     params = evm_pb2.Params()
-    params.CopyFrom(evm_params.params(chain.app.view()))
+    params.CopyFrom(chain.app.keepers["evm"].params(chain.app.view()))
     for name, value in changes.items():
         if isinstance(value, (list, tuple)):
             getattr(params, name)[:] = value
@@ -197,7 +197,7 @@ def test_allow_unprotected_txs(chain):
     assert (committed.results[0].codespace, committed.results[0].code) == ("sdk", 37)
     ended = through_gov(chain, wrap(EVM, evm_msg(chain, allow_unprotected_txs=True)))
     assert ended["proposal_result"] == "proposal_passed"
-    assert evm_params.params(chain.app.view()).allow_unprotected_txs
+    assert chain.app.keepers["evm"].params(chain.app.view()).allow_unprotected_txs
     tx = eth_tx(chain, protected=False)
     assert chain.app.check_decoded(tx)
     chain.clock += 10**9
@@ -228,13 +228,13 @@ def test_an_inactive_static_precompile_is_a_plain_account(chain):
     assert unsorted.value.log.startswith("precompiles need to be sorted: [")
     ended = through_gov(chain, wrap(EVM, evm_msg(chain, active_static_precompiles=active)))
     assert ended["proposal_result"] == "proposal_passed"
-    assert list(evm_params.params(chain.app.view()).active_static_precompiles) == active
+    assert list(chain.app.keepers["evm"].params(chain.app.view()).active_static_precompiles) == active
     computation, _ = runner.run(call, chain.app.view())
     assert not computation.is_error and computation.output == b""
 
 
 def test_evm_params_refusals_change_nothing(chain):
-    before = evm_params.stored(chain.app.view())
+    before = chain.app.keepers["evm"].stored(chain.app.view())
     direct = evm_msg(chain, authority=chain.b32(address(chain, 1)), allow_unprotected_txs=True)
     result = block(chain, [(1, [(EVM, direct)])]).results[0]
     assert (result.codespace, result.code) == ("gov", 13)
@@ -259,7 +259,7 @@ def test_evm_params_refusals_change_nothing(chain):
     ]:
         ended = through_gov(chain, wrap(EVM, evm_msg(chain, **changes)))
         assert ended["proposal_result"] == "proposal_failed" and text in ended["proposal_log"], ended
-        assert evm_params.stored(chain.app.view()) == before
+        assert chain.app.keepers["evm"].stored(chain.app.view()) == before
     # EIPs already in py-evm's Prague are accepted.
     ended = through_gov(chain, wrap(EVM, evm_msg(chain, extra_eips=["ethereum_3855", "ethereum_1344"])))
     assert ended["proposal_result"] == "proposal_passed"

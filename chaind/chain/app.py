@@ -20,7 +20,7 @@ from twisted.logger import Logger
 from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
-from chaind.chain.ante import Ante, check_protected
+from chaind.chain.ante import Ante
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Event, Header, TxResult, event
 from chaind.chain.blockstore import BlockStore, block_puts
 from chaind.chain.commit_info import Misbehavior, VoteInfo
@@ -175,7 +175,7 @@ class App:
             if m.keeper is not None:
                 self.keepers[m.name] = m.keeper(self)
         self.ante = Ante(genesis, self.amino, self.bank, any(module.name == feegrant.NAME for module in self.modules),
-                         self.keepers["feemarket"])
+                         self.keepers["feemarket"], self.keepers["evm"])
         self.blocks = BlockStore(db, genesis.initial_height)
         self.consensus_state = ConsensusState(db, genesis, self.blocks)
         # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
@@ -707,7 +707,7 @@ class App:
                 return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
         try:
             if tx.kind == "evm":
-                check_protected(ctx, tx.evm)
+                self.ante.check_protected(ctx, tx.evm)
                 if tx.evm.gas > ctx.gas_limit - ctx.gas_used:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
                 if tx.impersonated and not self._options.allow_impersonated:

@@ -10,7 +10,6 @@ import orjson
 
 from chaind import errors
 from chaind.chain.modules import auth, staking
-from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.evm.vm import vm_error
 from chaind.chain.queries import Reader, address_bytes, query
 from chaind.crypto.addresses import to_bech32
@@ -98,7 +97,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=evm_params.params(view))
+        return query_pb2.QueryParamsResponse(params=self.app.keepers["evm"].params(view))
 
     @query(inline=True)
     def BaseFee(self, request, view):
