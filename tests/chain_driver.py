@@ -107,13 +107,13 @@ class Chain:
         a, b = (contract_address(self.keys[1].address, n) for n in (0, 1))
         out = [view.accounts.get_balance(r) for r in RECIPIENTS]
         out += [view.accounts.get_storage(c, 0) for c in (a, b)] + [view.accounts.get_code(a)]
-        out += [self.app.bank.balance(view, k.address, self.ibc) for k in self.keys[2:4]]
+        out += [self.app.keepers["bank"].balance(view, k.address, self.ibc) for k in self.keys[2:4]]
         return out
 
     def scans(self, height=None):
         """Every dev key's balances at `height` (default: the head), each a prefix scan of the bank store."""
         view = self.app.view(height)
-        return [tuple(self.app.bank.all_balances(view, k.address)) for k in self.keys]
+        return [tuple(self.app.keepers["bank"].all_balances(view, k.address)) for k in self.keys]
 
 
 def contract_address(sender, nonce):
@@ -140,4 +140,4 @@ def ok(block):
 
 def balance(chain, address, denom="achain"):
     """`address`'s balance of `denom` at the chain's head."""
-    return chain.app.bank.balance(chain.app.view(), address, denom)
+    return chain.app.keepers["bank"].balance(chain.app.view(), address, denom)

@@ -445,7 +445,7 @@ def test_commit_retain_height_and_query_paths(node_factory):
                                        b"\x01" + node.dev_keys[0].address)
     assert retains == [2, 3]         # heights 4 and 5 keep the last 3 blocks
     latest, first, future, proved, stored = answers
-    balance = node.app.bank.balance(node.app.view(), node.dev_keys[0].address, "achain")
+    balance = node.app.keepers["bank"].balance(node.app.view(), node.dev_keys[0].address, "achain")
     assert latest.code == 0 and latest.height == 5
     assert bank_query.QueryBalanceResponse.FromString(latest.value).balance.amount == str(balance)
     assert first.code == 0 and first.height == 1

@@ -130,7 +130,7 @@ def test_timestamps_and_durations_are_written_as_x_tx_writes_them():
 
 
 def test_a_v1_proposal_with_nested_messages_signed_in_amino_json_commits(chain):
-    gov = chain.app.bank.bech32(authority.GOV)
+    gov = chain.app.keepers["bank"].bech32(authority.GOV)
     key = chain.keys[2]
     text = gov_v1beta1_types.TextProposal(title="t", description="d")
     proposal = gov_v1.MsgSubmitProposal(
@@ -160,7 +160,7 @@ def test_an_eth_secp256k1_key_signs_amino_json_with_keccak(chain):
     tx = chain.app.check_tx(raw)
     assert tx.sign_mode == txs.signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON and tx.body.memo == "hello"
     assert chain.block([raw]).results[0].code == 0
-    assert chain.app.bank.balance(chain.app.view(), b"\x61" * 20, chain.ibc) == 7
+    assert chain.app.keepers["bank"].balance(chain.app.view(), b"\x61" * 20, chain.ibc) == 7
 
 
 def test_a_cosmos_secp256k1_key_signs_amino_json_with_sha256(chain):
@@ -172,7 +172,7 @@ def test_a_cosmos_secp256k1_key_signs_amino_json_with_sha256(chain):
     raw = amino_send(chain, key, cosmos_address, pubkey_url=txs.SECP256K1_PUBKEY, amount=3)
     assert chain.app.check_tx(raw).sender == cosmos_address
     assert chain.block([raw]).results[0].code == 0
-    assert chain.app.bank.balance(chain.app.view(), b"\x61" * 20, chain.ibc) == 3
+    assert chain.app.keepers["bank"].balance(chain.app.view(), b"\x61" * 20, chain.ibc) == 3
 
 
 def _refused(chain, raw, sender, code):

@@ -83,7 +83,7 @@ def test_a_metamask_account_sends_its_first_native_tx(chain, cosmjs):  # noqa: F
     assert chain.app.check_tx(raw).sender == FRESH.address
     assert chain.block([raw]).results[0].code == 0
     view = chain.app.view()
-    assert chain.app.bank.balance(view, b"\x71" * 20, chain.genesis.base_denom) == 12345
+    assert chain.app.keepers["bank"].balance(view, b"\x71" * 20, chain.genesis.base_denom) == 12345
     assert auth.account(view, FRESH.address)[1]
 
 

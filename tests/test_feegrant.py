@@ -53,7 +53,7 @@ def granted(chain, grantee, messages=None, granter=2):
 
 
 def base(chain, address):
-    return chain.app.bank.balance(chain.app.view(), address, chain.genesis.base_denom)
+    return chain.app.keepers["bank"].balance(chain.app.view(), address, chain.genesis.base_denom)
 
 
 def attributes(result, kind):

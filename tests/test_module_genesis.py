@@ -139,11 +139,11 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     imported = _import(tmp_path, doc)
     old, new = chain.app.view(height), imported.view()
     assert new.height == height
-    bank, prefix = chain.app.bank, chain.genesis.bech32_prefix
+    bank, prefix = chain.app.keepers["bank"], chain.genesis.bech32_prefix
     holders = [key.address for key in chain.keys] + RECIPIENTS + [staking.BONDED_POOL, contract, VESTED]
     for address in holders:
-        assert imported.bank.all_balances(new, address) == bank.all_balances(old, address)
-    assert imported.bank.total_supply(new) == bank.total_supply(old)
+        assert imported.keepers["bank"].all_balances(new, address) == bank.all_balances(old, address)
+    assert imported.keepers["bank"].total_supply(new) == bank.total_supply(old)
     assert staking.validators(new) == staking.validators(old)
     k2, k0 = chain.keys[2].address, chain.keys[0].address
     assert staking.delegation(new, k2, k0) == staking.delegation(old, k2, k0) > 0

@@ -36,8 +36,8 @@ def state(chain, *who):
     """(nonce, base balance, ibc balance) of each dev key: what a refused tx must leave as it was."""
     view = chain.app.view()
     return [(view.accounts.get_nonce(chain.keys[w].address),
-             chain.app.bank.balance(view, chain.keys[w].address, chain.genesis.base_denom),
-             chain.app.bank.balance(view, chain.keys[w].address, chain.ibc)) for w in who]
+             chain.app.keepers["bank"].balance(view, chain.keys[w].address, chain.genesis.base_denom),
+             chain.app.keepers["bank"].balance(view, chain.keys[w].address, chain.ibc)) for w in who]
 
 
 def attributes(result, kind, key):
@@ -55,7 +55,7 @@ def test_two_messages_of_two_signers_each_sign_with_its_own_sequence(chain, amin
     result = chain.block([raw]).results[0]
     after = state(chain, 2, 3)
     assert [a[0] - b[0] for a, b in zip(after, before, strict=True)] == [1, 1]
-    assert chain.app.bank.balance(chain.app.view(), to, chain.ibc) == 12
+    assert chain.app.keepers["bank"].balance(chain.app.view(), to, chain.ibc) == 12
     # The first signer pays the fee; each message's event names its own signer.
     assert after[0][1] < before[0][1] and after[1][1] == before[1][1]
     assert attributes(result, "tx", "fee_payer") == [chain.b32(chain.keys[2].address)]

@@ -62,7 +62,7 @@ def test_a_web3_tx_signed_over_the_legacy_typed_data_commits(chain):
         raw = web3_tx(chain, key, v_offset=v_offset)
         assert chain.app.check_tx(raw).web3.fee_payer == chain.b32(key.address)
         assert chain.block([raw]).results[0].code == 0
-    assert chain.app.bank.balance(chain.app.view(), b"\x71" * 20, chain.genesis.base_denom) == 14
+    assert chain.app.keepers["bank"].balance(chain.app.view(), b"\x71" * 20, chain.genesis.base_denom) == 14
 
 
 def refusals(chain, key):

@@ -245,7 +245,7 @@ class DevApi:
     def set_balance(self, params):
         p.at_most(params, 2)
         address, value = p.address(p.arg(params, 0), 0), _number(p.arg(params, 1), 1)
-        bank, base = self.app.bank, self.app.genesis.base_denom
+        bank, base = self.app.keepers["bank"], self.app.genesis.base_denom
 
         def change(ctx):
             # The base denom's bank balance is the EVM balance: mint or burn the difference, so the

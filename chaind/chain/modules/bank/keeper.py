@@ -1,4 +1,4 @@
-"""bank's state: balances per denom, supply, and the denom metadata registrations store.
+"""bank's keeper: balances per denom, supply, the denom metadata registrations and the send-enabled param.
 
 The base denom's balance is the EVM balance: one source of truth.
 """
@@ -16,6 +16,7 @@ from chaind.store.keys import compose, decompose
 
 CODESPACE = "bank"
 METADATA = compose("bank", "meta")
+PARAMS_KEY = compose("bank", "params")
 
 
 def _balance_key(address, denom):
@@ -36,10 +37,15 @@ def _metadata_key(denom):
     return compose("bank", "meta", denom)
 
 
-class Bank:
-    def __init__(self, base_denom, prefix):
+class BankKeeper:
+    """x/bank's keeper, built once from the genesis' constants: the base denom (whose balances are the EVM's), the
+    bech32 prefix its events write addresses with, and genesis' denom metadata. Reads take a state (a view at any
+    height, or a block's context), writes a block's context."""
+
+    def __init__(self, base_denom, prefix, denom_metadata=()):
         self.base_denom = base_denom
         self.prefix = prefix
+        self.denom_metadata = tuple(denom_metadata)
 
     def bech32(self, address):
         return to_bech32(self.prefix, address)
@@ -148,6 +154,39 @@ class Bank:
                 event("coin_received", ("receiver", recipient_b32), ("amount", text)),
                 event("transfer", ("recipient", recipient_b32), ("sender", sender_b32), ("amount", text))]
 
+    def metadata(self, state, denom):
+        """A denom's metadata as a dict (SDK JSON names): genesis' own, else one stored (an ERC-20 registration)."""
+        for found in self.denom_metadata:
+            if found["base"] == denom:
+                return found
+        raw = state.store.get(_metadata_key(denom))
+        if raw is None:
+            return None
+        return orjson.loads(raw)
+
+    def stored_metadata(self, state):
+        """Every metadata stored in state (not genesis'), as dicts in key order."""
+        return [orjson.loads(raw) for _, raw in state.store.iterate(METADATA)]
+
+    def set_metadata(self, ctx, found):
+        ctx.store.set(_metadata_key(found["base"]), orjson.dumps(found))
+
+    # -- params: default_send_enabled (v0.50 keeps per-denom send_enabled out of params) ------------------
+
+    def default_send_enabled(self, state):
+        return state.store.get(PARAMS_KEY) != b"0"
+
+    def set_default_send_enabled(self, ctx, enabled):
+        ctx.store.set(PARAMS_KEY, b"1" if enabled else b"0")
+
+    def require_send_enabled(self, state, coins):
+        """IsSendEnabledCoins: with sends disabled by default, no coin may move through MsgSend/MsgMultiSend."""
+        if self.default_send_enabled(state):
+            return
+        for denom, _ in coins:
+            raise errors.TxError(CODESPACE, 5,
+                                 f"{denom} transfers are currently disabled: send transactions are disabled")
+
     def _add(self, state, address, denom, delta):
         if denom == self.base_denom:
             state.accounts.delta_balance(address, delta)
@@ -179,22 +218,3 @@ def validate_coins(coins):
             raise errors.invalid_coins(f"duplicate denomination {denom}")
         seen.add(denom)
 
-
-def metadata(state, genesis, denom):
-    """A denom's metadata as a dict (SDK JSON names): genesis' own, else one stored (an ERC-20 registration)."""
-    for found in genesis.denom_metadata:
-        if found["base"] == denom:
-            return found
-    raw = state.store.get(_metadata_key(denom))
-    if raw is None:
-        return None
-    return orjson.loads(raw)
-
-
-def stored_metadata(state):
-    """Every metadata stored in state (not genesis'), as dicts in key order."""
-    return [orjson.loads(raw) for _, raw in state.store.iterate(METADATA)]
-
-
-def set_metadata(state, found):
-    state.store.set(_metadata_key(found["base"]), orjson.dumps(found))

@@ -21,7 +21,6 @@ from eth_utils import keccak
 from chaind.chain import errors
 from chaind.chain.block import event
 from chaind.chain.modules import auth
-from chaind.chain.modules.bank import keeper as bank_keeper
 from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.pb.evmos.erc20.v1 import genesis_pb2
 from chaind.store.keys import compose
@@ -235,7 +234,7 @@ class _Call:
                                                       int.from_bytes(second, "big")), amount.to_bytes(32, "big"))
 
     def metadata(self):
-        found = bank_keeper.metadata(self.frame, self.native.genesis, self.denom)
+        found = self.native.bank.metadata(self.frame, self.denom)
         if found is None:
             raise _Failure()    # Evmos: a coin without metadata has no name; plain "execution reverted"
         return found

@@ -35,7 +35,7 @@ def _grant(app, ctx, msg, signer):
     if not msg.HasField("allowance"):
         raise errors.TxError(errors.SDK, 2, "fee allowance is empty: tx parse error")
     allowances.validate(msg.allowance)
-    return keeper.grant_allowance(ctx, granter, grantee, msg.allowance, app.bank.bech32), \
+    return keeper.grant_allowance(ctx, granter, grantee, msg.allowance, app.keepers["bank"].bech32), \
         tx_pb2.MsgGrantAllowanceResponse()
 
 
@@ -43,7 +43,8 @@ def _revoke(app, ctx, msg, signer):
     if msg.grantee == msg.granter:
         raise errors.invalid_address("addresses must be different")
     grantee, granter = _address(app, msg.grantee, "grantee"), _address(app, msg.granter, "granter")
-    return keeper.revoke_allowance(ctx, granter, grantee, app.bank.bech32), tx_pb2.MsgRevokeAllowanceResponse()
+    return keeper.revoke_allowance(ctx, granter, grantee, app.keepers["bank"].bech32), \
+        tx_pb2.MsgRevokeAllowanceResponse()
 
 
 def _prune(app, ctx, msg, signer):

@@ -32,7 +32,7 @@ class FeegrantQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query
     def AllowancesByGranter(self, request, view):
-        granter = self.app.bank.bech32(self.address(request.granter))
+        granter = self.app.keepers["bank"].bech32(self.address(request.granter))
         # As the SDK: every grant walked, the granter's kept (grants are stored by grantee).
         items = [(key, g) for key, g in keeper.grants(view) if g.granter == granter]
         grants, page = paginate(items, request.pagination)

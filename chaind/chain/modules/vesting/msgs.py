@@ -52,7 +52,7 @@ def _base(total, end_time):
 
 
 def _fund(app, ctx, from_, to, total):
-    return app.bank.send(ctx, from_, to, sorted(total.items()))
+    return app.keepers["bank"].send(ctx, from_, to, sorted(total.items()))
 
 
 def _create_vesting_account(app, ctx, msg, signer):
