@@ -8,7 +8,6 @@ from eth_utils import keccak
 from chaind.chain import registry, txs, valset
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
-from chaind.chain.modules import auth
 from chaind.chain.options import AppOptions
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
@@ -73,7 +72,7 @@ class Chain:
         """A native tx of `messages` signed by `key` (whose account is `address`, default its eth address)."""
         view = self.app.view()
         address = key.address if address is None else address
-        number, _ = auth.account(view, address)
+        number, _ = self.app.keepers["auth"].account(view, address)
         return build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
                             [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
                             pubkey_url=pubkey_url, **options)

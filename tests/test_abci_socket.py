@@ -19,7 +19,7 @@ import staking_msgs
 from abci_driver import AbciClient, AbciClosed, Driver, Replica
 from chaind import config
 from chaind.chain import txs, valset
-from chaind.chain.modules import auth, slashing, staking
+from chaind.chain.modules import slashing, staking
 from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
 from chaind.crypto.addresses import to_bech32
 from chaind.events import types as ev
@@ -334,7 +334,7 @@ def test_a_flood_of_requests_pauses_reading_and_is_answered_in_order(node_factor
 
 def _create_validator_tx(node, who, pubkey):
     key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
+    number, _ = node.app.keepers["auth"].account(view, key.address)
     msg = staking_msgs.create(node.genesis.bech32_prefix, key.address, pubkey, 10**20)
     gas = 300000
     return build_native([msg], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),

@@ -5,7 +5,7 @@ import pytest
 
 from chain_driver import Chain
 from chaind.chain import amino, authority, errors, txs
-from chaind.chain.modules import auth, bank
+from chaind.chain.modules import bank
 from chaind.chain.msgs import MsgHandler
 from chaind.chain.registry import MODULES
 from chaind.crypto import keys
@@ -208,7 +208,7 @@ def test_refusals_wrong_doc_chain_id_sequence(chain):
     key = chain.keys[2]
     raw = amino_send(chain, key, key.address)
     tx_raw = tx_pb2.TxRaw.FromString(raw)
-    number = auth.account(chain.app.view(), key.address)[0]
+    number = chain.app.keepers["auth"].account(chain.app.view(), key.address)[0]
     assert _resigned(chain, raw, key, _doc(chain, raw, number)) == raw
     # The wrong chain id, the wrong account number, the DIRECT doc under an amino mode: signature verification.
     for doc in (_doc(chain, raw, number, chain_id="other_1-1"), _doc(chain, raw, number + 1),
@@ -313,7 +313,7 @@ def test_a_fee_payer_other_than_the_signer_or_a_granter_is_refused(chain):
             setattr(auth_info.fee, field, value)
         tx_raw.auth_info_bytes = auth_info.SerializeToString()
         raw = tx_raw.SerializeToString()
-        number = auth.account(chain.app.view(), key.address)[0]
+        number = chain.app.keepers["auth"].account(chain.app.view(), key.address)[0]
         _refused(chain, _resigned(chain, raw, key, _doc(chain, raw, number)), key.address, code)
     # The signer named as its own payer is fine (and the payer is in the signed doc).
     tx_raw = tx_pb2.TxRaw.FromString(amino_send(chain, key, key.address))
@@ -321,6 +321,6 @@ def test_a_fee_payer_other_than_the_signer_or_a_granter_is_refused(chain):
     auth_info.fee.payer = chain.b32(key.address)
     tx_raw.auth_info_bytes = auth_info.SerializeToString()
     raw = tx_raw.SerializeToString()
-    number = auth.account(chain.app.view(), key.address)[0]
+    number = chain.app.keepers["auth"].account(chain.app.view(), key.address)[0]
     assert b'"payer"' in _doc(chain, raw, number)
     assert chain.block([_resigned(chain, raw, key, _doc(chain, raw, number))]).results[0].code == 0

@@ -8,7 +8,7 @@ from eth_utils import keccak, to_checksum_address
 from chain_driver import Chain, contract_address
 from chaind.api.calls import CallRunner
 from chaind.chain.authority import GOV
-from chaind.chain.modules import auth, erc20
+from chaind.chain.modules import erc20
 from chaind.chain.modules.erc20 import precompile as erc20_precompile
 from chaind.errors import ChainError
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -121,7 +121,7 @@ def test_transfer_moves_the_bank_balance_with_a_transfer_log_and_bank_events(cha
     amounts = [dict((k, v) for k, v, _ in e.attributes).get("amount") for e in result.events[action + 1:action + 4]]
     assert amounts == ["5stake"] * 3
     # The fresh recipient became an account, as a bank send makes one.
-    assert auth.account(chain.app.view(), fresh) is not None
+    assert chain.app.keepers["auth"].account(chain.app.view(), fresh) is not None
     assert result.receipt.gas_used == 21000 + _calldata_gas(calldata("transfer(address,uint256)", k1, 5)) \
         + erc20_precompile.GAS_TRANSFER
 

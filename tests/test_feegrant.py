@@ -5,7 +5,6 @@ import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from chaind.chain import errors, txs
-from chaind.chain.modules import auth
 from chaind.chain.modules.feegrant import allowances, keeper
 from chaind.crypto.keys import AccountKey
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -105,7 +104,8 @@ def test_the_spend_limit_is_enforced_and_a_used_up_grant_goes(chain):
     grant(chain, grantee.address, feegrant_pb2.BasicAllowance(spend_limit=coins(chain, exact)))
     view = chain.app.view()
     raw = build_native([prune(chain, grantee.address)], grantee.key, chain.genesis.chain_id,
-                       auth.account(view, grantee.address)[0], view.accounts.get_nonce(grantee.address),
+                       chain.app.keepers["auth"].account(view, grantee.address)[0],
+                       view.accounts.get_nonce(grantee.address),
                        [(chain.genesis.base_denom, exact)], exact // chain.app.next_base_fee(),
                        granter=chain.b32(chain.keys[2].address))
     result = chain.block([raw]).results[0]
@@ -211,7 +211,7 @@ def test_a_replay_from_genesis_reproduces_feegrant_and_multi_signer_blocks(chain
     chain.block([granted(chain, grantee)])
     assert chain.app.store_version().root_of("feegrant") not in (None, before)
     view = chain.app.view()
-    signers = [(chain.keys[w], auth.account(view, chain.keys[w].address)[0],
+    signers = [(chain.keys[w], chain.app.keepers["auth"].account(view, chain.keys[w].address)[0],
                 view.accounts.get_nonce(chain.keys[w].address), txs.ETH_PUBKEY) for w in (3, 4)]
     messages = [prune(chain, chain.keys[3].address)]
     chain.block([build_signed(messages, signers, chain.genesis.chain_id, [(chain.genesis.base_denom, fee(chain))],

@@ -4,7 +4,6 @@ amino JSON; refusals that change nothing; the mempool's view of every signer's s
 import pytest
 
 from chaind.chain import errors, txs
-from chaind.chain.modules import auth
 from chaind.config import MempoolSettings
 from chaind.consensus.mempool import Mempool
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -24,7 +23,7 @@ def signed(chain, messages, who, offsets=None, amino=False, payer="", granter=""
     """A tx of `messages` signed by dev keys `who`, in that order, each at its state nonce (+ offsets)."""
     view = chain.app.view()
     offsets = offsets or [0] * len(who)
-    signers = [(chain.keys[w], auth.account(view, chain.keys[w].address)[0],
+    signers = [(chain.keys[w], chain.app.keepers["auth"].account(view, chain.keys[w].address)[0],
                 view.accounts.get_nonce(chain.keys[w].address) + offset, txs.ETH_PUBKEY)
                for w, offset in zip(who, offsets, strict=True)]
     return build_signed(messages, signers, chain.genesis.chain_id,

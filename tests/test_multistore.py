@@ -193,13 +193,13 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
         assert found.type_url == "/cosmos.auth.v1beta1.BaseAccount"
         account = auth_pb2.BaseAccount.FromString(found.value)
         assert account.address == chain.b32(key.address)
-        assert (account.account_number, account.sequence) == (auth.account(view, key.address)[0],
+        assert (account.account_number, account.sequence) == (app.keepers["auth"].account(view, key.address)[0],
                                                                 view.accounts.get_nonce(key.address))
     raw, _ = app.stores.read(info, "acc", b"\x01" + auth.FEE_COLLECTOR, False)
     assert any_pb2.Any.FromString(raw).type_url == "/cosmos.auth.v1beta1.ModuleAccount"
     # x/auth's account-number index ("accountNumber" | big-endian number -> address) and next number (0x02).
     for key in chain.keys[:4]:
-        number = auth.account(view, key.address)[0]
+        number = app.keepers["auth"].account(view, key.address)[0]
         raw, _ = app.stores.read(info, "acc", b"accountNumber" + number.to_bytes(8, "big"), False)
         assert raw == key.address
     raw, _ = app.stores.read(info, "acc", b"\x02", False)

@@ -5,7 +5,6 @@ import pytest
 
 from chain_driver import Chain
 from chaind.chain import errors, txs
-from chaind.chain.modules import auth
 from chaind.crypto import keys, multisig
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -110,7 +109,7 @@ def test_a_cosmos_secp256k1_key_signs_for_its_own_address(chain):
     assert chain.block([raw]).results[0].code == 0
     view = app.view()
     assert app.keepers["bank"].balance(view, b"\x53" * 20, chain.ibc) == 3
-    assert auth.key_type(view, cosmos_address) == keys.SECP256K1
+    assert app.keepers["auth"].key_type(view, cosmos_address) == keys.SECP256K1
     # The same key presented as eth_secp256k1 speaks for its keccak address, not this account.
     as_eth = chain.native(key, [(txs.MSG_SEND, send)], pubkey_url=txs.ETH_PUBKEY, address=cosmos_address)
     with pytest.raises(errors.TxError, match="pubKey does not match signer address") as raised:
@@ -143,7 +142,7 @@ def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
     msg = bank_tx.MsgSend(from_address=chain.b32(chain.keys[2].address), to_address=chain.b32(b"\x54" * 20),
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
-    number, _ = auth.account(view, chain.keys[2].address)
+    number, _ = chain.app.keepers["auth"].account(view, chain.keys[2].address)
     raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
                        view.accounts.get_nonce(chain.keys[2].address), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
@@ -159,7 +158,7 @@ def test_simulating_an_empty_signature_charges_the_signed_size(chain):
     msg = bank_tx.MsgSend(from_address=chain.b32(chain.keys[2].address), to_address=chain.b32(b"\x54" * 20),
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
-    number, _ = auth.account(view, chain.keys[2].address)
+    number, _ = chain.app.keepers["auth"].account(view, chain.keys[2].address)
     raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
                        view.accounts.get_nonce(chain.keys[2].address), [("achain", 10**17)], 100000)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
@@ -179,7 +178,8 @@ def test_simulate_takes_any_sign_mode(chain, mode):
     msg = bank_tx.MsgSend(from_address=chain.b32(sender), to_address=chain.b32(b"\x54" * 20),
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
-    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, auth.account(view, sender)[0],
+    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id,
+                       chain.app.keepers["auth"].account(view, sender)[0],
                        view.accounts.get_nonce(sender), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)

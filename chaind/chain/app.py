@@ -173,7 +173,7 @@ class App:
         for m in self.modules:
             if m.keeper is not None:
                 self.keepers[m.name] = m.keeper(self)
-        self.ante = Ante(genesis, self.amino, self.keepers["bank"],
+        self.ante = Ante(genesis, self.amino, self.keepers["bank"], self.keepers["auth"],
                          any(module.name == feegrant.NAME for module in self.modules))
         self.blocks = BlockStore(db, genesis.initial_height)
         self.consensus_state = ConsensusState(db, genesis, self.blocks)
@@ -185,7 +185,7 @@ class App:
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, options.iavl_cache_nodes, options.subspace_max_keys,
                                  Layout(stores_of(self.modules, genesis.bech32_prefix)), mounted_stores(self.modules))
-        self.sealer = Sealer(db, genesis, self.stores, self.module_accounts)
+        self.sealer = Sealer(db, genesis, self.stores, self.keepers["auth"])
         self.state_cache = HeadCache(options.state_cache_keys)
         self._finalized: _Finalized | None = None   # what commit takes over of the block finalized last
         # The head and the nonces its block left to the accounts it touched: head_nonce without a trie walk for
@@ -446,7 +446,7 @@ class App:
     def ensure_account(self, state: BlockContext, address: bytes) -> int:
         """auth's account number for `address`, the account created (next number) on first sight; for message
         handlers."""
-        return auth.ensure_account(state, address)
+        return self.keepers["auth"].ensure_account(state, address)
 
     # -- finalize_block and commit -------------------------------------------------------------
 
@@ -717,12 +717,13 @@ class App:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
                 if tx.impersonated and not self._options.allow_impersonated:
                     raise errors.unauthorized("impersonated txs run only on a dev chain")
-                auth.ensure_account(ctx, tx.sender)
+                auth_keeper = self.keepers["auth"]
+                auth_keeper.ensure_account(ctx, tx.sender)
                 result = evm.deliver(ctx, tx, self.keepers["bank"])
                 if tx.evm.to:
-                    auth.ensure_account(ctx, tx.evm.to)
+                    auth_keeper.ensure_account(ctx, tx.evm.to)
                 elif result.receipt.contract_address:
-                    auth.ensure_account(ctx, result.receipt.contract_address)
+                    auth_keeper.ensure_account(ctx, result.receipt.contract_address)
                 return result, tx
             return self._deliver_native(ctx, tx, simulate), tx
         except errors.TxError as e:

@@ -14,7 +14,9 @@ __all__ = ("MODULE", "BankKeeper", "format_coins", "validate_coins")
 
 MODULE = Module(
     name="bank",
-    keeper=lambda app: BankKeeper(app.genesis.base_denom, app.genesis.bech32_prefix, app.genesis.denom_metadata),
+    # auth's keeper is built first (the registry lists auth before bank, and upgrade, before both, takes neither).
+    keeper=lambda app: BankKeeper(app.keepers["auth"], app.genesis.base_denom, app.genesis.bech32_prefix,
+                                  app.genesis.denom_metadata),
     messages=MESSAGES + UPDATE_PARAMS,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: BankQuery(app)),),
     genesis=GENESIS,

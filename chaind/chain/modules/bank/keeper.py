@@ -9,7 +9,6 @@ import orjson
 
 from chaind.chain import errors
 from chaind.chain.block import event
-from chaind.chain.modules.auth import keeper as auth_keeper
 from chaind.chain.modules.auth import vesting as auth_vesting
 from chaind.crypto.addresses import to_bech32
 from chaind.store.keys import compose, decompose
@@ -38,11 +37,13 @@ def _metadata_key(denom):
 
 
 class BankKeeper:
-    """x/bank's keeper, built once from the genesis' constants: the base denom (whose balances are the EVM's), the
+    """x/bank's keeper, built once from auth's keeper (a vesting account's locked coins are not spendable, and its
+    delegations are tracked on it) and the genesis' constants: the base denom (whose balances are the EVM's), the
     bech32 prefix its events write addresses with, and genesis' denom metadata. Reads take a state (a view at any
     height, or a block's context), writes a block's context."""
 
-    def __init__(self, base_denom, prefix, denom_metadata=()):
+    def __init__(self, auth, base_denom, prefix, denom_metadata=()):
+        self.auth = auth
         self.base_denom = base_denom
         self.prefix = prefix
         self.denom_metadata = tuple(denom_metadata)
@@ -112,7 +113,7 @@ class BankKeeper:
     def _require(self, state, address, coins, spendable=True):
         """subUnlockedCoins: each coin within the balance, less what a vesting account has locked (unless
         `spendable` is False: a delegation may spend locked coins)."""
-        locked = auth_keeper.locked_coins(state, address, state.accounts.execution_context.timestamp) \
+        locked = self.auth.locked_coins(state, address, state.accounts.execution_context.timestamp) \
             if spendable else {}
         for denom, amount in coins:
             have = max(0, self.balance(state, address, denom) - locked.get(denom, 0))
@@ -122,29 +123,29 @@ class BankKeeper:
 
     def spendable(self, state, address, denom, now):
         """A denom's balance less what is locked at unix time `now`."""
-        return max(0, self.balance(state, address, denom) - auth_keeper.locked_coins(state, address, now).get(denom, 0))
+        return max(0, self.balance(state, address, denom) - self.auth.locked_coins(state, address, now).get(denom, 0))
 
     def delegate(self, state, delegator, pool, coins):
         """DelegateCoins: move coins to a staking pool, locked ones included; a vesting account tracks them."""
         self._require(state, delegator, coins, spendable=False)
-        found = auth_keeper.vesting_account(state, delegator)
+        found = self.auth.vesting_account(state, delegator)
         if found is not None:
             url, account = found
             balance = {denom: self.balance(state, delegator, denom) for denom, _ in coins}
             auth_vesting.track_delegation(url, account, balance, dict(coins),
                                           state.accounts.execution_context.timestamp)
-            auth_keeper.set_vesting_account(state, delegator, url, account)
+            self.auth.set_vesting_account(state, delegator, url, account)
         events = self.burn_from(state, delegator, coins, spendable=False)
         return events + self.credit(state, pool, coins)
 
     def undelegate(self, state, pool, delegator, coins):
         """UndelegateCoins: coins back from a staking pool; a vesting account's delegations shrink."""
         events = self.burn_from(state, pool, coins)
-        found = auth_keeper.vesting_account(state, delegator)
+        found = self.auth.vesting_account(state, delegator)
         if found is not None:
             url, account = found
             auth_vesting.track_undelegation(account, dict(coins))
-            auth_keeper.set_vesting_account(state, delegator, url, account)
+            self.auth.set_vesting_account(state, delegator, url, account)
         return events + self.credit(state, delegator, coins)
 
     def transfer_events(self, sender, recipient, coins):

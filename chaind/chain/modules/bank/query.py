@@ -3,7 +3,6 @@
 from google.protobuf import json_format
 
 from chaind import errors
-from chaind.chain.modules.auth import keeper as auth
 from chaind.chain.queries import DEFAULT_LIMIT, Reader, address_bytes, check_denom, paginate, query
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, query_pb2, query_pb2_grpc
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
@@ -65,7 +64,7 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def SpendableBalances(self, request, view):
         address = self._address(request.address)
-        locked = auth.locked_coins(view, address, self._now(view))
+        locked = self.bank.auth.locked_coins(view, address, self._now(view))
         spendable = [(d, a - locked.get(d, 0)) for d, a in self.bank.all_balances(view, address)]
         # The SDK's SpendableCoins lists the denoms held, each less what is locked (zero kept, never negative).
         items = [(d.encode(), _coin(d, max(0, a))) for d, a in spendable]

@@ -279,7 +279,7 @@ def _validate_update_params(app, msg):
 
 def _update_params(app, ctx, msg, signer):
     _authority_check(app, msg.authority)
-    set_params(ctx, msg.params)
+    set_params(ctx, msg.params, app.keepers["auth"])
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

@@ -29,7 +29,7 @@ def validate(section, context):
 def init_genesis(app, ctx, grants):
     for i, (granter, grantee, allowance) in enumerate(grants):
         try:
-            keeper.grant_allowance(ctx, granter, grantee, allowance, app.keepers["bank"].bech32)
+            keeper.grant_allowance(ctx, granter, grantee, allowance, app.keepers["bank"].bech32, app.keepers["auth"])
         except errors.TxError as e:
             raise GenesisError(f"invalid genesis: app_state.feegrant.allowances[{i}]: {e}") from None
 

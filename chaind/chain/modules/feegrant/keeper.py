@@ -7,7 +7,6 @@ import attrs
 
 from chaind.chain import block_time, errors
 from chaind.chain.block import event
-from chaind.chain.modules import auth
 from chaind.chain.modules.feegrant import allowances
 from chaind.chain.modules.feegrant.errors import NO_ALLOWANCE, error
 from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2
@@ -43,7 +42,7 @@ def _write(ctx, granter, grantee, any_allowance, bech32):
         granter=bech32(granter), grantee=bech32(grantee), allowance=any_allowance).SerializeToString())
 
 
-def grant_allowance(ctx, granter, grantee, any_allowance, bech32):
+def grant_allowance(ctx, granter, grantee, any_allowance, bech32, auth):
     """GrantAllowance: the grantee's account made if new, the expiry queued, the period reset set from the
     block time; the set_feegrant event. The caller has checked that no grant exists."""
     auth.ensure_account(ctx, grantee)

@@ -35,7 +35,8 @@ def _grant(app, ctx, msg, signer):
     if not msg.HasField("allowance"):
         raise errors.TxError(errors.SDK, 2, "fee allowance is empty: tx parse error")
     allowances.validate(msg.allowance)
-    return keeper.grant_allowance(ctx, granter, grantee, msg.allowance, app.keepers["bank"].bech32), \
+    return keeper.grant_allowance(ctx, granter, grantee, msg.allowance, app.keepers["bank"].bech32,
+                                  app.keepers["auth"]), \
         tx_pb2.MsgGrantAllowanceResponse()
 
 
