@@ -11,7 +11,7 @@ from eth_utils import to_checksum_address
 
 from chaind.chain import amino, eip712, eip712_legacy, errors, txs, web3tx
 from chaind.chain.block import event
-from chaind.chain.modules import auth, evm, feegrant, feemarket
+from chaind.chain.modules import auth, evm, feemarket
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import format_coins
 from chaind.crypto import addresses
@@ -24,15 +24,16 @@ _SIG_VERIFY_COST = {crypto_keys.ETH_SECP256K1: SIG_VERIFY_COST_ETH_SECP256K1,
 
 class Ante:
     """The ante of a chain of `genesis`: `amino_encoder` (amino.Encoder) makes amino JSON sign docs, `bank` (bank's
-    keeper) moves the fee, `auth` (auth's keeper) keeps the signers' accounts and its params, `fee_grants`: whether
-    x/feegrant is among the chain's modules."""
+    keeper) moves the fee, `auth` (auth's keeper) keeps the signers' accounts and its params, `feegrant`: feegrant's
+    keeper, whose allowances pay the fees of txs that name a fee granter; None when x/feegrant is not among the
+    chain's modules."""
 
-    def __init__(self, genesis, amino_encoder, bank, auth, fee_grants):
+    def __init__(self, genesis, amino_encoder, bank, auth, feegrant):
         self.genesis = genesis
         self.amino = amino_encoder
         self.bank = bank
         self.auth = auth
-        self.fee_grants = fee_grants
+        self.feegrant = feegrant
 
     # -- EVM txs ---------------------------------------------------------------------------------
 
@@ -253,7 +254,7 @@ class Ante:
         granter = tx.auth_info.fee.granter
         if not granter:
             return None
-        if not self.fee_grants:
+        if self.feegrant is None:
             raise errors.invalid_request("fee grants are not enabled")
         try:
             return addresses.parse(granter, self.genesis.bech32_prefix)
@@ -269,8 +270,8 @@ class Ante:
         if granter == payer:
             return granter, None
         try:
-            used = feegrant.accept(state, granter, payer, fee, [handler.type_url for handler, _ in tx.messages],
-                                   time_ns)
+            used = self.feegrant.accept(state, granter, payer, fee,
+                                        [handler.type_url for handler, _ in tx.messages], time_ns)
         except errors.TxError as e:
             raise errors.TxError(e.codespace, e.code, f"{self.b32(granter)} does not allow to pay fees for "
                                  f"{self.b32(payer)}: {e.log}") from None
@@ -304,7 +305,7 @@ class Ante:
         collector, and the `tx` event naming who paid. fee_source: what the ante's fee check found, if it ran."""
         fee = [c for c in tx.fee if c[1]]
         source, used = fee_source or self._fee_source(ctx, tx, fee, ctx.time_ns)
-        events = [] if used is None else feegrant.use(ctx, used, self.bank.bech32)
+        events = [] if used is None else self.feegrant.use(ctx, used)
         if fee:
             events += self.bank.send(ctx, source, auth.FEE_COLLECTOR, fee)
             events.append(event("message", ("sender", self.b32(source))))

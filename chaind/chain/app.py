@@ -174,7 +174,7 @@ class App:
             if m.keeper is not None:
                 self.keepers[m.name] = m.keeper(self)
         self.ante = Ante(genesis, self.amino, self.keepers["bank"], self.keepers["auth"],
-                         any(module.name == feegrant.NAME for module in self.modules))
+                         self.keepers.get(feegrant.NAME))
         self.blocks = BlockStore(db, genesis.initial_height)
         self.consensus_state = ConsensusState(db, genesis, self.blocks)
         # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
