@@ -29,7 +29,7 @@ __all__ = ("MODULE", "MODULE_ADDRESS", "OWNER_EXTERNAL", "OWNER_MODULE", "PARAMS
 
 MODULE = Module(
     name="erc20",
-    keeper=lambda app: Erc20Keeper(),
+    keeper=lambda app: Erc20Keeper(app.keepers["auth"]),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: Erc20Query(app)),),
     genesis=GENESIS,

@@ -5,7 +5,6 @@ import hashlib
 import re
 
 from chaind.chain import errors
-from chaind.chain.modules import auth
 from chaind.crypto.addresses import checksum_address, module_address
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, genesis_pb2
 from chaind.store.keys import compose
@@ -126,8 +125,12 @@ def validate_params(found):
 # -- the keeper ------------------------------------------------------------------------------------
 
 class Erc20Keeper:
-    """x/erc20's keeper: token pairs and params. Reads take a state (a view, a block's context, or the EVM's
-    native state, whose store sees the running tx's writes), writes a block's context."""
+    """x/erc20's keeper, built once from auth's keeper (the precompiles' accounts): token pairs and params. Reads
+    take a state (a view, a block's context, or the EVM's native state, whose store sees the running tx's writes),
+    writes a block's context."""
+
+    def __init__(self, auth):
+        self.auth = auth
 
     def params(self, state):
         raw = state.store.get(PARAMS_KEY)
@@ -202,5 +205,5 @@ class Erc20Keeper:
         for address in sorted(active - old):
             if not ctx.accounts.get_code(address):
                 ctx.accounts.set_code(address, PRECOMPILE_CODE)
-            auth.ensure_account(ctx, address)
+            self.auth.ensure_account(ctx, address)
         ctx.store.set(PARAMS_KEY, new.SerializeToString())

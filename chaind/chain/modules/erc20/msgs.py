@@ -116,7 +116,7 @@ def _convert_erc20(app, ctx, msg, signer):
     contract = _external_contract(app, ctx, pair)
     if contract is None:
         return [], tx_pb2.MsgConvertERC20Response()
-    bank, budget = app.bank, CallBudget()
+    bank, budget = app.keepers["bank"], CallBudget()
     escrowed = balance_of(ctx, budget, contract, MODULE_ADDRESS)
     computation = transfer(ctx, budget, sender, contract, MODULE_ADDRESS, amount)
     escrowed_after = balance_of(ctx, budget, contract, MODULE_ADDRESS)
@@ -158,7 +158,7 @@ def _convert_coin(app, ctx, msg, signer):
     contract = _external_contract(app, ctx, pair)
     if contract is None:
         return [], tx_pb2.MsgConvertCoinResponse()
-    bank, budget = app.bank, CallBudget()
+    bank, budget = app.keepers["bank"], CallBudget()
     coins = [(pair.denom, amount)]
     held = balance_of(ctx, budget, contract, receiver)
     events = bank.send(ctx, sender, MODULE_ADDRESS, coins)
@@ -200,7 +200,7 @@ def _register_erc20(app, ctx, msg, signer):
         denom = erc20_denom(contract)
         try:
             name, symbol, decimals = query_erc20(ctx, budget, contract)
-            if bank_keeper.metadata(ctx, app.genesis, denom) is not None:
+            if app.keepers["bank"].metadata(ctx, denom) is not None:
                 raise internal_token_pair("denom metadata already registered")
             if app.keepers["erc20"].pair_of(ctx, denom) is not None:
                 raise internal_token_pair(f"coin denomination already registered: {name}")
@@ -216,7 +216,7 @@ def _register_erc20(app, ctx, msg, signer):
             raise errors.TxError(e.codespace, e.code,
                                  f"failed to create wrapped coin denom metadata for ERC20: {e.log}") from None
         # Evmos' registration writes the new coin's metadata through the bank keeper.
-        bank_keeper.set_metadata(ctx, found)
+        app.keepers["bank"].set_metadata(ctx, found)
         pair = erc20_pb2.TokenPair(erc20_address=checksum_address(contract), denom=denom, enabled=True,
                                    contract_owner=OWNER_EXTERNAL)
         app.keepers["erc20"].set_pair(ctx, pair)

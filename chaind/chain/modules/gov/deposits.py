@@ -51,7 +51,7 @@ def add_deposit(app, ctx, pid, depositor, amount):
         if not met:
             raise error(MIN_DEPOSIT_TOO_SMALL, f"received {coins.text(amount)} but need at least one of the "
                         f"following: {','.join(thresholds)}")
-    events = app.bank.send(ctx, depositor, GOV, coins.to_list(amount))
+    events = app.keepers["bank"].send(ctx, depositor, GOV, coins.to_list(amount))
     total = coins.add(coins.parse(p.total_deposit)[0], amount)
     coins.fill(p.total_deposit, total)
     keeper.set_proposal(ctx, p)
@@ -61,9 +61,9 @@ def add_deposit(app, ctx, pid, depositor, amount):
         started = True
     d = keeper.deposit(ctx, pid, depositor)
     if d is None:
-        d = gov_pb2.Deposit(proposal_id=pid, depositor=app.bank.bech32(depositor))
+        d = gov_pb2.Deposit(proposal_id=pid, depositor=app.keepers["bank"].bech32(depositor))
     coins.fill(d.amount, coins.add(coins.parse(d.amount)[0], amount))
-    events.append(event("proposal_deposit", ("depositor", app.bank.bech32(depositor)),
+    events.append(event("proposal_deposit", ("depositor", app.keepers["bank"].bech32(depositor)),
                         ("amount", coins.text(amount)), ("proposal_id", str(pid))))
     keeper.set_deposit(ctx, pid, depositor, d)
     return events, started
@@ -75,7 +75,7 @@ def refund_and_delete(app, state, pid):
     for depositor, d in keeper.deposits(state, pid):
         amount = coins.parse(d.amount)[0]
         if amount:
-            events += app.bank.send(state, GOV, depositor, coins.to_list(amount))
+            events += app.keepers["bank"].send(state, GOV, depositor, coins.to_list(amount))
         keeper.delete_deposit(state, pid, depositor)
     return events
 
@@ -86,7 +86,7 @@ def burn_and_delete(app, state, pid):
     for depositor, d in keeper.deposits(state, pid):
         total = coins.add(total, coins.parse(d.amount)[0])
         keeper.delete_deposit(state, pid, depositor)
-    return app.bank.burn(state, GOV, coins.to_list(total)) if total else []
+    return app.keepers["bank"].burn(state, GOV, coins.to_list(total)) if total else []
 
 
 def charge(app, state, pid, dest, rate_text):
@@ -102,13 +102,14 @@ def charge(app, state, pid, dest, rate_text):
             charges[denom] = charges.get(denom, 0) + burned
         remaining = {k: v for k, v in remaining.items() if v}
         if remaining:
-            events += app.bank.send(state, GOV, depositor, coins.to_list(remaining))
+            events += app.keepers["bank"].send(state, GOV, depositor, coins.to_list(remaining))
         keeper.delete_deposit(state, pid, depositor)
     charges = {k: v for k, v in charges.items() if v}
     if charges:
         if not dest:
-            events += app.bank.burn(state, GOV, coins.to_list(charges))
+            events += app.keepers["bank"].burn(state, GOV, coins.to_list(charges))
         else:
             # Without x/distribution here the community pool's address is an account like any other.
-            events += app.bank.send(state, GOV, parse(dest, app.genesis.bech32_prefix), coins.to_list(charges))
+            events += app.keepers["bank"].send(state, GOV, parse(dest, app.genesis.bech32_prefix),
+                                               coins.to_list(charges))
     return events

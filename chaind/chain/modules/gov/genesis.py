@@ -100,7 +100,7 @@ def init_genesis(app, ctx, genesis):
         elif found.status == gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD:
             keeper.enqueue(ctx, "active", found.voting_end_time.ToNanoseconds(), found.id)
         keeper.set_proposal(ctx, found)
-    held = {d: a for d, a in app.bank.all_balances(ctx, GOV)}
+    held = {d: a for d, a in app.keepers["bank"].all_balances(ctx, GOV)}
     if held != {d: a for d, a in total.items() if a}:
         raise GenesisError(f"invalid genesis: app_state.gov: expected module account was {_text(total)} but "
                            f"we got {_text(held)}")

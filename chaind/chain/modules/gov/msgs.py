@@ -187,7 +187,7 @@ def _add_vote(app, ctx, pid, voter, options, metadata):
     if not keeper.in_voting_period(ctx, pid):
         raise error(INACTIVE_PROPOSAL, str(pid))
     _metadata_length(metadata)
-    voter_b32 = app.bank.bech32(voter)
+    voter_b32 = app.keepers["bank"].bech32(voter)
     v = gov_pb2.Vote(proposal_id=pid, voter=voter_b32, metadata=metadata,
                      options=[gov_pb2.WeightedVoteOption(option=o, weight=w) for o, w in options])
     keeper.set_vote(ctx, pid, voter, v)

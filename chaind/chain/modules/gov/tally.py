@@ -71,7 +71,7 @@ def tally(app, state, p, remove_votes):
                                  no_count=str(results[gov_pb2.VOTE_OPTION_NO] // ONE),
                                  no_with_veto_count=str(results[gov_pb2.VOTE_OPTION_NO_WITH_VETO] // ONE))
     params = keeper.params(state)
-    bonded = app.bank.balance(state, staking.BONDED_POOL, staking.params(state).bond_denom)
+    bonded = app.keepers["bank"].balance(state, staking.BONDED_POOL, staking.params(state).bond_denom)
     if bonded == 0:
         return False, False, result
     if dec_quo(total, bonded * ONE) < legacy_dec.parse(params.quorum):

@@ -15,7 +15,7 @@ __all__ = ("MODULE", "INFLATION_ACCOUNT", "InflationKeeper", "parse_genesis")
 
 MODULE = Module(
     name="inflation",
-    keeper=lambda app: InflationKeeper(app.bank, app.keepers["epochs"]),
+    keeper=lambda app: InflationKeeper(app.keepers["bank"], app.keepers["epochs"]),
     messages=UPDATE_PARAMS,
     amino_shapes=AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: InflationQuery(app)),),

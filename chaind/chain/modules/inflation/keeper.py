@@ -21,7 +21,7 @@ INFLATION_ACCOUNT = module_address("inflation")
 def bonded_ratio(app, state):
     """Bonded tokens over the bond denom's supply (QuoInt truncates); no team allocation off mainnet. Through the
     app: staking's keeper is built after inflation's (the registry's order)."""
-    supply = app.bank.supply(state, staking.params(state).bond_denom)
+    supply = app.keepers["bank"].supply(state, staking.params(state).bond_denom)
     if supply <= 0:
         return 0
     return staking.pool_balances(app, state)[1] * ONE // supply
@@ -116,7 +116,7 @@ class EpochHooks:
 
 
 def _mint_and_allocate(app, ctx, p, amount):
-    bank = app.bank
+    bank = app.keepers["bank"]
     minted = [(p.mint_denom, amount)]
     bank.mint(ctx, INFLATION_ACCOUNT, p.mint_denom, amount)
     events = [event("coin_received", ("receiver", bank.bech32(INFLATION_ACCOUNT)), ("amount", format_coins(minted))),

@@ -8,7 +8,6 @@ import json
 
 from chaind.chain import legacy_dec
 from chaind.chain.modules import staking
-from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.distribution.params import params as distribution_params
 
 
@@ -41,7 +40,7 @@ def _auth(app, view):
 
 
 def _bank(app, view):
-    return {"DefaultSendEnabled": _bool(default_send_enabled(view))}
+    return {"DefaultSendEnabled": _bool(app.keepers["bank"].default_send_enabled(view))}
 
 
 def _staking(app, view):

@@ -9,7 +9,7 @@ CODESPACE = "upgrade"
 
 
 def _check_authority(app, text):
-    expected = app.bank.bech32(authority.GOV)
+    expected = app.keepers["bank"].bech32(authority.GOV)
     if text != expected:
         raise errors.TxError(CODESPACE, 7, f"expected {expected} got {text}: expected authority account as only "
                              "signer for proposal message")

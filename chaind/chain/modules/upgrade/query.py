@@ -37,4 +37,4 @@ class UpgradeQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Authority(self, request, view):
-        return query_pb2.QueryAuthorityResponse(address=self.app.bank.bech32(authority.GOV))
+        return query_pb2.QueryAuthorityResponse(address=self.app.keepers["bank"].bech32(authority.GOV))
