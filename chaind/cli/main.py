@@ -45,6 +45,7 @@ def make_cli(modules=None):
         "version": "chaind.cli.misc:version",
         "completion": "chaind.cli.misc:completion",
         "testnet": "chaind.cli.testnet:testnet",
+        "export": "chaind.cli.export:export",
     })
     for command in (init, start, replay):
         group.add_command(command)
