@@ -46,6 +46,7 @@ def make_cli(modules=None):
         "completion": "chaind.cli.misc:completion",
         "testnet": "chaind.cli.testnet:testnet",
         "export": "chaind.cli.export:export",
+        "rollback": "chaind.cli.rollback:rollback",
     })
     for command in (init, start, replay):
         group.add_command(command)
