@@ -47,6 +47,10 @@ def make_cli(modules=None):
         "testnet": "chaind.cli.testnet:testnet",
         "export": "chaind.cli.export:export",
         "rollback": "chaind.cli.rollback:rollback",
+        "comet": "chaind.cli.comet:comet",
+        "cometbft": "chaind.cli.comet:comet",
+        "tendermint": "chaind.cli.comet:comet",
+        "status": "chaind.cli.status:status",
     })
     for command in (init, start, replay):
         group.add_command(command)
