@@ -51,6 +51,7 @@ def make_cli(modules=None):
         "cometbft": "chaind.cli.comet:comet",
         "tendermint": "chaind.cli.comet:comet",
         "status": "chaind.cli.status:status",
+        "prune": "chaind.cli.prune:prune",
     })
     for command in (init, start, replay):
         group.add_command(command)
