@@ -6,9 +6,12 @@ import shutil
 
 import pytest
 import pytest_twisted
+from eth_account import Account
 
 import staking_msgs as m
+from abci_driver import Driver, Replica
 from chain_driver import PROPOSER, RECIPIENTS, Chain, contract_address
+from chaind.chain import txs
 from chaind.chain.rollback import replay_kept_block
 from chaind.store import keys
 from chaind.store.db import Database
@@ -150,5 +153,52 @@ def test_a_node_restarted_after_a_rollback_executes_the_kept_block_again(tmp_pat
         assert found.blockNumber == height and found.status == 1
         later = yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 2})
         assert later.blockNumber == height + 1
+    finally:
+        yield again.stopService()
+
+
+def _drive(port, driver, raws_by_height, genesis_time_ns):
+    """The driver's handshake with the app at `port`, then one block of each raws list; the replica closed."""
+    replica = Replica(port)
+    try:
+        driver.handshake(replica)
+        for i, raws in enumerate(raws_by_height):
+            driver.run_block([replica], driver.decide(raws, genesis_time_ns + (i + 1) * S))
+    finally:
+        replica.close()
+
+
+def _handshake(port, driver):
+    replica = Replica(port)
+    try:
+        return driver.handshake(replica)        # the replayed blocks' app hashes checked against the store's
+    finally:
+        replica.close()
+
+
+@pytest_twisted.inlineCallbacks
+def test_in_socket_mode_the_handshake_replays_the_rolled_back_height_with_the_same_app_hash(tmp_path):
+    socket_mode = {"abci": {"mode": "socket", "address": "127.0.0.1:0"}}
+    node = make_node(tmp_path / "home", **socket_mode)
+    node.startService()
+    driver = Driver(node.genesis.document)
+    try:
+        key, denom = node.dev_keys[0], node.genesis.base_denom
+        raws = [[txs.wrap_evm(Account.sign_transaction(
+            {"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10, "maxPriorityFeePerGas": 1, "nonce": i,
+             "to": "0x" + "33" * 20, "value": 100 + i}, key.private_key).raw_transaction, 9000, denom).raw]
+            for i in range(3)]
+        yield in_thread(_drive, node.port_of("abci"), driver, raws, node.genesis.genesis_time_ns)
+        assert node.app.height == 3
+    finally:
+        yield node.stopService()
+    assert ok(cli("rollback", "--home", tmp_path / "home")).stdout == \
+        f"Rolled back state to height 2 and hash {driver.blocks[2].app_hash.hex().upper()}\n"
+    again = make_node(tmp_path / "home", **socket_mode)
+    again.startService()
+    try:
+        assert again.app.height == 2            # CometBFT replays the height, not the node
+        assert (yield in_thread(_handshake, again.port_of("abci"), driver)) == 2
+        assert again.app.height == 3 and again.app.head[1].app_hash == driver.blocks[3].app_hash
     finally:
         yield again.stopService()
