@@ -164,3 +164,13 @@ def test_the_chain_reads_an_app_genesis_as_the_cometbft_document_it_stands_for(s
         genesis_mod.Genesis.from_document({**shaped, "app_hash": "nope!"})
     with pytest.raises(genesis_mod.GenesisError, match="consensus.params: missing"):
         genesis_mod.Genesis.from_document({**shaped, "consensus": {"validators": []}})
+    assert genesis_mod.Genesis.from_document({**shaped, "initial_height": 0}).initial_height == 1
+
+
+def test_an_export_whose_last_powers_name_an_unknown_validator_is_refused(stopped):
+    doc = json.loads(ok(cli("export", "--home", stopped.home.path)).stdout)
+    assert genesis_mod.Genesis.from_document(doc).validators[0].moniker == "test"
+    doc["app_state"]["staking"]["last_validator_powers"][0]["address"] = to_bech32("chainvaloper", bytes(20))
+    with pytest.raises(genesis_mod.GenesisError, match=r"app_state\.staking: last_validator_powers\[0\]: "
+                                                       r"validator chainvaloper1q+\w+ is not in the genesis"):
+        genesis_mod.Genesis.from_document(doc)

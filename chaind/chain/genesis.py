@@ -213,7 +213,8 @@ def comet_document(doc):
     except (ValueError, TypeError):
         raise GenesisError(f"invalid genesis: app_hash {app_hash!r} is not base64") from None
     out = {"genesis_time": doc["genesis_time"], "chain_id": doc["chain_id"],
-           "initial_height": str(doc.get("initial_height", 1)), "consensus_params": consensus["params"],
+           # CometBFT takes an initial height of 0 (a --for-zero-height export's) as 1.
+           "initial_height": str(int(doc.get("initial_height") or 1)), "consensus_params": consensus["params"],
            "validators": consensus.get("validators") or [], "app_hash": app_hash_hex}
     if "app_state" in doc:
         out["app_state"] = doc["app_state"]
