@@ -683,7 +683,12 @@ class App:
         The horizon trails the oldest readable height by prune_interval blocks, so a read that
         began at a height just before it became unreadable still finds its nodes.
         """
-        horizon = self.oldest_state_height() - self._options.prune_interval
+        return self.prune_below(self.oldest_state_height() - self._options.prune_interval)
+
+    def prune_below(self, horizon: int) -> PruneStats | None:
+        """Delete the state of every height below `horizon` (at most the head's), one pass; PruneStats, or None
+        when nothing is left to delete (`chaind prune` calls it on a stopped node's App)."""
+        horizon = min(horizon, self.height)
         if horizon <= max(self._pruned_below, self.genesis.initial_height - 1):
             return None
         roots = {self._stored(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
