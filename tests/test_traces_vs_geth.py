@@ -6,8 +6,6 @@ prestateTracer (plain and diff mode) and a JS tracer are compared field for fiel
 (the tx's hash and fee, the block's coinbase, balances that pay fees) is named in `_comparable`.
 """
 
-import os
-
 import pytest
 import pytest_twisted
 import rlp
@@ -24,7 +22,7 @@ from contracts import (
 )
 from evm_client import DEV0, DEV0_KEY, OTHER, rpc, w3
 from geth_process import Geth, dev_genesis
-from helpers import in_thread, install_test_engine
+from helpers import in_thread
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 
@@ -148,16 +146,6 @@ def _comparable(kind, trace, payers, ours):
 
 def fee_takers(*addresses):
     return {address.lower() for address in addresses}
-
-
-@pytest.fixture(scope="module")
-def geth_binary():
-    path, error = install_test_engine("geth")
-    if error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"cannot have the geth binary: {error}")
-        pytest.skip(f"cannot have the geth binary: {error}")
-    return path
 
 
 @pytest_twisted.inlineCallbacks
