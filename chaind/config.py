@@ -289,6 +289,14 @@ class AbciSettings:
 
 
 @attrs.frozen
+class StateSyncSettings:
+    # blocks between two state-sync snapshots (socket mode); 0 = none (the SDK's app.toml default)
+    snapshot_interval: int = attrs.field(default=0, validator=_at_least("state-sync", 0))
+    # snapshots kept, the newest; 0 = all (the SDK's snapshot-keep-recent)
+    snapshot_keep_recent: int = attrs.field(default=2, validator=_at_least("state-sync", 0))
+
+
+@attrs.frozen
 class Settings:
     node: NodeSettings = NodeSettings()
     chain: ChainSettings = ChainSettings()
@@ -302,6 +310,7 @@ class Settings:
     instrumentation: InstrumentationSettings = InstrumentationSettings()
     explorer: ExplorerSettings = ExplorerSettings()
     abci: AbciSettings = AbciSettings()
+    state_sync: StateSyncSettings = StateSyncSettings()
     dev: DevSettings = DevSettings()
     debug: DebugSettings = DebugSettings()
 

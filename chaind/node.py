@@ -45,6 +45,7 @@ from chaind.consensus.abci.forward import CometForwarder
 from chaind.consensus.abci.protocol import AbciFactory
 from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
+from chaind.consensus.snapshots import SnapshotManager, SnapshotStore
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
 from chaind.explorer import site as explorer_site
@@ -290,8 +291,12 @@ class Node(service.MultiService):
         def query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
+        state_sync = self.settings.state_sync
+        manager = SnapshotManager(self.app, SnapshotStore(self.home.data_dir / "snapshots"),
+                                  state_sync.snapshot_interval, state_sync.snapshot_keep_recent, self.reactor)
         self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool.threads),
-                                    self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
+                                    self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks,
+                                    snapshots=manager)
         self.abci.on_halt = self._halted
         self.consensus = self.abci
         self._listen("abci", settings.address,

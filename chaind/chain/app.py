@@ -676,6 +676,9 @@ class App:
         self.state_cache.clear(self.height)
         self._head_info = self.stores.commit_info(self.height)
         self.blocks.forget_results()
+        # A state-sync restore starts the state at its height: nothing below it can be read.
+        raw = self.db.get(keys.PRUNED_BELOW)
+        self._pruned_below = 0 if raw is None else keys.height_of(raw)
 
     def prune(self) -> PruneStats | None:
         """Delete state below the horizon, one pass; writer thread only. Returns PruneStats or None.

@@ -69,6 +69,25 @@ class Database:
     def closed(self):
         return self._db.closed
 
+    def frozen(self) -> "FrozenView":
+        """A read-only view of the database as it is now (LevelDB's snapshot): later writes are not seen, so a
+        reader on another thread sees one height whole while blocks go on (a state-sync snapshot). release() it."""
+        return FrozenView(self.path, self._db.snapshot())
+
+
+class FrozenView(Database):
+    """Database's reads over a LevelDB snapshot; writing through it is an error."""
+
+    def __init__(self, path, snapshot):
+        self.path = path
+        self._db = snapshot
+
+    def write(self, puts, deletes=()):
+        raise RuntimeError("a frozen view of the database is read-only")
+
+    def release(self) -> None:
+        self._db.release()
+
 
 class _Closed:
     """What a closed Database reads through: plyvel's own error for a closed database, on any use."""
