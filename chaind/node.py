@@ -160,6 +160,10 @@ class Node(service.MultiService):
         self.mempool = Mempool(settings.mempool)
         self.dev_keys = home.dev_keys()
         self.socket_mode = settings.abci.mode == "socket"
+        # The state-sync snapshots, taken every [state-sync] snapshot-interval blocks (consensus/snapshots.py).
+        self.snapshots = SnapshotManager(self.app, SnapshotStore(home.data_dir / "snapshots"),
+                                         settings.state_sync.snapshot_interval,
+                                         settings.state_sync.snapshot_keep_recent, self.reactor)
         if self.socket_mode:
             # CometBFT drives the chain (consensus/abci/) on this node's writer and checker threads; txs
             # sent to the faces here go to CometBFT's mempool.
@@ -171,6 +175,7 @@ class Node(service.MultiService):
         else:
             self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
             self.producer.on_halt = self._halted
+            self.producer.snapshots = self.snapshots
             self.producer.setServiceParent(self)
             self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
         # The calls' threads, shared by every face in turns per request (api/call_pool.py).
@@ -291,12 +296,9 @@ class Node(service.MultiService):
         def query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
-        state_sync = self.settings.state_sync
-        manager = SnapshotManager(self.app, SnapshotStore(self.home.data_dir / "snapshots"),
-                                  state_sync.snapshot_interval, state_sync.snapshot_keep_recent, self.reactor)
         self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool.threads),
                                     self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks,
-                                    snapshots=manager)
+                                    snapshots=self.snapshots)
         self.abci.on_halt = self._halted
         self.consensus = self.abci
         self._listen("abci", settings.address,

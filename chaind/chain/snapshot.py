@@ -184,20 +184,21 @@ def _read_uvarint(data, at):
     return None, at
 
 
-def chunks(stream):
-    """The chunks (CHUNK_BYTES each, the last shorter) of the zlib-compressed, delimited `stream` of items."""
+def chunks(stream, size=CHUNK_BYTES):
+    """The chunks (`size` bytes each, the last shorter: format 3 takes CHUNK_BYTES; a restore reads any) of the
+    zlib-compressed, delimited `stream` of items."""
     compressor = zlib.compressobj(COMPRESSION)
     pending = bytearray()
     for item in stream:
         body = item.SerializeToString()
         pending += compressor.compress(uvarint(len(body)) + body)
-        while len(pending) >= CHUNK_BYTES:
-            yield bytes(pending[:CHUNK_BYTES])
-            del pending[:CHUNK_BYTES]
+        while len(pending) >= size:
+            yield bytes(pending[:size])
+            del pending[:size]
     pending += compressor.flush()
     while pending:
-        yield bytes(pending[:CHUNK_BYTES])
-        del pending[:CHUNK_BYTES]
+        yield bytes(pending[:size])
+        del pending[:size]
 
 
 # -- restoring ------------------------------------------------------------------------------------------------
@@ -320,7 +321,10 @@ class Restore:
         record = self._puts.get(keys.block_key(height))
         if record is None:
             raise SnapshotError(f"the snapshot has no block record of its height {height}")
-        _, meta = _load_record(record, height)
+        header, meta = _load_record(record, height)
+        if (header.chain_id, header.height) != (app.genesis.chain_id, height):
+            raise SnapshotError(f"the snapshot's head block is block {header.height} of chain {header.chain_id!r}, "
+                                f"not block {height} of this chain {app.genesis.chain_id!r}")
         roots = dict(self._roots)
         for name in app.stores.mounted:
             roots.setdefault(name, EMPTY_ROOT)

@@ -56,6 +56,10 @@ class Producer(service.Service):
         # is told, on the reactor (the node stops).
         self.halted = None
         self.on_halt = None
+        # The SnapshotManager (consensus/snapshots.py) when [state-sync] takes snapshots, and the frozen view of
+        # the block just committed that is due one (the writer makes it, the reactor hands it over).
+        self.snapshots = None
+        self._frozen = None
 
     def startService(self):
         super().startService()
@@ -311,10 +315,15 @@ class Producer(service.Service):
             raise halt from e
         self.last_timings = (executed - started, time.perf_counter() - executed)
         self._timings[block.height] = self.last_timings
+        if self.snapshots is not None and self.snapshots.due(block.height):
+            self._frozen = self.app.db.frozen()
         return block
 
     def _committed(self, block):
         self._building = None
+        frozen, self._frozen = self._frozen, None
+        if frozen is not None:
+            self.snapshots.take(frozen, block.height)
         self._settle()
         self._announce([block])
         self._more()
