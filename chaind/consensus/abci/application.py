@@ -101,7 +101,11 @@ class AbciApplication:
 
     # -- state sync (the SDK's baseapp answers, its snapshot manager behind them) -------------------------
 
+    # Both read files: on the query pool, not the reactor.
     def list_snapshots(self, request):
+        return self._on(self.pools.query, self._list_snapshots)
+
+    def _list_snapshots(self):
         if self.snapshots is None:
             return pb.ResponseListSnapshots()
         return pb.ResponseListSnapshots(snapshots=[
@@ -109,6 +113,9 @@ class AbciApplication:
             for s in self.snapshots.store.list()])
 
     def load_snapshot_chunk(self, request):
+        return self._on(self.pools.query, self._load_snapshot_chunk, request)
+
+    def _load_snapshot_chunk(self, request):
         if self.snapshots is None:
             return pb.ResponseLoadSnapshotChunk()
         chunk = self.snapshots.store.load_chunk(request.height, request.format, request.chunk)
