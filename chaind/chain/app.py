@@ -104,7 +104,7 @@ class BlockContext:
     misbehavior: tuple[Misbehavior, ...] = ()       # to punish (x/evidence)
     msg_gas: int = 0          # gas the running message used beyond its flat MSG_GAS (use_gas)
     msg_gas_location: str = ""
-    # staking Summaries read from the parent's state this block (staking.summary_by_cons): distribution's and
+    # staking Summaries read from the parent's state this block (StakingKeeper.summary_by_cons): distribution's and
     # slashing's begin blockers both read every validator of the last commit.
     summaries: dict[bytes, Any] = attrs.Factory(dict)
     nonces: dict[bytes, int] = attrs.Factory(dict)  # set when sealed: {address: nonce} of the accounts it touched

@@ -20,7 +20,6 @@ from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext, GenesisError
 from chaind.chain.modules.staking.genesis import GenesisValidator
 from chaind.chain.modules.staking.records import POWER_REDUCTION
-from chaind.chain.modules.staking.state import validator_by_cons
 from chaind.crypto import addresses, keys
 from chaind.gocompat import format_time
 from chaind.resources import etc_file
@@ -225,10 +224,11 @@ def export_document(app, height=None):
     doc["initial_height"] = str(view.height + 1)
     # CometBFT's genesis validators: the set the exported block's end block left (staking's last powers, which
     # the new chain's InitChain returns), as the SDK's WriteValidators lists them.
+    staking = app.keepers["staking"]
     doc["validators"] = [
         {"address": v.address.hex().upper(),
          "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(v.pubkey).decode()},
-         "power": str(v.power), "name": validator_by_cons(view, v.address).description["moniker"]}
+         "power": str(v.power), "name": staking.validator_by_cons(view, v.address).description["moniker"]}
         for v in app.validator_set(view.height + 2)]
     for module in app.modules:
         if module.genesis is None or module.genesis.export is None:

@@ -1,12 +1,11 @@
 """distribution's invariants (x/distribution/keeper/invariants.go): what crisis checks of it."""
 
-from chaind.chain.modules import staking
 from chaind.chain.modules.distribution import dec_coins, keeper, state
 from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
 
 
 def nonnegative_outstanding(app, view):
-    for v in staking.validators(view):
+    for v in app.keepers["staking"].validators(view):
         negative = {d: a for d, a in state.outstanding(view, v.operator).items() if a < 0}
         if negative:
             return f"validator {v.operator.hex()} has negative outstanding rewards: {dec_coins.to_text(negative)}"
@@ -15,10 +14,10 @@ def nonnegative_outstanding(app, view):
 
 def can_withdraw(app, view):
     """Every delegation's rewards and every commission can be paid from the outstanding rewards."""
-    for v in staking.validators(view):
+    for v in app.keepers["staking"].validators(view):
         remaining = dec_coins.sub(state.outstanding(view, v.operator), state.commission(view, v.operator))
         ratio, _ = keeper.ending_ratio(view, v)
-        for delegator, shares in staking.delegations_to(view, v.operator):
+        for delegator, shares in app.keepers["staking"].delegations_to(view, v.operator):
             owed = keeper.delegation_rewards(view, v, delegator, shares, view.height, ratio)
             try:
                 remaining = dec_coins.sub(remaining, owed)
@@ -30,7 +29,7 @@ def can_withdraw(app, view):
 def module_account(app, view):
     """The module account holds the community pool and every validator's outstanding rewards, truncated."""
     expected = state.community_pool(view)
-    for v in staking.validators(view):
+    for v in app.keepers["staking"].validators(view):
         expected = dec_coins.add(expected, state.outstanding(view, v.operator))
     whole, _ = dec_coins.truncate(expected)
     held = app.bank.all_balances(view, DISTRIBUTION_ACCOUNT)

@@ -4,7 +4,6 @@ import functools
 
 from chaind.chain import legacy_dec
 from chaind.chain.block import Event
-from chaind.chain.modules import staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.chain.modules.bank.keeper import format_coins
 from chaind.chain.modules.distribution import dec_coins, state
@@ -113,7 +112,7 @@ class Keeper:
         allocated = {}
         for cons_address, power in votes:
             reward = dec_coins.mul_dec_truncate(share, power * ONE // total_power)
-            found = staking.summary_by_cons(self.ctx, cons_address)
+            found = self.app.keepers["staking"].summary_by_cons(self.ctx, cons_address)
             if found is None:
                 continue
             if not reward:
@@ -129,8 +128,8 @@ class Keeper:
         """_allocate of fees of one denom (a chain's one fee denom, every block): the same arithmetic on the one
         amount, without coin maps or per-validator calls of the coin helpers; what the validators got."""
         ctx, events, mode, prefix = self.ctx, self.events, self._mode, self._valoper_prefix
-        summary_by_cons, mul_dec_amount, amount_text = (staking.summary_by_cons, dec_coins.mul_dec_amount,
-                                                         dec_coins.amount_text)
+        summary_by_cons, mul_dec_amount, amount_text = (self.app.keepers["staking"].summary_by_cons,
+                                                         dec_coins.mul_dec_amount, dec_coins.amount_text)
         allocated, allocations = 0, []
         for cons_address, power in votes:
             reward = share * (power * ONE // total_power) // ONE
@@ -215,8 +214,8 @@ class Keeper:
         """initializeDelegation: the delegation starts tracking from the period just ended."""
         _, period = state.current_rewards(self.ctx, operator)
         self._increment_reference(operator, period - 1)
-        v = staking.validator(self.ctx, operator)
-        shares = staking.delegation(self.ctx, delegator, operator)
+        v = self.app.keepers["staking"].validator(self.ctx, operator)
+        shares = self.app.keepers["staking"].delegation(self.ctx, delegator, operator)
         # Truncated (TokensFromSharesTruncated), so no one withdraws more than is owed.
         stake = shares * v.tokens * ONE // v.shares
         state.set_starting_info(self.ctx, operator, delegator, period - 1, stake, self.ctx.height)
@@ -239,7 +238,7 @@ class Keeper:
         records = state.rewards_of(ctx, operator)
         ending, ratio = self._end_period(v, records)
         if shares is None:
-            shares = staking.delegation(ctx, delegator, operator)
+            shares = self.app.keepers["staking"].delegation(ctx, delegator, operator)
         raw = delegation_rewards(ctx, v, delegator, shares, ctx.height, ratio, start)
         rewards = dec_coins.intersect(raw, records.outstanding)
         paid, remainder = dec_coins.truncate(rewards)
@@ -261,10 +260,10 @@ class Keeper:
         with what the withdrawal read: the validator, the shares, and the period it ended, whose record it
         wrote with one reference: this delegation's makes two)."""
         ctx = self.ctx
-        v = staking.validator(ctx, operator)
+        v = self.app.keepers["staking"].validator(ctx, operator)
         if v is None:
             raise error(NO_VALIDATOR_DIST_INFO)
-        shares = staking.delegation(ctx, delegator, operator)
+        shares = self.app.keepers["staking"].delegation(ctx, delegator, operator)
         if shares is None:
             raise error(EMPTY_DELEGATION_DIST_INFO)
         paid, (period, ratio) = self.withdraw_rewards(v, delegator, shares)

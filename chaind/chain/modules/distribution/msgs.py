@@ -4,7 +4,6 @@ MsgFundCommunityPool, MsgDepositValidatorRewardsPool, with the v0.50 msg server'
 from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
-from chaind.chain.modules import staking
 from chaind.chain.modules.bank.keeper import validate_coins
 from chaind.chain.modules.distribution import dec_coins, state
 from chaind.chain.modules.distribution.errors import NO_VALIDATOR_EXISTS, SET_WITHDRAW_ADDR_DISABLED, error
@@ -92,7 +91,7 @@ def _deposit_validator_rewards_pool(app, ctx, msg, signer):
     keeper = Keeper(app, ctx)
     keeper.events += app.bank.send(ctx, depositor, state.DISTRIBUTION_ACCOUNT, coins)
     operator = _address(app, msg.validator_address, "validator", valoper=True)
-    v = staking.validator(ctx, operator)
+    v = app.keepers["staking"].validator(ctx, operator)
     if v is None:
         raise error(NO_VALIDATOR_EXISTS, msg.validator_address)
     keeper.allocate_to_validator(v.operator, v.rate, dec_coins.from_coins(coins))

@@ -2,7 +2,6 @@
 slashes, delegators' rewards, validators and withdraw address, as x/distribution's gRPC querier answers them."""
 
 from chaind import errors
-from chaind.chain.modules import staking
 from chaind.chain.modules.distribution import dec_coins, keeper, state
 from chaind.chain.modules.distribution.params import params
 from chaind.chain.queries import Reader, address_bytes, paginate, query
@@ -52,10 +51,10 @@ class DistributionQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def ValidatorDistributionInfo(self, request, view):
         operator = self._operator(request.validator_address)
-        v = staking.validator(view, operator)
+        v = self.app.keepers["staking"].validator(view, operator)
         if v is None:
             raise errors.failed(f"{request.validator_address}: validator does not exist")
-        shares = staking.delegation(view, operator, operator)
+        shares = self.app.keepers["staking"].delegation(view, operator, operator)
         if shares is None:
             raise errors.failed("delegation does not exist")
         rewards = self._rewards(view, v, operator, shares)
@@ -67,7 +66,7 @@ class DistributionQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def ValidatorOutstandingRewards(self, request, view):
         operator = self._operator(request.validator_address)
-        if staking.validator(view, operator) is None:
+        if self.app.keepers["staking"].validator(view, operator) is None:
             raise errors.failed(f"{request.validator_address}: validator does not exist")
         return query_pb2.QueryValidatorOutstandingRewardsResponse(rewards=distribution_pb2.ValidatorOutstandingRewards(
             rewards=_dec_coins(state.outstanding(view, operator))))
@@ -75,7 +74,7 @@ class DistributionQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def ValidatorCommission(self, request, view):
         operator = self._operator(request.validator_address)
-        if staking.validator(view, operator) is None:
+        if self.app.keepers["staking"].validator(view, operator) is None:
             raise errors.failed(f"{request.validator_address}: validator does not exist")
         return query_pb2.QueryValidatorCommissionResponse(commission=distribution_pb2.ValidatorAccumulatedCommission(
             commission=_dec_coins(state.commission(view, operator))))
@@ -96,11 +95,11 @@ class DistributionQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def DelegationRewards(self, request, view):
         operator = self._operator(request.validator_address)
-        v = staking.validator(view, operator)
+        v = self.app.keepers["staking"].validator(view, operator)
         if v is None:
             raise errors.failed(f"{request.validator_address}: validator does not exist")
         delegator = self._delegator(request.delegator_address)
-        shares = staking.delegation(view, delegator, operator)
+        shares = self.app.keepers["staking"].delegation(view, delegator, operator)
         if shares is None:
             raise errors.failed("delegation does not exist")
         return query_pb2.QueryDelegationRewardsResponse(rewards=_dec_coins(self._rewards(view, v, delegator, shares)))
@@ -109,8 +108,8 @@ class DistributionQuery(Reader, query_pb2_grpc.QueryServicer):
     def DelegationTotalRewards(self, request, view):
         delegator = self._delegator(request.delegator_address)
         rewards, total = [], {}
-        for operator, shares in staking.delegations_of(view, delegator):
-            v = staking.validator(view, operator)
+        for operator, shares in self.app.keepers["staking"].delegations_of(view, delegator):
+            v = self.app.keepers["staking"].validator(view, operator)
             earned = self._rewards(view, v, delegator, shares)
             rewards.append(distribution_pb2.DelegationDelegatorReward(
                 validator_address=to_bech32(self.valoper_prefix, operator), reward=_dec_coins(earned)))
@@ -121,7 +120,8 @@ class DistributionQuery(Reader, query_pb2_grpc.QueryServicer):
     def DelegatorValidators(self, request, view):
         delegator = self._delegator(request.delegator_address)
         return query_pb2.QueryDelegatorValidatorsResponse(
-            validators=[to_bech32(self.valoper_prefix, o) for o, _ in staking.delegations_of(view, delegator)])
+            validators=[to_bech32(self.valoper_prefix, o)
+                        for o, _ in self.app.keepers["staking"].delegations_of(view, delegator)])
 
     @query(inline=True)
     def DelegatorWithdrawAddress(self, request, view):

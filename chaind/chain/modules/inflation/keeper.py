@@ -20,10 +20,10 @@ INFLATION_ACCOUNT = module_address("inflation")
 
 def bonded_ratio(app, state):
     """Bonded tokens over the bond denom's supply (QuoInt truncates); no team allocation off mainnet."""
-    supply = app.bank.supply(state, staking.params(state).bond_denom)
+    supply = app.bank.supply(state, app.keepers["staking"].params(state).bond_denom)
     if supply <= 0:
         return 0
-    return staking.pool_balances(app, state)[1] * ONE // supply
+    return app.keepers["staking"].pool_balances(state)[1] * ONE // supply
 
 
 def epoch_mint_provision(app, state):

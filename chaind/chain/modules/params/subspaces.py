@@ -7,7 +7,7 @@ Amino JSON writes 64-bit integers, Int, Dec and durations (nanoseconds) as strin
 import json
 
 from chaind.chain import legacy_dec
-from chaind.chain.modules import feemarket, staking
+from chaind.chain.modules import feemarket
 from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.distribution.params import params as distribution_params
 from chaind.chain.modules.gov import keeper as gov_keeper
@@ -47,7 +47,7 @@ def _bank(app, view):
 
 
 def _staking(app, view):
-    p = staking.params(view)
+    p = app.keepers["staking"].params(view)
     return {"UnbondingTime": _text(p.unbonding_time_ns), "MaxValidators": str(p.max_validators),
             "MaxEntries": str(p.max_entries), "HistoricalEntries": str(p.historical_entries),
             "BondDenom": _text(p.bond_denom), "MinCommissionRate": _dec(p.min_commission_rate)}
