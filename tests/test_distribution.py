@@ -50,9 +50,10 @@ def rewards_now(chain, delegator, operator):
     view = chain.app.view()
     staking = chain.app.keepers["staking"]
     v = staking.validator(view, operator)
-    ratio, _ = keeper.ending_ratio(view, v)
-    return keeper.delegation_rewards(view, v, delegator, staking.delegation(view, delegator, operator),
-                                     view.height, ratio)
+    dist = chain.app.keepers["distribution"]
+    ratio, _ = dist.ending_ratio(view, v)
+    return dist.delegation_rewards(view, v, delegator, staking.delegation(view, delegator, operator), view.height,
+                                   ratio)
 
 
 def fee_of(block, index=0):
@@ -237,9 +238,10 @@ def test_the_one_denom_allocation_writes_and_emits_what_the_coin_map_allocation_
     and total as _allocate over coin maps, over random validator sets, powers, commission rates and prior records,
     a vote of an unknown validator, rewards too small to share among them and commissions that round half to even."""
     db = Database(tmp_path / "db")
-    # Staking's keeper reads the validators' summaries only: it needs neither bank nor hooks here.
-    app = types.SimpleNamespace(genesis=types.SimpleNamespace(bech32_prefix="chain"),
-                                keepers={"staking": staking.StakingKeeper("chain", None, None)})
+    # Staking's keeper reads the validators' summaries only: it needs neither bank nor hooks here, nor
+    # distribution's keeper bank or accounts for an allocation's records and events.
+    dist = keeper.DistributionKeeper("chain", "achain", None, None,
+                                     {"staking": staking.StakingKeeper("chain", None, None)})
     rng = random.Random(16)
     try:
         for round_ in range(60):
@@ -261,11 +263,12 @@ def test_the_one_denom_allocation_writes_and_emits_what_the_coin_map_allocation_
                 votes.append((cons, rng.randrange(1, 10**6)))
             total = sum(power for _, power in votes)
             share = rng.choice([1, rng.randrange(1, total * ONE), rng.randrange(1, 10**32)])
-            general, one = (keeper.Keeper(app, ctx, mode="BeginBlock") for ctx in contexts)
-            allocated = one._allocate_one_denom(votes, total, "achain", share)
-            assert general._allocate(votes, total, {"achain": share}) == ({"achain": allocated} if allocated else {})
+            mode, general_events, one_events = (("mode", "BeginBlock", True),), [], []
+            allocated = dist._allocate_one_denom(contexts[1], votes, total, "achain", share, one_events, mode)
+            assert dist._allocate(contexts[0], votes, total, {"achain": share}, general_events, mode) == \
+                ({"achain": allocated} if allocated else {})
             assert contexts[0].store.changes == contexts[1].store.changes, round_
-            assert general.events == one.events, round_
+            assert general_events == one_events, round_
     finally:
         db.close()
 

@@ -1,6 +1,6 @@
 """distribution's invariants (x/distribution/keeper/invariants.go): what crisis checks of it."""
 
-from chaind.chain.modules.distribution import dec_coins, keeper, state
+from chaind.chain.modules.distribution import dec_coins, state
 from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
 
 
@@ -14,6 +14,7 @@ def nonnegative_outstanding(app, view):
 
 def can_withdraw(app, view):
     """Every delegation's rewards and every commission can be paid from the outstanding rewards."""
+    keeper = app.keepers["distribution"]
     for v in app.keepers["staking"].validators(view):
         remaining = dec_coins.sub(state.outstanding(view, v.operator), state.commission(view, v.operator))
         ratio, _ = keeper.ending_ratio(view, v)

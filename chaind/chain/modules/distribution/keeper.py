@@ -6,7 +6,8 @@ from chaind.chain import legacy_dec
 from chaind.chain.block import Event
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.chain.modules.bank.keeper import format_coins
-from chaind.chain.modules.distribution import dec_coins, state
+from chaind.chain.modules.distribution import dec_coins
+from chaind.chain.modules.distribution import state as state_records
 from chaind.chain.modules.distribution.errors import (
     EMPTY_DELEGATION_DIST_INFO,
     NO_VALIDATOR_COMMISSION,
@@ -22,114 +23,111 @@ ONE = legacy_dec.ONE
 _MARGIN = 3
 
 
-def ending_ratio(view, v):
-    """The cumulative reward ratio IncrementValidatorPeriod would record now, computed without writing
-    (the SDK's queries run it on a cache context): (ratio, the period it would end)."""
-    rewards, period = state.current_rewards(view, v.operator)
-    current = dec_coins.quo_dec_truncate(rewards, v.tokens * ONE) if v.tokens else {}
-    return dec_coins.add(state.historical(view, v.operator, period - 1)[0], current), period
+class DistributionKeeper:
+    """x/distribution's keeper, built once from bank, auth's ensure_account (a payee's account made on first
+    sight), the chain's prefix and base denom, and the keepers (staking's is looked up there). Reads take a state (a
+    view or a block's context); writes take a block's context and return the events they caused (bank's too)."""
 
+    def __init__(self, bech32_prefix, base_denom, bank, ensure_account, keepers):
+        self.bank = bank
+        self.base_denom = base_denom
+        self._ensure_account = ensure_account
+        self._keepers = keepers
+        self._valoper_prefix = bech32_prefix + "valoper"
 
-def delegation_rewards(view, v, delegator, shares, height, final_ratio, start=None):
-    """CalculateDelegationRewards up to a period whose cumulative ratio is `final_ratio`; `start`: the
-    delegation's starting info when the caller has read it."""
-    found = start or state.starting_info(view, v.operator, delegator)
-    if found is None:
-        raise error(EMPTY_DELEGATION_DIST_INFO)
-    period, stake, created = found
-    if created == height:
-        return {}
-    rewards = {}
-    for _, slash_period, fraction in state.slash_events(view, v.operator, created, height):
-        if slash_period > period:
-            ending = state.historical(view, v.operator, slash_period)[0]
-            rewards = dec_coins.add(rewards, _between(view, v.operator, period, ending, stake))
-            stake = stake * (ONE - fraction) // ONE
-            period = slash_period
-    current_stake = v.tokens_from_shares(shares)
-    if stake > current_stake:
-        if stake > current_stake + _MARGIN:
-            raise ArithmeticError(f"calculated final stake for delegator {delegator.hex()} greater than current "
-                                  f"stake: {legacy_dec.format(stake)} > {legacy_dec.format(current_stake)}")
-        stake = current_stake
-    return dec_coins.add(rewards, _between(view, v.operator, period, final_ratio, stake))
-
-
-def _between(view, operator, start_period, ending, stake):
-    difference = dec_coins.sub(ending, state.historical(view, operator, start_period)[0])
-    return dec_coins.mul_dec_truncate(difference, stake)
-
-
-class Keeper:
-    """The state changes of one block's distribution; events gather in self.events, each ending with a
-    `mode` attribute when one is given (FinalizeBlock marks what its begin blockers emit)."""
-
-    def __init__(self, app, ctx, mode=None):
-        self.app = app
-        self.ctx = ctx
-        self.events = []
-        self._mode = () if mode is None else (("mode", mode, True),)
-        self._valoper_prefix = app.genesis.bech32_prefix + "valoper"
+    @property
+    def staking(self):
+        # The registry builds distribution's keeper before staking's (its genesis order: distribution's hooks
+        # find it ready when staking's genesis calls them), so staking's keeper is looked up when first used; the
+        # SDK builds staking's keeper first and hands it to distribution's.
+        return self._keepers["staking"]
 
     def valoper(self, operator):
         return to_bech32(self._valoper_prefix, operator)
 
-    def _emit(self, type_, *pairs):
-        self.events.append(Event(type_, tuple([(key, value, True) for key, value in pairs]) + self._mode))
+    # -- rewards, read -------------------------------------------------------------------------
 
-    def _emit_all(self, events):
-        """Events another module's keeper made (a bank send's)."""
-        if self._mode:
-            events = [Event(e.type, e.attributes + self._mode) for e in events]
-        self.events += events
+    def ending_ratio(self, state, v):
+        """The cumulative reward ratio IncrementValidatorPeriod would record now, computed without writing
+        (the SDK's queries run it on a cache context): (ratio, the period it would end)."""
+        rewards, period = state_records.current_rewards(state, v.operator)
+        current = dec_coins.quo_dec_truncate(rewards, v.tokens * ONE) if v.tokens else {}
+        return dec_coins.add(state_records.historical(state, v.operator, period - 1)[0], current), period
+
+    def delegation_rewards(self, state, v, delegator, shares, height, final_ratio, start=None):
+        """CalculateDelegationRewards up to a period whose cumulative ratio is `final_ratio`; `start`: the
+        delegation's starting info when the caller has read it."""
+        found = start or state_records.starting_info(state, v.operator, delegator)
+        if found is None:
+            raise error(EMPTY_DELEGATION_DIST_INFO)
+        period, stake, created = found
+        if created == height:
+            return {}
+        rewards = {}
+        for _, slash_period, fraction in state_records.slash_events(state, v.operator, created, height):
+            if slash_period > period:
+                ending = state_records.historical(state, v.operator, slash_period)[0]
+                rewards = dec_coins.add(rewards, _between(state, v.operator, period, ending, stake))
+                stake = stake * (ONE - fraction) // ONE
+                period = slash_period
+        current_stake = v.tokens_from_shares(shares)
+        if stake > current_stake:
+            if stake > current_stake + _MARGIN:
+                raise ArithmeticError(f"calculated final stake for delegator {delegator.hex()} greater than current "
+                                      f"stake: {legacy_dec.format(stake)} > {legacy_dec.format(current_stake)}")
+            stake = current_stake
+        return dec_coins.add(rewards, _between(state, v.operator, period, final_ratio, stake))
 
     # -- allocation ----------------------------------------------------------------------------
 
-    def allocate_tokens(self, votes):
+    def allocate_tokens(self, ctx, votes, mode=None):
         """AllocateTokens: the fee collector's balance to the validators of the last commit by power
-        (votes: [(consensus address, power)]), commission first, what is left to the community pool."""
-        ctx = self.ctx
-        collected = self.app.bank.all_balances(ctx, FEE_COLLECTOR)
-        self._emit_all(self.app.bank.send(ctx, FEE_COLLECTOR, DISTRIBUTION_ACCOUNT, collected))
+        (votes: [(consensus address, power)]), commission first, what is left to the community pool. Returns
+        events, each ending with a `mode` attribute when one is given (FinalizeBlock marks what its begin
+        blockers emit)."""
+        mode = () if mode is None else (("mode", mode, True),)
+        collected = self.bank.all_balances(ctx, FEE_COLLECTOR)
+        events = _with_mode(self.bank.send(ctx, FEE_COLLECTOR, DISTRIBUTION_ACCOUNT, collected), mode)
         fees = dec_coins.from_coins(collected)
-        pool = state.community_pool(ctx)
+        pool = state_records.community_pool(ctx)
         total_power = sum(power for _, power in votes)
         if total_power == 0:
-            state.set_community_pool(ctx, dec_coins.add(pool, fees))
-            return
+            state_records.set_community_pool(ctx, dec_coins.add(pool, fees))
+            return events
         share = dec_coins.mul_dec_truncate(fees, ONE - params(ctx).community_tax)
         # What the validators got is taken from the fees once at the end: the SDK takes each reward from what
         # remains as it goes, which ends the same (no step can go below zero if the end does not).
         if len(share) == 1:
             (denom, amount), = share.items()
-            allocated = {denom: self._allocate_one_denom(votes, total_power, denom, amount)}
+            allocated = {denom: self._allocate_one_denom(ctx, votes, total_power, denom, amount, events, mode)}
         else:
-            allocated = self._allocate(votes, total_power, share)
-        state.set_community_pool(ctx, dec_coins.add(pool, dec_coins.sub(fees, allocated)))
+            allocated = self._allocate(ctx, votes, total_power, share, events, mode)
+        state_records.set_community_pool(ctx, dec_coins.add(pool, dec_coins.sub(fees, allocated)))
+        return events
 
-    def _allocate(self, votes, total_power, share):
-        """Each validator's part of `share` (DecCoins) by power; what they got."""
+    def _allocate(self, ctx, votes, total_power, share, events, mode):
+        """Each validator's part of `share` (DecCoins) by power, its events to `events`; what they got."""
         allocated = {}
         for cons_address, power in votes:
             reward = dec_coins.mul_dec_truncate(share, power * ONE // total_power)
-            found = self.app.keepers["staking"].summary_by_cons(self.ctx, cons_address)
+            found = self.staking.summary_by_cons(ctx, cons_address)
             if found is None:
                 continue
             if not reward:
                 # Nothing to add (a block without fees): the SDK's events, and no record rewritten unchanged.
-                self._allocation_events(found.operator, {}, {})
+                events += self._allocation_events(found.operator, {}, {}, mode)
                 continue
-            self.allocate_to_validator(found.operator, found.rate, reward)
+            events += self.allocate_to_validator(ctx, found.operator, found.rate, reward, mode)
             for denom, amount in reward.items():
                 allocated[denom] = allocated.get(denom, 0) + amount
         return allocated
 
-    def _allocate_one_denom(self, votes, total_power, denom, share):
+    def _allocate_one_denom(self, ctx, votes, total_power, denom, share, events, mode):
         """_allocate of fees of one denom (a chain's one fee denom, every block): the same arithmetic on the one
         amount, without coin maps or per-validator calls of the coin helpers; what the validators got."""
-        ctx, events, mode, prefix = self.ctx, self.events, self._mode, self._valoper_prefix
-        summary_by_cons, mul_dec_amount, amount_text = (self.app.keepers["staking"].summary_by_cons,
-                                                         dec_coins.mul_dec_amount, dec_coins.amount_text)
+        prefix = self._valoper_prefix
+        summary_by_cons, mul_dec_amount, amount_text = (self.staking.summary_by_cons, dec_coins.mul_dec_amount,
+                                                         dec_coins.amount_text)
         allocated, allocations = 0, []
         for cons_address, power in votes:
             reward = share * (power * ONE // total_power) // ONE
@@ -137,7 +135,7 @@ class Keeper:
             if found is None:
                 continue
             if not reward:
-                self._allocation_events(found.operator, {}, {})
+                events += self._allocation_events(found.operator, {}, {}, mode)
                 continue
             commission = mul_dec_amount(reward, found.rate)
             operator = found.operator
@@ -146,172 +144,192 @@ class Keeper:
             events.append(Event("commission", (("amount", amount_text(commission, denom), True),) + tail))
             events.append(Event("rewards", (("amount", amount_text(reward, denom), True),) + tail))
             allocated += reward
-        state.add_allocations_one(ctx, denom, allocations)
+        state_records.add_allocations_one(ctx, denom, allocations)
         return allocated
 
-    def allocate_to_validator(self, operator, rate, tokens):
-        """AllocateTokensToValidator: commission at the validator's rate, the rest to its delegators."""
+    def allocate_to_validator(self, ctx, operator, rate, tokens, mode=()):
+        """AllocateTokensToValidator: commission at the validator's rate, the rest to its delegators; returns
+        events."""
         commission = dec_coins.mul_dec(tokens, rate)
-        state.add_allocation(self.ctx, operator, commission, tokens)
-        self._allocation_events(operator, commission, tokens)
+        state_records.add_allocation(ctx, operator, commission, tokens)
+        return self._allocation_events(operator, commission, tokens, mode)
 
-    def _allocation_events(self, operator, commission, tokens):
-        tail = _validator_tail(self._valoper_prefix, operator, self._mode)
-        self.events.append(Event("commission", (("amount", dec_coins.to_text(commission), True),) + tail))
-        self.events.append(Event("rewards", (("amount", dec_coins.to_text(tokens), True),) + tail))
+    def _allocation_events(self, operator, commission, tokens, mode):
+        tail = _validator_tail(self._valoper_prefix, operator, mode)
+        return [Event("commission", (("amount", dec_coins.to_text(commission), True),) + tail),
+                Event("rewards", (("amount", dec_coins.to_text(tokens), True),) + tail)]
 
     # -- periods -------------------------------------------------------------------------------
 
-    def initialize_validator(self, operator):
-        state.set_historical(self.ctx, operator, 0, {}, 1)
-        state.set_rewards_of(self.ctx, operator, state.ValidatorRewards())
+    def initialize_validator(self, ctx, operator):
+        state_records.set_historical(ctx, operator, 0, {}, 1)
+        state_records.set_rewards_of(ctx, operator, state_records.ValidatorRewards())
 
-    def increment_period(self, v):
+    def increment_period(self, ctx, v):
         """IncrementValidatorPeriod: end the current period; returns its number."""
-        records = state.rewards_of(self.ctx, v.operator)
-        period, _ = self._end_period(v, records)
-        state.set_rewards_of(self.ctx, v.operator, records)
+        records = state_records.rewards_of(ctx, v.operator)
+        period, _ = self._end_period(ctx, v, records)
+        state_records.set_rewards_of(ctx, v.operator, records)
         return period
 
-    def _end_period(self, v, records):
+    def _end_period(self, ctx, v, records):
         """IncrementValidatorPeriod on the validator's records, which the caller writes back: the
         historical records are written here. Returns (the period ended, its cumulative ratio)."""
         rewards, period = records.current, records.period
         if v.tokens == 0:
             # No ratio for a validator without tokens: its rewards go to the community pool.
-            state.set_community_pool(self.ctx, dec_coins.add(state.community_pool(self.ctx), rewards))
+            state_records.set_community_pool(ctx, dec_coins.add(state_records.community_pool(ctx), rewards))
             records.outstanding = dec_coins.sub(records.outstanding, rewards)
             current = {}
         else:
             current = dec_coins.quo_dec_truncate(rewards, v.tokens * ONE)
-        previous, refs = state.historical(self.ctx, v.operator, period - 1)
-        self._set_references(v.operator, period - 1, previous, refs - 1)
+        previous, refs = state_records.historical(ctx, v.operator, period - 1)
+        self._set_references(ctx, v.operator, period - 1, previous, refs - 1)
         ratio = dec_coins.add(previous, current)
-        state.set_historical(self.ctx, v.operator, period, ratio, 1)
+        state_records.set_historical(ctx, v.operator, period, ratio, 1)
         records.current, records.period = {}, period + 1
         return period, ratio
 
-    def _increment_reference(self, operator, period):
-        ratio, refs = state.historical(self.ctx, operator, period)
+    def _increment_reference(self, ctx, operator, period):
+        ratio, refs = state_records.historical(ctx, operator, period)
         if refs > 2:
             raise ArithmeticError("reference count should never exceed 2")
-        state.set_historical(self.ctx, operator, period, ratio, refs + 1)
+        state_records.set_historical(ctx, operator, period, ratio, refs + 1)
 
-    def _decrement_reference(self, operator, period):
-        ratio, refs = state.historical(self.ctx, operator, period)
-        self._set_references(operator, period, ratio, refs - 1)
+    def _decrement_reference(self, ctx, operator, period):
+        ratio, refs = state_records.historical(ctx, operator, period)
+        self._set_references(ctx, operator, period, ratio, refs - 1)
 
-    def _set_references(self, operator, period, ratio, refs):
+    def _set_references(self, ctx, operator, period, ratio, refs):
         """A historical record's reference count lowered to `refs`: gone at none."""
         if refs < 0:
             raise ArithmeticError("cannot set negative reference count")
         if refs == 0:
-            state.delete_historical(self.ctx, operator, period)
+            state_records.delete_historical(ctx, operator, period)
         else:
-            state.set_historical(self.ctx, operator, period, ratio, refs)
+            state_records.set_historical(ctx, operator, period, ratio, refs)
 
-    def initialize_delegation(self, operator, delegator):
+    def initialize_delegation(self, ctx, operator, delegator):
         """initializeDelegation: the delegation starts tracking from the period just ended."""
-        _, period = state.current_rewards(self.ctx, operator)
-        self._increment_reference(operator, period - 1)
-        v = self.app.keepers["staking"].validator(self.ctx, operator)
-        shares = self.app.keepers["staking"].delegation(self.ctx, delegator, operator)
+        _, period = state_records.current_rewards(ctx, operator)
+        self._increment_reference(ctx, operator, period - 1)
+        v = self.staking.validator(ctx, operator)
+        shares = self.staking.delegation(ctx, delegator, operator)
         # Truncated (TokensFromSharesTruncated), so no one withdraws more than is owed.
         stake = shares * v.tokens * ONE // v.shares
-        state.set_starting_info(self.ctx, operator, delegator, period - 1, stake, self.ctx.height)
+        state_records.set_starting_info(ctx, operator, delegator, period - 1, stake, ctx.height)
 
     # -- withdrawals ---------------------------------------------------------------------------
 
-    def _pay(self, recipient, coins):
-        self.app.ensure_account(self.ctx, recipient)
-        self._emit_all(self.app.bank.send(self.ctx, DISTRIBUTION_ACCOUNT, recipient, coins))
+    def _pay(self, ctx, recipient, coins):
+        self._ensure_account(ctx, recipient)
+        return self.bank.send(ctx, DISTRIBUTION_ACCOUNT, recipient, coins)
 
-    def withdraw_rewards(self, v, delegator, shares=None):
+    def withdraw_rewards(self, ctx, v, delegator, shares=None):
         """withdrawDelegationRewards: pay what the delegation earned; the dust goes to the community pool.
-        Returns (coins paid, the period ended and its cumulative ratio); `shares`: the delegation's, when
+        Returns (coins paid, (the period ended, its cumulative ratio), events); `shares`: the delegation's, when
         the caller has read them."""
-        ctx, operator = self.ctx, v.operator
-        start = state.starting_info(ctx, operator, delegator)
+        operator = v.operator
+        start = state_records.starting_info(ctx, operator, delegator)
         if start is None:
             raise error(EMPTY_DELEGATION_DIST_INFO)
         # The validator's records are read once and written once (the SDK reads and writes them at each step).
-        records = state.rewards_of(ctx, operator)
-        ending, ratio = self._end_period(v, records)
+        records = state_records.rewards_of(ctx, operator)
+        ending, ratio = self._end_period(ctx, v, records)
         if shares is None:
-            shares = self.app.keepers["staking"].delegation(ctx, delegator, operator)
-        raw = delegation_rewards(ctx, v, delegator, shares, ctx.height, ratio, start)
+            shares = self.staking.delegation(ctx, delegator, operator)
+        raw = self.delegation_rewards(ctx, v, delegator, shares, ctx.height, ratio, start)
         rewards = dec_coins.intersect(raw, records.outstanding)
         paid, remainder = dec_coins.truncate(rewards)
-        if paid:
-            self._pay(state.withdraw_address(ctx, delegator), paid)
+        events = self._pay(ctx, state_records.withdraw_address(ctx, delegator), paid) if paid else []
         records.outstanding = dec_coins.sub(records.outstanding, rewards)
-        state.set_rewards_of(ctx, operator, records)
-        state.set_community_pool(ctx, dec_coins.add(state.community_pool(ctx), remainder))
-        self._decrement_reference(operator, start[0])
-        state.delete_starting_info(ctx, operator, delegator)
+        state_records.set_rewards_of(ctx, operator, records)
+        state_records.set_community_pool(ctx, dec_coins.add(state_records.community_pool(ctx), remainder))
+        self._decrement_reference(ctx, operator, start[0])
+        state_records.delete_starting_info(ctx, operator, delegator)
         # The SDK names the zero coin of the base denom when nothing was paid.
-        shown = paid or [(self.app.genesis.base_denom, 0)]
-        self._emit("withdraw_rewards", ("amount", _coins_text(shown)), ("validator", self.valoper(operator)),
-                   ("delegator", self.app.bank.bech32(delegator)))
-        return paid, (ending, ratio)
+        shown = paid or [(self.base_denom, 0)]
+        events.append(_event("withdraw_rewards", ("amount", _coins_text(shown)), ("validator", self.valoper(operator)),
+                             ("delegator", self.bank.bech32(delegator))))
+        return paid, (ending, ratio), events
 
-    def withdraw_delegation_rewards(self, delegator, operator):
+    def withdraw_delegation_rewards(self, ctx, delegator, operator):
         """WithdrawDelegationRewards: withdraw, then start the delegation's next period (initializeDelegation
         with what the withdrawal read: the validator, the shares, and the period it ended, whose record it
-        wrote with one reference: this delegation's makes two)."""
-        ctx = self.ctx
-        v = self.app.keepers["staking"].validator(ctx, operator)
+        wrote with one reference: this delegation's makes two). Returns (coins paid, events)."""
+        v = self.staking.validator(ctx, operator)
         if v is None:
             raise error(NO_VALIDATOR_DIST_INFO)
-        shares = self.app.keepers["staking"].delegation(ctx, delegator, operator)
+        shares = self.staking.delegation(ctx, delegator, operator)
         if shares is None:
             raise error(EMPTY_DELEGATION_DIST_INFO)
-        paid, (period, ratio) = self.withdraw_rewards(v, delegator, shares)
-        state.set_historical(ctx, operator, period, ratio, 2)
+        paid, (period, ratio), events = self.withdraw_rewards(ctx, v, delegator, shares)
+        state_records.set_historical(ctx, operator, period, ratio, 2)
         # Truncated (TokensFromSharesTruncated), as initialize_delegation.
-        state.set_starting_info(ctx, operator, delegator, period, shares * v.tokens * ONE // v.shares, ctx.height)
-        return paid
+        state_records.set_starting_info(ctx, operator, delegator, period, shares * v.tokens * ONE // v.shares,
+                                        ctx.height)
+        return paid, events
 
-    def withdraw_commission(self, operator):
-        accumulated = state.commission(self.ctx, operator)
+    def withdraw_commission(self, ctx, operator):
+        """Returns (coins paid, events)."""
+        accumulated = state_records.commission(ctx, operator)
         if not accumulated:
             raise error(NO_VALIDATOR_COMMISSION)
         paid, remainder = dec_coins.truncate(accumulated)
-        state.set_commission(self.ctx, operator, remainder)
-        outstanding = state.outstanding(self.ctx, operator)
-        state.set_outstanding(self.ctx, operator, dec_coins.sub(outstanding, dec_coins.from_coins(paid)))
-        if paid:
-            self._pay(state.withdraw_address(self.ctx, operator), paid)
-        self._emit("withdraw_commission", ("amount", format_coins(paid)))
-        return paid
+        state_records.set_commission(ctx, operator, remainder)
+        outstanding = state_records.outstanding(ctx, operator)
+        state_records.set_outstanding(ctx, operator, dec_coins.sub(outstanding, dec_coins.from_coins(paid)))
+        events = self._pay(ctx, state_records.withdraw_address(ctx, operator), paid) if paid else []
+        events.append(_event("withdraw_commission", ("amount", format_coins(paid))))
+        return paid, events
 
-    def fund_community_pool(self, depositor, coins):
-        self._emit_all(self.app.bank.send(self.ctx, depositor, DISTRIBUTION_ACCOUNT, coins))
-        state.set_community_pool(self.ctx, dec_coins.add(state.community_pool(self.ctx), dec_coins.from_coins(coins)))
+    def fund_community_pool(self, ctx, depositor, coins):
+        """Returns events."""
+        events = self.bank.send(ctx, depositor, DISTRIBUTION_ACCOUNT, coins)
+        state_records.set_community_pool(ctx, dec_coins.add(state_records.community_pool(ctx),
+                                                            dec_coins.from_coins(coins)))
+        return events
 
     # -- staking hooks -------------------------------------------------------------------------
 
-    def validator_slashed(self, v, fraction):
+    def validator_slashed(self, ctx, v, fraction):
         """BeforeValidatorSlashed (updateValidatorSlashFraction): end the period, and record the slash in it."""
         if not 0 <= fraction <= ONE:
             raise ArithmeticError(f"fraction must be >=0 and <=1, current fraction: {legacy_dec.format(fraction)}")
-        period = self.increment_period(v)
-        self._increment_reference(v.operator, period)
-        state.set_slash_event(self.ctx, v.operator, self.ctx.height, period, fraction)
+        period = self.increment_period(ctx, v)
+        self._increment_reference(ctx, v.operator, period)
+        state_records.set_slash_event(ctx, v.operator, ctx.height, period, fraction)
 
-    def validator_removed(self, operator):
-        """AfterValidatorRemoved: its commission paid out, the dust of its rewards to the community pool."""
-        outstanding = state.outstanding(self.ctx, operator)
-        accumulated = state.commission(self.ctx, operator)
-        pool = state.community_pool(self.ctx)
+    def validator_removed(self, ctx, operator):
+        """AfterValidatorRemoved: its commission paid out, the dust of its rewards to the community pool; returns
+        events."""
+        outstanding = state_records.outstanding(ctx, operator)
+        accumulated = state_records.commission(ctx, operator)
+        pool = state_records.community_pool(ctx)
+        events = []
         if accumulated:
             outstanding = dec_coins.sub(outstanding, accumulated)
             paid, remainder = dec_coins.truncate(accumulated)
             pool = dec_coins.add(pool, remainder)
             if paid:
-                self._pay(state.withdraw_address(self.ctx, operator), paid)
-        state.set_community_pool(self.ctx, dec_coins.add(pool, outstanding))
-        state.forget_validator(self.ctx, operator)
+                events = self._pay(ctx, state_records.withdraw_address(ctx, operator), paid)
+        state_records.set_community_pool(ctx, dec_coins.add(pool, outstanding))
+        state_records.forget_validator(ctx, operator)
+        return events
+
+
+def _between(state, operator, start_period, ending, stake):
+    difference = dec_coins.sub(ending, state_records.historical(state, operator, start_period)[0])
+    return dec_coins.mul_dec_truncate(difference, stake)
+
+
+def _event(type_, *pairs):
+    return Event(type_, tuple([(key, value, True) for key, value in pairs]))
+
+
+def _with_mode(events, mode):
+    """Events another module's keeper made (a bank send's), with the mode attribute when there is one."""
+    return [Event(e.type, e.attributes + mode) for e in events] if mode else events
 
 
 @functools.lru_cache(maxsize=4096)

@@ -2,7 +2,7 @@
 slashes, delegators' rewards, validators and withdraw address, as x/distribution's gRPC querier answers them."""
 
 from chaind import errors
-from chaind.chain.modules.distribution import dec_coins, keeper, state
+from chaind.chain.modules.distribution import dec_coins, state
 from chaind.chain.modules.distribution.params import params
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.crypto.addresses import to_bech32
@@ -38,6 +38,7 @@ class DistributionQuery(Reader, query_pb2_grpc.QueryServicer):
 
     def _rewards(self, view, v, delegator, shares):
         """The rewards a withdrawal would pay now (the SDK runs IncrementValidatorPeriod on a cache context)."""
+        keeper = self.app.keepers["distribution"]
         ratio, _ = keeper.ending_ratio(view, v)
         return keeper.delegation_rewards(view, v, delegator, shares, view.height, ratio)
 

@@ -7,7 +7,6 @@ from chaind.chain.block import event
 from chaind.chain.modules import staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.chain.modules.bank.keeper import format_coins
-from chaind.chain.modules.distribution.keeper import Keeper as DistributionKeeper
 from chaind.chain.modules.epochs import epoch_info
 from chaind.chain.modules.inflation import calculation
 from chaind.chain.modules.inflation.calculation import ONE, REDUCTION_FACTOR, mul
@@ -95,6 +94,5 @@ def _mint_and_allocate(app, ctx, p, amount):
               event("coinbase", ("minter", bank.bech32(INFLATION_ACCOUNT)), ("amount", format_coins(minted)))]
     staking_part = [(p.mint_denom, mul(amount * ONE, p.staking_rewards) // ONE)]
     events += bank.send(ctx, INFLATION_ACCOUNT, FEE_COLLECTOR, staking_part)
-    distribution = DistributionKeeper(app, ctx)
-    distribution.fund_community_pool(INFLATION_ACCOUNT, bank.all_balances(ctx, INFLATION_ACCOUNT))
-    return events + distribution.events
+    return events + app.keepers["distribution"].fund_community_pool(ctx, INFLATION_ACCOUNT,
+                                                                    bank.all_balances(ctx, INFLATION_ACCOUNT))
