@@ -14,7 +14,6 @@ from chaind.chain import evidence, valset, votes
 from chaind.chain.authority import GOV
 from chaind.chain.block import BlockId
 from chaind.chain.modules import distribution, slashing, staking
-from chaind.chain.modules.distribution import state as distribution_state
 from chaind.chain.modules.slashing import store_layout as slashing_layout
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
@@ -112,7 +111,7 @@ def test_a_validator_the_node_does_not_run_is_jailed_for_downtime_and_unjails_af
     assert info.missed_blocks_counter == 0
     assert info.jailed_until.seconds * 10**9 + info.jailed_until.nanos == jailed_block.header.time_ns + JAIL_S * 10**9
     # distribution saw the slash: a slash event at that height with the fraction.
-    slashes = distribution_state.slash_events(view, operator, 0, chain.app.height)
+    slashes = chain.app.keepers["distribution"].slash_events(view, operator, 0, chain.app.height)
     assert [(h, f) for h, _, f in slashes] == [(jailed_block.height, 10**16)]
     # Out of the set at the end of that block (power 0 update), unbonding.
     assert (public, 0) in jailed_block.validator_updates

@@ -11,7 +11,7 @@ from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.chain.modules.distribution.keeper import DistributionKeeper
 from chaind.chain.modules.distribution.msgs import MESSAGES
 from chaind.chain.modules.distribution.query import DistributionQuery
-from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
+from chaind.chain.modules.distribution.records import DISTRIBUTION_ACCOUNT
 from chaind.chain.modules.distribution.update_params import AMINO_SHAPES, UPDATE_PARAMS
 from chaind.chain.modules.staking.hooks import STAKING_HOOKS
 from chaind.pb.cosmos.distribution.v1beta1 import query_pb2, query_pb2_grpc

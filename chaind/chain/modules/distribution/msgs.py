@@ -5,9 +5,9 @@ from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.bank.keeper import validate_coins
-from chaind.chain.modules.distribution import dec_coins, state
+from chaind.chain.modules.distribution import dec_coins
 from chaind.chain.modules.distribution.errors import NO_VALIDATOR_EXISTS, SET_WITHDRAW_ADDR_DISABLED, error
-from chaind.chain.modules.distribution.params import params
+from chaind.chain.modules.distribution.records import DISTRIBUTION_ACCOUNT
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -54,9 +54,9 @@ def _set_withdraw_address(app, ctx, msg, signer):
     withdraw = _address(app, msg.withdraw_address, "withdraw")
     if withdraw in {address for address, _ in app.module_accounts.values()}:
         raise errors.unauthorized(f"{app.bank.bech32(withdraw)} is not allowed to receive external funds")
-    if not params(ctx).withdraw_addr_enabled:
+    if not app.keepers["distribution"].params(ctx).withdraw_addr_enabled:
         raise error(SET_WITHDRAW_ADDR_DISABLED)
-    state.set_withdraw_address(ctx, delegator, withdraw)
+    app.keepers["distribution"].set_withdraw_address(ctx, delegator, withdraw)
     return [event("set_withdraw_address", ("withdraw_address", app.bank.bech32(withdraw)))], \
         tx_pb2.MsgSetWithdrawAddressResponse()
 
@@ -84,7 +84,7 @@ def _fund_community_pool(app, ctx, msg, signer):
 def _deposit_validator_rewards_pool(app, ctx, msg, signer):
     depositor = _address(app, msg.depositor, "depositor")
     coins = _coins(msg.amount)
-    events = app.bank.send(ctx, depositor, state.DISTRIBUTION_ACCOUNT, coins)
+    events = app.bank.send(ctx, depositor, DISTRIBUTION_ACCOUNT, coins)
     operator = _address(app, msg.validator_address, "validator", valoper=True)
     v = app.keepers["staking"].validator(ctx, operator)
     if v is None:
