@@ -42,7 +42,7 @@ def seed(validators, delegators):
                           tokens=STAKE, shares=STAKE * PRECISION, status=BONDED)
             staking.set_validator(ctx, v)
             staking.set_delegation(ctx, operator, operator, v.shares)
-            app.bank.mint(ctx, BONDED_POOL, "achain", STAKE)
+            app.keepers["bank"].mint(ctx, BONDED_POOL, "achain", STAKE)
         p = gov_pb2.Proposal(id=1, status=gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD, title="bench", summary="bench",
                              final_tally_result=gov_pb2.TallyResult())
         p.submit_time.FromNanoseconds(ctx.time_ns)
@@ -63,7 +63,7 @@ def seed(validators, delegators):
             v.shares += shares
             staking.set_validator(ctx, v)
             staking.set_delegation(ctx, delegator, validator, shares)
-            app.bank.mint(ctx, BONDED_POOL, "achain", STAKE // 100)
+            app.keepers["bank"].mint(ctx, BONDED_POOL, "achain", STAKE // 100)
             vote = gov_pb2.Vote(proposal_id=1, voter=to_bech32(prefix, delegator), options=[
                 gov_pb2.WeightedVoteOption(option=options[i % 3], weight=one)])
             gov_keeper.set_vote(ctx, 1, delegator, vote)

@@ -12,7 +12,7 @@ from google.protobuf import any_pb2
 import gov_msgs as g
 from chain_driver import Chain
 from chaind.chain import errors, legacy_dec, txs
-from chaind.chain.modules import auth, feemarket
+from chaind.chain.modules import feemarket
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -85,7 +85,7 @@ def test_min_gas_price_refuses_evm_and_native_txs_and_floors_the_base_fee(tmp_pa
         # Native: no fee at all, then a fee under 2 gwei * 200,000.
         view = chain.app.view()
         key = chain.keys[1]
-        number, _ = auth.account(view, key.address)
+        number, _ = chain.app.keepers["auth"].account(view, key.address)
         msgs = [(txs.MSG_SEND, chain_send(chain, 1))]
         nofee = build_native(msgs, key, chain.genesis.chain_id, number, view.accounts.get_nonce(key.address),
                              [], 200_000)

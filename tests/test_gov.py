@@ -52,7 +52,7 @@ def test_a_passed_proposal_changes_staking_params_as_the_gov_account(chain):
         {"proposal_id": "1", "proposal_result": "proposal_passed", "proposal_log": "passed"}]
     p = proposal(chain, 1)
     assert p.status == gov_pb2.PROPOSAL_STATUS_PASSED
-    bonded = chain.app.bank.balance(chain.app.view(), staking.BONDED_POOL, "achain")
+    bonded = chain.app.keepers["bank"].balance(chain.app.view(), staking.BONDED_POOL, "achain")
     assert p.final_tally_result.yes_count == str(bonded)
     assert chain.app.keepers["staking"].params(chain.app.view()).max_validators == 7
     # Deposits went back; the votes were removed by the tally.
@@ -89,12 +89,12 @@ def test_no_votes_means_no_quorum_and_a_rejection_with_deposits_refunded(chain):
 def test_veto_burns_the_deposits(chain):
     ok(submit(chain))
     ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 1, g.VETO))])]))
-    supply = chain.app.bank.supply(chain.app.view(), "achain")
+    supply = chain.app.keepers["bank"].supply(chain.app.view(), "achain")
     block = run(chain, [], after_s=20)
     assert attrs(block.events, "burn")[0]["amount"] == "10achain"
     # The dev chain's inflation mints every 10 s epoch, in the same block.
     minted = sum(int(a["amount"].removesuffix("achain")) for a in attrs(block.events, "coinbase"))
-    assert chain.app.bank.supply(chain.app.view(), "achain") == supply - 10 + minted
+    assert chain.app.keepers["bank"].supply(chain.app.view(), "achain") == supply - 10 + minted
     assert proposal(chain, 1).status == gov_pb2.PROPOSAL_STATUS_REJECTED
 
 

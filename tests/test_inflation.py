@@ -46,7 +46,7 @@ def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
     assert dev.epoch_counting_started and dev.current_epoch == 1
     assert dev.current_epoch_start_time_ns == chain.genesis.genesis_time_ns
     assert [e.identifier for e in epoch_infos(view)] == ["day", "dev", "week"]
-    supply = chain.app.bank.supply(view, "achain")
+    supply = chain.app.keepers["bank"].supply(view, "achain")
     # Blocks come one second apart: the `dev` epoch (10 s) ends in the first block past genesis + 10 s.
     while chain.app.height < 10:
         block = ok(run(chain, []))
@@ -60,7 +60,7 @@ def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
     assert minted == {"epoch_number": "2", "epoch_provisions": legacy_dec.format(FIRST_PROVISION * ONE),
                       "amount": str(FIRST_PROVISION), "mode": "BeginBlock"}
     view = chain.app.view()
-    assert chain.app.bank.supply(view, "achain") == supply + FIRST_PROVISION
+    assert chain.app.keepers["bank"].supply(view, "achain") == supply + FIRST_PROVISION
     assert epochs.epoch_info(view, "dev").current_epoch == 2
     # Staking's share went through the fee collector to the validator in this same block; the rest to the pool.
     staking_share = calculation.mul(FIRST_PROVISION * ONE, 533333334 * 10**9) // ONE
@@ -75,7 +75,7 @@ def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
 def test_queries_report_what_evmos_reports(chain):
     view = chain.app.view()
     assert keeper.epoch_mint_provision(chain.app, view) == staking.dec_quo(FIRST_PROVISION * ONE, 3 * ONE)
-    supply = chain.app.bank.supply(view, "achain")
+    supply = chain.app.keepers["bank"].supply(view, "achain")
     assert keeper.circulating_supply(chain.app, view) == supply * ONE
     expected = calculation.mul(staking.dec_quo(calculation.mul(keeper.epoch_mint_provision(chain.app, view),
                                                                365 * ONE), supply * ONE), 100 * ONE)
@@ -99,7 +99,7 @@ def test_disabled_inflation_mints_nothing_and_counts_skipped_day_epochs(tmp_path
         assert epochs.epoch_info(view, "day").current_epoch == 2
         # Only `day` epochs count as skipped (Evmos' check), however many `dev` ones passed.
         assert schedule(view).skipped_epochs == 1
-        assert keeper.circulating_supply(chain.app, view) == chain.app.bank.supply(
+        assert keeper.circulating_supply(chain.app, view) == chain.app.keepers["bank"].supply(
             chain.app.view(1), "achain") * ONE
     finally:
         chain.close()

@@ -28,7 +28,7 @@ from chaind.chain.consensus_state import ConsensusState
 from chaind.chain.genesis import Genesis
 from chaind.chain.module import Module, check_hooks, mounted_stores, precompiles_of, stores_of
 from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
-from chaind.chain.modules.bank import Bank
+from chaind.chain.modules.bank import BankKeeper
 from chaind.chain.options import AppOptions
 from chaind.chain.seal import Sealer
 from chaind.chain.view import PrunedError, StateView
@@ -168,13 +168,13 @@ class App:
         self.precompiles = precompiles_of(self.modules)
         raw = db.get(keys.PRUNED_BELOW)
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
-        self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
         # Each module's keeper, built once, in the registry's order: a keeper may take those built before it.
-        self.keepers = {}
+        self.keepers: dict[str, Any] = {}
         for m in self.modules:
             if m.keeper is not None:
                 self.keepers[m.name] = m.keeper(self)
-        self.ante = Ante(genesis, self.amino, self.bank, any(module.name == feegrant.NAME for module in self.modules))
+        self.ante = Ante(genesis, self.amino, self.keepers["bank"], self.keepers["auth"],
+                         self.keepers.get(feegrant.NAME))
         self.blocks = BlockStore(db, genesis.initial_height)
         self.consensus_state = ConsensusState(db, genesis, self.blocks)
         # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
@@ -185,7 +185,7 @@ class App:
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, options.iavl_cache_nodes, options.subspace_max_keys,
                                  Layout(stores_of(self.modules, genesis.bech32_prefix)), mounted_stores(self.modules))
-        self.sealer = Sealer(db, genesis, self.stores, self.module_accounts)
+        self.sealer = Sealer(db, genesis, self.stores, self.keepers["auth"])
         self.state_cache = HeadCache(options.state_cache_keys)
         self._finalized: _Finalized | None = None   # what commit takes over of the block finalized last
         # The head and the nonces its block left to the accounts it touched: head_nonce without a trie walk for
@@ -208,6 +208,12 @@ class App:
             self.blocks.load_head()
         self._head_info = self.stores.commit_info(self.height)
         self.state_cache.clear(self.height)
+
+    # issue 29: removed once every module takes bank's keeper. A property, not an attribute set after the keepers
+    # are built, so that a keeper built after bank's may still read it while the App builds them.
+    @property
+    def bank(self) -> BankKeeper:
+        return self.keepers["bank"]
 
     @property
     def options(self) -> AppOptions:
@@ -440,7 +446,7 @@ class App:
     def ensure_account(self, state: BlockContext, address: bytes) -> int:
         """auth's account number for `address`, the account created (next number) on first sight; for message
         handlers."""
-        return auth.ensure_account(state, address)
+        return self.keepers["auth"].ensure_account(state, address)
 
     # -- finalize_block and commit -------------------------------------------------------------
 
@@ -711,12 +717,13 @@ class App:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
                 if tx.impersonated and not self._options.allow_impersonated:
                     raise errors.unauthorized("impersonated txs run only on a dev chain")
-                auth.ensure_account(ctx, tx.sender)
-                result = evm.deliver(ctx, tx, self.bank)
+                auth_keeper = self.keepers["auth"]
+                auth_keeper.ensure_account(ctx, tx.sender)
+                result = evm.deliver(ctx, tx, self.keepers["bank"])
                 if tx.evm.to:
-                    auth.ensure_account(ctx, tx.evm.to)
+                    auth_keeper.ensure_account(ctx, tx.evm.to)
                 elif result.receipt.contract_address:
-                    auth.ensure_account(ctx, result.receipt.contract_address)
+                    auth_keeper.ensure_account(ctx, result.receipt.contract_address)
                 return result, tx
             return self._deliver_native(ctx, tx, simulate), tx
         except errors.TxError as e:

@@ -28,17 +28,17 @@ def _with_pairs(call, found, gas_each):
 
 
 def _balances(call, account):
-    found = call.app.bank.all_balances(call.view(), bytes.fromhex(account[2:]))
+    found = call.app.keepers["bank"].all_balances(call.view(), bytes.fromhex(account[2:]))
     return (_with_pairs(call, found, GAS_BALANCES),)
 
 
 def _total_supply(call):
-    return (_with_pairs(call, call.app.bank.total_supply(call.view()), GAS_TOTAL_SUPPLY),)
+    return (_with_pairs(call, call.app.keepers["bank"].total_supply(call.view()), GAS_TOTAL_SUPPLY),)
 
 
 def _supply_of(call, contract):
     pair = erc20.pair_of(call.view(), contract)
-    return (0 if pair is None else call.app.bank.supply(call.view(), pair.denom),)
+    return (0 if pair is None else call.app.keepers["bank"].supply(call.view(), pair.denom),)
 
 
 PRECOMPILE = Precompile("bank", ADDRESS, (

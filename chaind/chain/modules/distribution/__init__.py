@@ -20,8 +20,8 @@ __all__ = ("MODULE", "DISTRIBUTION_ACCOUNT", "DistributionKeeper")
 
 MODULE = Module(
     name="distribution",
-    keeper=lambda app: DistributionKeeper(app.genesis.bech32_prefix, app.genesis.base_denom, app.bank,
-                                          app.ensure_account, app.keepers),
+    keeper=lambda app: DistributionKeeper(app.genesis.bech32_prefix, app.genesis.base_denom, app.keepers["bank"],
+                                          app.keepers["auth"], app.keepers),
     messages=MESSAGES + UPDATE_PARAMS,
     amino_shapes=AMINO_SHAPES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: DistributionQuery(app)),),

@@ -130,7 +130,7 @@ def init_genesis(app, ctx, genesis):
     for operator, height, period, fraction in genesis.slash_events:
         keeper.set_slash_event(ctx, operator, height, period, fraction)
     whole = {d: a // legacy_dec.ONE for d, a in owed.items() if a // legacy_dec.ONE}
-    held = dict(app.bank.all_balances(ctx, DISTRIBUTION_ACCOUNT))
+    held = dict(app.keepers["bank"].all_balances(ctx, DISTRIBUTION_ACCOUNT))
     if held != whole:
         raise GenesisError(f"invalid genesis: app_state.distribution: distribution module balance does not match "
                            f"the module holdings: {_text(held)} <-> {_text(whole)}")

@@ -33,7 +33,7 @@ def module_account(app, view):
     for v in app.keepers["staking"].validators(view):
         expected = dec_coins.add(expected, app.keepers["distribution"].outstanding(view, v.operator))
     whole, _ = dec_coins.truncate(expected)
-    held = app.bank.all_balances(view, DISTRIBUTION_ACCOUNT)
+    held = app.keepers["bank"].all_balances(view, DISTRIBUTION_ACCOUNT)
     if sorted(whole) != held:
         return f"distribution module account holds {held}, expected {whole}"
     return None

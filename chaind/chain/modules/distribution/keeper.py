@@ -26,14 +26,14 @@ _MARGIN = 3
 
 
 class DistributionKeeper:
-    """x/distribution's keeper, built once from bank, auth's ensure_account (a payee's account made on first
+    """x/distribution's keeper, built once from bank's and auth's keepers (a payee's account is made on first
     sight), the chain's prefix and base denom, and the keepers (staking's is looked up there). Reads take a state (a
     view or a block's context); writes take a block's context and return the events they caused (bank's too)."""
 
-    def __init__(self, bech32_prefix, base_denom, bank, ensure_account, keepers):
+    def __init__(self, bech32_prefix, base_denom, bank, auth, keepers):
         self.bank = bank
+        self.auth = auth
         self.base_denom = base_denom
-        self._ensure_account = ensure_account
         self._keepers = keepers
         self._valoper_prefix = bech32_prefix + "valoper"
 
@@ -389,7 +389,7 @@ class DistributionKeeper:
     # -- withdrawals ---------------------------------------------------------------------------
 
     def _pay(self, ctx, recipient, coins):
-        self._ensure_account(ctx, recipient)
+        self.auth.ensure_account(ctx, recipient)
         return self.bank.send(ctx, DISTRIBUTION_ACCOUNT, recipient, coins)
 
     def withdraw_rewards(self, ctx, v, delegator, shares=None):

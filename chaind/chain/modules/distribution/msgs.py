@@ -53,11 +53,11 @@ def _set_withdraw_address(app, ctx, msg, signer):
     delegator = _address(app, msg.delegator_address, "delegator")
     withdraw = _address(app, msg.withdraw_address, "withdraw")
     if withdraw in {address for address, _ in app.module_accounts.values()}:
-        raise errors.unauthorized(f"{app.bank.bech32(withdraw)} is not allowed to receive external funds")
+        raise errors.unauthorized(f"{app.keepers['bank'].bech32(withdraw)} is not allowed to receive external funds")
     if not app.keepers["distribution"].params(ctx).withdraw_addr_enabled:
         raise error(SET_WITHDRAW_ADDR_DISABLED)
     app.keepers["distribution"].set_withdraw_address(ctx, delegator, withdraw)
-    return [event("set_withdraw_address", ("withdraw_address", app.bank.bech32(withdraw)))], \
+    return [event("set_withdraw_address", ("withdraw_address", app.keepers["bank"].bech32(withdraw)))], \
         tx_pb2.MsgSetWithdrawAddressResponse()
 
 
@@ -84,7 +84,7 @@ def _fund_community_pool(app, ctx, msg, signer):
 def _deposit_validator_rewards_pool(app, ctx, msg, signer):
     depositor = _address(app, msg.depositor, "depositor")
     coins = _coins(msg.amount)
-    events = app.bank.send(ctx, depositor, DISTRIBUTION_ACCOUNT, coins)
+    events = app.keepers["bank"].send(ctx, depositor, DISTRIBUTION_ACCOUNT, coins)
     operator = _address(app, msg.validator_address, "validator", valoper=True)
     v = app.keepers["staking"].validator(ctx, operator)
     if v is None:

@@ -5,7 +5,6 @@ import attrs
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
-from chaind.chain.modules import auth
 from chaind.chain.modules.erc20.keeper import (
     MODULE_ADDRESS,
     OWNER_EXTERNAL,
@@ -33,8 +32,8 @@ class Erc20Genesis:
 
 def init_genesis(app, ctx, genesis):
     """Params and token pairs from genesis (Evmos' InitGenesis), and the module account."""
-    auth.ensure_account(ctx, MODULE_ADDRESS)
-    set_params(ctx, genesis.state.params)
+    app.keepers["auth"].ensure_account(ctx, MODULE_ADDRESS)
+    set_params(ctx, genesis.state.params, app.keepers["auth"])
     for pair in genesis.state.token_pairs:
         set_pair(ctx, pair)
 

@@ -4,7 +4,6 @@ import hashlib
 import re
 
 from chaind.chain import errors
-from chaind.chain.modules import auth
 from chaind.crypto.addresses import checksum_address, module_address
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, genesis_pb2
 from chaind.store.keys import compose
@@ -188,8 +187,9 @@ def validate_params(found):
             seen.add(address)
 
 
-def set_params(state, new):
-    """Evmos' SetParams: sort, validate, move the contract code to the precompiles now active, store."""
+def set_params(state, new, auth):
+    """Evmos' SetParams: sort, validate, move the contract code to the precompiles now active (each an account of
+    `auth`, auth's keeper), store."""
     new = genesis_pb2.Params(enable_erc20=new.enable_erc20,
                              native_precompiles=sorted(new.native_precompiles),
                              dynamic_precompiles=sorted(new.dynamic_precompiles))

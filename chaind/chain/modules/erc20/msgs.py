@@ -208,7 +208,7 @@ def _register_erc20(app, ctx, msg, signer):
         denom = erc20_denom(contract)
         try:
             name, symbol, decimals = query_erc20(ctx, budget, contract)
-            if bank_keeper.metadata(ctx, app.genesis, denom) is not None:
+            if app.keepers["bank"].metadata(ctx, denom) is not None:
                 raise internal_token_pair("denom metadata already registered")
             if pair_of(ctx, denom) is not None:
                 raise internal_token_pair(f"coin denomination already registered: {name}")
@@ -224,7 +224,7 @@ def _register_erc20(app, ctx, msg, signer):
             raise errors.TxError(e.codespace, e.code,
                                  f"failed to create wrapped coin denom metadata for ERC20: {e.log}") from None
         # Evmos' registration writes the new coin's metadata through the bank keeper.
-        bank_keeper.set_metadata(ctx, found)
+        app.keepers["bank"].set_metadata(ctx, found)
         pair = erc20_pb2.TokenPair(erc20_address=checksum_address(contract), denom=denom, enabled=True,
                                    contract_owner=OWNER_EXTERNAL)
         set_pair(ctx, pair)
@@ -279,7 +279,7 @@ def _validate_update_params(app, msg):
 
 def _update_params(app, ctx, msg, signer):
     _authority_check(app, msg.authority)
-    set_params(ctx, msg.params)
+    set_params(ctx, msg.params, app.keepers["auth"])
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

@@ -8,7 +8,6 @@ import rlp
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
-from chaind.chain.modules import auth
 from chaind.chain.modules.bank.genesis import holders as bank_holders
 from chaind.chain.modules.evm import params as evm_params
 from chaind.crypto.addresses import checksum_address
@@ -127,7 +126,7 @@ def export_genesis(app, view):
 def known_accounts(app, view):
     """{account key: address} of the addresses auth and bank know (those written before chaind recorded
     preimages among them)."""
-    return {account_key(a): a for a in set(auth.all_addresses(view)) | bank_holders(app, view)}
+    return {account_key(a): a for a in set(app.keepers["auth"].all_addresses(view)) | bank_holders(app, view)}
 
 
 def _storage(app, get, address, storage_root):

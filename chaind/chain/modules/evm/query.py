@@ -9,7 +9,6 @@ import re
 import orjson
 
 from chaind import errors
-from chaind.chain.modules import auth
 from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.evm.vm import vm_error
 from chaind.chain.modules.feemarket import params as feemarket_params
@@ -53,10 +52,10 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
     def CosmosAccount(self, request, view):
         address = _hex_address(request.address)
         response = query_pb2.QueryCosmosAccountResponse(cosmos_address=to_bech32(self.genesis.bech32_prefix, address))
-        found = auth.account(view, address)
+        found = self.app.keepers["auth"].account(view, address)
         if found is not None:
             response.account_number = found[0]
-            response.sequence = auth.sequence(view, address)
+            response.sequence = self.app.keepers["auth"].sequence(view, address)
         return response
 
     @query(inline=True)
@@ -72,10 +71,10 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
             raise errors.failed(f"validator not found for {to_bech32(prefix, consensus)}")
         response = query_pb2.QueryValidatorAccountResponse(
             account_address=to_bech32(self.genesis.bech32_prefix, operator))
-        found = auth.account(view, operator)
+        found = self.app.keepers["auth"].account(view, operator)
         if found is not None:
             response.account_number = found[0]
-            response.sequence = auth.sequence(view, operator)
+            response.sequence = self.app.keepers["auth"].sequence(view, operator)
         return response
 
     @query(inline=True)

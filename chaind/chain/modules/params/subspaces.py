@@ -8,7 +8,6 @@ import json
 
 from chaind.chain import legacy_dec
 from chaind.chain.modules import feemarket
-from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.distribution.params import params as distribution_params
 from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.modules.inflation import params as inflation_params
@@ -43,7 +42,7 @@ def _auth(app, view):
 
 
 def _bank(app, view):
-    return {"DefaultSendEnabled": _bool(default_send_enabled(view))}
+    return {"DefaultSendEnabled": _bool(app.keepers["bank"].default_send_enabled(view))}
 
 
 def _staking(app, view):

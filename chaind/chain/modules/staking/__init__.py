@@ -34,7 +34,7 @@ __all__ = ("MODULE", "BONDED", "BONDED_POOL", "NOT_BONDED_POOL", "POWER_REDUCTIO
 
 MODULE = Module(
     name="staking",
-    keeper=lambda app: StakingKeeper(app.genesis.bech32_prefix, app.bank, hook_caller(app)),
+    keeper=lambda app: StakingKeeper(app.genesis.bech32_prefix, app.keepers["bank"], hook_caller(app)),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: StakingQuery(app)),),
     genesis=GENESIS,

@@ -214,7 +214,7 @@ def init_genesis(app, ctx, genesis):
         keeper.hooks(ctx, "before_delegation_created", v.operator, v.operator)
         keeper.set_delegation(ctx, v.operator, v.operator, v.shares)
         keeper.hooks(ctx, "after_delegation_modified", v.operator, v.operator)
-        app.bank.mint(ctx, BONDED_POOL, p.bond_denom, gv.tokens)
+        app.keepers["bank"].mint(ctx, BONDED_POOL, p.bond_denom, gv.tokens)
     ctx.validator_updates.extend(keeper.apply_validator_set_updates(ctx)[0])
 
 
@@ -249,7 +249,7 @@ def _init_exported(app, keeper, ctx, state, p):
     if last_id:
         ctx.store.set(UNBONDING_ID, str(last_id).encode())
     for name, pool, expected in (("bonded", BONDED_POOL, bonded), ("not bonded", NOT_BONDED_POOL, not_bonded)):
-        held = app.bank.balance(ctx, pool, p.bond_denom)
+        held = app.keepers["bank"].balance(ctx, pool, p.bond_denom)
         if held != expected:
             raise GenesisError(f"invalid genesis: app_state.staking: {name} pool balance {held}{p.bond_denom} is "
                                f"not the sum of its tokens {expected}{p.bond_denom}")
