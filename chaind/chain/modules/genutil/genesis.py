@@ -20,7 +20,8 @@ def init_genesis(app, ctx, _):
         result = app.deliver_gen_tx(ctx, raw)
         if result.code != 0:
             raise GenesisError(f"genesis transaction {index} failed: {result.log}")
-    updates, events = app.keepers["staking"].apply_validator_set_updates(ctx)
+    staking = app.keepers["staking"]
+    updates, events = staking.apply_validator_set_updates(ctx, staking.params(ctx))
     ctx.validator_updates.extend(updates)
     ctx.events.extend(events)
 

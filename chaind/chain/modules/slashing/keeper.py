@@ -153,7 +153,7 @@ class SlashingKeeper:
         max_missed = p.signed_blocks_window - p.min_signed_blocks()
         if ctx.height > info.start_height + p.signed_blocks_window and info.missed_blocks_counter > max_missed:
             distribution_height = ctx.height - VALIDATOR_UPDATE_DELAY - 1
-            burned, slashed = self.staking.slash(ctx, cons, distribution_height, vote.power,
+            burned, slashed = self.staking.slash(ctx, self.staking.params(ctx), cons, distribution_height, vote.power,
                                                  p.slash_fraction_downtime)
             events += slashed
             events.append(event("slash", ("address", address), ("power", str(vote.power)),
@@ -172,7 +172,7 @@ class SlashingKeeper:
 
     def slash_with_reason(self, ctx, cons, fraction, power, distribution_height, reason):
         """Returns events."""
-        burned, events = self.staking.slash(ctx, cons, distribution_height, power, fraction)
+        burned, events = self.staking.slash(ctx, self.staking.params(ctx), cons, distribution_height, power, fraction)
         events.append(event("slash", ("address", self.valcons(cons)), ("power", str(power)), ("reason", reason),
                             ("burned_coins", str(burned))))
         return events

@@ -91,8 +91,13 @@ def _unjail(app, computation, ctx, validator):
     if sender != requested:
         raise _Failure(f"msg.sender address {to_checksum_address(sender)} does not match the requester address "
                        f"{to_checksum_address(requested)}")
+    keeper = app.keepers["slashing"]
+    # The call reads slashing's and staking's params first, as the keepers it built before they were long-lived
+    # did: its store gas is what it was.
+    keeper.params(ctx)
+    keeper.staking.params(ctx)
     try:
-        app.keepers["slashing"].unjail(ctx, requested)
+        keeper.unjail(ctx, requested)
     except errors.TxError as e:
         raise _Failure(e.log) from None
     valoper = to_bech32(app.genesis.bech32_prefix + "valoper", requested)

@@ -215,7 +215,7 @@ def init_genesis(app, ctx, genesis):
         keeper.set_delegation(ctx, v.operator, v.operator, v.shares)
         keeper.hooks(ctx, "after_delegation_modified", v.operator, v.operator)
         app.keepers["bank"].mint(ctx, BONDED_POOL, p.bond_denom, gv.tokens)
-    ctx.validator_updates.extend(keeper.apply_validator_set_updates(ctx)[0])
+    ctx.validator_updates.extend(keeper.apply_validator_set_updates(ctx, p)[0])
 
 
 def _init_exported(app, keeper, ctx, state, p):

@@ -59,7 +59,9 @@ class StakingKeeper:
     """x/staking's keeper, built once from bank (the pools' balances and transfers), the chain's bech32 prefix and
     the staking hooks: hooks(ctx, name, *args) calls a hook on every module that listens (distribution's F1
     bookkeeping, slashing's signing infos) and returns their events. Reads take a state (a view or a block's
-    context); writes take a block's context and return the events they caused (bank's, the hooks', their own)."""
+    context); writes take a block's context and return the events they caused (bank's, the hooks', their own).
+    Writes that use the params take them (`p`) from their caller, which reads them once (a message, at its start,
+    as it always has: inside an EVM call each read is charged the SDK's KV gas)."""
 
     def __init__(self, bech32_prefix, bank, hooks):
         self.bank = bank
@@ -215,13 +217,13 @@ class StakingKeeper:
 
     # -- a block's changes ---------------------------------------------------------------------
 
-    def move_between_pools(self, ctx, amount, to_bonded):
+    def move_between_pools(self, ctx, p, amount, to_bonded):
         if not amount:
             return []
         src, dst = (NOT_BONDED_POOL, BONDED_POOL) if to_bonded else (BONDED_POOL, NOT_BONDED_POOL)
-        return self.bank.send(ctx, src, dst, [(self.params(ctx).bond_denom, amount)])
+        return self.bank.send(ctx, src, dst, [(p.bond_denom, amount)])
 
-    def delegate(self, ctx, delegator, amount, token_src, v, from_account):
+    def delegate(self, ctx, p, delegator, amount, token_src, v, from_account):
         """Keeper.Delegate: the validator's new shares for `amount` tokens; returns (the shares issued, events)."""
         if v.tokens == 0 and v.shares > 0:
             raise error(34, "cannot delegate to validators with invalid (zero) ex-rate")
@@ -232,13 +234,13 @@ class StakingKeeper:
             events = self.hooks(ctx, "before_delegation_shares_modified", delegator, v.operator)
         if from_account:
             pool = BONDED_POOL if v.status == BONDED else NOT_BONDED_POOL
-            denom = self.params(ctx).bond_denom
+            denom = p.bond_denom
             have = self.bank.balance(ctx, delegator, denom)
             if have < amount:
                 raise errors.insufficient_funds(f"failed to delegate; {have}{denom} is smaller than {amount}{denom}")
             events += self.bank.delegate(ctx, delegator, pool, [(denom, amount)])
         elif (token_src == BONDED) != (v.status == BONDED):
-            events += self.move_between_pools(ctx, amount, to_bonded=v.status == BONDED)
+            events += self.move_between_pools(ctx, p, amount, to_bonded=v.status == BONDED)
         issued = amount * PRECISION if v.shares == 0 else v.shares_from_tokens(amount)
         v.tokens += amount
         v.shares += issued
@@ -295,21 +297,18 @@ class StakingKeeper:
             self.set_validator(ctx, v)
         return amount, v, events
 
-    def completion(self, ctx):
-        return ctx.time_ns + self.params(ctx).unbonding_time_ns
-
-    def undelegate(self, ctx, delegator, operator, shares):
+    def undelegate(self, ctx, p, delegator, operator, shares):
         """Keeper.Undelegate: returns (completion time, tokens, events)."""
         v = self.validator(ctx, operator)
         if v is None:
             raise error(21, "delegator does not contain delegation")
         entries = self.unbonding(ctx, delegator, operator)
-        if len(entries) >= self.params(ctx).max_entries:
+        if len(entries) >= p.max_entries:
             raise error(27, "too many unbonding delegation entries for (delegator, validator) tuple")
         amount, _, events = self.unbond(ctx, delegator, operator, shares)
         if v.status == BONDED:
-            events += self.move_between_pools(ctx, amount, to_bonded=False)
-        completion = self.completion(ctx)
+            events += self.move_between_pools(ctx, p, amount, to_bonded=False)
+        completion = ctx.time_ns + p.unbonding_time_ns
         height = ctx.height
         number = self.next_unbonding_id(ctx)
         for entry in entries:
@@ -324,7 +323,7 @@ class StakingKeeper:
         ctx.store.set(compose("staking", "ubdq", time_key(completion), delegator, operator), b"")
         return completion, amount, events
 
-    def redelegate(self, ctx, delegator, src, dst, shares):
+    def redelegate(self, ctx, p, delegator, src, dst, shares):
         """Keeper.BeginRedelegation: returns (the completion time (Go's zero time: complete at once), events)."""
         if src == dst:
             raise error(29, "cannot redelegate to the same validator")
@@ -338,19 +337,19 @@ class StakingKeeper:
             raise error(32, "redelegation to this validator already in progress; first redelegation to this "
                             "validator must complete before next redelegation")
         entries = self.redelegation(ctx, delegator, src, dst)
-        if len(entries) >= self.params(ctx).max_entries:
+        if len(entries) >= p.max_entries:
             raise error(33, "too many redelegation entries for (delegator, src-validator, dst-validator) tuple")
         amount, _, events = self.unbond(ctx, delegator, src, shares)
         if amount == 0:
             raise error(30, "too few tokens to redelegate (truncates to zero tokens)")
         dst_v = self.validator(ctx, dst)
-        created, delegated = self.delegate(ctx, delegator, amount, src_v.status, dst_v, from_account=False)
+        created, delegated = self.delegate(ctx, p, delegator, amount, src_v.status, dst_v, from_account=False)
         events += delegated
         # getBeginInfo: from a bonded (or removed) source the full unbonding time, from an unbonding
         # one what is left of its own, from an unbonded one nothing.
         source = self.validator(ctx, src)
         if source is None or source.status == BONDED:
-            completion, height = self.completion(ctx), ctx.height
+            completion, height = ctx.time_ns + p.unbonding_time_ns, ctx.height
         elif source.status == UNBONDED:
             return GO_ZERO_TIME_NS, events
         else:
@@ -362,11 +361,11 @@ class StakingKeeper:
 
     # -- end block -----------------------------------------------------------------------------
 
-    def apply_validator_set_updates(self, ctx):
+    def apply_validator_set_updates(self, ctx, p):
         """ApplyAndReturnValidatorSetUpdates: the top max_validators by power are bonded; returns ([(pubkey,
         power)] for every change, power 0 for those that left; events)."""
         store = ctx.store
-        steps, leaving, total_power = _set_plan(self.params(ctx).max_validators, tuple(store.iterate(_VALIDATORS)),
+        steps, leaving, total_power = _set_plan(p.max_validators, tuple(store.iterate(_VALIDATORS)),
                                                 tuple(store.iterate(_LAST_POWERS)))
         updates, events, to_bonded, to_not_bonded = [], [], 0, 0
         for record, bond, update in steps:
@@ -389,7 +388,7 @@ class StakingKeeper:
                 # Begin unbonding: out of the set now, its tokens unbonded once the unbonding time ends.
                 v.status = UNBONDING
                 v.unbonding_height = ctx.height
-                v.unbonding_time_ns = self.completion(ctx)
+                v.unbonding_time_ns = ctx.time_ns + p.unbonding_time_ns
                 self.set_validator(ctx, v)
                 store.set(_val_queue_key(v), b"")
                 to_not_bonded += v.tokens
@@ -397,7 +396,8 @@ class StakingKeeper:
             updates.append((v.pubkey, 0))
         # One transfer for the net amount, as the SDK does.
         if to_bonded != to_not_bonded:
-            events += self.move_between_pools(ctx, abs(to_bonded - to_not_bonded), to_bonded=to_bonded > to_not_bonded)
+            net = abs(to_bonded - to_not_bonded)
+            events += self.move_between_pools(ctx, p, net, to_bonded=to_bonded > to_not_bonded)
         if updates:
             # LastTotalPower, as the SDK sets it: only when the set changed.
             store.set(LAST_TOTAL_POWER, str(total_power).encode())
@@ -421,9 +421,9 @@ class StakingKeeper:
                 self.set_validator(ctx, v)
         return events
 
-    def complete_unbondings(self, ctx):
+    def complete_unbondings(self, ctx, p):
         """The unbonding entries that matured, paid back to their delegators; returns events."""
-        now, denom, events = ctx.time_ns, self.params(ctx).bond_denom, []
+        now, denom, events = ctx.time_ns, p.bond_denom, []
         for key in _mature(ctx, UBD_QUEUE):
             ctx.store.delete(key)
             delegator, operator = decompose(key)[3:5]
@@ -438,9 +438,9 @@ class StakingKeeper:
                                 ("validator", self.valoper(operator)), ("delegator", self.bank.bech32(delegator))))
         return events
 
-    def complete_redelegations(self, ctx):
+    def complete_redelegations(self, ctx, p):
         """The redelegation entries that matured, dropped; returns events."""
-        now, denom, events = ctx.time_ns, self.params(ctx).bond_denom, []
+        now, denom, events = ctx.time_ns, p.bond_denom, []
         for key in _mature(ctx, RED_QUEUE):
             ctx.store.delete(key)
             delegator, src, dst = decompose(key)[3:6]
@@ -456,12 +456,12 @@ class StakingKeeper:
 
     # -- penalties (x/staking/keeper/slash.go) -------------------------------------------------
 
-    def _burn(self, ctx, pool, amount):
+    def _burn(self, ctx, p, pool, amount):
         if amount <= 0:
             return []
-        return self.bank.burn(ctx, pool, [(self.params(ctx).bond_denom, amount)])
+        return self.bank.burn(ctx, pool, [(p.bond_denom, amount)])
 
-    def slash(self, ctx, cons_address, infraction_height, power, fraction):
+    def slash(self, ctx, p, cons_address, infraction_height, power, fraction):
         """Keeper.Slash: burn `fraction` of the stake `power` stood for at `infraction_height` from what the
         validator still holds, its unbondings and redelegations begun since; returns (the tokens burned from
         the validator itself (what the SDK returns and the slashing module reports), events)."""
@@ -478,10 +478,10 @@ class StakingKeeper:
         remaining, events = slash_amount, []
         if infraction_height < ctx.height:
             for delegator, entries in self.unbondings_from(ctx, v.operator):
-                remaining -= self._slash_unbonding(ctx, delegator, v.operator, entries, infraction_height, fraction,
-                                                   events)
+                remaining -= self._slash_unbonding(ctx, p, delegator, v.operator, entries, infraction_height,
+                                                   fraction, events)
             for delegator, dst, entries in self.redelegations_from(ctx, v.operator):
-                remaining -= self._slash_redelegation(ctx, delegator, dst, entries, infraction_height, fraction,
+                remaining -= self._slash_redelegation(ctx, p, delegator, dst, entries, infraction_height, fraction,
                                                       events)
             v = self.validator(ctx, v.operator)
         burned = max(min(remaining, v.tokens), 0)
@@ -493,10 +493,10 @@ class StakingKeeper:
             v = self.validator(ctx, v.operator)
         v.tokens -= burned
         self.set_validator(ctx, v)
-        events += self._burn(ctx, BONDED_POOL if v.status == BONDED else NOT_BONDED_POOL, burned)
+        events += self._burn(ctx, p, BONDED_POOL if v.status == BONDED else NOT_BONDED_POOL, burned)
         return burned, events
 
-    def _slash_unbonding(self, ctx, delegator, operator, entries, infraction_height, fraction, events):
+    def _slash_unbonding(self, ctx, p, delegator, operator, entries, infraction_height, fraction, events):
         """SlashUnbondingDelegation: entries begun at or after the infraction and not yet mature; its events
         go to `events`."""
         now, total, burned = ctx.time_ns, 0, 0
@@ -511,10 +511,10 @@ class StakingKeeper:
                 entry[3] = str(int(entry[3]) - taken)
         if burned:
             self.set_unbonding(ctx, delegator, operator, entries)
-            events += self._burn(ctx, NOT_BONDED_POOL, burned)
+            events += self._burn(ctx, p, NOT_BONDED_POOL, burned)
         return total
 
-    def _slash_redelegation(self, ctx, delegator, dst, entries, infraction_height, fraction, events):
+    def _slash_redelegation(self, ctx, p, delegator, dst, entries, infraction_height, fraction, events):
         """SlashRedelegation: the moved stake, from an unbonding of it first, then from the delegation it became;
         its events go to `events`."""
         now, total, bonded_burn, not_bonded_burn = ctx.time_ns, 0, 0, 0
@@ -547,8 +547,8 @@ class StakingKeeper:
                 bonded_burn += tokens
             else:
                 not_bonded_burn += tokens
-        events += self._burn(ctx, BONDED_POOL, bonded_burn)
-        events += self._burn(ctx, NOT_BONDED_POOL, not_bonded_burn)
+        events += self._burn(ctx, p, BONDED_POOL, bonded_burn)
+        events += self._burn(ctx, p, NOT_BONDED_POOL, not_bonded_burn)
         return total
 
     def jail(self, ctx, cons_address):

@@ -62,10 +62,13 @@ def _int(text, what):
     return int(text)
 
 
-def _check_denom(keeper, ctx, denom):
-    expected = keeper.params(ctx).bond_denom
-    if denom != expected:
-        raise errors.invalid_request(f"invalid coin denomination: got {denom}, expected {expected}")
+# Each handler reads the params once, first (inside an EVM call, each read is charged the SDK's KV gas), and hands
+# them to the keeper's writes.
+
+
+def _check_denom(p, denom):
+    if denom != p.bond_denom:
+        raise errors.invalid_request(f"invalid coin denomination: got {denom}, expected {p.bond_denom}")
 
 
 def _description(msg_description):
@@ -123,6 +126,7 @@ def _validate_signer_field(field, is_valoper):
 
 def _create_validator(app, ctx, msg, signer):
     keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     # MsgCreateValidator.Validate
     if not msg.HasField("pubkey"):
@@ -144,28 +148,28 @@ def _create_validator(app, ctx, msg, signer):
     if amount < min_self:
         raise error(16, "validator's self delegation must be greater than their minimum self delegation")
     # The msg server.
-    min_rate = keeper.params(ctx).min_commission_rate
-    if rate < min_rate:
+    if rate < p.min_commission_rate:
         raise error(40, "commission cannot be less than min rate", "cannot set validator commission to less than "
-                    f"minimum rate of {legacy_dec.format(min_rate)}")
+                    f"minimum rate of {legacy_dec.format(p.min_commission_rate)}")
     if keeper.validator(ctx, operator) is not None:
         raise error(4, "validator already exist for this operator address; must use new validator operator address")
     pubkey = _pubkey(msg.pubkey)
     if ctx.store.get(cons_key(consensus_address(pubkey))) is not None:
         raise error(5, "validator already exist for this pubkey; must use new validator pubkey")
-    _check_denom(keeper, ctx, denom)
+    _check_denom(p, denom)
     _ensure_length(description)
     v = Validator(operator, pubkey, description, rate, max_rate, max_change, ctx.time_ns, min_self)
     keeper.set_validator(ctx, v)
     ctx.store.set(cons_key(v.cons_address), operator)
     events = keeper.hooks(ctx, "after_validator_created", operator)
-    events += keeper.delegate(ctx, operator, amount, UNBONDED, v, from_account=True)[1]
+    events += keeper.delegate(ctx, p, operator, amount, UNBONDED, v, from_account=True)[1]
     events.append(event("create_validator", ("validator", msg.validator_address), ("amount", f"{amount}{denom}")))
     return events, tx_pb2.MsgCreateValidatorResponse()
 
 
 def _edit_validator(app, ctx, msg, signer):
     keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     new = _description(msg.description)
     if not any(new.values()):
@@ -177,10 +181,9 @@ def _edit_validator(app, ctx, msg, signer):
     if new_rate is not None:
         if new_rate > PRECISION or new_rate < 0:
             raise errors.invalid_request("commission rate must be between 0 and 1 (inclusive)")
-        min_rate = keeper.params(ctx).min_commission_rate
-        if new_rate < min_rate:
+        if new_rate < p.min_commission_rate:
             raise errors.invalid_request("commission rate cannot be less than the min commission rate "
-                                         f"{legacy_dec.format(min_rate)}")
+                                         f"{legacy_dec.format(p.min_commission_rate)}")
     v = keeper.validator(ctx, operator)
     if v is None:
         raise error(*NO_VALIDATOR)
@@ -211,14 +214,15 @@ def _edit_validator(app, ctx, msg, signer):
 
 def _delegate(app, ctx, msg, signer):
     keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     delegator = _account(app, msg.delegator_address, "delegator")
     denom, amount = _amount(msg.amount, "invalid delegation amount")
     v = keeper.validator(ctx, operator)
     if v is None:
         raise error(*NO_VALIDATOR)
-    _check_denom(keeper, ctx, denom)
-    issued, events = keeper.delegate(ctx, delegator, amount, UNBONDED, v, from_account=True)
+    _check_denom(p, denom)
+    issued, events = keeper.delegate(ctx, p, delegator, amount, UNBONDED, v, from_account=True)
     events.append(event("delegate", ("validator", msg.validator_address), ("delegator", msg.delegator_address),
                         ("amount", f"{amount}{denom}"), ("new_shares", legacy_dec.format(issued))))
     return events, tx_pb2.MsgDelegateResponse()
@@ -226,12 +230,13 @@ def _delegate(app, ctx, msg, signer):
 
 def _undelegate(app, ctx, msg, signer):
     keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     delegator = _account(app, msg.delegator_address, "delegator")
     denom, amount = _amount(msg.amount, "invalid shares amount")
     shares = keeper.unbond_amount(ctx, delegator, operator, amount)
-    _check_denom(keeper, ctx, denom)
-    completion, returned, events = keeper.undelegate(ctx, delegator, operator, shares)
+    _check_denom(p, denom)
+    completion, returned, events = keeper.undelegate(ctx, p, delegator, operator, shares)
     events.append(event("unbond", ("validator", msg.validator_address), ("delegator", msg.delegator_address),
                         ("amount", f"{returned}{denom}"), ("completion_time", format_time_seconds(completion))))
     response = tx_pb2.MsgUndelegateResponse()
@@ -242,6 +247,7 @@ def _undelegate(app, ctx, msg, signer):
 
 def _begin_redelegate(app, ctx, msg, signer):
     keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     src = _valoper(app, msg.validator_src_address, "source validator")
     dst = _valoper(app, msg.validator_dst_address, "destination validator")
     for operator in (src, dst):
@@ -253,8 +259,8 @@ def _begin_redelegate(app, ctx, msg, signer):
         raise errors.TxError(errors.SDK, 38, f"delegation with delegator {msg.delegator_address} not found for "
                              f"validator {msg.validator_src_address}: not found")
     shares = keeper.unbond_amount(ctx, delegator, src, amount)
-    _check_denom(keeper, ctx, denom)
-    completion, events = keeper.redelegate(ctx, delegator, src, dst, shares)
+    _check_denom(p, denom)
+    completion, events = keeper.redelegate(ctx, p, delegator, src, dst, shares)
     events.append(event("redelegate", ("source_validator", msg.validator_src_address),
                         ("destination_validator", msg.validator_dst_address),
                         ("amount", f"{amount}{denom}"), ("completion_time", format_time_seconds(completion))))
@@ -266,6 +272,7 @@ def _begin_redelegate(app, ctx, msg, signer):
 def _cancel_unbonding_delegation(app, ctx, msg, signer):
     """CancelUnbondingDelegation: delegate back (part of) one unbonding entry, found by its creation height."""
     keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     delegator = _account(app, msg.delegator_address, "delegator")
     try:
@@ -276,7 +283,7 @@ def _cancel_unbonding_delegation(app, ctx, msg, signer):
         raise errors.invalid_request("invalid amount")
     if msg.creation_height <= 0:
         raise errors.invalid_request("invalid height")
-    _check_denom(keeper, ctx, msg.amount.denom)
+    _check_denom(p, msg.amount.denom)
     v = keeper.validator(ctx, operator)
     if v is None:
         raise error(*NO_VALIDATOR)
@@ -298,7 +305,7 @@ def _cancel_unbonding_delegation(app, ctx, msg, signer):
         raise errors.invalid_request("amount is greater than the unbonding delegation entry balance")
     if entry[1] < ctx.time_ns:
         raise errors.invalid_request("unbonding delegation is already processed")
-    _, events = keeper.delegate(ctx, delegator, amount, UNBONDING, v, from_account=False)
+    _, events = keeper.delegate(ctx, p, delegator, amount, UNBONDING, v, from_account=False)
     left = int(entry[3]) - amount
     if left == 0:
         del entries[index]
