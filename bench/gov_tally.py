@@ -18,7 +18,6 @@ from chaind.chain.genesis import Genesis
 from chaind.chain.module import Module
 from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.modules import gov
-from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, PRECISION, Validator
 from chaind.chain.modules.staking.keys import val_key
 from chaind.crypto.addresses import to_bech32
@@ -35,7 +34,7 @@ def seed(validators, delegators):
     """A module whose genesis adds the validators, the delegators and proposal 1 (all of them voted)."""
 
     def init_genesis(app, ctx, _):
-        prefix, staking = app.genesis.bech32_prefix, app.keepers["staking"]
+        prefix, staking, gov_keeper = app.genesis.bech32_prefix, app.keepers["staking"], app.keepers["gov"]
         operators = [(0xA000 + i).to_bytes(20, "big") for i in range(validators)]
         for i, operator in enumerate(operators):
             v = Validator(operator, os.urandom(32), {"moniker": f"v{i}"}, 0, 0, 0, ctx.time_ns, 1,
@@ -98,7 +97,7 @@ def measure(args):
     for after in (1, 3):
         committed, puts = app.finalize_block([], genesis.genesis_time_ns + after * S, b"\x01" * 20)
         app.commit(committed, puts)
-    p = gov_keeper.proposal(app.view(), 1)
+    p = app.keepers["gov"].proposal(app.view(), 1)
     assert p.status == gov_pb2.PROPOSAL_STATUS_PASSED, p.status
     print(f"gov end block, nothing due: {timings[0] * 1000:.1f} ms")
     print(f"gov end block tallying proposal 1: {timings[1] * 1000:.0f} ms (bar: < 1000 ms); "

@@ -74,8 +74,8 @@ def native(chain, who, type_url, msg, gas=300000):
 
 
 def test_genesis_registers_both_native_coins_at_their_derived_addresses(chain):
-    view = chain.app.view()
-    pairs = {p.denom: p for _, p in erc20.all_pairs(view)}
+    view, keeper = chain.app.view(), chain.app.keepers["erc20"]
+    pairs = {p.denom: p for _, p in keeper.all_pairs(view)}
     assert set(pairs) == {chain.ibc, "stake"}
     # Evmos' rule for an IBC voucher: the last 20 bytes of its hash; other coins: of sha256(denom).
     assert pairs[chain.ibc].erc20_address == to_checksum_address(bytes.fromhex(chain.ibc[-40:])) \
@@ -83,10 +83,10 @@ def test_genesis_registers_both_native_coins_at_their_derived_addresses(chain):
     assert erc20.pair_address("stake") == STAKE
     for pair in pairs.values():
         assert pair.enabled and pair.contract_owner == erc20_pb2.OWNER_MODULE
-        assert erc20.pair_of(view, pair.erc20_address) == pair
-        assert erc20.pair_of(view, pair.erc20_address.lower()[2:]) == pair     # hex without 0x, as Go's
+        assert keeper.pair_of(view, pair.erc20_address) == pair
+        assert keeper.pair_of(view, pair.erc20_address.lower()[2:]) == pair     # hex without 0x, as Go's
         assert view.accounts.get_code(bytes.fromhex(pair.erc20_address[2:])) == erc20.PRECOMPILE_CODE
-    params = erc20.params(view)
+    params = keeper.params(view)
     assert params.enable_erc20 and list(params.dynamic_precompiles) == sorted(p.erc20_address for p in pairs.values())
 
 
@@ -244,7 +244,7 @@ def test_an_external_erc20_registers_and_converts_both_ways(chain):
     register = tx_pb2.MsgRegisterERC20(authority=authority, erc20addresses=[to_checksum_address(token)])
     [registered] = run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgRegisterERC20", register)])
     denom = f"erc20/{to_checksum_address(token)}"
-    pair = erc20.pair_of(chain.app.view(), denom)
+    pair = chain.app.keepers["erc20"].pair_of(chain.app.view(), denom)
     assert (pair.erc20_address, pair.enabled, pair.contract_owner) == (to_checksum_address(token), True,
                                                                       erc20_pb2.OWNER_EXTERNAL)
     assert ("register_erc20", (("cosmos_coin", denom, True), ("erc20_token", to_checksum_address(token), True))) \
@@ -281,7 +281,7 @@ def test_an_external_erc20_registers_and_converts_both_ways(chain):
     # A disabled pair converts nothing; toggling is the authority's too.
     toggle = tx_pb2.MsgToggleConversion(authority=authority, token=denom)
     run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgToggleConversion", toggle)])
-    assert not erc20.pair_of(chain.app.view(), denom).enabled
+    assert not chain.app.keepers["erc20"].pair_of(chain.app.view(), denom).enabled
     [disabled] = run(chain, [native(chain, 1, "/evmos.erc20.v1.MsgConvertERC20", convert)], ok=False)
     assert (disabled.codespace, disabled.code) == ("erc20", 13)
     assert "is not enabled by governance" in disabled.log
@@ -320,7 +320,7 @@ def test_stateless_checks_refuse_bad_messages(chain):
 
 def test_module_disabled_by_params_refuses_registration_and_conversion(chain):
     k0 = chain.keys[0].address
-    params = erc20.params(chain.app.view())
+    params = chain.app.keepers["erc20"].params(chain.app.view())
     params.enable_erc20 = False
     update = tx_pb2.MsgUpdateParams(authority=chain.b32(k0), params=params)
     run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgUpdateParams", update)])

@@ -15,8 +15,7 @@ from chaind.chain.app import App
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext
-from chaind.chain.modules import erc20, gov, staking
-from chaind.chain.modules.gov import keeper as gov_keeper
+from chaind.chain.modules import gov, staking
 from chaind.chain.registry import MODULES
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
 from chaind.pb.cosmos.authz.v1beta1 import tx_pb2 as authz_tx
@@ -149,11 +148,13 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     k2, k0 = chain.keys[2].address, chain.keys[0].address
     assert keeper.delegation(new, k2, k0) == keeper.delegation(old, k2, k0) > 0
     assert keeper.last_powers(new) == keeper.last_powers(old)
+    gov_keeper = chain.app.keepers["gov"]
     assert gov_keeper.proposals(new) == gov_keeper.proposals(old)
     assert gov_keeper.votes(new, 1) == gov_keeper.votes(old, 1) and gov_keeper.deposits(new, 1) == \
         gov_keeper.deposits(old, 1)
     assert gov_keeper.in_voting_period(new, 1)
-    assert erc20.all_pairs(new) == erc20.all_pairs(old) and erc20.pair_at(new, token) is not None
+    pairs = chain.app.keepers["erc20"]
+    assert pairs.all_pairs(new) == pairs.all_pairs(old) and pairs.pair_at(new, token) is not None
     assert new.accounts.get_storage(contract, 0) == old.accounts.get_storage(contract, 0) == 7
     assert new.accounts.get_code(contract) == old.accounts.get_code(contract)
     assert new.accounts.get_storage(chain.child, 0) == old.accounts.get_storage(chain.child, 0) == 9

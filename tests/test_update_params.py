@@ -11,7 +11,6 @@ from google.protobuf import any_pb2
 import gov_msgs as g
 from chaind.chain import legacy_dec, txs
 from chaind.chain.modules.distribution.params import params as distribution_params
-from chaind.chain.modules.inflation.params import params as inflation_params
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -101,7 +100,7 @@ def inflation_msg(chain, enable=False, staking="0.6", community="0.4"):
 def test_inflation_params_and_its_checks(chain):
     ended = through_gov(chain, wrap("/evmos.inflation.v1.MsgUpdateParams", inflation_msg(chain)))
     assert ended["proposal_result"] == "proposal_passed"
-    p = inflation_params(chain.app.view())
+    p = chain.app.keepers["inflation"].params(chain.app.view())
     assert (p.enable_inflation, p.staking_rewards, p.community_pool) == (False, 6 * 10**17, 4 * 10**17)
     # Inflation is off: a later epoch end mints nothing.
     supply = chain.app.keepers["bank"].supply(chain.app.view(), "achain")

@@ -11,7 +11,7 @@ from eth_utils import to_checksum_address
 
 from chaind.chain import amino, eip712, eip712_legacy, errors, txs, web3tx
 from chaind.chain.block import event
-from chaind.chain.modules import auth, evm, feemarket
+from chaind.chain.modules import auth
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import format_coins
 from chaind.crypto import addresses
@@ -26,14 +26,17 @@ class Ante:
     """The ante of a chain of `genesis`: `amino_encoder` (amino.Encoder) makes amino JSON sign docs, `bank` (bank's
     keeper) moves the fee, `auth` (auth's keeper) keeps the signers' accounts and its params, `feegrant`: feegrant's
     keeper, whose allowances pay the fees of txs that name a fee granter; None when x/feegrant is not among the
-    chain's modules."""
+    chain's modules. `feemarket` (its keeper) gives the min gas price, `evm` (its keeper) whether unprotected txs
+    run."""
 
-    def __init__(self, genesis, amino_encoder, bank, auth, feegrant):
+    def __init__(self, genesis, amino_encoder, bank, auth, feegrant, feemarket, evm):
         self.genesis = genesis
         self.amino = amino_encoder
         self.bank = bank
         self.auth = auth
         self.feegrant = feegrant
+        self.feemarket = feemarket
+        self.evm = evm
 
     # -- EVM txs ---------------------------------------------------------------------------------
 
@@ -49,10 +52,18 @@ class Ante:
                                  "exceeds block gas limit")
         raise errors.invalid_gas_limit(f"tx gas limit {tx.gas} exceeds block max gas {limit}")
 
+    def check_protected(self, state, evm_tx):
+        """Evmos' SignatureVerification: a tx without an EIP-155 chain id runs only when the evm params allow it."""
+        if evm_tx.chain_id is None and not self.evm.allow_unprotected(state):
+            raise errors.TxError(errors.SDK, 37, "rejected unprotected Ethereum transaction. Please EIP155 sign your "
+                                 "transaction to protect it against replay-attacks: feature not supported",
+                                 "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
+                                 "protect it against replay-attacks")
+
     def check_evm(self, state, tx, base_fee, min_gas_price, now_s):
         """An EVM tx against `state` for a block of `base_fee`, feemarket's `min_gas_price`, at time `now_s`."""
         evm_tx = tx.evm
-        check_protected(state, evm_tx)
+        self.check_protected(state, evm_tx)
         # Evmos' CheckGlobalFee: the effective fee at the next base fee covers min_gas_price * gas limit.
         if min_gas_price:
             price = tx.max_fee if tx.type_id in (0, 1) else min(tx.max_fee, base_fee + tx.max_tip)
@@ -282,7 +293,7 @@ class Ante:
         head's); returns _fee_source's answer."""
         base = self.genesis.base_denom
         fee = dict(tx.fee)
-        _check_min_gas_price(feemarket.params(state).min_gas_price, base, tx)
+        _check_min_gas_price(self.feemarket.params(state).min_gas_price, base, tx)
         if set(fee) - {base}:
             raise errors.insufficient_fee(f"fees must be paid in {base}")
         required = base_fee * tx.gas
@@ -329,15 +340,6 @@ class Ante:
             for signature in members + [signer.signature]:
                 events.append(event("tx", ("signature", base64.b64encode(signature).decode())))
         return events
-
-
-def check_protected(state, evm_tx):
-    """Evmos' SignatureVerification: a tx without an EIP-155 chain id runs only when the evm params allow it."""
-    if evm_tx.chain_id is None and not evm.allow_unprotected(state):
-        raise errors.TxError(errors.SDK, 37, "rejected unprotected Ethereum transaction. Please EIP155 sign your "
-                             "transaction to protect it against replay-attacks: feature not supported",
-                             "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
-                             "protect it against replay-attacks")
 
 
 def _verify(key_type, public_key, mode, sign_bytes, signature, legacy_digest=None):

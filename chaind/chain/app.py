@@ -20,7 +20,7 @@ from twisted.logger import Logger
 from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
-from chaind.chain.ante import Ante, check_protected
+from chaind.chain.ante import Ante
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Event, Header, TxResult, event
 from chaind.chain.blockstore import BlockStore, block_puts
 from chaind.chain.commit_info import Misbehavior, VoteInfo
@@ -174,7 +174,7 @@ class App:
             if m.keeper is not None:
                 self.keepers[m.name] = m.keeper(self)
         self.ante = Ante(genesis, self.amino, self.keepers["bank"], self.keepers["auth"],
-                         self.keepers.get(feegrant.NAME))
+                         self.keepers.get(feegrant.NAME), self.keepers["feemarket"], self.keepers["evm"])
         self.blocks = BlockStore(db, genesis.initial_height)
         self.consensus_state = ConsensusState(db, genesis, self.blocks)
         # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
@@ -470,9 +470,9 @@ class App:
         head = self._local.head
         header, meta = head
         # A base fee MsgUpdateParams set in the head block is where the next one starts (Evmos' BeginBlock).
-        set_by_params = feemarket.base_fee_set_at(view, header.height)
+        set_by_params = self.keepers["feemarket"].base_fee_set_at(view, header.height)
         parent = meta.base_fee if set_by_params is None else set_by_params
-        params = feemarket.params(view)
+        params = self.keepers["feemarket"].params(view)
         gas_limit = self.block_gas_limit(header.height + 1)
         found = self._next_block_found = _NextBlock(head, gas_limit, params, feemarket.next_base_fee(
             params, parent, meta.block_gas, gas_limit))
@@ -541,7 +541,7 @@ class App:
         # A MsgUpdateParams of x/consensus: CometBFT runs the next block with the new params (FinalizeBlock's
         # consensus_param_updates), and so does this node.
         params_before = self.consensus_params(height).SerializeToString()
-        params_after = consensus.stored(ctx) or params_before
+        params_after = self.keepers["consensus"].stored(ctx) or params_before
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates), last_commit=ctx.last_commit,
                                    misbehavior=ctx.misbehavior, evidence=tuple(evidence),
@@ -683,7 +683,12 @@ class App:
         The horizon trails the oldest readable height by prune_interval blocks, so a read that
         began at a height just before it became unreadable still finds its nodes.
         """
-        horizon = self.oldest_state_height() - self._options.prune_interval
+        return self.prune_below(self.oldest_state_height() - self._options.prune_interval)
+
+    def prune_below(self, horizon: int) -> PruneStats | None:
+        """Delete the state of every height below `horizon` (at most the head's), one pass; PruneStats, or None
+        when nothing is left to delete (`chaind prune` calls it on a stopped node's App)."""
+        horizon = min(horizon, self.height)
         if horizon <= max(self._pruned_below, self.genesis.initial_height - 1):
             return None
         roots = {self._stored(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
@@ -712,7 +717,7 @@ class App:
                 return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
         try:
             if tx.kind == "evm":
-                check_protected(ctx, tx.evm)
+                self.ante.check_protected(ctx, tx.evm)
                 if tx.evm.gas > ctx.gas_limit - ctx.gas_used:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
                 if tx.impersonated and not self._options.allow_impersonated:

@@ -5,7 +5,6 @@ Gas as cosmos/evm: no KV gas, a fixed cost per method (the ERC-20 precompile's b
 and that cost again for each coin after the first that balances and totalSupply go through.
 """
 
-from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.chain.native_precompile import Method, Param, Precompile, struct
 
 ADDRESS = (0x804).to_bytes(20, "big")
@@ -21,7 +20,7 @@ def _with_pairs(call, found, gas_each):
     for i, (denom, amount) in enumerate(found):
         if i:
             call.use_gas(gas_each)
-        pair = erc20.pair_of(call.view(), denom)
+        pair = call.app.keepers["erc20"].pair_of(call.view(), denom)
         if pair is not None:
             out.append((pair.erc20_address, amount))
     return out
@@ -37,7 +36,7 @@ def _total_supply(call):
 
 
 def _supply_of(call, contract):
-    pair = erc20.pair_of(call.view(), contract)
+    pair = call.app.keepers["erc20"].pair_of(call.view(), contract)
     return (0 if pair is None else call.app.keepers["bank"].supply(call.view(), pair.denom),)
 
 

@@ -57,7 +57,7 @@ class EvmNative:
         self.app = app
         self.time_ns = time_ns
         self.genesis = app.genesis
-        self.bank = app.bank
+        self.bank = app.keepers["bank"]
         self.store = store
         self.events = []
         self._journal = []      # (key, whether store.changes held it, its value there)
@@ -133,7 +133,7 @@ class EvmNative:
         """The precompile function serving `address`, or None."""
         if address not in self.precompile_addresses():
             return None
-        pair = erc20.pair_at(self, address)
+        pair = self.app.keepers["erc20"].pair_at(self, address)
         if pair is None or pair.contract_owner != erc20.OWNER_MODULE:
             return None
         return functools.partial(run, pair)

@@ -87,7 +87,7 @@ def _hex(text, size, what):
 
 def init_genesis(app, ctx, genesis):
     """Params, then each account's code and storage (Evmos' InitGenesis), then the precompiles' code."""
-    evm_params.set_params(ctx, genesis.params)
+    app.keepers["evm"].set_params(ctx, genesis.params)
     for account in genesis.accounts:
         if account.code:
             ctx.accounts.set_code(account.address, account.code)
@@ -120,7 +120,7 @@ def export_genesis(app, view):
                 storage=[evm_pb2.State(key="0x" + slot.hex(), value="0x%064x" % value)
                          for slot, value in storage]))
     accounts.sort(key=lambda a: a.address.lower())
-    return to_json(genesis_pb2.GenesisState(accounts=accounts, params=evm_params.params(view)))
+    return to_json(genesis_pb2.GenesisState(accounts=accounts, params=app.keepers["evm"].params(view)))
 
 
 def known_accounts(app, view):

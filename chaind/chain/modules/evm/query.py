@@ -9,9 +9,7 @@ import re
 import orjson
 
 from chaind import errors
-from chaind.chain.modules.evm import params as evm_params
 from chaind.chain.modules.evm.vm import vm_error
-from chaind.chain.modules.feemarket import params as feemarket_params
 from chaind.chain.queries import Reader, address_bytes, query
 from chaind.crypto.addresses import to_bech32
 from chaind.errors import ChainError, Kind
@@ -98,12 +96,12 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=evm_params.params(view))
+        return query_pb2.QueryParamsResponse(params=self.app.keepers["evm"].params(view))
 
     @query(inline=True)
     def BaseFee(self, request, view):
         response = query_pb2.QueryBaseFeeResponse()
-        if not feemarket_params(view).no_base_fee:
+        if not self.app.keepers["feemarket"].params(view).no_base_fee:
             response.base_fee = str(self.app.block_at(view.height)[1].base_fee)
         return response
 
