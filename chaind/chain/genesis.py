@@ -213,7 +213,18 @@ def default_app_state(context, modules=None):
     """{section name: default section} of every module with a section in app_state (the SDK's DefaultGenesis)
     for a chain of `context`'s identity."""
     modules = registry.MODULES if modules is None else modules
-    return {m.name: m.genesis.default(context) for m in modules if m.genesis is not None and m.genesis.key is None}
+    state: dict = {}
+    for m in modules:
+        path = None if m.genesis is None else m.genesis.path(m.name)
+        if path is None or path[0] != "app_state":
+            continue
+        # A section nested in another (IBC's submodules under app_state.ibc) joins its siblings there.
+        *parents, name = path[1:]
+        place = state
+        for part in parents:
+            place = place.setdefault(part, {})
+        place[name] = m.genesis.default(context)
+    return state
 
 
 def export_document(app, height=None):
