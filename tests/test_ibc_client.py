@@ -1,0 +1,231 @@
+"""IBC 02-client with the 07-tendermint light client on a chain driven block by block: a counterparty's client
+created and updated with adjacent and skipping headers (ICS-24 paths in the ibc store, ibc-go's events and
+metadata), frozen by a conflicting header or a Misbehaviour, expired past its trusting period; bad input fails
+with ibc-go's codespace, code and text and changes nothing; the queries and genesis export read it back."""
+
+import json
+
+import pytest
+
+import ibc_client_msgs as m
+from chain_driver import LatestQueryContext
+from chaind.chain.genesis import Genesis, GenesisError
+from chaind.chain.modules.ibc_client import keeper as client_keeper
+from chaind.chain.modules.ibc_client.query import ClientQuery
+from chaind.pb.ibc.core.client.v1 import query_pb2
+from gov_driver import address, attrs, make_chain, run
+from light_headers import SECOND, key, signed_header, validator_set
+
+CLIENT = "07-tendermint-0"
+A = validator_set([key(i) for i in range(4)])
+B = validator_set([key(i) for i in range(2, 6)])     # half of A's power goes on signing: more than 1/3
+C = validator_set([key(i) for i in range(10, 14)])   # none of A
+
+
+@pytest.fixture
+def chain(tmp_path):
+    made = make_chain(tmp_path)
+    made.me = made.b32(address(made, 1))
+    made.t0 = made.clock - 100 * SECOND
+    yield made
+    made.close()
+
+
+def deliver(chain, *messages, after_s=1):
+    return run(chain, [(1, list(messages))], after_s=after_s).results[0]
+
+
+def ibc_store(chain, path):
+    info = chain.app.store_version()
+    return chain.app.stores.read(info, "ibc", path.encode(), False)[0]
+
+
+def created(chain, latest=10, **client):
+    h = signed_header(latest, chain.t0, A, A, None)
+    r = deliver(chain, m.create(chain.me, m.client_state(latest, **client), m.consensus_state(h)))
+    assert r.code == 0, r.log
+    return r
+
+
+def keeper(chain):
+    return chain.app.keepers[client_keeper.NAME]
+
+
+def test_create_then_adjacent_and_skipping_updates(chain):
+    r = created(chain)
+    assert attrs(r.events, "create_client") == [
+        {"client_id": CLIENT, "client_type": "07-tendermint", "consensus_height": "1-10"}]
+    assert {"module": "ibc_client"} in attrs(r.events, "message")
+    stored = ibc_store(chain, f"clients/{CLIENT}/clientState")
+    assert stored == m.pack("/ibc.lightclients.tendermint.v1.ClientState", m.client_state(10)).SerializeToString()
+    assert ibc_store(chain, "nextClientSequence") == (1).to_bytes(8, "big")
+
+    h11 = signed_header(11, chain.t0 + 5 * SECOND, A, A, None, app_hash=b"\x11" * 32)
+    update = m.header(h11, A, 10, A)
+    r = deliver(chain, m.update(chain.me, CLIENT, update))
+    assert r.code == 0, r.log
+    assert attrs(r.events, "update_client") == [{
+        "client_id": CLIENT, "client_type": "07-tendermint", "consensus_height": "1-11", "consensus_heights": "1-11",
+        "header": m.pack("/ibc.lightclients.tendermint.v1.Header", update).SerializeToString().hex()}]
+    view = chain.app.view()
+    store = keeper(chain).store(view, CLIENT)
+    assert store.consensus_state((1, 11)) == m.consensus_state(h11)
+    assert store.processed_height((1, 11)) == (1, view.height)
+    assert store.processed_time((1, 11)) == chain.clock
+    assert keeper(chain).client_state(view, CLIENT).latest_height == m.height(11)
+
+    # Skipping from 11 to 20, the set changed to B: A's validators in B sign more than 1/3 of A's power.
+    h20 = signed_header(20, chain.t0 + 60 * SECOND, B, B, None, app_hash=b"\x20" * 32)
+    r = deliver(chain, m.update(chain.me, CLIENT, m.header(h20, B, 11, A)))
+    assert r.code == 0, r.log
+    assert keeper(chain).store(chain.app.view(), CLIENT).heights() == [(1, 10), (1, 11), (1, 20)]
+    assert ibc_store(chain, f"clients/{CLIENT}/consensusStates/1-20") == m.pack(
+        "/ibc.lightclients.tendermint.v1.ConsensusState", m.consensus_state(h20)).SerializeToString()
+    # The same header again: success, no new state (ibc-go's redundant update).
+    before = chain.app.store_version().root_of("ibc")
+    r = deliver(chain, m.update(chain.me, CLIENT, m.header(h20, B, 11, A)))
+    assert r.code == 0 and chain.app.store_version().root_of("ibc") == before
+
+    query, context = ClientQuery(chain.app), LatestQueryContext()
+    found = query.ClientState(query_pb2.QueryClientStateRequest(client_id=CLIENT), context)
+    assert found.client_state.value == m.client_state(20).SerializeToString()
+    assert found.proof_height == m.height(chain.app.height)
+    heights = query.ConsensusStateHeights(query_pb2.QueryConsensusStateHeightsRequest(client_id=CLIENT), context)
+    assert [h.revision_height for h in heights.consensus_state_heights] == [10, 11, 20]
+    assert query.ClientStatus(query_pb2.QueryClientStatusRequest(client_id=CLIENT), context).status == "Active"
+    states = query.ClientStates(query_pb2.QueryClientStatesRequest(), context)
+    assert [s.client_id for s in states.client_states] == [CLIENT] and states.pagination.total == 1
+
+
+def _refused(chain, message, codespace, code, text):
+    before = chain.app.store_version().root_of("ibc")
+    r = deliver(chain, message)
+    assert (r.codespace, r.code) == (codespace, code) and text in r.log, (r.codespace, r.code, r.log)
+    assert chain.app.store_version().root_of("ibc") == before
+
+
+def test_bad_client_states_and_headers_fail_with_ibc_gos_errors_and_change_nothing(chain):
+    h10 = signed_header(10, chain.t0, A, A, None)
+    cons = m.consensus_state(h10)
+    for client, (codespace, code, text) in [
+            ({"trusting": 21 * m.DAY}, ("07-tendermint", 3, "trusting period (504h0m0s) should be < unbonding "
+                                                            "period (504h0m0s): invalid trusting period")),
+            ({"revision": 2}, ("07-tendermint", 5, "latest height revision number must match chain id revision "
+                                                   "number (2 != 1)")),
+            ({"specs": ()}, ("07-tendermint", 13, "proof specs cannot be nil for tm client")),
+            ({"trust": (1, 4)}, ("undefined", 1, "trustLevel must be within [1/3, 1], given 1/4")),
+            ({"chain_id": " "}, ("07-tendermint", 2, "chain id cannot be empty string")),
+            ({"upgrade_path": ("upgrade", " ")}, ("client", 3, "key in upgrade path at index 1 cannot be empty"))]:
+        _refused(chain, m.create(chain.me, m.client_state(10, **client), cons), codespace, code, text)
+    _refused(chain, m.create("chain1nope", m.client_state(10), cons), "sdk", 7, "invalid signer address")
+    old = m.consensus_state(signed_header(10, chain.clock - 15 * m.DAY, A, A, None))
+    _refused(chain, m.create(chain.me, m.client_state(10), old), "client", 29,
+             f"cannot create client ({CLIENT}) with status Expired")
+    assert keeper(chain).next_client_sequence(chain.app.view()) == 0
+
+    created(chain)
+    h11 = signed_header(11, chain.t0 + 5 * SECOND, A, A, None)
+    _refused(chain, m.update(chain.me, "07-tendermint-9", m.header(h11, A, 10, A)), "client", 4,
+             "cannot update client with ID 07-tendermint-9")
+    _refused(chain, m.update(chain.me, CLIENT, m.header(h11, A, 9, A)), "client", 7,
+             "could not get trusted consensus state from clientStore for Header at TrustedHeight: 1-9")
+    _refused(chain, m.update(chain.me, CLIENT, m.header(h11, A, 10, C)), "07-tendermint", 14,
+             "does not hash to latest trusted validators")
+    _refused(chain, m.update(chain.me, CLIENT, m.header(h11, C, 10, A)), "client", 12,
+             "validator set does not match hash")
+    _refused(chain, m.update(chain.me, CLIENT, m.header(h11, A, 11, A)), "07-tendermint", 5,
+             "TrustedHeight {1 11} must be less than header height {1 11}")
+    # Signed by a set none of whose validators the client trusts: the light client refuses it.
+    h20 = signed_header(20, chain.t0 + 60 * SECOND, C, C, None)
+    _refused(chain, m.update(chain.me, CLIENT, m.header(h20, C, 10, A)), "undefined", 1,
+             "failed to verify header: cant trust new val set: invalid commit -- insufficient voting power: got 0")
+    # Two of A's four sign an adjacent header: not more than 2/3.
+    few = signed_header(11, chain.t0 + 5 * SECOND, A, A, set(list(A[1])[:2]))
+    _refused(chain, m.update(chain.me, CLIENT, m.header(few, A, 10, A)), "undefined", 1,
+             "failed to verify header: invalid header: invalid commit -- insufficient voting power")
+    future = signed_header(11, chain.clock + 3600 * SECOND, A, A, None)
+    _refused(chain, m.update(chain.me, CLIENT, m.header(future, A, 10, A)), "undefined", 1,
+             "new header has a time from the future")
+    assert keeper(chain).store(chain.app.view(), CLIENT).heights() == [(1, 10)]
+
+
+def test_a_conflicting_header_freezes_the_client(chain):
+    created(chain)
+    h11 = signed_header(11, chain.t0 + 5 * SECOND, A, A, None, app_hash=b"\x11" * 32)
+    assert deliver(chain, m.update(chain.me, CLIENT, m.header(h11, A, 10, A))).code == 0
+    # Another block at height 11, signed by the same validators: a fork.
+    fork = signed_header(11, chain.t0 + 5 * SECOND, A, A, None, app_hash=b"\xff" * 32)
+    r = deliver(chain, m.update(chain.me, CLIENT, m.header(fork, A, 10, A)))
+    assert r.code == 0, r.log
+    assert attrs(r.events, "client_misbehaviour") == [{"client_id": CLIENT, "client_type": "07-tendermint"}]
+    view = chain.app.view()
+    assert keeper(chain).client_state(view, CLIENT).frozen_height == m.height(1, 0)
+    assert keeper(chain).status(view, CLIENT, chain.clock) == "Frozen"
+    assert keeper(chain).store(view, CLIENT).consensus_state((1, 11)) == m.consensus_state(h11)
+    h12 = signed_header(12, chain.t0 + 9 * SECOND, A, A, None)
+    _refused(chain, m.update(chain.me, CLIENT, m.header(h12, A, 11, A)), "client", 29,
+             f"cannot update client ({CLIENT}) with status Frozen")
+
+
+def test_a_misbehaviour_of_two_headers_at_one_height_freezes_the_client(chain):
+    created(chain)
+    one = signed_header(15, chain.t0 + 5 * SECOND, A, A, None, app_hash=b"\x01" * 32)
+    two = signed_header(15, chain.t0 + 5 * SECOND, A, A, None, app_hash=b"\x02" * 32)
+    r = deliver(chain, m.misbehaviour(chain.me, CLIENT, m.header(one, A, 10, A), m.header(two, A, 10, A)))
+    assert r.code == 0, r.log
+    assert attrs(r.events, "client_misbehaviour") == [{"client_id": CLIENT, "client_type": "07-tendermint"}]
+    assert keeper(chain).status(chain.app.view(), CLIENT, chain.clock) == "Frozen"
+
+
+def test_a_misbehaviour_signed_by_strangers_is_refused(chain):
+    created(chain)
+    one = signed_header(15, chain.t0 + 5 * SECOND, C, C, None, app_hash=b"\x01" * 32)
+    two = signed_header(15, chain.t0 + 5 * SECOND, C, C, None, app_hash=b"\x02" * 32)
+    _refused(chain, m.misbehaviour(chain.me, CLIENT, m.header(one, C, 10, C), m.header(two, C, 10, C)), "07-tendermint",
+             14, "failed to process misbehaviour for IBC client: verifying Header1 in Misbehaviour failed: trusted "
+                 "validators")
+    assert keeper(chain).status(chain.app.view(), CLIENT, chain.clock) == "Active"
+
+
+def test_a_client_expires_past_its_trusting_period(chain):
+    h10 = signed_header(10, chain.clock - 5 * SECOND, A, A, None)
+    r = deliver(chain, m.create(chain.me, m.client_state(10, trusting=20 * SECOND, unbonding=40 * SECOND),
+                                m.consensus_state(h10)))
+    assert r.code == 0, r.log
+    assert keeper(chain).status(chain.app.view(), CLIENT, chain.clock) == "Active"
+    run(chain, [], after_s=30)
+    query, context = ClientQuery(chain.app), LatestQueryContext()
+    assert query.ClientStatus(query_pb2.QueryClientStatusRequest(client_id=CLIENT), context).status == "Expired"
+    h11 = signed_header(11, chain.clock, A, A, None)
+    _refused(chain, m.update(chain.me, CLIENT, m.header(h11, A, 10, A)), "client", 29,
+             f"cannot update client ({CLIENT}) with status Expired")
+
+
+def test_allowed_clients_and_genesis_export_round_trip(chain, tmp_path):
+    created(chain)
+    h11 = signed_header(11, chain.t0 + 5 * SECOND, A, A, None)
+    assert deliver(chain, m.update(chain.me, CLIENT, m.header(h11, A, 10, A))).code == 0
+    module = next(mod for mod in chain.app.modules if mod.name == client_keeper.NAME)
+    exported = module.genesis.export(chain.app, chain.app.view())
+    assert exported["next_client_sequence"] == "1" and exported["params"] == {"allowed_clients": ["*"]}
+    assert [c["client_id"] for c in exported["clients"]] == [CLIENT]
+    heights = [s["height"] for s in exported["clients_consensus"][0]["consensus_states"]]
+    assert heights == [{"revision_number": "1", "revision_height": "10"}, {"revision_number": "1",
+                                                                           "revision_height": "11"}]
+    assert len(exported["clients_metadata"][0]["client_metadata"]) == 6
+    # The export starts a chain with the same client; a bad section is refused naming its field.
+    doc = json.loads(chain.home.genesis_file.read_text())
+    doc["app_state"]["ibc"] = {"client_genesis": exported}
+    parsed = Genesis.from_document(doc).sections[client_keeper.NAME]
+    assert parsed.clients[0].client_state.value == m.client_state(11).SerializeToString()
+    for change, text in [({"next_client_sequence": "0"}, "must be greater than maximum sequence used"),
+                         ({"params": {"allowed_clients": ["*", "07-tendermint"]}}, "allow list must have only one"),
+                         ({"clients_consensus": [{"client_id": "07-tendermint-5"}]}, "which genesis does not have")]:
+        doc["app_state"]["ibc"] = {"client_genesis": {**exported, **change}}
+        with pytest.raises(GenesisError, match=text):
+            Genesis.from_document(doc)
+    # A type the params leave out cannot be created, and a client of it stops being active.
+    view_keeper = keeper(chain)
+    block_ctx_params = m.client_pb2.Params(allowed_clients=["06-solomachine"])
+    assert not client_keeper.allowed(block_ctx_params, "07-tendermint")
+    assert client_keeper.allowed(view_keeper.params(chain.app.view()), "07-tendermint")

@@ -1,0 +1,96 @@
+"""IBC 02-client on a running node: MsgCreateClient and MsgUpdateClient sent as signed native txs over gRPC
+BroadcastTx, the client read back over gRPC and REST, and its stored client state proven by abci_query
+(/store/ibc/key, prove=true) against the next block's app hash with ibc-go's chained MerkleProof check."""
+
+import base64
+import json
+import time
+import urllib.request
+
+import pytest_twisted
+
+import ibc_client_msgs as m
+from chaind.chain.modules import auth
+from chaind.pb.cosmos.ics23.v1 import proofs_pb2
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
+from chaind.pb.ibc.core.client.v1 import query_pb2, query_pb2_grpc
+from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
+from chaind.store import commitment
+from cometbft_client import abci_query
+from helpers import b32, call, in_thread, rest, until_height, until_tx, url
+from light_headers import SECOND, key, signed_header, validator_set
+from native_txs import build_native
+
+CLIENT = "07-tendermint-0"
+A = validator_set([key(i) for i in range(4)])
+
+
+def signed_tx(node, who, message, gas=400000):
+    view = node.app.view()
+    k = node.dev_keys[who]
+    number, _ = auth.account(view, k.address)
+    return build_native([message], k, node.app.genesis.chain_id, number, view.accounts.get_nonce(k.address),
+                        [(node.app.genesis.base_denom, node.app.next_base_fee() * gas)], gas)
+
+
+@pytest_twisted.inlineCallbacks
+def broadcast(node, who, message):
+    reply, _ = yield call(node, tx_grpc.ServiceStub, "BroadcastTx", tx_service.BroadcastTxRequest(
+        tx_bytes=signed_tx(node, who, message), mode=tx_service.BROADCAST_MODE_SYNC))
+    assert reply.tx_response.code == 0, reply.tx_response.raw_log
+    height, _ = yield until_tx(node, reply.tx_response.txhash)
+    return height
+
+
+def mine(node):
+    """One more block (evm_mine): the node makes blocks on demand."""
+    request = urllib.request.Request(url(node), headers={"content-type": "application/json"}, data=json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "evm_mine", "params": []}).encode())
+    with urllib.request.urlopen(request, timeout=20) as response:
+        assert "error" not in json.loads(response.read())
+
+
+@pytest_twisted.inlineCallbacks
+def test_a_client_created_and_updated_by_txs_is_queried_and_proven(node):
+    signer = b32(node, node.dev_keys[1].address)
+    t0 = time.time_ns() - 100 * SECOND
+    h10 = signed_header(10, t0, A, A, None)
+    yield broadcast(node, 1, m.create(signer, m.client_state(10), m.consensus_state(h10)))
+    h11 = signed_header(11, t0 + 5 * SECOND, A, A, None, app_hash=b"\x11" * 32)
+    height = yield broadcast(node, 1, m.update(signer, CLIENT, m.header(h11, A, 10, A)))
+
+    found, _ = yield call(node, query_pb2_grpc.QueryStub, "ClientState",
+                          query_pb2.QueryClientStateRequest(client_id=CLIENT))
+    assert found.client_state.type_url == "/ibc.lightclients.tendermint.v1.ClientState"
+    assert found.client_state.value == m.client_state(11).SerializeToString()
+    heights, _ = yield call(node, query_pb2_grpc.QueryStub, "ConsensusStateHeights",
+                            query_pb2.QueryConsensusStateHeightsRequest(client_id=CLIENT))
+    assert [(h.revision_number, h.revision_height) for h in heights.consensus_state_heights] == [(1, 10), (1, 11)]
+    missing, _ = yield call(node, query_pb2_grpc.QueryStub, "ClientState",
+                            query_pb2.QueryClientStateRequest(client_id="07-tendermint-7"))
+    assert missing is None
+    status, _, body = yield rest(node, f"/ibc/core/client/v1/client_status/{CLIENT}")
+    assert (status, body) == (200, {"status": "Active"})
+    status, _, body = yield rest(node, f"/ibc/core/client/v1/consensus_states/{CLIENT}/revision/1/height/11")
+    assert status == 200 and body["consensus_state"]["root"]["hash"] == base64.b64encode(b"\x11" * 32).decode()
+    assert body["proof_height"]["revision_height"] == str(int(body["proof_height"]["revision_height"]))
+
+    # The relayer's proof: the key's value in the ibc store at `height`, then that store in the app hash, which
+    # the header of height + 1 carries.
+    path = f"clients/{CLIENT}/clientState".encode()
+    answer = yield abci_query(node, "/store/ibc/key", path, height=height, prove=True)
+    value = base64.b64decode(answer["value"])
+    assert value == m.pack("/ibc.lightclients.tendermint.v1.ClientState", m.client_state(11)).SerializeToString()
+    proof = commitment_pb2.MerkleProof(proofs=[proofs_pb2.CommitmentProof.FromString(base64.b64decode(op["data"]))
+                                               for op in answer["proofOps"]["ops"]])
+    yield in_thread(mine, node)
+    yield until_height(node, height + 1)
+    app_hash = node.app.block_at(height + 1)[0].app_hash
+    commitment.verify_membership(commitment.SDK_SPECS, app_hash, proof.proofs, (b"ibc", path), value)
+    try:
+        commitment.verify_membership(commitment.SDK_SPECS, app_hash, proof.proofs, (b"ibc", path), value + b"\x00")
+    except commitment.CommitmentError as error:
+        assert error.code == commitment.INVALID_PROOF
+    else:
+        raise AssertionError("a changed value verified")
