@@ -1,6 +1,7 @@
 """IBC 02-client on a running node: MsgCreateClient and MsgUpdateClient sent as signed native txs over gRPC
-BroadcastTx, the client read back over gRPC and REST, and its stored client state proven by abci_query
-(/store/ibc/key, prove=true) against the next block's app hash with ibc-go's chained MerkleProof check."""
+BroadcastTx, the client read back over gRPC, REST and `chaind q ibc client`, and its stored client state proven
+(abci_query /store/ibc/key with prove=true, and the CLI's --prove answer, as ibc-go's CLI makes it) against the
+app hash of the next block with ibc-go's chained MerkleProof check."""
 
 import base64
 import json
@@ -17,6 +18,7 @@ from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.ibc.core.client.v1 import query_pb2, query_pb2_grpc
 from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
 from chaind.store import commitment
+from cli_driver import failed, js, node_flag, run
 from cometbft_client import abci_query
 from helpers import b32, call, in_thread, rest, until_height, until_tx, url
 from light_headers import SECOND, key, signed_header, validator_set
@@ -94,3 +96,25 @@ def test_a_client_created_and_updated_by_txs_is_queried_and_proven(node):
         assert error.code == commitment.INVALID_PROOF
     else:
         raise AssertionError("a changed value verified")
+
+    # The CLI's answers, as ibc-go's: the state with its proof and proof height, the heights, the status.
+    n = node_flag(node)
+    shown = js((yield run("q", "ibc", "client", "state", CLIENT, n, "--height", height + 1, "-o", "json")))
+    assert shown["proof_height"] == {"revision_number": "1", "revision_height": str(height + 1)}
+    assert shown["client_state"]["@type"] == "/ibc.lightclients.tendermint.v1.ClientState"
+    assert shown["client_state"]["latest_height"] == {"revision_number": "1", "revision_height": "11"}
+    cli_proof = commitment_pb2.MerkleProof.FromString(base64.b64decode(shown["proof"]))
+    commitment.verify_membership(commitment.SDK_SPECS, app_hash, cli_proof.proofs, (b"ibc", path), value)
+    shown = js((yield run("q", "ibc", "client", "consensus-state", CLIENT, "1-11", n, "-o", "json")))
+    assert shown["consensus_state"]["root"]["hash"] == base64.b64encode(b"\x11" * 32).decode() and shown["proof"]
+    shown = js((yield run("q", "ibc", "client", "consensus-state", CLIENT, "--latest-height", "--prove=false", n,
+                          "-o", "json")))
+    assert shown["consensus_state"]["root"]["hash"] == base64.b64encode(b"\x11" * 32).decode()
+    shown = js((yield run("q", "ibc", "client", "consensus-state-heights", CLIENT, n, "-o", "json")))
+    assert [h["revision_height"] for h in shown["consensus_state_heights"]] == ["10", "11"]
+    assert js((yield run("q", "ibc", "client", "status", CLIENT, n, "-o", "json"))) == {"status": "Active"}
+    assert js((yield run("q", "ibc", "client", "params", n, "-o", "json"))) == {"params": {"allowed_clients": ["*"]}}
+    assert [c["client_id"] for c in js((yield run("q", "ibc", "client", "states", n, "-o", "json")))[
+        "client_states"]] == [CLIENT]
+    failed((yield run("q", "ibc", "client", "state", "07-tendermint-7", n)), "07-tendermint-7: light client not found")
+    failed((yield run("q", "ibc", "client", "consensus-state", CLIENT, n)), "must include a second 'height' argument")

@@ -18,4 +18,5 @@ MODULE = Module(
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: ClientQuery(app)),),
     genesis=GENESIS,
     store=Store(host.STORE, layout=host.layout),
+    cli="chaind.chain.modules.ibc_client.cli",
 )
