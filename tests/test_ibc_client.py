@@ -1,7 +1,8 @@
 """IBC 02-client with the 07-tendermint light client on a chain driven block by block: a counterparty's client
 created and updated with adjacent and skipping headers (ICS-24 paths in the ibc store, ibc-go's events and
 metadata), frozen by a conflicting header or a Misbehaviour, expired past its trusting period; bad input fails
-with ibc-go's codespace, code and text and changes nothing; the queries and genesis export read it back."""
+with ibc-go's codespace, code and text and changes nothing; the queries and genesis export read it back; the
+client verifies proofs of the counterparty's state (membership, absence, delay periods)."""
 
 import json
 
@@ -9,10 +10,14 @@ import pytest
 
 import ibc_client_msgs as m
 from chain_driver import LatestQueryContext
+from chaind.chain.errors import TxError
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.modules.ibc_client import keeper as client_keeper
+from chaind.chain.modules.ibc_client import tendermint
 from chaind.chain.modules.ibc_client.query import ClientQuery
+from chaind.pb.cosmos.ics23.v1 import proofs_pb2
 from chaind.pb.ibc.core.client.v1 import query_pb2
+from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
 from gov_driver import address, attrs, make_chain, run
 from light_headers import SECOND, key, signed_header, validator_set
 
@@ -229,3 +234,41 @@ def test_allowed_clients_and_genesis_export_round_trip(chain, tmp_path):
     block_ctx_params = m.client_pb2.Params(allowed_clients=["06-solomachine"])
     assert not client_keeper.allowed(block_ctx_params, "07-tendermint")
     assert client_keeper.allowed(view_keeper.params(chain.app.view()), "07-tendermint")
+
+
+def _merkle_proof(ops):
+    return commitment_pb2.MerkleProof(proofs=[proofs_pb2.CommitmentProof.FromString(op) for _, _, op in ops])
+
+
+def test_the_client_verifies_proofs_of_the_counterpartys_state(chain):
+    """The counterparty is this chain: a header carrying our app hash gives the client a root our store proves."""
+    created(chain)
+    info = chain.app.store_version()
+    path = f"clients/{CLIENT}/clientState".encode()
+    value, ops = chain.app.stores.read(info, "ibc", path, True)
+    _, absent_ops = chain.app.stores.read(info, "ibc", b"clients/07-tendermint-5/clientState", True)
+    h11 = signed_header(11, chain.t0 + 5 * SECOND, A, A, None, app_hash=info.hash())
+    assert deliver(chain, m.update(chain.me, CLIENT, m.header(h11, A, 10, A))).code == 0
+    view = chain.app.view()
+    cs, store = keeper(chain).client_state(view, CLIENT), keeper(chain).store(view, CLIENT)
+    now, ours = chain.clock, (1, view.height)
+    proof = _merkle_proof(ops).SerializeToString()
+    tendermint.verify_membership(cs, store, (1, 11), 0, 0, proof, (b"ibc", path), value, now, ours)
+    tendermint.verify_non_membership(cs, store, (1, 11), 0, 0, _merkle_proof(absent_ops).SerializeToString(),
+                                     (b"ibc", b"clients/07-tendermint-5/clientState"), now, ours)
+    cases = [
+        (((1, 11), 0, 0, proof, (b"ibc", path), value + b"!"), ("commitment", 2, "chained membership proof failed")),
+        (((1, 11), 0, 0, proof, (b"transfer", path), value), ("commitment", 2, "chained membership proof failed")),
+        (((1, 12), 0, 0, proof, (b"ibc", path), value), ("ibc", 9, "client state height < proof height ({1 11} < "
+                                                                   "{1 12})")),
+        (((1, 11), 60 * SECOND, 0, proof, (b"ibc", path), value), ("07-tendermint", 10, "cannot verify packet until "
+                                                                                        "time")),
+        (((1, 11), 0, 5, proof, (b"ibc", path), value), ("07-tendermint", 10, "cannot verify packet until height: "
+                                                                              f"1-{view.height + 5}")),
+        (((1, 10), 0, 0, proof, (b"ibc", path), value), ("commitment", 2, "proof did not commit to expected root")),
+        (((1, 11), 0, 0, b"\xff", (b"ibc", path), value), ("commitment", 2, "failed to unmarshal proof"))]
+    for args, (codespace, code, text) in cases:
+        with pytest.raises(TxError) as raised:
+            tendermint.verify_membership(cs, store, *args, now, ours)
+        found = raised.value
+        assert (found.codespace, found.code) == (codespace, code) and text in found.log, found

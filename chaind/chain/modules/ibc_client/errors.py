@@ -20,17 +20,20 @@ INVALID_CLIENT, INVALID_HEADER, INVALID_MISBEHAVIOUR, CLIENT_NOT_ACTIVE = 3, 12,
 # 07-tendermint/errors.go
 TENDERMINT_ERRORS = {
     2: "invalid chain-id", 3: "invalid trusting period", 4: "invalid unbonding period", 5: "invalid header height",
-    6: "invalid header", 7: "invalid max clock drift", 11: "time since latest trusted state has passed the trusting "
-    "period", 13: "invalid proof specs", 14: "invalid validator set",
+    6: "invalid header", 7: "invalid max clock drift", 8: "processed time not found", 9: "processed height not found",
+    10: "packet-specified delay period has not been reached",
+    11: "time since latest trusted state has passed the trusting period", 13: "invalid proof specs",
+    14: "invalid validator set",
 }
 INVALID_CHAIN_ID, INVALID_TRUSTING_PERIOD, INVALID_UNBONDING_PERIOD, INVALID_HEADER_HEIGHT = 2, 3, 4, 5
 TM_INVALID_HEADER, INVALID_MAX_CLOCK_DRIFT, TRUSTING_PERIOD_EXPIRED, INVALID_PROOF_SPECS = 6, 7, 11, 13
 INVALID_VALIDATOR_SET = 14
+PROCESSED_TIME_NOT_FOUND, PROCESSED_HEIGHT_NOT_FOUND, DELAY_PERIOD_NOT_PASSED = 8, 9, 10
 
 # core/errors/errors.go
 IBC_ERRORS = {5: "invalid address", 9: "invalid height", 12: "invalid type", 14: "failed unpacking protobuf message "
               "from Any"}
-INVALID_ADDRESS, UNPACK_ANY = 5, 14
+INVALID_ADDRESS, IBC_INVALID_HEIGHT, UNPACK_ANY = 5, 9, 14
 
 
 def client_error(code, detail=None):

@@ -201,6 +201,28 @@ class ClientKeeper:
             return tmc.UNAUTHORIZED
         return tmc.status(cs, ClientStore(state, client_id), now_ns)
 
+    def verify_membership(self, ctx, client_id, height, delay_ns, delay_blocks, proof, path, value):
+        """The client's VerifyMembership at our block `ctx`: TxError unless `proof` shows `value` at `path` (keys
+        from the counterparty's root down: its prefix, then the ICS-24 path) at the client's `height`."""
+        cs = self._active(ctx, client_id)
+        tmc.verify_membership(cs, ClientStore(ctx, client_id), height, delay_ns, delay_blocks, proof, path, value,
+                              ctx.time_ns, host.self_height(self.chain_id, ctx.height))
+
+    def verify_non_membership(self, ctx, client_id, height, delay_ns, delay_blocks, proof, path):
+        """The client's VerifyNonMembership: TxError unless `proof` shows that nothing is at `path`."""
+        cs = self._active(ctx, client_id)
+        tmc.verify_non_membership(cs, ClientStore(ctx, client_id), height, delay_ns, delay_blocks, proof, path,
+                                  ctx.time_ns, host.self_height(self.chain_id, ctx.height))
+
+    def _active(self, ctx, client_id):
+        cs = self.client_state(ctx, client_id)
+        if cs is None:
+            raise e.client_error(e.CLIENT_NOT_FOUND, f"client ({client_id}) not found")
+        status = self.status(ctx, client_id, ctx.time_ns, cs)
+        if status != tmc.ACTIVE:
+            raise e.client_error(e.CLIENT_NOT_ACTIVE, f"client ({client_id}) status is {status}")
+        return cs
+
     def _set_metadata(self, ctx, store, height):
         store.set_metadata(height, ctx.time_ns, host.self_height(self.chain_id, ctx.height))
 

@@ -4,14 +4,17 @@ misbehaviour detection and the state an update writes. Times and periods are nan
 """
 
 from google.protobuf import text_format
+from google.protobuf.message import DecodeError
 
 from chaind.chain.errors import TxError
 from chaind.chain.modules.ibc_client import errors as e
 from chaind.chain.modules.ibc_client.host import check_client_id, height_of, height_text, revision_of
 from chaind.consensus import light
 from chaind.gocompat import go_duration
+from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
 from chaind.pb.ibc.lightclients.tendermint.v1 import tendermint_pb2 as tm
 from chaind.pb.tendermint.types import types_pb2
+from chaind.store import commitment
 
 CLIENT_TYPE = "07-tendermint"
 CLIENT_STATE_URL = "/ibc.lightclients.tendermint.v1.ClientState"
@@ -310,3 +313,61 @@ def misbehaving(store, message):
     if header_height(h1) == header_height(h2):
         return h1.signed_header.commit.block_id.hash != h2.signed_header.commit.block_id.hash
     return not light.time_ns(h1.signed_header.header.time) > light.time_ns(h2.signed_header.header.time)
+
+
+# Proofs of the counterparty's state (what 03-connection and 04-channel verify through the client).
+
+def verify_membership(cs, store, height, delay_ns, delay_blocks, proof, path, value, now_ns, self_height):
+    """ClientState.VerifyMembership: `proof` (MerkleProof bytes) shows `value` at `path` (keys from the root down,
+    the counterparty's prefix first) under the root of the consensus state at `height`, after the delay."""
+    root = _proof_root(cs, store, height, delay_ns, delay_blocks, now_ns, self_height)
+    try:
+        commitment.verify_membership(cs.proof_specs, root, _merkle_proof(proof).proofs, path, value)
+    except commitment.CommitmentError as error:
+        raise TxError(commitment.CODESPACE, error.code, str(error)) from None
+
+
+def verify_non_membership(cs, store, height, delay_ns, delay_blocks, proof, path, now_ns, self_height):
+    """ClientState.VerifyNonMembership: `proof` shows that nothing is stored at `path`."""
+    root = _proof_root(cs, store, height, delay_ns, delay_blocks, now_ns, self_height)
+    try:
+        commitment.verify_non_membership(cs.proof_specs, root, _merkle_proof(proof).proofs, path)
+    except commitment.CommitmentError as error:
+        raise TxError(commitment.CODESPACE, error.code, str(error)) from None
+
+
+def _merkle_proof(proof):
+    try:
+        return commitment_pb2.MerkleProof.FromString(proof)
+    except DecodeError:
+        raise TxError(commitment.CODESPACE, commitment.INVALID_PROOF, "failed to unmarshal proof into ICS 23 "
+                      "commitment merkle proof: invalid proof") from None
+
+
+def _proof_root(cs, store, height, delay_ns, delay_blocks, now_ns, self_height):
+    latest = height_of(cs.latest_height)
+    if latest < height:
+        raise e.ibc_error(e.IBC_INVALID_HEIGHT, f"client state height < proof height ({_struct_height(latest)} < "
+                          f"{_struct_height(height)}), please ensure the client has been updated")
+    if delay_ns:
+        processed = store.processed_time(height)
+        if processed is None:
+            raise e.tendermint_error(e.PROCESSED_TIME_NOT_FOUND,
+                                     f"processed time not found for height: {height_text(height)}")
+        if now_ns < processed + delay_ns:
+            raise e.tendermint_error(e.DELAY_PERIOD_NOT_PASSED, f"cannot verify packet until time: "
+                                     f"{processed + delay_ns}, current time: {now_ns}")
+    if delay_blocks:
+        processed = store.processed_height(height)
+        if processed is None:
+            raise e.tendermint_error(e.PROCESSED_HEIGHT_NOT_FOUND,
+                                     f"processed height not found for height: {height_text(height)}")
+        valid = (processed[0], processed[1] + delay_blocks)
+        if self_height < valid:
+            raise e.tendermint_error(e.DELAY_PERIOD_NOT_PASSED, f"cannot verify packet until height: "
+                                     f"{height_text(valid)}, current height: {height_text(self_height)}")
+    cons = store.consensus_state(height)
+    if cons is None:
+        raise e.client_error(e.CONSENSUS_NOT_FOUND, "please ensure the proof was constructed against a height that "
+                             "exists on the client")
+    return cons.root.hash
