@@ -10,6 +10,7 @@ import pytest
 
 import ibc_client_msgs as m
 from chain_driver import LatestQueryContext
+from chaind.chain.authority import GOV
 from chaind.chain.errors import TxError
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.modules.ibc_client import keeper as client_keeper
@@ -18,7 +19,7 @@ from chaind.chain.modules.ibc_client.query import ClientQuery
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2
 from chaind.pb.ibc.core.client.v1 import query_pb2
 from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
-from gov_driver import address, attrs, make_chain, run
+from gov_driver import address, attrs, make_chain, run, through_gov
 from light_headers import SECOND, key, signed_header, validator_set
 
 CLIENT = "07-tendermint-0"
@@ -206,7 +207,7 @@ def test_a_client_expires_past_its_trusting_period(chain):
              f"cannot update client ({CLIENT}) with status Expired")
 
 
-def test_allowed_clients_and_genesis_export_round_trip(chain, tmp_path):
+def test_genesis_export_round_trip(chain, tmp_path):
     created(chain)
     h11 = signed_header(11, chain.t0 + 5 * SECOND, A, A, None)
     assert deliver(chain, m.update(chain.me, CLIENT, m.header(h11, A, 10, A))).code == 0
@@ -229,11 +230,6 @@ def test_allowed_clients_and_genesis_export_round_trip(chain, tmp_path):
         doc["app_state"]["ibc"] = {"client_genesis": {**exported, **change}}
         with pytest.raises(GenesisError, match=text):
             Genesis.from_document(doc)
-    # A type the params leave out cannot be created, and a client of it stops being active.
-    view_keeper = keeper(chain)
-    block_ctx_params = m.client_pb2.Params(allowed_clients=["06-solomachine"])
-    assert not client_keeper.allowed(block_ctx_params, "07-tendermint")
-    assert client_keeper.allowed(view_keeper.params(chain.app.view()), "07-tendermint")
 
 
 def _merkle_proof(ops):
@@ -272,3 +268,39 @@ def test_the_client_verifies_proofs_of_the_counterpartys_state(chain):
             tendermint.verify_membership(cs, store, *args, now, ours)
         found = raised.value
         assert (found.codespace, found.code) == (codespace, code) and text in found.log, found
+
+
+def _gov(chain, url, message):
+    return through_gov(chain, m.pack(url, message))
+
+
+def test_governance_recovers_an_expired_client_and_sets_the_allowed_clients(chain):
+    gov = chain.b32(GOV)
+    slow = {"trusting": 60 * SECOND, "unbonding": 120 * SECOND}
+    old = signed_header(10, chain.clock - 55 * SECOND, A, A, None)
+    assert deliver(chain, m.create(chain.me, m.client_state(10, **slow), m.consensus_state(old))).code == 0
+    run(chain, [], after_s=10)
+    assert keeper(chain).status(chain.app.view(), CLIENT, chain.clock) == "Expired"
+    fresh = signed_header(30, chain.clock - SECOND, A, A, None, app_hash=b"\x30" * 32)
+    assert deliver(chain, m.create(chain.me, m.client_state(30, **slow), m.consensus_state(fresh))).code == 0
+    recover = m.tx_pb2.MsgRecoverClient(subject_client_id=CLIENT, substitute_client_id="07-tendermint-1",
+                                        signer=chain.me)
+    _refused(chain, ("/ibc.core.client.v1.MsgRecoverClient", recover), "ibc", 2, f"expected {gov}, got {chain.me}")
+    same = m.tx_pb2.MsgRecoverClient(subject_client_id=CLIENT, substitute_client_id=CLIENT, signer=chain.me)
+    _refused(chain, ("/ibc.core.client.v1.MsgRecoverClient", same), "client", 27,
+             "subject and substitute clients must be different")
+    recover.signer = gov
+    assert _gov(chain, "/ibc.core.client.v1.MsgRecoverClient", recover)["proposal_result"] == "proposal_passed"
+    view = chain.app.view()
+    assert keeper(chain).status(view, CLIENT, chain.clock) == "Active"
+    assert keeper(chain).client_state(view, CLIENT).latest_height == m.height(30)
+    assert keeper(chain).store(view, CLIENT).consensus_state((1, 30)) == m.consensus_state(fresh)
+
+    params = m.tx_pb2.MsgUpdateParams(signer=gov, params=m.client_pb2.Params(allowed_clients=["06-solomachine"]))
+    assert _gov(chain, "/ibc.core.client.v1.MsgUpdateParams", params)["proposal_result"] == "proposal_passed"
+    assert keeper(chain).status(chain.app.view(), CLIENT, chain.clock) == "Unauthorized"
+    _refused(chain, m.create(chain.me, m.client_state(10), m.consensus_state(fresh)), "client", 10,
+             "client state type 07-tendermint is not registered in the allowlist")
+    twice = m.tx_pb2.MsgUpdateParams(signer=chain.me, params=m.client_pb2.Params(allowed_clients=["*", "*"]))
+    _refused(chain, ("/ibc.core.client.v1.MsgUpdateParams", twice), "undefined", 1,
+             "allow list must have only one element")

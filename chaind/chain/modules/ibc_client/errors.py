@@ -12,10 +12,12 @@ CLIENT_ERRORS = {
     5: "light client is frozen due to misbehaviour", 6: "invalid client metadata", 7: "consensus state not found",
     8: "invalid consensus state", 9: "client type not found", 10: "invalid client type",
     11: "commitment root not found", 12: "invalid client header", 13: "invalid light client misbehaviour",
-    23: "unable to update light client", 26: "invalid height", 29: "client state is not active",
+    23: "unable to update light client", 24: "invalid recovery client", 26: "invalid height",
+    27: "invalid client state substitute", 29: "client state is not active",
 }
 CLIENT_NOT_FOUND, CONSENSUS_NOT_FOUND, INVALID_CONSENSUS, INVALID_CLIENT_TYPE = 4, 7, 8, 10
 INVALID_CLIENT, INVALID_HEADER, INVALID_MISBEHAVIOUR, CLIENT_NOT_ACTIVE = 3, 12, 13, 29
+UPDATE_FAILED, INVALID_RECOVERY, INVALID_HEIGHT, INVALID_SUBSTITUTE = 23, 24, 26, 27
 
 # 07-tendermint/errors.go
 TENDERMINT_ERRORS = {
@@ -31,9 +33,9 @@ INVALID_VALIDATOR_SET = 14
 PROCESSED_TIME_NOT_FOUND, PROCESSED_HEIGHT_NOT_FOUND, DELAY_PERIOD_NOT_PASSED = 8, 9, 10
 
 # core/errors/errors.go
-IBC_ERRORS = {5: "invalid address", 9: "invalid height", 12: "invalid type", 14: "failed unpacking protobuf message "
-              "from Any"}
-INVALID_ADDRESS, IBC_INVALID_HEIGHT, UNPACK_ANY = 5, 9, 14
+IBC_ERRORS = {2: "unauthorized", 5: "invalid address", 9: "invalid height", 12: "invalid type",
+              14: "failed unpacking protobuf message from Any"}
+UNAUTHORIZED, INVALID_ADDRESS, IBC_INVALID_HEIGHT, UNPACK_ANY = 2, 5, 9, 14
 
 
 def client_error(code, detail=None):

@@ -6,6 +6,7 @@ import struct
 from google.protobuf import any_pb2
 
 from chaind.chain.block import event
+from chaind.chain.errors import TxError
 from chaind.chain.modules.ibc_client import errors as e
 from chaind.chain.modules.ibc_client import host
 from chaind.chain.modules.ibc_client import tendermint as tmc
@@ -85,11 +86,12 @@ class ClientStore:
         self.set(pack(tmc.CONSENSUS_STATE_URL, tmc.normalized_consensus_state(cons)).SerializeToString(),
                  "consensusStates", host.height_text(height))
 
-    def set_metadata(self, height, time_ns, processed_height):
+    def set_metadata(self, height, time_ns, processed_height, raw_processed_height=None):
         """setConsensusMetadata: when and at which of our heights the consensus state at `height` was stored."""
         text = host.height_text(height)
         self.set(_U64.pack(time_ns), "consensusStates", text, "processedTime")
-        self.set(host.height_text(processed_height).encode(), "consensusStates", text, "processedHeight")
+        self.set(raw_processed_height or host.height_text(processed_height).encode(), "consensusStates", text,
+                 "processedHeight")
         self.set(f"consensusStates/{text}".encode(), _ITERATE + _HEIGHT.pack(*height))
 
     def delete_consensus_state(self, height):
@@ -289,6 +291,58 @@ class ClientKeeper:
         store.set_consensus_state(height, tmc.header_consensus_state(message))
         self._set_metadata(ctx, store, height)
         return [height]
+
+    def recover_client(self, ctx, subject_id, substitute_id):
+        """RecoverClient (governance): the subject, not active, takes the active substitute's latest consensus
+        state, its height, chain id and trusting period, and is unfrozen; the events."""
+        subject = self.client_state(ctx, subject_id)
+        if subject is None:
+            raise e.client_error(e.CLIENT_NOT_FOUND, f"subject client with ID {subject_id}")
+        if self.status(ctx, subject_id, ctx.time_ns, subject) == tmc.ACTIVE:
+            raise e.client_error(e.INVALID_RECOVERY, f"cannot recover {tmc.ACTIVE} subject client")
+        substitute = self.client_state(ctx, substitute_id)
+        if substitute is None:
+            raise e.client_error(e.CLIENT_NOT_FOUND, f"substitute client with ID {substitute_id}")
+        latest, subject_latest = host.height_of(substitute.latest_height), host.height_of(subject.latest_height)
+        if subject_latest >= latest:
+            raise e.client_error(e.INVALID_HEIGHT, "subject client state latest height is greater or equal to "
+                                 "substitute client state latest height "
+                                 f"({host.height_text(subject_latest)} >= {host.height_text(latest)})")
+        status = self.status(ctx, substitute_id, ctx.time_ns, substitute)
+        if status != tmc.ACTIVE:
+            raise e.client_error(e.CLIENT_NOT_ACTIVE, f"substitute client is not {tmc.ACTIVE}, status is {status}")
+        try:
+            self._substitute(ctx, subject_id, subject, substitute_id, substitute, latest)
+        except TxError as error:
+            raise e.wrap(error, "failed to validate substitute client") from None
+        return [event("recover_client", ("subject_client_id", subject_id), ("client_type", tmc.CLIENT_TYPE)),
+                event("message", ("module", NAME))]
+
+    @staticmethod
+    def _substitute(ctx, subject_id, subject, substitute_id, substitute, latest):
+        """CheckSubstituteAndUpdateState."""
+        if not tmc.matching(subject, substitute):
+            raise e.client_error(e.INVALID_SUBSTITUTE, "subject client state does not match substitute client state")
+        source, target = ClientStore(ctx, substitute_id), ClientStore(ctx, subject_id)
+        cons = source.consensus_state(latest)
+        if cons is None:
+            raise e.client_error(e.CONSENSUS_NOT_FOUND, "unable to retrieve latest consensus state for substitute "
+                                 "client")
+        target.set_consensus_state(latest, cons)
+        processed_height = source.get("consensusStates", host.height_text(latest), "processedHeight")
+        if not processed_height:
+            raise e.client_error(e.UPDATE_FAILED, "unable to retrieve processed height for substitute client latest "
+                                 "height")
+        processed_time = source.processed_time(latest)
+        if processed_time is None:
+            raise e.client_error(e.UPDATE_FAILED, "unable to retrieve processed time for substitute client latest "
+                                 "height")
+        target.set_metadata(latest, processed_time, None, processed_height)
+        subject.frozen_height.CopyFrom(height_proto(tmc.ZERO))
+        subject.latest_height.CopyFrom(substitute.latest_height)
+        subject.chain_id = substitute.chain_id
+        subject.trusting_period.CopyFrom(substitute.trusting_period)
+        target.set_client_state(subject)
 
     @staticmethod
     def _prune_oldest(ctx, store, cs):

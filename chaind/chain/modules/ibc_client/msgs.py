@@ -1,14 +1,15 @@
-"""02-client's messages as ibc-go v8's core msg server runs them: MsgCreateClient, MsgUpdateClient and the
-deprecated MsgSubmitMisbehaviour (an update with a Misbehaviour), for 07-tendermint clients. SIGN_MODE_DIRECT only:
-ibc-go registers no amino names for them."""
+"""02-client's messages as ibc-go v8's core msg server runs them: MsgCreateClient, MsgUpdateClient, the
+deprecated MsgSubmitMisbehaviour (an update with a Misbehaviour), for 07-tendermint clients, and governance's
+MsgRecoverClient and MsgUpdateParams. SIGN_MODE_DIRECT only: ibc-go registers no amino names for them."""
 
 from google.protobuf.message import DecodeError
 
+from chaind.chain import authority
 from chaind.chain.errors import TxError, decode_error
 from chaind.chain.modules.ibc_client import errors as e
 from chaind.chain.modules.ibc_client import tendermint as tmc
 from chaind.chain.modules.ibc_client.host import check_client_id
-from chaind.chain.modules.ibc_client.keeper import NAME
+from chaind.chain.modules.ibc_client.keeper import NAME, validate_params
 from chaind.chain.msgs import MsgHandler
 from chaind.chain.queries import address_bytes
 from chaind.pb.ibc.core.client.v1 import tx_pb2
@@ -86,6 +87,44 @@ def _submit_misbehaviour(app, ctx, msg, signer):
     return events, tx_pb2.MsgSubmitMisbehaviourResponse()
 
 
+def _governed(app, signer):
+    """The msg server's check of its authority (the gov module account)."""
+    expected = app.bank.bech32(authority.GOV)
+    if signer != expected:
+        raise e.ibc_error(e.UNAUTHORIZED, f"expected {expected}, got {signer}")
+
+
+def _validate_recover(app, msg):
+    _signer(app, msg.signer)
+    check_client_id(msg.subject_client_id)
+    check_client_id(msg.substitute_client_id)
+    if msg.subject_client_id == msg.substitute_client_id:
+        raise e.client_error(e.INVALID_SUBSTITUTE, "subject and substitute clients must be different")
+
+
+def _recover(app, ctx, msg, signer):
+    _governed(app, msg.signer)
+    try:
+        events = app.keepers[NAME].recover_client(ctx, msg.subject_client_id, msg.substitute_client_id)
+    except TxError as error:
+        raise e.wrap(error, "client recovery failed") from None
+    return events, tx_pb2.MsgRecoverClientResponse()
+
+
+def _validate_params(app, msg):
+    _signer(app, msg.signer)
+    try:
+        validate_params(msg.params)
+    except ValueError as error:
+        raise e.plain(str(error)) from None
+
+
+def _update_params(app, ctx, msg, signer):
+    _governed(app, msg.signer)
+    app.keepers[NAME].set_params(ctx, msg.params)
+    return [], tx_pb2.MsgUpdateParamsResponse()
+
+
 MESSAGES = (
     MsgHandler("/ibc.core.client.v1.MsgCreateClient", tx_pb2.MsgCreateClient, lambda m: m.signer,
                _validate_create, _create),
@@ -93,4 +132,8 @@ MESSAGES = (
                _validate_update, _update),
     MsgHandler("/ibc.core.client.v1.MsgSubmitMisbehaviour", tx_pb2.MsgSubmitMisbehaviour, lambda m: m.signer,
                _validate_misbehaviour, _submit_misbehaviour),
+    MsgHandler("/ibc.core.client.v1.MsgRecoverClient", tx_pb2.MsgRecoverClient, lambda m: m.signer,
+               _validate_recover, _recover),
+    MsgHandler("/ibc.core.client.v1.MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.signer,
+               _validate_params, _update_params),
 )

@@ -315,6 +315,17 @@ def misbehaving(store, message):
     return not light.time_ns(h1.signed_header.header.time) > light.time_ns(h2.signed_header.header.time)
 
 
+def matching(subject, substitute):
+    """IsMatchingClientState: equal but for the latest and frozen heights, trusting period and chain id."""
+    a, b = tm.ClientState(), tm.ClientState()
+    for found, copy in ((subject, a), (substitute, b)):
+        copy.CopyFrom(found)
+        for name in ("latest_height", "frozen_height", "trusting_period", "chain_id", "allow_update_after_expiry",
+                     "allow_update_after_misbehaviour"):
+            copy.ClearField(name)
+    return normalized_client_state(a) == normalized_client_state(b)
+
+
 # Proofs of the counterparty's state (what 03-connection and 04-channel verify through the client).
 
 def verify_membership(cs, store, height, delay_ns, delay_blocks, proof, path, value, now_ns, self_height):
