@@ -12,13 +12,14 @@ import pytest_twisted
 
 import ibc_client_msgs as m
 from chaind.chain.modules import auth
+from chaind.cli import protojson
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.ibc.core.client.v1 import query_pb2, query_pb2_grpc
 from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
 from chaind.store import commitment
-from cli_driver import failed, js, node_flag, run
+from cli_driver import failed, js, node_flag, ok, run, send_tx
 from cometbft_client import abci_query
 from helpers import b32, call, in_thread, rest, until_height, until_tx, url
 from light_headers import SECOND, key, signed_header, validator_set
@@ -118,3 +119,35 @@ def test_a_client_created_and_updated_by_txs_is_queried_and_proven(node):
         "client_states"]] == [CLIENT]
     failed((yield run("q", "ibc", "client", "state", "07-tendermint-7", n)), "07-tendermint-7: light client not found")
     failed((yield run("q", "ibc", "client", "consensus-state", CLIENT, n)), "must include a second 'height' argument")
+
+
+@pytest_twisted.inlineCallbacks
+def test_clients_made_updated_and_frozen_through_the_cli(node, tmp_path):
+    n = node_flag(node)
+    keys = ("--home", tmp_path, "--keyring-backend", "test")
+    ok((yield run("keys", "import-hex", "relayer", node.dev_keys[2].private_key.hex(), *keys)))
+    t0 = time.time_ns() - 100 * SECOND
+    h10 = signed_header(10, t0, A, A, None)
+    files = {"cs.json": m.pack("/ibc.lightclients.tendermint.v1.ClientState", m.client_state(10)),
+             "cons.json": m.pack("/ibc.lightclients.tendermint.v1.ConsensusState", m.consensus_state(h10))}
+    for name, message in files.items():
+        (tmp_path / name).write_text(json.dumps(protojson.to_dict(message)))
+    made = yield send_tx(n, keys, "ibc", "client", "create", tmp_path / "cs.json", tmp_path / "cons.json",
+                         "--from", "relayer")
+    assert [a["value"] for e in made["events"] if e["type"] == "create_client" for a in e["attributes"]
+            if a["key"] == "client_id"] == [CLIENT]
+    h11 = signed_header(11, t0 + 5 * SECOND, A, A, None)
+    inline = json.dumps(protojson.to_dict(m.pack("/ibc.lightclients.tendermint.v1.Header", m.header(h11, A, 10, A))))
+    yield send_tx(n, keys, "ibc", "client", "update", CLIENT, inline, "--from", "relayer")
+    shown = js((yield run("q", "ibc", "client", "consensus-state-heights", CLIENT, n, "-o", "json")))
+    assert [h["revision_height"] for h in shown["consensus_state_heights"]] == ["10", "11"]
+
+    one = signed_header(15, t0 + 9 * SECOND, A, A, None, app_hash=b"\x01" * 32)
+    two = signed_header(15, t0 + 9 * SECOND, A, A, None, app_hash=b"\x02" * 32)
+    evidence = m.tm.Misbehaviour(header_1=m.header(one, A, 11, A), header_2=m.header(two, A, 11, A))
+    (tmp_path / "mb.json").write_text(json.dumps(protojson.to_dict(
+        m.pack("/ibc.lightclients.tendermint.v1.Misbehaviour", evidence))))
+    yield send_tx(n, keys, "ibc", "client", "misbehaviour", CLIENT, tmp_path / "mb.json", "--from", "relayer")
+    assert js((yield run("q", "ibc", "client", "status", CLIENT, n, "-o", "json"))) == {"status": "Frozen"}
+    failed((yield run("tx", "ibc", "client", "update", CLIENT, tmp_path / "none.json", "--from", "relayer", n,
+                      *keys)), "neither JSON input nor path to .json file for header were provided")

@@ -136,3 +136,5 @@ class Txs(NamedTuple):
     commands: tuple = ()
     custom: Callable | None = None
     signers: dict | None = None
+    path: tuple = ()            # as Queries.path: `tx ibc client`
+    path_help: tuple = ()

@@ -1,13 +1,15 @@
 """02-client's CLI table, ibc-go's `query ibc client ...`: states, state, status, consensus-states,
 consensus-state-heights, consensus-state, params; state and consensus-state prove their answer (--prove, on by
 default) as ibc-go's CLI does: the ibc store's key read with abci_query, its proof as a MerkleProof, proof_height
-the next block's."""
+the next block's. And `tx ibc client create|update|misbehaviour` with the states or client message as JSON (an
+Any's: {"@type": ...}), given inline or as a file's path."""
 
 import base64
+import json
 
 import click
 
-from chaind.chain.cli_table import Arg, Queries, Query
+from chaind.chain.cli_table import Arg, Queries, Query, Txs
 
 _CLIENT = Arg("client_id", name="client-id")
 _PROVE = "show proofs for the query results"
@@ -101,6 +103,69 @@ def _queries(kit):
     return [state, consensus_state]
 
 
+def _json_or_file(kit, text, what):
+    """An Any from JSON given inline, else read from the file `text` names (ibc-go's CLI takes either)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            with open(text) as f:
+                value = json.load(f)
+        except OSError as error:
+            raise click.ClickException(f"neither JSON input nor path to .json file for {what} were provided: "
+                                       f"{error.strerror}: {text}") from None
+        except ValueError as error:
+            raise click.ClickException(f"error unmarshalling {what} file: {error}") from None
+    return kit.any_from_json(value)
+
+
+def _txs(kit):
+    from chaind.pb.ibc.core.client.v1 import tx_pb2
+    from chaind.pb.ibc.lightclients.tendermint.v1 import tendermint_pb2  # noqa: F401 (its types, for the JSON)
+
+    def signer(ctx, from_):
+        return kit.to_bech32(kit.prefix(ctx, "acc"), kit.sender_address(ctx, from_))
+
+    @click.command("create", help="create new IBC client. create a new IBC client with the specified client state "
+                   "and consensus state")
+    @click.argument("client_state", metavar="[path/to/client_state.json]")
+    @click.argument("consensus_state", metavar="[path/to/consensus_state.json]")
+    @click.option("--from", "from_", required=True, help="Signing key (name or address)")
+    @kit.tx_options
+    def create(client_state, consensus_state, from_, **_):
+        ctx = click.get_current_context()
+        msg = tx_pb2.MsgCreateClient(client_state=_json_or_file(kit, client_state, "client state"),
+                                     consensus_state=_json_or_file(kit, consensus_state, "consensus state"),
+                                     signer=signer(ctx, from_))
+        kit.generate_or_broadcast(ctx, from_, [("/ibc.core.client.v1.MsgCreateClient", msg)])
+
+    @click.command("update", help="update existing client with a client message, for example a header, "
+                   "misbehaviour or batch update")
+    @click.argument("client_id", metavar="[client-id]")
+    @click.argument("client_message", metavar="[path/to/client_msg.json]")
+    @click.option("--from", "from_", required=True, help="Signing key (name or address)")
+    @kit.tx_options
+    def update(client_id, client_message, from_, **_):
+        ctx = click.get_current_context()
+        msg = tx_pb2.MsgUpdateClient(client_id=client_id, client_message=_json_or_file(kit, client_message, "header"),
+                                     signer=signer(ctx, from_))
+        kit.generate_or_broadcast(ctx, from_, [("/ibc.core.client.v1.MsgUpdateClient", msg)])
+
+    @click.command("misbehaviour", help="submit a client misbehaviour to prevent future updates")
+    @click.argument("client_id", metavar="[clientID]")
+    @click.argument("misbehaviour", metavar="[path/to/misbehaviour.json]")
+    @click.option("--from", "from_", required=True, help="Signing key (name or address)")
+    @kit.tx_options
+    def misbehaviour(client_id, misbehaviour, from_, **_):
+        ctx = click.get_current_context()
+        msg = tx_pb2.MsgSubmitMisbehaviour(client_id=client_id,
+                                           misbehaviour=_json_or_file(kit, misbehaviour, "misbehaviour"),
+                                           signer=signer(ctx, from_))
+        kit.generate_or_broadcast(ctx, from_, [("/ibc.core.client.v1.MsgSubmitMisbehaviour", msg)])
+
+    return [create, update, misbehaviour]
+
+
 QUERY = Queries("chaind.pb.ibc.core.client.v1.query_pb2", "IBC client query subcommands", (
     Query("states", "ClientStates", "Query all available light clients."),
     Query("status", "ClientStatus", "Query client status. Any client without an 'Active' status is considered "
@@ -110,3 +175,7 @@ QUERY = Queries("chaind.pb.ibc.core.client.v1.query_pb2", "IBC client query subc
           "Query the heights of all consensus states of a client.", args=(_CLIENT,)),
     Query("params", "ClientParams", "Query the current ibc client parameters."),
 ), path=("ibc", "client"), path_help=("Querying commands for the IBC module",), custom=_queries)
+
+TX = Txs("chaind.pb.ibc.core.client.v1.tx_pb2", "IBC client transaction subcommands", custom=_txs,
+         signers={"MsgCreateClient": "signer", "MsgUpdateClient": "signer", "MsgSubmitMisbehaviour": "signer"},
+         path=("ibc", "client"), path_help=("IBC transaction subcommands",))
