@@ -2,7 +2,8 @@
 created and updated with adjacent and skipping headers (ICS-24 paths in the ibc store, ibc-go's events and
 metadata), frozen by a conflicting header or a Misbehaviour, expired past its trusting period; bad input fails
 with ibc-go's codespace, code and text and changes nothing; the queries and genesis export read it back; the
-client verifies proofs of the counterparty's state (membership, absence, delay periods)."""
+client verifies proofs of the counterparty's state (membership, absence, delay periods); governance recovers a
+client and sets the allowed clients; this chain's own consensus states and the checks of a client of it."""
 
 import json
 
@@ -14,11 +15,13 @@ from chaind.chain.authority import GOV
 from chaind.chain.errors import TxError
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.modules.ibc_client import keeper as client_keeper
-from chaind.chain.modules.ibc_client import tendermint
+from chaind.chain.modules.ibc_client import self_client, tendermint
 from chaind.chain.modules.ibc_client.query import ClientQuery
+from chaind.chain.modules.staking.params import params as staking_params
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2
 from chaind.pb.ibc.core.client.v1 import query_pb2
 from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
+from chaind.store.commitment import SDK_SPECS
 from gov_driver import address, attrs, make_chain, run, through_gov
 from light_headers import SECOND, key, signed_header, validator_set
 
@@ -304,3 +307,41 @@ def test_governance_recovers_an_expired_client_and_sets_the_allowed_clients(chai
     twice = m.tx_pb2.MsgUpdateParams(signer=chain.me, params=m.client_pb2.Params(allowed_clients=["*", "*"]))
     _refused(chain, ("/ibc.core.client.v1.MsgUpdateParams", twice), "undefined", 1,
              "allow list must have only one element")
+
+
+def test_this_chain_as_a_counterpartys_client_sees_it(chain):
+    for _ in range(3):
+        run(chain, [])
+    view = chain.app.view()
+    height = view.height - 1
+    header = chain.app.block_at(height)[0]
+    ours = keeper(chain).self_consensus_state(view, (1, height))
+    assert ours.root.hash == header.app_hash == chain.app.store_version(height - 1).hash()
+    assert ours.timestamp.ToNanoseconds() == header.time_ns
+    assert ours.next_validators_hash == header.next_validators_hash
+    for asked, (codespace, code, text) in [
+            ((2, height), ("client", 26, "chainID revision number does not match height revision number: expected "
+                                         "1, got 2")),
+            ((1, view.height + 1), ("staking", 38, f"height {view.height + 1}: no historical info found"))]:
+        with pytest.raises(TxError) as raised:
+            keeper(chain).self_consensus_state(view, asked)
+        assert (raised.value.codespace, raised.value.code) == (codespace, code) and text in raised.value.log
+
+    unbonding = staking_params(view).unbonding_time_ns
+    good = dict(chain_id=chain.genesis.chain_id, unbonding=unbonding, trusting=unbonding * 2 // 3)
+    self_client.validate(chain.genesis.chain_id, view, view.height + 1, m.client_state(height, **good))
+    frozen = m.client_state(height, **good)
+    frozen.frozen_height.CopyFrom(m.height(1, 0))
+    for cs, text in [
+            (frozen, "light client is frozen due to misbehaviour"),
+            (m.client_state(height, **{**good, "chain_id": "other_9-1"}), "invalid chain-id. expected: "),
+            (m.client_state(view.height + 1, **good), f"client has LatestHeight {{1 {view.height + 1}}} greater than "
+                                                      f"or equal to chain height {{1 {view.height + 1}}}"),
+            (m.client_state(height, **good, specs=SDK_SPECS[:1]), "client has invalid proof specs"),
+            (m.client_state(height, **{**good, "unbonding": unbonding + SECOND}), "invalid unbonding period. "
+                                                                               "expected: 504h0m0s, got: 504h0m1s"),
+            (m.client_state(height, **good, upgrade_path=("upgrade", "other")), "upgrade path must be the upgrade "
+                                                                                "path defined by upgrade module")]:
+        with pytest.raises(TxError) as raised:
+            self_client.validate(chain.genesis.chain_id, view, view.height + 1, cs)
+        assert raised.value.codespace == "client" and text in raised.value.log, raised.value.log

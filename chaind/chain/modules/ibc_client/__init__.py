@@ -13,7 +13,7 @@ __all__ = ("MODULE", "ClientKeeper")
 
 MODULE = Module(
     name=NAME,
-    keeper=lambda app: ClientKeeper(app.genesis.chain_id),
+    keeper=lambda app: ClientKeeper(app.genesis.chain_id, app.block_at),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: ClientQuery(app)),),
     genesis=GENESIS,

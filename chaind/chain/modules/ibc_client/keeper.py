@@ -8,7 +8,7 @@ from google.protobuf import any_pb2
 from chaind.chain.block import event
 from chaind.chain.errors import TxError
 from chaind.chain.modules.ibc_client import errors as e
-from chaind.chain.modules.ibc_client import host
+from chaind.chain.modules.ibc_client import host, self_client
 from chaind.chain.modules.ibc_client import tendermint as tmc
 from chaind.consensus import light
 from chaind.pb.ibc.core.client.v1 import client_pb2
@@ -152,10 +152,22 @@ def unpack_consensus_state(raw):
 
 class ClientKeeper:
     """Reads through a view (any height) or a block's context, writes through a block's context; `chain_id` is this
-    chain's (its revision numbers our heights)."""
+    chain's (its revision numbers our heights), block_at(height) its (Header, BlockMeta) (the App's block store),
+    where our own past headers are read."""
 
-    def __init__(self, chain_id):
+    def __init__(self, chain_id, block_at):
         self.chain_id = chain_id
+        self.block_at = block_at
+
+    # This chain as the counterparty's client of it sees it.
+
+    def self_consensus_state(self, state, height):
+        """GetSelfConsensusState: our consensus state at (revision, height), as staking's historical info has it."""
+        return self_client.consensus_state(self.block_at, self.chain_id, state, height)
+
+    def validate_self_client(self, ctx, cs):
+        """ValidateSelfClient: TxError unless `cs` (a counterparty's client of us) matches this chain."""
+        self_client.validate(self.chain_id, ctx, ctx.height, cs)
 
     # Counter and params.
 
