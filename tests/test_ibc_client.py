@@ -18,6 +18,7 @@ from chaind.chain.modules.ibc_client import keeper as client_keeper
 from chaind.chain.modules.ibc_client import self_client, tendermint
 from chaind.chain.modules.ibc_client.query import ClientQuery
 from chaind.chain.modules.staking.params import params as staking_params
+from chaind.chain.replay import replay_chain
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2
 from chaind.pb.ibc.core.client.v1 import query_pb2
 from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
@@ -82,6 +83,9 @@ def test_create_then_adjacent_and_skipping_updates(chain):
     assert store.processed_height((1, 11)) == (1, view.height)
     assert store.processed_time((1, 11)) == chain.clock
     assert keeper(chain).client_state(view, CLIENT).latest_height == m.height(11)
+    assert keeper(chain).timestamp_at_height(view, CLIENT, (1, 11)) == chain.t0 + 5 * SECOND
+    with pytest.raises(TxError, match="height \\(1-12\\): consensus state not found"):
+        keeper(chain).timestamp_at_height(view, CLIENT, (1, 12))
 
     # Skipping from 11 to 20, the set changed to B: A's validators in B sign more than 1/3 of A's power.
     h20 = signed_header(20, chain.t0 + 60 * SECOND, B, B, None, app_hash=b"\x20" * 32)
@@ -158,7 +162,7 @@ def test_bad_client_states_and_headers_fail_with_ibc_gos_errors_and_change_nothi
     assert keeper(chain).store(chain.app.view(), CLIENT).heights() == [(1, 10)]
 
 
-def test_a_conflicting_header_freezes_the_client(chain):
+def test_a_conflicting_header_freezes_the_client_and_the_chain_replays(chain, tmp_path):
     created(chain)
     h11 = signed_header(11, chain.t0 + 5 * SECOND, A, A, None, app_hash=b"\x11" * 32)
     assert deliver(chain, m.update(chain.me, CLIENT, m.header(h11, A, 10, A))).code == 0
@@ -174,6 +178,10 @@ def test_a_conflicting_header_freezes_the_client(chain):
     h12 = signed_header(12, chain.t0 + 9 * SECOND, A, A, None)
     _refused(chain, m.update(chain.me, CLIENT, m.header(h12, A, 11, A)), "client", 29,
              f"cannot update client ({CLIENT}) with status Frozen")
+    # The chain replays to the same app hashes, its client made, updated and frozen again.
+    report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
+                          chain.app.options.validator_address)
+    assert report.ok and report.last_height == chain.app.height, str(report.mismatch)
 
 
 def test_a_misbehaviour_of_two_headers_at_one_height_freezes_the_client(chain):

@@ -228,6 +228,14 @@ class ClientKeeper:
         tmc.verify_non_membership(cs, ClientStore(ctx, client_id), height, delay_ns, delay_blocks, proof, path,
                                   ctx.time_ns, host.self_height(self.chain_id, ctx.height))
 
+    @staticmethod
+    def timestamp_at_height(state, client_id, height):
+        """GetTimestampAtHeight: the client's consensus state's time at `height`, in nanoseconds."""
+        cons = ClientStore(state, client_id).consensus_state(height)
+        if cons is None:
+            raise e.client_error(e.CONSENSUS_NOT_FOUND, f"height ({host.height_text(height)})")
+        return light.time_ns(cons.timestamp)
+
     def _active(self, ctx, client_id):
         cs = self.client_state(ctx, client_id)
         if cs is None:
