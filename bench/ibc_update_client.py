@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ibc_client_msgs as m  # noqa: E402
 from chaind.chain.app import App  # noqa: E402
 from chaind.chain.genesis import Genesis  # noqa: E402
-from chaind.chain.modules import auth  # noqa: E402
 from chaind.crypto.addresses import to_bech32  # noqa: E402
 from chaind.home import Home  # noqa: E402
 from chaind.store.db import Database  # noqa: E402
@@ -47,7 +46,7 @@ class Bench:
 
     def sign(self, message):
         view = self.app.view()
-        number, _ = auth.account(view, self.key.address)
+        number, _ = self.app.keepers["auth"].account(view, self.key.address)
         return build_native([message], self.key, self.genesis.chain_id, number,
                             view.accounts.get_nonce(self.key.address),
                             [(self.genesis.base_denom, self.app.next_base_fee() * 2 * GAS)], GAS)

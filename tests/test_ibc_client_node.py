@@ -11,7 +11,6 @@ import urllib.request
 import pytest_twisted
 
 import ibc_client_msgs as m
-from chaind.chain.modules import auth
 from chaind.cli import protojson
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
@@ -32,7 +31,7 @@ A = validator_set([key(i) for i in range(4)])
 def signed_tx(node, who, message, gas=400000):
     view = node.app.view()
     k = node.dev_keys[who]
-    number, _ = auth.account(view, k.address)
+    number, _ = node.app.keepers["auth"].account(view, k.address)
     return build_native([message], k, node.app.genesis.chain_id, number, view.accounts.get_nonce(k.address),
                         [(node.app.genesis.base_denom, node.app.next_base_fee() * gas)], gas)
 

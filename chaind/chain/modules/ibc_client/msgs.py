@@ -12,6 +12,7 @@ from chaind.chain.modules.ibc_client.host import check_client_id
 from chaind.chain.modules.ibc_client.keeper import NAME, validate_params
 from chaind.chain.msgs import MsgHandler
 from chaind.chain.queries import address_bytes
+from chaind.crypto.addresses import to_bech32
 from chaind.pb.ibc.core.client.v1 import tx_pb2
 from chaind.pb.ibc.lightclients.tendermint.v1 import tendermint_pb2 as tm
 
@@ -89,7 +90,7 @@ def _submit_misbehaviour(app, ctx, msg, signer):
 
 def _governed(app, signer):
     """The msg server's check of its authority (the gov module account)."""
-    expected = app.bank.bech32(authority.GOV)
+    expected = to_bech32(app.genesis.bech32_prefix, authority.GOV)
     if signer != expected:
         raise e.ibc_error(e.UNAUTHORIZED, f"expected {expected}, got {signer}")
 
