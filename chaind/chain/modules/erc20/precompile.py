@@ -150,13 +150,6 @@ def _active_addresses(raw):
     return erc20.precompile_addresses(params)
 
 
-def open_state(app, store, state_class, *args, time_ns=None):
-    """A state of `state_class` (NativeState or a subclass) whose precompiles see `store` (at `time_ns`)."""
-    state = state_class(*args)
-    state.native = EvmNative(app, store, time_ns)
-    return state
-
-
 # -- the contract ---------------------------------------------------------------------------
 
 class _Failure(Exception):
