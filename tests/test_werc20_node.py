@@ -1,6 +1,7 @@
 """The EVM coin's WERC20 on a running dev node, through web3.py: at cosmos/evm's address, deposit() / receive /
 fallback keep the coin where it is and log Deposit, withdraw(wad) logs Withdrawal or reverts with cosmos/evm's text,
-and the ERC-20 views read the bank balance of the EVM coin itself."""
+and the ERC-20 views read the bank balance of the EVM coin itself; every revert of an ERC-20 precompile carries an
+Error(string) worded as cosmos/evm's."""
 
 import pytest_twisted
 from eth_abi import decode, encode
@@ -115,18 +116,17 @@ def _withdrawals(node):
     # A deposit is a transaction: a static call of it reverts as cosmos/evm's SetupABI does.
     answer = web3.provider.make_request("eth_call", [{"from": DEV0, "to": WERC20, "data": "0x"}, "latest"])
     assert "error" not in answer and answer["result"] == "0x"      # eth_call is not static
-    assert _static_deposit_reason(node, web3) == "write protection"
+    assert _static_call_reason(web3, WERC20, keccak(b"deposit()")[:4]) == "write protection"
 
 
-def _static_deposit_reason(node, web3):
-    """The revert reason a STATICCALL of deposit() gets, through a contract that returns it (its creation code
-    staticcalls the WERC20 and returns the call's return data)."""
-    target = bytes.fromhex(WERC20[2:])
-    # PUSH4 deposit() selector, PUSH1 0xe0, SHL, PUSH1 0, MSTORE; STATICCALL(gas, target, 0, 4, 0, 0);
+def _static_call_reason(web3, target, data):
+    """The revert reason a STATICCALL of `target` with `data` (at most 32 bytes) gets, through a contract that
+    returns it: its creation code staticcalls and returns the call's return data."""
+    # PUSH32 data, PUSH1 0, MSTORE; STATICCALL(gas, target, 0, len(data), 0, 0);
     # RETURNDATACOPY(0, 0, RETURNDATASIZE); RETURN(0, RETURNDATASIZE)
-    code = (b"\x63" + keccak(b"deposit()")[:4] + b"\x60\xe0\x1b\x60\x00\x52"
-            + b"\x60\x00\x60\x00\x60\x04\x60\x00\x73" + target + b"\x5a\xfa\x50"
-            + b"\x3d\x60\x00\x60\x00\x3e\x3d\x60\x00\xf3")
+    code = (b"\x7f" + data.ljust(32, b"\0") + b"\x60\x00\x52"
+            + b"\x60\x00\x60\x00\x60" + bytes([len(data)]) + b"\x60\x00\x73" + bytes.fromhex(target[2:])
+            + b"\x5a\xfa\x50" + b"\x3d\x60\x00\x60\x00\x3e\x3d\x60\x00\xf3")
     answer = web3.provider.make_request("eth_call", [{"from": DEV0, "data": "0x" + code.hex()}, "latest"])
     out = bytes.fromhex(answer["result"][2:])
     assert out[:4] == keccak(b"Error(string)")[:4], answer
@@ -136,3 +136,31 @@ def _static_deposit_reason(node, web3):
 @pytest_twisted.inlineCallbacks
 def test_withdraw_logs_withdrawal_or_reverts_with_cosmos_evm_text(node):
     yield in_thread(_withdrawals, node)
+
+
+STAKE = "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"
+
+
+def _reverts(node):
+    web3 = w3(node)
+    transfer = keccak(b"transfer(address,uint256)")[:4] + encode(["address", "uint256"], [OTHER, 1])
+
+    def reason(tx):
+        answer = web3.provider.make_request("eth_call", [{"from": DEV0, **tx}, "latest"])
+        data = bytes.fromhex(answer["error"]["data"][2:])
+        assert data[:4] == keccak(b"Error(string)")[:4], answer
+        assert answer["error"]["message"] == "execution reverted: " + decode(["string"], data[4:])[0]
+        return decode(["string"], data[4:])[0]
+
+    assert reason({"to": STAKE, "data": "0x01"}) == "execution reverted"
+    assert reason({"to": STAKE, "data": "0x"}) == "execution reverted"
+    assert reason({"to": STAKE, "data": "0x12345678"}) == "no method with id: 0x12345678"
+    assert reason({"to": STAKE, "data": "0x" + transfer.hex(), "value": "0x5"}) == "cannot receive funds, received: 5"
+    assert reason({"to": STAKE, "data": "0x" + transfer[:20].hex()}).startswith("invalid arguments for transfer")
+    # A write in a static call (a contract's STATICCALL): "write protection", as cosmos/evm's SetupABI answers.
+    assert _static_call_reason(web3, STAKE, transfer[:4] + bytes(28)) == "write protection"
+
+
+@pytest_twisted.inlineCallbacks
+def test_erc20_precompile_reverts_carry_cosmos_evm_reasons(node):
+    yield in_thread(_reverts, node)

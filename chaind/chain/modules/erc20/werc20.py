@@ -115,7 +115,7 @@ def _withdraw(computation, data):
     """Nothing moves (the coin is its own ERC-20): the caller's spendable EVM coin must cover `wad`; Withdrawal."""
     msg = computation.msg
     if msg.value:
-        raise _Failure("withdraw is not payable")
+        raise _Failure(f"cannot receive funds, received: {msg.value}")      # as the pair's ERC-20 answers
     try:
         (amount,) = abi_decode(["uint256"], data[4:])
     except (DecodingError, ValueError) as e:
