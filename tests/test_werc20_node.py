@@ -164,3 +164,23 @@ def _reverts(node):
 @pytest_twisted.inlineCallbacks
 def test_erc20_precompile_reverts_carry_cosmos_evm_reasons(node):
     yield in_thread(_reverts, node)
+
+
+# keccak of cosmos/evm's Erc20Bytecode (x/erc20/types/constants.go), 13,516 bytes: the code its erc20 keeper's
+# RegisterERC20CodeHash puts at every ERC-20 precompile.
+ERC20_CODE_HASH = "7b477c761b4d0469f03f27ba58d0a7eacbfdd62b69b82c6c683ae5f81c67fe80"
+
+
+def _codes(node):
+    web3 = w3(node)
+    for token in (WERC20, STAKE):
+        code = web3.eth.get_code(token)
+        assert (len(code), keccak(code).hex()) == (13_516, ERC20_CODE_HASH), token
+    # The modules' precompiles hold none, as cosmos/evm's.
+    for address in ("0x0000000000000000000000000000000000000800", "0x0000000000000000000000000000000000000804"):
+        assert web3.eth.get_code(address) == b"", address
+
+
+@pytest_twisted.inlineCallbacks
+def test_eth_get_code_of_precompiles_answers_as_cosmos_evm(node):
+    yield in_thread(_codes, node)
