@@ -41,8 +41,9 @@ class Producer(service.Service):
         self._settling = []                     # Deferreds fired once that block is made (settled())
         self._wanted = False
         self.clock = BlockClock()
-        # Instant mode (a block as soon as a tx arrives) is Anvil's automine; a dev node switches it.
-        self.automine = settings.block_interval == 0
+        # Instant mode (a block as soon as a tx arrives) is Anvil's automine; a dev node switches it. With an
+        # interval, automine too is Hardhat's auto and interval mining at once (a dev home's).
+        self.automine = settings.block_interval == 0 or settings.automine
         self.interval = settings.block_interval
         self.empty_blocks = settings.empty_blocks
         # Read on the reactor by the metrics: set by the writer before the block's events are published.
