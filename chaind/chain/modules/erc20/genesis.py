@@ -5,21 +5,16 @@ import attrs
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import GenesisError, ModuleGenesis, to_json
-from chaind.chain.modules import auth
 from chaind.chain.modules.erc20.keeper import (
     MODULE_ADDRESS,
     OWNER_EXTERNAL,
     OWNER_MODULE,
     PRECOMPILE_CODE,
-    all_pairs,
     hex_bytes,
     is_denom,
     is_hex_address,
     pair_address,
     pair_id,
-    params,
-    set_pair,
-    set_params,
     validate_params,
 )
 from chaind.crypto.addresses import checksum_address, module_address, parse, to_bech32
@@ -34,15 +29,16 @@ class Erc20Genesis:
 
 def init_genesis(app, ctx, genesis):
     """Params and token pairs from genesis (Evmos' InitGenesis), and the module account."""
-    auth.ensure_account(ctx, MODULE_ADDRESS)
+    app.keepers["auth"].ensure_account(ctx, MODULE_ADDRESS)
     for text in genesis.state.params.native_precompiles:
         taken = _taken(app, ctx, hex_bytes(text))
         if taken:
             raise GenesisError(f"invalid genesis: app_state.erc20.params.native_precompiles: {text} already holds "
                                f"{taken}: a native precompile needs an address of its own")
-    set_params(ctx, genesis.state.params)
+    keeper = app.keepers["erc20"]
+    keeper.set_params(ctx, genesis.state.params)
     for pair in genesis.state.token_pairs:
-        set_pair(ctx, pair)
+        keeper.set_pair(ctx, pair)
 
 
 def _taken(app, ctx, address):
@@ -51,10 +47,11 @@ def _taken(app, ctx, address):
     code = ctx.accounts.get_code(address)
     if code and code != PRECOMPILE_CODE:
         return "code"
+    auth = app.keepers["auth"]
     found = auth.account(ctx, address)
     if ctx.accounts.get_nonce(address) or (found is not None and found[1]) or auth.vesting_account(ctx, address):
         return "an account"
-    if app.bank.all_balances(ctx, address):
+    if app.keepers["bank"].all_balances(ctx, address):
         return "an account with coins"
     return None
 
@@ -73,7 +70,9 @@ def default(context):
 
 def export_genesis(app, view):
     """Params and token pairs in id order (Evmos' ExportGenesis), and the authority."""
-    state = genesis_pb2.GenesisState(params=params(view), token_pairs=[pair for _, pair in all_pairs(view)])
+    keeper = app.keepers["erc20"]
+    state = genesis_pb2.GenesisState(params=keeper.params(view),
+                                     token_pairs=[pair for _, pair in keeper.all_pairs(view)])
     return {**to_json(state), "authority": to_bech32(app.genesis.bech32_prefix, app.genesis.erc20_authority)}
 
 

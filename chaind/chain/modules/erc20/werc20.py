@@ -18,7 +18,6 @@ from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 
 from chaind.chain.block import event
-from chaind.chain.modules import auth
 from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.chain.modules.erc20.precompile import _ERROR_SELECTOR, EvmNative, Frame
 from chaind.chain.modules.erc20.precompile import run as erc20_run
@@ -104,7 +103,7 @@ def _deposit(computation, data):
     msg = computation.msg
     here, caller = msg.code_address, msg.sender
     coins = [(native.bank.base_denom, msg.value)] if msg.value else []
-    auth.ensure_account(frame, caller)
+    native.bank.auth.ensure_account(frame, caller)
     emitted = native.bank.send(frame, here, caller, coins)
     emitted.append(event("message", ("sender", native.bank.bech32(here))))
     native.events += emitted
