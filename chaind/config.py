@@ -56,6 +56,8 @@ class ChainSettings:
     # seconds between blocks; 0 = a block as soon as a tx arrives
     block_interval: float = attrs.field(default=1.0, validator=_at_least("chain", 0))
     empty_blocks: bool = True           # produce blocks with no txs at block_interval
+    # with block_interval > 0, also a block as soon as a tx arrives (Hardhat's auto and interval mining at once)
+    automine: bool = False
     # txs taken from the mempool per block
     max_block_txs: int = attrs.field(default=5000, validator=_at_least("chain", 1))
 

@@ -105,6 +105,9 @@ class Home:
             # The dev chain serves the txpool, debug (tracing) and dev (Anvil's methods) namespaces too,
             # and says so at start.
             config_text = config_text.replace(f'api = "{DEFAULT_API}"', f'api = "{DEV_API}"', 1)
+            # It answers hardhat_metadata, so tools take it for Hardhat's automining network: a block for each
+            # tx as it arrives, and the interval's blocks besides, which time-bound modules (gov, epochs) need.
+            config_text = config_text.replace("\nautomine = false\n", "\nautomine = true\n", 1)
             # and its metrics and explorer, on the loopback address.
             config_text = config_text.replace("\nprometheus = false\n", "\nprometheus = true\n", 1)
             head, _, explorer = config_text.partition("\n[explorer]\n")

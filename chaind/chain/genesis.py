@@ -350,10 +350,12 @@ def expand_new(template, now_ns, chain_id=None, modules=None):
     for name in ("dev_mnemonic", "dev_accounts", "dev_coins"):
         app["bank"].pop(name)
     app["bank"]["balances"] = []
-    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs.
+    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs;
+    # nor has the EVM coin the dev chain's WERC20 (its pair, the one native precompile).
     app["bank"]["denom_metadata"] = [m for m in app["bank"]["denom_metadata"] if m["base"] == base]
     if "erc20" in app:
         app["erc20"]["token_pairs"] = []
+        app["erc20"]["params"]["native_precompiles"] = []
         app["erc20"]["params"]["dynamic_precompiles"] = []
     # Governance on the SDK's defaults (48 h votes, 24 h expedited, 10,000,000 of the bond denom), not the dev
     # chain's seconds-long ones.
