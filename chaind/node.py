@@ -110,7 +110,8 @@ class Node(service.MultiService):
         # A home assembled by hand or by a tool (config/ only, as CometBFT's operators make them) gets its data/.
         make_private_dirs(home.data_dir)
         try:
-            self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+            self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20,
+                               sync=settings.storage.fsync)
         except plyvel.IOError as e:
             # Another process holds LevelDB's LOCK: as `chaind replay` says it.
             raise SystemExit(f"chaind: cannot open the chain's store ({e.args[0].decode(errors='replace')}); "
@@ -420,6 +421,11 @@ class Node(service.MultiService):
                          f"[abci] cometbft-rpc) serves blocks and takes the txs sent here")
         else:
             lines.append("consensus: builtin solo producer (this node's validator makes every block)")
+        if self.settings.storage.fsync:
+            lines.append("storage: each block fsync'd before it counts as committed ([storage] fsync = true)")
+        else:
+            lines.append("storage: blocks written without fsync ([storage] fsync = false, a dev home's default): a "
+                         "killed node loses none, an OS crash could lose the last ones")
         for name in self.listeners:
             scheme = {"websocket": "ws", "grpc": "grpc+http", "abci": "tcp"}.get(name, "http")
             lines.append(f"{name}: {scheme}://{self._address(name)}" + ("/metrics" if name == "metrics" else ""))
