@@ -118,8 +118,8 @@ def measure(args):
         for figure, unit, value in peer.values():
             print(f"peer {figure}: {value:,.2f} {unit}", flush=True)
     bars = {"dev.send_wait_p50": (3.0, False, 18), "dev.send_wait_server": (1.5, False, 34),
-            "dev.revert_100": (50.0, False, 18), "dev.mine_many": (2.0, False, 34), "dev.send_wait_rate": (None, True, 18),
-            "dev.send_wait_cpu": (None, False, 34)}
+            "dev.revert_100": (50.0, False, 18), "dev.mine_many": (2.0, False, 34),
+            "dev.send_wait_rate": (None, True, 18), "dev.send_wait_cpu": (None, False, 34)}
     results = []
     for key, (figure, unit, value) in work.items():
         bar, higher, issue = bars[key]
