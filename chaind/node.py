@@ -3,6 +3,7 @@
 import hashlib
 import os
 import sys
+import time
 
 import attrs
 import plyvel
@@ -237,12 +238,21 @@ class Node(service.MultiService):
             g = self.genesis
             self._listen("explorer", explorer.address, explorer_site.make_site(self._explorer_urls, {
                 "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
-                "denom": g.base_denom, "decimals": 18}, explorer.read_timeout, explorer.idle_timeout),
+                "denom": g.base_denom, "decimals": 18}, self._chain_now_ms, explorer.read_timeout,
+                explorer.idle_timeout),
                 explorer.max_open_connections)
         if self.metrics is not None:
             instrumentation = settings.instrumentation
             self._listen("metrics", instrumentation.prometheus_listen_addr,
                          metric_sources.build(self, self.metrics), instrumentation.max_open_connections)
+
+    def _chain_now_ms(self):
+        """The chain's time now (ms): the wall clock as the producer's time controls moved it, never before the
+        head's time (the explorer's "ago" counts on it, as the next block's time would)."""
+        now = time.time_ns()
+        if isinstance(self.producer, Producer):
+            now += self.producer.clock.offset_ns
+        return max(now, self.app.head[0].time_ns) // 10**6
 
     def _explorer_urls(self, request):
         """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
