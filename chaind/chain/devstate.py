@@ -79,6 +79,8 @@ def empty_blocks(app, times_ns, proposer_address):
         raise ValueError("the validator set is changing; mine these blocks one by one")
     validators_hash = valset.hash_of(validators)
     sets = (validators, validators_hash, validators_hash)
+    # No block of the run changes the consensus params: each runs with those of the block after the head.
+    params_hash = app.consensus_hash(header.height + 1)
     results_hash = app.blocks.last_results_hash(header.height, meta.hash)
     made, puts = [], {}
     view = app.view()
@@ -89,7 +91,7 @@ def empty_blocks(app, times_ns, proposer_address):
     record, app_hash = head_info.record(), head_info.hash()
     for time_ns in times_ns:
         header = app.next_header(header, meta, (), time_ns, proposer_address, results_hash, sets,
-                                 min_step_ns=RUN_STEP_NS)
+                                 min_step_ns=RUN_STEP_NS, consensus_hash=params_hash)
         base_fee = feemarket.next_base_fee(fee_params, meta.base_fee, meta.block_gas,
                                            app.block_gas_limit(header.height))
         app.stores.carry(header.height, head_info, puts, record)
