@@ -84,6 +84,9 @@ class StorageSettings:
     state_cache_keys: int = attrs.field(default=100_000, validator=_at_least("storage", 0))
     # keys one abci_query /store/<name>/subspace may list; a larger listing is refused
     subspace_max_keys: int = attrs.field(default=10_000, validator=_at_least("storage", 1))
+    # fsync each block's write batch (a dev home turns it off: then only an OS crash, not a killed process,
+    # could lose committed blocks)
+    fsync: bool = True
 
 
 JSON_RPC_NAMESPACES = ("eth", "net", "web3", "txpool", "debug", "dev")

@@ -436,7 +436,7 @@ class Producer(service.Service):
         while count > 0 and self.running:
             times = []
             for _ in range(min(count, self.MINE_SLICE)):
-                parent = _next_time(clock, interval_s, parent, latest_ns)
+                parent = _next_time(clock, interval_s, parent, latest_ns, devstate.RUN_STEP_NS)
                 times.append(parent)
             run = devstate.empty_blocks(self.app, times, self.proposer_address)
             threads.blockingCallFromThread(self.reactor, self._announce, run, False)
@@ -503,9 +503,9 @@ class Producer(service.Service):
             self._halt(ChainHalt(f"block production failed: {failure.getErrorMessage()}"))
 
 
-def _next_time(clock, interval_s, parent_ns, latest_ns):
+def _next_time(clock, interval_s, parent_ns, latest_ns, min_step_ns=1_000_000):
     """A mined block's time on `clock`: `interval_s` after the last one's (moving the clock), or the clock's, at
-    least 1 ms after its parent's."""
+    least `min_step_ns` after its parent's (as Anvil, the clock does not move for blocks mined faster)."""
     if interval_s is not None:
         clock.offset_ns += interval_s * 10**9
-    return max(clock.block_time(parent_ns, latest_ns), parent_ns + 1_000_000)
+    return max(clock.block_time(parent_ns, latest_ns), parent_ns + min_step_ns)
