@@ -7,7 +7,7 @@ def begin_block(app, ctx):
     if not ctx.last_commit:
         return
     keeper = app.keepers["slashing"]
-    events = []
+    p, events = keeper.params(ctx), []
     for vote in ctx.last_commit:
-        events += keeper.handle_signature(ctx, vote)
+        events += keeper.handle_signature(ctx, p, vote)
     ctx.events.extend(Event(e.type, e.attributes + (("mode", "BeginBlock", True),)) for e in events)

@@ -121,10 +121,10 @@ class SlashingKeeper:
 
     # -- liveness ------------------------------------------------------------------------------
 
-    def handle_signature(self, ctx, vote):
-        """HandleValidatorSignatureWithParams: move the validator's window on by this vote; past the window's
-        start, too many misses slash it by slash_fraction_downtime and jail it for downtime_jail_duration.
-        Returns events."""
+    def handle_signature(self, ctx, p, vote):
+        """HandleValidatorSignatureWithParams, at the params `p` the begin blocker read: move the validator's
+        window on by this vote; past the window's start, too many misses slash it by slash_fraction_downtime and
+        jail it for downtime_jail_duration. Returns events."""
         cons = vote.address
         v = self.staking.summary_by_cons(ctx, cons)
         if v is None or v.jailed:
@@ -134,7 +134,6 @@ class SlashingKeeper:
             # The SDK fails the block on a bonded validator it has no signing info for; one bonded by this
             # chain always has one (AfterValidatorBonded), so this is a validator removed meanwhile.
             return []
-        p = self.params(ctx)
         index = info.index_offset % p.signed_blocks_window
         info.index_offset += 1
         previous = self.missed(ctx, cons, index)
