@@ -29,6 +29,7 @@ log = Logger()
 CONTEXT = multiprocessing.get_context("forkserver")
 CONTEXT.set_forkserver_preload(["__main__", "chaind.tracing.worker", "chaind.api.debug"])
 POLL = 0.25         # seconds between looks at the deadline, the client and the node while the child is silent
+READY_WITHIN = 60   # seconds a new trace process may take to get ready (a loaded box; normally milliseconds)
 
 
 class TraceProcesses:
@@ -50,6 +51,12 @@ class TraceProcesses:
     def start(self):
         """Start js-processes trace processes, off the reactor (the first also starts the server they fork from)."""
         self.stopping = False
+        if self.warm:
+            try:
+                self._setup_bytes()
+            except TraceError as e:     # each JavaScript trace says it
+                log.warn("{error}", error=e)
+                return
         self._fill()
 
     def pids(self):
@@ -66,20 +73,28 @@ class TraceProcesses:
         """Kill every trace process, ready or running (the threads serving them then end)."""
         self.stopping = True
         with self._lock:
-            children, self._ready = list(self._live), []
-        for child in children:
+            ready, self._ready = self._ready, []
+            running = self._live.difference(ready)
+        for child in ready:
+            self._discard(child)
+        for child in running:       # the thread serving it ends it (only that thread uses its pipe)
             child.kill()
 
     def run(self, job, spec, sink):
         """Run `job` on `spec` into `sink` in a trace process (on a trace thread); raise what the job raised."""
-        setup = self._setup_bytes()
         child = self._take()
+        done = False
         try:
-            self._serve(child, pickle.dumps((setup, spec, job.options, job.js_memory_limit)), job, sink)
+            self._serve(child, pickle.dumps((spec, job.options, job.js_memory_limit)), job, sink)
+            done = True
         finally:
-            child.end()
-            with self._lock:
-                self._live.discard(child)
+            if done:
+                # It ends by itself: reaped off the request's path (the fork server reports its end in its time).
+                with self._lock:
+                    self._live.discard(child)
+                threading.Thread(target=child.end, name="chaind-trace-reap", daemon=True).start()
+            else:               # past its deadline, its client gone, the node stopping, or broken
+                self._discard(child)
             self._fill()
 
     # -- children ------------------------------------------------------------------------------------
@@ -93,13 +108,33 @@ class TraceProcesses:
     def _new(self):
         if self.stopping:
             raise errors.unavailable("the node is stopping")
+        setup = self._setup_bytes()
         child = _Child.start()
         with self._lock:
             self._live.add(child)
             self.started += 1
+        try:
+            try:
+                child.conn.send_bytes(setup)
+                if not child.conn.poll(READY_WITHIN) or child.conn.recv_bytes() != worker.READY:
+                    raise TraceError(f"tracing failed: a trace process did not get ready in {READY_WITHIN} s")
+            except (EOFError, OSError):
+                raise TraceError(f"tracing failed: a trace process ended as it started ({child.exit_text()})") \
+                    from None
+        except TraceError:
+            self._discard(child)
+            raise
         if self.stopping:           # stop() ran while it started
-            child.kill()
+            self._discard(child)
+            raise errors.unavailable("the node is stopping")
         return child
+
+    def _discard(self, child):
+        """Kill `child` if it runs, forget it, and reap it off this thread."""
+        child.kill()
+        with self._lock:
+            self._live.discard(child)
+        threading.Thread(target=child.end, name="chaind-trace-reap", daemon=True).start()
 
     def _fill(self):
         """Start processes, off this thread, until js-processes are ready."""
@@ -118,10 +153,14 @@ class TraceProcesses:
                 try:
                     child = self._new()
                 except Exception as e:  # noqa: BLE001 (a trace then starts its own, and says why it cannot)
-                    log.warn("could not start a trace process: {error}", error=e)
+                    if not self.stopping:
+                        log.warn("could not start a trace process: {error}", error=e)
                     return
                 with self._lock:
-                    self._ready.append(child)
+                    if not self.stopping:       # else stop() has taken the ready ones already
+                        self._ready.append(child)
+                        continue
+                self._discard(child)
         finally:
             with self._lock:
                 self._filling = False
@@ -187,6 +226,7 @@ class TraceProcesses:
 class _Child:
     process: multiprocessing.Process
     conn: object
+    ended: threading.Lock = attrs.field(factory=threading.Lock)
 
     @classmethod
     def start(cls):
@@ -197,15 +237,21 @@ class _Child:
         return cls(process, conn)
 
     def kill(self):
+        """SIGKILL it unless it is known to have ended (its pid may then be another process's)."""
         try:
-            self.process.kill()
+            if self.process.exitcode is None:
+                self.process.kill()
         except (ValueError, AttributeError):   # closed already
             pass
 
     def end(self):
-        """Kill it if it still runs, reap it, close its pipe."""
-        self.kill()
+        """Reap it (killed if it has not ended by itself within seconds), close its pipe; once."""
+        if not self.ended.acquire(blocking=False):
+            return
         self.process.join(5)
+        if self.process.exitcode is None:
+            self.kill()
+            self.process.join(5)
         self.conn.close()
 
     def exit_text(self):

@@ -1,16 +1,17 @@
 """The node's LevelDB read from a trace process over its pipe: the child's Database sends each read to the
 parent, which answers from its own handle (LevelDB allows one process per database: never open it twice).
 
-A scan keeps its plyvel iterator in the parent and comes back in batches, one item after a seek and more the
-longer it runs without one (a versioned scan seeks at every key). Messages are marshal'ed tuples; the trace
-process's own messages (output, deadlines, its end) share the pipe, each kind named by its first byte.
+Each round trip costs two context switches, so a read is one message: a scan's iterator opens with its first
+batch and closes itself in the parent when it runs out; batches grow from one item after a seek (a versioned
+scan seeks at every key) to MAX_BATCH. Messages are marshal'ed tuples; the trace process's own messages
+(output, deadlines, its end) share the pipe, each kind named by its first byte.
 """
 
 import marshal
 
 from chaind.store.db import Database
 
-GET, OPEN, NEXT, CLOSE = b"g", b"o", b"n", b"c"
+GET, SEEK_FIRST, OPEN, NEXT, CLOSE = b"g", b"f", b"o", b"n", b"c"
 MAX_BATCH = 256
 
 
@@ -24,6 +25,10 @@ class RemoteDatabase(Database):
     def __init__(self, conn, path):
         self.path = path
         self._db = _RemoteHandle(conn)
+
+    def seek_first(self, start, stop):
+        found = self._db.ask(SEEK_FIRST, start, stop)
+        return None if found is None else tuple(found)
 
 
 class _RemoteHandle:
@@ -62,11 +67,12 @@ class _RemoteIterator:
     def __init__(self, handle, cursor, kwargs):
         self._handle = handle
         self._id = cursor
+        self._kwargs = kwargs
+        self._open = False          # the parent holds it (opened, not run out)
         self._buffer = []
         self._seek = None
         self._batch = 1
         self._done = False
-        handle.tell(OPEN, cursor, kwargs)
 
     def __iter__(self):
         return self
@@ -76,10 +82,14 @@ class _RemoteIterator:
             if self._done:
                 raise StopIteration
             asked = self._batch
-            items = self._handle.ask(NEXT, self._id, self._seek, asked)
+            if self._open:
+                items = self._handle.ask(NEXT, self._id, self._seek, asked)
+            else:
+                items = self._handle.ask(OPEN, self._id, self._kwargs, self._seek, asked)
             self._seek = None
             self._batch = min(asked * 2, MAX_BATCH)
             self._done = len(items) < asked
+            self._open = not self._done     # run out: the parent closed it (a seek opens it again)
             self._buffer = items[::-1]
             if not items:
                 raise StopIteration
@@ -92,9 +102,11 @@ class _RemoteIterator:
         self._done = False
 
     def close(self):
-        if self._id is not None:
+        if self._open:
             self._handle.tell(CLOSE, self._id)
-            self._id = None
+            self._open = False
+        self._done = True
+        self._buffer = []
 
     def __enter__(self):
         return self
@@ -106,7 +118,7 @@ class _RemoteIterator:
 class DbServer:
     """The parent's side for one trace process: answers its reads from `db` (a Database)."""
 
-    KINDS = frozenset((GET, OPEN, NEXT, CLOSE))
+    KINDS = frozenset((GET, SEEK_FIRST, OPEN, NEXT, CLOSE))
 
     def __init__(self, db):
         self.db = db
@@ -117,22 +129,29 @@ class DbServer:
         args = marshal.loads(payload)
         if kind == GET:
             conn.send_bytes(marshal.dumps(self.db.get(args[0])))
-        elif kind == NEXT:
-            cursor, seek, n = args
-            it = self.iterators[cursor]
-            if seek is not None:
-                it.seek(seek)
-            items = []
-            for item in it:
-                items.append(item)
-                if len(items) >= n:
-                    break
-            conn.send_bytes(marshal.dumps(items))
+        elif kind == SEEK_FIRST:
+            conn.send_bytes(marshal.dumps(self.db.seek_first(*args)))
         elif kind == OPEN:
-            cursor, kwargs = args
+            cursor, kwargs, seek, n = args
             self.iterators[cursor] = self.db.iterator(**kwargs)
+            conn.send_bytes(marshal.dumps(self._batch(cursor, seek, n)))
+        elif kind == NEXT:
+            conn.send_bytes(marshal.dumps(self._batch(*args)))
         elif kind == CLOSE:
             self.iterators.pop(args[0]).close()
+
+    def _batch(self, cursor, seek, n):
+        it = self.iterators[cursor]
+        if seek is not None:
+            it.seek(seek)
+        items = []
+        for item in it:
+            items.append(item)
+            if len(items) >= n:
+                return items
+        del self.iterators[cursor]          # run out: the child knows it from the short batch
+        it.close()
+        return items
 
     def close(self):
         for it in self.iterators.values():

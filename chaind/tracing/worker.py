@@ -12,19 +12,25 @@ from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
 from chaind.chain.options import AppOptions
 from chaind.tracing.jobs import TraceError, TraceJob
+from chaind.tracing.js.tracer import JsTracer
 from chaind.tracing.remote_db import RemoteDatabase
 
-WRITE, DEADLINE, DONE, FAILED = b"w", b"d", b"k", b"x"     # message kinds, besides remote_db's reads
+READY, WRITE, DEADLINE, DONE, FAILED = b"r", b"w", b"d", b"k", b"x"     # message kinds, besides remote_db's reads
 
 
 def main(conn):
-    """The process's target: wait for one job on `conn`, run it, say how it ended, exit."""
+    """The process's target: take the node's setup on `conn` and get ready while no job is due (what a first
+    use costs: the genesis decoded, the engine and the tracer code's parser loaded), say so, then wait for one
+    job, run it, say how it ended, exit."""
     try:
+        setup = _Setup(*pickle.loads(conn.recv_bytes()))
+        _warm_up()
+        conn.send_bytes(READY)
         request = conn.recv_bytes()
     except (EOFError, OSError):     # the node stopped before it had a job
         os._exit(0)
     try:
-        _run(conn, *pickle.loads(request))
+        _run(conn, setup, *pickle.loads(request))
         conn.send_bytes(DONE)
     except Exception as e:  # noqa: BLE001 (the job's error, of any kind, goes to the node)
         conn.send_bytes(FAILED + _pickled(e))
@@ -32,11 +38,24 @@ def main(conn):
     os._exit(0)
 
 
+class _Setup:
+    """What the App is built from: the store's path, the genesis document, the App's options, the modules."""
+
+    def __init__(self, path, document, options, module_paths):
+        self.path = path
+        self.modules = [importlib.import_module(name).MODULE for name in module_paths]
+        self.genesis = Genesis.from_document(document, self.modules)
+        self.options = AppOptions(**options)
+
+
+def _warm_up():
+    tracer = JsTracer("{step: function(log) { log.op.toString(); }, fault: function() {}, "
+                      "result: function() { return [1]; }}")
+    tracer.result()
+
+
 def _run(conn, setup, spec, options, js_memory_limit):
-    path, document, app_options, module_paths = pickle.loads(setup)
-    modules = [importlib.import_module(name).MODULE for name in module_paths]
-    app = App(RemoteDatabase(conn, path), Genesis.from_document(document, modules), AppOptions(**app_options),
-              modules)
+    app = App(RemoteDatabase(conn, setup.path), setup.genesis, setup.options, setup.modules)
     job = TraceJob(app, options, js_memory_limit, threading.Event(),
                    deadlines=lambda at: conn.send_bytes(DEADLINE + marshal.dumps(at)))
     spec.run(job, _Sink(conn))
