@@ -3,7 +3,9 @@ in a native built-in (a catastrophic regex, a search over 2**53 indexes), where 
 answered geth's "execution timeout" at its deadline and [tracing] js-kill-grace while the node keeps serving; any
 number of them leave JavaScript tracers served; the node never waits for one when it stops."""
 
+import json
 import os
+import socket
 import time
 
 import pytest
@@ -106,6 +108,30 @@ def test_the_node_stops_at_once_and_kills_a_running_tracer(node_factory):
     reply, _ = yield pending
     assert "error" in reply
     assert (yield until(lambda: not any(alive(pid) for pid in running), "the trace processes gone", timeout=5))
+
+
+@pytest.mark.slow
+@pytest_twisted.inlineCallbacks
+def test_a_tracer_whose_client_goes_away_is_killed(node_factory):
+    node = node_factory(json_rpc=DEBUG)
+    yield until_height(node, 1)
+    yield warm(node)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "debug_traceCall",
+                       "params": [{"to": OTHER}, "latest", {"tracer": IN_LITERAL, "timeout": "60s"}]}).encode()
+    port = node.port_of("json-rpc")
+    client = socket.create_connection(("127.0.0.1", port))
+    client.sendall(b"POST / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                   b"Content-Length: %d\r\n\r\n%s" % (port, len(body), body))
+    yield until(lambda: node.traces.in_flight == 1, "the trace running", timeout=20)
+    yield in_thread(time.sleep, 0.5)
+    running = node.traces.processes.pids()      # its process and the ready ones
+    client.close()
+    # Its process is killed well before the tracer's 60 s deadline; the ready ones stay.
+    start = time.monotonic()
+    yield until(lambda: node.traces.in_flight == 0, "the trace ended", timeout=10)
+    ended = running - node.traces.processes.pids()
+    assert len(ended) == 1 and time.monotonic() - start < 3.0
+    assert (yield until(lambda: not alive(next(iter(ended))), "the trace process killed", timeout=5))
 
 
 @pytest_twisted.inlineCallbacks
