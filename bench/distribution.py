@@ -25,7 +25,6 @@ from chaind import collector  # noqa: E402
 from chaind.chain import registry  # noqa: E402
 from chaind.chain.app import App  # noqa: E402
 from chaind.chain.genesis import Genesis  # noqa: E402
-from chaind.chain.modules import auth  # noqa: E402
 from chaind.config import NodeSettings  # noqa: E402
 from chaind.crypto import keys  # noqa: E402
 from chaind.crypto.addresses import to_bech32  # noqa: E402
@@ -83,7 +82,7 @@ class Driver:
 
     def native(self, key, messages, gas):
         view = self.app.view()
-        number, _ = auth.account(view, key.address)
+        number, _ = self.app.keepers["auth"].account(view, key.address)
         return build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(key.address),
                             [("achain", self.app.next_base_fee() * gas)], gas)
 

@@ -19,7 +19,6 @@ from google.protobuf import any_pb2
 from chaind.chain import txs
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
-from chaind.chain.modules import auth
 from chaind.chain.modules.feegrant import allowances
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
@@ -63,7 +62,7 @@ class Bench:
     def sign(self, key, messages, nonce_offset=0, **options):
         """A DIRECT tx of `messages` by `key` at its state nonce + nonce_offset (build_native's options)."""
         view = self.app.view()
-        number, _ = auth.account(view, key.address)
+        number, _ = self.app.keepers["auth"].account(view, key.address)
         return build_native(messages, key, self.genesis.chain_id, number,
                             view.accounts.get_nonce(key.address) + nonce_offset,
                             [(self.base, self.app.next_base_fee() * 2 * GAS)], GAS, **options)

@@ -18,7 +18,6 @@ from chaind.chain.genesis import Genesis
 from chaind.chain.module import Module
 from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.modules import gov
-from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, PRECISION, Validator
 from chaind.chain.modules.staking.keys import val_key
 from chaind.chain.modules.staking.state import set_delegation, set_validator
@@ -36,14 +35,14 @@ def seed(validators, delegators):
     """A module whose genesis adds the validators, the delegators and proposal 1 (all of them voted)."""
 
     def init_genesis(app, ctx, _):
-        prefix = app.genesis.bech32_prefix
+        prefix, gov_keeper = app.genesis.bech32_prefix, app.keepers["gov"]
         operators = [(0xA000 + i).to_bytes(20, "big") for i in range(validators)]
         for i, operator in enumerate(operators):
             v = Validator(operator, os.urandom(32), {"moniker": f"v{i}"}, 0, 0, 0, ctx.time_ns, 1,
                           tokens=STAKE, shares=STAKE * PRECISION, status=BONDED)
             set_validator(ctx, v)
             set_delegation(ctx, operator, operator, v.shares)
-            app.bank.mint(ctx, BONDED_POOL, "achain", STAKE)
+            app.keepers["bank"].mint(ctx, BONDED_POOL, "achain", STAKE)
         p = gov_pb2.Proposal(id=1, status=gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD, title="bench", summary="bench",
                              final_tally_result=gov_pb2.TallyResult())
         p.submit_time.FromNanoseconds(ctx.time_ns)
@@ -64,7 +63,7 @@ def seed(validators, delegators):
             v.shares += shares
             set_validator(ctx, v)
             set_delegation(ctx, delegator, validator, shares)
-            app.bank.mint(ctx, BONDED_POOL, "achain", STAKE // 100)
+            app.keepers["bank"].mint(ctx, BONDED_POOL, "achain", STAKE // 100)
             vote = gov_pb2.Vote(proposal_id=1, voter=to_bech32(prefix, delegator), options=[
                 gov_pb2.WeightedVoteOption(option=options[i % 3], weight=one)])
             gov_keeper.set_vote(ctx, 1, delegator, vote)
@@ -99,7 +98,7 @@ def measure(args):
     for after in (1, 3):
         committed, puts = app.finalize_block([], genesis.genesis_time_ns + after * S, b"\x01" * 20)
         app.commit(committed, puts)
-    p = gov_keeper.proposal(app.view(), 1)
+    p = app.keepers["gov"].proposal(app.view(), 1)
     assert p.status == gov_pb2.PROPOSAL_STATUS_PASSED, p.status
     print(f"gov end block, nothing due: {timings[0] * 1000:.1f} ms")
     print(f"gov end block tallying proposal 1: {timings[1] * 1000:.0f} ms (bar: < 1000 ms); "

@@ -15,7 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))      #
 from chaind.chain import amino, eip712, eip712_legacy, txs, web3tx
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
-from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -42,7 +41,7 @@ def run(n):
                               amount=[coin_pb2.Coin(denom=base, amount="1")])
         fee = [(base, app.next_base_fee() * 200000)]
         view = app.view()
-        number = auth.account(view, key.address)[0]
+        number = app.keepers["auth"].account(view, key.address)[0]
         nonce = view.accounts.get_nonce(key.address)
         raws = {mode: build_native([(txs.MSG_SEND, msg)], key, genesis.chain_id, number, nonce, fee, 200000,
                                    memo="bench", amino_encoder=encoder)

@@ -36,6 +36,7 @@ from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module import NodeServices
 from chaind.chain.modules import inflation, slashing, upgrade
 from chaind.chain.options import AppOptions
+from chaind.chain.rollback import RollbackError, replay_kept_block
 from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
@@ -142,6 +143,17 @@ class Node(service.MultiService):
             self.db.close()
             self._write_upgrade_info(refused)
             raise SystemExit(str(refused))
+        if settings.abci.mode != "socket":
+            # A block `chaind rollback` kept above the state is executed again first, as CometBFT's handshake
+            # replays it (in socket mode CometBFT does).
+            try:
+                replayed = replay_kept_block(self.app)
+            except RollbackError as e:
+                self.db.close()
+                raise SystemExit(str(e)) from None
+            if replayed is not None:
+                log.info("re-executed the block kept by a rollback: height={height} app_hash={app_hash}",
+                         height=replayed.height, app_hash=replayed.meta.app_hash.hex().upper())
         self.on_halt = on_halt
         self.halted = None      # the operator's message once the chain refused a block
         self.bus = EventBus()
@@ -439,7 +451,7 @@ class Node(service.MultiService):
                 lines.append("dev methods on: evm_snapshot/evm_revert, evm_mine/anvil_mine, time controls, "
                              "anvil_set*, impersonation (Anvil's names, and hardhat_* for anvil_*)")
         if inflation.MODULE in self.app.modules:
-            lines.append(inflation.describe(self.app.view()))
+            lines.append(self.app.keepers["inflation"].describe(self.app.view()))
         if slashing.MODULE in self.app.modules:
             lines.append(slashing.describe(self.app.view()))
         if self.dev_keys:

@@ -8,7 +8,6 @@ from eth_utils import keccak
 from chaind.chain import registry, txs, valset
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
-from chaind.chain.modules import auth
 from chaind.chain.options import AppOptions
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
@@ -73,7 +72,7 @@ class Chain:
         """A native tx of `messages` signed by `key` (whose account is `address`, default its eth address)."""
         view = self.app.view()
         address = key.address if address is None else address
-        number, _ = auth.account(view, address)
+        number, _ = self.app.keepers["auth"].account(view, address)
         return build_native(messages, key, self.genesis.chain_id, number, view.accounts.get_nonce(address),
                             [(self.genesis.base_denom, self.app.next_base_fee() * gas)], gas,
                             pubkey_url=pubkey_url, **options)
@@ -107,13 +106,13 @@ class Chain:
         a, b = (contract_address(self.keys[1].address, n) for n in (0, 1))
         out = [view.accounts.get_balance(r) for r in RECIPIENTS]
         out += [view.accounts.get_storage(c, 0) for c in (a, b)] + [view.accounts.get_code(a)]
-        out += [self.app.bank.balance(view, k.address, self.ibc) for k in self.keys[2:4]]
+        out += [self.app.keepers["bank"].balance(view, k.address, self.ibc) for k in self.keys[2:4]]
         return out
 
     def scans(self, height=None):
         """Every dev key's balances at `height` (default: the head), each a prefix scan of the bank store."""
         view = self.app.view(height)
-        return [tuple(self.app.bank.all_balances(view, k.address)) for k in self.keys]
+        return [tuple(self.app.keepers["bank"].all_balances(view, k.address)) for k in self.keys]
 
 
 def contract_address(sender, nonce):
@@ -140,4 +139,4 @@ def ok(block):
 
 def balance(chain, address, denom="achain"):
     """`address`'s balance of `denom` at the chain's head."""
-    return chain.app.bank.balance(chain.app.view(), address, denom)
+    return chain.app.keepers["bank"].balance(chain.app.view(), address, denom)

@@ -3,7 +3,6 @@ txs a second apart, proposals submitted, results read."""
 
 import gov_msgs as g
 from chain_driver import PROPOSER, Chain
-from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.home import Home
 
 S = 10**9
@@ -44,7 +43,7 @@ def submit(chain, who=1, deposit=10, messages=None, **kw):
 def through_gov(chain, *messages):
     """A proposal of `messages`, voted yes by the validator; the block that ends it."""
     run(chain, [(1, [(g.SUBMIT, g.submit(chain.prefix, address(chain, 1), list(messages)))])])
-    pid = gov_keeper.next_proposal_id(chain.app.view()) - 1
+    pid = chain.app.keepers["gov"].next_proposal_id(chain.app.view()) - 1
     run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), pid, g.YES))])])
     ended = run(chain, [], after_s=20)
     return {k: v for e in ended.events if e.type == "active_proposal" for k, v, _ in e.attributes}

@@ -4,7 +4,6 @@ gRPC and read back once committed; balances and queries over gRPC."""
 import grpc
 
 from chaind.chain import txs
-from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
@@ -21,7 +20,7 @@ GAS = 200000
 
 def signed_send(node, who, to, amount, nonce_offset=0):
     key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
+    number, _ = node.app.keepers["auth"].account(view, key.address)
     prefix = node.genesis.bech32_prefix
     msg = bank_tx.MsgSend(from_address=to_bech32(prefix, key.address), to_address=to_bech32(prefix, to),
                           amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount=str(amount))])
@@ -39,7 +38,7 @@ def grpc_call(node, method, request):
 def fund(node, address, coins):
     """Dev account 1 sends `coins` to `address` in a native tx (eth_secp256k1), through the node's gRPC."""
     key, view, g = node.dev_keys[1], node.app.view(), node.genesis
-    number, _ = auth.account(view, key.address)
+    number, _ = node.app.keepers["auth"].account(view, key.address)
     msg = bank_tx.MsgSend(from_address=to_bech32(g.bech32_prefix, key.address),
                           to_address=to_bech32(g.bech32_prefix, address),
                           amount=[coin_pb2.Coin(denom=d, amount=str(a)) for d, a in sorted(coins)])
@@ -71,7 +70,7 @@ def grpc_query(node, stub, method, request, height=None):
 def broadcast(node, who, type_url, msg, gas=300000):
     """Sign `msg` as dev account `who`, broadcast it over gRPC and wait for its TxResponse."""
     key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
+    number, _ = node.app.keepers["auth"].account(view, key.address)
     raw = build_native([(type_url, msg)], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
                        [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
     with grpc.insecure_channel(f"127.0.0.1:{node.port_of('grpc')}") as channel:

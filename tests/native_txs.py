@@ -4,7 +4,6 @@ multisig): the tests' and benches' builder; the chain itself only decodes and ve
 from google.protobuf import any_pb2
 
 from chaind.chain import amino, txs
-from chaind.chain.modules import auth
 from chaind.crypto import keys, multisig
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.crypto.multisig import keys_pb2 as multisig_keys
@@ -63,7 +62,7 @@ def multisig_tx(chain, members, threshold, signers, messages, gas=300000, mangle
     """A tx of the `threshold`-of-`members` multisig ((key type, AccountKey) each) signed by members `signers`."""
     address = multisig.address(threshold, [(t, k.compressed_public_key) for t, k in members])
     view = chain.app.view()
-    found = auth.account(view, address)
+    found = chain.app.keepers["auth"].account(view, address)
     number = found[0] if found else 0
     pubkey = multisig_keys.LegacyAminoPubKey(threshold=threshold, public_keys=[
         pack(PUBKEY_URLS[t], secp256k1_keys.PubKey(key=k.compressed_public_key)) for t, k in members])

@@ -19,7 +19,7 @@ import staking_msgs
 from abci_driver import AbciClient, AbciClosed, Driver, Replica
 from chaind import config
 from chaind.chain import txs, valset
-from chaind.chain.modules import auth, slashing, staking
+from chaind.chain.modules import slashing, staking
 from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
 from chaind.crypto.addresses import to_bech32
 from chaind.events import types as ev
@@ -334,7 +334,7 @@ def test_a_flood_of_requests_pauses_reading_and_is_answered_in_order(node_factor
 
 def _create_validator_tx(node, who, pubkey):
     key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
+    number, _ = node.app.keepers["auth"].account(view, key.address)
     msg = staking_msgs.create(node.genesis.bech32_prefix, key.address, pubkey, 10**20)
     gas = 300000
     return build_native([msg], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
@@ -445,7 +445,7 @@ def test_commit_retain_height_and_query_paths(node_factory):
                                        b"\x01" + node.dev_keys[0].address)
     assert retains == [2, 3]         # heights 4 and 5 keep the last 3 blocks
     latest, first, future, proved, stored = answers
-    balance = node.app.bank.balance(node.app.view(), node.dev_keys[0].address, "achain")
+    balance = node.app.keepers["bank"].balance(node.app.view(), node.dev_keys[0].address, "achain")
     assert latest.code == 0 and latest.height == 5
     assert bank_query.QueryBalanceResponse.FromString(latest.value).balance.amount == str(balance)
     assert first.code == 0 and first.height == 1

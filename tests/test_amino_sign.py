@@ -5,7 +5,7 @@ import pytest
 
 from chain_driver import Chain
 from chaind.chain import amino, authority, errors, txs
-from chaind.chain.modules import auth, bank
+from chaind.chain.modules import bank
 from chaind.chain.msgs import MsgHandler
 from chaind.chain.registry import MODULES
 from chaind.crypto import keys
@@ -130,7 +130,7 @@ def test_timestamps_and_durations_are_written_as_x_tx_writes_them():
 
 
 def test_a_v1_proposal_with_nested_messages_signed_in_amino_json_commits(chain):
-    gov = chain.app.bank.bech32(authority.GOV)
+    gov = chain.app.keepers["bank"].bech32(authority.GOV)
     key = chain.keys[2]
     text = gov_v1beta1_types.TextProposal(title="t", description="d")
     proposal = gov_v1.MsgSubmitProposal(
@@ -160,7 +160,7 @@ def test_an_eth_secp256k1_key_signs_amino_json_with_keccak(chain):
     tx = chain.app.check_tx(raw)
     assert tx.sign_mode == txs.signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON and tx.body.memo == "hello"
     assert chain.block([raw]).results[0].code == 0
-    assert chain.app.bank.balance(chain.app.view(), b"\x61" * 20, chain.ibc) == 7
+    assert chain.app.keepers["bank"].balance(chain.app.view(), b"\x61" * 20, chain.ibc) == 7
 
 
 def test_a_cosmos_secp256k1_key_signs_amino_json_with_sha256(chain):
@@ -172,7 +172,7 @@ def test_a_cosmos_secp256k1_key_signs_amino_json_with_sha256(chain):
     raw = amino_send(chain, key, cosmos_address, pubkey_url=txs.SECP256K1_PUBKEY, amount=3)
     assert chain.app.check_tx(raw).sender == cosmos_address
     assert chain.block([raw]).results[0].code == 0
-    assert chain.app.bank.balance(chain.app.view(), b"\x61" * 20, chain.ibc) == 3
+    assert chain.app.keepers["bank"].balance(chain.app.view(), b"\x61" * 20, chain.ibc) == 3
 
 
 def _refused(chain, raw, sender, code):
@@ -208,7 +208,7 @@ def test_refusals_wrong_doc_chain_id_sequence(chain):
     key = chain.keys[2]
     raw = amino_send(chain, key, key.address)
     tx_raw = tx_pb2.TxRaw.FromString(raw)
-    number = auth.account(chain.app.view(), key.address)[0]
+    number = chain.app.keepers["auth"].account(chain.app.view(), key.address)[0]
     assert _resigned(chain, raw, key, _doc(chain, raw, number)) == raw
     # The wrong chain id, the wrong account number, the DIRECT doc under an amino mode: signature verification.
     for doc in (_doc(chain, raw, number, chain_id="other_1-1"), _doc(chain, raw, number + 1),
@@ -313,7 +313,7 @@ def test_a_fee_payer_other_than_the_signer_or_a_granter_is_refused(chain):
             setattr(auth_info.fee, field, value)
         tx_raw.auth_info_bytes = auth_info.SerializeToString()
         raw = tx_raw.SerializeToString()
-        number = auth.account(chain.app.view(), key.address)[0]
+        number = chain.app.keepers["auth"].account(chain.app.view(), key.address)[0]
         _refused(chain, _resigned(chain, raw, key, _doc(chain, raw, number)), key.address, code)
     # The signer named as its own payer is fine (and the payer is in the signed doc).
     tx_raw = tx_pb2.TxRaw.FromString(amino_send(chain, key, key.address))
@@ -321,6 +321,6 @@ def test_a_fee_payer_other_than_the_signer_or_a_granter_is_refused(chain):
     auth_info.fee.payer = chain.b32(key.address)
     tx_raw.auth_info_bytes = auth_info.SerializeToString()
     raw = tx_raw.SerializeToString()
-    number = auth.account(chain.app.view(), key.address)[0]
+    number = chain.app.keepers["auth"].account(chain.app.view(), key.address)[0]
     assert b'"payer"' in _doc(chain, raw, number)
     assert chain.block([_resigned(chain, raw, key, _doc(chain, raw, number))]).results[0].code == 0

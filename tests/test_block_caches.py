@@ -21,9 +21,10 @@ from staking_msgs import CHAIN
 
 # The caches whose values a block's work takes from the blocks before.
 _LRU = (staking_keeper._set_plan, valset.decoded, valset.hash_of_record,
-        importlib.import_module("chaind.chain.modules.epochs.state").peek,
+        importlib.import_module("chaind.chain.modules.epochs.keeper").peek,
         *(importlib.import_module(f"chaind.chain.modules.{name}.params")._decoded
-          for name in ("staking", "slashing", "feemarket")))
+          for name in ("staking", "slashing")),
+        importlib.import_module("chaind.chain.modules.feemarket.params").decoded)
 
 
 class Twins:

@@ -374,8 +374,7 @@ def test_sign_mode_amino_json_on_tx_commands_and_offline_sign(node, tmp_path):
     unsigned = ok((yield run("tx", "bank", "send", "dev0", to, "4achain", FEE, "--generate-only", n, *keys))).stdout
     (tmp_path / "unsigned.json").write_text(unsigned)
     account = node.app.view()
-    from chaind.chain.modules import auth
-    number = auth.account(account, node.dev_keys[0].address)[0]
+    number = node.app.keepers["auth"].account(account, node.dev_keys[0].address)[0]
     sequence = account.accounts.get_nonce(node.dev_keys[0].address)
     signed = ok((yield run("tx", "sign", tmp_path / "unsigned.json", "--from", "dev0", "--offline", "--sign-mode",
                            "amino-json", "--chain-id", node.genesis.chain_id, "--account-number", str(number),

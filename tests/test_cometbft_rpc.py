@@ -194,7 +194,7 @@ def test_tx_and_tx_search_by_evm_hash_hash_height_and_proof(node):
 @pytest_twisted.inlineCallbacks
 def test_and_across_event_types_paging_and_order(node):
     receipts = yield send_transfers(node, 5)
-    sender = node.app.bank.bech32(bytes.fromhex(DEV0[2:]))
+    sender = node.app.keepers["bank"].bech32(bytes.fromhex(DEV0[2:]))
     # message.module (one event) AND ethereum_tx.txIndex and transfer.sender (other events): all 5 txs.
     query = f"message.module='evm' AND ethereum_tx.txIndex=0 AND transfer.sender='{sender}'"
     everything = (yield post(node, "tx_search", {"query": query}))[1]["result"]

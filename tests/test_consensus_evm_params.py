@@ -19,7 +19,6 @@ from chaind.chain import errors, txs
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.modules.consensus import params as cp
 from chaind.chain.modules.evm import params as evm_params
-from chaind.chain.modules.gov import keeper as gov_keeper
 from chaind.cli.main import main
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.consensus.v1 import query_pb2 as cq
@@ -65,7 +64,7 @@ def wrap(type_url, msg):
 
 def evm_msg(chain, authority=None, **changes):
     params = evm_pb2.Params()
-    params.CopyFrom(evm_params.params(chain.app.view()))
+    params.CopyFrom(chain.app.keepers["evm"].params(chain.app.view()))
     for name, value in changes.items():
         if isinstance(value, (list, tuple)):
             getattr(params, name)[:] = value
@@ -85,7 +84,7 @@ def eth_tx(chain, who=2, gas=21000, protected=True, to=b"\x55" * 20, data=b""):
 
 def test_the_genesis_consensus_params_are_in_state(chain):
     view = chain.app.view()
-    assert cp.decoded(cp.stored(view)) == cp.of_document(chain.genesis.document)
+    assert cp.decoded(chain.app.keepers["consensus"].stored(view)) == cp.of_document(chain.genesis.document)
     assert chain.app.consensus_params(view.height + 1) == cp.of_document(chain.genesis.document)
     # The SDK's layout: the consensus store's "Consensus" item holds the ConsensusParams.
     value, _ = chain.app.stores.read(chain.app.store_version(), "consensus", b"Consensus", prove=False)
@@ -104,7 +103,7 @@ def test_a_passed_proposal_changes_max_gas_and_bytes_from_the_next_block_on(chai
     after = chain.app.consensus_params(h + 1)
     assert (after.block.max_gas, after.block.max_bytes) == (500_000, 2_000_000)
     assert after.evidence == before.evidence and after.version == params_pb2.VersionParams()
-    assert cp.decoded(cp.stored(chain.app.view())) == after
+    assert cp.decoded(chain.app.keepers["consensus"].stored(chain.app.view())) == after
     assert chain.app.block_at(h)[0].consensus_hash == cp.hash_of(before)
     nxt = block(chain, [])
     assert nxt.header.consensus_hash == cp.hash_of(after) != cp.hash_of(before)
@@ -140,7 +139,7 @@ def test_the_update_event_and_no_gas_limit(chain):
 
 
 def test_consensus_params_refusals_change_nothing(chain):
-    before = cp.stored(chain.app.view())
+    before = chain.app.keepers["consensus"].stored(chain.app.view())
     # Not the authority: gov's ErrInvalidSigner.
     direct = consensus_msg(chain, authority=chain.b32(address(chain, 1)))
     result = block(chain, [(1, [(CONSENSUS, direct)])]).results[0]
@@ -164,7 +163,7 @@ def test_consensus_params_refusals_change_nothing(chain):
         ended = through_gov(chain, wrap(CONSENSUS, msg))
         assert ended["proposal_result"] == "proposal_failed", text
         assert text in ended["proposal_log"], (text, ended["proposal_log"])
-        assert cp.stored(chain.app.view()) == before
+        assert chain.app.keepers["consensus"].stored(chain.app.view()) == before
     evidence = params_pb2.EvidenceParams(max_age_num_blocks=5, max_bytes=5)
     evidence.max_age_duration.FromSeconds(-1)
     ended = through_gov(chain, wrap(CONSENSUS, consensus_msg(chain, evidence=evidence)))
@@ -175,7 +174,7 @@ def test_the_event_names_the_params_in_gogoproto_text(chain):
     msg = consensus_msg(chain, max_gas=7_000_000, max_bytes=2_000_000,
                         abci=params_pb2.ABCIParams(vote_extensions_enable_height=0))
     block(chain, [(1, [(g.SUBMIT, g.submit(chain.prefix, address(chain, 1), [wrap(CONSENSUS, msg)]))])])
-    pid = gov_keeper.next_proposal_id(chain.app.view()) - 1
+    pid = chain.app.keepers["gov"].next_proposal_id(chain.app.view()) - 1
     block(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), pid, g.YES))])])
     ended = block(chain, [], after_s=20)
     found = [dict((k, v) for k, v, _ in e.attributes) for e in ended.events if e.type == "update_consensus_params"]
@@ -198,7 +197,7 @@ def test_allow_unprotected_txs(chain):
     assert (committed.results[0].codespace, committed.results[0].code) == ("sdk", 37)
     ended = through_gov(chain, wrap(EVM, evm_msg(chain, allow_unprotected_txs=True)))
     assert ended["proposal_result"] == "proposal_passed"
-    assert evm_params.params(chain.app.view()).allow_unprotected_txs
+    assert chain.app.keepers["evm"].params(chain.app.view()).allow_unprotected_txs
     tx = eth_tx(chain, protected=False)
     assert chain.app.check_decoded(tx)
     chain.clock += 10**9
@@ -229,13 +228,13 @@ def test_an_inactive_static_precompile_is_a_plain_account(chain):
     assert unsorted.value.log.startswith("precompiles need to be sorted: [")
     ended = through_gov(chain, wrap(EVM, evm_msg(chain, active_static_precompiles=active)))
     assert ended["proposal_result"] == "proposal_passed"
-    assert list(evm_params.params(chain.app.view()).active_static_precompiles) == active
+    assert list(chain.app.keepers["evm"].params(chain.app.view()).active_static_precompiles) == active
     computation, _ = runner.run(call, chain.app.view())
     assert not computation.is_error and computation.output == b""
 
 
 def test_evm_params_refusals_change_nothing(chain):
-    before = evm_params.stored(chain.app.view())
+    before = chain.app.keepers["evm"].stored(chain.app.view())
     direct = evm_msg(chain, authority=chain.b32(address(chain, 1)), allow_unprotected_txs=True)
     result = block(chain, [(1, [(EVM, direct)])]).results[0]
     assert (result.codespace, result.code) == ("gov", 13)
@@ -260,7 +259,7 @@ def test_evm_params_refusals_change_nothing(chain):
     ]:
         ended = through_gov(chain, wrap(EVM, evm_msg(chain, **changes)))
         assert ended["proposal_result"] == "proposal_failed" and text in ended["proposal_log"], ended
-        assert evm_params.stored(chain.app.view()) == before
+        assert chain.app.keepers["evm"].stored(chain.app.view()) == before
     # EIPs already in py-evm's Prague are accepted.
     ended = through_gov(chain, wrap(EVM, evm_msg(chain, extra_eips=["ethereum_3855", "ethereum_1344"])))
     assert ended["proposal_result"] == "proposal_passed"

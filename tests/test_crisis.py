@@ -22,7 +22,7 @@ def minting_without_supply(at_height):
     """A test-only module whose begin blocker credits 5achain out of nothing at `at_height`: supply breaks."""
     def begin_block(app, ctx):
         if ctx.height == at_height:
-            app.bank.credit(ctx, THIEF, [(app.genesis.base_denom, 5)])
+            app.keepers["bank"].credit(ctx, THIEF, [(app.genesis.base_denom, 5)])
     return Module(name="counterfeit", begin_block=begin_block)
 
 
@@ -92,11 +92,11 @@ def test_verify_invariant_pays_the_constant_fee_and_answers_unknown_and_broken(t
         # Height 3 credited coins out of nothing (no halt: checks are off here): the message finds it broken,
         # and the SDK's recovered panic fails the tx; the fee it would pay stays with the sender.
         sender = chain.keys[1].address
-        before = chain.app.bank.balance(chain.app.view(), sender, "achain")
+        before = chain.app.keepers["bank"].balance(chain.app.view(), sender, "achain")
         caught = verify(chain, 1, "bank", "total-supply")
         assert (caught.codespace, caught.code) == ("sdk", 111222)
         assert "recovered: bank: total supply invariant" in caught.log
-        paid = before - chain.app.bank.balance(chain.app.view(), sender, "achain")
+        paid = before - chain.app.keepers["bank"].balance(chain.app.view(), sender, "achain")
         tx_fee = next(int(v.removesuffix("achain")) for e in caught.events if e.type == "tx"
                       for k, v, _ in e.attributes if k == "fee")
         assert paid == tx_fee

@@ -66,7 +66,7 @@ def test_fees_go_to_the_community_pool_and_the_validator_with_its_commission(cha
     allocated = step(chain)
     view = chain.app.view()
     assert balance(chain, FEE_COLLECTOR) == 0
-    assert chain.app.bank.balance(view, distribution.DISTRIBUTION_ACCOUNT, "achain") == fee
+    assert chain.app.keepers["bank"].balance(view, distribution.DISTRIBUTION_ACCOUNT, "achain") == fee
     # 2% community tax; the one validator has all the power: the rest is its, 10% of it commission.
     to_validator = fee * ONE * (ONE - 2 * 10**16) // ONE
     commission = to_validator * 10**17 // ONE

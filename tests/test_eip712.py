@@ -13,7 +13,6 @@ import pytest
 from eth_keys import keys as eth_keys
 
 from chaind.chain import amino, eip712, errors, txs
-from chaind.chain.modules import auth
 from chaind.crypto import keys
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -47,7 +46,7 @@ def _amino_tx(chain, key, sign, memo=""):
     msg = bank_tx.MsgSend(from_address=chain.b32(sender), to_address=chain.b32(b"\x71" * 20),
                           amount=[coin_pb2.Coin(denom=chain.genesis.base_denom, amount="12345")])
     view = chain.app.view()
-    number, sequence = auth.account(view, sender)[0], view.accounts.get_nonce(sender)
+    number, sequence = chain.app.keepers["auth"].account(view, sender)[0], view.accounts.get_nonce(sender)
     raw = build_native([(txs.MSG_SEND, msg)], key, chain.genesis.chain_id, number, sequence,
                        [(chain.genesis.base_denom, chain.app.next_base_fee() * 200000)], 200000, memo=memo,
                        amino_encoder=chain.app.amino)
@@ -78,13 +77,14 @@ def test_the_digest_is_what_metamask_signs(cosmjs):  # noqa: F811
 def test_a_metamask_account_sends_its_first_native_tx(chain, cosmjs):  # noqa: F811
     funder = chain.keys[1]
     chain.block([chain.evm(1, chain.app.head_nonce(funder.address), to=FRESH.address, value=10**18)])
-    assert not auth.account(chain.app.view(), FRESH.address)[1]        # an account, no public key yet
+    # an account, no public key yet
+    assert not chain.app.keepers["auth"].account(chain.app.view(), FRESH.address)[1]
     raw = _amino_tx(chain, FRESH, lambda doc: metamask_sign(cosmjs, FRESH.private_key, doc), memo="from MetaMask")
     assert chain.app.check_tx(raw).sender == FRESH.address
     assert chain.block([raw]).results[0].code == 0
     view = chain.app.view()
-    assert chain.app.bank.balance(view, b"\x71" * 20, chain.genesis.base_denom) == 12345
-    assert auth.account(view, FRESH.address)[1]
+    assert chain.app.keepers["bank"].balance(view, b"\x71" * 20, chain.genesis.base_denom) == 12345
+    assert chain.app.keepers["auth"].account(view, FRESH.address)[1]
 
 
 def test_typed_data_for_another_chain_is_refused(chain, cosmjs):  # noqa: F811

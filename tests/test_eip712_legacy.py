@@ -17,7 +17,6 @@ import pytest_twisted
 from google.protobuf import any_pb2
 
 from chaind.chain import amino, eip712, eip712_legacy, txs, web3tx
-from chaind.chain.modules import auth
 from chaind.crypto import keys
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -96,7 +95,7 @@ class Sender:
         signature itself. typed_chain_id / fee_payer: what the typed data and the extension say (default: right);
         tamper(message): a change to the typed message after the tx is built (typed data the tx does not match)."""
         view = self.node.app.view()
-        number, _ = auth.account(view, self.key.address)
+        number, _ = self.node.app.keepers["auth"].account(view, self.key.address)
         sequence = view.accounts.get_nonce(self.key.address)
         app = self.node.app
         body = tx_pb2.TxBody(messages=[any_pb2.Any(type_url=url, value=msg.SerializeToString())], memo=memo)
@@ -144,7 +143,8 @@ def committed(node, txhash):
 def test_a_metamask_account_sends_with_the_legacy_web3_extension(node, cosmjs):  # noqa: F811
     g = node.genesis
     yield in_thread(fund, node, FRESH.address, [(g.base_denom, 10**18)])
-    assert not auth.account(node.app.view(), FRESH.address)[1]          # an account, no public key yet
+    # an account, no public key yet
+    assert not node.app.keepers["auth"].account(node.app.view(), FRESH.address)[1]
     sender = Sender(node, cosmjs, FRESH)
     first, second = to_bech32(g.bech32_prefix, b"\x73" * 20), to_bech32(g.bech32_prefix, b"\x74" * 20)
 
@@ -159,7 +159,7 @@ def test_a_metamask_account_sends_with_the_legacy_web3_extension(node, cosmjs): 
     option = body["tx"]["body"]["extension_options"][0]
     assert (option["@type"], option["fee_payer"]) == (web3tx.URL, sender.address)
     assert (yield in_thread(node_balances, node, first)) == {g.base_denom: "4321"}
-    assert auth.account(node.app.view(), FRESH.address)[1]
+    assert node.app.keepers["auth"].account(node.app.view(), FRESH.address)[1]
 
     # Evmos v20's eth_secp256k1 key takes the legacy typed data as the amino signature itself.
     raw = yield in_thread(sender.send, second, 99, web3=False)

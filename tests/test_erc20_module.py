@@ -8,8 +8,7 @@ from eth_utils import keccak, to_checksum_address
 from chain_driver import Chain, contract_address
 from chaind.api.calls import CallRunner
 from chaind.chain.authority import GOV
-from chaind.chain.modules import auth, erc20
-from chaind.chain.modules.bank import keeper as bank_keeper
+from chaind.chain.modules import erc20
 from chaind.chain.modules.erc20 import precompile as erc20_precompile
 from chaind.errors import ChainError
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -67,7 +66,7 @@ def balance_of(chain, token, who, height=None):
 
 
 def bank(chain, who, denom="stake", height=None):
-    return chain.app.bank.balance(chain.app.view(height), who, denom)
+    return chain.app.keepers["bank"].balance(chain.app.view(height), who, denom)
 
 
 def native(chain, who, type_url, msg, gas=300000):
@@ -75,8 +74,8 @@ def native(chain, who, type_url, msg, gas=300000):
 
 
 def test_genesis_registers_both_native_coins_at_their_derived_addresses(chain):
-    view = chain.app.view()
-    pairs = {p.denom: p for _, p in erc20.all_pairs(view)}
+    view, keeper = chain.app.view(), chain.app.keepers["erc20"]
+    pairs = {p.denom: p for _, p in keeper.all_pairs(view)}
     assert set(pairs) == {chain.ibc, "stake"}
     # Evmos' rule for an IBC voucher: the last 20 bytes of its hash; other coins: of sha256(denom).
     assert pairs[chain.ibc].erc20_address == to_checksum_address(bytes.fromhex(chain.ibc[-40:])) \
@@ -84,10 +83,10 @@ def test_genesis_registers_both_native_coins_at_their_derived_addresses(chain):
     assert erc20.pair_address("stake") == STAKE
     for pair in pairs.values():
         assert pair.enabled and pair.contract_owner == erc20_pb2.OWNER_MODULE
-        assert erc20.pair_of(view, pair.erc20_address) == pair
-        assert erc20.pair_of(view, pair.erc20_address.lower()[2:]) == pair     # hex without 0x, as Go's
+        assert keeper.pair_of(view, pair.erc20_address) == pair
+        assert keeper.pair_of(view, pair.erc20_address.lower()[2:]) == pair     # hex without 0x, as Go's
         assert view.accounts.get_code(bytes.fromhex(pair.erc20_address[2:])) == erc20.PRECOMPILE_CODE
-    params = erc20.params(view)
+    params = keeper.params(view)
     assert params.enable_erc20 and list(params.dynamic_precompiles) == sorted(p.erc20_address for p in pairs.values())
 
 
@@ -95,7 +94,7 @@ def test_reads_come_from_the_bank_and_its_metadata(chain):
     k0 = chain.keys[0].address
     assert balance_of(chain, STAKE, k0) == bank(chain, k0) == 10**21
     assert balance_of(chain, IBC_TOKEN, k0) == bank(chain, k0, chain.ibc) == 10**15
-    supply = chain.app.bank.supply(chain.app.view(), "stake")
+    supply = chain.app.keepers["bank"].supply(chain.app.view(), "stake")
     assert decode(["uint256"], call(chain, STAKE, calldata("totalSupply()")))[0] == supply
     assert decode(["string"], call(chain, STAKE, calldata("name()")))[0] == "Stake"
     assert decode(["string"], call(chain, STAKE, calldata("symbol()")))[0] == "STK"
@@ -122,7 +121,7 @@ def test_transfer_moves_the_bank_balance_with_a_transfer_log_and_bank_events(cha
     amounts = [dict((k, v) for k, v, _ in e.attributes).get("amount") for e in result.events[action + 1:action + 4]]
     assert amounts == ["5stake"] * 3
     # The fresh recipient became an account, as a bank send makes one.
-    assert auth.account(chain.app.view(), fresh) is not None
+    assert chain.app.keepers["auth"].account(chain.app.view(), fresh) is not None
     assert result.receipt.gas_used == 21000 + _calldata_gas(calldata("transfer(address,uint256)", k1, 5)) \
         + erc20_precompile.GAS_TRANSFER
 
@@ -245,12 +244,12 @@ def test_an_external_erc20_registers_and_converts_both_ways(chain):
     register = tx_pb2.MsgRegisterERC20(authority=authority, erc20addresses=[to_checksum_address(token)])
     [registered] = run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgRegisterERC20", register)])
     denom = f"erc20/{to_checksum_address(token)}"
-    pair = erc20.pair_of(chain.app.view(), denom)
+    pair = chain.app.keepers["erc20"].pair_of(chain.app.view(), denom)
     assert (pair.erc20_address, pair.enabled, pair.contract_owner) == (to_checksum_address(token), True,
                                                                       erc20_pb2.OWNER_EXTERNAL)
     assert ("register_erc20", (("cosmos_coin", denom, True), ("erc20_token", to_checksum_address(token), True))) \
         in [(e.type, e.attributes) for e in registered.events]
-    found = bank_keeper.metadata(chain.app.view(), chain.genesis, denom)
+    found = chain.app.keepers["bank"].metadata(chain.app.view(), denom)
     assert (found["symbol"], found["display"], found["denom_units"][1]["exponent"]) == ("TT", "TestToken", 18)
     [again] = run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgRegisterERC20", register)], ok=False)
     assert (again.codespace, again.code) == ("erc20", 5)
@@ -261,14 +260,14 @@ def test_an_external_erc20_registers_and_converts_both_ways(chain):
     [converted] = run(chain, [native(chain, 1, "/evmos.erc20.v1.MsgConvertERC20", convert)])
     assert balance_of(chain, token, k1) == 10**24 - 1000
     assert balance_of(chain, token, erc20.MODULE_ADDRESS) == 1000
-    assert bank(chain, k2, denom) == 1000 and chain.app.bank.supply(chain.app.view(), denom) == 1000
+    assert bank(chain, k2, denom) == 1000 and chain.app.keepers["bank"].supply(chain.app.view(), denom) == 1000
     assert "convert_erc20" in [e.type for e in converted.events]
 
     # coin -> ERC-20: coins burned, the module account's tokens sent to the receiver.
     back = tx_pb2.MsgConvertCoin(coin=coin_pb2.Coin(denom=denom, amount="400"),
                                  receiver=to_checksum_address(k0), sender=chain.b32(k2))
     [result] = run(chain, [native(chain, 2, "/evmos.erc20.v1.MsgConvertCoin", back)])
-    assert bank(chain, k2, denom) == 600 and chain.app.bank.supply(chain.app.view(), denom) == 600
+    assert bank(chain, k2, denom) == 600 and chain.app.keepers["bank"].supply(chain.app.view(), denom) == 600
     assert balance_of(chain, token, k0) == 400 and balance_of(chain, token, erc20.MODULE_ADDRESS) == 600
     assert [e.type for e in result.events].count("burn") == 1
 
@@ -282,7 +281,7 @@ def test_an_external_erc20_registers_and_converts_both_ways(chain):
     # A disabled pair converts nothing; toggling is the authority's too.
     toggle = tx_pb2.MsgToggleConversion(authority=authority, token=denom)
     run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgToggleConversion", toggle)])
-    assert not erc20.pair_of(chain.app.view(), denom).enabled
+    assert not chain.app.keepers["erc20"].pair_of(chain.app.view(), denom).enabled
     [disabled] = run(chain, [native(chain, 1, "/evmos.erc20.v1.MsgConvertERC20", convert)], ok=False)
     assert (disabled.codespace, disabled.code) == ("erc20", 13)
     assert "is not enabled by governance" in disabled.log
@@ -321,7 +320,7 @@ def test_stateless_checks_refuse_bad_messages(chain):
 
 def test_module_disabled_by_params_refuses_registration_and_conversion(chain):
     k0 = chain.keys[0].address
-    params = erc20.params(chain.app.view())
+    params = chain.app.keepers["erc20"].params(chain.app.view())
     params.enable_erc20 = False
     update = tx_pb2.MsgUpdateParams(authority=chain.b32(k0), params=params)
     run(chain, [native(chain, 0, "/evmos.erc20.v1.MsgUpdateParams", update)])

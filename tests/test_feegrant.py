@@ -5,8 +5,7 @@ import pytest
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from chaind.chain import errors, txs
-from chaind.chain.modules import auth
-from chaind.chain.modules.feegrant import allowances, keeper
+from chaind.chain.modules.feegrant import allowances
 from chaind.crypto.keys import AccountKey
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2
@@ -53,7 +52,7 @@ def granted(chain, grantee, messages=None, granter=2):
 
 
 def base(chain, address):
-    return chain.app.bank.balance(chain.app.view(), address, chain.genesis.base_denom)
+    return chain.app.keepers["bank"].balance(chain.app.view(), address, chain.genesis.base_denom)
 
 
 def attributes(result, kind):
@@ -84,7 +83,7 @@ def test_an_account_with_no_balance_pays_its_fee_through_its_granter(chain):
     assert attributes(result, "update_feegrant")
     assert [a["fee_payer"] for a in attributes(result, "tx") if "fee_payer" in a] == \
         [chain.b32(chain.keys[2].address)]
-    left = keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address)
+    left = chain.app.keepers["feegrant"].grant(chain.app.view(), chain.keys[2].address, grantee.address)
     assert allowances.coins_of(allowances.unpack(left.allowance).spend_limit) == \
         [(chain.genesis.base_denom, 10**18 - paid)]
 
@@ -105,12 +104,13 @@ def test_the_spend_limit_is_enforced_and_a_used_up_grant_goes(chain):
     grant(chain, grantee.address, feegrant_pb2.BasicAllowance(spend_limit=coins(chain, exact)))
     view = chain.app.view()
     raw = build_native([prune(chain, grantee.address)], grantee.key, chain.genesis.chain_id,
-                       auth.account(view, grantee.address)[0], view.accounts.get_nonce(grantee.address),
+                       chain.app.keepers["auth"].account(view, grantee.address)[0],
+                       view.accounts.get_nonce(grantee.address),
                        [(chain.genesis.base_denom, exact)], exact // chain.app.next_base_fee(),
                        granter=chain.b32(chain.keys[2].address))
     result = chain.block([raw]).results[0]
     assert attributes(result, "revoke_feegrant") and attributes(result, "use_feegrant")
-    assert keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
+    assert chain.app.keepers["feegrant"].grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
     refused(chain, granted(chain, grantee), 5, "allowance does not exist: fee-grant not found")
 
 
@@ -148,7 +148,7 @@ def test_an_expired_allowance_is_refused_then_pruned(chain):
     chain.block([])
     # The grant expired with the last block's time: check_tx (at the head's time) refuses it; the end block of
     # the block at its expiry removed it.
-    assert keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
+    assert chain.app.keepers["feegrant"].grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
     refused(chain, granted(chain, grantee), 5, "fee-grant not found")
 
 
@@ -211,14 +211,14 @@ def test_a_replay_from_genesis_reproduces_feegrant_and_multi_signer_blocks(chain
     chain.block([granted(chain, grantee)])
     assert chain.app.store_version().root_of("feegrant") not in (None, before)
     view = chain.app.view()
-    signers = [(chain.keys[w], auth.account(view, chain.keys[w].address)[0],
+    signers = [(chain.keys[w], chain.app.keepers["auth"].account(view, chain.keys[w].address)[0],
                 view.accounts.get_nonce(chain.keys[w].address), txs.ETH_PUBKEY) for w in (3, 4)]
     messages = [prune(chain, chain.keys[3].address)]
     chain.block([build_signed(messages, signers, chain.genesis.chain_id, [(chain.genesis.base_denom, fee(chain))],
                               GAS, payer=chain.b32(chain.keys[4].address), amino_encoder=chain.app.amino)])
     for _ in range(3):
         chain.block([])
-    assert keeper.grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
+    assert chain.app.keepers["feegrant"].grant(chain.app.view(), chain.keys[2].address, grantee.address) is None
     report = replay_chain(chain.app, tmp_path / "replayed.db", chain.app.options.vote_key,
                           chain.app.options.validator_address)
     assert report.ok and report.last_height == chain.app.height

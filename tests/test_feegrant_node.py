@@ -6,7 +6,6 @@ import json
 
 import pytest_twisted
 
-from chaind.chain.modules import auth
 from chaind.crypto.addresses import parse, to_bech32
 from chaind.crypto.keys import AccountKey
 from chaind.keyring import Keyring
@@ -104,7 +103,7 @@ def _pruned_by(node, home, grantee, granter):
     address = parse(grantee)
     return build_native([("/cosmos.feegrant.v1beta1.MsgPruneAllowances",
                               feegrant_tx.MsgPruneAllowances(pruner=grantee))], key, node.genesis.chain_id,
-                        auth.account(view, address)[0], view.accounts.get_nonce(address),
+                        node.app.keepers["auth"].account(view, address)[0], view.accounts.get_nonce(address),
                         [("achain", FEE_AMOUNT)], 200000, granter=granter)
 
 

@@ -12,7 +12,6 @@ from google.protobuf import any_pb2
 import gov_msgs as g
 from chain_driver import Chain
 from chaind.chain import errors, legacy_dec, txs
-from chaind.chain.modules import auth, feemarket
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -55,7 +54,7 @@ def test_block_gas_drives_the_next_base_fee(tmp_path):
         assert made.meta.block_gas == 500_000
         [amount] = [v for e in made.events if e.type == "block_gas" for k, v, _ in e.attributes if k == "amount"]
         assert amount == "500000"
-        p = feemarket.params(chain.app.view())
+        p = chain.app.keepers["feemarket"].params(chain.app.view())
         target = chain.genesis.max_gas // p.elasticity_multiplier
         base = made.meta.base_fee
         expected = base - base * (target - 500_000) // target // p.base_fee_change_denominator
@@ -85,7 +84,7 @@ def test_min_gas_price_refuses_evm_and_native_txs_and_floors_the_base_fee(tmp_pa
         # Native: no fee at all, then a fee under 2 gwei * 200,000.
         view = chain.app.view()
         key = chain.keys[1]
-        number, _ = auth.account(view, key.address)
+        number, _ = chain.app.keepers["auth"].account(view, key.address)
         msgs = [(txs.MSG_SEND, chain_send(chain, 1))]
         nofee = build_native(msgs, key, chain.genesis.chain_id, number, view.accounts.get_nonce(key.address),
                              [], 200_000)
@@ -115,7 +114,7 @@ def chain_send(chain, who):
 def test_params_change_through_a_proposal(tmp_path):
     chain = make_chain(tmp_path)
     try:
-        p = feemarket.params(chain.app.view())
+        p = chain.app.keepers["feemarket"].params(chain.app.view())
         new = feemarket_pb2.Params(no_base_fee=False, base_fee_change_denominator=16, elasticity_multiplier=4,
                                    enable_height=0, base_fee="5000000000",
                                    min_gas_price=legacy_dec.wire_of_text("0.5"),
@@ -126,7 +125,7 @@ def test_params_change_through_a_proposal(tmp_path):
         block(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 1, g.YES))])])
         ended = block(chain, [], after_s=20)
         assert ("proposal_result", "proposal_passed") in [(k, v) for e in ended.events for k, v, _ in e.attributes]
-        changed = feemarket.params(chain.app.view())
+        changed = chain.app.keepers["feemarket"].params(chain.app.view())
         assert (changed.base_fee_change_denominator, changed.elasticity_multiplier) == (16, 4)
         assert (changed.min_gas_price, changed.min_gas_multiplier) == (5 * 10**17, 25 * 10**16)
         assert p != changed
@@ -164,7 +163,7 @@ def test_block_gas_event_grpc_and_fee_history_agree(node):
     assert node.app.height == height        # no empty blocks on this node: the tx's block is the head
     assert int(history["result"]["baseFeePerGas"][-1], 16) == node.app.next_base_fee()
     assert int(price["result"], 16) == node.app.next_base_fee() + int(tip["result"], 16)
-    p = feemarket.params(node.app.view(height))
+    p = node.app.keepers["feemarket"].params(node.app.view(height))
     target = node.genesis.max_gas // p.elasticity_multiplier
     base = node.app.block_at(height)[1].base_fee
     following = base - base * (target - 150_000) // target // p.base_fee_change_denominator

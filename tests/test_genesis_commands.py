@@ -11,7 +11,6 @@ from click.testing import CliRunner
 
 from chaind.chain import authority
 from chaind.chain.genesis import Genesis
-from chaind.chain.modules import auth
 from chaind.cli.main import main
 from chaind.crypto.addresses import parse, to_bech32
 from chaind.home import Home
@@ -185,12 +184,12 @@ def test_vesting_accounts_declared_in_genesis(tmp_path):
     try:
         view = node.app.view()
         delay = json.loads(ok("keys", "show", "delay", "--output", "json", *keyring(home)).stdout)["address"]
-        url, account = auth.vesting_account(view, parse(cont, "chain"))
+        url, account = node.app.keepers["auth"].vesting_account(view, parse(cont, "chain"))
         assert url.endswith("ContinuousVestingAccount") and account.start_time == start
         # Halfway through at genesis: 200 of the 400 still locked; the delayed account is locked whole.
-        assert auth.locked_coins(view, parse(cont, "chain"), genesis_time) == {"achain": 200}
-        assert auth.locked_coins(view, parse(delay, "chain"), genesis_time) == {"achain": 1000}
-        assert auth.locked_coins(view, parse(delay, "chain"), end) == {}
+        assert node.app.keepers["auth"].locked_coins(view, parse(cont, "chain"), genesis_time) == {"achain": 200}
+        assert node.app.keepers["auth"].locked_coins(view, parse(delay, "chain"), genesis_time) == {"achain": 1000}
+        assert node.app.keepers["auth"].locked_coins(view, parse(delay, "chain"), end) == {}
     finally:
         node.db.close()
     doc["app_state"]["auth"]["accounts"].append(dict(declared[0]))

@@ -8,8 +8,7 @@ import staking_msgs
 from chain_driver import PROPOSER, balance, ok
 from chaind.chain import amino
 from chaind.chain.authority import GOV
-from chaind.chain.modules import erc20, staking
-from chaind.chain.modules.gov import keeper
+from chaind.chain.modules import staking
 from chaind.chain.modules.gov.query_v1beta1 import GovQueryV1Beta1
 from chaind.chain.modules.gov.tally import tally
 from chaind.chain.registry import MODULES
@@ -24,7 +23,7 @@ from gov_driver import S, address, attrs, make_chain, run, submit
 
 
 def proposal(chain, pid):
-    return keeper.proposal(chain.app.view(), pid)
+    return chain.app.keepers["gov"].proposal(chain.app.view(), pid)
 
 
 def test_a_passed_proposal_changes_staking_params_as_the_gov_account(chain):
@@ -52,12 +51,12 @@ def test_a_passed_proposal_changes_staking_params_as_the_gov_account(chain):
         {"proposal_id": "1", "proposal_result": "proposal_passed", "proposal_log": "passed"}]
     p = proposal(chain, 1)
     assert p.status == gov_pb2.PROPOSAL_STATUS_PASSED
-    bonded = chain.app.bank.balance(chain.app.view(), staking.BONDED_POOL, "achain")
+    bonded = chain.app.keepers["bank"].balance(chain.app.view(), staking.BONDED_POOL, "achain")
     assert p.final_tally_result.yes_count == str(bonded)
     assert staking.params(chain.app.view()).max_validators == 7
     # Deposits went back; the votes were removed by the tally.
     assert balance(chain, GOV) == 0
-    assert keeper.votes(chain.app.view(), 1) == []
+    assert chain.app.keepers["gov"].votes(chain.app.view(), 1) == []
     assert balance(chain, address(chain, 1)) < before   # fees only
 
 
@@ -88,12 +87,12 @@ def test_no_votes_means_no_quorum_and_a_rejection_with_deposits_refunded(chain):
 def test_veto_burns_the_deposits(chain):
     ok(submit(chain))
     ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 1, g.VETO))])]))
-    supply = chain.app.bank.supply(chain.app.view(), "achain")
+    supply = chain.app.keepers["bank"].supply(chain.app.view(), "achain")
     block = run(chain, [], after_s=20)
     assert attrs(block.events, "burn")[0]["amount"] == "10achain"
     # The dev chain's inflation mints every 10 s epoch, in the same block.
     minted = sum(int(a["amount"].removesuffix("achain")) for a in attrs(block.events, "coinbase"))
-    assert chain.app.bank.supply(chain.app.view(), "achain") == supply - 10 + minted
+    assert chain.app.keepers["bank"].supply(chain.app.view(), "achain") == supply - 10 + minted
     assert proposal(chain, 1).status == gov_pb2.PROPOSAL_STATUS_REJECTED
 
 
@@ -104,7 +103,7 @@ def test_a_delegators_own_vote_overrides_its_validators(chain):
     ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 1, g.YES))]),
                    (3, [(g.VOTE, g.vote(chain.prefix, address(chain, 3), 1, g.NO))])]))
     view = chain.app.view()
-    _, _, result = tally(chain.app, view, keeper.proposal(view, 1), lambda voter: None)
+    _, _, result = tally(chain.app, view, chain.app.keepers["gov"].proposal(view, 1), lambda voter: None)
     # The validator's own 1000 chain vote yes; the delegator's 400 leave its vote for its own: no.
     assert (result.yes_count, result.no_count) == (str(10**21), str(4 * 10**20))
     block = run(chain, [], after_s=20)
@@ -141,6 +140,7 @@ def refusal(chain, who, type_url, msg):
     result = block.results[0]
     assert result.code != 0
     after = chain.app.view()
+    keeper = chain.app.keepers["gov"]
     assert keeper.proposals(after) == keeper.proposals(view)
     return result.codespace, result.code, result.log.removeprefix("failed to execute message; message index: 0: ")
 
@@ -206,7 +206,7 @@ def test_erc20_conversions_toggle_through_a_proposal(chain):
     block = run(chain, [], after_s=20)
     assert attrs(block.events, "toggle_token_conversion") == [
         {"cosmos_coin": "stake", "erc20_token": "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"}]
-    assert erc20.pair_of(chain.app.view(), "stake").enabled is False
+    assert chain.app.keepers["erc20"].pair_of(chain.app.view(), "stake").enabled is False
 
 
 def test_a_v1beta1_text_proposal_passes_and_reads_through_both_queries(chain):
@@ -229,8 +229,9 @@ def test_a_v1beta1_text_proposal_passes_and_reads_through_both_queries(chain):
     assert p.status == gov_pb2.PROPOSAL_STATUS_PASSED
     assert p.content.type_url == "/cosmos.gov.v1beta1.TextProposal"
     assert gov_v1beta1.TextProposal.FromString(p.content.value).title == "Hello"
-    assert p.final_tally_result.yes == keeper.proposal(view, 1).final_tally_result.yes_count
-    assert keeper.proposal(view, 1).title == "Hello" and keeper.proposal(view, 1).summary == "A text proposal"
+    stored = chain.app.keepers["gov"].proposal(view, 1)
+    assert p.final_tally_result.yes == stored.final_tally_result.yes_count
+    assert stored.title == "Hello" and stored.summary == "A text proposal"
 
 
 def test_votes_and_deposits_sign_in_amino_json_as_keplr_does(chain):
@@ -254,4 +255,4 @@ def test_votes_and_deposits_sign_in_amino_json_as_keplr_does(chain):
     block, puts = chain.app.finalize_block([raw], chain.clock, PROPOSER)
     chain.app.commit(block, puts)
     ok(block)
-    assert keeper.vote(chain.app.view(), 1, address(chain, 0)).options[0].option == g.YES
+    assert chain.app.keepers["gov"].vote(chain.app.view(), 1, address(chain, 0)).options[0].option == g.YES

@@ -11,9 +11,8 @@ from chaind.chain import legacy_dec
 from chaind.chain.modules import epochs, inflation, staking
 from chaind.chain.modules.distribution import state as distribution_state
 from chaind.chain.modules.distribution.invariants import INVARIANTS
-from chaind.chain.modules.epochs.state import epoch_infos
 from chaind.chain.modules.inflation import calculation, keeper
-from chaind.chain.modules.inflation.params import Params, parse_genesis, schedule
+from chaind.chain.modules.inflation.params import Params, parse_genesis
 from chaind.home import Home
 from staking_driver import (
     FIRST_PROVISION,
@@ -43,11 +42,11 @@ def test_the_schedule_matches_evmos_figures():
 
 def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
     view = chain.app.view()
-    dev = epochs.epoch_info(view, "dev")
+    dev = chain.app.keepers["epochs"].epoch_info(view, "dev")
     assert dev.epoch_counting_started and dev.current_epoch == 1
     assert dev.current_epoch_start_time_ns == chain.genesis.genesis_time_ns
-    assert [e.identifier for e in epoch_infos(view)] == ["day", "dev", "week"]
-    supply = chain.app.bank.supply(view, "achain")
+    assert [e.identifier for e in chain.app.keepers["epochs"].epoch_infos(view)] == ["day", "dev", "week"]
+    supply = chain.app.keepers["bank"].supply(view, "achain")
     # Blocks come one second apart: the `dev` epoch (10 s) ends in the first block past genesis + 10 s.
     while chain.app.height < 10:
         block = ok(run(chain, []))
@@ -61,8 +60,8 @@ def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
     assert minted == {"epoch_number": "2", "epoch_provisions": legacy_dec.format(FIRST_PROVISION * ONE),
                       "amount": str(FIRST_PROVISION), "mode": "BeginBlock"}
     view = chain.app.view()
-    assert chain.app.bank.supply(view, "achain") == supply + FIRST_PROVISION
-    assert epochs.epoch_info(view, "dev").current_epoch == 2
+    assert chain.app.keepers["bank"].supply(view, "achain") == supply + FIRST_PROVISION
+    assert chain.app.keepers["epochs"].epoch_info(view, "dev").current_epoch == 2
     # Staking's share went through the fee collector to the validator in this same block; the rest to the pool.
     staking_share = calculation.mul(FIRST_PROVISION * ONE, 533333334 * 10**9) // ONE
     outstanding = distribution_state.outstanding(view, chain.operator)["achain"]
@@ -74,14 +73,16 @@ def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
 
 
 def test_queries_report_what_evmos_reports(chain):
-    view = chain.app.view()
-    assert keeper.epoch_mint_provision(chain.app, view) == staking.dec_quo(FIRST_PROVISION * ONE, 3 * ONE)
-    supply = chain.app.bank.supply(view, "achain")
-    assert keeper.circulating_supply(chain.app, view) == supply * ONE
-    expected = calculation.mul(staking.dec_quo(calculation.mul(keeper.epoch_mint_provision(chain.app, view),
+    view, minter = chain.app.view(), chain.app.keepers["inflation"]
+    bonded = keeper.bonded_ratio(chain.app, view)
+    assert minter.epoch_mint_provision(view, bonded) == staking.dec_quo(FIRST_PROVISION * ONE, 3 * ONE)
+    supply = chain.app.keepers["bank"].supply(view, "achain")
+    assert minter.circulating_supply(view) == supply * ONE
+    expected = calculation.mul(staking.dec_quo(calculation.mul(minter.epoch_mint_provision(view, bonded),
                                                                365 * ONE), supply * ONE), 100 * ONE)
-    assert keeper.inflation_rate(chain.app, view) == expected > 0
-    assert schedule(view).epoch_identifier == "dev" and schedule(view).period == 0
+    assert minter.inflation_rate(view, bonded) == expected > 0
+    schedule = minter.schedule(view)
+    assert schedule.epoch_identifier == "dev" and schedule.period == 0
 
 
 def test_disabled_inflation_mints_nothing_and_counts_skipped_day_epochs(tmp_path):
@@ -97,10 +98,10 @@ def test_disabled_inflation_mints_nothing_and_counts_skipped_day_epochs(tmp_path
             chain.app.commit(block, puts)
         view = chain.app.view()
         assert "inflation" not in types(block) and attributes(block, "epoch_end")
-        assert epochs.epoch_info(view, "day").current_epoch == 2
+        assert chain.app.keepers["epochs"].epoch_info(view, "day").current_epoch == 2
         # Only `day` epochs count as skipped (Evmos' check), however many `dev` ones passed.
-        assert schedule(view).skipped_epochs == 1
-        assert keeper.circulating_supply(chain.app, view) == chain.app.bank.supply(
+        assert chain.app.keepers["inflation"].schedule(view).skipped_epochs == 1
+        assert chain.app.keepers["inflation"].circulating_supply(view) == chain.app.keepers["bank"].supply(
             chain.app.view(1), "achain") * ONE
     finally:
         chain.close()

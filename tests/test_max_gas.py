@@ -9,7 +9,6 @@ import pytest_twisted
 
 from abci_driver import Driver, Replica
 from chaind.chain import txs
-from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -42,7 +41,7 @@ def small_blocks(tmp_path):
 
 def native_send(node, who, gas):
     key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
+    number, _ = node.app.keepers["auth"].account(view, key.address)
     prefix = node.genesis.bech32_prefix
     msg = bank_tx.MsgSend(from_address=to_bech32(prefix, key.address), to_address=to_bech32(prefix, b"\x55" * 20),
                           amount=[coin_pb2.Coin(denom=node.genesis.base_denom, amount="1")])

@@ -15,8 +15,7 @@ from chaind.chain.app import App
 from chaind.chain.genesis import Genesis, GenesisError
 from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext
-from chaind.chain.modules import auth, erc20, gov, staking
-from chaind.chain.modules.gov import keeper as gov_keeper
+from chaind.chain.modules import gov, staking
 from chaind.chain.registry import MODULES
 from chaind.pb.cosmos.authz.v1beta1 import authz_pb2
 from chaind.pb.cosmos.authz.v1beta1 import tx_pb2 as authz_tx
@@ -139,26 +138,29 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     imported = _import(tmp_path, doc)
     old, new = chain.app.view(height), imported.view()
     assert new.height == height
-    bank, prefix = chain.app.bank, chain.genesis.bech32_prefix
+    bank, prefix = chain.app.keepers["bank"], chain.genesis.bech32_prefix
     holders = [key.address for key in chain.keys] + RECIPIENTS + [staking.BONDED_POOL, contract, VESTED]
     for address in holders:
-        assert imported.bank.all_balances(new, address) == bank.all_balances(old, address)
-    assert imported.bank.total_supply(new) == bank.total_supply(old)
+        assert imported.keepers["bank"].all_balances(new, address) == bank.all_balances(old, address)
+    assert imported.keepers["bank"].total_supply(new) == bank.total_supply(old)
     assert staking.validators(new) == staking.validators(old)
     k2, k0 = chain.keys[2].address, chain.keys[0].address
     assert staking.delegation(new, k2, k0) == staking.delegation(old, k2, k0) > 0
     assert staking.last_powers(new) == staking.last_powers(old)
+    gov_keeper = chain.app.keepers["gov"]
     assert gov_keeper.proposals(new) == gov_keeper.proposals(old)
     assert gov_keeper.votes(new, 1) == gov_keeper.votes(old, 1) and gov_keeper.deposits(new, 1) == \
         gov_keeper.deposits(old, 1)
     assert gov_keeper.in_voting_period(new, 1)
-    assert erc20.all_pairs(new) == erc20.all_pairs(old) and erc20.pair_at(new, token) is not None
+    pairs = chain.app.keepers["erc20"]
+    assert pairs.all_pairs(new) == pairs.all_pairs(old) and pairs.pair_at(new, token) is not None
     assert new.accounts.get_storage(contract, 0) == old.accounts.get_storage(contract, 0) == 7
     assert new.accounts.get_code(contract) == old.accounts.get_code(contract)
     assert new.accounts.get_storage(chain.child, 0) == old.accounts.get_storage(chain.child, 0) == 9
     assert new.accounts.get_nonce(chain.child) == old.accounts.get_nonce(chain.child) == 1
     assert new.accounts.get_nonce(chain.keys[1].address) == old.accounts.get_nonce(chain.keys[1].address)
-    assert auth.vesting_account(new, VESTED) == auth.vesting_account(old, VESTED) is not None
+    assert imported.keepers["auth"].vesting_account(new, VESTED) == \
+        chain.app.keepers["auth"].vesting_account(old, VESTED) is not None
     assert imported.keepers["authz"].all_grants(new) == chain.app.keepers["authz"].all_grants(old) != []
     # Every module's export of the new chain is the old chain's, but for what a new chain starts afresh: the
     # epochs' start heights (its first height, as Evmos' InitGenesis sets them) and the last block's gas.

@@ -4,7 +4,6 @@ amino JSON; refusals that change nothing; the mempool's view of every signer's s
 import pytest
 
 from chaind.chain import errors, txs
-from chaind.chain.modules import auth
 from chaind.config import MempoolSettings
 from chaind.consensus.mempool import Mempool
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -24,7 +23,7 @@ def signed(chain, messages, who, offsets=None, amino=False, payer="", granter=""
     """A tx of `messages` signed by dev keys `who`, in that order, each at its state nonce (+ offsets)."""
     view = chain.app.view()
     offsets = offsets or [0] * len(who)
-    signers = [(chain.keys[w], auth.account(view, chain.keys[w].address)[0],
+    signers = [(chain.keys[w], chain.app.keepers["auth"].account(view, chain.keys[w].address)[0],
                 view.accounts.get_nonce(chain.keys[w].address) + offset, txs.ETH_PUBKEY)
                for w, offset in zip(who, offsets, strict=True)]
     return build_signed(messages, signers, chain.genesis.chain_id,
@@ -36,8 +35,8 @@ def state(chain, *who):
     """(nonce, base balance, ibc balance) of each dev key: what a refused tx must leave as it was."""
     view = chain.app.view()
     return [(view.accounts.get_nonce(chain.keys[w].address),
-             chain.app.bank.balance(view, chain.keys[w].address, chain.genesis.base_denom),
-             chain.app.bank.balance(view, chain.keys[w].address, chain.ibc)) for w in who]
+             chain.app.keepers["bank"].balance(view, chain.keys[w].address, chain.genesis.base_denom),
+             chain.app.keepers["bank"].balance(view, chain.keys[w].address, chain.ibc)) for w in who]
 
 
 def attributes(result, kind, key):
@@ -55,7 +54,7 @@ def test_two_messages_of_two_signers_each_sign_with_its_own_sequence(chain, amin
     result = chain.block([raw]).results[0]
     after = state(chain, 2, 3)
     assert [a[0] - b[0] for a, b in zip(after, before, strict=True)] == [1, 1]
-    assert chain.app.bank.balance(chain.app.view(), to, chain.ibc) == 12
+    assert chain.app.keepers["bank"].balance(chain.app.view(), to, chain.ibc) == 12
     # The first signer pays the fee; each message's event names its own signer.
     assert after[0][1] < before[0][1] and after[1][1] == before[1][1]
     assert attributes(result, "tx", "fee_payer") == [chain.b32(chain.keys[2].address)]

@@ -185,7 +185,7 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     info, view = app.store_version(), app.view()
     holder = chain.keys[2].address
     value, _ = app.stores.read(info, "bank", b"\x02\x14" + holder + chain.ibc.encode(), False)
-    assert int(value) == app.bank.balance(view, holder, chain.ibc)
+    assert int(value) == app.keepers["bank"].balance(view, holder, chain.ibc)
     # x/auth's account: 0x01 | address -> Any(BaseAccount), the sequence being the EVM nonce.
     for key in chain.keys[:4]:
         raw, _ = app.stores.read(info, "acc", b"\x01" + key.address, False)
@@ -193,13 +193,13 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
         assert found.type_url == "/cosmos.auth.v1beta1.BaseAccount"
         account = auth_pb2.BaseAccount.FromString(found.value)
         assert account.address == chain.b32(key.address)
-        assert (account.account_number, account.sequence) == (auth.account(view, key.address)[0],
+        assert (account.account_number, account.sequence) == (app.keepers["auth"].account(view, key.address)[0],
                                                                 view.accounts.get_nonce(key.address))
     raw, _ = app.stores.read(info, "acc", b"\x01" + auth.FEE_COLLECTOR, False)
     assert any_pb2.Any.FromString(raw).type_url == "/cosmos.auth.v1beta1.ModuleAccount"
     # x/auth's account-number index ("accountNumber" | big-endian number -> address) and next number (0x02).
     for key in chain.keys[:4]:
-        number = auth.account(view, key.address)[0]
+        number = app.keepers["auth"].account(view, key.address)[0]
         raw, _ = app.stores.read(info, "acc", b"accountNumber" + number.to_bytes(8, "big"), False)
         assert raw == key.address
     raw, _ = app.stores.read(info, "acc", b"\x02", False)
@@ -207,7 +207,7 @@ def test_bank_and_auth_keys_are_the_sdks_layout(tmp_path):
     # The base denom's balances (mirrored from the EVM) sit at the SDK's keys as the others do; no
     # address-by-denom index entries are written.
     raw, _ = app.stores.read(info, "bank", b"\x02\x14" + holder + chain.genesis.base_denom.encode(), False)
-    assert int(raw) == app.bank.balance(view, holder, chain.genesis.base_denom)
+    assert int(raw) == app.keepers["bank"].balance(view, holder, chain.genesis.base_denom)
     for denom in (chain.ibc, chain.genesis.base_denom):
         raw, _ = app.stores.read(info, "bank", b"\x03" + denom.encode() + b"\x00\x14" + holder, False)
         assert raw is None
@@ -231,7 +231,7 @@ def test_pruning_drops_orphaned_nodes_and_old_versions_and_keeps_proofs_of_kept_
         info = app.store_version(height)
         value, ops = app.stores.read(info, "bank", b"\x02\x14" + holder + chain.ibc.encode(), True)
         assert [op[0] for op in ops] == ["ics23:iavl", "ics23:simple"]
-        assert (int(value) if value else 0) == app.bank.balance(app.view(height), holder, chain.ibc)
+        assert (int(value) if value else 0) == app.keepers["bank"].balance(app.view(height), holder, chain.ibc)
 
 
 @pytest.mark.parametrize("written, why", [

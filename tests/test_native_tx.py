@@ -5,7 +5,6 @@ import pytest
 
 from chain_driver import Chain
 from chaind.chain import errors, txs
-from chaind.chain.modules import auth
 from chaind.crypto import keys, multisig
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -35,7 +34,7 @@ def test_a_send_signed_under_either_pubkey_url_is_accepted(tmp_path, url):
     chain = Chain(tmp_path, "chain.db")
     try:
         def balance():
-            return chain.app.bank.balance(chain.app.view(), chain.keys[3].address, chain.ibc)
+            return chain.app.keepers["bank"].balance(chain.app.view(), chain.keys[3].address, chain.ibc)
 
         before = balance()
         raw = chain.native_send(2, chain.keys[3].address, 10**15, pubkey_url=url)
@@ -64,9 +63,9 @@ def test_multi_send_moves_coins_to_every_output(chain):
     block = chain.block([chain.native(chain.keys[2], [(txs.MSG_MULTI_SEND, msg)])])
     result = block.results[0]
     view = app.view()
-    assert app.bank.balance(view, a, chain.ibc) == 7
-    assert app.bank.balance(view, b, chain.ibc) == 5
-    assert app.bank.balance(view, b, base) == 10**18
+    assert app.keepers["bank"].balance(view, a, chain.ibc) == 7
+    assert app.keepers["bank"].balance(view, b, chain.ibc) == 5
+    assert app.keepers["bank"].balance(view, b, base) == 10**18
     actions = [i for i, e in enumerate(result.events) if ("action", txs.MSG_MULTI_SEND, True) in e.attributes]
     kinds = [e.type for e in result.events[actions[0]:]]
     assert kinds.count("coin_spent") == 1 and kinds.count("coin_received") == 2 and kinds.count("transfer") == 2
@@ -109,8 +108,8 @@ def test_a_cosmos_secp256k1_key_signs_for_its_own_address(chain):
     assert app.check_tx(raw).sender == cosmos_address
     assert chain.block([raw]).results[0].code == 0
     view = app.view()
-    assert app.bank.balance(view, b"\x53" * 20, chain.ibc) == 3
-    assert auth.key_type(view, cosmos_address) == keys.SECP256K1
+    assert app.keepers["bank"].balance(view, b"\x53" * 20, chain.ibc) == 3
+    assert app.keepers["auth"].key_type(view, cosmos_address) == keys.SECP256K1
     # The same key presented as eth_secp256k1 speaks for its keccak address, not this account.
     as_eth = chain.native(key, [(txs.MSG_SEND, send)], pubkey_url=txs.ETH_PUBKEY, address=cosmos_address)
     with pytest.raises(errors.TxError, match="pubKey does not match signer address") as raised:
@@ -128,12 +127,12 @@ def test_a_cosmos_secp256k1_key_signs_for_its_own_address(chain):
 def test_simulate_runs_a_tx_without_writing_it(chain):
     app = chain.app
     raw = chain.native_send(2, chain.keys[3].address, 10**15)
-    height, before = app.height, app.bank.balance(app.view(), chain.keys[3].address, chain.ibc)
+    height, before = app.height, app.keepers["bank"].balance(app.view(), chain.keys[3].address, chain.ibc)
     result = app.simulate(raw)
     assert result.code == 0 and 0 < result.gas_used <= result.gas_wanted
     assert [e.type for e in result.events].count("transfer") == 2       # the fee, then the send
     assert app.height == height
-    assert app.bank.balance(app.view(), chain.keys[3].address, chain.ibc) == before
+    assert app.keepers["bank"].balance(app.view(), chain.keys[3].address, chain.ibc) == before
     # The same tx still goes through: simulation took no nonce.
     assert chain.block([raw]).results[0].gas_used == result.gas_used
 
@@ -143,7 +142,7 @@ def test_simulate_needs_no_fee_gas_limit_or_valid_signature(chain):
     msg = bank_tx.MsgSend(from_address=chain.b32(chain.keys[2].address), to_address=chain.b32(b"\x54" * 20),
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
-    number, _ = auth.account(view, chain.keys[2].address)
+    number, _ = chain.app.keepers["auth"].account(view, chain.keys[2].address)
     raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
                        view.accounts.get_nonce(chain.keys[2].address), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
@@ -159,7 +158,7 @@ def test_simulating_an_empty_signature_charges_the_signed_size(chain):
     msg = bank_tx.MsgSend(from_address=chain.b32(chain.keys[2].address), to_address=chain.b32(b"\x54" * 20),
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
-    number, _ = auth.account(view, chain.keys[2].address)
+    number, _ = chain.app.keepers["auth"].account(view, chain.keys[2].address)
     raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, number,
                        view.accounts.get_nonce(chain.keys[2].address), [("achain", 10**17)], 100000)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
@@ -179,7 +178,8 @@ def test_simulate_takes_any_sign_mode(chain, mode):
     msg = bank_tx.MsgSend(from_address=chain.b32(sender), to_address=chain.b32(b"\x54" * 20),
                           amount=coins((chain.ibc, 9)))
     view = chain.app.view()
-    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id, auth.account(view, sender)[0],
+    raw = build_native([(txs.MSG_SEND, msg)], chain.keys[2], chain.genesis.chain_id,
+                       chain.app.keepers["auth"].account(view, sender)[0],
                        view.accounts.get_nonce(sender), [], 0)
     tx_raw = txs.tx_pb2.TxRaw.FromString(raw)
     auth_info = tx_pb2.AuthInfo.FromString(tx_raw.auth_info_bytes)
@@ -230,7 +230,7 @@ def test_a_multisig_sends_with_two_of_three_signatures(chain, funded_multisig):
     tx = chain.app.check_tx(raw)
     assert tx.sender == address and tx.key_type == txs.MULTISIG
     result = chain.block([raw]).results[0]
-    assert chain.app.bank.balance(chain.app.view(), to, base) == 1234
+    assert chain.app.keepers["bank"].balance(chain.app.view(), to, base) == 1234
     # Gas: size, then each signing member's verify cost (eth 21000 + secp256k1 1000).
     per_byte = chain.genesis.auth_params.tx_size_cost_per_byte
     assert result.gas_used == len(raw) * per_byte + 21000 + 1000 + chain.app.handlers[txs.MSG_SEND].gas
@@ -239,7 +239,7 @@ def test_a_multisig_sends_with_two_of_three_signatures(chain, funded_multisig):
     # Members 1 and 2 (the next sequence) work too; the account's sequence moved.
     again = multisig_tx(chain, members, 2, [1, 2], [(txs.MSG_SEND, send)])
     chain.block([again])
-    assert chain.app.bank.balance(chain.app.view(), to, base) == 2468
+    assert chain.app.keepers["bank"].balance(chain.app.view(), to, base) == 2468
     assert chain.app.view().accounts.get_nonce(address) == 2
 
 

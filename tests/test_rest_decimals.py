@@ -9,7 +9,6 @@ import staking_msgs as m
 from chaind.chain import txs
 from chaind.chain.legacy_dec import text_of_wire as decimal_text
 from chaind.chain.legacy_dec import wire_of_text as decimal_atomics
-from chaind.chain.modules import auth
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2 as staking_q
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2_grpc as staking_grpc
 from chaind.pb.cosmos.staking.v1beta1 import tx_pb2
@@ -98,7 +97,7 @@ def test_post_bodies_give_decimals_that_reach_the_servicer_as_atomics(node):
     _, pubkey = m.new_consensus_key()
     message = m.create(prefix, key.address, pubkey, ONE)
     view = node.app.view()
-    number, _ = auth.account(view, key.address)
+    number, _ = node.app.keepers["auth"].account(view, key.address)
     raw = build_native([message], key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address), [],
                        400000)
     signed = cosmos_tx.TxRaw.FromString(raw)

@@ -8,8 +8,7 @@ import pytest
 
 from chain_driver import Chain
 from chaind.chain import seal
-from chaind.chain.modules import auth
-from chaind.chain.modules.auth import FEE_COLLECTOR, vesting
+from chaind.chain.modules.auth import FEE_COLLECTOR, AuthKeeper, vesting
 from chaind.chain.modules.auth import store_layout as auth_layout
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -21,9 +20,9 @@ def _plain(monkeypatch):
     """The computation the fast paths stand in for: every account's Any made anew, its sequence read from the
     persisted state."""
     monkeypatch.setattr(seal, "_ACCOUNT_ANYS_KEPT", 0)
-    account_any = auth.account_any
-    monkeypatch.setattr(auth, "account_any", lambda state, address, prefix, modules, known_sequence=None:
-                        account_any(state, address, prefix, modules))
+    account_any = AuthKeeper.account_any
+    monkeypatch.setattr(AuthKeeper, "account_any", lambda keeper, state, address, known_sequence=None:
+                        account_any(keeper, state, address))
 
 
 def _run(tmp_path, name, seed, blocks):
@@ -86,12 +85,12 @@ def test_the_account_mirror_follows_a_record_changed_without_its_sequence(tmp_pa
     nonces = {address: ctx.accounts.get_nonce(address)}
 
     def plain():
-        found = auth.account_any(ctx, address, chain.genesis.bech32_prefix, app.module_accounts)
+        found = app.keepers["auth"].account_any(ctx, address)
         return [(auth_layout.STORE, auth_layout.account(address), found.SerializeToString())]
 
     assert app.sealer.account_mirror(ctx, nonces) == plain()
     account = vesting_pb2.DelayedVestingAccount(base_vesting_account=vesting_pb2.BaseVestingAccount(end_time=10**10))
-    auth.set_vesting_account(ctx, address, vesting.DELAYED, account)
+    app.keepers["auth"].set_vesting_account(ctx, address, vesting.DELAYED, account)
     changed = app.sealer.account_mirror(ctx, nonces)
     assert changed == plain()
     assert vesting.DELAYED.encode() in changed[0][2]

@@ -108,7 +108,7 @@ def test_a_validator_the_node_does_not_run_is_jailed_for_downtime_and_unjails_af
     view = chain.app.view()
     v = staking.validator(view, operator)
     assert v.jailed and v.tokens == SECOND_STAKE - burned
-    assert {"burner": chain.app.bank.bech32(staking.BONDED_POOL), "amount": f"{burned}achain",
+    assert {"burner": chain.app.keepers["bank"].bech32(staking.BONDED_POOL), "amount": f"{burned}achain",
             "mode": "BeginBlock"} in events(jailed_block, "burn")
     info = slashing.signing_info(view, cons)
     assert info.missed_blocks_counter == 0

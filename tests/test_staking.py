@@ -51,7 +51,7 @@ def test_genesis_validator_is_bonded_with_its_tokens_in_the_bonded_pool(chain):
     assert staking.pool_balances(chain.app, view) == (0, 1000 * CHAIN)
     # Minted into the pool: the supply counts it beside the dev accounts' balances.
     dev_total = sum(a for _, coins in chain.genesis.balances for d, a in coins if d == "achain")
-    assert chain.app.bank.supply(view, "achain") == dev_total + 1000 * CHAIN
+    assert chain.app.keepers["bank"].supply(view, "achain") == dev_total + 1000 * CHAIN
     assert staking.last_powers(view) == {gv.operator: 1000}
     [sv] = chain.app.validator_set(1)
     assert (sv.pubkey, sv.power, sv.address) == (gv.consensus_pubkey, 1000,
@@ -62,7 +62,7 @@ def test_genesis_validator_is_bonded_with_its_tokens_in_the_bonded_pool(chain):
 
 def test_delegate_changes_the_set_from_two_heights_later(chain):
     before = chain.app.validators_hash(chain.app.height + 1)
-    balance = chain.app.bank.balance(chain.app.view(), chain.keys[1].address, "achain")
+    balance = chain.app.keepers["bank"].balance(chain.app.view(), chain.keys[1].address, "achain")
     block = ok(run(chain, [(1, [m.delegate(chain.prefix, chain.keys[1].address, chain.operator, 500 * CHAIN)])]))
     h = block.height
     [delegated] = events(block.results[0], "delegate")
@@ -75,7 +75,7 @@ def test_delegate_changes_the_set_from_two_heights_later(chain):
     assert block.validator_updates == ((pubkey, 1500),)
     view = chain.app.view()
     fee = 200000 * block.meta.base_fee
-    assert chain.app.bank.balance(view, chain.keys[1].address, "achain") == balance - 500 * CHAIN - fee
+    assert chain.app.keepers["bank"].balance(view, chain.keys[1].address, "achain") == balance - 500 * CHAIN - fee
     assert staking.pool_balances(chain.app, view) == (0, 1500 * CHAIN)
     # Updates of block H: header H+1 announces them (next_validators_hash), header H+2 is signed by them.
     assert block.header.validators_hash == block.header.next_validators_hash == before
@@ -106,7 +106,7 @@ def test_undelegate_moves_tokens_out_and_returns_them_after_the_unbonding_time(t
     assert staking.pool_balances(chain.app, view) == (200 * CHAIN, 1300 * CHAIN)
     [entry] = staking.unbonding(view, who, chain.operator)
     assert entry[:4] == [block.height, completion, str(200 * CHAIN), str(200 * CHAIN)]
-    balance = chain.app.bank.balance(view, who, "achain")
+    balance = chain.app.keepers["bank"].balance(view, who, "achain")
     done = ok(run(chain, [], time_ns=completion - 10**9))
     assert not [e for e in done.events if e.type == "complete_unbonding"]
     done = ok(run(chain, [], time_ns=completion))
@@ -114,7 +114,7 @@ def test_undelegate_moves_tokens_out_and_returns_them_after_the_unbonding_time(t
     assert complete == {"amount": f"{200 * CHAIN}achain", "validator": m.valoper(chain.prefix, chain.operator),
                         "delegator": chain.b32(who)}
     view = chain.app.view()
-    assert chain.app.bank.balance(view, who, "achain") == balance + 200 * CHAIN
+    assert chain.app.keepers["bank"].balance(view, who, "achain") == balance + 200 * CHAIN
     assert staking.unbonding(view, who, chain.operator) == []
     assert staking.pool_balances(chain.app, view) == (0, 1300 * CHAIN)
     chain.close()

@@ -26,7 +26,7 @@ def cancel(chain, who, operator, amount, height, denom="achain"):
 
 def pools(chain):
     view = chain.app.view()
-    return tuple(chain.app.bank.balance(view, pool, "achain") for pool in (NOT_BONDED_POOL, BONDED_POOL))
+    return tuple(chain.app.keepers["bank"].balance(view, pool, "achain") for pool in (NOT_BONDED_POOL, BONDED_POOL))
 
 
 def test_cancel_part_then_all_of_an_unbonding_entry(chain):

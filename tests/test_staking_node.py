@@ -12,7 +12,6 @@ from websockets.sync.client import connect
 
 import staking_msgs as m
 from chaind.chain import txs
-from chaind.chain.modules import auth
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.cosmos.base.tendermint.v1beta1 import query_pb2 as cmt_query
@@ -37,7 +36,7 @@ def start(node_factory):
 
 def signed(node, who, messages, gas=400000):
     key, view = node.dev_keys[who], node.app.view()
-    number, _ = auth.account(view, key.address)
+    number, _ = node.app.keepers["auth"].account(view, key.address)
     return build_native(messages, key, node.genesis.chain_id, number, view.accounts.get_nonce(key.address),
                         [(node.genesis.base_denom, 2 * node.app.next_base_fee() * gas)], gas)
 

@@ -14,7 +14,7 @@ import pytest_twisted
 from google.protobuf import any_pb2
 
 from chaind.chain import txs
-from chaind.chain.modules import auth, staking
+from chaind.chain.modules import staking
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -39,7 +39,7 @@ def send_ibc(node, sender, to, amount):
     g = app.genesis
     ibc = next(d for d, _ in g.balances[0][1] if d.startswith("ibc/"))
     view = app.view()
-    number, _ = auth.account(view, sender.address)
+    number, _ = app.keepers["auth"].account(view, sender.address)
     msg = bank_tx.MsgSend(from_address=to_bech32(g.bech32_prefix, sender.address),
                           to_address=to_bech32(g.bech32_prefix, to),
                           amount=[coin_pb2.Coin(denom=ibc, amount=str(amount))])
@@ -146,7 +146,7 @@ def test_cosmjs_and_ics23_verify_staking_and_auth_index_entries_in_the_sdks_layo
     view = app.view(height)
     v = staking.validators(view)[0]
     shares = staking.delegation(view, v.operator, v.operator)
-    number, _ = auth.account(view, keys[2].address)
+    number, _ = app.keepers["auth"].account(view, keys[2].address)
     lp = lambda part: bytes([len(part)]) + part  # noqa: E731
     checks = [{"store": "staking", "key": (b"\x21" + lp(v.operator)).hex(), "height": height},
               {"store": "staking", "key": (b"\x31" + lp(v.operator) + lp(v.operator)).hex(), "height": height},

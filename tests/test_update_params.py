@@ -10,9 +10,7 @@ from google.protobuf import any_pb2
 
 import gov_msgs as g
 from chaind.chain import legacy_dec, txs
-from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.modules.distribution.params import params as distribution_params
-from chaind.chain.modules.inflation.params import params as inflation_params
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -51,7 +49,7 @@ def test_bank_default_send_enabled(chain):
     off = bank_tx.MsgUpdateParams(authority=chain.b32(g.GOV), params=bank_pb2.Params(default_send_enabled=False))
     assert through_gov(chain, wrap("/cosmos.bank.v1beta1.MsgUpdateParams", off))["proposal_result"] == \
         "proposal_passed"
-    assert default_send_enabled(chain.app.view()) is False
+    assert chain.app.keepers["bank"].default_send_enabled(chain.app.view()) is False
     refused = send(chain, 2)
     assert (refused.codespace, refused.code) == ("bank", 5)
     assert refused.log.endswith("achain transfers are currently disabled: send transactions are disabled")
@@ -60,7 +58,7 @@ def test_bank_default_send_enabled(chain):
         send_enabled=[bank_pb2.SendEnabled(denom="achain", enabled=True)], default_send_enabled=True))
     ended = through_gov(chain, wrap("/cosmos.bank.v1beta1.MsgUpdateParams", listed))
     assert ended["proposal_log"].endswith("use of send_enabled in params is no longer supported")
-    assert default_send_enabled(chain.app.view()) is False
+    assert chain.app.keepers["bank"].default_send_enabled(chain.app.view()) is False
 
 
 def test_distribution_community_tax(chain):
@@ -102,12 +100,12 @@ def inflation_msg(chain, enable=False, staking="0.6", community="0.4"):
 def test_inflation_params_and_its_checks(chain):
     ended = through_gov(chain, wrap("/evmos.inflation.v1.MsgUpdateParams", inflation_msg(chain)))
     assert ended["proposal_result"] == "proposal_passed"
-    p = inflation_params(chain.app.view())
+    p = chain.app.keepers["inflation"].params(chain.app.view())
     assert (p.enable_inflation, p.staking_rewards, p.community_pool) == (False, 6 * 10**17, 4 * 10**17)
     # Inflation is off: a later epoch end mints nothing.
-    supply = chain.app.bank.supply(chain.app.view(), "achain")
+    supply = chain.app.keepers["bank"].supply(chain.app.view(), "achain")
     block(chain, [], after_s=30)
-    assert chain.app.bank.supply(chain.app.view(), "achain") == supply
+    assert chain.app.keepers["bank"].supply(chain.app.view(), "achain") == supply
     # ValidateBasic (Params.Validate): refused before any state is read, as a plain error.
     bad = inflation_msg(chain, staking="0.7")
     bad.authority = chain.b32(address(chain, 1))

@@ -16,7 +16,6 @@ import gov_msgs as g
 from chain_driver import ok as all_ok
 from chaind.chain.halt import ChainHalt
 from chaind.chain.modules import upgrade
-from chaind.chain.modules.upgrade import keeper
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
@@ -50,15 +49,14 @@ def passed(chain, messages):
 
 
 def g_proposal_exists(chain, pid):
-    from chaind.chain.modules.gov import keeper as gov_keeper
-    return gov_keeper.proposal(chain.app.view(), pid) is not None
+    return chain.app.keepers["gov"].proposal(chain.app.view(), pid) is not None
 
 
 def test_a_plan_stops_the_chain_until_its_handler_runs(chain, tmp_path):
     at = chain.app.height + 6
     ended = passed(chain, [upgrade_any(chain, "v2", at, info="https://example.org/v2")])
     assert ("proposal_result", "proposal_passed") in [(k, v) for e in ended.events for k, v, _ in e.attributes]
-    plan = keeper.plan(chain.app.view())
+    plan = chain.app.keepers["upgrade"].plan(chain.app.view())
     assert (plan.name, plan.height, plan.info) == ("v2", at, "https://example.org/v2")
     while chain.app.height < at - 1:
         block(chain, [])
@@ -82,7 +80,7 @@ def test_a_plan_stops_the_chain_until_its_handler_runs(chain, tmp_path):
     assert upgrade.refusal_at_start(chain.app) is None
     block(chain, [])
     assert chain.app.height == at and seen[0][:2] == ("v2", at) and seen[0][2]["bank"] == 4
-    view = chain.app.view()
+    view, keeper = chain.app.view(), chain.app.keepers["upgrade"]
     assert keeper.plan(view) is None and keeper.done_height(view, "v2") == at
     assert keeper.module_versions(view)["bank"] == 5
     block(chain, [])
@@ -114,13 +112,13 @@ def test_refusals_and_cancel(chain):
         ended = passed(chain, [message])
         log = next(v for e in ended.events for k, v, _ in e.attributes if k == "proposal_log")
         assert log.endswith(text), log
-    assert keeper.plan(chain.app.view()) is None
+    assert chain.app.keepers["upgrade"].plan(chain.app.view()) is None
     # A plan, then its cancellation: nothing is scheduled.
     passed(chain, [upgrade_any(chain, "v3", chain.app.height + 100)])
-    assert keeper.plan(chain.app.view()).name == "v3"
+    assert chain.app.keepers["upgrade"].plan(chain.app.view()).name == "v3"
     cancel = tx_pb2.MsgCancelUpgrade(authority=chain.b32(g.GOV))
     passed(chain, [any_pb2.Any(type_url=CANCEL_UPGRADE, value=cancel.SerializeToString())])
-    assert keeper.plan(chain.app.view()) is None
+    assert chain.app.keepers["upgrade"].plan(chain.app.view()) is None
     # A binary with the handler before the plan's height stops too (BINARY UPDATED BEFORE TRIGGER).
     passed(chain, [upgrade_any(chain, "v4", chain.app.height + 100)])
     chain.reopen(upgrade_handlers={"v4": lambda app, ctx, plan, versions: versions})
@@ -220,8 +218,9 @@ def test_a_node_process_stopped_by_a_plan_fails_and_leaves_upgrade_info(tmp_path
     node.startService()
     try:
         _, _, at = yield schedule_through_the_cli(node, tmp_path, "v3", 200)
-        yield until_block(node, lambda: keeper.plan(node.app.view()) is not None, "the upgrade plan stored")
-        assert keeper.plan(node.app.view()).height == at and node.app.height < at - 1
+        yield until_block(node, lambda: node.app.keepers["upgrade"].plan(node.app.view()) is not None,
+                          "the upgrade plan stored")
+        assert node.app.keepers["upgrade"].plan(node.app.view()).height == at and node.app.height < at - 1
     finally:
         yield node.stopService()
 

@@ -60,7 +60,7 @@ def test_a_continuous_vesting_account_cannot_send_locked_coins_and_later_can(cha
     start = now_s(chain) + 1            # the creating block's time
     block = ok(run(chain, [(1, [create(chain, me, 100 * CHAIN, start + 100)])]))
     assert block.results[0].code == 0
-    url, account = auth.vesting_account(chain.app.view(), me)
+    url, account = chain.app.keepers["auth"].vesting_account(chain.app.view(), me)
     assert url == vesting.CONTINUOUS and account.start_time == start
     assert account.base_vesting_account.end_time == start + 100
     assert vesting.coins(account.base_vesting_account.original_vesting) == {"achain": 100 * CHAIN}
@@ -87,7 +87,7 @@ def test_the_vesting_account_answers_in_the_sdks_type_and_refuses_a_second_creat
     who = new_key(chain)
     me = address(chain, who)
     ok(run(chain, [(1, [create(chain, me, 10 * CHAIN, now_s(chain) + 50, delayed=True)])]))
-    found = auth.account_any(chain.app.view(), me, chain.prefix, chain.app.module_accounts)
+    found = chain.app.keepers["auth"].account_any(chain.app.view(), me)
     assert found.type_url == "/cosmos.vesting.v1beta1.DelayedVestingAccount"
     decoded = vesting_pb2.DelayedVestingAccount.FromString(found.value)
     assert decoded.base_vesting_account.base_account.address == chain.b32(me)
@@ -100,7 +100,7 @@ def test_the_vesting_account_answers_in_the_sdks_type_and_refuses_a_second_creat
     block = run(chain, [(who, [send(chain, me, b"\x22" * 20, 2 * CHAIN)])])
     assert block.results[0].code == 5
     # Its signing key is recorded with the schedule kept.
-    assert auth.vesting_account(chain.app.view(), me)[0] == vesting.DELAYED
+    assert chain.app.keepers["auth"].vesting_account(chain.app.view(), me)[0] == vesting.DELAYED
 
 
 def test_bad_creations_are_refused_with_the_sdks_codes(chain):
@@ -120,7 +120,7 @@ def test_bad_creations_are_refused_with_the_sdks_codes(chain):
     for message, (codespace, code, text) in cases:
         r = run(chain, [(1, [message])]).results[0]
         assert (r.codespace, r.code) == (codespace, code) and text in r.log, r.log
-    assert auth.account(chain.app.view(), to) is None
+    assert chain.app.keepers["auth"].account(chain.app.view(), to) is None
 
 
 def test_periodic_and_permanent_accounts(chain):
@@ -134,12 +134,12 @@ def test_periodic_and_permanent_accounts(chain):
         (PERMANENT, tx_pb2.MsgCreatePermanentLockedAccount(
             from_address=chain.b32(address(chain, 1)), to_address=chain.b32(address(chain, permanent)),
             amount=coins(5 * CHAIN)))])]))
-    url, account = auth.vesting_account(chain.app.view(), address(chain, periodic))
+    url, account = chain.app.keepers["auth"].vesting_account(chain.app.view(), address(chain, periodic))
     assert url == vesting.PERIODIC and account.base_vesting_account.end_time == start + 20
     assert vesting.locked(url, account, start + 9) == {"achain": 10 * CHAIN}
     assert vesting.locked(url, account, start + 10) == {"achain": 6 * CHAIN}
     assert vesting.locked(url, account, start + 20) == {}
-    url, account = auth.vesting_account(chain.app.view(), address(chain, permanent))
+    url, account = chain.app.keepers["auth"].vesting_account(chain.app.view(), address(chain, permanent))
     assert url == vesting.PERMANENT and vesting.locked(url, account, 2**40) == {"achain": 5 * CHAIN}
     # The permanent account gets some free coins: it pays fees and sends those, not the locked ones.
     ok(run(chain, [(1, [send(chain, address(chain, 1), address(chain, permanent), CHAIN)])]))
@@ -155,7 +155,7 @@ def test_locked_coins_can_be_delegated_and_are_tracked(chain):
     ok(run(chain, [(1, [create(chain, me, 100 * CHAIN, now_s(chain) + 10_000)])]))
     ok(run(chain, [(1, [send(chain, address(chain, 1), me, CHAIN)])]))       # free coins for the fees
     ok(run(chain, [(who, [staking_msgs.delegate(chain.prefix, me, operator, 60 * CHAIN)])]))
-    url, account = auth.vesting_account(chain.app.view(), me)
+    url, account = chain.app.keepers["auth"].vesting_account(chain.app.view(), me)
     base = account.base_vesting_account
     assert vesting.coins(base.delegated_vesting) == {"achain": 60 * CHAIN}
     assert vesting.coins(base.delegated_free) == {}

@@ -10,7 +10,6 @@ from eth_hash.auto import keccak
 from google.protobuf import any_pb2
 
 from chaind.chain import amino, eip712, eip712_legacy, errors, txs, web3tx
-from chaind.chain.modules import auth
 from chaind.crypto import keys
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -33,7 +32,7 @@ def web3_tx(chain, key, mode=signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON, pubkey=Non
     msg = bank_tx.MsgSend(from_address=chain.b32(key.address), to_address=chain.b32(b"\x71" * 20),
                           amount=[coin_pb2.Coin(denom=g.base_denom, amount="7")])
     view = chain.app.view()
-    number, sequence = auth.account(view, key.address)[0], view.accounts.get_nonce(key.address)
+    number, sequence = chain.app.keepers["auth"].account(view, key.address)[0], view.accounts.get_nonce(key.address)
     body = tx_pb2.TxBody(messages=[any_pb2.Any(type_url=txs.MSG_SEND, value=msg.SerializeToString())])
     fee = tx_pb2.Fee(amount=[coin_pb2.Coin(denom=g.base_denom, amount=str(chain.app.next_base_fee() * GAS))],
                      gas_limit=GAS)
@@ -62,7 +61,7 @@ def test_a_web3_tx_signed_over_the_legacy_typed_data_commits(chain):
         raw = web3_tx(chain, key, v_offset=v_offset)
         assert chain.app.check_tx(raw).web3.fee_payer == chain.b32(key.address)
         assert chain.block([raw]).results[0].code == 0
-    assert chain.app.bank.balance(chain.app.view(), b"\x71" * 20, chain.genesis.base_denom) == 14
+    assert chain.app.keepers["bank"].balance(chain.app.view(), b"\x71" * 20, chain.genesis.base_denom) == 14
 
 
 def refusals(chain, key):
@@ -203,7 +202,7 @@ def amino_send_signed(chain, key, sign):
     msg = bank_tx.MsgSend(from_address=chain.b32(key.address), to_address=chain.b32(b"\x72" * 20),
                           amount=[coin_pb2.Coin(denom=chain.genesis.base_denom, amount="3")])
     view = chain.app.view()
-    number, sequence = auth.account(view, key.address)[0], view.accounts.get_nonce(key.address)
+    number, sequence = chain.app.keepers["auth"].account(view, key.address)[0], view.accounts.get_nonce(key.address)
     raw = tx_pb2.TxRaw.FromString(chain.native(key, [(txs.MSG_SEND, msg)], amino_encoder=chain.app.amino))
     body, auth_info = tx_pb2.TxBody.FromString(raw.body_bytes), tx_pb2.AuthInfo.FromString(raw.auth_info_bytes)
     doc = amino.sign_bytes(chain.app.amino, body, auth_info.fee, chain.genesis.chain_id, number, sequence)

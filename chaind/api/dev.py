@@ -19,7 +19,6 @@ from chaind.api import params as p
 from chaind.chain import block_time, devstate
 from chaind.chain import errors as chain_errors
 from chaind.chain.halt import ChainHalt
-from chaind.chain.modules import auth
 from chaind.config import DevSettings
 from chaind.consensus.clock import BlockClock
 from chaind.progress import Progress
@@ -245,12 +244,12 @@ class DevApi:
     def set_balance(self, params):
         p.at_most(params, 2)
         address, value = p.address(p.arg(params, 0), 0), _number(p.arg(params, 1), 1)
-        bank, base = self.app.bank, self.app.genesis.base_denom
+        bank, base = self.app.keepers["bank"], self.app.genesis.base_denom
 
         def change(ctx):
             # The base denom's bank balance is the EVM balance: mint or burn the difference, so the
             # supply stays the sum of the balances.
-            auth.ensure_account(ctx, address)
+            self.app.keepers["auth"].ensure_account(ctx, address)
             delta = value - ctx.accounts.get_balance(address)
             if delta > 0:
                 bank.mint(ctx, address, base, delta)
@@ -264,7 +263,7 @@ class DevApi:
         address, code = p.address(p.arg(params, 0), 0), p.data(p.arg(params, 1), 1)
 
         def change(ctx):
-            auth.ensure_account(ctx, address)
+            self.app.keepers["auth"].ensure_account(ctx, address)
             ctx.accounts.set_code(address, code)
 
         return self._amend(change).addCallback(lambda _: None)
@@ -276,7 +275,7 @@ class DevApi:
             raise errors.invalid_argument("invalid argument 1: nonce exceeds 2^64-1")
 
         def change(ctx):
-            auth.ensure_account(ctx, address)
+            self.app.keepers["auth"].ensure_account(ctx, address)
             ctx.accounts.set_nonce(address, nonce)
 
         return self._amend(change).addCallback(lambda _: None)
@@ -290,7 +289,7 @@ class DevApi:
             raise errors.invalid_argument("invalid argument 1: slot exceeds 256 bits")
 
         def change(ctx):
-            auth.ensure_account(ctx, address)
+            self.app.keepers["auth"].ensure_account(ctx, address)
             ctx.accounts.set_storage(address, slot, value)
 
         return self._amend(change).addCallback(lambda _: True)

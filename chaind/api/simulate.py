@@ -124,7 +124,7 @@ class _Run:
         self.deadline = time.monotonic() + settings.evm_timeout if settings.evm_timeout else None
         self.chain_id = app.genesis.evm_chain_id
         self.base_header, self.base_meta = app.block_at(view.height)
-        self.fee_params = feemarket.params(view)
+        self.fee_params = app.keepers["feemarket"].params(view)
         # On the head, the first block's base fee is the one the chain's next block will have (a dev node's
         # override or a MsgUpdateParams included).
         self.head_base_fee = app.next_base_fee() if view.height == app.height else None

@@ -11,7 +11,7 @@ from eth_utils import to_checksum_address
 
 from chaind.chain import amino, eip712, eip712_legacy, errors, txs, web3tx
 from chaind.chain.block import event
-from chaind.chain.modules import auth, evm, feegrant, feemarket
+from chaind.chain.modules import auth
 from chaind.chain.modules.auth.params import SIG_VERIFY_COST_ETH_SECP256K1, SIG_VERIFY_COST_SECP256K1
 from chaind.chain.modules.bank import format_coins
 from chaind.crypto import addresses
@@ -23,14 +23,20 @@ _SIG_VERIFY_COST = {crypto_keys.ETH_SECP256K1: SIG_VERIFY_COST_ETH_SECP256K1,
 
 
 class Ante:
-    """The ante of a chain of `genesis`: `amino_encoder` (amino.Encoder) makes amino JSON sign docs, `bank` moves
-    the fee, `fee_grants`: whether x/feegrant is among the chain's modules."""
+    """The ante of a chain of `genesis`: `amino_encoder` (amino.Encoder) makes amino JSON sign docs, `bank` (bank's
+    keeper) moves the fee, `auth` (auth's keeper) keeps the signers' accounts and its params, `feegrant`: feegrant's
+    keeper, whose allowances pay the fees of txs that name a fee granter; None when x/feegrant is not among the
+    chain's modules. `feemarket` (its keeper) gives the min gas price, `evm` (its keeper) whether unprotected txs
+    run."""
 
-    def __init__(self, genesis, amino_encoder, bank, fee_grants):
+    def __init__(self, genesis, amino_encoder, bank, auth, feegrant, feemarket, evm):
         self.genesis = genesis
         self.amino = amino_encoder
         self.bank = bank
-        self.fee_grants = fee_grants
+        self.auth = auth
+        self.feegrant = feegrant
+        self.feemarket = feemarket
+        self.evm = evm
 
     # -- EVM txs ---------------------------------------------------------------------------------
 
@@ -46,10 +52,18 @@ class Ante:
                                  "exceeds block gas limit")
         raise errors.invalid_gas_limit(f"tx gas limit {tx.gas} exceeds block max gas {limit}")
 
+    def check_protected(self, state, evm_tx):
+        """Evmos' SignatureVerification: a tx without an EIP-155 chain id runs only when the evm params allow it."""
+        if evm_tx.chain_id is None and not self.evm.allow_unprotected(state):
+            raise errors.TxError(errors.SDK, 37, "rejected unprotected Ethereum transaction. Please EIP155 sign your "
+                                 "transaction to protect it against replay-attacks: feature not supported",
+                                 "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
+                                 "protect it against replay-attacks")
+
     def check_evm(self, state, tx, base_fee, min_gas_price, now_s):
         """An EVM tx against `state` for a block of `base_fee`, feemarket's `min_gas_price`, at time `now_s`."""
         evm_tx = tx.evm
-        check_protected(state, evm_tx)
+        self.check_protected(state, evm_tx)
         # Evmos' CheckGlobalFee: the effective fee at the next base fee covers min_gas_price * gas limit.
         if min_gas_price:
             price = tx.max_fee if tx.type_id in (0, 1) else min(tx.max_fee, base_fee + tx.max_tip)
@@ -73,7 +87,7 @@ class Ante:
                 f"maxFeePerGas: {evm_tx.max_fee_per_gas}, baseFee: {base_fee}")
         cost = evm_tx.gas * evm_tx.max_fee_per_gas + evm_tx.value
         # A vesting account's locked coins pay for nothing (x/auth/vesting), as of the head's time.
-        locked = auth.locked_coins(state, tx.sender, now_s).get(self.genesis.base_denom, 0)
+        locked = self.auth.locked_coins(state, tx.sender, now_s).get(self.genesis.base_denom, 0)
         have = max(0, state.accounts.get_balance(tx.sender) - locked)
         if have < cost:
             raise errors.insufficient_funds(
@@ -87,7 +101,7 @@ class Ante:
         signer's account, sequence and signature (not in a simulation), and the fee (at `base_fee` and `time_ns`)
         and who pays it. Returns the fee's source (fee_source), None in a simulation. The messages' stateless
         checks are the app's."""
-        params = self.genesis.auth_params
+        params = self.auth.params
         memo = len(tx.body.memo)
         if memo > params.max_memo_characters:
             raise errors.TxError(errors.SDK, 12, f"maximum number of characters is {params.max_memo_characters} "
@@ -118,7 +132,7 @@ class Ante:
             if signer.sequence != nonce:
                 raise errors.wrong_sequence(nonce, signer.sequence, "invalid nonce")
         gas = (len(tx.raw) + (_missing_signature_size(tx) if simulate else 0)) \
-            * self.genesis.auth_params.tx_size_cost_per_byte + _sig_verify_gas(tx)
+            * self.auth.params.tx_size_cost_per_byte + _sig_verify_gas(tx)
         # A simulation runs on an unlimited gas meter: its point is to measure the gas; so do gen txs, as
         # the SDK's SetUpContextDecorator gives the genesis block one.
         limit = float("inf") if simulate or ctx.height == self.genesis.initial_height - 1 else tx.gas
@@ -186,7 +200,7 @@ class Ante:
         """Each signer's account exists, its sequence is not used yet (the mempool orders what is pending)
         and its signature verifies over its sign doc (not in a simulation; at genesis, over account number 0)."""
         for signer in tx.signers:
-            account = auth.account(state, signer.address)
+            account = self.auth.account(state, signer.address)
             if account is None:
                 raise errors.TxError(errors.SDK, 9, f"account {self.b32(signer.address)} not found: unknown address")
             number = 0 if at_genesis else account[0]
@@ -251,7 +265,7 @@ class Ante:
         granter = tx.auth_info.fee.granter
         if not granter:
             return None
-        if not self.fee_grants:
+        if self.feegrant is None:
             raise errors.invalid_request("fee grants are not enabled")
         try:
             return addresses.parse(granter, self.genesis.bech32_prefix)
@@ -267,8 +281,8 @@ class Ante:
         if granter == payer:
             return granter, None
         try:
-            used = feegrant.accept(state, granter, payer, fee, [handler.type_url for handler, _ in tx.messages],
-                                   time_ns)
+            used = self.feegrant.accept(state, granter, payer, fee,
+                                        [handler.type_url for handler, _ in tx.messages], time_ns)
         except errors.TxError as e:
             raise errors.TxError(e.codespace, e.code, f"{self.b32(granter)} does not allow to pay fees for "
                                  f"{self.b32(payer)}: {e.log}") from None
@@ -279,7 +293,7 @@ class Ante:
         head's); returns _fee_source's answer."""
         base = self.genesis.base_denom
         fee = dict(tx.fee)
-        _check_min_gas_price(feemarket.params(state).min_gas_price, base, tx)
+        _check_min_gas_price(self.feemarket.params(state).min_gas_price, base, tx)
         if set(fee) - {base}:
             raise errors.insufficient_fee(f"fees must be paid in {base}")
         required = base_fee * tx.gas
@@ -289,7 +303,7 @@ class Ante:
         found = self._fee_source(state, tx, [c for c in tx.fee if c[1]], now)
         source = found[0]
         # A signer's account was just read; only a granter's needs looking up.
-        if source not in {s.address for s in tx.signers} and auth.account(state, source) is None:
+        if source not in {s.address for s in tx.signers} and self.auth.account(state, source) is None:
             raise errors.TxError(errors.SDK, 9, f"fee payer address: {self.b32(source)} does not exist: "
                                  "unknown address")
         # A vesting account pays no fee from its locked coins.
@@ -302,7 +316,7 @@ class Ante:
         collector, and the `tx` event naming who paid. fee_source: what the ante's fee check found, if it ran."""
         fee = [c for c in tx.fee if c[1]]
         source, used = fee_source or self._fee_source(ctx, tx, fee, ctx.time_ns)
-        events = [] if used is None else feegrant.use(ctx, used, self.bank.bech32)
+        events = [] if used is None else self.feegrant.use(ctx, used)
         if fee:
             events += self.bank.send(ctx, source, auth.FEE_COLLECTOR, fee)
             events.append(event("message", ("sender", self.b32(source))))
@@ -315,10 +329,10 @@ class Ante:
         events = []
         for signer in tx.signers:
             if signer.multisig is None:
-                auth.set_public_key(ctx, signer.address, signer.public_key, signer.key_type)
+                self.auth.set_public_key(ctx, signer.address, signer.public_key, signer.key_type)
             else:
                 # auth keeps single keys only: a multisig account stays keyless (its txs carry the key anyway).
-                auth.ensure_account(ctx, signer.address)
+                self.auth.ensure_account(ctx, signer.address)
             ctx.accounts.increment_nonce(signer.address)
             events.append(event("tx", ("acc_seq", f"{self.b32(signer.address)}/{signer.sequence}")))
             # As the SDK's signatureDataToBz: a multisig's member signatures, then the aggregate.
@@ -326,15 +340,6 @@ class Ante:
             for signature in members + [signer.signature]:
                 events.append(event("tx", ("signature", base64.b64encode(signature).decode())))
         return events
-
-
-def check_protected(state, evm_tx):
-    """Evmos' SignatureVerification: a tx without an EIP-155 chain id runs only when the evm params allow it."""
-    if evm_tx.chain_id is None and not evm.allow_unprotected(state):
-        raise errors.TxError(errors.SDK, 37, "rejected unprotected Ethereum transaction. Please EIP155 sign your "
-                             "transaction to protect it against replay-attacks: feature not supported",
-                             "rejected unprotected Ethereum transaction. Please EIP155 sign your transaction to "
-                             "protect it against replay-attacks")
 
 
 def _verify(key_type, public_key, mode, sign_bytes, signature, legacy_digest=None):

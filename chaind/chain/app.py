@@ -20,7 +20,7 @@ from twisted.logger import Logger
 from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
-from chaind.chain.ante import Ante, check_protected
+from chaind.chain.ante import Ante
 from chaind.chain.block import BlockId, BlockMeta, CommittedBlock, Event, Header, TxResult, event
 from chaind.chain.blockstore import BlockStore, block_puts
 from chaind.chain.commit_info import Misbehavior, VoteInfo
@@ -28,7 +28,7 @@ from chaind.chain.consensus_state import ConsensusState
 from chaind.chain.genesis import Genesis
 from chaind.chain.module import Module, check_hooks, mounted_stores, precompiles_of, stores_of
 from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
-from chaind.chain.modules.bank import Bank
+from chaind.chain.modules.bank import BankKeeper
 from chaind.chain.options import AppOptions
 from chaind.chain.seal import Sealer
 from chaind.chain.view import PrunedError, StateView
@@ -168,13 +168,13 @@ class App:
         self.precompiles = precompiles_of(self.modules)
         raw = db.get(keys.PRUNED_BELOW)
         self._pruned_below = 0 if raw is None else keys.height_of(raw)
-        self.bank = Bank(genesis.base_denom, genesis.bech32_prefix)
         # Each module's keeper, built once, in the registry's order: a keeper may take those built before it.
-        self.keepers = {}
+        self.keepers: dict[str, Any] = {}
         for m in self.modules:
             if m.keeper is not None:
                 self.keepers[m.name] = m.keeper(self)
-        self.ante = Ante(genesis, self.amino, self.bank, any(module.name == feegrant.NAME for module in self.modules))
+        self.ante = Ante(genesis, self.amino, self.keepers["bank"], self.keepers["auth"],
+                         self.keepers.get(feegrant.NAME), self.keepers["feemarket"], self.keepers["evm"])
         self.blocks = BlockStore(db, genesis.initial_height)
         self.consensus_state = ConsensusState(db, genesis, self.blocks)
         # Per thread: the checker's view of the head (view, head), and a reader's (head_view: [head it was made
@@ -185,7 +185,7 @@ class App:
         self.undo = UndoLog(db)             # prior values of what blocks overwrite, while dev snapshots are open
         self.stores = MultiStore(db, options.iavl_cache_nodes, options.subspace_max_keys,
                                  Layout(stores_of(self.modules, genesis.bech32_prefix)), mounted_stores(self.modules))
-        self.sealer = Sealer(db, genesis, self.stores, self.module_accounts)
+        self.sealer = Sealer(db, genesis, self.stores, self.keepers["auth"])
         self.state_cache = HeadCache(options.state_cache_keys)
         self._finalized: _Finalized | None = None   # what commit takes over of the block finalized last
         # The head and the nonces its block left to the accounts it touched: head_nonce without a trie walk for
@@ -208,6 +208,12 @@ class App:
             self.blocks.load_head()
         self._head_info = self.stores.commit_info(self.height)
         self.state_cache.clear(self.height)
+
+    # issue 29: removed once every module takes bank's keeper. A property, not an attribute set after the keepers
+    # are built, so that a keeper built after bank's may still read it while the App builds them.
+    @property
+    def bank(self) -> BankKeeper:
+        return self.keepers["bank"]
 
     @property
     def options(self) -> AppOptions:
@@ -440,7 +446,7 @@ class App:
     def ensure_account(self, state: BlockContext, address: bytes) -> int:
         """auth's account number for `address`, the account created (next number) on first sight; for message
         handlers."""
-        return auth.ensure_account(state, address)
+        return self.keepers["auth"].ensure_account(state, address)
 
     # -- finalize_block and commit -------------------------------------------------------------
 
@@ -464,9 +470,9 @@ class App:
         head = self._local.head
         header, meta = head
         # A base fee MsgUpdateParams set in the head block is where the next one starts (Evmos' BeginBlock).
-        set_by_params = feemarket.base_fee_set_at(view, header.height)
+        set_by_params = self.keepers["feemarket"].base_fee_set_at(view, header.height)
         parent = meta.base_fee if set_by_params is None else set_by_params
-        params = feemarket.params(view)
+        params = self.keepers["feemarket"].params(view)
         gas_limit = self.block_gas_limit(header.height + 1)
         found = self._next_block_found = _NextBlock(head, gas_limit, params, feemarket.next_base_fee(
             params, parent, meta.block_gas, gas_limit))
@@ -535,7 +541,7 @@ class App:
         # A MsgUpdateParams of x/consensus: CometBFT runs the next block with the new params (FinalizeBlock's
         # consensus_param_updates), and so does this node.
         params_before = self.consensus_params(height).SerializeToString()
-        params_after = consensus.stored(ctx) or params_before
+        params_after = self.keepers["consensus"].stored(ctx) or params_before
         committed = CommittedBlock(header, meta, tuple(raw_txs), tuple(results), events=tuple(ctx.events),
                                    validator_updates=tuple(ctx.validator_updates), last_commit=ctx.last_commit,
                                    misbehavior=ctx.misbehavior, evidence=tuple(evidence),
@@ -677,7 +683,12 @@ class App:
         The horizon trails the oldest readable height by prune_interval blocks, so a read that
         began at a height just before it became unreadable still finds its nodes.
         """
-        horizon = self.oldest_state_height() - self._options.prune_interval
+        return self.prune_below(self.oldest_state_height() - self._options.prune_interval)
+
+    def prune_below(self, horizon: int) -> PruneStats | None:
+        """Delete the state of every height below `horizon` (at most the head's), one pass; PruneStats, or None
+        when nothing is left to delete (`chaind prune` calls it on a stopped node's App)."""
+        horizon = min(horizon, self.height)
         if horizon <= max(self._pruned_below, self.genesis.initial_height - 1):
             return None
         roots = {self._stored(h)[1].evm_state_root for h in range(horizon, self.height + 1)}
@@ -706,17 +717,18 @@ class App:
                 return TxResult(code=e.code, codespace=e.codespace, log=e.log), None
         try:
             if tx.kind == "evm":
-                check_protected(ctx, tx.evm)
+                self.ante.check_protected(ctx, tx.evm)
                 if tx.evm.gas > ctx.gas_limit - ctx.gas_used:
                     raise errors.TxError(errors.SDK, 18, "tx gas exceeds the block's remaining gas: invalid request")
                 if tx.impersonated and not self._options.allow_impersonated:
                     raise errors.unauthorized("impersonated txs run only on a dev chain")
-                auth.ensure_account(ctx, tx.sender)
-                result = evm.deliver(ctx, tx, self.bank)
+                auth_keeper = self.keepers["auth"]
+                auth_keeper.ensure_account(ctx, tx.sender)
+                result = evm.deliver(ctx, tx, self.keepers["bank"])
                 if tx.evm.to:
-                    auth.ensure_account(ctx, tx.evm.to)
+                    auth_keeper.ensure_account(ctx, tx.evm.to)
                 elif result.receipt.contract_address:
-                    auth.ensure_account(ctx, result.receipt.contract_address)
+                    auth_keeper.ensure_account(ctx, result.receipt.contract_address)
                 return result, tx
             return self._deliver_native(ctx, tx, simulate), tx
         except errors.TxError as e:

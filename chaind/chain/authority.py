@@ -11,7 +11,8 @@ def check(app, authority, extra=b""):
 
     `extra` is a second authority a dev genesis names (erc20's dev account 0, which the node's banner shows).
     """
-    accepted = [app.bank.bech32(GOV)] + ([app.bank.bech32(extra)] if extra and extra != GOV else [])
+    bank = app.keepers["bank"]
+    accepted = [bank.bech32(GOV)] + ([bank.bech32(extra)] if extra and extra != GOV else [])
     if authority not in accepted:
         raise errors.TxError("gov", 13, f"invalid authority; expected {' or '.join(accepted)}, got {authority}: "
                              "expected gov account as only signer for proposal message")

@@ -75,7 +75,7 @@ def empty_blocks(app, times_ns, proposer_address):
     results_hash = app.blocks.last_results_hash(header.height, meta.hash)
     made, puts = [], {}
     view = app.view()
-    fee_params = feemarket.params(view)
+    fee_params = app.keepers["feemarket"].params(view)
     # Each height gets its version of the stores (abci_query proves at any height): no changes, so
     # a commit info with the head's roots, whose hash is the head's app hash.
     head_info = app.stores.commit_info(header.height)

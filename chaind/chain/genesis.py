@@ -28,7 +28,8 @@ from chaind.resources import etc_file
 _CHAIN_ID = re.compile(r"^[a-z]{1,}_([1-9][0-9]*)-([1-9][0-9]*)$")
 
 
-__all__ = ("CREATE_VALIDATOR", "Genesis", "GenesisError", "dev_template", "expand_dev", "expand_new", "export_document")
+__all__ = ("CREATE_VALIDATOR", "Genesis", "GenesisError", "app_genesis", "comet_document", "dev_template", "expand_dev",
+           "expand_new", "export_document")
 
 
 CREATE_VALIDATOR = "/cosmos.staking.v1beta1.MsgCreateValidator"
@@ -105,8 +106,9 @@ class Genesis:
 
     @property
     def validators(self):
-        """The GenesisValidators app_state.staking.validators creates (a new chain's)."""
-        return self.sections["staking"].validators if "staking" in self.sections else ()
+        """The GenesisValidators staking's genesis starts the chain with: app_state.staking.validators (a new
+        chain's), or an export's last validator set."""
+        return self.sections["staking"].first_set if "staking" in self.sections else ()
 
     @property
     def staking_params(self):
@@ -143,6 +145,7 @@ class Genesis:
         GenesisError names the field that is wrong."""
         modules = registry.MODULES if modules is None else modules
         try:
+            doc = comet_document(doc)
             chain_id = doc["chain_id"]
             match = _CHAIN_ID.match(chain_id)
             if not match:
@@ -184,6 +187,40 @@ class Genesis:
             json.dump(self.document, f, indent=2)
 
 
+def app_genesis(doc, app_name, app_version):
+    """The Cosmos SDK v0.50's AppGenesis of CometBFT-shaped genesis document `doc`, in its member order (what its
+    `export` writes): the initial height a JSON number, the app hash null, the validators and consensus params
+    under `consensus`."""
+    consensus = {"validators": doc["validators"]} if doc.get("validators") else {}
+    return {"app_name": app_name, "app_version": app_version, "genesis_time": doc["genesis_time"],
+            "chain_id": doc["chain_id"], "initial_height": int(doc.get("initial_height", "1")),
+            "app_hash": base64.b64encode(bytes.fromhex(doc["app_hash"])).decode() if doc.get("app_hash") else None,
+            "app_state": doc["app_state"], "consensus": {**consensus, "params": doc["consensus_params"]}}
+
+
+def comet_document(doc):
+    """`doc` in CometBFT's GenesisDoc shape, which the chain reads: an SDK v0.50 AppGenesis (`consensus` holding
+    the validators and params, as its `init` and `export` write it) turned into it as the SDK's ToGenesisDoc
+    does; a CometBFT-shaped document as it is."""
+    if "consensus" not in doc or "consensus_params" in doc:
+        return doc
+    consensus = doc["consensus"] or {}
+    if not isinstance(consensus, dict) or "params" not in consensus:
+        raise GenesisError("invalid genesis: consensus.params: missing (an AppGenesis names its consensus params)")
+    app_hash = doc.get("app_hash")
+    try:
+        app_hash_hex = base64.b64decode(app_hash, validate=True).hex().upper() if app_hash else ""
+    except (ValueError, TypeError):
+        raise GenesisError(f"invalid genesis: app_hash {app_hash!r} is not base64") from None
+    out = {"genesis_time": doc["genesis_time"], "chain_id": doc["chain_id"],
+           # CometBFT takes an initial height of 0 (a --for-zero-height export's) as 1.
+           "initial_height": str(int(doc.get("initial_height") or 1)), "consensus_params": consensus["params"],
+           "validators": consensus.get("validators") or [], "app_hash": app_hash_hex}
+    if "app_state" in doc:
+        out["app_state"] = doc["app_state"]
+    return out
+
+
 def _context(app_state, modules=None):
     """The chain's identity, as its app_state gives it: auth's prefix, the EVM denom, staking's bond denom; and
     what `modules` (the registry's by default) serve: their precompiles."""
@@ -216,12 +253,15 @@ def default_app_state(context, modules=None):
     return {m.name: m.genesis.default(context) for m in modules if m.genesis is not None and m.genesis.key is None}
 
 
-def export_document(app, height=None):
+def export_document(app, height=None, modules=None):
     """The genesis document of the state committed at `height` (default: the head), as the SDK's `export` writes
     it: the chain's document with every module's section its export (ExportGenesis), and the next height as
-    the initial one. A new chain started from it has the exported chain's module state."""
+    the initial one. A new chain started from it has the exported chain's module state. `modules` (names) keeps
+    only those modules' sections in app_state, as the SDK's --modules-to-export does."""
     view = app.view(height)
     doc = copy.deepcopy(app.genesis.document)
+    if modules is not None:
+        doc["app_state"] = {}
     doc["initial_height"] = str(view.height + 1)
     # CometBFT's genesis validators: the set the exported block's end block left (staking's last powers, which
     # the new chain's InitChain returns), as the SDK's WriteValidators lists them.
@@ -232,6 +272,8 @@ def export_document(app, height=None):
         for v in app.validator_set(view.height + 2)]
     for module in app.modules:
         if module.genesis is None or module.genesis.export is None:
+            continue
+        if modules is not None and module.genesis.key is None and module.name not in modules:
             continue
         *parents, name = module.genesis.path(module.name)
         place = doc

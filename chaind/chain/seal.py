@@ -7,7 +7,7 @@ state) and the accounts (whose sequence is the EVM nonce).
 
 import collections
 
-from chaind.chain.modules import auth
+from chaind.chain.modules.auth import account_of
 from chaind.chain.modules.auth import store_layout as auth_layout
 from chaind.chain.modules.bank import store_layout as bank_layout
 from chaind.chain.view import StateView
@@ -18,14 +18,14 @@ _ACCOUNT_ANYS_KEPT = 4096
 
 
 class Sealer:
-    """Seals the blocks of `db` into `stores` (a MultiStore). module_accounts: the modules' {name: (address,
-    permissions)}, whose accounts the first version of the stores holds."""
+    """Seals the blocks of `db` into `stores` (a MultiStore). auth: auth's keeper, whose accounts (its module
+    accounts among them, which the first version of the stores holds) the acc store mirrors."""
 
-    def __init__(self, db, genesis, stores, module_accounts):
+    def __init__(self, db, genesis, stores, auth):
         self.db = db
         self.genesis = genesis
         self.stores = stores
-        self.module_accounts = module_accounts
+        self.auth = auth
         # (address, auth record, sequence) -> the account's Any (writer only); ordered, to evict the oldest cheaply.
         self._account_anys = collections.OrderedDict()
         self.sealed_info = (None, None)     # (app hash, CommitInfo) of the state sealed last
@@ -40,12 +40,12 @@ class Sealer:
             # The first version of the stores holds the genesis state too (written at the height before).
             genesis = VersionedReader(self.db, ctx.height - 1)
             changes = {**dict(genesis.iterate(b"")), **changes}
-            touched |= set(auth.all_addresses(StateView(genesis.height, genesis, None)))
-            touched |= {address for address, _ in self.module_accounts.values()}
+            touched |= set(self.auth.all_addresses(StateView(genesis.height, genesis, None)))
+            touched |= {address for address, _ in self.auth.module_accounts.values()}
         # Read before persist: the block's accounts are still in py-evm's cache, after it only in the trie.
         direct = _base_balance_mirror(ctx.accounts, touched, self.genesis.base_denom)
         # An account's SDK record holds its sequence (the EVM nonce): new for each account the block touched.
-        touched |= {address for address in map(auth.account_of, changes) if address is not None}
+        touched |= {address for address in map(account_of, changes) if address is not None}
         nonces = ctx.nonces = {address: ctx.accounts.get_nonce(address) for address in touched}
         ctx.accounts.persist()
         evm_root = ctx.accounts.state_root
@@ -61,16 +61,15 @@ class Sealer:
     def account_mirror(self, ctx, nonces):
         """The acc store's entries of the addresses of `nonces` ({address: its EVM nonce}) as x/auth keeps them:
         0x01 | address -> the account's Any."""
-        prefix = self.genesis.bech32_prefix
         made = self._account_anys
         out = []
         for address, nonce in nonces.items():
             # An account's Any is made of its auth record and its sequence alone: most of a block's accounts (the
             # fee collector, a recipient) are written again as they were.
-            memo = (address, auth.record(ctx, address), nonce)
+            memo = (address, self.auth.record(ctx, address), nonce)
             found = made.get(memo)
             if found is None:
-                account = auth.account_any(ctx, address, prefix, self.module_accounts, nonce)
+                account = self.auth.account_any(ctx, address, nonce)
                 found = made[memo] = b"" if account is None else account.SerializeToString()
                 if len(made) > _ACCOUNT_ANYS_KEPT:
                     made.popitem(last=False)

@@ -45,6 +45,13 @@ def make_cli(modules=None):
         "version": "chaind.cli.misc:version",
         "completion": "chaind.cli.misc:completion",
         "testnet": "chaind.cli.testnet:testnet",
+        "export": "chaind.cli.export:export",
+        "rollback": "chaind.cli.rollback:rollback",
+        "comet": "chaind.cli.comet:comet",
+        "cometbft": "chaind.cli.comet:comet",
+        "tendermint": "chaind.cli.comet:comet",
+        "status": "chaind.cli.status:status",
+        "prune": "chaind.cli.prune:prune",
     })
     for command in (init, start, replay):
         group.add_command(command)

@@ -159,6 +159,24 @@ class MultiStore:
                 stack += (node.left_hash, node.right_hash)
             yield node_hash, raw
 
+    def version_node_keys(self, info, name):
+        """The keys of the nodes store `name`'s tree at `info`'s version made (those of that version: a subtree
+        of an older version is shared, and holds none), which a rollback of the version deletes."""
+        nodes = self.nodes(name)
+        root = info.root_of(name)
+        stack = [] if root in (None, EMPTY_ROOT) else [root]
+        while stack:
+            key = nodes.prefix + stack.pop()
+            raw = self._db.get(key)
+            if raw is None:
+                continue
+            node = from_record(key[len(nodes.prefix):], raw)
+            if node.version != info.version:
+                continue
+            yield key
+            if node.height:
+                stack += (node.left_hash, node.right_hash)
+
     def install(self, version, roots, nodes, puts):
         """The CommitInfo of `version` made of `roots` ({name: root hash}, the EVM root among them) whose
         trees are `nodes` ({name: {hash: record}}), as a dev node loads a dumped state over its head; the

@@ -9,16 +9,7 @@ from chaind.chain import txs
 from chaind.chain.module_genesis import ModuleGenesis, to_json
 from chaind.chain.modules.auth import params as auth_params
 from chaind.chain.modules.auth import vesting
-from chaind.chain.modules.auth.keeper import (
-    BASE_ACCOUNT_TYPE_URL,
-    FEE_COLLECTOR,
-    MODULE_ACCOUNT_TYPE_URL,
-    account_any,
-    all_addresses,
-    ensure_account,
-    set_public_key,
-    set_vesting_account,
-)
+from chaind.chain.modules.auth.keeper import BASE_ACCOUNT_TYPE_URL, FEE_COLLECTOR, MODULE_ACCOUNT_TYPE_URL
 from chaind.chain.modules.bank.store_layout import balance_holders
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
@@ -127,17 +118,18 @@ def validate(section, context):
 
 def init_genesis(app, ctx, genesis):
     """The declared accounts in account number order, then one for each address bank's genesis funds."""
+    keeper = app.keepers["auth"]
     for account in genesis.accounts:
-        ensure_account(ctx, account.address)
+        keeper.ensure_account(ctx, account.address)
         if account.pubkey:
-            set_public_key(ctx, account.address, account.pubkey[1], account.pubkey[0])
+            keeper.set_public_key(ctx, account.address, account.pubkey[1], account.pubkey[0])
         if account.sequence:
             ctx.accounts.set_nonce(account.address, account.sequence)
         if account.vesting:
-            set_vesting_account(ctx, account.address, *account.vesting)
+            keeper.set_vesting_account(ctx, account.address, *account.vesting)
     for address, _ in app.genesis.balances:
-        ensure_account(ctx, address)
-    ensure_account(ctx, FEE_COLLECTOR)
+        keeper.ensure_account(ctx, address)
+    keeper.ensure_account(ctx, FEE_COLLECTOR)
 
 
 def default(context):
@@ -148,9 +140,9 @@ def export_genesis(app, view):
     """Params and every account (its Any as x/auth's ExportGenesis lists it), in account number order; then a
     BaseAccount for each contract the EVM made without an auth record whose nonce has moved (a contract that
     ran CREATE): the account's sequence is its nonce, and Evmos has an auth account for every EVM one."""
-    prefix = app.genesis.bech32_prefix
-    known = set(all_addresses(view))
-    anys = [account_any(view, address, prefix, app.module_accounts) for address in sorted(known)]
+    keeper, prefix = app.keepers["auth"], app.genesis.bech32_prefix
+    known = set(keeper.all_addresses(view))
+    anys = [keeper.account_any(view, address) for address in sorted(known)]
     accounts = sorted((_account_json(found) for found in anys), key=_account_number)
     number = max((_account_number(a) + 1 for a in accounts), default=0)
     keyed = {account_key(a): a for a in known | balance_holders(app.stores, app.stores.commit_info(view.height))}
@@ -159,7 +151,7 @@ def export_genesis(app, view):
             accounts.append({"@type": BASE_ACCOUNT_TYPE_URL, **to_json(auth_pb2.BaseAccount(
                 address=addresses.to_bech32(prefix, address), account_number=number, sequence=nonce))})
             number += 1
-    return {"bech32_prefix": prefix, "params": to_json(app.genesis.auth_params), "accounts": accounts}
+    return {"bech32_prefix": prefix, "params": to_json(keeper.params), "accounts": accounts}
 
 
 _CLASSES = {BASE_ACCOUNT_TYPE_URL: auth_pb2.BaseAccount, MODULE_ACCOUNT_TYPE_URL: auth_pb2.ModuleAccount,

@@ -1,7 +1,6 @@
 """cosmos.auth.v1beta1.Query: accounts, params and bech32 conversions, as x/auth's gRPC querier answers."""
 
 from chaind import errors
-from chaind.chain.modules.auth import keeper as auth
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import query_pb2, query_pb2_grpc
@@ -10,7 +9,8 @@ from chaind.pb.cosmos.auth.v1beta1 import query_pb2, query_pb2_grpc
 class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
     def __init__(self, app):
         super().__init__(app)
-        self.prefix = app.genesis.bech32_prefix
+        self.auth = app.keepers["auth"]
+        self.prefix = self.auth.prefix
 
     def _parse(self, text):
         try:
@@ -19,37 +19,29 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
             # x/auth returns the codec's error as it is: status Unknown.
             raise errors.failed(str(e)) from None
 
-    def _base_account(self, view, address):
-        return auth.base_account(view, address, self.prefix)
-
-    def _any(self, view, address):
-        return auth.account_any(view, address, self.prefix, self.app.module_accounts)
-
-    def _module_account(self, view, name):
-        address, _ = self.app.module_accounts[name]
-        return auth.account_any(view, address, self.prefix, {name: self.app.module_accounts[name]})
 
     @query(inline=True)
     def Account(self, request, view):
         if not request.address:
             raise errors.invalid_argument("Address cannot be empty")
         address = self._parse(request.address)
-        if auth.account(view, address) is None:
+        if self.auth.account(view, address) is None:
             raise errors.not_found(f"account {request.address} not found")
-        return query_pb2.QueryAccountResponse(account=self._any(view, address))
+        return query_pb2.QueryAccountResponse(account=self.auth.account_any(view, address))
 
     @query
     def Accounts(self, request, view):
         # Keys are the raw account addresses, in byte order, as x/auth's accounts collection keeps them.
-        taken, page = paginate([(a, a) for a in auth.all_addresses(view)], request.pagination)
-        return query_pb2.QueryAccountsResponse(accounts=[self._any(view, a) for a in taken], pagination=page)
+        taken, page = paginate([(a, a) for a in self.auth.all_addresses(view)], request.pagination)
+        return query_pb2.QueryAccountsResponse(accounts=[self.auth.account_any(view, a) for a in taken],
+                                               pagination=page)
 
     @query(inline=True)
     def AccountInfo(self, request, view):
         if not request.address:
             raise errors.invalid_argument("address cannot be empty")
         address = self._parse(request.address)
-        account = self._base_account(view, address)
+        account = self.auth.base_account(view, address)
         if account is None:
             raise errors.not_found(f"account {request.address} not found")
         return query_pb2.QueryAccountInfoResponse(info=account)
@@ -57,19 +49,19 @@ class AuthQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def ModuleAccounts(self, request, view):
         return query_pb2.QueryModuleAccountsResponse(
-            accounts=[self._module_account(view, name) for name in sorted(self.app.module_accounts)])
+            accounts=[self.auth.module_account(view, name) for name in sorted(self.auth.module_accounts)])
 
     @query(inline=True)
     def ModuleAccountByName(self, request, view):
         if not request.name:
             raise errors.invalid_argument("module name is empty")
-        if request.name not in self.app.module_accounts:
+        if request.name not in self.auth.module_accounts:
             raise errors.not_found(f"account {request.name} not found")
-        return query_pb2.QueryModuleAccountByNameResponse(account=self._module_account(view, request.name))
+        return query_pb2.QueryModuleAccountByNameResponse(account=self.auth.module_account(view, request.name))
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=self.app.genesis.auth_params)
+        return query_pb2.QueryParamsResponse(params=self.auth.params)
 
     @query(inline=True)
     def Bech32Prefix(self, request, view):

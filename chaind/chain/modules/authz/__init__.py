@@ -13,7 +13,7 @@ __all__ = ("MODULE", "AuthzKeeper")
 
 MODULE = Module(
     name=NAME,
-    keeper=lambda app: AuthzKeeper(app.bank),
+    keeper=lambda app: AuthzKeeper(app.keepers["bank"]),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: AuthzQuery(app)),),
     genesis=GENESIS,

@@ -133,8 +133,8 @@ def _authorize(app, ctx, granter, grantee, type_url, nested):
     keeper = app.keepers[NAME]
     found = keeper.grant(ctx, granter, grantee, type_url)
     if found is None:
-        raise error(NO_AUTHORIZATION_FOUND, f"failed to get grant with given granter: {app.bank.bech32(granter)}, "
-                    f"grantee: {app.bank.bech32(grantee)} & msgType: {type_url} ")
+        raise error(NO_AUTHORIZATION_FOUND, f"failed to get grant with given granter: {keeper.bank.bech32(granter)}, "
+                    f"grantee: {keeper.bank.bech32(grantee)} & msgType: {type_url} ")
     expiration = expiration_ns(found)
     if expiration is not None and expiration < ctx.time_ns:
         raise error(AUTHORIZATION_EXPIRED)

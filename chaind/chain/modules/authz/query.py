@@ -41,7 +41,7 @@ class AuthzQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def GranterGrants(self, request, view):
         granter = self._address(request.granter)
-        bech32 = self.app.bank.bech32
+        bech32 = self.keeper.bank.bech32
         items = [(key, (grantee, g)) for key, grantee, g in self.keeper.grants_of_granter(view, granter)]
         taken, page = paginate(items, request.pagination)
         return query_pb2.QueryGranterGrantsResponse(
@@ -51,7 +51,7 @@ class AuthzQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def GranteeGrants(self, request, view):
         grantee = self._address(request.grantee)
-        bech32 = self.app.bank.bech32
+        bech32 = self.keeper.bank.bech32
         items = [(key, (granter, g)) for key, granter, to, g in self.keeper.all_grants(view) if to == grantee]
         taken, page = paginate(items, request.pagination)
         return query_pb2.QueryGranteeGrantsResponse(

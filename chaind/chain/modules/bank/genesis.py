@@ -4,8 +4,6 @@ GenesisState: the balances minted, its params; the export lists every holder's b
 import attrs
 
 from chaind.chain.module_genesis import ModuleGenesis
-from chaind.chain.modules.bank.keeper import stored_metadata
-from chaind.chain.modules.bank.params import default_send_enabled, parse_params, set_default_send_enabled
 from chaind.chain.modules.bank.store_layout import balance_holders
 from chaind.crypto.addresses import parse, to_bech32
 
@@ -15,6 +13,17 @@ class BankGenesis:
     default_send_enabled: bool
     balances: tuple            # (address, ((denom, amount), ...)), ...
     denom_metadata: tuple      # SDK Metadata dicts
+
+
+def parse_params(doc):
+    """default_send_enabled of genesis' bank.params (true when absent); ValueError as Params.Validate words it."""
+    doc = doc or {}
+    if doc.get("send_enabled"):
+        raise ValueError("use of send_enabled in params is no longer supported")
+    enabled = doc.get("default_send_enabled", True)
+    if not isinstance(enabled, bool):
+        raise ValueError(f"invalid parameter type: {type(enabled).__name__}")
+    return enabled
 
 
 def validate(section, context):
@@ -55,10 +64,11 @@ def validate(section, context):
 
 
 def init_genesis(app, ctx, genesis):
-    set_default_send_enabled(ctx, genesis.default_send_enabled)
+    keeper = app.keepers["bank"]
+    keeper.set_default_send_enabled(ctx, genesis.default_send_enabled)
     for address, coins in genesis.balances:
         for denom, amount in coins:
-            app.bank.mint(ctx, address, denom, amount)
+            keeper.mint(ctx, address, denom, amount)
 
 
 def default(context):
@@ -69,14 +79,14 @@ def default(context):
 def export_genesis(app, view):
     """Every holder's balances (the bank store's balance records, the base denom's among them), the supply, the
     denom metadata (genesis' and those registered since)."""
-    balances = []
+    keeper, balances = app.keepers["bank"], []
     for address in sorted(holders(app, view), key=lambda a: to_bech32(app.genesis.bech32_prefix, a)):
-        coins = app.bank.all_balances(view, address)
+        coins = keeper.all_balances(view, address)
         if coins:
             balances.append({"address": to_bech32(app.genesis.bech32_prefix, address), "coins": _coins(coins)})
-    return {"params": {"send_enabled": [], "default_send_enabled": default_send_enabled(view)},
-            "balances": balances, "supply": _coins(app.bank.total_supply(view)),
-            "denom_metadata": list(app.genesis.denom_metadata) + stored_metadata(view), "send_enabled": []}
+    return {"params": {"send_enabled": [], "default_send_enabled": keeper.default_send_enabled(view)},
+            "balances": balances, "supply": _coins(keeper.total_supply(view)),
+            "denom_metadata": list(keeper.denom_metadata) + keeper.stored_metadata(view), "send_enabled": []}
 
 
 def _check_coins(coins):

@@ -13,8 +13,9 @@ def total_supply(app, state):
         # The key ends with the denom's length byte and the denom; the address before it is 20 bytes.
         denom = key[len(_BALANCES) + 22:].decode()
         held[denom] = held.get(denom, 0) + int(raw)
-    held[app.bank.base_denom] = balances_total(state.accounts)
-    supply = dict(app.bank.total_supply(state))
+    bank = app.keepers["bank"]
+    held[bank.base_denom] = balances_total(state.accounts)
+    supply = dict(bank.total_supply(state))
     if {d: a for d, a in held.items() if a} == {d: a for d, a in supply.items() if a}:
         return None
     return (f"\tsum of accounts coins: {_coins(held)}\n"

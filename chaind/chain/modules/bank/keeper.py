@@ -1,4 +1,4 @@
-"""bank's state: balances per denom, supply, and the denom metadata registrations store.
+"""bank's keeper: balances per denom, supply, the denom metadata registrations and the send-enabled param.
 
 The base denom's balance is the EVM balance: one source of truth.
 """
@@ -9,13 +9,13 @@ import orjson
 
 from chaind.chain import errors
 from chaind.chain.block import event
-from chaind.chain.modules.auth import keeper as auth_keeper
 from chaind.chain.modules.auth import vesting as auth_vesting
 from chaind.crypto.addresses import to_bech32
 from chaind.store.keys import compose, decompose
 
 CODESPACE = "bank"
 METADATA = compose("bank", "meta")
+PARAMS_KEY = compose("bank", "params")
 
 
 def _balance_key(address, denom):
@@ -36,10 +36,17 @@ def _metadata_key(denom):
     return compose("bank", "meta", denom)
 
 
-class Bank:
-    def __init__(self, base_denom, prefix):
+class BankKeeper:
+    """x/bank's keeper, built once from auth's keeper (a vesting account's locked coins are not spendable, and its
+    delegations are tracked on it) and the genesis' constants: the base denom (whose balances are the EVM's), the
+    bech32 prefix its events write addresses with, and genesis' denom metadata. Reads take a state (a view at any
+    height, or a block's context), writes a block's context."""
+
+    def __init__(self, auth, base_denom, prefix, denom_metadata=()):
+        self.auth = auth
         self.base_denom = base_denom
         self.prefix = prefix
+        self.denom_metadata = tuple(denom_metadata)
 
     def bech32(self, address):
         return to_bech32(self.prefix, address)
@@ -106,7 +113,7 @@ class Bank:
     def _require(self, state, address, coins, spendable=True):
         """subUnlockedCoins: each coin within the balance, less what a vesting account has locked (unless
         `spendable` is False: a delegation may spend locked coins)."""
-        locked = auth_keeper.locked_coins(state, address, state.accounts.execution_context.timestamp) \
+        locked = self.auth.locked_coins(state, address, state.accounts.execution_context.timestamp) \
             if spendable else {}
         for denom, amount in coins:
             have = max(0, self.balance(state, address, denom) - locked.get(denom, 0))
@@ -116,29 +123,29 @@ class Bank:
 
     def spendable(self, state, address, denom, now):
         """A denom's balance less what is locked at unix time `now`."""
-        return max(0, self.balance(state, address, denom) - auth_keeper.locked_coins(state, address, now).get(denom, 0))
+        return max(0, self.balance(state, address, denom) - self.auth.locked_coins(state, address, now).get(denom, 0))
 
     def delegate(self, state, delegator, pool, coins):
         """DelegateCoins: move coins to a staking pool, locked ones included; a vesting account tracks them."""
         self._require(state, delegator, coins, spendable=False)
-        found = auth_keeper.vesting_account(state, delegator)
+        found = self.auth.vesting_account(state, delegator)
         if found is not None:
             url, account = found
             balance = {denom: self.balance(state, delegator, denom) for denom, _ in coins}
             auth_vesting.track_delegation(url, account, balance, dict(coins),
                                           state.accounts.execution_context.timestamp)
-            auth_keeper.set_vesting_account(state, delegator, url, account)
+            self.auth.set_vesting_account(state, delegator, url, account)
         events = self.burn_from(state, delegator, coins, spendable=False)
         return events + self.credit(state, pool, coins)
 
     def undelegate(self, state, pool, delegator, coins):
         """UndelegateCoins: coins back from a staking pool; a vesting account's delegations shrink."""
         events = self.burn_from(state, pool, coins)
-        found = auth_keeper.vesting_account(state, delegator)
+        found = self.auth.vesting_account(state, delegator)
         if found is not None:
             url, account = found
             auth_vesting.track_undelegation(account, dict(coins))
-            auth_keeper.set_vesting_account(state, delegator, url, account)
+            self.auth.set_vesting_account(state, delegator, url, account)
         return events + self.credit(state, delegator, coins)
 
     def transfer_events(self, sender, recipient, coins):
@@ -147,6 +154,39 @@ class Bank:
         return [event("coin_spent", ("spender", sender_b32), ("amount", text)),
                 event("coin_received", ("receiver", recipient_b32), ("amount", text)),
                 event("transfer", ("recipient", recipient_b32), ("sender", sender_b32), ("amount", text))]
+
+    def metadata(self, state, denom):
+        """A denom's metadata as a dict (SDK JSON names): genesis' own, else one stored (an ERC-20 registration)."""
+        for found in self.denom_metadata:
+            if found["base"] == denom:
+                return found
+        raw = state.store.get(_metadata_key(denom))
+        if raw is None:
+            return None
+        return orjson.loads(raw)
+
+    def stored_metadata(self, state):
+        """Every metadata stored in state (not genesis'), as dicts in key order."""
+        return [orjson.loads(raw) for _, raw in state.store.iterate(METADATA)]
+
+    def set_metadata(self, ctx, found):
+        ctx.store.set(_metadata_key(found["base"]), orjson.dumps(found))
+
+    # -- params: default_send_enabled (v0.50 keeps per-denom send_enabled out of params) ------------------
+
+    def default_send_enabled(self, state):
+        return state.store.get(PARAMS_KEY) != b"0"
+
+    def set_default_send_enabled(self, ctx, enabled):
+        ctx.store.set(PARAMS_KEY, b"1" if enabled else b"0")
+
+    def require_send_enabled(self, state, coins):
+        """IsSendEnabledCoins: with sends disabled by default, no coin may move through MsgSend/MsgMultiSend."""
+        if self.default_send_enabled(state):
+            return
+        for denom, _ in coins:
+            raise errors.TxError(CODESPACE, 5,
+                                 f"{denom} transfers are currently disabled: send transactions are disabled")
 
     def _add(self, state, address, denom, delta):
         if denom == self.base_denom:
@@ -179,22 +219,3 @@ def validate_coins(coins):
             raise errors.invalid_coins(f"duplicate denomination {denom}")
         seen.add(denom)
 
-
-def metadata(state, genesis, denom):
-    """A denom's metadata as a dict (SDK JSON names): genesis' own, else one stored (an ERC-20 registration)."""
-    for found in genesis.denom_metadata:
-        if found["base"] == denom:
-            return found
-    raw = state.store.get(_metadata_key(denom))
-    if raw is None:
-        return None
-    return orjson.loads(raw)
-
-
-def stored_metadata(state):
-    """Every metadata stored in state (not genesis'), as dicts in key order."""
-    return [orjson.loads(raw) for _, raw in state.store.iterate(METADATA)]
-
-
-def set_metadata(state, found):
-    state.store.set(_metadata_key(found["base"]), orjson.dumps(found))

@@ -4,7 +4,6 @@ from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.bank.keeper import CODESPACE, format_coins, validate_coins
-from chaind.chain.modules.bank.params import require_send_enabled
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, tx_pb2
@@ -34,12 +33,13 @@ def _validate_send(app, msg):
 
 
 def _send(app, ctx, msg, signer):
+    bank = app.keepers["bank"]
     coins = _coins(msg.amount)
-    require_send_enabled(ctx, coins)
+    bank.require_send_enabled(ctx, coins)
     recipient = _address(app, msg.to_address)
     app.ensure_account(ctx, recipient)
-    events = app.bank.send(ctx, signer, recipient, coins)
-    events.append(event("message", ("sender", app.bank.bech32(signer))))
+    events = bank.send(ctx, signer, recipient, coins)
+    events.append(event("message", ("sender", bank.bech32(signer))))
     return events, tx_pb2.MsgSendResponse()
 
 
@@ -65,10 +65,10 @@ def _validate_multi_send(app, msg):
 
 def _multi_send(app, ctx, msg, signer):
     """x/bank v0.50 InputOutputCoins: take from the one input, then credit each output."""
-    bank = app.bank
+    bank = app.keepers["bank"]
     sender_b32 = bank.bech32(signer)
     taken = _coins(msg.inputs[0].coins)
-    require_send_enabled(ctx, taken)
+    bank.require_send_enabled(ctx, taken)
     events = bank.burn_from(ctx, signer, taken)
     events.append(event("message", ("sender", sender_b32)))
     for output in msg.outputs:

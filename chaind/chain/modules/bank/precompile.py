@@ -5,7 +5,6 @@ Gas as cosmos/evm: no KV gas, a fixed cost per method (the ERC-20 precompile's b
 and that cost again for each coin after the first that balances and totalSupply go through.
 """
 
-from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.chain.native_precompile import Method, Param, Precompile, struct
 
 ADDRESS = (0x804).to_bytes(20, "big")
@@ -21,24 +20,24 @@ def _with_pairs(call, found, gas_each):
     for i, (denom, amount) in enumerate(found):
         if i:
             call.use_gas(gas_each)
-        pair = erc20.pair_of(call.view(), denom)
+        pair = call.app.keepers["erc20"].pair_of(call.view(), denom)
         if pair is not None:
             out.append((pair.erc20_address, amount))
     return out
 
 
 def _balances(call, account):
-    found = call.app.bank.all_balances(call.view(), bytes.fromhex(account[2:]))
+    found = call.app.keepers["bank"].all_balances(call.view(), bytes.fromhex(account[2:]))
     return (_with_pairs(call, found, GAS_BALANCES),)
 
 
 def _total_supply(call):
-    return (_with_pairs(call, call.app.bank.total_supply(call.view()), GAS_TOTAL_SUPPLY),)
+    return (_with_pairs(call, call.app.keepers["bank"].total_supply(call.view()), GAS_TOTAL_SUPPLY),)
 
 
 def _supply_of(call, contract):
-    pair = erc20.pair_of(call.view(), contract)
-    return (0 if pair is None else call.app.bank.supply(call.view(), pair.denom),)
+    pair = call.app.keepers["erc20"].pair_of(call.view(), contract)
+    return (0 if pair is None else call.app.keepers["bank"].supply(call.view(), pair.denom),)
 
 
 PRECOMPILE = Precompile("bank", ADDRESS, (

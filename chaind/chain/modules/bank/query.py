@@ -3,9 +3,6 @@
 from google.protobuf import json_format
 
 from chaind import errors
-from chaind.chain.modules.auth import keeper as auth
-from chaind.chain.modules.bank import keeper
-from chaind.chain.modules.bank.params import default_send_enabled
 from chaind.chain.queries import DEFAULT_LIMIT, Reader, address_bytes, check_denom, paginate, query
 from chaind.pb.cosmos.bank.v1beta1 import bank_pb2, query_pb2, query_pb2_grpc
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
@@ -19,11 +16,11 @@ def _coin(denom, amount):
 class BankQuery(Reader, query_pb2_grpc.QueryServicer):
     def __init__(self, app):
         super().__init__(app)
-        genesis = app.genesis
-        self.prefix = genesis.bech32_prefix
+        self.bank = app.keepers["bank"]
+        self.prefix = app.genesis.bech32_prefix
         # Genesis' metadata, parsed once; registered ERC-20 coins add theirs in state (read at the height asked).
         self.genesis_metadata = {m["base"]: json_format.ParseDict(m, bank_pb2.Metadata())
-                                 for m in genesis.denom_metadata}
+                                 for m in self.bank.denom_metadata}
 
     def _address(self, text):
         try:
@@ -33,7 +30,7 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
 
     def _balances(self, view, request):
         """The page of (denom, amount) of the address' balances, and its PageResponse."""
-        balances = self.app.bank.all_balances(view, self._address(request.address))
+        balances = self.bank.all_balances(view, self._address(request.address))
         if len(balances) <= DEFAULT_LIMIT and not request.HasField("pagination"):
             # The default page holds them all: paginate's answer, without pairing each with its key.
             return balances, pagination_pb2.PageResponse(total=len(balances))
@@ -44,7 +41,7 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         check_denom(request.denom)
         address = self._address(request.address)
         return query_pb2.QueryBalanceResponse(
-            balance=_coin(request.denom, self.app.bank.balance(view, address, request.denom)))
+            balance=_coin(request.denom, self.bank.balance(view, address, request.denom)))
 
     @query(inline=True)
     def AllBalances(self, request, view):
@@ -67,8 +64,8 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def SpendableBalances(self, request, view):
         address = self._address(request.address)
-        locked = auth.locked_coins(view, address, self._now(view))
-        spendable = [(d, a - locked.get(d, 0)) for d, a in self.app.bank.all_balances(view, address)]
+        locked = self.bank.auth.locked_coins(view, address, self._now(view))
+        spendable = [(d, a - locked.get(d, 0)) for d, a in self.bank.all_balances(view, address)]
         # The SDK's SpendableCoins lists the denoms held, each less what is locked (zero kept, never negative).
         items = [(d.encode(), _coin(d, max(0, a))) for d, a in spendable]
         balances, page = paginate(items, request.pagination)
@@ -79,28 +76,28 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
         address = self._address(request.address)
         check_denom(request.denom)
         return query_pb2.QuerySpendableBalanceByDenomResponse(
-            balance=_coin(request.denom, self.app.bank.spendable(view, address, request.denom, self._now(view))))
+            balance=_coin(request.denom, self.bank.spendable(view, address, request.denom, self._now(view))))
 
     @query
     def TotalSupply(self, request, view):
-        items = [(d.encode(), _coin(d, a)) for d, a in self.app.bank.total_supply(view)]
+        items = [(d.encode(), _coin(d, a)) for d, a in self.bank.total_supply(view)]
         supply, page = paginate(items, request.pagination)
         return query_pb2.QueryTotalSupplyResponse(supply=supply, pagination=page)
 
     @query(inline=True)
     def SupplyOf(self, request, view):
         check_denom(request.denom)
-        return query_pb2.QuerySupplyOfResponse(amount=_coin(request.denom, self.app.bank.supply(view, request.denom)))
+        return query_pb2.QuerySupplyOfResponse(amount=_coin(request.denom, self.bank.supply(view, request.denom)))
 
     @query(inline=True)
     def Params(self, request, view):
         return query_pb2.QueryParamsResponse(params=bank_pb2.Params(
-            default_send_enabled=default_send_enabled(view)))
+            default_send_enabled=self.bank.default_send_enabled(view)))
 
     def _metadata(self, view, denom):
         found = self.genesis_metadata.get(denom)
         if found is None:
-            stored = keeper.metadata(view, self.app.genesis, denom)
+            stored = self.bank.metadata(view, denom)
             found = None if stored is None else json_format.ParseDict(stored, bank_pb2.Metadata())
         return found
 
@@ -115,7 +112,7 @@ class BankQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def DenomsMetadata(self, request, view):
         everything = dict(self.genesis_metadata)
-        for stored in keeper.stored_metadata(view):
+        for stored in self.bank.stored_metadata(view):
             everything.setdefault(stored["base"], json_format.ParseDict(stored, bank_pb2.Metadata()))
         # Sorted by base denom, as the SDK's store keeps them.
         items = [(base.encode(), m) for base, m in sorted(everything.items())]

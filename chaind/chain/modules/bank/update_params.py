@@ -2,7 +2,6 @@
 
 from chaind.chain import authority
 from chaind.chain.amino import Amino
-from chaind.chain.modules.bank.params import set_default_send_enabled
 from chaind.chain.msgs import MsgHandler
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2
 
@@ -15,7 +14,7 @@ def _update_params(app, ctx, msg, signer):
     authority.check(app, msg.authority)
     if len(msg.params.send_enabled):
         raise authority.invalid_params("use of send_enabled in params is no longer supported")
-    set_default_send_enabled(ctx, msg.params.default_send_enabled)
+    app.keepers["bank"].set_default_send_enabled(ctx, msg.params.default_send_enabled)
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

@@ -14,7 +14,7 @@ def validate(section, context):
 
 
 def init_genesis(app, ctx, params):
-    cp.set_params(ctx, params)
+    app.keepers["consensus"].set_params(ctx, params)
 
 
 def default(context):
@@ -27,7 +27,7 @@ def default(context):
 
 
 def export_genesis(app, view):
-    raw = cp.stored(view)
+    raw = app.keepers["consensus"].stored(view)
     return cp.to_section(cp.decoded(raw) if raw is not None else cp.of_document(app.genesis.document))
 
 

@@ -29,7 +29,8 @@ def to_proto_params(msg):
 def _update_params(app, ctx, msg, signer):
     authority.check(app, msg.authority)
     update = to_proto_params(msg)
-    raw = cp.stored(ctx)
+    keeper = app.keepers["consensus"]
+    raw = keeper.stored(ctx)
     if raw is None:
         raise errors.TxError("undefined", 1, "collections: not found: key 'no_key' of type "
                              "tendermint.types.ConsensusParams")
@@ -40,7 +41,7 @@ def _update_params(app, ctx, msg, signer):
         cp.validate_update(current, update, ctx.height)
     except ValueError as e:
         raise authority.invalid_params(str(e)) from None
-    cp.set_params(ctx, following)
+    keeper.set_params(ctx, following)
     return [event("update_consensus_params", ("authority", msg.authority), ("parameters", compact_text(update)))], \
         tx_pb2.MsgUpdateParamsResponse()
 

@@ -1,5 +1,6 @@
-"""x/consensus's params: CometBFT's ConsensusParams in the consensus store (the SDK's "Consensus" Item), from
-genesis' consensus_params; beside them, the node's record of the params each height runs with (CometBFT's)."""
+"""x/consensus's params: CometBFT's ConsensusParams (its keeper keeps them in the consensus store, the SDK's
+"Consensus" Item), from genesis' consensus_params; beside them, the node's record of the params each height runs
+with (CometBFT's)."""
 
 import functools
 import hashlib
@@ -8,9 +9,7 @@ from google.protobuf import duration_pb2
 
 from chaind.pb.tendermint.types import params_pb2
 from chaind.store import keys
-from chaind.store.keys import compose
 
-PARAMS_KEY = compose("consensus", "params")
 # CometBFT's types.MaxBlockSizeBytes and the ABCI key types ValidateBasic knows.
 MAX_BLOCK_SIZE_BYTES = 104857600
 PUB_KEY_TYPES = ("ed25519", "secp256k1")
@@ -50,15 +49,6 @@ def to_section(params):
             "validator": {"pub_key_types": list(params.validator.pub_key_types)},
             "version": {"app": str(params.version.app)},
             "abci": {"vote_extensions_enable_height": str(params.abci.vote_extensions_enable_height)}}
-
-
-def stored(state):
-    """The params in state (ConsensusParams bytes), or None on a chain without x/consensus."""
-    return state.store.get(PARAMS_KEY)
-
-
-def set_params(state, params):
-    state.store.set(PARAMS_KEY, params.SerializeToString())
 
 
 @functools.lru_cache(maxsize=16)

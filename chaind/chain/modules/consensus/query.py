@@ -10,7 +10,7 @@ from chaind.pb.cosmos.consensus.v1 import query_pb2, query_pb2_grpc
 class ConsensusQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def Params(self, request, view):
-        raw = cp.stored(view)
+        raw = self.app.keepers["consensus"].stored(view)
         if raw is None:
             raise not_found("consensus params not found")
         return query_pb2.QueryParamsResponse(params=cp.decoded(raw))

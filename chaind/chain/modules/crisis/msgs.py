@@ -28,7 +28,7 @@ def _verify_invariant(app, ctx, msg, signer):
         raise errors.invalid_address(str(e)) from None
     crisis = app.keepers["crisis"]
     denom, amount = crisis.constant_fee(ctx)
-    events = app.bank.send(ctx, sender, FEE_COLLECTOR, [(denom, amount)]) if amount else []
+    events = app.keepers["bank"].send(ctx, sender, FEE_COLLECTOR, [(denom, amount)]) if amount else []
     for module, route, check in crisis.routes:  # noqa: B007 (the one the loop breaks at runs below)
         if (module, route) == (msg.invariant_module_name, msg.invariant_route):
             break

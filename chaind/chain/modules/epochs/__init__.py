@@ -5,14 +5,15 @@ from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.epochs.begin_block import begin_block
 from chaind.chain.modules.epochs.genesis import GENESIS, parse_epochs
 from chaind.chain.modules.epochs.hooks import EPOCH_HOOKS
+from chaind.chain.modules.epochs.keeper import EpochsKeeper
 from chaind.chain.modules.epochs.query import EpochsQuery
-from chaind.chain.modules.epochs.state import epoch_info
 from chaind.pb.evmos.epochs.v1 import query_pb2, query_pb2_grpc
 
-__all__ = ("MODULE", "epoch_info", "parse_epochs")
+__all__ = ("MODULE", "EpochsKeeper", "parse_epochs")
 
 MODULE = Module(
     name="epochs",
+    keeper=lambda app: EpochsKeeper(),
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: EpochsQuery(app)),),
     genesis=GENESIS,
     begin_block=begin_block,

@@ -3,7 +3,7 @@
 from chaind.chain.block import Event, event
 from chaind.chain.module import hook_listeners, run_hook
 from chaind.chain.modules.epochs.hooks import EPOCH_HOOKS
-from chaind.chain.modules.epochs.state import EpochInfo, epoch_records, peek, set_epoch_info
+from chaind.chain.modules.epochs.keeper import EpochInfo, peek
 
 
 def _hooks(app, ctx, name, identifier, number):
@@ -12,9 +12,10 @@ def _hooks(app, ctx, name, identifier, number):
 
 def begin_block(app, ctx):
     """BeginBlocker: at most one start or end per epoch per block, in identifier order; its hooks run at once."""
+    keeper = app.keepers["epochs"]
     now = ctx.time_ns
     events = []
-    for record in epoch_records(ctx):
+    for record in keeper.epoch_records(ctx):
         seen = peek(record)
         start = not seen.epoch_counting_started and seen.start_time_ns <= now
         end = now > seen.current_epoch_start_time_ns + seen.duration_ns and not start and seen.start_time_ns <= now
@@ -31,7 +32,7 @@ def begin_block(app, ctx):
             info.current_epoch_start_time_ns += info.duration_ns
             events.append(event("epoch_end", ("epoch_number", str(info.current_epoch))))
             events += _hooks(app, ctx, "after_epoch_end", info.identifier, info.current_epoch)
-        set_epoch_info(ctx, info)
+        keeper.set_epoch_info(ctx, info)
         # Unix seconds, floored as Go's Time.Unix()
         events.append(event("epoch_start", ("epoch_number", str(info.current_epoch)),
                             ("start_time", str(info.current_epoch_start_time_ns // 10**9))))

@@ -4,8 +4,8 @@ import attrs
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
+from chaind.chain.modules.epochs.keeper import EpochInfo
 from chaind.chain.modules.epochs.query import epoch_proto
-from chaind.chain.modules.epochs.state import EpochInfo, epoch_infos, set_epoch_info
 from chaind.pb.evmos.epochs.v1 import genesis_pb2
 
 GO_ZERO_TIME_NS = -62135596800 * 10**9
@@ -53,9 +53,10 @@ def init_genesis(app, ctx, infos):
     g = app.genesis
     # InitChain's height: 0 on a chain starting at 1, else its initial height (baseapp).
     height = g.initial_height if g.initial_height > 1 else 0
+    keeper = app.keepers["epochs"]
     for info in infos:
         start = g.genesis_time_ns if info.start_time_ns == GO_ZERO_TIME_NS else info.start_time_ns
-        set_epoch_info(ctx, attrs.evolve(info, start_time_ns=start, current_epoch_start_height=height))
+        keeper.set_epoch_info(ctx, attrs.evolve(info, start_time_ns=start, current_epoch_start_height=height))
 
 
 def default(context):
@@ -63,7 +64,7 @@ def default(context):
 
 
 def export_genesis(app, view):
-    return {"epochs": [to_json(epoch_proto(info)) for info in epoch_infos(view)]}
+    return {"epochs": [to_json(epoch_proto(info)) for info in app.keepers["epochs"].epoch_infos(view)]}
 
 
 

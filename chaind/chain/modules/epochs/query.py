@@ -1,7 +1,6 @@
 """evmos.epochs.v1.Query: EpochInfos and CurrentEpoch, as Evmos' x/epochs answers them."""
 
 from chaind import errors
-from chaind.chain.modules.epochs.state import epoch_info, epoch_infos
 from chaind.chain.queries import Reader, paginate, query
 from chaind.pb.evmos.epochs.v1 import genesis_pb2, query_pb2, query_pb2_grpc
 
@@ -19,13 +18,13 @@ def epoch_proto(info):
 class EpochsQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def EpochInfos(self, request, view):
-        items = [(info.identifier.encode(), epoch_proto(info)) for info in epoch_infos(view)]
+        items = [(info.identifier.encode(), epoch_proto(info)) for info in self.app.keepers["epochs"].epoch_infos(view)]
         found, page = paginate(items, request.pagination)
         return query_pb2.QueryEpochsInfoResponse(epochs=found, pagination=page)
 
     @query(inline=True)
     def CurrentEpoch(self, request, view):
-        info = epoch_info(view, request.identifier)
+        info = self.app.keepers["epochs"].epoch_info(view, request.identifier)
         if info is None:
             raise errors.not_found(f"epoch info not found: {request.identifier}")
         return query_pb2.QueryCurrentEpochResponse(current_epoch=info.current_epoch)

@@ -2,7 +2,7 @@
 
 A native coin's pair (OWNER_MODULE) is served by a precompile (precompile.py); an existing contract's
 pair (OWNER_EXTERNAL) moves value with MsgConvertERC20 / MsgConvertCoin through the erc20 module account.
-The keeper's reads are this package's API for the app, the other modules and the services.
+Its keeper (app.keepers["erc20"]) is this package's API for the app, the other modules and the services.
 """
 
 from chaind.chain.module import Module, QueryService, Store
@@ -13,13 +13,10 @@ from chaind.chain.modules.erc20.keeper import (
                                                OWNER_MODULE,
                                                PARAMS_KEY,
                                                PRECOMPILE_CODE,
-                                               all_pairs,
+                                               Erc20Keeper,
                                                is_denom,
                                                is_hex_address,
                                                pair_address,
-                                               pair_at,
-                                               pair_of,
-                                               params,
                                                precompile_addresses,
 )
 from chaind.chain.modules.erc20.msgs import MESSAGES
@@ -27,12 +24,12 @@ from chaind.chain.modules.erc20.precompile import open_state
 from chaind.chain.modules.erc20.query import Erc20Query
 from chaind.pb.evmos.erc20.v1 import query_pb2, query_pb2_grpc
 
-__all__ = ("MODULE", "MODULE_ADDRESS", "OWNER_EXTERNAL", "OWNER_MODULE", "PARAMS_KEY", "PRECOMPILE_CODE", "all_pairs",
-           "is_denom", "is_hex_address", "open_state", "pair_address", "pair_at", "pair_of", "params",
-           "precompile_addresses")
+__all__ = ("MODULE", "MODULE_ADDRESS", "OWNER_EXTERNAL", "OWNER_MODULE", "PARAMS_KEY", "PRECOMPILE_CODE",
+           "Erc20Keeper", "is_denom", "is_hex_address", "open_state", "pair_address", "precompile_addresses")
 
 MODULE = Module(
     name="erc20",
+    keeper=lambda app: Erc20Keeper(app.keepers["auth"]),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: Erc20Query(app)),),
     genesis=GENESIS,

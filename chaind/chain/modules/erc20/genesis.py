@@ -5,20 +5,15 @@ import attrs
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
-from chaind.chain.modules import auth
 from chaind.chain.modules.erc20.keeper import (
     MODULE_ADDRESS,
     OWNER_EXTERNAL,
     OWNER_MODULE,
-    all_pairs,
     hex_bytes,
     is_denom,
     is_hex_address,
     pair_address,
     pair_id,
-    params,
-    set_pair,
-    set_params,
     validate_params,
 )
 from chaind.crypto.addresses import checksum_address, module_address, parse, to_bech32
@@ -33,10 +28,11 @@ class Erc20Genesis:
 
 def init_genesis(app, ctx, genesis):
     """Params and token pairs from genesis (Evmos' InitGenesis), and the module account."""
-    auth.ensure_account(ctx, MODULE_ADDRESS)
-    set_params(ctx, genesis.state.params)
+    app.keepers["auth"].ensure_account(ctx, MODULE_ADDRESS)
+    keeper = app.keepers["erc20"]
+    keeper.set_params(ctx, genesis.state.params)
     for pair in genesis.state.token_pairs:
-        set_pair(ctx, pair)
+        keeper.set_pair(ctx, pair)
 
 
 def validate(section, context):
@@ -49,7 +45,9 @@ def default(context):
 
 def export_genesis(app, view):
     """Params and token pairs in id order (Evmos' ExportGenesis), and the authority."""
-    state = genesis_pb2.GenesisState(params=params(view), token_pairs=[pair for _, pair in all_pairs(view)])
+    keeper = app.keepers["erc20"]
+    state = genesis_pb2.GenesisState(params=keeper.params(view),
+                                     token_pairs=[pair for _, pair in keeper.all_pairs(view)])
     return {**to_json(state), "authority": to_bech32(app.genesis.bech32_prefix, app.genesis.erc20_authority)}
 
 

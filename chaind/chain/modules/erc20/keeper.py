@@ -1,10 +1,10 @@
-"""erc20's state: token pairs by id, contract and denom, and params; its errors (x/erc20/types/errors.go)."""
+"""erc20's keeper and state: token pairs by id, contract and denom, and params; its errors
+(x/erc20/types/errors.go)."""
 
 import hashlib
 import re
 
 from chaind.chain import errors
-from chaind.chain.modules import auth
 from chaind.crypto.addresses import checksum_address, module_address
 from chaind.pb.evmos.erc20.v1 import erc20_pb2, genesis_pb2
 from chaind.store.keys import compose
@@ -104,75 +104,9 @@ def erc20_denom(address):
     return f"erc20/{checksum_address(address)}"
 
 
-# -- state ----------------------------------------------------------------------------------------
-
-def params(state):
-    raw = state.store.get(PARAMS_KEY)
-    found = genesis_pb2.Params()
-    if raw:
-        found.ParseFromString(raw)
-    return found
-
-
 def precompile_addresses(found_params):
     """The 20-byte addresses of every active ERC-20 precompile (native and dynamic)."""
     return frozenset(hex_bytes(a) for a in (*found_params.native_precompiles, *found_params.dynamic_precompiles))
-
-
-def pair_by_id(state, found_id):
-    raw = state.store.get(_pair_key(found_id)) if found_id else None
-    if raw is None:
-        return None
-    pair = erc20_pb2.TokenPair()
-    pair.ParseFromString(raw)
-    return pair
-
-
-def pair_id_of(state, token):
-    """Evmos' GetTokenPairID: by contract address when `token` is hex, else by denom."""
-    if is_hex_address(token):
-        return state.store.get(_by_erc20_key(hex_bytes(token)))
-    # No pair has a malformed denom (and no store key may be that long).
-    return state.store.get(_by_denom_key(token)) if is_denom(token) else None
-
-
-def pair_of(state, token):
-    """The TokenPair of a hex address or denom, or None."""
-    return pair_by_id(state, pair_id_of(state, token))
-
-
-def pair_at(state, address):
-    """The TokenPair whose contract is at 20-byte `address`, or None."""
-    return pair_by_id(state, state.store.get(_by_erc20_key(address)))
-
-
-def all_pairs(state):
-    """[(id, TokenPair)] in id order, as Evmos' store iterates them."""
-    prefix = compose("erc20", "pair")
-    out = []
-    for key, raw in state.store.iterate(prefix):
-        pair = erc20_pb2.TokenPair()
-        pair.ParseFromString(raw)
-        out.append((key[len(prefix) + 1:], pair))
-    return out
-
-
-def set_pair(state, pair):
-    found_id = pair_id(pair)
-    state.store.set(_pair_key(found_id), pair.SerializeToString())
-    state.store.set(_by_erc20_key(hex_bytes(pair.erc20_address)), found_id)
-    state.store.set(_by_denom_key(pair.denom), found_id)
-
-
-def update_pair(state, found_id, pair):
-    """Store a known pair's changed fields (enabled); its id, contract and denom, hence its indexes, stay."""
-    state.store.set(_pair_key(found_id), pair.SerializeToString())
-
-
-def delete_pair(state, pair):
-    state.store.delete(_pair_key(pair_id(pair)))
-    state.store.delete(_by_erc20_key(hex_bytes(pair.erc20_address)))
-    state.store.delete(_by_denom_key(pair.denom))
 
 
 def validate_params(found):
@@ -188,23 +122,88 @@ def validate_params(found):
             seen.add(address)
 
 
-def set_params(state, new):
-    """Evmos' SetParams: sort, validate, move the contract code to the precompiles now active, store."""
-    new = genesis_pb2.Params(enable_erc20=new.enable_erc20,
-                             native_precompiles=sorted(new.native_precompiles),
-                             dynamic_precompiles=sorted(new.dynamic_precompiles))
-    try:
-        validate_params(new)
-    except ValueError as e:
-        raise errors.TxError(errors.SDK, 18, f"{e}: invalid request") from None
-    old = precompile_addresses(params(state))
-    active = precompile_addresses(new)
-    # Unlike Evmos, which sets the code hash whatever was there, a real contract's code is left alone.
-    for address in sorted(old - active):
-        if state.accounts.get_code(address) == PRECOMPILE_CODE:
-            state.accounts.set_code(address, b"")
-    for address in sorted(active - old):
-        if not state.accounts.get_code(address):
-            state.accounts.set_code(address, PRECOMPILE_CODE)
-        auth.ensure_account(state, address)
-    state.store.set(PARAMS_KEY, new.SerializeToString())
+# -- the keeper ------------------------------------------------------------------------------------
+
+class Erc20Keeper:
+    """x/erc20's keeper, built once from auth's keeper (the precompiles' accounts): token pairs and params. Reads
+    take a state (a view, a block's context, or the EVM's native state, whose store sees the running tx's writes),
+    writes a block's context."""
+
+    def __init__(self, auth):
+        self.auth = auth
+
+    def params(self, state):
+        raw = state.store.get(PARAMS_KEY)
+        found = genesis_pb2.Params()
+        if raw:
+            found.ParseFromString(raw)
+        return found
+
+    def pair_by_id(self, state, found_id):
+        raw = state.store.get(_pair_key(found_id)) if found_id else None
+        if raw is None:
+            return None
+        pair = erc20_pb2.TokenPair()
+        pair.ParseFromString(raw)
+        return pair
+
+    def pair_id_of(self, state, token):
+        """Evmos' GetTokenPairID: by contract address when `token` is hex, else by denom."""
+        if is_hex_address(token):
+            return state.store.get(_by_erc20_key(hex_bytes(token)))
+        # No pair has a malformed denom (and no store key may be that long).
+        return state.store.get(_by_denom_key(token)) if is_denom(token) else None
+
+    def pair_of(self, state, token):
+        """The TokenPair of a hex address or denom, or None."""
+        return self.pair_by_id(state, self.pair_id_of(state, token))
+
+    def pair_at(self, state, address):
+        """The TokenPair whose contract is at 20-byte `address`, or None."""
+        return self.pair_by_id(state, state.store.get(_by_erc20_key(address)))
+
+    def all_pairs(self, state):
+        """[(id, TokenPair)] in id order, as Evmos' store iterates them."""
+        prefix = compose("erc20", "pair")
+        out = []
+        for key, raw in state.store.iterate(prefix):
+            pair = erc20_pb2.TokenPair()
+            pair.ParseFromString(raw)
+            out.append((key[len(prefix) + 1:], pair))
+        return out
+
+    def set_pair(self, ctx, pair):
+        found_id = pair_id(pair)
+        ctx.store.set(_pair_key(found_id), pair.SerializeToString())
+        ctx.store.set(_by_erc20_key(hex_bytes(pair.erc20_address)), found_id)
+        ctx.store.set(_by_denom_key(pair.denom), found_id)
+
+    def update_pair(self, ctx, found_id, pair):
+        """Store a known pair's changed fields (enabled); its id, contract and denom, hence its indexes, stay."""
+        ctx.store.set(_pair_key(found_id), pair.SerializeToString())
+
+    def delete_pair(self, ctx, pair):
+        ctx.store.delete(_pair_key(pair_id(pair)))
+        ctx.store.delete(_by_erc20_key(hex_bytes(pair.erc20_address)))
+        ctx.store.delete(_by_denom_key(pair.denom))
+
+    def set_params(self, ctx, new):
+        """Evmos' SetParams: sort, validate, move the contract code to the precompiles now active, store."""
+        new = genesis_pb2.Params(enable_erc20=new.enable_erc20,
+                                 native_precompiles=sorted(new.native_precompiles),
+                                 dynamic_precompiles=sorted(new.dynamic_precompiles))
+        try:
+            validate_params(new)
+        except ValueError as e:
+            raise errors.TxError(errors.SDK, 18, f"{e}: invalid request") from None
+        old = precompile_addresses(self.params(ctx))
+        active = precompile_addresses(new)
+        # Unlike Evmos, which sets the code hash whatever was there, a real contract's code is left alone.
+        for address in sorted(old - active):
+            if ctx.accounts.get_code(address) == PRECOMPILE_CODE:
+                ctx.accounts.set_code(address, b"")
+        for address in sorted(active - old):
+            if not ctx.accounts.get_code(address):
+                ctx.accounts.set_code(address, PRECOMPILE_CODE)
+            self.auth.ensure_account(ctx, address)
+        ctx.store.set(PARAMS_KEY, new.SerializeToString())

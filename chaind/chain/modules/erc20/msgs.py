@@ -21,7 +21,6 @@ from chaind.chain.modules.erc20.keeper import (
     OWNER_EXTERNAL,
     OWNER_MODULE,
     balance_invariance,
-    delete_pair,
     erc20_denom,
     erc20_disabled,
     hex_bytes,
@@ -29,17 +28,9 @@ from chaind.chain.modules.erc20.keeper import (
     is_denom,
     is_hex_address,
     native_conversion_disabled,
-    pair_at,
-    pair_by_id,
     pair_disabled,
-    pair_id_of,
-    pair_of,
-    params,
-    set_pair,
-    set_params,
     token_pair_exists,
     token_pair_not_found,
-    update_pair,
     validate_params,
 )
 from chaind.chain.msgs import MsgHandler
@@ -53,8 +44,8 @@ def _authority_check(app, authority):
     chain_authority.check(app, authority, extra=app.genesis.erc20_authority)
 
 
-def _require_enabled(ctx, what):
-    if not params(ctx).enable_erc20:
+def _require_enabled(app, ctx, what):
+    if not app.keepers["erc20"].params(ctx).enable_erc20:
         raise erc20_disabled(f"{what} is currently disabled by governance")
 
 
@@ -86,14 +77,15 @@ def _validate_convert_erc20(app, msg):
         raise errors.invalid_address(f"invalid sender hex address {msg.sender}")
 
 
-def _minting_pair(ctx, token):
+def _minting_pair(app, ctx, token):
     """Evmos' MintingEnabled: the module on, the token registered and its pair enabled."""
-    if not params(ctx).enable_erc20:
+    keeper = app.keepers["erc20"]
+    if not keeper.params(ctx).enable_erc20:
         raise erc20_disabled("module is currently disabled by governance")
-    found_id = pair_id_of(ctx, token)
+    found_id = keeper.pair_id_of(ctx, token)
     if not found_id:
         raise token_pair_not_found(f"token '{token}' not registered by id")
-    pair = pair_by_id(ctx, found_id)
+    pair = keeper.pair_by_id(ctx, found_id)
     if pair is None:
         raise token_pair_not_found(f"token '{token}' not registered")
     if not pair.enabled:
@@ -101,12 +93,12 @@ def _minting_pair(ctx, token):
     return pair
 
 
-def _external_contract(ctx, pair):
+def _external_contract(app, ctx, pair):
     """The pair's contract address, or None (and the pair deleted) when no contract is there any more."""
     contract = hex_bytes(pair.erc20_address)
     if not ctx.accounts.get_code(contract):
         # Evmos removes a pair whose contract self-destructed, and the message succeeds.
-        delete_pair(ctx, pair)
+        app.keepers["erc20"].delete_pair(ctx, pair)
         return None
     return contract
 
@@ -116,15 +108,15 @@ def _convert_erc20(app, ctx, msg, signer):
     receiver = _bech32(app, msg.receiver, "receiver")
     sender = hex_bytes(msg.sender)
     amount = _amount(msg.amount)
-    pair = _minting_pair(ctx, msg.contract_address)
+    pair = _minting_pair(app, ctx, msg.contract_address)
     if pair.contract_owner == OWNER_MODULE:
         raise native_conversion_disabled()
     if pair.contract_owner != OWNER_EXTERNAL:
         raise errors.TxError(CODESPACE, 6, "undefined owner of contract pair")
-    contract = _external_contract(ctx, pair)
+    contract = _external_contract(app, ctx, pair)
     if contract is None:
         return [], tx_pb2.MsgConvertERC20Response()
-    bank, budget = app.bank, CallBudget()
+    bank, budget = app.keepers["bank"], CallBudget()
     escrowed = balance_of(ctx, budget, contract, MODULE_ADDRESS)
     computation = transfer(ctx, budget, sender, contract, MODULE_ADDRESS, amount)
     escrowed_after = balance_of(ctx, budget, contract, MODULE_ADDRESS)
@@ -160,13 +152,13 @@ def _convert_coin(app, ctx, msg, signer):
     sender = _bech32(app, msg.sender, "sender")
     receiver = hex_bytes(msg.receiver)
     amount = _amount(msg.coin.amount)
-    pair = _minting_pair(ctx, msg.coin.denom)
+    pair = _minting_pair(app, ctx, msg.coin.denom)
     if pair.contract_owner == OWNER_MODULE:
         raise native_conversion_disabled()
-    contract = _external_contract(ctx, pair)
+    contract = _external_contract(app, ctx, pair)
     if contract is None:
         return [], tx_pb2.MsgConvertCoinResponse()
-    bank, budget = app.bank, CallBudget()
+    bank, budget = app.keepers["bank"], CallBudget()
     coins = [(pair.denom, amount)]
     held = balance_of(ctx, budget, contract, receiver)
     events = bank.send(ctx, sender, MODULE_ADDRESS, coins)
@@ -198,19 +190,19 @@ def _sanitized_name(name):
 
 
 def _register_erc20(app, ctx, msg, signer):
-    _require_enabled(ctx, "registration")
+    _require_enabled(app, ctx, "registration")
     _authority_check(app, msg.authority)
     budget, events = CallBudget(), []
     for text in msg.erc20addresses:
         contract = hex_bytes(text)
-        if pair_at(ctx, contract) is not None:
+        if app.keepers["erc20"].pair_at(ctx, contract) is not None:
             raise token_pair_exists(f"token ERC20 contract already registered: {checksum_address(contract)}")
         denom = erc20_denom(contract)
         try:
             name, symbol, decimals = query_erc20(ctx, budget, contract)
-            if bank_keeper.metadata(ctx, app.genesis, denom) is not None:
+            if app.keepers["bank"].metadata(ctx, denom) is not None:
                 raise internal_token_pair("denom metadata already registered")
-            if pair_of(ctx, denom) is not None:
+            if app.keepers["erc20"].pair_of(ctx, denom) is not None:
                 raise internal_token_pair(f"coin denomination already registered: {name}")
             found = {"description": f"Cosmos coin token representation of {checksum_address(contract)}",
                      "denom_units": [{"denom": denom, "exponent": 0, "aliases": []}],
@@ -224,10 +216,10 @@ def _register_erc20(app, ctx, msg, signer):
             raise errors.TxError(e.codespace, e.code,
                                  f"failed to create wrapped coin denom metadata for ERC20: {e.log}") from None
         # Evmos' registration writes the new coin's metadata through the bank keeper.
-        bank_keeper.set_metadata(ctx, found)
+        app.keepers["bank"].set_metadata(ctx, found)
         pair = erc20_pb2.TokenPair(erc20_address=checksum_address(contract), denom=denom, enabled=True,
                                    contract_owner=OWNER_EXTERNAL)
-        set_pair(ctx, pair)
+        app.keepers["erc20"].set_pair(ctx, pair)
         events.append(event("register_erc20", ("cosmos_coin", denom), ("erc20_token", pair.erc20_address)))
     return events, tx_pb2.MsgRegisterERC20Response()
 
@@ -255,16 +247,17 @@ def _validate_authority_msg(app, msg):
 
 
 def _toggle_conversion(app, ctx, msg, signer):
-    _require_enabled(ctx, "toggle conversion")
+    _require_enabled(app, ctx, "toggle conversion")
     _authority_check(app, msg.authority)
-    found_id = pair_id_of(ctx, msg.token)
+    keeper = app.keepers["erc20"]
+    found_id = keeper.pair_id_of(ctx, msg.token)
     if not found_id:
         raise token_pair_not_found(f"token '{msg.token}' not registered by id")
-    pair = pair_by_id(ctx, found_id)
+    pair = keeper.pair_by_id(ctx, found_id)
     if pair is None:
         raise token_pair_not_found(f"token '{msg.token}' not registered")
     pair.enabled = not pair.enabled
-    update_pair(ctx, found_id, pair)
+    keeper.update_pair(ctx, found_id, pair)
     return ([event("toggle_token_conversion", ("cosmos_coin", pair.denom), ("erc20_token", pair.erc20_address))],
             tx_pb2.MsgToggleConversionResponse())
 
@@ -279,7 +272,7 @@ def _validate_update_params(app, msg):
 
 def _update_params(app, ctx, msg, signer):
     _authority_check(app, msg.authority)
-    set_params(ctx, msg.params)
+    app.keepers["erc20"].set_params(ctx, msg.params)
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

@@ -20,8 +20,6 @@ from eth_utils import keccak
 
 from chaind.chain import errors
 from chaind.chain.block import event
-from chaind.chain.modules import auth
-from chaind.chain.modules.bank import keeper as bank_keeper
 from chaind.chain.modules.erc20 import keeper as erc20
 from chaind.pb.evmos.erc20.v1 import genesis_pb2
 from chaind.store.keys import compose
@@ -41,7 +39,7 @@ def _allowance_key(owner, spender, denom):
 
 @attrs.frozen
 class Frame:
-    """What bank and auth functions take as `state`: the journaled native store and the EVM accounts."""
+    """What bank's and auth's keepers take as `state`: the journaled native store and the EVM accounts."""
 
     store: object
     accounts: object
@@ -59,7 +57,7 @@ class EvmNative:
         self.app = app
         self.time_ns = time_ns
         self.genesis = app.genesis
-        self.bank = app.bank
+        self.bank = app.keepers["bank"]
         self.store = store
         self.events = []
         self._journal = []      # (key, whether store.changes held it, its value there)
@@ -135,7 +133,7 @@ class EvmNative:
         """The precompile function serving `address`, or None."""
         if address not in self.precompile_addresses():
             return None
-        pair = erc20.pair_at(self, address)
+        pair = self.app.keepers["erc20"].pair_at(self, address)
         if pair is None or pair.contract_owner != erc20.OWNER_MODULE:
             return None
         return functools.partial(run, pair)
@@ -235,7 +233,7 @@ class _Call:
                                                       int.from_bytes(second, "big")), amount.to_bytes(32, "big"))
 
     def metadata(self):
-        found = bank_keeper.metadata(self.frame, self.native.genesis, self.denom)
+        found = self.native.bank.metadata(self.frame, self.denom)
         if found is None:
             raise _Failure()    # Evmos: a coin without metadata has no name; plain "execution reverted"
         return found
@@ -305,7 +303,7 @@ def _move(call, sender, recipient, amount):
     bank = call.native.bank
     coins = [(call.denom, amount)]
     try:
-        auth.ensure_account(call.frame, recipient)
+        bank.auth.ensure_account(call.frame, recipient)
         emitted = bank.send(call.frame, sender, recipient, coins)
     except errors.TxError as e:
         if e.code == 5 and e.codespace == errors.SDK:

@@ -12,7 +12,7 @@ class Erc20Query(Reader, query_pb2_grpc.QueryServicer):
     def TokenPairs(self, request, view):
         # Pairs in id order, next_key an id: the store Evmos' query.Paginate walks.
         try:
-            pairs, page = paginate(erc20.all_pairs(view), request.pagination)
+            pairs, page = paginate(self.app.keepers["erc20"].all_pairs(view), request.pagination)
         except ChainError as e:
             # Evmos answers any pagination error with Internal and the bare message.
             raise errors.internal(e.message.removeprefix("paginate: ")) from None
@@ -24,11 +24,11 @@ class Erc20Query(Reader, query_pb2_grpc.QueryServicer):
         if not erc20.is_hex_address(token) and not erc20.is_denom(token):
             raise errors.invalid_argument(
                 f"invalid format for token {token}, should be either hex ('0x...') cosmos denom")
-        pair = erc20.pair_of(view, token)
+        pair = self.app.keepers["erc20"].pair_of(view, token)
         if pair is None:
             raise errors.not_found(f"token pair with token '{token}'")
         return query_pb2.QueryTokenPairResponse(token_pair=pair)
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=erc20.params(view))
+        return query_pb2.QueryParamsResponse(params=self.app.keepers["erc20"].params(view))

@@ -5,15 +5,15 @@ from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.evm import store_layout
 from chaind.chain.modules.evm.deliver import deliver
 from chaind.chain.modules.evm.genesis import GENESIS
+from chaind.chain.modules.evm.keeper import EvmKeeper
 from chaind.chain.modules.evm.msgs import AMINO_SHAPES, MESSAGES
-from chaind.chain.modules.evm.params import allow_unprotected
 from chaind.chain.modules.evm.query import EvmQuery
 from chaind.chain.modules.evm.state import NativeState
 from chaind.chain.modules.evm.traces import Tracing
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.pb.ethermint.evm.v1 import query_pb2, query_pb2_grpc
 
-__all__ = ("MODULE", "VM", "NativeState", "allow_unprotected", "deliver", "vm_error")
+__all__ = ("MODULE", "VM", "EvmKeeper", "NativeState", "deliver", "vm_error")
 
 
 def _query(app, settings, node_services):
@@ -22,6 +22,7 @@ def _query(app, settings, node_services):
 
 MODULE = Module(
     name="evm",
+    keeper=lambda app: EvmKeeper(),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", _query, uses_node_services=True),),
     genesis=GENESIS,

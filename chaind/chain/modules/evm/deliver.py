@@ -11,7 +11,7 @@ from eth_utils import ValidationError
 
 from chaind.chain import errors
 from chaind.chain.block import EvmReceipt, Log, TxResult, event
-from chaind.chain.modules.auth.keeper import FEE_COLLECTOR, locked_coins
+from chaind.chain.modules.auth.keeper import FEE_COLLECTOR
 from chaind.chain.modules.evm import transfer
 from chaind.chain.modules.evm.vm import VM, vm_error
 from chaind.crypto.addresses import checksum_address
@@ -26,7 +26,7 @@ def deliver(ctx, tx, bank):
         state.delta_balance(FEE_COLLECTOR, ctx.base_fee * VM.finalize_gas_used(tx.evm, computation))
 
     # A vesting account's locked coins pay neither value nor gas (bank's subUnlockedCoins in the SDK).
-    locked = locked_coins(ctx, tx.sender, ctx.time_ns // 10**9).get(bank.base_denom)
+    locked = bank.auth.locked_coins(ctx, tx.sender, ctx.time_ns // 10**9).get(bank.base_denom)
     if locked:
         cost = tx.evm.gas * tx.evm.max_fee_per_gas + tx.evm.value
         have = max(0, state.get_balance(tx.sender) - locked)

@@ -8,7 +8,6 @@ import rlp
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
-from chaind.chain.modules import auth
 from chaind.chain.modules.bank.genesis import holders as bank_holders
 from chaind.chain.modules.evm import params as evm_params
 from chaind.crypto.addresses import checksum_address
@@ -88,7 +87,7 @@ def _hex(text, size, what):
 
 def init_genesis(app, ctx, genesis):
     """Params, then each account's code and storage (Evmos' InitGenesis), then the precompiles' code."""
-    evm_params.set_params(ctx, genesis.params)
+    app.keepers["evm"].set_params(ctx, genesis.params)
     for account in genesis.accounts:
         if account.code:
             ctx.accounts.set_code(account.address, account.code)
@@ -121,13 +120,13 @@ def export_genesis(app, view):
                 storage=[evm_pb2.State(key="0x" + slot.hex(), value="0x%064x" % value)
                          for slot, value in storage]))
     accounts.sort(key=lambda a: a.address.lower())
-    return to_json(genesis_pb2.GenesisState(accounts=accounts, params=evm_params.params(view)))
+    return to_json(genesis_pb2.GenesisState(accounts=accounts, params=app.keepers["evm"].params(view)))
 
 
 def known_accounts(app, view):
     """{account key: address} of the addresses auth and bank know (those written before chaind recorded
     preimages among them)."""
-    return {account_key(a): a for a in set(auth.all_addresses(view)) | bank_holders(app, view)}
+    return {account_key(a): a for a in set(app.keepers["auth"].all_addresses(view)) | bank_holders(app, view)}
 
 
 def _storage(app, get, address, storage_root):

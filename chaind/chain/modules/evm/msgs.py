@@ -32,7 +32,7 @@ def _update_params(app, ctx, msg, signer):
     problem = evm_params.unsupported(params, app.genesis.base_denom, app.precompiles)
     if problem:
         raise errors.TxError("undefined", 1, problem)
-    evm_params.set_params(ctx, params)
+    app.keepers["evm"].set_params(ctx, params)
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

@@ -1,5 +1,6 @@
-"""evm's params (Evmos v20 x/evm Params), from genesis' app_state.evm.params, in state; MsgUpdateParams changes
-them. allow_unprotected_txs gates the ante, active_static_precompiles the precompiles a call reaches."""
+"""evm's params (Evmos v20 x/evm Params), from genesis' app_state.evm.params, kept in state by its keeper;
+MsgUpdateParams changes them. allow_unprotected_txs gates the ante, active_static_precompiles the precompiles a
+call reaches."""
 
 import functools
 import re
@@ -55,42 +56,17 @@ def parse_params(doc, modules_precompiles):
     return params
 
 
-def stored(state):
-    return state.store.get(PARAMS_KEY)
-
-
 @functools.lru_cache(maxsize=16)
 def decoded(raw):
     """Params of their bytes (do not mutate: shared)."""
     return evm_pb2.Params.FromString(raw)
 
 
-def params(state):
-    """The evm params in `state`, or None on a chain without them (a test app without the evm module's genesis)."""
-    raw = stored(state)
-    return None if raw is None else decoded(raw)
-
-
-def set_params(state, p):
-    state.store.set(PARAMS_KEY, p.SerializeToString())
-
-
-def allow_unprotected(state):
-    p = params(state)
-    return p is not None and p.allow_unprotected_txs
-
-
 @functools.lru_cache(maxsize=16)
-def _inactive(raw, modules_precompiles):
+def inactive_of(raw, modules_precompiles):
+    """The static precompiles the params record `raw` leaves inactive; remembered, as every EVM state asks."""
     active = {bytes.fromhex(a[-40:]) for a in decoded(raw).active_static_precompiles}
     return frozenset(bytes.fromhex(a[2:]) for a in static_precompiles(modules_precompiles)) - active
-
-
-def inactive_static(store, modules_precompiles):
-    """The static precompiles the params leave inactive (Evmos calls them plain accounts then);
-    `modules_precompiles`: the modules' precompiles' addresses (App.precompiles)."""
-    raw = store.get(PARAMS_KEY)
-    return frozenset() if raw is None else _inactive(raw, frozenset(modules_precompiles))
 
 
 class InvalidParams(ValueError):

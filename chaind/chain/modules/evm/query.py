@@ -9,10 +9,8 @@ import re
 import orjson
 
 from chaind import errors
-from chaind.chain.modules import auth, staking
-from chaind.chain.modules.evm import params as evm_params
+from chaind.chain.modules import staking
 from chaind.chain.modules.evm.vm import vm_error
-from chaind.chain.modules.feemarket import params as feemarket_params
 from chaind.chain.queries import Reader, address_bytes, query
 from chaind.crypto.addresses import to_bech32
 from chaind.errors import ChainError, Kind
@@ -53,10 +51,10 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
     def CosmosAccount(self, request, view):
         address = _hex_address(request.address)
         response = query_pb2.QueryCosmosAccountResponse(cosmos_address=to_bech32(self.genesis.bech32_prefix, address))
-        found = auth.account(view, address)
+        found = self.app.keepers["auth"].account(view, address)
         if found is not None:
             response.account_number = found[0]
-            response.sequence = auth.sequence(view, address)
+            response.sequence = self.app.keepers["auth"].sequence(view, address)
         return response
 
     @query(inline=True)
@@ -72,10 +70,10 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
             raise errors.failed(f"validator not found for {to_bech32(prefix, consensus)}")
         response = query_pb2.QueryValidatorAccountResponse(
             account_address=to_bech32(self.genesis.bech32_prefix, operator))
-        found = auth.account(view, operator)
+        found = self.app.keepers["auth"].account(view, operator)
         if found is not None:
             response.account_number = found[0]
-            response.sequence = auth.sequence(view, operator)
+            response.sequence = self.app.keepers["auth"].sequence(view, operator)
         return response
 
     @query(inline=True)
@@ -99,12 +97,12 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=evm_params.params(view))
+        return query_pb2.QueryParamsResponse(params=self.app.keepers["evm"].params(view))
 
     @query(inline=True)
     def BaseFee(self, request, view):
         response = query_pb2.QueryBaseFeeResponse()
-        if not feemarket_params(view).no_base_fee:
+        if not self.app.keepers["feemarket"].params(view).no_base_fee:
             response.base_fee = str(self.app.block_at(view.height)[1].base_fee)
         return response
 

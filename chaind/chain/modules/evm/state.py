@@ -12,7 +12,6 @@ from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
 from chaind.chain.modules.evm import bech32_precompile, fast_interpreter, p256
-from chaind.chain.modules.evm import params as evm_params
 from chaind.store.evm_accounts import FastAccountDB
 
 _NO_PRECOMPILE = object()
@@ -32,7 +31,7 @@ class _Precompiles:
         self.fixed = fixed
         self.modules = native.app.precompiles
         self.native = native
-        self.inactive = evm_params.inactive_static(native.store, self.modules)
+        self.inactive = native.app.keepers["evm"].inactive_static(native, self.modules)
 
     def get(self, address, default=None):
         found = self.fixed.get(address) or self.modules.get(address)
@@ -116,7 +115,7 @@ class NativeState(PragueState):
         # Active precompiles are warm from a tx's start, as geth's access list has them; a static one the
         # evm params turned off is a plain account.
         native = self.native
-        if native is not None and address in evm_params.inactive_static(native.store, native.app.precompiles):
+        if native is not None and address in native.app.keepers["evm"].inactive_static(native, native.app.precompiles):
             return self._account_db.is_address_warm(address)
         if super().is_address_warm(address):
             return True

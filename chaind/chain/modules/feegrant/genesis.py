@@ -4,7 +4,8 @@ from google.protobuf import json_format
 
 from chaind.chain import errors
 from chaind.chain.module_genesis import GenesisError, ModuleGenesis, to_json
-from chaind.chain.modules.feegrant import allowances, keeper
+from chaind.chain.modules.feegrant import allowances
+from chaind.chain.modules.feegrant.keeper import NAME
 from chaind.crypto.addresses import parse
 from chaind.pb.cosmos.feegrant.v1beta1 import genesis_pb2
 
@@ -27,9 +28,10 @@ def validate(section, context):
 
 
 def init_genesis(app, ctx, grants):
+    keeper = app.keepers[NAME]
     for i, (granter, grantee, allowance) in enumerate(grants):
         try:
-            keeper.grant_allowance(ctx, granter, grantee, allowance, app.bank.bech32)
+            keeper.grant_allowance(ctx, granter, grantee, allowance)
         except errors.TxError as e:
             raise GenesisError(f"invalid genesis: app_state.feegrant.allowances[{i}]: {e}") from None
 
@@ -39,7 +41,7 @@ def default(context):
 
 
 def export_genesis(app, view):
-    return to_json(genesis_pb2.GenesisState(allowances=[grant for _, grant in keeper.grants(view)]))
+    return to_json(genesis_pb2.GenesisState(allowances=[grant for _, grant in app.keepers[NAME].grants(view)]))
 
 
 GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)

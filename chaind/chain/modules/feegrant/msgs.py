@@ -7,7 +7,8 @@ only the address checks of the signer every message gets.
 from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
-from chaind.chain.modules.feegrant import allowances, keeper
+from chaind.chain.modules.feegrant import allowances
+from chaind.chain.modules.feegrant.keeper import MSG_PRUNE_LIMIT, NAME
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.feegrant.v1beta1 import feegrant_pb2, tx_pb2
@@ -30,24 +31,24 @@ def _grant(app, ctx, msg, signer):
     if msg.grantee.lower() == msg.granter.lower():
         raise errors.invalid_address("cannot self-grant fee authorization")
     grantee, granter = _address(app, msg.grantee, "grantee"), _address(app, msg.granter, "granter")
+    keeper = app.keepers[NAME]
     if keeper.grant(ctx, granter, grantee) is not None:
         raise errors.invalid_request("fee allowance already exists")
     if not msg.HasField("allowance"):
         raise errors.TxError(errors.SDK, 2, "fee allowance is empty: tx parse error")
     allowances.validate(msg.allowance)
-    return keeper.grant_allowance(ctx, granter, grantee, msg.allowance, app.bank.bech32), \
-        tx_pb2.MsgGrantAllowanceResponse()
+    return keeper.grant_allowance(ctx, granter, grantee, msg.allowance), tx_pb2.MsgGrantAllowanceResponse()
 
 
 def _revoke(app, ctx, msg, signer):
     if msg.grantee == msg.granter:
         raise errors.invalid_address("addresses must be different")
     grantee, granter = _address(app, msg.grantee, "grantee"), _address(app, msg.granter, "granter")
-    return keeper.revoke_allowance(ctx, granter, grantee, app.bank.bech32), tx_pb2.MsgRevokeAllowanceResponse()
+    return app.keepers[NAME].revoke_allowance(ctx, granter, grantee), tx_pb2.MsgRevokeAllowanceResponse()
 
 
 def _prune(app, ctx, msg, signer):
-    keeper.remove_expired(ctx, keeper.MSG_PRUNE_LIMIT)
+    app.keepers[NAME].remove_expired(ctx, MSG_PRUNE_LIMIT)
     return [event("prune_feegrant", ("pruner", msg.pruner))], tx_pb2.MsgPruneAllowancesResponse()
 
 

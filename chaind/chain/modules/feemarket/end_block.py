@@ -2,7 +2,6 @@
 
 from chaind.chain.block import event
 from chaind.chain.modules.feemarket.base_fee import block_gas
-from chaind.chain.modules.feemarket.params import params
 
 
 def end_block(app, ctx):
@@ -12,7 +11,7 @@ def end_block(app, ctx):
     block's other events; `block_gas{height, amount}` from its EndBlock: the block's gas wanted (every tx's
     gas limit) times min_gas_multiplier, or the gas its txs used if more, which the next base fee follows.
     """
-    p = params(ctx)
+    p = app.keepers["feemarket"].params(ctx)
     ctx.block_gas = block_gas(p, ctx.gas_wanted, ctx.tx_gas_used)
     if not p.no_base_fee:
         ctx.events.insert(0, event("fee_market", ("base_fee", str(ctx.base_fee)), ("mode", "BeginBlock")))

@@ -3,7 +3,7 @@ params carry the exported block's base fee, and block_gas its gas, as Evmos' Exp
 
 from chaind.chain import legacy_dec
 from chaind.chain.module_genesis import ModuleGenesis
-from chaind.chain.modules.feemarket.params import params, parse_params, set_params
+from chaind.chain.modules.feemarket.params import parse_params
 
 
 def validate(section, context):
@@ -25,7 +25,7 @@ def validate(section, context):
 
 
 def init_genesis(app, ctx, p):
-    set_params(ctx, p)
+    app.keepers["feemarket"].set_params(ctx, p)
 
 
 def default(context):
@@ -36,7 +36,7 @@ def default(context):
 
 
 def export_genesis(app, view):
-    p = params(view)
+    p = app.keepers["feemarket"].params(view)
     _, meta = app.block_at(view.height)
     return {"params": {"no_base_fee": p.no_base_fee, "base_fee_change_denominator": p.base_fee_change_denominator,
                        "elasticity_multiplier": p.elasticity_multiplier, "enable_height": str(p.enable_height),

@@ -2,7 +2,7 @@
 
 from chaind.chain import authority
 from chaind.chain.amino import Amino
-from chaind.chain.modules.feemarket.params import Params, note_base_fee_set, set_params
+from chaind.chain.modules.feemarket.params import Params
 from chaind.chain.msgs import MsgHandler
 from chaind.pb.ethermint.feemarket.v1 import feemarket_pb2, tx_pb2
 
@@ -31,9 +31,10 @@ def _validate(app, msg):
 def _update_params(app, ctx, msg, signer):
     authority.check(app, msg.authority)
     params = _params_of(msg.params)
-    set_params(ctx, params)
+    keeper = app.keepers["feemarket"]
+    keeper.set_params(ctx, params)
     # The base fee param is the one the next block's starts from (x/feemarket's BeginBlock reads it).
-    note_base_fee_set(ctx, ctx.height, params.base_fee)
+    keeper.note_base_fee_set(ctx, ctx.height, params.base_fee)
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

@@ -1,4 +1,5 @@
-"""feemarket's params (Evmos v20 x/feemarket Params), from genesis, kept in state; MsgUpdateParams may change them."""
+"""feemarket's params (Evmos v20 x/feemarket Params), from genesis, kept in state by its keeper; MsgUpdateParams
+may change them."""
 
 import functools
 
@@ -6,12 +7,6 @@ import attrs
 import orjson
 
 from chaind.chain import legacy_dec
-from chaind.store.keys import compose
-
-PARAMS_KEY = compose("feemarket", "params")
-# "height base_fee": a base fee MsgUpdateParams set at that height, which the next block's base fee starts from.
-BASE_FEE_SET = compose("feemarket", "base_fee_set")
-
 
 _BIG = ("base_fee", "min_gas_price", "min_gas_multiplier")
 
@@ -68,28 +63,7 @@ def parse_params(doc):
     return p
 
 
-def params(state):
-    return _decoded(state.store.get(PARAMS_KEY))
-
-
 @functools.lru_cache(maxsize=16)
-def _decoded(raw):
+def decoded(raw):
     # Read by every block and check: a record is decoded once.
     return Params.from_record(raw)
-
-
-def set_params(state, p):
-    state.store.set(PARAMS_KEY, p.to_record())
-
-
-def base_fee_set_at(state, height):
-    """The base fee MsgUpdateParams set in block `height`, or None."""
-    raw = state.store.get(BASE_FEE_SET)
-    if raw is None:
-        return None
-    at, fee = map(int, raw.split())
-    return fee if at == height else None
-
-
-def note_base_fee_set(state, height, fee):
-    state.store.set(BASE_FEE_SET, f"{height} {fee}".encode())

@@ -1,6 +1,5 @@
 """ethermint.feemarket.v1.Query, as Evmos' x/feemarket querier answers."""
 
-from chaind.chain.modules.feemarket.params import params
 from chaind.chain.queries import Reader, query
 from chaind.pb.ethermint.feemarket.v1 import feemarket_pb2
 from chaind.pb.ethermint.feemarket.v1 import query_pb2 as fm_query_pb2
@@ -13,7 +12,7 @@ class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        p = params(view)
+        p = self.app.keepers["feemarket"].params(view)
         # The base fee param moves every block: it is the one of the block at the height read.
         return fm_query_pb2.QueryParamsResponse(params=feemarket_pb2.Params(
             no_base_fee=p.no_base_fee, base_fee_change_denominator=p.base_fee_change_denominator,
@@ -23,7 +22,8 @@ class FeeMarketQuery(Reader, fm_query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def BaseFee(self, request, view):
-        return fm_query_pb2.QueryBaseFeeResponse(base_fee=self._base_fee(view, params(view)))
+        p = self.app.keepers["feemarket"].params(view)
+        return fm_query_pb2.QueryBaseFeeResponse(base_fee=self._base_fee(view, p))
 
     @query(inline=True)
     def BlockGas(self, request, view):

@@ -7,7 +7,7 @@ from twisted.logger import Logger
 
 from chaind.chain import errors
 from chaind.chain.block import event
-from chaind.chain.modules.gov import deposits, keeper
+from chaind.chain.modules.gov import deposits
 from chaind.chain.modules.gov.msgs import GOV, decode_messages
 from chaind.chain.modules.gov.tally import tally
 from chaind.pb.cosmos.gov.v1 import gov_pb2
@@ -16,6 +16,7 @@ log = Logger()
 
 
 def end_block(app, ctx):
+    keeper = app.keepers["gov"]
     for pid in keeper.due(ctx, "inactive", ctx.time_ns):
         p = keeper.proposal(ctx, pid)
         if p is None:

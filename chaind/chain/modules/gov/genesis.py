@@ -5,7 +5,7 @@ import attrs
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import GenesisError, ModuleGenesis, to_json
-from chaind.chain.modules.gov import keeper
+from chaind.chain.modules.gov.keeper import GOV
 from chaind.chain.modules.gov.params import default_params, parse_params
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.gov.v1 import gov_pb2
@@ -82,10 +82,11 @@ def _owned(section, name, cls, owner_field, ids, prefix):
 def init_genesis(app, ctx, genesis):
     """x/gov's InitGenesis: deposits, votes, proposals back in the deposit or voting queue; the gov account holds
     exactly the deposits (bank's genesis gave it its balance)."""
+    keeper = app.keepers["gov"]
     keeper.set_params(ctx, genesis.params)
     keeper.set_next_proposal_id(ctx, genesis.starting_proposal_id)
     keeper.set_constitution(ctx, genesis.constitution)
-    app.ensure_account(ctx, keeper.GOV)
+    app.ensure_account(ctx, GOV)
     total = {}
     for depositor, found in genesis.deposits:
         keeper.set_deposit(ctx, found.proposal_id, depositor, found)
@@ -99,7 +100,7 @@ def init_genesis(app, ctx, genesis):
         elif found.status == gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD:
             keeper.enqueue(ctx, "active", found.voting_end_time.ToNanoseconds(), found.id)
         keeper.set_proposal(ctx, found)
-    held = {d: a for d, a in app.bank.all_balances(ctx, keeper.GOV)}
+    held = {d: a for d, a in app.keepers["bank"].all_balances(ctx, GOV)}
     if held != {d: a for d, a in total.items() if a}:
         raise GenesisError(f"invalid genesis: app_state.gov: expected module account was {_text(total)} but "
                            f"we got {_text(held)}")
@@ -116,6 +117,7 @@ def default(context):
 
 def export_genesis(app, view):
     """x/gov's ExportGenesis: every proposal with its deposits and votes, params, the constitution."""
+    keeper = app.keepers["gov"]
     found = keeper.proposals(view)
     deposits = [to_json(d) for p in found for _, d in keeper.deposits(view, p.id)]
     votes = [to_json(v) for p in found for _, v in keeper.votes(view, p.id)]

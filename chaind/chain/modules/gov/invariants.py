@@ -13,7 +13,7 @@ def module_account(app, state):
     for _, raw in state.store.iterate(_DEPOSITS):
         for coin in gov_pb2.Deposit.FromString(raw).amount:
             expected[coin.denom] = expected.get(coin.denom, 0) + int(coin.amount)
-    held = dict(app.bank.all_balances(state, GOV))
+    held = dict(app.keepers["bank"].all_balances(state, GOV))
     if {d: a for d, a in expected.items() if a} == held:
         return None
     text = lambda coins: ",".join(f"{a}{d}" for d, a in sorted(coins.items()) if a)  # noqa: E731

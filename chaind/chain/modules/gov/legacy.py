@@ -46,7 +46,7 @@ def _validate_exec_legacy(app, msg):
 
 
 def _exec_legacy(app, ctx, msg, signer):
-    expected = app.bank.bech32(authority.GOV)
+    expected = app.keepers["bank"].bech32(authority.GOV)
     if msg.authority != expected:
         raise error((13, "expected gov account as only signer for proposal message"),
                     f"expected {expected} got {msg.authority}")
@@ -60,7 +60,7 @@ def _submit_v1beta1(app, ctx, msg, signer):
         raise error(INVALID_PROPOSAL_CONTENT, "missing content")
     content = _content(msg.content)
     _validate_content(content)
-    wrapped = v1_tx.MsgExecLegacyContent(content=msg.content, authority=app.bank.bech32(authority.GOV))
+    wrapped = v1_tx.MsgExecLegacyContent(content=msg.content, authority=app.keepers["bank"].bech32(authority.GOV))
     v1 = v1_tx.MsgSubmitProposal(initial_deposit=msg.initial_deposit, proposer=msg.proposer, title=content.title,
                                  summary=content.description)
     v1.messages.add(type_url=EXEC_LEGACY, value=wrapped.SerializeToString())

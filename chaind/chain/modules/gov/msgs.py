@@ -9,7 +9,7 @@ import json
 from chaind.chain import authority, errors, legacy_dec
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
-from chaind.chain.modules.gov import coins, deposits, keeper
+from chaind.chain.modules.gov import coins, deposits
 from chaind.chain.modules.gov.errors import (
     INACTIVE_PROPOSAL,
     INVALID_PROPOSAL,
@@ -27,12 +27,12 @@ from chaind.chain.modules.gov.errors import (
     VOTING_PERIOD_ENDED,
     error,
 )
+from chaind.chain.modules.gov.keeper import GOV
 from chaind.chain.modules.gov.params import MAX_METADATA_LEN, MAX_SUMMARY_LEN, validate
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.gov.v1 import gov_pb2, tx_pb2
 
-GOV = keeper.GOV
 VALID_OPTIONS = (gov_pb2.VOTE_OPTION_YES, gov_pb2.VOTE_OPTION_ABSTAIN, gov_pb2.VOTE_OPTION_NO,
                   gov_pb2.VOTE_OPTION_NO_WITH_VETO)
 
@@ -101,6 +101,7 @@ def _check_proposal_messages(app, decoded):
 
 
 def submit_proposal(app, ctx, msg, signer):
+    keeper = app.keepers["gov"]
     if not msg.title:
         raise error(INVALID_PROPOSAL_CONTENT, "proposal title cannot be empty")
     if not msg.summary:
@@ -182,10 +183,11 @@ def _option_text(option, weight):
 
 def _add_vote(app, ctx, pid, voter, options, metadata):
     """Keeper.AddVote: options are (VoteOption, weight text) pairs already checked."""
+    keeper = app.keepers["gov"]
     if not keeper.in_voting_period(ctx, pid):
         raise error(INACTIVE_PROPOSAL, str(pid))
     _metadata_length(metadata)
-    voter_b32 = app.bank.bech32(voter)
+    voter_b32 = app.keepers["bank"].bech32(voter)
     v = gov_pb2.Vote(proposal_id=pid, voter=voter_b32, metadata=metadata,
                      options=[gov_pb2.WeightedVoteOption(option=o, weight=w) for o, w in options])
     keeper.set_vote(ctx, pid, voter, v)
@@ -235,6 +237,7 @@ def vote_weighted(app, ctx, msg, signer):
 
 
 def _cancel_proposal(app, ctx, msg, signer):
+    keeper = app.keepers["gov"]
     address(app, msg.proposer, "proposer")
     pid = msg.proposal_id
     p = keeper.proposal(ctx, pid)
@@ -261,6 +264,7 @@ def _cancel_proposal(app, ctx, msg, signer):
 
 
 def _update_params(app, ctx, msg, signer):
+    keeper = app.keepers["gov"]
     authority.check(app, msg.authority)
     try:
         validate(msg.params, app.genesis.bech32_prefix)

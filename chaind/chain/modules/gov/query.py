@@ -2,7 +2,6 @@
 answers them."""
 
 from chaind import errors
-from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.gov.tally import empty_result, tally
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.pb.cosmos.gov.v1 import gov_pb2, query_pb2, query_pb2_grpc
@@ -19,6 +18,10 @@ class GovQuery(Reader, query_pb2_grpc.QueryServicer):
         super().__init__(app)
         self.prefix = app.genesis.bech32_prefix
 
+    @property
+    def keeper(self):
+        return self.app.keepers["gov"]
+
     def address(self, text, empty_message):
         if not text:
             raise errors.invalid_argument(empty_message)
@@ -34,14 +37,14 @@ class GovQuery(Reader, query_pb2_grpc.QueryServicer):
         return pid
 
     def existing(self, view, pid):
-        p = keeper.proposal(view, self.proposal_id(pid))
+        p = self.keeper.proposal(view, self.proposal_id(pid))
         if p is None:
             raise errors.not_found(f"proposal {pid} doesn't exist")
         return p
 
     @query(inline=True)
     def Constitution(self, request, view):
-        return query_pb2.QueryConstitutionResponse(constitution=keeper.constitution(view))
+        return query_pb2.QueryConstitutionResponse(constitution=self.keeper.constitution(view))
 
     @query(inline=True)
     def Proposal(self, request, view):
@@ -52,31 +55,31 @@ class GovQuery(Reader, query_pb2_grpc.QueryServicer):
     def proposals_page(self, request, view):
         voter = self.address(request.voter, "") if request.voter else None
         depositor = self.address(request.depositor, "") if request.depositor else None
-        items = [(id_key(p.id), p) for p in keeper.proposals(view)
+        items = [(id_key(p.id), p) for p in self.keeper.proposals(view)
                  if (not request.proposal_status or p.status == request.proposal_status)
-                 and (voter is None or keeper.vote(view, p.id, voter) is not None)
-                 and (depositor is None or keeper.deposit(view, p.id, depositor) is not None)]
+                 and (voter is None or self.keeper.vote(view, p.id, voter) is not None)
+                 and (depositor is None or self.keeper.deposit(view, p.id, depositor) is not None)]
         return paginate(items, request.pagination)
 
     def one_vote(self, request, view):
         pid = self.proposal_id(request.proposal_id)
-        v = keeper.vote(view, pid, self.address(request.voter, "empty voter address"))
+        v = self.keeper.vote(view, pid, self.address(request.voter, "empty voter address"))
         if v is None:
             raise errors.not_found(f"voter: {request.voter} not found for proposal: {pid}")
         return v
 
     def votes_page(self, request, view):
-        return paginate(keeper.votes(view, self.proposal_id(request.proposal_id)), request.pagination)
+        return paginate(self.keeper.votes(view, self.proposal_id(request.proposal_id)), request.pagination)
 
     def one_deposit(self, request, view):
         pid = self.proposal_id(request.proposal_id)
-        d = keeper.deposit(view, pid, self.address(request.depositor, "empty depositor address"))
+        d = self.keeper.deposit(view, pid, self.address(request.depositor, "empty depositor address"))
         if d is None:
             raise errors.not_found(f"depositer: {request.depositor} not found for proposal: {pid}")
         return d
 
     def deposits_page(self, request, view):
-        return paginate(keeper.deposits(view, self.proposal_id(request.proposal_id)), request.pagination)
+        return paginate(self.keeper.deposits(view, self.proposal_id(request.proposal_id)), request.pagination)
 
     def tally_of(self, request, view):
         p = self.existing(view, request.proposal_id)
@@ -103,7 +106,7 @@ class GovQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        p = keeper.params(view)
+        p = self.keeper.params(view)
         response = query_pb2.QueryParamsResponse(params=p)
         if request.params_type == "deposit":
             response.deposit_params.min_deposit.extend(p.min_deposit)

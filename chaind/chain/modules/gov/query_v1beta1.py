@@ -5,7 +5,6 @@ from google.protobuf import timestamp_pb2
 
 from chaind import errors
 from chaind.chain import legacy_dec
-from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.gov.legacy import EXEC_LEGACY
 from chaind.chain.modules.gov.query import GovQuery
 from chaind.chain.queries import query
@@ -73,7 +72,7 @@ class GovQueryV1Beta1(GovQuery, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Params(self, request, view):
-        p = keeper.params(view)
+        p = self.keeper.params(view)
         response = query_pb2.QueryParamsResponse()
         # gogoproto non-nullable: the groups not asked for are there, empty.
         for group in (response.voting_params, response.deposit_params, response.tally_params):

@@ -5,7 +5,6 @@ import attrs
 
 from chaind.chain import legacy_dec
 from chaind.chain.modules import staking
-from chaind.chain.modules.gov import keeper
 from chaind.chain.modules.staking.numbers import dec_quo
 from chaind.pb.cosmos.gov.v1 import gov_pb2
 
@@ -37,6 +36,7 @@ def _weights(v):
 def tally(app, state, p, remove_votes):
     """(passes, burn_deposits, TallyResult) of proposal `p`; remove_votes(voter) is called for each vote
     counted (the end blocker deletes them; a query passes a no-op)."""
+    keeper = app.keepers["gov"]
     results = dict.fromkeys(OPTIONS, 0)
     total = 0
     current = {v.operator: _ValidatorInfo(v.tokens, v.shares)
@@ -71,7 +71,7 @@ def tally(app, state, p, remove_votes):
                                  no_count=str(results[gov_pb2.VOTE_OPTION_NO] // ONE),
                                  no_with_veto_count=str(results[gov_pb2.VOTE_OPTION_NO_WITH_VETO] // ONE))
     params = keeper.params(state)
-    bonded = app.bank.balance(state, staking.BONDED_POOL, staking.params(state).bond_denom)
+    bonded = app.keepers["bank"].balance(state, staking.BONDED_POOL, staking.params(state).bond_denom)
     if bonded == 0:
         return False, False, result
     if dec_quo(total, bonded * ONE) < legacy_dec.parse(params.quorum):

@@ -4,16 +4,7 @@ epochs_per_period, skipped_epochs) into state, and its module account."""
 from chaind.chain import legacy_dec
 from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.modules.inflation.keeper import INFLATION_ACCOUNT
-from chaind.chain.modules.inflation.params import (
-    DECIMALS,
-    PARAMS_KEY,
-    Params,
-    Schedule,
-    params,
-    parse_genesis,
-    schedule,
-    set_schedule,
-)
+from chaind.chain.modules.inflation.params import DECIMALS, Params, Schedule, parse_genesis
 
 
 def validate(section, context):
@@ -25,8 +16,9 @@ def validate(section, context):
 
 def init_genesis(app, ctx, genesis):
     p, found = genesis
-    ctx.store.set(PARAMS_KEY, p.to_record())
-    set_schedule(ctx, found)
+    keeper = app.keepers["inflation"]
+    keeper.set_params(ctx, p)
+    keeper.set_schedule(ctx, found)
     app.ensure_account(ctx, INFLATION_ACCOUNT)
 
 
@@ -45,7 +37,8 @@ def default(context):
 
 
 def export_genesis(app, view):
-    return _section(params(view), schedule(view))
+    keeper = app.keepers["inflation"]
+    return _section(keeper.params(view), keeper.schedule(view))
 
 
 GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)

@@ -1,4 +1,5 @@
-"""inflation's genesis and params (Evmos v20 x/inflation): the exponential schedule and where minted coins go."""
+"""inflation's genesis and params (Evmos v20 x/inflation): the exponential schedule and where minted coins go;
+its keeper keeps them in state."""
 
 import re
 
@@ -101,24 +102,3 @@ def validate(p):
         raise ValueError("total distributions ratio should be 1")
     if not isinstance(p.enable_inflation, bool):
         raise ValueError("invalid parameter type: enable_inflation")
-
-
-def params(state):
-    return Params.from_record(state.store.get(PARAMS_KEY))
-
-
-def _int_at(state, name, default=0):
-    raw = state.store.get(compose("inflation", name))
-    return default if raw is None else int(raw)
-
-
-def schedule(state):
-    raw = state.store.get(compose("inflation", "epoch_identifier"))
-    return Schedule(_int_at(state, "period"), raw.decode() if raw else "day", _int_at(state, "epochs_per_period"),
-                    _int_at(state, "skipped_epochs"))
-
-
-def set_schedule(state, s):
-    for name in ("period", "epochs_per_period", "skipped_epochs"):
-        state.store.set(compose("inflation", name), str(getattr(s, name)).encode())
-    state.store.set(compose("inflation", "epoch_identifier"), s.epoch_identifier.encode())

@@ -1,7 +1,6 @@
 """evmos.inflation.v1.Query: Period, EpochMintProvision, SkippedEpochs, CirculatingSupply, InflationRate, Params."""
 
 from chaind.chain.modules.inflation import keeper
-from chaind.chain.modules.inflation.params import params, schedule
 from chaind.chain.queries import Reader, query
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.evmos.inflation.v1 import genesis_pb2, inflation_pb2, query_pb2, query_pb2_grpc
@@ -19,28 +18,34 @@ def params_proto(p):
 
 
 class InflationQuery(Reader, query_pb2_grpc.QueryServicer):
+    @property
+    def keeper(self):
+        return self.app.keepers["inflation"]
+
     @query(inline=True)
     def Period(self, request, view):
-        return query_pb2.QueryPeriodResponse(period=schedule(view).period)
+        return query_pb2.QueryPeriodResponse(period=self.keeper.schedule(view).period)
 
     @query(inline=True)
     def EpochMintProvision(self, request, view):
         return query_pb2.QueryEpochMintProvisionResponse(epoch_mint_provision=coin_pb2.DecCoin(
-            denom=params(view).mint_denom, amount=str(keeper.epoch_mint_provision(self.app, view))))
+            denom=self.keeper.params(view).mint_denom,
+            amount=str(self.keeper.epoch_mint_provision(view, keeper.bonded_ratio(self.app, view)))))
 
     @query(inline=True)
     def SkippedEpochs(self, request, view):
-        return query_pb2.QuerySkippedEpochsResponse(skipped_epochs=schedule(view).skipped_epochs)
+        return query_pb2.QuerySkippedEpochsResponse(skipped_epochs=self.keeper.schedule(view).skipped_epochs)
 
     @query(inline=True)
     def CirculatingSupply(self, request, view):
         return query_pb2.QueryCirculatingSupplyResponse(circulating_supply=coin_pb2.DecCoin(
-            denom=params(view).mint_denom, amount=str(keeper.circulating_supply(self.app, view))))
+            denom=self.keeper.params(view).mint_denom, amount=str(self.keeper.circulating_supply(view))))
 
     @query(inline=True)
     def InflationRate(self, request, view):
-        return query_pb2.QueryInflationRateResponse(inflation_rate=str(keeper.inflation_rate(self.app, view)))
+        return query_pb2.QueryInflationRateResponse(inflation_rate=str(
+            self.keeper.inflation_rate(view, keeper.bonded_ratio(self.app, view))))
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=params_proto(params(view)))
+        return query_pb2.QueryParamsResponse(params=params_proto(self.keeper.params(view)))

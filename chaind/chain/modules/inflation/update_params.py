@@ -3,7 +3,7 @@ authority check, as Evmos v20's msg server."""
 
 from chaind.chain import authority
 from chaind.chain.amino import Amino
-from chaind.chain.modules.inflation.params import PARAMS_KEY, Params, validate
+from chaind.chain.modules.inflation.params import Params, validate
 from chaind.chain.msgs import MsgHandler
 from chaind.pb.evmos.inflation.v1 import inflation_pb2, tx_pb2
 
@@ -32,7 +32,7 @@ def _validate(app, msg):
 
 def _update_params(app, ctx, msg, signer):
     authority.check(app, msg.authority)
-    ctx.store.set(PARAMS_KEY, _params_of(msg.params).to_record())
+    app.keepers["inflation"].set_params(ctx, _params_of(msg.params))
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

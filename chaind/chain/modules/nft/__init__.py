@@ -12,7 +12,7 @@ __all__ = ("MODULE", "NftKeeper")
 
 MODULE = Module(
     name=NAME,
-    keeper=lambda app: NftKeeper(app.bank),
+    keeper=lambda app: NftKeeper(app.keepers["bank"]),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: NftQuery(app)),),
     genesis=GENESIS,

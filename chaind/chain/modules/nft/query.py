@@ -35,7 +35,7 @@ class NftQuery(Reader, query_pb2_grpc.QueryServicer):
         if not request.id:
             raise errors.failed("empty nft id")
         found = self.keeper.owner(view, request.class_id, request.id)
-        return query_pb2.QueryOwnerResponse(owner=self.app.bank.bech32(found) if found else "")
+        return query_pb2.QueryOwnerResponse(owner=self.keeper.bank.bech32(found) if found else "")
 
     @query(inline=True)
     def Supply(self, request, view):

@@ -7,11 +7,8 @@ Amino JSON writes 64-bit integers, Int, Dec and durations (nanoseconds) as strin
 import json
 
 from chaind.chain import legacy_dec
-from chaind.chain.modules import feemarket, staking
-from chaind.chain.modules.bank.params import default_send_enabled
+from chaind.chain.modules import staking
 from chaind.chain.modules.distribution.params import params as distribution_params
-from chaind.chain.modules.gov import keeper as gov_keeper
-from chaind.chain.modules.inflation import params as inflation_params
 
 
 def _text(value):
@@ -43,7 +40,7 @@ def _auth(app, view):
 
 
 def _bank(app, view):
-    return {"DefaultSendEnabled": _bool(default_send_enabled(view))}
+    return {"DefaultSendEnabled": _bool(app.keepers["bank"].default_send_enabled(view))}
 
 
 def _staking(app, view):
@@ -61,7 +58,7 @@ def _distribution(app, view):
 
 
 def _gov(app, view):
-    p = gov_keeper.params(view)
+    p = app.keepers["gov"].params(view)
     compact = {"separators": (",", ":")}
     return {"depositparams": json.dumps({"min_deposit": json.loads(_coins(p.min_deposit)),
                                          "max_deposit_period": str(p.max_deposit_period.ToNanoseconds())}, **compact),
@@ -76,7 +73,7 @@ def _crisis(app, view):
 
 
 def _feemarket(app, view):
-    p = feemarket.params(view)
+    p = app.keepers["feemarket"].params(view)
     return {"NoBaseFee": _bool(p.no_base_fee), "BaseFeeChangeDenominator": str(p.base_fee_change_denominator),
             "ElasticityMultiplier": str(p.elasticity_multiplier), "EnableHeight": _text(p.enable_height),
             "BaseFee": _text(app.block_at(view.height)[1].base_fee), "MinGasPrice": _dec(p.min_gas_price),
@@ -84,7 +81,7 @@ def _feemarket(app, view):
 
 
 def _inflation(app, view):
-    p = inflation_params.params(view)
+    p = app.keepers["inflation"].params(view)
     compact = {"separators": (",", ":")}
     return {"MintDenom": _text(p.mint_denom),
             "ExponentialCalculation": json.dumps({

@@ -81,6 +81,21 @@ class StakingGenesis:
     validators: tuple          # GenesisValidators (a new chain's shorthand)
     exported: Exported | None = None
 
+    @property
+    def first_set(self):
+        """The GenesisValidators the chain starts with: the shorthand's, or an export's last set (its powers, in
+        the order CometBFT sorts a set: power descending, then address), so a node restarted from an export
+        knows its validator by its consensus key."""
+        if self.exported is None:
+            return self.validators
+        records = {v.operator: v for v in self.exported.validators}
+        found = []
+        for operator, power in self.exported.last_powers:
+            v = records[operator]
+            found.append(GenesisValidator(operator, v.pubkey, power, v.tokens, v.description.get("moniker", ""),
+                                          v.rate, v.max_rate, v.max_change_rate, v.min_self_delegation))
+        return tuple(sorted(found, key=lambda gv: (-gv.power, consensus_address(gv.consensus_pubkey))))
+
 
 def validate(section, context):
     section = section or {}
@@ -181,6 +196,10 @@ def _exported(section, prefix, p):
         for i, r in enumerate(state.redelegations))
     powers = tuple((parse(lp.address, f"last_validator_powers[{i}].address", valoper), lp.power)
                    for i, lp in enumerate(state.last_validator_powers))
+    for i, (operator, _) in enumerate(powers):
+        if operator not in seen:
+            raise ValueError(f"last_validator_powers[{i}]: validator {state.last_validator_powers[i].address} is "
+                             "not in the genesis' validators")
     return Exported(tuple(found), tuple(delegations), unbondings, redelegations, powers, last_total_power)
 
 

@@ -5,7 +5,6 @@ import json
 from twisted.logger import Logger
 
 from chaind.chain.halt import ChainHalt
-from chaind.chain.modules.upgrade import keeper
 
 log = Logger()
 
@@ -23,6 +22,7 @@ def upgrade_info(p):
 
 
 def pre_block(app, ctx):
+    keeper = app.keepers["upgrade"]
     p = keeper.plan(ctx)
     if p is None:
         return
@@ -45,7 +45,7 @@ def pre_block(app, ctx):
 def refusal_at_start(app):
     """The ChainHalt a node gives instead of starting when its next block is a plan's without a handler, or
     None (an SDK node would run that block's pre-blocker again and panic the same way)."""
-    p = keeper.plan(app.view())
+    p = app.keepers["upgrade"].plan(app.view())
     if p is not None and 0 < p.height <= app.height + 1 and p.name not in app.options.upgrade_handlers:
         return ChainHalt(needed_message(p), upgrade_info(p))
     return None

@@ -2,7 +2,7 @@
 Its section is empty, as x/upgrade's: a plan or a done upgrade belongs to the chain exported, not to a new one."""
 
 from chaind.chain.module_genesis import ModuleGenesis
-from chaind.chain.modules.upgrade import keeper
+from chaind.chain.modules.upgrade.keeper import CONSENSUS_VERSIONS
 
 
 def validate(section, context):
@@ -11,7 +11,7 @@ def validate(section, context):
 
 
 def init_genesis(app, ctx, _):
-    keeper.set_module_versions(ctx, {m.name: keeper.CONSENSUS_VERSIONS.get(m.name, 1) for m in app.modules})
+    app.keepers["upgrade"].set_module_versions(ctx, {m.name: CONSENSUS_VERSIONS.get(m.name, 1) for m in app.modules})
 
 
 GENESIS = ModuleGenesis(default=lambda context: {}, validate=validate, init=init_genesis,

@@ -1,4 +1,4 @@
-"""upgrade's state: the one scheduled plan, the height each plan was applied at, and the module versions."""
+"""upgrade's keeper and state: the one scheduled plan, the height each plan was applied at, and the module versions."""
 
 import hashlib
 
@@ -16,42 +16,39 @@ CONSENSUS_VERSIONS = {"auth": 5, "bank": 4, "crisis": 2, "distribution": 3, "gov
                       "vesting": 1, "nft": 1, "evm": 8, "feemarket": 5, "erc20": 4, "epochs": 1, "inflation": 3}
 
 
-def plan(state):
-    """The scheduled Plan, or None."""
-    raw = state.store.get(PLAN)
-    return None if raw is None else upgrade_pb2.Plan.FromString(raw)
-
-
-def set_plan(state, p):
-    state.store.set(PLAN, p.SerializeToString())
-
-
-def clear_plan(state):
-    state.store.delete(PLAN)
-
-
 def _done_key(name):
     # A plan's name has no length limit: its key holds the name's hash.
     return compose("upgrade", "done", hashlib.sha256(name.encode()).digest())
 
 
-def done_height(state, name):
-    """The height plan `name` was applied at; 0 if never."""
-    raw = state.store.get(_done_key(name))
-    return int(raw) if raw else 0
+class UpgradeKeeper:
+    """x/upgrade's keeper: reads take a state (a view or a block's context), writes a block's context."""
 
+    def plan(self, state):
+        """The scheduled Plan, or None."""
+        raw = state.store.get(PLAN)
+        return None if raw is None else upgrade_pb2.Plan.FromString(raw)
 
-def set_done(state, name, height):
-    state.store.set(_done_key(name), str(height).encode())
+    def set_plan(self, ctx, p):
+        ctx.store.set(PLAN, p.SerializeToString())
 
+    def clear_plan(self, ctx):
+        ctx.store.delete(PLAN)
 
-def module_versions(state):
-    """{module name: consensus version}, as stored."""
-    return {key[len(VERSIONS) + 1:].decode(): int(raw) for key, raw in state.store.iterate(VERSIONS)}
+    def done_height(self, state, name):
+        """The height plan `name` was applied at; 0 if never."""
+        raw = state.store.get(_done_key(name))
+        return int(raw) if raw else 0
 
+    def set_done(self, ctx, name, height):
+        ctx.store.set(_done_key(name), str(height).encode())
 
-def set_module_versions(state, versions):
-    for name in module_versions(state).keys() - versions.keys():
-        state.store.delete(compose("upgrade", "versions", name.encode()))
-    for name, version in versions.items():
-        state.store.set(compose("upgrade", "versions", name.encode()), str(version).encode())
+    def module_versions(self, state):
+        """{module name: consensus version}, as stored."""
+        return {key[len(VERSIONS) + 1:].decode(): int(raw) for key, raw in state.store.iterate(VERSIONS)}
+
+    def set_module_versions(self, ctx, versions):
+        for name in self.module_versions(ctx).keys() - versions.keys():
+            ctx.store.delete(compose("upgrade", "versions", name.encode()))
+        for name, version in versions.items():
+            ctx.store.set(compose("upgrade", "versions", name.encode()), str(version).encode())

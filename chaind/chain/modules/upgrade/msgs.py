@@ -2,7 +2,6 @@
 
 from chaind.chain import authority, errors
 from chaind.chain.amino import Amino
-from chaind.chain.modules.upgrade import keeper
 from chaind.chain.msgs import MsgHandler
 from chaind.pb.cosmos.upgrade.v1beta1 import tx_pb2
 
@@ -10,7 +9,7 @@ CODESPACE = "upgrade"
 
 
 def _check_authority(app, text):
-    expected = app.bank.bech32(authority.GOV)
+    expected = app.keepers["bank"].bech32(authority.GOV)
     if text != expected:
         raise errors.TxError(CODESPACE, 7, f"expected {expected} got {text}: expected authority account as only "
                              "signer for proposal message")
@@ -45,6 +44,7 @@ def _software_upgrade(app, ctx, msg, signer):
     # ScheduleUpgrade: a plan for this very block is allowed (an emergency hard fork).
     if msg.plan.height < ctx.height:
         raise errors.invalid_request("upgrade cannot be scheduled in the past")
+    keeper = app.keepers["upgrade"]
     if keeper.done_height(ctx, msg.plan.name):
         raise errors.invalid_request(f"upgrade with name {msg.plan.name} has already been completed")
     plan = type(msg.plan)()
@@ -57,7 +57,7 @@ def _software_upgrade(app, ctx, msg, signer):
 
 def _cancel_upgrade(app, ctx, msg, signer):
     _check_authority(app, msg.authority)
-    keeper.clear_plan(ctx)
+    app.keepers["upgrade"].clear_plan(ctx)
     return [], tx_pb2.MsgCancelUpgradeResponse()
 
 

@@ -2,19 +2,22 @@
 
 from chaind import errors
 from chaind.chain import authority
-from chaind.chain.modules.upgrade import keeper
 from chaind.chain.queries import Reader, query
 from chaind.pb.cosmos.upgrade.v1beta1 import query_pb2, query_pb2_grpc, upgrade_pb2
 
 
 class UpgradeQuery(Reader, query_pb2_grpc.QueryServicer):
+    @property
+    def keeper(self):
+        return self.app.keepers["upgrade"]
+
     @query(inline=True)
     def CurrentPlan(self, request, view):
-        return query_pb2.QueryCurrentPlanResponse(plan=keeper.plan(view))
+        return query_pb2.QueryCurrentPlanResponse(plan=self.keeper.plan(view))
 
     @query(inline=True)
     def AppliedPlan(self, request, view):
-        return query_pb2.QueryAppliedPlanResponse(height=keeper.done_height(view, request.name))
+        return query_pb2.QueryAppliedPlanResponse(height=self.keeper.done_height(view, request.name))
 
     @query(inline=True)
     def UpgradedConsensusState(self, request, view):
@@ -23,7 +26,7 @@ class UpgradeQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def ModuleVersions(self, request, view):
-        versions = keeper.module_versions(view)
+        versions = self.keeper.module_versions(view)
         if request.module_name:
             if request.module_name not in versions:
                 raise errors.not_found(f"x/upgrade: QueryModuleVersions module {request.module_name} not found: "
@@ -34,4 +37,4 @@ class UpgradeQuery(Reader, query_pb2_grpc.QueryServicer):
 
     @query(inline=True)
     def Authority(self, request, view):
-        return query_pb2.QueryAuthorityResponse(address=self.app.bank.bech32(authority.GOV))
+        return query_pb2.QueryAuthorityResponse(address=self.app.keepers["bank"].bech32(authority.GOV))

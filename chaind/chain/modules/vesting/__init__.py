@@ -1,6 +1,7 @@
 """x/auth/vesting (Cosmos SDK v0.50): MsgCreateVestingAccount (continuous, delayed), MsgCreatePermanentLockedAccount
-and MsgCreatePeriodicVestingAccount. The accounts and their locked coins are auth's (chain/modules/auth/vesting.py),
-which bank, the EVM and the ERC-20 precompiles respect; Evmos' evmos.vesting.v2.Query/Balances answers them."""
+and MsgCreatePeriodicVestingAccount. The accounts and their locked coins are auth's (its keeper keeps them;
+chain/modules/auth/vesting.py has the schedules), which bank, the EVM and the ERC-20 precompiles respect; Evmos'
+evmos.vesting.v2.Query/Balances answers them. The module has no keeper of its own."""
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.vesting.msgs import AMINO_SHAPES, MESSAGES

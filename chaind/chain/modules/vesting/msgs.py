@@ -3,7 +3,6 @@ MsgCreatePeriodicVestingAccount, as x/auth/vesting's msg server (SDK v0.50) chec
 
 from chaind.chain import errors
 from chaind.chain.amino import Amino
-from chaind.chain.modules import auth
 from chaind.chain.modules.auth import vesting
 from chaind.chain.modules.bank.keeper import validate_coins
 from chaind.chain.msgs import MsgHandler
@@ -41,6 +40,7 @@ def _open(app, ctx, msg, total):
     from_, to = _address(app, msg.from_address, "from"), _address(app, msg.to_address, "to")
     if any(address == to for address, _ in app.module_accounts.values()):
         raise errors.unauthorized(f"{msg.to_address} is not allowed to receive funds")
+    auth = app.keepers["auth"]
     if auth.account(ctx, to) is not None:
         raise errors.invalid_request(f"account {msg.to_address} already exists")
     auth.ensure_account(ctx, to)
@@ -52,7 +52,7 @@ def _base(total, end_time):
 
 
 def _fund(app, ctx, from_, to, total):
-    return app.bank.send(ctx, from_, to, sorted(total.items()))
+    return app.keepers["bank"].send(ctx, from_, to, sorted(total.items()))
 
 
 def _create_vesting_account(app, ctx, msg, signer):
@@ -66,7 +66,7 @@ def _create_vesting_account(app, ctx, msg, signer):
     else:
         url, account = vesting.CONTINUOUS, vesting_pb2.ContinuousVestingAccount(
             base_vesting_account=base, start_time=ctx.time_ns // 10**9)
-    auth.set_vesting_account(ctx, to, url, account)
+    app.keepers["auth"].set_vesting_account(ctx, to, url, account)
     return _fund(app, ctx, from_, to, total), tx_pb2.MsgCreateVestingAccountResponse()
 
 
@@ -74,7 +74,7 @@ def _create_permanent_locked_account(app, ctx, msg, signer):
     total = _amount(msg.amount)
     from_, to = _open(app, ctx, msg, total)
     account = vesting_pb2.PermanentLockedAccount(base_vesting_account=_base(total, 0))
-    auth.set_vesting_account(ctx, to, vesting.PERMANENT, account)
+    app.keepers["auth"].set_vesting_account(ctx, to, vesting.PERMANENT, account)
     return _fund(app, ctx, from_, to, total), tx_pb2.MsgCreatePermanentLockedAccountResponse()
 
 
@@ -92,7 +92,7 @@ def _create_periodic_vesting_account(app, ctx, msg, signer):
     from_, to = _open(app, ctx, msg, total)
     account = vesting_pb2.PeriodicVestingAccount(base_vesting_account=_base(total, end), start_time=msg.start_time,
                                                  vesting_periods=msg.vesting_periods)
-    auth.set_vesting_account(ctx, to, vesting.PERIODIC, account)
+    app.keepers["auth"].set_vesting_account(ctx, to, vesting.PERIODIC, account)
     return _fund(app, ctx, from_, to, total), tx_pb2.MsgCreatePeriodicVestingAccountResponse()
 
 

@@ -3,7 +3,6 @@ vesting accounts: locked is LockedCoins, unvested GetVestingCoins and vested Get
 block time."""
 
 from chaind import errors
-from chaind.chain.modules import auth
 from chaind.chain.modules.auth import vesting
 from chaind.chain.queries import Reader, address_bytes, query
 from chaind.pb.evmos.vesting.v2 import query_pb2, query_pb2_grpc
@@ -16,6 +15,7 @@ class VestingQuery(Reader, query_pb2_grpc.QueryServicer):
             address = address_bytes(request.address, self.app.genesis.bech32_prefix)
         except ValueError:
             raise errors.invalid_argument(f"invalid address '{request.address}'") from None
+        auth = self.app.keepers["auth"]
         if auth.account(view, address) is None:
             raise errors.not_found(f"account for address '{request.address}'")
         found = auth.vesting_account(view, address)

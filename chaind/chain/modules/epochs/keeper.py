@@ -1,4 +1,5 @@
-"""epochs' state: one EpochInfo record per identifier, kept in identifier order (as the SDK's prefix store)."""
+"""epochs' keeper and state: one EpochInfo record per identifier, kept in identifier order (as the SDK's prefix
+store)."""
 
 import functools
 
@@ -34,20 +35,6 @@ def _key(identifier):
     return _PREFIX + identifier.encode()
 
 
-def epoch_info(state, identifier):
-    raw = state.store.get(_key(identifier))
-    return None if raw is None else EpochInfo.from_record(raw)
-
-
-def epoch_infos(state):
-    return [EpochInfo.from_record(raw) for _, raw in state.store.iterate(_PREFIX)]
-
-
-def epoch_records(state):
-    """The stored record of each EpochInfo, in identifier order."""
-    return [raw for _, raw in state.store.iterate(_PREFIX)]
-
-
 @functools.lru_cache(maxsize=64)
 def peek(raw):
     """The EpochInfo of a record, shared by every reader: not to be changed (from_record makes one to change).
@@ -55,5 +42,19 @@ def peek(raw):
     return EpochInfo.from_record(raw)
 
 
-def set_epoch_info(state, info):
-    state.store.set(_key(info.identifier), info.to_record())
+class EpochsKeeper:
+    """x/epochs' keeper: reads take a state (a view or a block's context), writes a block's context."""
+
+    def epoch_info(self, state, identifier):
+        raw = state.store.get(_key(identifier))
+        return None if raw is None else EpochInfo.from_record(raw)
+
+    def epoch_infos(self, state):
+        return [EpochInfo.from_record(raw) for _, raw in state.store.iterate(_PREFIX)]
+
+    def epoch_records(self, state):
+        """The stored record of each EpochInfo, in identifier order."""
+        return [raw for _, raw in state.store.iterate(_PREFIX)]
+
+    def set_epoch_info(self, ctx, info):
+        ctx.store.set(_key(info.identifier), info.to_record())
