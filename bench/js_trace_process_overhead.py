@@ -60,6 +60,15 @@ def make_txs(home, big_gas):
                 for name, receipt in (("small", small), ("1M gas", big))]
 
 
+def memory_mb(pid):
+    """(PSS, private) MB of process `pid` (Linux smaps_rollup)."""
+    fields = {}
+    for line in pathlib.Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        name, value = line.split(":", 1)
+        fields[name] = int(value.split()[0]) / 1024
+    return fields["Pss"], fields["Private_Clean"] + fields["Private_Dirty"]
+
+
 def timed(run, runs, before=None):
     """Median seconds of `runs` calls of run() (before() untimed before each)."""
     seconds = []
@@ -95,13 +104,16 @@ def measure(args):
         first = time.perf_counter() - started
         refill = []
         for _ in range(args.runs):
-            processes._take().kill()
+            processes._discard(processes._take())
             started = time.perf_counter()
             processes._fill()
             warm()
             refill.append(time.perf_counter() - started)
         print(f"first trace process ready {first * 1e3:,.0f} ms (the fork server started: once per node); a new "
               f"one ready {statistics.median(refill) * 1e3:.1f} ms (forked, warmed up; median of {args.runs})")
+        pss, private = memory_mb(next(iter(processes.pids())))
+        print(f"a ready trace process holds {private:.1f} MB of its own (PSS {pss:.1f} MB; the rest is shared with "
+              f"the fork server)")
 
         for name, tx_hash, gas in txs:
             spec = TxTrace(*app.tx_position(bytes.fromhex(tx_hash[2:]), evm=True))

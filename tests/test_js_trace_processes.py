@@ -5,6 +5,7 @@ number of them leave JavaScript tracers served; the node never waits for one whe
 
 import json
 import os
+import pathlib
 import socket
 import time
 
@@ -12,8 +13,10 @@ import pytest
 import pytest_twisted
 
 from chaind import config
+from chaind.home import Home
 from evm_client import DEBUG, OTHER, post, rpc, send, w3
-from helpers import in_thread, until, until_height
+from helpers import in_thread, until, until_height, wait_until
+from node_process import NodeProcess
 
 # Minutes of backtracking in the engine's C regex code (26 characters took 11 s on the 2-core box).
 REGEX = '/(a+)+$/.test("%s" + "b")' % ("a" * 30)
@@ -132,6 +135,58 @@ def test_a_tracer_whose_client_goes_away_is_killed(node_factory):
     ended = running - node.traces.processes.pids()
     assert len(ended) == 1 and time.monotonic() - start < 3.0
     assert (yield until(lambda: not alive(next(iter(ended))), "the trace process killed", timeout=5))
+
+
+@pytest.mark.slow
+def test_a_node_killed_outright_leaves_no_tracer_running(tmp_path):
+    home = tmp_path / "home"
+    Home(home).init("test", dev=True)
+    config = tmp_path / "chaind.toml"
+    config.write_text('[json-rpc]\naddress = "127.0.0.1:0"\nws-address = "127.0.0.1:0"\napi = "eth,debug"\n'
+                      '[cometbft-rpc]\naddress = "127.0.0.1:0"\n[grpc]\naddress = "127.0.0.1:0"\n'
+                      '[rest]\naddress = "127.0.0.1:0"\n[tracing]\njs-processes = 0\n')
+    node = NodeProcess(home, config, tmp_path)
+    port = node.start()["json-rpc"]
+    try:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "debug_traceCall",
+                           "params": [{"to": OTHER}, "latest", {"tracer": IN_LITERAL, "timeout": "60s"}]}).encode()
+        client = socket.create_connection(("127.0.0.1", port))
+        client.sendall(b"POST / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: %d\r\n\r\n%s" % (port, len(body), body))
+        # The node's one trace process (a child of its fork server) searching, at full speed.
+        tracer = wait_until(lambda: [pid for server in children(node.process.pid) for pid in children(server)
+                                     if busy(pid)], "a trace process searching", timeout=60)
+    finally:
+        node.kill()
+    wait_until(lambda: not any(alive(pid) and not zombie(pid) for pid in tracer), "the trace process ended",
+               timeout=10)
+
+
+def children(pid):
+    """The child processes of `pid`, whichever of its threads started them."""
+    found = []
+    for task in pathlib.Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def busy(pid):
+    """Whether `pid` has used more than a second of CPU."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") > 1.0
+
+
+def zombie(pid):
+    try:
+        return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
 
 
 @pytest_twisted.inlineCallbacks

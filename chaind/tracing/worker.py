@@ -2,11 +2,14 @@
 is the parent's, read over the pipe; output, the tracer's deadlines and the outcome go back the same way.
 """
 
+import ctypes
 import importlib
 import marshal
 import os
 import pickle
+import signal
 import threading
+from multiprocessing import forkserver
 
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis
@@ -15,6 +18,7 @@ from chaind.tracing.jobs import TraceError, TraceJob
 from chaind.tracing.js.tracer import JsTracer
 from chaind.tracing.remote_db import RemoteDatabase
 
+_PR_SET_PDEATHSIG = 1
 READY, WRITE, DEADLINE, DONE, FAILED = b"r", b"w", b"d", b"k", b"x"     # message kinds, besides remote_db's reads
 
 
@@ -22,6 +26,7 @@ def main(conn):
     """The process's target: take the node's setup on `conn` and get ready while no job is due (what a first
     use costs: the genesis decoded, the engine and the tracer code's parser loaded), say so, then wait for one
     job, run it, say how it ended, exit."""
+    _die_with_parent()
     try:
         setup = _Setup(*pickle.loads(conn.recv_bytes()))
         _warm_up()
@@ -36,6 +41,22 @@ def main(conn):
         conn.send_bytes(FAILED + _pickled(e))
     conn.close()
     os._exit(0)
+
+
+def _die_with_parent():
+    """Be killed when the fork server ends (it ends with the node), even inside a native call: a node killed
+    outright leaves no tracer running (Linux's PR_SET_PDEATHSIG; elsewhere the pipe's end stops a waiting one)."""
+    # multiprocessing hands each child the fork server's keep-alive pipe, for children that start processes
+    # themselves; held here it would keep the server, and so this process, alive after the node.
+    server = getattr(forkserver, "_forkserver", None)
+    if getattr(server, "_forkserver_alive_fd", None) is not None:
+        os.close(server._forkserver_alive_fd)
+        server._forkserver_alive_fd = None
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    # Had the server ended before the call, the node has too: the pipe ends before any tracer code runs.
 
 
 class _Setup:
