@@ -90,6 +90,15 @@ def cometbft_binary():
 
 
 @pytest.fixture(scope="session")
+def geth_binary():
+    """The real `geth` (pinned in tools/install-test-engines), built once with the Go toolchain."""
+    path, error = install_test_engine("geth")
+    if error:
+        _needed(f"cannot have the geth binary: {error}")
+    return path
+
+
+@pytest.fixture(scope="session")
 def ics23_client():
     """The folder where tests/ics23_client's scripts run with @confio/ics23 and @cosmjs installed (npm, once)."""
     if not shutil.which("node") or not shutil.which("npm"):

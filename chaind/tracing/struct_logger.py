@@ -168,7 +168,8 @@ class StructLogger(Tracer):
                     rest += ',"memory":["' + memory.hex(",", -32).replace(",", '","') + '"]'
                 else:
                     rest += ',"memory":[]'
-        if _SLOAD <= op <= _SSTORE and self._with_storage:
+        # An SLOAD or SSTORE refused before it runs (out of gas) shows no storage, as geth's entry has none.
+        if _SLOAD <= op <= _SSTORE and self._with_storage and step.error is None:
             rest += ',"storage":' + self._storage_text(step, db, op)
         if step.refund:
             rest += ',"refund":%d' % step.refund

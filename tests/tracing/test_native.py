@@ -112,7 +112,26 @@ def test_prestate_default_and_diff_mode():
     assert diff["post"][hexa(A)] == {"balance": "0x5", "storage": {"0x" + "00" * 32: "0x" + "%064x" % 1}}
     assert diff["post"][hexa(SENDER)] == {"balance": hex(10 ** 24 - 2 - fee), "nonce": 1}
     assert diff["post"][hexa(COINBASE)] == {"balance": hex(fee)}
-    assert diff["pre"][hexa(COINBASE)] == {"balance": "0x0"}
+    assert hexa(COINBASE) not in diff["pre"]      # empty before the tx: geth's OnTxEnd drops it from pre
+
+
+def test_prestate_leaves_out_what_was_empty_and_what_a_refused_op_would_read():
+    # A contract made by the tx was empty before it, even once its slots are read: not part of the prestate.
+    runtime = asm("PUSH1 07 PUSH1 00 SSTORE STOP")
+    tracer = native.make("prestateTracer")
+    Run().trace(tracer, data=initcode(runtime))
+    assert set(tracer.result()) == {hexa(SENDER)}
+    # An SSTORE refused for gas (EIP-2200's sentry) reads no slot: geth's OnOpcode skips a step with an error.
+    store = asm("PUSH1 07 PUSH1 00 SSTORE STOP")
+    tracer = native.make("prestateTracer")
+    Run({A: store}).trace(tracer, to=A, gas=21000 + 3 + 3 + 2300)
+    assert "storage" not in tracer.result()[hexa(A)]
+    # Since Cancun SELFDESTRUCT of a contract not made in this tx deletes nothing: its post state is diffed.
+    doomed = asm(f"PUSH20 {B.hex()} SELFDESTRUCT")
+    tracer = native.make("prestateTracer", {"diffMode": True})
+    Run({A: doomed}, {A: 5}).trace(tracer, to=A)
+    diff = tracer.result()
+    assert diff["post"][hexa(A)] == {"balance": "0x0"} and diff["post"][hexa(B)] == {"balance": "0x5"}
 
 
 def test_prestate_config_rules():

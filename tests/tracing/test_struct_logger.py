@@ -118,6 +118,7 @@ def test_out_of_gas_on_the_charge():
     # 106 gas after intrinsic: two PUSH1 leave 100 <= 2,300, SSTORE's EIP-2200 sentry fails.
     result, _ = Run({A: asm("PUSH1 01 PUSH1 00 SSTORE")}).struct_logs(to=A, gas=21106)
     assert brief(result)[-1] == (1, 4, "SSTORE", 100, 0, "out of gas: not enough gas for reentrancy sentry")
+    assert "storage" not in result["structLogs"][-1]        # refused before it ran: geth shows no storage
     # MSTORE of a far word: 3 + memory for 33 words (3*33 + 33^2/512 = 101) = 104 > 103 left.
     result, _ = Run({A: asm("PUSH1 01 PUSH2 0400 MSTORE")}).struct_logs(to=A, gas=21109)
     assert brief(result)[-1] == (1, 5, "MSTORE", 103, 3 + 3 * 33 + 33 * 33 // 512, "out of gas")

@@ -16,11 +16,13 @@ _ACCOUNT_OPS = frozenset((ops.BALANCE, ops.EXTCODESIZE, ops.EXTCODECOPY, ops.EXT
 
 
 class _Account:
-    __slots__ = ("balance", "nonce", "code", "storage")
+    __slots__ = ("balance", "nonce", "code", "storage", "empty")
 
     def __init__(self, balance, nonce, code):
         self.balance, self.nonce, self.code = balance, nonce, code
         self.storage = {}
+        # Empty when first looked up (slots read later do not change that): such accounts leave the result.
+        self.empty = not self.exists()
 
     def exists(self):
         return bool(self.nonce or self.code or self.storage or self.balance)
@@ -94,6 +96,9 @@ class PrestateTracer(Tracer):
             self.created.add(to)
 
     def on_opcode(self, step, db):
+        if step.error is not None:
+            # An op refused before it runs (out of gas on its charge, a bad stack) read nothing, as in geth.
+            return
         op = step.op
         stack = step.stack
         if op == ops.SLOAD or op == ops.SSTORE:
@@ -104,15 +109,19 @@ class PrestateTracer(Tracer):
                 self._account(_address(stack[-1]))
         elif op == ops.SELFDESTRUCT and stack:
             self._account(_address(stack[-1]))
-            self.deleted.add(step.address)
+            # Since Cancun (EIP-6780) SELFDESTRUCT deletes only a contract created in the same tx.
+            if step.address in self.created:
+                self.deleted.add(step.address)
 
     def on_tx_end(self, gas_used, output, error, reverted):
         if self.diff_mode:
             self._diff()
-        for address in self.created:
-            account = self.pre.get(address)
-            if account is not None and not account.exists():
-                del self.pre[address]
+        if self.include_empty:
+            return
+        # Accounts that were empty before the tx (a contract it creates, a first-time recipient) are not its
+        # prestate, in both modes, as geth's OnTxEnd drops them.
+        for address in [address for address, account in self.pre.items() if account.empty]:
+            del self.pre[address]
 
     def _diff(self):
         db = self._db
@@ -144,16 +153,11 @@ class PrestateTracer(Tracer):
             else:
                 del self.pre[address]
 
-    def _state_json(self, accounts, drop_empty):
-        out = {}
-        for address in sorted(accounts):
-            account = accounts[address]
-            if drop_empty and not account.exists():
-                continue
-            out["0x" + address.hex()] = account.to_json(with_code=not self.disable_code)
-        return out
+    def _state_json(self, accounts):
+        return {"0x" + address.hex(): accounts[address].to_json(with_code=not self.disable_code)
+                for address in sorted(accounts)}
 
     def result(self):
         if self.diff_mode:
-            return {"post": self._state_json(self.post, False), "pre": self._state_json(self.pre, False)}
-        return self._state_json(self.pre, not self.include_empty)
+            return {"post": self._state_json(self.post), "pre": self._state_json(self.pre)}
+        return self._state_json(self.pre)
