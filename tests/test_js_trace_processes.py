@@ -54,7 +54,7 @@ def warm(node):
 @pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_a_tracer_stuck_in_a_native_built_in_is_killed_at_its_deadline(node_factory):
-    node = node_factory(json_rpc=DEBUG, tracing={"js_kill_grace": GRACE})
+    node = node_factory(json_rpc=DEBUG, tracing={"js_kill_grace": GRACE, "js_processes": 1})
     yield until_height(node, 1)
     yield warm(node)
     processes = node.traces.processes
@@ -77,7 +77,7 @@ def test_a_tracer_stuck_in_a_native_built_in_is_killed_at_its_deadline(node_fact
 @pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_runaway_tracers_in_a_row_leave_javascript_tracers_served(node_factory):
-    node = node_factory(json_rpc=DEBUG, tracing={"js_kill_grace": GRACE})
+    node = node_factory(json_rpc=DEBUG, tracing={"js_kill_grace": GRACE, "js_processes": 1})
     web3 = w3(node)
     receipt = yield in_thread(send, web3, {"to": OTHER, "value": 1, "nonce": 0})
     yield warm(node)
@@ -116,7 +116,7 @@ def test_the_node_stops_at_once_and_kills_a_running_tracer(node_factory):
 @pytest.mark.slow
 @pytest_twisted.inlineCallbacks
 def test_a_tracer_whose_client_goes_away_is_killed(node_factory):
-    node = node_factory(json_rpc=DEBUG)
+    node = node_factory(json_rpc=DEBUG, tracing={"js_processes": 1})
     yield until_height(node, 1)
     yield warm(node)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "debug_traceCall",
