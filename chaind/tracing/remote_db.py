@@ -24,7 +24,11 @@ class RemoteDatabase(Database):
 
     def __init__(self, conn, path):
         self.path = path
+        self.sync = False
         self._db = _RemoteHandle(conn)
+
+    def write(self, puts, deletes=()):
+        raise ReadOnlyError("a trace process reads the node's store, it never writes")
 
     def seek_first(self, start, stop):
         found = self._db.ask(SEEK_FIRST, start, stop)
@@ -53,9 +57,6 @@ class _RemoteHandle:
     def iterator(self, **kwargs):
         self._next_id += 1
         return _RemoteIterator(self, self._next_id, kwargs)
-
-    def write_batch(self, **kwargs):
-        raise ReadOnlyError("a trace process reads the node's store, it never writes")
 
     def close(self):
         pass
