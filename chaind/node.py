@@ -69,6 +69,7 @@ from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
 from chaind.rpc.web_limits import LimitedSite
 from chaind.store.db import Database
 from chaind.tracing.pool import TracePool
+from chaind.tracing.processes import TraceProcesses
 
 log = Logger()
 
@@ -178,8 +179,9 @@ class Node(service.MultiService):
         self.call_pool = CallPool(ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls"), settings.json_rpc,
                                   self.reactor)
         self.call_pool.setServiceParent(self)
-        # Trace threads of their own, which the node never waits for (a tracer may be stuck in native code).
-        self.traces = TracePool(settings.tracing, self.reactor)
+        # Trace threads of their own, which the node never waits for; JavaScript tracers run in trace processes
+        # the node kills past their deadline (a tracer may be stuck in a native built-in).
+        self.traces = TracePool(settings.tracing, self.reactor, TraceProcesses(self.app, settings.tracing))
         self.traces.setServiceParent(self)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
