@@ -15,7 +15,14 @@ from chaind.crypto.keys import AccountKey
 from chaind.keyring import Keyring
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from cometbft_network import chaind_block_hashes, comet_block_hashes, header_fields, listening_addresses, start_network
+from cometbft_network import (
+    chaind_block_hashes,
+    comet_block_hashes,
+    header_fields,
+    listening_addresses,
+    served_block_matches,
+    start_network,
+)
 from native_txs import build_native
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
@@ -66,6 +73,7 @@ def _same_hashes(validators, heights):
             assert chaind_block_hashes(v, height) == want, (v.home.name, height)
             comet, ours = header_fields(v, height)
             assert ours == comet, (v.home.name, height)
+            served_block_matches(v, height)
 
 
 def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
