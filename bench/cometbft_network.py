@@ -72,9 +72,9 @@ def _send_all(validator, raws, errors):
 
 
 def _load(senders, blocks, per_block):
-    """Send blocks x per_block transfers, a quarter through each sender's node, all at once."""
-    share = blocks * per_block // len(senders)
-    signed = [(v, _signed(v, share)) for v in senders]
+    """Send blocks x per_block transfers, a share through each sender's node, all at once; the seconds taken."""
+    total = blocks * per_block
+    signed = [(v, _signed(v, total // len(senders) + (i < total % len(senders)))) for i, v in enumerate(senders)]
     errors = []
     threads = [threading.Thread(target=_send_all, args=(v, raws, errors)) for v, raws in signed]
     started = time.monotonic()

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from chaind.cli.main import main
 from chaind.cli.testnet import PORTS_PER_NODE, node_ports
+from chaind.keyring import Keyring
 from node_process import NodeProcess
 
 
@@ -238,6 +239,23 @@ def header_fields(validator, height):
     comet = {**comet, "time": _nanos(comet["time"])}
     hexed["time"] = _nanos(hexed["time"])
     return ({k: comet[k] for k in OWN_HEADER_FIELDS}, {k: hexed[k] for k in OWN_HEADER_FIELDS})
+
+
+def same_hashes(validators, heights):
+    """Every node's CometBFT and chaind agree on each height's app hash and block hash, and chaind's record
+    of the header has CometBFT's values in every field it works out itself."""
+    for height in heights:
+        want = comet_block_hashes(validators[0], height)
+        for v in validators:
+            assert comet_block_hashes(v, height) == want, (v.home.name, height)
+            assert chaind_block_hashes(v, height) == want, (v.home.name, height)
+            comet, ours = header_fields(v, height)
+            assert ours == comet, (v.home.name, height)
+            served_block_matches(v, height)
+
+
+def operator_key(validator):
+    return Keyring(validator.home, "test").private_key("validator")
 
 
 def _nanos(rfc3339):
