@@ -56,6 +56,8 @@ class ChainSettings:
     # seconds between blocks; 0 = a block as soon as a tx arrives
     block_interval: float = attrs.field(default=1.0, validator=_at_least("chain", 0))
     empty_blocks: bool = True           # produce blocks with no txs at block_interval
+    # with block_interval > 0, also a block as soon as a tx arrives (Hardhat's auto and interval mining at once)
+    automine: bool = False
     # txs taken from the mempool per block
     max_block_txs: int = attrs.field(default=5000, validator=_at_least("chain", 1))
 
@@ -82,6 +84,9 @@ class StorageSettings:
     state_cache_keys: int = attrs.field(default=100_000, validator=_at_least("storage", 0))
     # keys one abci_query /store/<name>/subspace may list; a larger listing is refused
     subspace_max_keys: int = attrs.field(default=10_000, validator=_at_least("storage", 1))
+    # fsync each block's write batch (a dev home turns it off: then only an OS crash, not a killed process,
+    # could lose committed blocks)
+    fsync: bool = True
 
 
 JSON_RPC_NAMESPACES = ("eth", "net", "web3", "txpool", "debug", "dev")

@@ -3,6 +3,7 @@
 import hashlib
 import os
 import sys
+import time
 
 import attrs
 import plyvel
@@ -112,7 +113,8 @@ class Node(service.MultiService):
         # A home assembled by hand or by a tool (config/ only, as CometBFT's operators make them) gets its data/.
         make_private_dirs(home.data_dir)
         try:
-            self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+            self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20,
+                               sync=settings.storage.fsync)
         except plyvel.IOError as e:
             # Another process holds LevelDB's LOCK: as `chaind replay` says it.
             raise SystemExit(f"chaind: cannot open the chain's store ({e.args[0].decode(errors='replace')}); "
@@ -249,12 +251,21 @@ class Node(service.MultiService):
             g = self.genesis
             self._listen("explorer", explorer.address, explorer_site.make_site(self._explorer_urls, {
                 "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
-                "denom": g.base_denom, "decimals": 18}, explorer.read_timeout, explorer.idle_timeout),
+                "denom": g.base_denom, "decimals": 18}, self._chain_now_ms, explorer.read_timeout,
+                explorer.idle_timeout),
                 explorer.max_open_connections)
         if self.metrics is not None:
             instrumentation = settings.instrumentation
             self._listen("metrics", instrumentation.prometheus_listen_addr,
                          metric_sources.build(self, self.metrics), instrumentation.max_open_connections)
+
+    def _chain_now_ms(self):
+        """The chain's time now (ms): the wall clock as the producer's time controls moved it, never before the
+        head's time (the explorer's "ago" counts on it, as the next block's time would)."""
+        now = time.time_ns()
+        if isinstance(self.producer, Producer):
+            now += self.producer.clock.offset_ns
+        return max(now, self.app.head[0].time_ns) // 10**6
 
     def _explorer_urls(self, request):
         """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
@@ -436,6 +447,11 @@ class Node(service.MultiService):
                          f"[abci] cometbft-rpc) serves blocks and takes the txs sent here")
         else:
             lines.append("consensus: builtin solo producer (this node's validator makes every block)")
+        if self.settings.storage.fsync:
+            lines.append("storage: each block fsync'd before it counts as committed ([storage] fsync = true)")
+        else:
+            lines.append("storage: blocks written without fsync ([storage] fsync = false, a dev home's default): a "
+                         "killed node loses none, an OS crash could lose the last ones")
         for name in self.listeners:
             scheme = {"websocket": "ws", "grpc": "grpc+http", "abci": "tcp"}.get(name, "http")
             lines.append(f"{name}: {scheme}://{self._address(name)}" + ("/metrics" if name == "metrics" else ""))

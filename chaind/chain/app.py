@@ -559,13 +559,14 @@ class App:
 
     def next_header(self, prev_header: Header, prev_meta: BlockMeta, raw_txs: Sequence[bytes], time_ns: int,
                     proposer_address: bytes, last_results_hash: bytes, sets: tuple | None = None,
-                    evidence_hash: bytes = blocks.EMPTY_HASH) -> Header:
-        """The header of the block after `prev_header`; its time at least 1 ms after the parent's.
-        `sets`: (signers of the parent, hash of the validators, of the next validators) when the
-        caller knows them."""
+                    evidence_hash: bytes = blocks.EMPTY_HASH, min_step_ns: int = 1_000_000,
+                    consensus_hash: bytes | None = None) -> Header:
+        """The header of the block after `prev_header`; its time at least `min_step_ns` (1 ms) after the
+        parent's. `sets`: (signers of the parent, hash of the validators, of the next validators), and
+        `consensus_hash` (of the params the block runs with), when the caller knows them."""
         g = self.genesis
         height = prev_header.height + 1
-        time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
+        time_ns = max(time_ns, prev_header.time_ns + min_step_ns)
         last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
                                 hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
         signers, current, following = sets or (None, self.validators_hash(height), self.validators_hash(height + 1))
@@ -574,7 +575,8 @@ class App:
             last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns, signers))
             if height > g.initial_height else b"",
             data_hash=blocks.data_hash(raw_txs), validators_hash=current,
-            next_validators_hash=following, consensus_hash=self.consensus_hash(height),
+            next_validators_hash=following,
+            consensus_hash=self.consensus_hash(height) if consensus_hash is None else consensus_hash,
             app_hash=prev_meta.app_hash, last_results_hash=last_results_hash,
             evidence_hash=evidence_hash, proposer_address=proposer_address)
 

@@ -250,7 +250,18 @@ def default_app_state(context, modules=None):
     """{section name: default section} of every module with a section in app_state (the SDK's DefaultGenesis)
     for a chain of `context`'s identity."""
     modules = registry.MODULES if modules is None else modules
-    return {m.name: m.genesis.default(context) for m in modules if m.genesis is not None and m.genesis.key is None}
+    state: dict = {}
+    for m in modules:
+        path = None if m.genesis is None else m.genesis.path(m.name)
+        if path is None or path[0] != "app_state":
+            continue
+        # A section nested in another (IBC's submodules under app_state.ibc) joins its siblings there.
+        *parents, name = path[1:]
+        place = state
+        for part in parents:
+            place = place.setdefault(part, {})
+        place[name] = m.genesis.default(context)
+    return state
 
 
 def export_document(app, height=None, modules=None):
@@ -339,10 +350,12 @@ def expand_new(template, now_ns, chain_id=None, modules=None):
     for name in ("dev_mnemonic", "dev_accounts", "dev_coins"):
         app["bank"].pop(name)
     app["bank"]["balances"] = []
-    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs.
+    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs;
+    # nor has the EVM coin the dev chain's WERC20 (its pair, the one native precompile).
     app["bank"]["denom_metadata"] = [m for m in app["bank"]["denom_metadata"] if m["base"] == base]
     if "erc20" in app:
         app["erc20"]["token_pairs"] = []
+        app["erc20"]["params"]["native_precompiles"] = []
         app["erc20"]["params"]["dynamic_precompiles"] = []
     # Governance on the SDK's defaults (48 h votes, 24 h expedited, 10,000,000 of the bond denom), not the dev
     # chain's seconds-long ones.

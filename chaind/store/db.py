@@ -11,9 +11,12 @@ class Database:
     Reads are thread-safe; the single writer thread commits through `write`.
     """
 
-    def __init__(self, path, cache_bytes=None):
-        """`cache_bytes`: LevelDB's block cache of uncompressed blocks (None: LevelDB's own 8 MB)."""
+    def __init__(self, path, cache_bytes=None, sync=True):
+        """`cache_bytes`: LevelDB's block cache of uncompressed blocks (None: LevelDB's own 8 MB).
+        `sync`: each batch is fsync'd before `write` returns; without it the batch is in LevelDB's log in the
+        OS's cache when `write` returns, so a killed process loses nothing written, only an OS crash could."""
         self.path = path
+        self.sync = sync
         self._db = plyvel.DB(str(path), create_if_missing=True, lru_cache_size=cache_bytes)
 
     def get(self, key: bytes) -> bytes | None:
@@ -50,8 +53,8 @@ class Database:
         return None
 
     def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
-        """Commit `puts` (key -> value) and `deletes` atomically and durably."""
-        with self._db.write_batch(sync=True) as batch:
+        """Commit `puts` (key -> value) and `deletes` atomically (and durably, with `sync`)."""
+        with self._db.write_batch(sync=self.sync) as batch:
             for key, value in puts.items():
                 batch.put(key, value)
             for key in deletes:
