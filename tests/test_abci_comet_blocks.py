@@ -1,6 +1,7 @@
 """In socket mode the blocks gRPC and REST serve take their part-set header and last commit from CometBFT's RPC
 (ABCI never gives them to the app): what that RPC cannot give, or gives otherwise than this node committed, is a
-clear error, never a made-up block. (The blocks served when it agrees: tests/test_cometbft_network.py.)"""
+clear error, never a made-up block. (The blocks served when it agrees: tests/test_cometbft_network.py.) Node info
+and syncing are CometBFT's /status, as the SDK serves them."""
 
 import json
 import time
@@ -24,7 +25,7 @@ class _CometBlockRpc(resource.Resource):
 
     def __init__(self):
         super().__init__()
-        self.answer, self.asked, self.held = None, [], []
+        self.answer, self.status, self.asked, self.held = None, None, [], []
         self.port = reactor.listenTCP(0, server.Site(self), interface="127.0.0.1")
 
     @property
@@ -33,6 +34,9 @@ class _CometBlockRpc(resource.Resource):
 
     def render_GET(self, request):
         self.asked.append(request.uri.decode())
+        if request.path == b"/status":
+            request.setHeader(b"content-type", b"application/json")
+            return json.dumps(self.status).encode()
         if self.answer is None:
             self.held.append(request)
             return server.NOT_DONE_YET
@@ -114,6 +118,33 @@ def test_a_block_cometbft_does_not_give_is_an_error_not_a_made_up_one(node_facto
     comet_rpc.answer = _block(meta.hash.hex().upper(), parent, "not base64!")
     _, error = yield call(node, stub, "GetBlockByHeight", by_height)
     assert error[1].startswith("CometBFT's /block?height=2 does not decode as a block: Error"), error
+
+
+STATUS = {"jsonrpc": "2.0", "id": -1, "result": {
+    "node_info": {"protocol_version": {"p2p": "8", "block": "11", "app": "0"},
+                  "id": "e57cec6e4872051d759a8cd5e1246ad74cd4a8fb", "listen_addr": "tcp://127.0.0.1:26656",
+                  "network": "chain_9000-1", "version": "0.38.25", "channels": "40202122233038606100",
+                  "moniker": "node0", "other": {"tx_index": "on", "rpc_address": "tcp://127.0.0.1:26657"}},
+    "sync_info": {"latest_block_height": "7", "catching_up": True},
+    "validator_info": {"address": "CD" * 20, "voting_power": "100"}}}
+
+
+@pytest_twisted.inlineCallbacks
+def test_node_info_and_syncing_are_cometbfts(node_factory, comet_rpc):
+    node = node_factory(abci={"mode": "socket", "address": "127.0.0.1:0", "cometbft_rpc": comet_rpc.address})
+    comet_rpc.status = STATUS
+    status, _, body = yield rest(node, "/cosmos/base/tendermint/v1beta1/syncing")
+    assert (status, body) == (200, {"syncing": True})
+    status, _, body = yield rest(node, "/cosmos/base/tendermint/v1beta1/node_info")
+    assert body["default_node_info"] == {
+        "protocol_version": {"p2p": "8", "block": "11", "app": "0"},
+        "default_node_id": "e57cec6e4872051d759a8cd5e1246ad74cd4a8fb", "listen_addr": "tcp://127.0.0.1:26656",
+        "network": "chain_9000-1", "version": "0.38.25", "channels": "QCAhIiMwOGBhAA==", "moniker": "node0",
+        "other": {"tx_index": "on", "rpc_address": "tcp://127.0.0.1:26657"}}, body
+    assert body["application_version"]["app_name"] == "chaind"
+    comet_rpc.status = {**STATUS, "result": {**STATUS["result"], "sync_info": {"catching_up": "no"}}}
+    _, error = yield call(node, query_pb2_grpc.ServiceStub, "GetSyncing", query_pb2.GetSyncingRequest())
+    assert error[1] == "CometBFT's /status does not decode as a status: TypeError catching_up is 'no'"
 
 
 def test_cometbft_rpc_timeout_is_checked():

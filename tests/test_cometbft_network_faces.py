@@ -116,8 +116,15 @@ def test_txs_through_every_nodes_own_faces_reach_every_node(cometbft_binary, tmp
                 assert int(head["number"], 16) == number + 1
             assert first <= min(heights + [int(r["blockNumber"], 16) for r in receipts])
 
-        # Every node has every tx at the same height, the same receipts, and the same balances.
+        # Every node has every tx at the same height, the same receipts, and the same balances; its node info is
+        # its CometBFT's (p2p id and address, network, version, moniker), and it is not syncing.
         for v in validators:
+            comet = v.rpc("status")["node_info"]
+            ours = v.rest("/cosmos/base/tendermint/v1beta1/node_info")["default_node_info"]
+            assert (ours["default_node_id"], ours["listen_addr"], ours["network"], ours["version"],
+                    ours["moniker"], ours["other"]) == (comet["id"], comet["listen_addr"], comet["network"],
+                                                        comet["version"], comet["moniker"], comet["other"])
+            assert v.rest("/cosmos/base/tendermint/v1beta1/syncing") == {"syncing": False}
             for h, receipt in zip(evm, receipts, strict=True):
                 assert v.eth("eth_getTransactionReceipt", h) == receipt, v.home.name
             for h, height in zip(native, heights, strict=True):

@@ -1,5 +1,5 @@
-"""CometBFT's own record of a block in socket mode: its part-set header and its last commit's signatures, which
-ABCI never hands the app (FinalizeBlock names the block's hash and each vote's flag only), read from its RPC."""
+"""What only CometBFT knows in socket mode, read from its RPC: a block's part-set header and its last commit's
+signatures (FinalizeBlock names the block's hash and each vote's flag only), its node info and whether it syncs."""
 
 import base64
 import binascii
@@ -13,6 +13,7 @@ import attrs
 from chaind import errors
 from chaind.chain.block import BlockId
 from chaind.gocompat import parse_rfc3339
+from chaind.pb.tendermint.p2p import types_pb2 as p2p_pb2
 from chaind.pb.tendermint.types import types_pb2
 
 _FRACTION = re.compile(r"\.(\d{1,9})")
@@ -24,35 +25,62 @@ class CometBlock:
     last_commit: types_pb2.Commit   # the parent's commit this block carries, signatures and all
 
 
-class CometBlocks:
-    """Reads CometBFT's `/block` at `address` (host:port); blocking, so called off the reactor (gRPC's pool,
-    the REST face's query pool), waiting `timeout` seconds at most."""
+@attrs.frozen
+class CometStatus:
+    node_info: p2p_pb2.DefaultNodeInfo
+    catching_up: bool
+
+
+class CometRecords:
+    """Reads CometBFT's RPC at `address` (host:port); blocking, so called off the reactor (gRPC's pool, the
+    REST face's query pool), waiting `timeout` seconds at most."""
 
     def __init__(self, address, timeout):
-        self.url = f"http://{address}/block"
+        self.url = f"http://{address}"
         self.timeout = timeout
 
     def block(self, height):
         """CometBlock of `height`; ChainError unavailable when CometBFT cannot be read, failed when it
         answers with an error or with something that is not a block."""
+        return self._read(f"/block?height={int(height)}", "a block", _parse)
+
+    def status(self):
+        """CometStatus of its `/status`, with the errors block() raises."""
+        return self._read("/status", "a status", _status)
+
+    def _read(self, route, what, parse):
         try:
-            with urllib.request.urlopen(f"{self.url}?height={int(height)}", timeout=self.timeout) as response:
+            with urllib.request.urlopen(self.url + route, timeout=self.timeout) as response:
                 reply = json.loads(response.read())
         except urllib.error.HTTPError as e:     # CometBFT answers an RPC error with a 500 and its JSON
             try:
                 reply = json.loads(e.read())
             except ValueError:
-                raise errors.unavailable(f"CometBFT's RPC at {self.url} answered {e.code} {e.reason}") from None
+                raise errors.unavailable(f"CometBFT's RPC at {self.url}{route} answered {e.code} {e.reason}") \
+                    from None
         except (OSError, ValueError) as e:
-            raise errors.unavailable(f"CometBFT's RPC at {self.url} did not answer: {e}") from None
+            raise errors.unavailable(f"CometBFT's RPC at {self.url}{route} did not answer: {e}") from None
         if "error" in reply:
             error = reply["error"]
-            raise errors.failed(f"CometBFT's /block?height={height}: {error.get('data') or error.get('message')}")
+            raise errors.failed(f"CometBFT's {route}: {error.get('data') or error.get('message')}")
         try:
-            return _parse(reply["result"])
-        except (KeyError, TypeError, ValueError, binascii.Error) as e:
-            raise errors.failed(f"CometBFT's /block?height={height} does not decode as a block: "
-                                f"{type(e).__name__} {e}") from None
+            return parse(reply["result"])
+        except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as e:
+            raise errors.failed(f"CometBFT's {route} does not decode as {what}: {type(e).__name__} {e}") from None
+
+
+def _status(result):
+    info, sync = result["node_info"], result["sync_info"]
+    if not isinstance(sync["catching_up"], bool):
+        raise TypeError(f"catching_up is {sync['catching_up']!r}")
+    versions, other = info["protocol_version"], info["other"]
+    return CometStatus(p2p_pb2.DefaultNodeInfo(
+        protocol_version=p2p_pb2.ProtocolVersion(p2p=int(versions["p2p"]), block=int(versions["block"]),
+                                                 app=int(versions["app"])),
+        default_node_id=info["id"], listen_addr=info["listen_addr"], network=info["network"],
+        version=info["version"], channels=bytes.fromhex(info["channels"]), moniker=info["moniker"],
+        other=p2p_pb2.DefaultNodeInfoOther(tx_index=other["tx_index"], rpc_address=other["rpc_address"])),
+        sync["catching_up"])
 
 
 def _parse(result):
