@@ -286,6 +286,8 @@ class AbciSettings:
     min_retain_blocks: int = attrs.field(default=0, validator=_at_least("abci", 0))
     # CometBFT's RPC, where txs sent to the EVM JSON-RPC and gRPC faces are broadcast (socket mode)
     cometbft_rpc: str = _listen("abci", "127.0.0.1:26657")
+    # seconds a read of CometBFT's RPC (a block's part-set header and commit, for gRPC and REST) may take
+    cometbft_rpc_timeout: float = attrs.field(default=10.0, validator=_at_least("abci", 0.1))
 
     def __attrs_post_init__(self):
         if self.mode not in ABCI_MODES:

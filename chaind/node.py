@@ -42,6 +42,7 @@ from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
 from chaind.consensus.abci.application import AbciApplication, Pools
+from chaind.consensus.abci.comet_records import CometRecords
 from chaind.consensus.abci.forward import CometForwarder
 from chaind.consensus.abci.protocol import AbciFactory
 from chaind.consensus.mempool import Mempool
@@ -327,10 +328,13 @@ class Node(service.MultiService):
         def abci_query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
+        comet_records = (CometRecords(settings.abci.cometbft_rpc, settings.abci.cometbft_rpc_timeout)
+                        if self.socket_mode else None)
         return found + [
-            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
+            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query,
+                                                  comet_records)),
             (cosmos.NODE, NodeService(app, settings.storage)),
-            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor)),
+            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor, comet_records)),
         ]
 
     def _evm_methods(self, api):
