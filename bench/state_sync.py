@@ -85,7 +85,7 @@ def run(accounts):
     meta = snapshot.Snapshot(height, snapshot.FORMAT, len(chunks), hashlib.sha256(b"".join(chunks)).digest(),
                              tuple(hashlib.sha256(c).digest() for c in chunks))
     started = time.perf_counter()
-    restore = snapshot.Restore(fresh, meta, app.block_at(height)[1].app_hash)
+    restore = snapshot.Restore(fresh, meta, app.block_at(height)[1].app_hash, 1 << 40)
     for c in chunks:
         restore.apply_chunk(c)
     same = fresh.head[1].app_hash == app.block_at(height)[1].app_hash

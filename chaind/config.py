@@ -303,6 +303,8 @@ class StateSyncSettings:
     snapshot_interval: int = attrs.field(default=0, validator=_at_least("state-sync", 0))
     # snapshots kept, the newest; 0 = all (the SDK's snapshot-keep-recent)
     snapshot_keep_recent: int = attrs.field(default=2, validator=_at_least("state-sync", 0))
+    # bytes a snapshot being restored may inflate to, held in memory until its last chunk
+    max_restore_bytes: int = attrs.field(default=4 << 30, validator=_at_least("state-sync", 1 << 20))
 
 
 @attrs.frozen

@@ -167,7 +167,8 @@ class Node(service.MultiService):
         # The state-sync snapshots, taken every [state-sync] snapshot-interval blocks (consensus/snapshots.py).
         self.snapshots = SnapshotManager(self.app, SnapshotStore(home.data_dir / "snapshots"),
                                          settings.state_sync.snapshot_interval,
-                                         settings.state_sync.snapshot_keep_recent, self.reactor)
+                                         settings.state_sync.snapshot_keep_recent, self.reactor,
+                                         settings.state_sync.max_restore_bytes)
         if self.socket_mode:
             # CometBFT drives the chain (consensus/abci/) on this node's writer and checker threads; txs
             # sent to the faces here go to CometBFT's mempool.

@@ -212,8 +212,11 @@ def test_the_builtin_producer_takes_snapshots_at_the_interval_and_keeps_the_rece
 def test_state_sync_settings_default_off_and_are_checked():
     assert config.Settings().state_sync.snapshot_interval == 0
     assert config.Settings().state_sync.snapshot_keep_recent == 2
-    loaded = config.load(text="[state-sync]\nsnapshot-interval = 100\nsnapshot-keep-recent = 0\n")
-    assert (loaded.state_sync.snapshot_interval, loaded.state_sync.snapshot_keep_recent) == (100, 0)
-    for bad in ("snapshot-interval = -1", "snapshot-keep-recent = -2"):
+    assert config.Settings().state_sync.max_restore_bytes == 4 << 30
+    loaded = config.load(text="[state-sync]\nsnapshot-interval = 100\nsnapshot-keep-recent = 0\n"
+                              "max-restore-bytes = 1048576\n")
+    assert (loaded.state_sync.snapshot_interval, loaded.state_sync.snapshot_keep_recent,
+            loaded.state_sync.max_restore_bytes) == (100, 0, 1 << 20)
+    for bad in ("snapshot-interval = -1", "snapshot-keep-recent = -2", "max-restore-bytes = 1000"):
         with pytest.raises(config.ConfigError, match="state-sync"):
             config.load(text=f"[state-sync]\n{bad}\n")

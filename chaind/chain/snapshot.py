@@ -204,11 +204,17 @@ def chunks(stream, size=CHUNK_BYTES):
 # -- restoring ------------------------------------------------------------------------------------------------
 
 
+_INFLATE_PIECE = 1 << 20     # bytes of the stream inflated at a time
+
+
 class Restore:
     """One restore: chunks in order (apply_chunk), then the whole state written at once. `trusted_app_hash`: the
-    app hash after the snapshot's height that CometBFT's light client verified (OfferSnapshot's app_hash)."""
+    app hash after the snapshot's height that CometBFT's light client verified (OfferSnapshot's app_hash).
 
-    def __init__(self, app, snapshot, trusted_app_hash):
+    The state is held in memory until the last chunk is in (so a refused or abandoned restore writes nothing): no
+    more than `max_bytes` of the inflated stream is taken, since nothing vouches for a snapshot before its end."""
+
+    def __init__(self, app, snapshot, trusted_app_hash, max_bytes):
         if snapshot.format != FORMAT:
             raise UnknownFormat(f"unknown snapshot format {snapshot.format}: this node reads format {FORMAT}")
         if snapshot.chunks == 0:
@@ -224,6 +230,8 @@ class Restore:
         self.app = app
         self.snapshot = snapshot
         self.trusted_app_hash = trusted_app_hash
+        self.max_bytes = max_bytes
+        self.inflated = 0
         self.next_chunk = 0
         self._inflater = zlib.decompressobj()
         self._buffer = bytearray()
@@ -240,11 +248,22 @@ class Restore:
         if found != expected:
             raise ChunkHashMismatch(f"chunk hash verification failed: expected {expected.hex()}, got {found.hex()}")
         self.next_chunk += 1
-        try:
-            self._buffer += self._inflater.decompress(chunk)
-        except zlib.error as e:
-            raise SnapshotError(f"zlib failure: {e}") from None
-        self._read_items()
+        data = chunk
+        while True:
+            try:
+                piece = self._inflater.decompress(data, _INFLATE_PIECE)
+            except zlib.error as e:
+                raise SnapshotError(f"zlib failure: {e}") from None
+            self.inflated += len(piece)
+            if self.inflated > self.max_bytes:
+                raise SnapshotError(f"the snapshot inflates to more than {self.max_bytes} bytes ([state-sync] "
+                                    f"max-restore-bytes)")
+            self._buffer += piece
+            self._read_items()
+            data = self._inflater.unconsumed_tail
+            # A full piece may leave output inside the inflater with no input left: ask again until it is short.
+            if not data and len(piece) < _INFLATE_PIECE:
+                break
         if self.next_chunk < self.snapshot.chunks:
             return False
         if not self._inflater.eof or self._inflater.unused_data or self._buffer:

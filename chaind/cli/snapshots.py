@@ -77,9 +77,13 @@ def restore(home, height, format):
     found = store.get(height, _format(format))
     if found is None:
         raise click.ClickException(f"failed to load snapshot: snapshot {height} format {format} not found")
-    with opened_app(node_home(home)) as app:
+    from chaind import config
+
+    found_home = node_home(home)
+    settings = config.load(found_home.config_file) if found_home.config_file.is_file() else config.Settings()
+    with opened_app(found_home) as app:
         try:
-            restoring = snapshot.Restore(app, found, None)
+            restoring = snapshot.Restore(app, found, None, settings.state_sync.max_restore_bytes)
             for index in range(found.chunks):
                 chunk = store.load_chunk(height, format, index)
                 if chunk is None:
