@@ -163,3 +163,33 @@ def open_ack(chain, connection_id, their_connection_id, version, proof_try, proo
 def open_confirm(chain, connection_id, proof_ack, proof_height):
     return CONNECTION + "MsgConnectionOpenConfirm", conn_tx.MsgConnectionOpenConfirm(
         connection_id=connection_id, proof_ack=proof_ack, proof_height=proof_height, signer=chain.relayer)
+
+
+# A running node as one of the two chains: what a relayer reads of it over CometBFT RPC.
+
+def node_header(node, height, trusted_height):
+    """The 07-tendermint Header of the node's block `height` from /commit and /validators."""
+    from helpers import comet
+    from light_headers import signed_header_from_json, validator_set_from_json
+
+    def validators(h):
+        return validator_set_from_json(comet(node, "validators", height=str(h))["result"]["validators"])
+
+    signed = signed_header_from_json(comet(node, "commit", height=str(height))["result"]["signed_header"])
+    revision = revision_of(node.app.genesis.chain_id)
+    return m.tm.Header(signed_header=signed, validator_set=validators(height),
+                       trusted_height=m.height(trusted_height, revision),
+                       trusted_validators=validators(trusted_height + 1))
+
+
+def mine(node):
+    """One more block on a node (evm_mine): it makes blocks on demand."""
+    import json
+    import urllib.request
+
+    from helpers import url
+
+    request = urllib.request.Request(url(node), headers={"content-type": "application/json"}, data=json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "evm_mine", "params": []}).encode())
+    with urllib.request.urlopen(request, timeout=20) as response:
+        assert "error" not in json.loads(response.read())
