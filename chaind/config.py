@@ -198,9 +198,11 @@ class TracingSettings:
     max_result_bytes: int = 4 << 30     # one streamed result (a raw trace) at most
     max_buffered_bytes: int = 64 << 20  # one result in a batch or over WebSocket (held whole) at most
     js_memory_limit: int = 128 << 20    # JS heap of one JavaScript tracer
-    # JavaScript tracers given up past their deadline inside a native built-in whose threads still run (each
-    # at idle priority, holding up to js-memory-limit); while this many do, JavaScript tracers are refused
-    max_runaway: int = attrs.field(default=2, validator=_at_least("tracing", 1))
+    # trace processes kept started for JavaScript tracers (each runs one trace, then a new one is started)
+    js_processes: int = attrs.field(default=2, validator=_at_least("tracing", 0))
+    # seconds past its deadline a trace process may still run (bytecode stops at the deadline itself; only a
+    # native built-in outruns it) before the node kills it and answers "execution timeout"
+    js_kill_grace: float = attrs.field(default=1.0, validator=_at_least("tracing", 0))
 
 
 @attrs.frozen
@@ -284,6 +286,8 @@ class AbciSettings:
     min_retain_blocks: int = attrs.field(default=0, validator=_at_least("abci", 0))
     # CometBFT's RPC, where txs sent to the EVM JSON-RPC and gRPC faces are broadcast (socket mode)
     cometbft_rpc: str = _listen("abci", "127.0.0.1:26657")
+    # seconds a read of CometBFT's RPC (a block's part-set header and commit, for gRPC and REST) may take
+    cometbft_rpc_timeout: float = attrs.field(default=10.0, validator=_at_least("abci", 0.1))
 
     def __attrs_post_init__(self):
         if self.mode not in ABCI_MODES:

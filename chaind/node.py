@@ -42,6 +42,7 @@ from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
 from chaind.consensus.abci.application import AbciApplication, Pools
+from chaind.consensus.abci.comet_records import CometRecords
 from chaind.consensus.abci.forward import CometForwarder
 from chaind.consensus.abci.protocol import AbciFactory
 from chaind.consensus.mempool import Mempool
@@ -69,6 +70,7 @@ from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
 from chaind.rpc.web_limits import LimitedSite
 from chaind.store.db import Database
 from chaind.tracing.pool import TracePool
+from chaind.tracing.processes import TraceProcesses
 
 log = Logger()
 
@@ -178,8 +180,9 @@ class Node(service.MultiService):
         self.call_pool = CallPool(ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls"), settings.json_rpc,
                                   self.reactor)
         self.call_pool.setServiceParent(self)
-        # Trace threads of their own, which the node never waits for (a tracer may be stuck in native code).
-        self.traces = TracePool(settings.tracing, self.reactor)
+        # Trace threads of their own, which the node never waits for; JavaScript tracers run in trace processes
+        # the node kills past their deadline (a tracer may be stuck in a native built-in).
+        self.traces = TracePool(settings.tracing, self.reactor, TraceProcesses(self.app, settings.tracing))
         self.traces.setServiceParent(self)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
@@ -325,10 +328,13 @@ class Node(service.MultiService):
         def abci_query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
+        comet_records = (CometRecords(settings.abci.cometbft_rpc, settings.abci.cometbft_rpc_timeout)
+                        if self.socket_mode else None)
         return found + [
-            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
+            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query,
+                                                  comet_records)),
             (cosmos.NODE, NodeService(app, settings.storage)),
-            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor)),
+            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor, comet_records)),
         ]
 
     def _evm_methods(self, api):

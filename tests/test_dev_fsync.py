@@ -11,7 +11,7 @@ import pytest
 from chaind import config
 from chaind.home import Home
 from crash_load import kill_cycles
-from test_start_refusals import REPO
+from node_process import REPO
 
 EVERY_FACE_ON_PORT_0 = [arg for option in ("--json-rpc-address", "--ws-address", "--cometbft-address",
                                            "--grpc-address", "--rest-address", "--explorer-address",

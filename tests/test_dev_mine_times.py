@@ -6,8 +6,8 @@ import time
 import pytest
 import pytest_twisted
 
+from anvil_process import post
 from helpers import in_thread, url
-from test_dev_vs_anvil import anvil, post  # noqa: F401 (anvil is a fixture)
 
 
 def _head(address):

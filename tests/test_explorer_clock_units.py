@@ -9,8 +9,10 @@ import pytest_twisted
 from browser_driver import By
 from cli_driver import DEV0_B32
 from evm_client import DEV0
+from explorer_pages import BROWSER_MARKS, base, units, visit
 from helpers import in_thread, rest, until_height, url
-from test_explorer_browser import _units, base, explorer, pytestmark, visit  # noqa: F401 (fixture, marks)
+
+pytestmark = BROWSER_MARKS
 
 
 def _post(node, method, *params):
@@ -50,6 +52,6 @@ def test_amounts_of_every_denom_with_metadata_are_in_its_display_unit(explorer, 
         denom, amount = row.find_elements(By.TAG_NAME, "td")
         shown[denom.find_element(By.CSS_SELECTOR, "span").get_attribute("title")] = amount.text
     voucher = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
-    assert shown["achain"] == f"{_units(int(balances['achain']))} CHAIN"
-    assert shown["stake"] == f"{_units(int(balances['stake']))} STK"
-    assert shown[voucher] == f"{_units(int(balances[voucher]), 6)} ATOM"
+    assert shown["achain"] == f"{units(int(balances['achain']))} CHAIN"
+    assert shown["stake"] == f"{units(int(balances['stake']))} STK"
+    assert shown[voucher] == f"{units(int(balances[voucher]), 6)} ATOM"

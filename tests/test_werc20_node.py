@@ -75,7 +75,7 @@ def _deposits(node):
     assert werc20.functions.balanceOf(OTHER).call() == web3.eth.get_balance(OTHER)
     assert (werc20.functions.name().call(), werc20.functions.symbol().call(),
             werc20.functions.decimals().call()) == ("Chain", "CHAIN", 18)
-    assert werc20.functions.totalSupply().call() == node.app.bank.supply(node.app.view(), "achain") > 0
+    assert werc20.functions.totalSupply().call() == node.app.keepers["bank"].supply(node.app.view(), "achain") > 0
     # transfer moves the coin itself.
     before = web3.eth.get_balance(OTHER)
     data = werc20.functions.transfer(OTHER, 12345).build_transaction({"gas": 100000, "nonce": 0})["data"]

@@ -28,7 +28,6 @@ from chaind.chain.consensus_state import ConsensusState
 from chaind.chain.genesis import Genesis
 from chaind.chain.module import Module, check_hooks, mounted_stores, precompiles_of, stores_of
 from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
-from chaind.chain.modules.bank import BankKeeper
 from chaind.chain.options import AppOptions
 from chaind.chain.seal import Sealer
 from chaind.chain.view import PrunedError, StateView
@@ -104,7 +103,7 @@ class BlockContext:
     misbehavior: tuple[Misbehavior, ...] = ()       # to punish (x/evidence)
     msg_gas: int = 0          # gas the running message used beyond its flat MSG_GAS (use_gas)
     msg_gas_location: str = ""
-    # staking Summaries read from the parent's state this block (staking.summary_by_cons): distribution's and
+    # staking Summaries read from the parent's state this block (StakingKeeper.summary_by_cons): distribution's and
     # slashing's begin blockers both read every validator of the last commit.
     summaries: dict[bytes, Any] = attrs.Factory(dict)
     nonces: dict[bytes, int] = attrs.Factory(dict)  # set when sealed: {address: nonce} of the accounts it touched
@@ -208,12 +207,6 @@ class App:
             self.blocks.load_head()
         self._head_info = self.stores.commit_info(self.height)
         self.state_cache.clear(self.height)
-
-    # issue 29: removed once every module takes bank's keeper. A property, not an attribute set after the keepers
-    # are built, so that a keeper built after bank's may still read it while the App builds them.
-    @property
-    def bank(self) -> BankKeeper:
-        return self.keepers["bank"]
 
     @property
     def options(self) -> AppOptions:

@@ -45,6 +45,10 @@ class Database:
         """A plyvel iterator over start <= key < stop (a context manager; `seek` moves it)."""
         return self._db.iterator(start=start, stop=stop)
 
+    def iterator(self, **kwargs):
+        """A plyvel iterator with plyvel's arguments (what a trace process reads through its parent)."""
+        return self._db.iterator(**kwargs)
+
     def seek_first(self, start: bytes, stop: bytes) -> tuple[bytes, bytes] | None:
         """The first (key, value) with start <= key < stop, or None."""
         with self._db.iterator(start=start, stop=stop) as it:
