@@ -209,6 +209,17 @@ def test_open_init_checks_the_client_version_and_counterparty(pair):
     msg = ic.open_init(a, A_CLIENT, B_CLIENT)[1]
     msg.counterparty.connection_id = "connection-1"
     refused(pair, a, (url, msg), "connection", 7, "counterparty connection identifier must be empty")
+    # A client past its trusting period opens nothing.
+    b = pair.b
+    short = m.client_state(b.height, chain_id=b.chain_id, trusting=3 * ic.S, unbonding=60 * ic.S)
+    ok(pair.block(a, [m.create(a.relayer, short, b.consensus_state(b.height))]))
+    for _ in range(4):
+        pair.block(a)
+    refused(pair, a, ic.open_init(a, "07-tendermint-1", B_CLIENT), "client", 29,
+            "client (07-tendermint-1) status is Expired")
+    url, msg = ic.open_try(a, A_CLIENT, ic.counterparty(B_CLIENT, "connection-0"), [VERSION], b"\x01", m.height(2))
+    msg.previous_connection_id = "connection-0"
+    refused(pair, a, (url, msg), "connection", 11, "previous connection identifier must be empty")
     # A version given alone is the one the end proposes.
     ordered = pb.Version(identifier="1", features=["ORDER_ORDERED"])
     ok(pair.block(a, [ic.open_init(a, A_CLIENT, B_CLIENT, version=ordered, delay_period=90 * 10**9)]))

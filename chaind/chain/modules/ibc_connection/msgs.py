@@ -34,10 +34,13 @@ def _signer(app, text):
                                       f"string could not be parsed as address: {error}") from None
 
 
-def _client_id(client_id):
+def _not_localhost(client_id):
     if client_id == LOCALHOST_CLIENT:
         raise client_errors.client_error(client_errors.INVALID_CLIENT_TYPE,
                                          "localhost connection handshakes are disallowed")
+
+
+def _client_id(client_id):
     try:
         host.check_client_id(client_id)
     except TxError as error:
@@ -66,6 +69,7 @@ def _client_state_any(found):
 
 
 def _validate_init(app, msg):
+    _not_localhost(msg.client_id)
     _client_id(msg.client_id)
     if msg.counterparty.connection_id:
         raise e.connection_error(e.INVALID_COUNTERPARTY, "counterparty connection identifier must be empty")
@@ -85,10 +89,11 @@ def _init(app, ctx, msg, signer):
 
 
 def _validate_try(app, msg):
-    _client_id(msg.client_id)
+    _not_localhost(msg.client_id)
     if msg.previous_connection_id:
         raise e.connection_error(e.INVALID_IDENTIFIER, "previous connection identifier must be empty, this field has "
                                  "been deprecated as crossing hellos are no longer supported")
+    _client_id(msg.client_id)
     _counterparty_connection_id(msg.counterparty.connection_id)
     if not msg.counterparty_versions:
         raise e.ibc_invalid_version("empty counterparty versions")
