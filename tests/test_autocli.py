@@ -33,8 +33,8 @@ class Mini(NamedTuple):
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
     assert [m.name for m in found] == ["auth", "authz", "bank", "consensus", "crisis", "distribution", "epochs",
-                                       "erc20", "evidence", "evm", "feegrant", "feemarket", "gov", "ibc_client",
-                                       "ibc_connection", "inflation", "nft",
+                                       "erc20", "evidence", "evm", "feegrant", "feemarket", "gov", "ibc_channel",
+                                       "ibc_client", "ibc_connection", "inflation", "nft",
                                        "params", "slashing", "staking", "upgrade", "vesting"]
     for ref in found:
         table = autocli.load_table(ref.cli)
