@@ -72,36 +72,42 @@ def proven_on_b(node, b, path, height):
 
 
 @pytest_twisted.inlineCallbacks
+def open_connection(node, b, a):
+    """Clients of each other on the node (A) and B, and connection-0 opened on both with proofs."""
+    b_block(b)
+    # Each chain's client of the other, A's from B's latest header, B's from A's (read over RPC).
+    yield send(node, m.create(a.relayer, b.client_state(b.height), b.consensus_state(b.height)))
+    height = node.app.height
+    header = yield in_thread(ic.node_header, node, height, height - 1)
+    cs = b.client_state(height)
+    cs.chain_id = node.app.genesis.chain_id
+    cs.unbonding_period.CopyFrom(m.duration(staking_params(node.app.view()).unbonding_time_ns))
+    b_block(b, [m.create(b.relayer, cs, m.consensus_state(header.signed_header))])
+
+    # Init on A; Try on B with A's end proven over abci_query.
+    height = yield send(node, ic.open_init(a, CLIENT, CLIENT))
+    proof, proof_height = yield proven_on_b(node, b, "connections/connection-0", height)
+    b_block(b, [ic.open_try(b, CLIENT, ic.counterparty(CLIENT, "connection-0"), [VERSION], proof, proof_height)])
+
+    # Ack on A with B's TRYOPEN end proven, A's client of B updated first.
+    _, proof = b.proof("connections/connection-0", b.height)
+    b_block(b)
+    trusted = node.app.keepers["ibc_client"].client_state(node.app.view(), CLIENT).latest_height.revision_height
+    yield send(node, m.update(a.relayer, CLIENT, b.header(b.height, trusted)))
+    height = yield send(node, ic.open_ack(a, "connection-0", "connection-0", VERSION, proof, m.height(b.height)))
+
+    # Confirm on B with A's OPEN end proven.
+    proof, proof_height = yield proven_on_b(node, b, "connections/connection-0", height)
+    b_block(b, [ic.open_confirm(b, "connection-0", proof, proof_height)])
+    assert b.app.keepers["ibc_connection"].connection(b.app.view(), "connection-0").state == pb.STATE_OPEN
+
+
+@pytest_twisted.inlineCallbacks
 def test_a_node_opens_a_connection_with_another_chain_and_answers_for_it(node, tmp_path):
     b = ic.IbcChain(tmp_path / "b", "chainb_9001-1")
     a = types.SimpleNamespace(relayer=b32(node, node.dev_keys[1].address))
     try:
-        b_block(b)
-        # Each chain's client of the other, A's from B's latest header, B's from A's (read over RPC).
-        yield send(node, m.create(a.relayer, b.client_state(b.height), b.consensus_state(b.height)))
-        height = node.app.height
-        header = yield in_thread(ic.node_header, node, height, height - 1)
-        cs = b.client_state(height)
-        cs.chain_id = node.app.genesis.chain_id
-        cs.unbonding_period.CopyFrom(m.duration(staking_params(node.app.view()).unbonding_time_ns))
-        b_block(b, [m.create(b.relayer, cs, m.consensus_state(header.signed_header))])
-
-        # Init on A; Try on B with A's end proven over abci_query.
-        height = yield send(node, ic.open_init(a, CLIENT, CLIENT))
-        proof, proof_height = yield proven_on_b(node, b, "connections/connection-0", height)
-        b_block(b, [ic.open_try(b, CLIENT, ic.counterparty(CLIENT, "connection-0"), [VERSION], proof, proof_height)])
-
-        # Ack on A with B's TRYOPEN end proven, A's client of B updated first.
-        _, proof = b.proof("connections/connection-0", b.height)
-        b_block(b)
-        trusted = node.app.keepers["ibc_client"].client_state(node.app.view(), CLIENT).latest_height.revision_height
-        yield send(node, m.update(a.relayer, CLIENT, b.header(b.height, trusted)))
-        height = yield send(node, ic.open_ack(a, "connection-0", "connection-0", VERSION, proof, m.height(b.height)))
-
-        # Confirm on B with A's OPEN end proven.
-        proof, proof_height = yield proven_on_b(node, b, "connections/connection-0", height)
-        b_block(b, [ic.open_confirm(b, "connection-0", proof, proof_height)])
-        assert b.app.keepers["ibc_connection"].connection(b.app.view(), "connection-0").state == pb.STATE_OPEN
+        yield open_connection(node, b, a)
     finally:
         b.close()
 
