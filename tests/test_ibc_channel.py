@@ -275,6 +275,12 @@ def test_unbound_ports_bad_input_and_wrong_proofs_fail_with_ibc_gos_errors_and_c
         refused(pair, b, message, "commitment", 2, failed)
     refused(pair, b, open_try(b, "channel-0", "mock-1", proof, m.height(height.revision_height + 50)), "ibc", 9,
             "client state height < proof height")
+    crossing = open_try(b, "channel-0", "mock-1", proof, height)
+    crossing[1].previous_channel_id = "channel-0"
+    refused(pair, b, crossing, "channel", 18, "previous channel identifier must be empty, this field has been "
+            "deprecated as crossing hellos are no longer supported: invalid channel identifier")
+    refused(pair, b, open_try(b, "channel-0", "mock-1", b"", height), "commitment", 2,
+            "cannot submit an empty init proof: invalid proof")
     # A step out of order: A's end is INIT, not TRYOPEN.
     refused(pair, a, open_confirm(a, "channel-0", b"x", m.height(1)), "channel", 5,
             "channel handshake open confirm failed: channel state is not TRYOPEN (got STATE_INIT): invalid channel "
