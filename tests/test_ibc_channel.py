@@ -289,14 +289,11 @@ def test_unbound_ports_bad_input_and_wrong_proofs_fail_with_ibc_gos_errors_and_c
     assert keeper(b).channel(b.app.view(), PORT, "channel-0").state == pb.STATE_TRYOPEN
 
 
-def test_a_port_binds_once():
-    from chaind.chain.modules.ibc_channel.keeper import ChannelKeeper
-
-    found = ChannelKeeper.__new__(ChannelKeeper)
-    found.ports = {}
-    found.bind_port("transfer", MockApp())
-    with pytest.raises(TxError, match="transfer: port is already binded"):
-        found.bind_port("transfer", MockApp())
+def test_a_port_binds_once(pair):
+    with pytest.raises(TxError, match="mock: port is already binded"):
+        keeper(pair.a).bind_port(PORT, MockApp())
+    with pytest.raises(TxError, match="identifier cannot be blank"):
+        keeper(pair.a).bind_port(" ", MockApp())
 
 
 def test_genesis_default_validate_init_and_export_round_trip(pair):
