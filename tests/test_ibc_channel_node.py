@@ -16,8 +16,8 @@ from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
 from chaind.store import commitment
 from cli_driver import failed, js, node_flag, run
 from helpers import b32, call, rest
-from test_ibc_channel import PORT, MockApp, end, open_ack, open_confirm, open_init, open_try, path
-from test_ibc_connection_node import CLIENT, b_block, open_connection, proven_on_b, send
+from ibc_channel_msgs import PORT, MockApp, end, open_ack, open_confirm, open_init, open_try, path
+from ibc_node import CLIENT, b_block, open_connection, proven_on_b, send
 
 
 @pytest_twisted.inlineCallbacks
