@@ -17,55 +17,35 @@ from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.ibc.core.channel.v1 import channel_pb2 as pb
 from chaind.pb.ibc.core.channel.v1 import query_pb2
 from chaind.pb.ibc.core.channel.v1 import tx_pb2 as chan_tx
-from chaind.pb.ibc.core.connection.v1 import connection_pb2 as conn_pb2
 from gov_driver import attrs
 from ibc_channel_msgs import (
+    B_CLIENT,
     PORT,
     MockApp,
     close_confirm,
     close_init,
+    connected_pair,
     end,
+    ok,
     open_ack,
+    open_channel,
     open_confirm,
     open_init,
     open_try,
     path,
 )
 
-A_CLIENT, B_CLIENT = "07-tendermint-0", "07-tendermint-0"
-VERSION = conn_pb2.Version(identifier="1", features=["ORDER_ORDERED", "ORDER_UNORDERED"])
+
 @pytest.fixture
 def pair(tmp_path):
     """A and B with clients of each other and an open connection-0 on each; the mock port bound on both."""
-    made = ic.Pair(tmp_path)
-    a, b = made.a, made.b
-    made.block(a)
-    made.block(b)
-    for host, of in ((a, b), (b, a)):
-        ok(ic.create_client(made, host, of))
-    ok(made.block(a, [ic.open_init(a, A_CLIENT, B_CLIENT)]))
-    _, proof, height = ic.proven(made, b, B_CLIENT, a, "connections/connection-0")
-    ok(made.block(b, [ic.open_try(b, B_CLIENT, ic.counterparty(A_CLIENT, "connection-0"), [VERSION], proof,
-                                  height)]))
-    _, proof, height = ic.proven(made, a, A_CLIENT, b, "connections/connection-0")
-    ok(made.block(a, [ic.open_ack(a, "connection-0", "connection-0", VERSION, proof, height)]))
-    _, proof, height = ic.proven(made, b, B_CLIENT, a, "connections/connection-0")
-    ok(made.block(b, [ic.open_confirm(b, "connection-0", proof, height)]))
-    made.apps = {}
-    for chain in (a, b):
-        made.apps[chain] = MockApp()
-        keeper(chain).bind_port(PORT, made.apps[chain])
+    made = connected_pair(tmp_path)
     yield made
     made.close()
 
 
 def keeper(chain):
     return chain.app.keepers["ibc_channel"]
-
-
-def ok(result):
-    assert result.code == 0, result.log
-    return result
 
 
 def ibc_root(chain):
@@ -77,19 +57,6 @@ def refused(pair, chain, message, codespace, code, text):
     r = pair.block(chain, [message])
     assert (r.codespace, r.code) == (codespace, code) and text in r.log, (r.codespace, r.code, r.log)
     assert ibc_root(chain) == before
-
-
-def open_channel(pair, ordering=pb.ORDER_UNORDERED):
-    """A's channel-0 and B's channel-0 OPEN; the four steps' results."""
-    a, b = pair.a, pair.b
-    init = ok(pair.block(a, [open_init(a, ordering)]))
-    _, proof, height = ic.proven(pair, b, B_CLIENT, a, path("channel-0"))
-    try_ = ok(pair.block(b, [open_try(b, "channel-0", "mock-1", proof, height, ordering)]))
-    _, proof, height = ic.proven(pair, a, A_CLIENT, b, path("channel-0"))
-    ack = ok(pair.block(a, [open_ack(a, "channel-0", "channel-0", "mock-1", proof, height)]))
-    _, proof, height = ic.proven(pair, b, B_CLIENT, a, path("channel-0"))
-    confirm = ok(pair.block(b, [open_confirm(b, "channel-0", proof, height)]))
-    return init, try_, ack, confirm
 
 
 def test_two_chains_open_a_channel_between_bound_ports_with_proofs_of_each_others_ends(pair):

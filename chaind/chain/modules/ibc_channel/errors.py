@@ -5,7 +5,7 @@ from chaind.chain.errors import TxError
 
 CHANNEL = "channel"
 
-# 04-channel/types/errors.go (the handshake's and the packet slice's codes)
+# 04-channel/types/errors.go (the handshake's and the packets' codes)
 CHANNEL_ERRORS = {
     2: "channel already exists", 3: "channel not found", 4: "invalid channel", 5: "invalid channel state",
     6: "invalid channel ordering", 7: "invalid counterparty channel", 8: "invalid channel capability",
@@ -16,9 +16,12 @@ CHANNEL_ERRORS = {
     19: "packet already received", 20: "packet commitment not found", 21: "packet sequence is out of order",
     22: "packet messages are redundant", 23: "message is redundant, no-op will be performed",
     24: "invalid channel version", 25: "packet has not been sent", 26: "invalid packet timeout",
+    39: "timeout not reached", 40: "timeout elapsed",
 }
 CHANNEL_NOT_FOUND, INVALID_STATE, INVALID_ORDERING, INVALID_COUNTERPARTY = 3, 5, 6, 7
 TOO_MANY_HOPS, INVALID_IDENTIFIER, SEQUENCE_RECV_NOT_FOUND = 15, 18, 11
+SEQUENCE_SEND_NOT_FOUND, SEQUENCE_ACK_NOT_FOUND, INVALID_PACKET, INVALID_ACK, ACK_EXISTS = 10, 12, 13, 16, 17
+RECEIVED, OUT_OF_ORDER, TIMEOUT_NOT_REACHED, TIMEOUT_ELAPSED = 19, 21, 39, 40
 
 PORT = "port"       # 05-port/types/errors.go
 PORT_ERRORS = {2: "port is already binded", 3: "port not found", 4: "invalid port", 5: "route not found"}

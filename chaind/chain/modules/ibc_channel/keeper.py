@@ -1,12 +1,14 @@
-"""04-channel's keeper, handshake slice: channel ends at channelEnds/ports/{port}/channels/{ch}, the next send,
+"""04-channel's keeper: channel ends at channelEnds/ports/{port}/channels/{ch}, the next send,
 receive and ack sequences, the channel counter, the ports applications bind (05-port) and the handshake steps as
-ibc-go v8.5's core msg server runs them, the counterparty's ends proven through 03-connection's keeper."""
+ibc-go v8.5's core msg server runs them, the counterparty's ends proven through 03-connection's keeper; packets are
+PacketKeeper's (packets.py)."""
 
 import struct
 
 from chaind.chain.block import event
 from chaind.chain.errors import TxError
 from chaind.chain.modules.ibc_channel import errors as e
+from chaind.chain.modules.ibc_channel.packets import PacketKeeper
 from chaind.chain.modules.ibc_client import errors as client_errors
 from chaind.chain.modules.ibc_client import host
 from chaind.chain.modules.ibc_client import tendermint as tmc
@@ -100,13 +102,16 @@ def validate_channel(end):
     validate_counterparty(end.counterparty)
 
 
-class ChannelKeeper:
+class ChannelKeeper(PacketKeeper):
     """Reads through a view or a block's context, writes through a block's context; `connections` is
     03-connection's keeper. Applications bind their ports with bind_port at app construction (05-port); a port's
     callbacks object answers on_chan_open_init/try(ctx, order, hops, port, channel, counterparty, version) with
     the version, on_chan_open_ack(ctx, port, channel, counterparty channel, counterparty version),
     on_chan_open_confirm, on_chan_close_init and on_chan_close_confirm(ctx, port, channel), raising TxError to
-    refuse. Capabilities are not kept: a port is owned by the callbacks bound to it, a channel by its port's."""
+    refuse. For packets it answers on_recv_packet(ctx, packet, relayer) with (Acknowledgement or None for an
+    asynchronous one, events), on_acknowledgement_packet(ctx, packet, ack bytes, relayer) and
+    on_timeout_packet(ctx, packet, relayer) with events. Capabilities are not kept: a port is owned by the
+    callbacks bound to it, a channel by its port's."""
 
     def __init__(self, connections):
         self.connections = connections

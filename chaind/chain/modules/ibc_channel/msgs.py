@@ -1,7 +1,8 @@
-"""04-channel's handshake messages as ibc-go v8.5's core msg server runs them: MsgChannelOpenInit, OpenTry, OpenAck,
-OpenConfirm, CloseInit and CloseConfirm, each with its ValidateBasic. SIGN_MODE_DIRECT only: ibc-go registers no
-amino names for them."""
+"""04-channel's messages as ibc-go v8.5's core msg server runs them: the handshake's MsgChannelOpenInit, OpenTry,
+OpenAck, OpenConfirm, CloseInit and CloseConfirm, and the packets' MsgRecvPacket, MsgAcknowledgement, MsgTimeout and
+MsgTimeoutOnClose, each with its ValidateBasic. SIGN_MODE_DIRECT only: ibc-go registers no amino names for them."""
 
+from chaind.chain.block import Event
 from chaind.chain.errors import TxError
 from chaind.chain.modules.ibc_channel import errors as e
 from chaind.chain.modules.ibc_channel.keeper import (
@@ -13,6 +14,7 @@ from chaind.chain.modules.ibc_channel.keeper import (
     state_name,
     validate_channel,
 )
+from chaind.chain.modules.ibc_channel.packets import NoOp, validate_packet
 from chaind.chain.modules.ibc_client import errors as client_errors
 from chaind.chain.modules.ibc_client import host
 from chaind.chain.modules.ibc_connection import errors as conn_errors
@@ -144,6 +146,133 @@ def _close_confirm(app, ctx, msg, signer):
     return events, tx_pb2.MsgChannelCloseConfirmResponse()
 
 
+# Packets.
+
+NOOP, SUCCESS = tx_pb2.RESPONSE_RESULT_TYPE_NOOP, tx_pb2.RESPONSE_RESULT_TYPE_SUCCESS
+ERROR_PREFIX = "ibccallbackerror-"      # coretypes.ErrorAttributeKeyPrefix
+
+
+def _error_events(events):
+    """convertToErrorEvents: a failed acknowledgement's callback events, every type and key prefixed."""
+    return [Event(ERROR_PREFIX + found.type, tuple((ERROR_PREFIX + k, v, i) for k, v, i in found.attributes))
+            for found in events]
+
+
+def _validate_recv(app, msg):
+    _proof(msg.proof_commitment, "cannot submit an empty commitment proof")
+    _signer(app, msg.signer)
+    validate_packet(msg.packet)
+
+
+def _recv(app, ctx, msg, signer):
+    """RecvPacket: verified and replay-protected on a branch (a redundant relay is a NOOP that writes nothing), then
+    the app's callback, whose writes a failed acknowledgement discards, then the acknowledgement written."""
+    keeper, packet = app.keepers[NAME], msg.packet
+    callbacks = keeper._module_by_channel(ctx, packet.destination_port, packet.destination_channel)
+    store_snapshot = dict(ctx.store.changes)
+    try:
+        events = keeper.recv_packet(ctx, packet, msg.proof_commitment, host.height_of(msg.proof_height))
+    except NoOp:
+        ctx.store.changes = store_snapshot
+        return [], tx_pb2.MsgRecvPacketResponse(result=NOOP)
+    except TxError as error:
+        raise client_errors.wrap(error, "receive packet verification failed") from None
+    store_snapshot = dict(ctx.store.changes)
+    evm_snapshot = ctx.accounts.snapshot()
+    ack, emitted = callbacks.on_recv_packet(ctx, packet, signer)
+    if ack is None or ack.success:
+        ctx.accounts.commit(evm_snapshot)
+        events += emitted
+    else:
+        ctx.store.changes = store_snapshot
+        ctx.accounts.revert(evm_snapshot)
+        events += _error_events(emitted)
+    if ack is not None:
+        events += keeper.write_acknowledgement(ctx, packet, ack)
+    return events, tx_pb2.MsgRecvPacketResponse(result=SUCCESS)
+
+
+def _validate_acknowledgement(app, msg):
+    _proof(msg.proof_acked, "cannot submit an empty acknowledgement proof")
+    if not msg.acknowledgement:
+        raise e.channel_error(e.INVALID_ACK, "ack bytes cannot be empty")
+    _signer(app, msg.signer)
+    validate_packet(msg.packet)
+
+
+def _acknowledgement(app, ctx, msg, signer):
+    keeper, packet = app.keepers[NAME], msg.packet
+    callbacks = keeper._module_by_channel(ctx, packet.source_port, packet.source_channel)
+    store_snapshot = dict(ctx.store.changes)
+    try:
+        events = keeper.acknowledge_packet(ctx, packet, msg.acknowledgement, msg.proof_acked,
+                                           host.height_of(msg.proof_height))
+    except NoOp:
+        ctx.store.changes = store_snapshot
+        return [], tx_pb2.MsgAcknowledgementResponse(result=NOOP)
+    except TxError as error:
+        raise client_errors.wrap(error, "acknowledge packet verification failed") from None
+    try:
+        events += callbacks.on_acknowledgement_packet(ctx, packet, msg.acknowledgement, signer)
+    except TxError as error:
+        raise client_errors.wrap(error, "acknowledge packet callback failed") from None
+    return events, tx_pb2.MsgAcknowledgementResponse(result=SUCCESS)
+
+
+def _sequence_recv(msg):
+    if msg.next_sequence_recv == 0:
+        raise client_errors.ibc_error(client_errors.INVALID_SEQUENCE, "next sequence receive cannot be 0")
+
+
+def _validate_timeout(app, msg):
+    _proof(msg.proof_unreceived, "cannot submit an empty unreceived proof")
+    _sequence_recv(msg)
+    _signer(app, msg.signer)
+    validate_packet(msg.packet)
+
+
+def _timed_out(app, ctx, msg, signer, verify, what, callback_failed, response):
+    """Timeout and TimeoutOnClose: `verify` on a branch (NOOP for a packet already done with), then
+    TimeoutExecuted and the app's callback."""
+    keeper, packet = app.keepers[NAME], msg.packet
+    callbacks = keeper._module_by_channel(ctx, packet.source_port, packet.source_channel)
+    store_snapshot = dict(ctx.store.changes)
+    try:
+        verify(keeper)
+    except NoOp:
+        ctx.store.changes = store_snapshot
+        return [], response(result=NOOP)
+    except TxError as error:
+        raise client_errors.wrap(error, f"{what} packet verification failed") from None
+    events = keeper.timeout_executed(ctx, packet)
+    try:
+        events += callbacks.on_timeout_packet(ctx, packet, signer)
+    except TxError as error:
+        raise client_errors.wrap(error, callback_failed) from None
+    return events, response(result=SUCCESS)
+
+
+def _timeout(app, ctx, msg, signer):
+    return _timed_out(app, ctx, msg, signer, lambda keeper: keeper.timeout_packet(
+        ctx, msg.packet, msg.proof_unreceived, host.height_of(msg.proof_height), msg.next_sequence_recv),
+        "timeout", "timeout packet callback failed", tx_pb2.MsgTimeoutResponse)
+
+
+def _validate_timeout_on_close(app, msg):
+    _sequence_recv(msg)
+    _proof(msg.proof_unreceived, "cannot submit an empty unreceived proof")
+    _proof(msg.proof_close, "cannot submit an empty proof of closed counterparty channel end")
+    _signer(app, msg.signer)
+    validate_packet(msg.packet)
+
+
+def _timeout_on_close(app, ctx, msg, signer):
+    return _timed_out(app, ctx, msg, signer, lambda keeper: keeper.timeout_on_close(
+        ctx, msg.packet, msg.proof_unreceived, msg.proof_close, host.height_of(msg.proof_height),
+        msg.next_sequence_recv, msg.counterparty_upgrade_sequence), "timeout on close",
+        "timeout on close callback failed", tx_pb2.MsgTimeoutOnCloseResponse)
+
+
 MESSAGES = (
     MsgHandler(PREFIX + "MsgChannelOpenInit", tx_pb2.MsgChannelOpenInit, lambda m: m.signer, _validate_init, _init),
     MsgHandler(PREFIX + "MsgChannelOpenTry", tx_pb2.MsgChannelOpenTry, lambda m: m.signer, _validate_try, _try),
@@ -154,4 +283,10 @@ MESSAGES = (
                _validate_close_init, _close_init),
     MsgHandler(PREFIX + "MsgChannelCloseConfirm", tx_pb2.MsgChannelCloseConfirm, lambda m: m.signer,
                _validate_close_confirm, _close_confirm),
+    MsgHandler(PREFIX + "MsgRecvPacket", tx_pb2.MsgRecvPacket, lambda m: m.signer, _validate_recv, _recv),
+    MsgHandler(PREFIX + "MsgAcknowledgement", tx_pb2.MsgAcknowledgement, lambda m: m.signer,
+               _validate_acknowledgement, _acknowledgement),
+    MsgHandler(PREFIX + "MsgTimeout", tx_pb2.MsgTimeout, lambda m: m.signer, _validate_timeout, _timeout),
+    MsgHandler(PREFIX + "MsgTimeoutOnClose", tx_pb2.MsgTimeoutOnClose, lambda m: m.signer,
+               _validate_timeout_on_close, _timeout_on_close),
 )

@@ -33,9 +33,9 @@ INVALID_VALIDATOR_SET = 14
 PROCESSED_TIME_NOT_FOUND, PROCESSED_HEIGHT_NOT_FOUND, DELAY_PERIOD_NOT_PASSED = 8, 9, 10
 
 # core/errors/errors.go
-IBC_ERRORS = {2: "unauthorized", 5: "invalid address", 9: "invalid height", 12: "invalid type",
+IBC_ERRORS = {1: "invalid sequence", 2: "unauthorized", 5: "invalid address", 9: "invalid height", 12: "invalid type",
               14: "failed unpacking protobuf message from Any"}
-UNAUTHORIZED, INVALID_ADDRESS, IBC_INVALID_HEIGHT, UNPACK_ANY = 2, 5, 9, 14
+UNAUTHORIZED, INVALID_ADDRESS, IBC_INVALID_HEIGHT, UNPACK_ANY, INVALID_SEQUENCE = 2, 5, 9, 14, 1
 
 
 def client_error(code, detail=None):
