@@ -9,8 +9,14 @@ import hashlib
 import pytest
 
 import ibc_chains as ic
+import ibc_client_msgs as m
+from chain_driver import LatestQueryContext
+from chaind import errors
+from chaind.chain.modules.ibc_channel.query import ChannelQuery
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
+from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
 from chaind.pb.ibc.core.channel.v1 import channel_pb2 as pb
+from chaind.pb.ibc.core.channel.v1 import query_pb2
 from chaind.pb.ibc.core.channel.v1 import tx_pb2 as chan_tx
 from gov_driver import attrs
 from ibc_channel_msgs import (
@@ -264,3 +270,57 @@ def test_bad_packets_and_proofs_fail_with_ibc_gos_errors_and_change_nothing(pair
             "capability", 7, "could not retrieve module from port-id")
     refused(pair, a, timeout(a, p, b"x", height, 0), "ibc", 1, "next sequence receive cannot be 0: invalid sequence")
     ok(pair.block(b, [recv_packet(b, p, proof, height)]))
+
+
+def test_packet_queries_answer_what_a_relayer_asks_as_ibc_go_does(pair):
+    a, b = pair.a, pair.b
+    open_channel(pair)
+    timeout_height = (1, 10_000)
+    ok(pair.block(a, [send(data=d, timeout_height=timeout_height) for d in (b"one", b"two", b"three")]))
+    one = packet(1, data=b"one", timeout_height=timeout_height)
+    _, proof, height = ic.proven(pair, b, B_CLIENT, a, packet_path("commitments", 1))
+    ok(pair.block(b, [recv_packet(b, one, proof, height)]))
+    context, ask = LatestQueryContext(), {"port_id": PORT, "channel_id": "channel-0"}
+    on_a, on_b = ChannelQuery(a.app), ChannelQuery(b.app)
+
+    found = on_a.PacketCommitment(query_pb2.QueryPacketCommitmentRequest(sequence=2, **ask), context)
+    assert found.commitment == commitment(packet(2, data=b"two", timeout_height=timeout_height))
+    assert found.proof_height == m.height(a.height)
+    listed = on_a.PacketCommitments(query_pb2.QueryPacketCommitmentsRequest(
+        pagination=pagination_pb2.PageRequest(limit=2, count_total=True), **ask), context)
+    assert [(c.sequence, c.data) for c in listed.commitments] == [(1, commitment(one)), (2, found.commitment)]
+    assert listed.pagination.next_key == b"/3" and listed.pagination.total == 3
+    assert on_a.NextSequenceSend(query_pb2.QueryNextSequenceSendRequest(**ask), context).next_sequence_send == 4
+    assert on_b.UnreceivedPackets(query_pb2.QueryUnreceivedPacketsRequest(
+        packet_commitment_sequences=[1, 2, 3], **ask), context).sequences == [2, 3]
+    assert on_b.PacketReceipt(query_pb2.QueryPacketReceiptRequest(sequence=1, **ask), context).received
+    assert not on_b.PacketReceipt(query_pb2.QueryPacketReceiptRequest(sequence=2, **ask), context).received
+    ack = hashlib.sha256(b'{"result":"YWNrOm9uZQ=="}').digest()
+    assert on_b.PacketAcknowledgement(query_pb2.QueryPacketAcknowledgementRequest(sequence=1, **ask),
+                                      context).acknowledgement == ack
+    acks = on_b.PacketAcknowledgements(query_pb2.QueryPacketAcknowledgementsRequest(**ask), context)
+    assert [(s.sequence, s.data) for s in acks.acknowledgements] == [(1, ack)] and acks.pagination.total == 1
+    chosen = on_b.PacketAcknowledgements(query_pb2.QueryPacketAcknowledgementsRequest(
+        packet_commitment_sequences=[2, 1], **ask), context)
+    assert [s.sequence for s in chosen.acknowledgements] == [1] and not chosen.HasField("pagination")
+    assert on_a.UnreceivedAcks(query_pb2.QueryUnreceivedAcksRequest(packet_ack_sequences=[1, 5], **ask),
+                               context).sequences == [1]
+
+    for call, text in (
+            (lambda: on_a.PacketCommitment(query_pb2.QueryPacketCommitmentRequest(sequence=9, **ask), context),
+             "packet commitment hash not found"),
+            (lambda: on_b.PacketAcknowledgement(query_pb2.QueryPacketAcknowledgementRequest(sequence=2, **ask),
+                                                context), "packet acknowledgement hash not found"),
+            (lambda: on_a.PacketReceipt(query_pb2.QueryPacketReceiptRequest(sequence=0, **ask), context),
+             "packet sequence cannot be 0"),
+            (lambda: on_b.UnreceivedPackets(query_pb2.QueryUnreceivedPacketsRequest(
+                packet_commitment_sequences=[1, 0], **ask), context), "packet sequence 1 cannot be 0"),
+            (lambda: on_b.UnreceivedPackets(query_pb2.QueryUnreceivedPacketsRequest(
+                port_id=PORT, channel_id="channel-4"), context),
+             "port-id: mock, channel-id channel-4: channel not found"),
+            (lambda: on_a.NextSequenceSend(query_pb2.QueryNextSequenceSendRequest(
+                port_id=PORT, channel_id="channel-4"), context),
+             "port-id: mock, channel-id channel-4: sequence send not found")):
+        with pytest.raises(errors.ChainError) as failed:
+            call()
+        assert text in str(failed.value)

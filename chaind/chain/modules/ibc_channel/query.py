@@ -1,10 +1,18 @@
-"""ibc.core.channel.v1.Query, handshake slice, as ibc-go v8's 04-channel gRPC querier answers: channel ends, a
-connection's channels, a channel's client state and its next receive sequence (without proofs over gRPC, as
-ibc-go; a relayer proves them with abci_query /store/ibc/key). proof_height is this chain's height read at."""
+"""ibc.core.channel.v1.Query as ibc-go v8's 04-channel gRPC querier answers: channel ends, a connection's channels, a
+channel's client state, its next receive and send sequences, packet commitments, receipts and acknowledgements and
+the unreceived packets and acks a relayer asks for (without proofs over gRPC, as ibc-go; a relayer proves them with
+abci_query /store/ibc/key). proof_height is this chain's height read at."""
 
 from chaind import errors
 from chaind.chain.errors import TxError
-from chaind.chain.modules.ibc_channel.keeper import NAME, UNORDERED, check_channel_id, check_port_id
+from chaind.chain.modules.ibc_channel.keeper import (
+    NAME,
+    ORDERED,
+    UNORDERED,
+    check_channel_id,
+    check_port_id,
+    order_name,
+)
 from chaind.chain.modules.ibc_client import host
 from chaind.chain.modules.ibc_client import tendermint as tmc
 from chaind.chain.modules.ibc_client.keeper import height_proto, pack
@@ -93,3 +101,116 @@ class ChannelQuery(Reader, query_pb2_grpc.QueryServicer):
                                        "receive not found")
         return query_pb2.QueryNextSequenceReceiveResponse(next_sequence_receive=sequence,
                                                           proof_height=self._height(view))
+
+    # Packets.
+
+    def _packet_request(self, request):
+        _checked(check_port_id, request.port_id)
+        _checked(check_channel_id, request.channel_id)
+        if request.sequence == 0:
+            raise errors.invalid_argument("packet sequence cannot be 0")
+
+    def _states(self, view, request, kind):
+        """Paginated PacketStates of one channel's `kind`, in ibc-go's store order (their "/{sequence}" keys)."""
+        items = sorted((f"/{sequence}".encode(), channel_pb2.PacketState(
+            port_id=request.port_id, channel_id=request.channel_id, sequence=sequence, data=data))
+            for sequence, data in self.keeper.packet_states(view, kind, request.port_id, request.channel_id))
+        return paginate(items, request.pagination)
+
+    @query(inline=True)
+    def PacketCommitment(self, request, view):
+        self._packet_request(request)
+        found = self.keeper.packet_commitment(view, request.port_id, request.channel_id, request.sequence)
+        if found is None:
+            raise errors.not_found("packet commitment hash not found")
+        return query_pb2.QueryPacketCommitmentResponse(commitment=found, proof_height=self._height(view))
+
+    @query
+    def PacketCommitments(self, request, view):
+        _checked(check_port_id, request.port_id)
+        _checked(check_channel_id, request.channel_id)
+        taken, page = self._states(view, request, "commitments")
+        return query_pb2.QueryPacketCommitmentsResponse(commitments=taken, pagination=page, height=self._height(view))
+
+    @query(inline=True)
+    def PacketReceipt(self, request, view):
+        self._packet_request(request)
+        return query_pb2.QueryPacketReceiptResponse(
+            received=self.keeper.has_packet_receipt(view, request.port_id, request.channel_id, request.sequence),
+            proof_height=self._height(view))
+
+    @query(inline=True)
+    def PacketAcknowledgement(self, request, view):
+        self._packet_request(request)
+        found = self.keeper.packet_acknowledgement(view, request.port_id, request.channel_id, request.sequence)
+        if found is None:
+            raise errors.not_found("packet acknowledgement hash not found")
+        return query_pb2.QueryPacketAcknowledgementResponse(acknowledgement=found, proof_height=self._height(view))
+
+    @query
+    def PacketAcknowledgements(self, request, view):
+        """The acks of the sequences asked for (no pagination then), else every ack of the channel, paginated."""
+        _checked(check_port_id, request.port_id)
+        _checked(check_channel_id, request.channel_id)
+        if request.packet_commitment_sequences:
+            acks = []
+            for sequence in request.packet_commitment_sequences:
+                found = self.keeper.packet_acknowledgement(view, request.port_id, request.channel_id, sequence)
+                if found is not None:
+                    acks.append(channel_pb2.PacketState(port_id=request.port_id, channel_id=request.channel_id,
+                                                        sequence=sequence, data=found))
+            return query_pb2.QueryPacketAcknowledgementsResponse(acknowledgements=acks, height=self._height(view))
+        taken, page = self._states(view, request, "acks")
+        return query_pb2.QueryPacketAcknowledgementsResponse(acknowledgements=taken, pagination=page,
+                                                             height=self._height(view))
+
+    @staticmethod
+    def _nonzero(sequences):
+        for index, sequence in enumerate(sequences):
+            if sequence == 0:
+                raise errors.invalid_argument(f"packet sequence {index} cannot be 0")
+
+    @query
+    def UnreceivedPackets(self, request, view):
+        """Of the counterparty's commitments' sequences, those this (receiving) end has not received."""
+        _checked(check_port_id, request.port_id)
+        _checked(check_channel_id, request.channel_id)
+        end = self.keeper.channel(view, request.port_id, request.channel_id)
+        if end is None:
+            raise errors.not_found(f"port-id: {request.port_id}, channel-id {request.channel_id}: channel not found")
+        sequences = list(request.packet_commitment_sequences)
+        if end.ordering == UNORDERED:
+            self._nonzero(sequences)
+            unreceived = [s for s in sequences
+                          if not self.keeper.has_packet_receipt(view, request.port_id, request.channel_id, s)]
+        elif end.ordering == ORDERED:
+            following = self.keeper.next_sequence_recv(view, request.port_id, request.channel_id)
+            if following is None:
+                raise errors.not_found(f"destination port: {request.port_id}, destination channel: "
+                                       f"{request.channel_id}: sequence receive not found")
+            self._nonzero(sequences)
+            unreceived = [s for s in sequences if s >= following]
+        else:
+            raise errors.invalid_argument(f"channel order {order_name(end.ordering)} is not supported: invalid "
+                                          "channel ordering")
+        return query_pb2.QueryUnreceivedPacketsResponse(sequences=unreceived, height=self._height(view))
+
+    @query
+    def UnreceivedAcks(self, request, view):
+        """Of the counterparty's acks' sequences, those whose packets this (sending) end still commits to."""
+        _checked(check_port_id, request.port_id)
+        _checked(check_channel_id, request.channel_id)
+        self._nonzero(request.packet_ack_sequences)
+        pending = [s for s in request.packet_ack_sequences
+                   if self.keeper.packet_commitment(view, request.port_id, request.channel_id, s) is not None]
+        return query_pb2.QueryUnreceivedAcksResponse(sequences=pending, height=self._height(view))
+
+    @query(inline=True)
+    def NextSequenceSend(self, request, view):
+        _checked(check_port_id, request.port_id)
+        _checked(check_channel_id, request.channel_id)
+        sequence = self.keeper.next_sequence_send(view, request.port_id, request.channel_id)
+        if sequence is None:
+            raise errors.not_found(f"port-id: {request.port_id}, channel-id {request.channel_id}: sequence send "
+                                   "not found")
+        return query_pb2.QueryNextSequenceSendResponse(next_sequence_send=sequence, proof_height=self._height(view))
