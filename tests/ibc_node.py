@@ -95,3 +95,28 @@ def open_connection(node, b, a):
     proof, proof_height = yield proven_on_b(node, b, "connections/connection-0", height)
     b_block(b, [ic.open_confirm(b, "connection-0", proof, proof_height)])
     assert b.app.keepers["ibc_connection"].connection(b.app.view(), "connection-0").state == pb.STATE_OPEN
+
+
+@pytest_twisted.inlineCallbacks
+def open_channel(node, b, a, ordering):
+    """The mock port's channel-0 opened on the node (A) and B with proofs, MockApps bound on both first."""
+    from ibc_channel_msgs import PORT, MockApp, open_ack, open_confirm, open_init, open_try, path
+
+    for app in (node.app, b.app):
+        app.keepers["ibc_channel"].bind_port(PORT, MockApp())
+    height = yield send(node, open_init(a, ordering))
+    proof, proof_height = yield proven_on_b(node, b, path("channel-0"), height)
+    b_block(b, [open_try(b, "channel-0", "mock-1", proof, proof_height, ordering)])
+    _, proof = b.proof(path("channel-0"), b.height)
+    b_block(b)
+    yield update_on_a(node, b, a)
+    height = yield send(node, open_ack(a, "channel-0", "channel-0", "mock-1", proof, m.height(b.height)))
+    proof, proof_height = yield proven_on_b(node, b, path("channel-0"), height)
+    b_block(b, [open_confirm(b, "channel-0", proof, proof_height)])
+
+
+@pytest_twisted.inlineCallbacks
+def update_on_a(node, b, a):
+    """The node's client of B updated to B's latest block."""
+    trusted = node.app.keepers["ibc_client"].client_state(node.app.view(), CLIENT).latest_height.revision_height
+    yield send(node, m.update(a.relayer, CLIENT, b.header(b.height, trusted)))

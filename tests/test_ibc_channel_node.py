@@ -9,15 +9,14 @@ import types
 import pytest_twisted
 
 import ibc_chains as ic
-import ibc_client_msgs as m
 from chaind.pb.ibc.core.channel.v1 import channel_pb2 as pb
 from chaind.pb.ibc.core.channel.v1 import query_pb2, query_pb2_grpc
 from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
 from chaind.store import commitment
 from cli_driver import failed, js, node_flag, run
 from helpers import b32, call, rest
-from ibc_channel_msgs import PORT, MockApp, end, open_ack, open_confirm, open_init, open_try, path
-from ibc_node import CLIENT, b_block, open_connection, proven_on_b, send
+from ibc_channel_msgs import PORT, end, path
+from ibc_node import CLIENT, open_channel, open_connection
 
 
 @pytest_twisted.inlineCallbacks
@@ -26,18 +25,7 @@ def test_a_node_opens_a_channel_with_another_chain_and_answers_for_it(node, tmp_
     a = types.SimpleNamespace(relayer=b32(node, node.dev_keys[1].address))
     try:
         yield open_connection(node, b, a)
-        for app in (node.app, b.app):
-            app.keepers["ibc_channel"].bind_port(PORT, MockApp())
-        height = yield send(node, open_init(a, pb.ORDER_UNORDERED))
-        proof, proof_height = yield proven_on_b(node, b, path("channel-0"), height)
-        b_block(b, [open_try(b, "channel-0", "mock-1", proof, proof_height)])
-        _, proof = b.proof(path("channel-0"), b.height)
-        b_block(b)
-        trusted = node.app.keepers["ibc_client"].client_state(node.app.view(), CLIENT).latest_height.revision_height
-        yield send(node, m.update(a.relayer, CLIENT, b.header(b.height, trusted)))
-        height = yield send(node, open_ack(a, "channel-0", "channel-0", "mock-1", proof, m.height(b.height)))
-        proof, proof_height = yield proven_on_b(node, b, path("channel-0"), height)
-        b_block(b, [open_confirm(b, "channel-0", proof, proof_height)])
+        yield open_channel(node, b, a, pb.ORDER_UNORDERED)
         assert b.app.keepers["ibc_channel"].channel(b.app.view(), PORT, "channel-0").state == pb.STATE_OPEN
     finally:
         b.close()

@@ -127,7 +127,10 @@ def _request_message(request_class, body, path_params, args):
         for item in items:
             _set(values, request_class.DESCRIPTOR, name.split("."), item.decode())
     for name, value in path_params.items():
-        _set(values, request_class.DESCRIPTOR, [name], value)
+        field = request_class.DESCRIPTOR.fields_by_name.get(name)
+        # grpc-gateway splits a repeated path parameter at commas (.../packet_commitments/1,2,3/unreceived_packets).
+        for item in value.split(",") if field is not None and field.is_repeated else [value]:
+            _set(values, request_class.DESCRIPTOR, [name], item)
     _decimals_in(request_class.DESCRIPTOR, values)
     return json_format.ParseDict(values, request_class(), ignore_unknown_fields=False)
 
