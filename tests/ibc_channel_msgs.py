@@ -53,7 +53,7 @@ class MockApp:
         if packet.data == b"async":
             return None, emitted
         if packet.data == b"fail":
-            return Acknowledgement(error="ABCI code: 2: error handling packet: see events for details"), emitted
+            return Acknowledgement.from_error(TxError("mock", 2, "refused")), emitted
         return Acknowledgement(result=b"ack:" + packet.data), emitted
 
     def on_acknowledgement_packet(self, ctx, packet, ack, relayer):

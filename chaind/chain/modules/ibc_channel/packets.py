@@ -37,6 +37,11 @@ class Acknowledgement:
     result: bytes = b""
     error: str = ""
 
+    @classmethod
+    def from_error(cls, error):
+        """NewErrorAcknowledgement of a TxError: only its code, which is deterministic, not its text."""
+        return cls(error=f"ABCI code: {error.code}: error handling packet: see events for details")
+
     @property
     def success(self):
         return not self.error
