@@ -139,6 +139,7 @@ def _packages():
 PACKAGE_DATA = {
     "chaind.explorer": ["static/*"],            # the explorer page: plain HTML, JS and CSS, no build step
     "chaind.tracing.js": ["prelude.js"],        # the JS tracers' prelude
+    "chaind.chain.modules.erc20": ["erc20_bytecode.hex"],   # cosmos/evm's code at the ERC-20 precompiles
 }
 
 

@@ -1,5 +1,7 @@
 """What a test suite does to its dev node: one sender sends and waits for each receipt, snapshot + 100 txs
-+ revert, and anvil_mine of 10,000 blocks; on our node in instant mode, and on a peer with --peer-url.
++ revert, and anvil_mine of 10,000 blocks; on our node in instant mode, as a dev home runs it (no fsync), and
+on a peer with --peer-url. The server-side time of a tx is its send-then-receipt wall time less the CPU time
+this client spent on it (signing is done before; what is left is the server's and the loopback's).
 
     /work/venv/bin/python bench/dev_methods.py [--txs 500] [--blocks 10000] [--peer-url http://127.0.0.1:8545]
 
@@ -9,6 +11,8 @@ The same work runs on the peers (bench/peers.py imports dev_work), so bench/run 
 import argparse
 import http.client
 import json
+import os
+import pathlib
 import statistics
 import time
 
@@ -19,7 +23,9 @@ from results import Result, run_script
 
 DEV0_KEY = bytes.fromhex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
 RECIPIENT = "0x" + "22" * 20
-CONFIG = 'api = "eth,net,web3,dev"\n[chain]\nblock-interval = 0.0\nempty-blocks = false\n'
+# A dev home's settings for what the bench does: the dev namespace, instant blocks, blocks without fsync.
+CONFIG = ('api = "eth,net,web3,dev"\n[chain]\nblock-interval = 0.0\nempty-blocks = false\n'
+          '[storage]\nfsync = false\n')
 
 
 class Client:
@@ -50,27 +56,45 @@ def signed(chain_id, first_nonce, count):
 
 
 def send_and_wait(client, raws):
-    """Send each tx and poll for its receipt before the next; the seconds each took."""
-    times = []
+    """Send each tx and poll for its receipt before the next; the seconds each took, and the seconds each
+    took less this client's CPU time on it (the server's part)."""
+    times, server = [], []
     for raw in raws:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         tx_hash = client.call("eth_sendRawTransaction", raw)
         while client.call("eth_getTransactionReceipt", tx_hash) is None:
             pass
-        times.append(time.perf_counter() - began)
-    return times
+        took = time.perf_counter() - began
+        times.append(took)
+        server.append(took - (time.process_time() - cpu))
+    return times, server
 
 
-def dev_work(url, txs, blocks, mine_method="anvil_mine"):
-    """{key: (figure, unit, value)} of the dev work on the node at `url` (its nonce of DEV0 at 0)."""
+def cpu_seconds(pid):
+    """User + system CPU seconds of process `pid`, all its threads (Linux /proc)."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def dev_work(url, txs, blocks, mine_method="anvil_mine", pid=None):
+    """{key: (figure, unit, value)} of the dev work on the node at `url` (its nonce of DEV0 at 0); with the
+    node's `pid`, also its CPU time per tx."""
     client = Client(url)
     chain_id = int(client.call("eth_chainId"), 16)
     nonce = int(client.call("eth_getTransactionCount", Account.from_key(DEV0_KEY).address, "latest"), 16)
     warm = 20
-    times = send_and_wait(client, signed(chain_id, nonce, warm + txs))[warm:]
-    nonce += warm + txs
+    send_and_wait(client, signed(chain_id, nonce, warm))
+    nonce += warm
+    cpu = cpu_seconds(pid) if pid else None
+    times, server = send_and_wait(client, signed(chain_id, nonce, txs))
+    nonce += txs
     out = {"dev.send_wait_p50": ("one sender, send then receipt, p50", "ms", statistics.median(times) * 1000),
+           "dev.send_wait_server": ("one sender, send then receipt, server-side time per tx, p50", "ms",
+                                    statistics.median(server) * 1000),
            "dev.send_wait_rate": ("one sender, send then receipt", "tx/s", len(times) / sum(times))}
+    if pid:
+        out["dev.send_wait_cpu"] = ("one sender, send then receipt, the node's CPU time per tx", "ms",
+                                    (cpu_seconds(pid) - cpu) / txs * 1000)
     snapshot = client.call("evm_snapshot")
     send_and_wait(client, signed(chain_id, nonce, 100))
     began = time.perf_counter()
@@ -87,19 +111,24 @@ def dev_work(url, txs, blocks, mine_method="anvil_mine"):
 
 def measure(args):
     with DevNode(config=CONFIG) as node:
-        work = dev_work(node.url, args.txs, args.blocks)
+        work = dev_work(node.url, args.txs, args.blocks, pid=node.pid)
     if args.peer_url:
         # The same work on a running peer (Anvil: `anvil --silent`), right after ours, for its column.
-        for figure, unit, value in dev_work(args.peer_url, args.txs, args.blocks).values():
+        peer = dev_work(args.peer_url, args.txs, args.blocks)
+        for figure, unit, value in peer.values():
             print(f"peer {figure}: {value:,.2f} {unit}", flush=True)
-    bars = {"dev.send_wait_p50": (3.0, False), "dev.revert_100": (50.0, False), "dev.mine_many": (2.0, False),
-            "dev.send_wait_rate": (None, True)}
+    bars = {"dev.send_wait_p50": (3.0, False, 18), "dev.send_wait_server": (1.5, False, 34),
+            "dev.revert_100": (50.0, False, 18), "dev.mine_many": (2.0, False, 34),
+            "dev.send_wait_rate": (None, True, 18), "dev.send_wait_cpu": (None, False, 34)}
     results = []
     for key, (figure, unit, value) in work.items():
-        bar, higher = bars[key]
-        results.append(Result(key, figure, unit, value, target=bar, higher=higher, issue=18, compare=key))
+        bar, higher, issue = bars[key]
+        results.append(Result(key, figure, unit, value, target=bar, higher=higher, issue=issue, compare=key))
         print(f"{figure}: {value:,.2f} {unit}" + ("" if bar is None else f" (bar {'>=' if higher else '<='} {bar})"),
               flush=True)
+    if args.peer_url:
+        ratio = work["dev.send_wait_rate"][2] / peer["dev.send_wait_rate"][2]
+        print(f"one sender, send then receipt: {ratio:.2f} x the peer's tx/s", flush=True)
     return results
 
 

@@ -20,7 +20,6 @@ from chaind.chain.module_genesis import ModuleGenesis
 from chaind.chain.modules import gov
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, PRECISION, Validator
 from chaind.chain.modules.staking.keys import val_key
-from chaind.chain.modules.staking.state import set_delegation, set_validator
 from chaind.crypto.addresses import to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.gov.v1 import gov_pb2
@@ -35,13 +34,13 @@ def seed(validators, delegators):
     """A module whose genesis adds the validators, the delegators and proposal 1 (all of them voted)."""
 
     def init_genesis(app, ctx, _):
-        prefix, gov_keeper = app.genesis.bech32_prefix, app.keepers["gov"]
+        prefix, staking, gov_keeper = app.genesis.bech32_prefix, app.keepers["staking"], app.keepers["gov"]
         operators = [(0xA000 + i).to_bytes(20, "big") for i in range(validators)]
         for i, operator in enumerate(operators):
             v = Validator(operator, os.urandom(32), {"moniker": f"v{i}"}, 0, 0, 0, ctx.time_ns, 1,
                           tokens=STAKE, shares=STAKE * PRECISION, status=BONDED)
-            set_validator(ctx, v)
-            set_delegation(ctx, operator, operator, v.shares)
+            staking.set_validator(ctx, v)
+            staking.set_delegation(ctx, operator, operator, v.shares)
             app.keepers["bank"].mint(ctx, BONDED_POOL, "achain", STAKE)
         p = gov_pb2.Proposal(id=1, status=gov_pb2.PROPOSAL_STATUS_VOTING_PERIOD, title="bench", summary="bench",
                              final_tally_result=gov_pb2.TallyResult())
@@ -61,8 +60,8 @@ def seed(validators, delegators):
             shares = STAKE // 100 * PRECISION
             v.tokens += STAKE // 100
             v.shares += shares
-            set_validator(ctx, v)
-            set_delegation(ctx, delegator, validator, shares)
+            staking.set_validator(ctx, v)
+            staking.set_delegation(ctx, delegator, validator, shares)
             app.keepers["bank"].mint(ctx, BONDED_POOL, "achain", STAKE // 100)
             vote = gov_pb2.Vote(proposal_id=1, voter=to_bech32(prefix, delegator), options=[
                 gov_pb2.WeightedVoteOption(option=options[i % 3], weight=one)])

@@ -56,6 +56,8 @@ class ChainSettings:
     # seconds between blocks; 0 = a block as soon as a tx arrives
     block_interval: float = attrs.field(default=1.0, validator=_at_least("chain", 0))
     empty_blocks: bool = True           # produce blocks with no txs at block_interval
+    # with block_interval > 0, also a block as soon as a tx arrives (Hardhat's auto and interval mining at once)
+    automine: bool = False
     # txs taken from the mempool per block
     max_block_txs: int = attrs.field(default=5000, validator=_at_least("chain", 1))
 
@@ -82,6 +84,9 @@ class StorageSettings:
     state_cache_keys: int = attrs.field(default=100_000, validator=_at_least("storage", 0))
     # keys one abci_query /store/<name>/subspace may list; a larger listing is refused
     subspace_max_keys: int = attrs.field(default=10_000, validator=_at_least("storage", 1))
+    # fsync each block's write batch (a dev home turns it off: then only an OS crash, not a killed process,
+    # could lose committed blocks)
+    fsync: bool = True
 
 
 JSON_RPC_NAMESPACES = ("eth", "net", "web3", "txpool", "debug", "dev")
@@ -193,9 +198,11 @@ class TracingSettings:
     max_result_bytes: int = 4 << 30     # one streamed result (a raw trace) at most
     max_buffered_bytes: int = 64 << 20  # one result in a batch or over WebSocket (held whole) at most
     js_memory_limit: int = 128 << 20    # JS heap of one JavaScript tracer
-    # JavaScript tracers given up past their deadline inside a native built-in whose threads still run (each
-    # at idle priority, holding up to js-memory-limit); while this many do, JavaScript tracers are refused
-    max_runaway: int = attrs.field(default=2, validator=_at_least("tracing", 1))
+    # trace processes kept started for JavaScript tracers (each runs one trace, then a new one is started)
+    js_processes: int = attrs.field(default=2, validator=_at_least("tracing", 0))
+    # seconds past its deadline a trace process may still run (bytecode stops at the deadline itself; only a
+    # native built-in outruns it) before the node kills it and answers "execution timeout"
+    js_kill_grace: float = attrs.field(default=1.0, validator=_at_least("tracing", 0))
 
 
 @attrs.frozen
@@ -279,6 +286,8 @@ class AbciSettings:
     min_retain_blocks: int = attrs.field(default=0, validator=_at_least("abci", 0))
     # CometBFT's RPC, where txs sent to the EVM JSON-RPC and gRPC faces are broadcast (socket mode)
     cometbft_rpc: str = _listen("abci", "127.0.0.1:26657")
+    # seconds a read of CometBFT's RPC (a block's part-set header and commit, for gRPC and REST) may take
+    cometbft_rpc_timeout: float = attrs.field(default=10.0, validator=_at_least("abci", 0.1))
 
     def __attrs_post_init__(self):
         if self.mode not in ABCI_MODES:
@@ -286,6 +295,16 @@ class AbciSettings:
         if self.max_unfinished_bytes < self.max_message_bytes:
             raise ConfigError(f"[abci] max-unfinished-bytes ({self.max_unfinished_bytes}) must be at least "
                               f"max-message-bytes ({self.max_message_bytes}), or a whole message could not be held")
+
+
+@attrs.frozen
+class StateSyncSettings:
+    # blocks between two state-sync snapshots (socket mode); 0 = none (the SDK's app.toml default)
+    snapshot_interval: int = attrs.field(default=0, validator=_at_least("state-sync", 0))
+    # snapshots kept, the newest; 0 = all (the SDK's snapshot-keep-recent)
+    snapshot_keep_recent: int = attrs.field(default=2, validator=_at_least("state-sync", 0))
+    # bytes a snapshot being restored may inflate to, held in memory until its last chunk
+    max_restore_bytes: int = attrs.field(default=4 << 30, validator=_at_least("state-sync", 1 << 20))
 
 
 @attrs.frozen
@@ -302,6 +321,7 @@ class Settings:
     instrumentation: InstrumentationSettings = InstrumentationSettings()
     explorer: ExplorerSettings = ExplorerSettings()
     abci: AbciSettings = AbciSettings()
+    state_sync: StateSyncSettings = StateSyncSettings()
     dev: DevSettings = DevSettings()
     debug: DebugSettings = DebugSettings()
 

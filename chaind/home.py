@@ -105,9 +105,14 @@ class Home:
             # The dev chain serves the txpool, debug (tracing) and dev (Anvil's methods) namespaces too,
             # and says so at start.
             config_text = config_text.replace(f'api = "{DEFAULT_API}"', f'api = "{DEV_API}"', 1)
+            # It answers hardhat_metadata, so tools take it for Hardhat's automining network: a block for each
+            # tx as it arrives, and the interval's blocks besides, which time-bound modules (gov, epochs) need.
+            config_text = config_text.replace("\nautomine = false\n", "\nautomine = true\n", 1)
             # and its metrics and explorer, on the loopback address.
             config_text = config_text.replace("\nprometheus = false\n", "\nprometheus = true\n", 1)
             head, _, explorer = config_text.partition("\n[explorer]\n")
             config_text = head + "\n[explorer]\n" + explorer.replace("\nenable = false\n", "\nenable = true\n", 1)
+            # Its blocks are written without fsync, as Anvil keeps its chain in memory: a killed node loses none.
+            config_text = config_text.replace("\nfsync = true\n", "\nfsync = false\n", 1)
         self.config_file.write_text(config_text)
         return self

@@ -3,6 +3,7 @@
 import hashlib
 import os
 import sys
+import time
 
 import attrs
 import plyvel
@@ -41,10 +42,12 @@ from chaind.cometbft.routes import CometRoutes
 from chaind.cometbft.server import CallError, make_site
 from chaind.cometbft.websocket import CometWebSocketFactory
 from chaind.consensus.abci.application import AbciApplication, Pools
+from chaind.consensus.abci.comet_records import CometRecords
 from chaind.consensus.abci.forward import CometForwarder
 from chaind.consensus.abci.protocol import AbciFactory
 from chaind.consensus.mempool import Mempool
 from chaind.consensus.producer import Producer
+from chaind.consensus.snapshots import SnapshotManager, SnapshotStore
 from chaind.crypto import addresses
 from chaind.events.bus import EventBus
 from chaind.explorer import site as explorer_site
@@ -68,6 +71,7 @@ from chaind.rpc.origins import OriginPolicy, OriginRule, split_list
 from chaind.rpc.web_limits import LimitedSite
 from chaind.store.db import Database
 from chaind.tracing.pool import TracePool
+from chaind.tracing.processes import TraceProcesses
 
 log = Logger()
 
@@ -111,7 +115,8 @@ class Node(service.MultiService):
         # A home assembled by hand or by a tool (config/ only, as CometBFT's operators make them) gets its data/.
         make_private_dirs(home.data_dir)
         try:
-            self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20)
+            self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20,
+                               sync=settings.storage.fsync)
         except plyvel.IOError as e:
             # Another process holds LevelDB's LOCK: as `chaind replay` says it.
             raise SystemExit(f"chaind: cannot open the chain's store ({e.args[0].decode(errors='replace')}); "
@@ -159,6 +164,11 @@ class Node(service.MultiService):
         self.mempool = Mempool(settings.mempool)
         self.dev_keys = home.dev_keys()
         self.socket_mode = settings.abci.mode == "socket"
+        # The state-sync snapshots, taken every [state-sync] snapshot-interval blocks (consensus/snapshots.py).
+        self.snapshots = SnapshotManager(self.app, SnapshotStore(home.data_dir / "snapshots"),
+                                         settings.state_sync.snapshot_interval,
+                                         settings.state_sync.snapshot_keep_recent, self.reactor,
+                                         settings.state_sync.max_restore_bytes)
         if self.socket_mode:
             # CometBFT drives the chain (consensus/abci/) on this node's writer and checker threads; txs
             # sent to the faces here go to CometBFT's mempool.
@@ -170,14 +180,16 @@ class Node(service.MultiService):
         else:
             self.producer = Producer(self.app, self.mempool, self.bus, settings.chain, proposer, self.reactor)
             self.producer.on_halt = self._halted
+            self.producer.snapshots = self.snapshots
             self.producer.setServiceParent(self)
             self.consensus = self.producer      # what makes the blocks (the metrics read its figures)
         # The calls' threads, shared by every face in turns per request (api/call_pool.py).
         self.call_pool = CallPool(ThreadPool(minthreads=1, maxthreads=2, name="chaind-calls"), settings.json_rpc,
                                   self.reactor)
         self.call_pool.setServiceParent(self)
-        # Trace threads of their own, which the node never waits for (a tracer may be stuck in native code).
-        self.traces = TracePool(settings.tracing, self.reactor)
+        # Trace threads of their own, which the node never waits for; JavaScript tracers run in trace processes
+        # the node kills past their deadline (a tracer may be stuck in a native built-in).
+        self.traces = TracePool(settings.tracing, self.reactor, TraceProcesses(self.app, settings.tracing))
         self.traces.setServiceParent(self)
         self.listeners = {}
         self._faces_by_address = {}     # (interface, port) -> face name, to name a face whose port is taken
@@ -248,12 +260,21 @@ class Node(service.MultiService):
             g = self.genesis
             self._listen("explorer", explorer.address, explorer_site.make_site(self._explorer_urls, {
                 "chainId": g.chain_id, "evmChainId": g.evm_chain_id, "bech32Prefix": g.bech32_prefix,
-                "denom": g.base_denom, "decimals": 18}, explorer.read_timeout, explorer.idle_timeout),
+                "denom": g.base_denom, "decimals": 18}, self._chain_now_ms, explorer.read_timeout,
+                explorer.idle_timeout),
                 explorer.max_open_connections)
         if self.metrics is not None:
             instrumentation = settings.instrumentation
             self._listen("metrics", instrumentation.prometheus_listen_addr,
                          metric_sources.build(self, self.metrics), instrumentation.max_open_connections)
+
+    def _chain_now_ms(self):
+        """The chain's time now (ms): the wall clock as the producer's time controls moved it, never before the
+        head's time (the explorer's "ago" counts on it, as the next block's time would)."""
+        now = time.time_ns()
+        if isinstance(self.producer, Producer):
+            now += self.producer.clock.offset_ns
+        return max(now, self.app.head[0].time_ns) // 10**6
 
     def _explorer_urls(self, request):
         """Where the explorer page reaches each face: the configured URL, else this node's listener (at the
@@ -291,7 +312,8 @@ class Node(service.MultiService):
             return abci.query(self.queries, path, data, height, prove)
 
         self.abci = AbciApplication(self.app, query, self.bus, Pools(self.writer, self.checker, self.call_pool.threads),
-                                    self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks)
+                                    self.reactor, self.mempool, retain_blocks=settings.min_retain_blocks,
+                                    snapshots=self.snapshots)
         self.abci.on_halt = self._halted
         self.consensus = self.abci
         self._listen("abci", settings.address,
@@ -314,10 +336,13 @@ class Node(service.MultiService):
         def abci_query(path, data, height, prove):
             return abci.query(self.queries, path, data, height, prove)
 
+        comet_records = (CometRecords(settings.abci.cometbft_rpc, settings.abci.cometbft_rpc_timeout)
+                        if self.socket_mode else None)
         return found + [
-            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query)),
+            (cosmos.TENDERMINT, TendermintService(app, settings.cometbft_rpc.max_per_page, rpc_address, abci_query,
+                                                  comet_records)),
             (cosmos.NODE, NodeService(app, settings.storage)),
-            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor)),
+            (cosmos.TX, TxService(app, settings.cometbft_rpc, self.producer, self.reactor, comet_records)),
         ]
 
     def _evm_methods(self, api):
@@ -432,6 +457,11 @@ class Node(service.MultiService):
                          f"[abci] cometbft-rpc) serves blocks and takes the txs sent here")
         else:
             lines.append("consensus: builtin solo producer (this node's validator makes every block)")
+        if self.settings.storage.fsync:
+            lines.append("storage: each block fsync'd before it counts as committed ([storage] fsync = true)")
+        else:
+            lines.append("storage: blocks written without fsync ([storage] fsync = false, a dev home's default): a "
+                         "killed node loses none, an OS crash could lose the last ones")
         for name in self.listeners:
             scheme = {"websocket": "ws", "grpc": "grpc+http", "abci": "tcp"}.get(name, "http")
             lines.append(f"{name}: {scheme}://{self._address(name)}" + ("/metrics" if name == "metrics" else ""))

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from chaind.cli.main import main
 from chaind.cli.testnet import PORTS_PER_NODE, node_ports
+from chaind.keyring import Keyring
 from node_process import NodeProcess
 
 
@@ -177,6 +178,51 @@ def chaind_block_hashes(validator, height):
                  for b in (block["block"]["header"]["app_hash"], block["block_id"]["hash"]))
 
 
+def served_block_matches(validator, height):
+    """chaind's gRPC block (through its REST routes: GetBlockByHeight and GetBlockWithTxs) carries CometBFT's block
+    id, part-set header and all, and CometBFT's last commit: the one `/commit` serves for the parent (a height
+    below the latest, whose commit is the canonical one the next block carries)."""
+    comet = validator.rpc("block", height=height)
+    wanted_id = _block_id_b64(comet["block_id"])
+    wanted_parent = _block_id_b64(comet["block"]["header"]["last_block_id"])
+    if height > 1:
+        parent_commit = validator.rpc("commit", height=height - 1)["signed_header"]["commit"]
+        assert parent_commit["signatures"] == comet["block"]["last_commit"]["signatures"]
+    for path in (f"/cosmos/base/tendermint/v1beta1/blocks/{height}", f"/cosmos/tx/v1beta1/txs/block/{height}"):
+        ours = validator.rest(path)
+        assert _block_id_b64_ours(ours["block_id"]) == wanted_id, (path, ours["block_id"], comet["block_id"])
+        header = ours["block"]["header"]
+        assert _block_id_b64_ours(header["last_block_id"]) == wanted_parent, (path, header["last_block_id"])
+        assert base64.b64decode(header["last_commit_hash"] or "").hex().upper() == \
+            comet["block"]["header"]["last_commit_hash"], path
+        commit = ours["block"]["last_commit"]
+        assert int(commit["height"]) == int(comet["block"]["last_commit"]["height"])
+        assert commit["round"] == comet["block"]["last_commit"]["round"]
+        assert [_sig(s) for s in commit["signatures"]] == \
+            [_sig_comet(s) for s in comet["block"]["last_commit"]["signatures"]], path
+
+
+def _block_id_b64(bid):
+    return bid["hash"], bid["parts"]["total"], bid["parts"]["hash"]
+
+
+def _block_id_b64_ours(bid):
+    parts = bid["part_set_header"]
+    return (base64.b64decode(bid["hash"] or "").hex().upper(), int(parts.get("total") or 0),
+            base64.b64decode(parts["hash"] or "").hex().upper())
+
+
+def _sig(sig):
+    """A CommitSig of the REST face as CometBFT's JSON writes it: flag number, hex address, base64 signature."""
+    flags = {"BLOCK_ID_FLAG_ABSENT": 1, "BLOCK_ID_FLAG_COMMIT": 2, "BLOCK_ID_FLAG_NIL": 3}
+    return (flags[sig["block_id_flag"]], base64.b64decode(sig["validator_address"] or "").hex().upper(),
+            _nanos(sig["timestamp"]), sig["signature"])
+
+
+def _sig_comet(sig):
+    return sig["block_id_flag"], sig["validator_address"], _nanos(sig["timestamp"]), sig["signature"]
+
+
 # The header fields chaind works out itself in socket mode (FinalizeBlock names the rest).
 OWN_HEADER_FIELDS = ("chain_id", "height", "time", "data_hash", "validators_hash", "next_validators_hash",
                      "consensus_hash", "app_hash", "last_results_hash", "evidence_hash", "proposer_address")
@@ -193,6 +239,23 @@ def header_fields(validator, height):
     comet = {**comet, "time": _nanos(comet["time"])}
     hexed["time"] = _nanos(hexed["time"])
     return ({k: comet[k] for k in OWN_HEADER_FIELDS}, {k: hexed[k] for k in OWN_HEADER_FIELDS})
+
+
+def same_hashes(validators, heights):
+    """Every node's CometBFT and chaind agree on each height's app hash and block hash, and chaind's record
+    of the header has CometBFT's values in every field it works out itself."""
+    for height in heights:
+        want = comet_block_hashes(validators[0], height)
+        for v in validators:
+            assert comet_block_hashes(v, height) == want, (v.home.name, height)
+            assert chaind_block_hashes(v, height) == want, (v.home.name, height)
+            comet, ours = header_fields(v, height)
+            assert ours == comet, (v.home.name, height)
+            served_block_matches(v, height)
+
+
+def operator_key(validator):
+    return Keyring(validator.home, "test").private_key("validator")
 
 
 def _nanos(rfc3339):

@@ -10,6 +10,7 @@ import tempfile
 import pytest
 import pytest_twisted
 
+from anvil_process import anvil_binary, running_anvil
 from browser_driver import CHROMEDRIVER, CHROMIUM, FLAGS, Service, webdriver
 from chain_driver import Chain
 from chaind.chain import registry
@@ -96,6 +97,24 @@ def geth_binary():
     if error:
         _needed(f"cannot have the geth binary: {error}")
     return path
+
+
+@pytest.fixture
+def anvil():
+    """The address of a running Anvil 1.7.1 (npm, installed once outside the repo)."""
+    binary, problem = anvil_binary()
+    if problem:
+        _needed(problem)
+    with running_anvil(binary) as address:
+        yield address
+
+
+@pytest.fixture
+def explorer(node_factory):
+    """A node serving the explorer on a free port, its first block made."""
+    node = node_factory(explorer={"enable": True, "address": "127.0.0.1:0"})
+    pytest_twisted.blockon(until_height(node, node.app.genesis.initial_height))
+    return node
 
 
 @pytest.fixture(scope="session")

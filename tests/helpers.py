@@ -42,7 +42,9 @@ def make_node(home_path, modules=registry.MODULES, upgrade_handlers=None, **sect
             # The tests' chain is a dev chain: it serves what a dev home's config enables.
             "json_rpc": {"address": "127.0.0.1:0", "ws_address": "127.0.0.1:0", "api": DEV_API},
             "cometbft_rpc": {"address": "127.0.0.1:0"}, "grpc": {"address": "127.0.0.1:0"},
-            "rest": {"address": "127.0.0.1:0"}, "debug": {"check_invariants_every": 1}}
+            "rest": {"address": "127.0.0.1:0"}, "debug": {"check_invariants_every": 1},
+            # No trace process kept started (each costs a fork and a warm-up): a JavaScript trace forks its own.
+            "tracing": {"js_processes": 0}}
     for name, values in sections.items():
         base.setdefault(name, {}).update(values)
     settings = config.Settings().evolve(**base)

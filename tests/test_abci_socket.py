@@ -19,7 +19,6 @@ import staking_msgs
 from abci_driver import AbciClient, AbciClosed, Driver, Replica
 from chaind import config
 from chaind.chain import txs, valset
-from chaind.chain.modules import slashing, staking
 from chaind.consensus.abci.framing import FrameError, FrameReader, encode_uvarint, frame
 from chaind.crypto.addresses import to_bech32
 from chaind.events import types as ev
@@ -385,8 +384,8 @@ def test_misbehavior_from_finalize_block_slashes_jails_and_tombstones(abci_node)
                         "mode": "BeginBlock"}, {"jailed": valcons, "mode": "BeginBlock"}]
     view = abci_node.app.view()
     operator = abci_node.dev_keys[4].address
-    assert staking.validator(view, operator).jailed
-    assert slashing.signing_info(view, valset.address_of(pubkey)).tombstoned
+    assert abci_node.app.keepers["staking"].validator(view, operator).jailed
+    assert abci_node.app.keepers["slashing"].signing_info(view, valset.address_of(pubkey)).tombstoned
     # The block record keeps the misbehavior, so a replay hands the app the same.
     _, misbehavior, _ = abci_node.app.consensus_info(abci_node.app.height)
     assert [(m.address, m.height) for m in misbehavior] == [(valset.address_of(pubkey), height)]

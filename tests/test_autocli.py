@@ -33,7 +33,8 @@ class Mini(NamedTuple):
 def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     found = autocli.builtin_modules()
     assert [m.name for m in found] == ["auth", "authz", "bank", "consensus", "crisis", "distribution", "epochs",
-                                       "erc20", "evidence", "evm", "feegrant", "feemarket", "gov", "inflation", "nft",
+                                       "erc20", "evidence", "evm", "feegrant", "feemarket", "gov", "ibc_channel",
+                                       "ibc_client", "ibc_connection", "inflation", "nft",
                                        "params", "slashing", "staking", "upgrade", "vesting"]
     for ref in found:
         table = autocli.load_table(ref.cli)
@@ -92,7 +93,9 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.vesting.v1beta1.MsgCreatePermanentLockedAccount": "from_address",
         "/cosmos.vesting.v1beta1.MsgCreatePeriodicVestingAccount": "from_address",
         "/cosmos.nft.v1beta1.MsgSend": "sender",
-        "/cosmos.slashing.v1beta1.MsgUnjail": "validator_addr"}
+        "/cosmos.slashing.v1beta1.MsgUnjail": "validator_addr",
+        "/ibc.core.client.v1.MsgCreateClient": "signer", "/ibc.core.client.v1.MsgUpdateClient": "signer",
+        "/ibc.core.client.v1.MsgSubmitMisbehaviour": "signer"}
 
 
 def test_a_table_imports_neither_the_cli_nor_its_package():

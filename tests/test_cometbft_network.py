@@ -12,10 +12,9 @@ from websockets.sync.client import connect
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
 from chaind.crypto.keys import AccountKey
-from chaind.keyring import Keyring
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
-from cometbft_network import chaind_block_hashes, comet_block_hashes, header_fields, listening_addresses, start_network
+from cometbft_network import listening_addresses, operator_key, same_hashes, start_network
 from native_txs import build_native
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
@@ -24,13 +23,9 @@ RECIPIENT = to_checksum_address("0x" + "ab" * 20)
 CHAIN_ID, EVM_CHAIN_ID = "chain_9000-1", 9000
 
 
-def _operator_key(validator):
-    return Keyring(validator.home, "test").private_key("validator")
-
-
 def _evm_transfer(validator, value):
     """An EVM transfer from the operator, sent to chaind's JSON-RPC; its receipt once in a block."""
-    key = _operator_key(validator)
+    key = operator_key(validator)
     sender = Account.from_key(key).address
     nonce = int(validator.eth("eth_getTransactionCount", sender, "pending"), 16)
     signed = Account.sign_transaction({"chainId": EVM_CHAIN_ID, "nonce": nonce, "to": RECIPIENT, "value": value,
@@ -46,7 +41,7 @@ def _evm_transfer(validator, value):
 
 def _native_send(validator, amount):
     """A bank MsgSend from the operator, through CometBFT's broadcast_tx_commit; its answer."""
-    key = AccountKey(_operator_key(validator))
+    key = AccountKey(operator_key(validator))
     sender = to_bech32("chain", key.address)
     account = validator.rest(f"/cosmos/auth/v1beta1/accounts/{sender}")["account"]
     msg = bank_tx.MsgSend(from_address=sender, to_address=to_bech32("chain", bytes.fromhex(RECIPIENT[2:])),
@@ -54,18 +49,6 @@ def _native_send(validator, amount):
     raw = build_native([(txs.MSG_SEND, msg)], key, CHAIN_ID, int(account["account_number"]),
                            int(account.get("sequence", "0")), [("achain", 200000 * 10**11)], 200000)
     return validator.broadcast_commit(raw)
-
-
-def _same_hashes(validators, heights):
-    """Every node's CometBFT and chaind agree on each height's app hash and block hash, and chaind's record
-    of the header has CometBFT's values in every field it works out itself."""
-    for height in heights:
-        want = comet_block_hashes(validators[0], height)
-        for v in validators:
-            assert comet_block_hashes(v, height) == want, (v.home.name, height)
-            assert chaind_block_hashes(v, height) == want, (v.home.name, height)
-            comet, ours = header_fields(v, height)
-            assert ours == comet, (v.home.name, height)
 
 
 def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
@@ -124,7 +107,7 @@ def test_one_validator_cometbft_runs_chaind(cometbft_binary, tmp_path):
         assert validator.eth("eth_getBalance", RECIPIENT, "latest") == hex(12345 + 777)   # both sends arrived
         top = max(evm_height, native_height) + 1
         validator.wait_height(top + 1)
-        _same_hashes([validator], range(1, top + 1))
+        same_hashes([validator], range(1, top + 1))
     finally:
         validator.stop()
 
@@ -146,7 +129,7 @@ def test_four_validators_agree_one_catches_up_after_a_kill_three_go_on_and_jail_
             v.wait_height(top + 1)
             assert v.eth("eth_getTransactionReceipt", receipt["transactionHash"]) == receipt, v.home.name
             assert v.eth("eth_getBalance", RECIPIENT, "latest") == hex(4242 + 99), v.home.name
-        _same_hashes(validators, range(1, top + 1))
+        same_hashes(validators, range(1, top + 1))
 
         # node2 is killed (both processes, SIGKILL) while the other three go on, then restarted: CometBFT's
         # handshake with its chaind and block sync bring it to the others' height with the same hashes.
@@ -175,7 +158,7 @@ def test_four_validators_agree_one_catches_up_after_a_kill_three_go_on_and_jail_
         stopped_at = max(v.height() for v in rest)
         for v in rest:
             v.wait_height(stopped_at + 3, timeout=120)
-        _same_hashes(rest, range(top, stopped_at + 3))
+        same_hashes(rest, range(top, stopped_at + 3))
 
         # Missing over half of the 20-block window (the testnet genesis' slashing params) jails node3: x/staking
         # answers FinalizeBlock with its power 0, and CometBFT's validator set drops it.
@@ -195,7 +178,7 @@ def test_four_validators_agree_one_catches_up_after_a_kill_three_go_on_and_jail_
         assert not any(monikers[f"node{i}"]["jailed"] for i in range(3))
         for v in rest:
             v.wait_height(height + 3, timeout=120)
-        _same_hashes(rest, range(stopped_at, height + 3))
+        same_hashes(rest, range(stopped_at, height + 3))
     finally:
         for v in validators:
             v.stop()

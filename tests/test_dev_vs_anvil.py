@@ -5,81 +5,18 @@ Anvil is installed once into ~/.cache/chaind-peers/anvil (never the repo); witho
 is skipped with the reason, except under CI=true, where it fails.
 """
 
-import json
-import os
-import pathlib
-import shutil
-import socket
-import subprocess
-import urllib.request
 
 import pytest
 import pytest_twisted
 
-from helpers import in_thread, url, wait_until
+from anvil_process import post
+from helpers import in_thread, url
 
 pytestmark = pytest.mark.external
 
-ANVIL_VERSION = "1.7.1"
 DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 CODE_ACCOUNT = "0x" + "a1" * 20
 SENDER = "0x" + "b2" * 20
-
-
-def anvil_binary():
-    cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "chaind-peers" / "anvil"
-    binary = cache / "node_modules" / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
-    package = cache / "node_modules" / "@foundry-rs" / "anvil" / "package.json"
-    if binary.is_file() and package.is_file() and json.loads(package.read_text())["version"] == ANVIL_VERSION:
-        return binary, None
-    if shutil.which("npm") is None:
-        return None, "npm is missing (apt-get install -y nodejs npm)"
-    cache.mkdir(parents=True, exist_ok=True)
-    if not (cache / "package.json").exists():
-        (cache / "package.json").write_text(json.dumps({"name": "chaind-peer-anvil", "private": True}))
-    try:
-        run = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-                              f"@foundry-rs/anvil@{ANVIL_VERSION}"], cwd=cache, capture_output=True, text=True,
-                             timeout=300)
-    except subprocess.TimeoutExpired:
-        return None, "npm install @foundry-rs/anvil timed out"
-    if run.returncode != 0 or not binary.is_file():
-        return None, f"npm install @foundry-rs/anvil@{ANVIL_VERSION} failed: {run.stderr[-500:]}"
-    return binary, None
-
-
-@pytest.fixture
-def anvil():
-    binary, problem = anvil_binary()
-    if problem:
-        if os.environ.get("CI") == "true":
-            pytest.fail(problem)
-        pytest.skip(problem)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(port), "--silent"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    address = f"http://127.0.0.1:{port}"
-    try:
-
-        def answers():
-            try:
-                return post(address, "eth_chainId")
-            except OSError:         # not listening yet
-                return None
-        wait_until(answers, f"anvil to answer at {address}", timeout=10, every=0.1)
-        yield address
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def post(address, method, *params):
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
-    request = urllib.request.Request(address, data=body, headers={"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
 
 
 def shape(value):

@@ -10,8 +10,9 @@ from chain_driver import balance, ok
 from chaind.chain import legacy_dec
 from chaind.chain.modules import distribution, staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
-from chaind.chain.modules.distribution import dec_coins, keeper, state
+from chaind.chain.modules.distribution import dec_coins, keeper
 from chaind.chain.modules.distribution.invariants import INVARIANTS
+from chaind.chain.modules.distribution.records import ValidatorRewards, added, added_one, bucket_key
 from chaind.chain.modules.staking import keys as staking_keys
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -46,12 +47,18 @@ def withdraw(chain, who, operator):
                                                        validator_address=m.valoper(chain.prefix, operator))
 
 
+def keeper_of(chain):
+    return chain.app.keepers["distribution"]
+
+
 def rewards_now(chain, delegator, operator):
     view = chain.app.view()
+    staking = chain.app.keepers["staking"]
     v = staking.validator(view, operator)
-    ratio, _ = keeper.ending_ratio(view, v)
-    return keeper.delegation_rewards(view, v, delegator, staking.delegation(view, delegator, operator),
-                                     view.height, ratio)
+    dist = keeper_of(chain)
+    ratio, _ = dist.ending_ratio(view, v)
+    return dist.delegation_rewards(view, v, delegator, staking.delegation(view, delegator, operator), view.height,
+                                   ratio)
 
 
 def fee_of(block, index=0):
@@ -70,9 +77,9 @@ def test_fees_go_to_the_community_pool_and_the_validator_with_its_commission(cha
     # 2% community tax; the one validator has all the power: the rest is its, 10% of it commission.
     to_validator = fee * ONE * (ONE - 2 * 10**16) // ONE
     commission = to_validator * 10**17 // ONE
-    assert state.community_pool(view) == {"achain": fee * ONE - to_validator}
-    assert state.outstanding(view, chain.operator) == {"achain": to_validator}
-    assert state.commission(view, chain.operator) == {"achain": commission}
+    assert keeper_of(chain).community_pool(view) == {"achain": fee * ONE - to_validator}
+    assert keeper_of(chain).outstanding(view, chain.operator) == {"achain": to_validator}
+    assert keeper_of(chain).commission(view, chain.operator) == {"achain": commission}
     by_type = {e.type: dict((k, v) for k, v, _ in e.attributes) for e in allocated.events}
     valoper = m.valoper(chain.prefix, chain.operator)
     assert by_type["commission"] == {"amount": f"{legacy_dec.format(commission)}achain", "validator": valoper,
@@ -91,7 +98,7 @@ def test_fees_go_to_the_community_pool_and_the_validator_with_its_commission(cha
 
 def test_rewards_split_by_stake_and_a_withdrawal_pays_exactly_what_was_owed(chain):
     delegator = chain.keys[1].address
-    self_stake = staking.validator(chain.app.view(), chain.operator).tokens
+    self_stake = chain.app.keepers["staking"].validator(chain.app.view(), chain.operator).tokens
     step(chain, [(1, [m.delegate(chain.prefix, delegator, chain.operator, self_stake)])])
     for _ in range(3):    # fees to share: native sends from a third account
         step(chain, [(2, [m.delegate(chain.prefix, chain.keys[2].address, chain.operator, 1)])])
@@ -128,9 +135,9 @@ def test_rewards_survive_undelegate_and_redelegate(chain):
     step(chain, [(2, [m.delegate(chain.prefix, chain.keys[2].address, second, 1)])])
     block = step(chain, [(1, [m.redelegate(chain.prefix, delegator, chain.operator, second, 30 * CHAIN)])])
     assert [e for e in block.results[0].events if e.type == "withdraw_rewards"]
-    assert staking.delegation(chain.app.view(), delegator, chain.operator) is None
-    assert state.starting_info(chain.app.view(), chain.operator, delegator) is None
-    assert state.starting_info(chain.app.view(), second, delegator) is not None
+    assert chain.app.keepers["staking"].delegation(chain.app.view(), delegator, chain.operator) is None
+    assert keeper_of(chain).starting_info(chain.app.view(), chain.operator, delegator) is None
+    assert keeper_of(chain).starting_info(chain.app.view(), second, delegator) is not None
     step(chain, [(2, [m.delegate(chain.prefix, chain.keys[2].address, second, 1)])])
     step(chain)
     assert rewards_now(chain, delegator, second)["achain"] > 0
@@ -143,9 +150,9 @@ def test_commission_withdrawal_and_withdraw_address(chain):
     operator_key = 0
     step(chain, [(operator_key, [(SET_ADDR, tx_pb2.MsgSetWithdrawAddress(
         delegator_address=chain.b32(chain.operator), withdraw_address=chain.b32(target)))])])
-    assert state.withdraw_address(chain.app.view(), chain.operator) == target
+    assert keeper_of(chain).withdraw_address(chain.app.view(), chain.operator) == target
     before = balance(chain, target)
-    accumulated = state.commission(chain.app.view(), chain.operator)["achain"]
+    accumulated = keeper_of(chain).commission(chain.app.view(), chain.operator)["achain"]
     block = step(chain, [(operator_key, [(COMMISSION, tx_pb2.MsgWithdrawValidatorCommission(
         validator_address=m.valoper(chain.prefix, chain.operator)))])])
     [event] = [dict((k, v) for k, v, _ in e.attributes) for e in block.results[0].events
@@ -153,32 +160,33 @@ def test_commission_withdrawal_and_withdraw_address(chain):
     amount = int(event["amount"].removesuffix("achain"))
     assert amount >= accumulated // ONE > 0
     assert balance(chain, target) == before + amount
-    assert state.commission(chain.app.view(), chain.operator).get("achain", 0) < ONE
+    assert keeper_of(chain).commission(chain.app.view(), chain.operator).get("achain", 0) < ONE
 
 
 def test_fund_community_pool_and_deposit_validator_rewards_pool(chain):
-    pool = state.community_pool(chain.app.view()).get("achain", 0)
+    pool = keeper_of(chain).community_pool(chain.app.view()).get("achain", 0)
     step(chain, [(1, [(FUND, tx_pb2.MsgFundCommunityPool(depositor=chain.b32(chain.keys[1].address),
                                                          amount=[m.coin(5 * CHAIN)]))])])
-    assert state.community_pool(chain.app.view())["achain"] >= pool + 5 * CHAIN * ONE
-    outstanding = state.outstanding(chain.app.view(), chain.operator).get("achain", 0)
+    assert keeper_of(chain).community_pool(chain.app.view())["achain"] >= pool + 5 * CHAIN * ONE
+    outstanding = keeper_of(chain).outstanding(chain.app.view(), chain.operator).get("achain", 0)
     block = step(chain, [(1, [(DEPOSIT, tx_pb2.MsgDepositValidatorRewardsPool(
         depositor=chain.b32(chain.keys[1].address), validator_address=m.valoper(chain.prefix, chain.operator),
         amount=[m.coin(7 * CHAIN)]))])])
-    assert state.outstanding(chain.app.view(), chain.operator)["achain"] >= outstanding + 7 * CHAIN * ONE
+    assert keeper_of(chain).outstanding(chain.app.view(), chain.operator)["achain"] >= outstanding + 7 * CHAIN * ONE
     assert [e for e in block.results[0].events if e.type == "rewards"]
 
 
 def refused(chain, who, message):
     """A message that fails: its (codespace, code, log), and proof that only the fee moved."""
     view = chain.app.view()
-    pool, outstanding = state.community_pool(view), state.outstanding(view, chain.operator)
+    pool, outstanding = keeper_of(chain).community_pool(view), keeper_of(chain).outstanding(view, chain.operator)
     result = run(chain, [(who, [message])]).results[0]
     assert result.code != 0
     after = chain.app.view()
     # The fee of the failed tx is allocated next block; this block's state holds nothing of the message.
-    assert state.outstanding(after, chain.operator).get("achain", 0) - outstanding.get("achain", 0) < CHAIN * ONE
-    assert state.community_pool(after).get("achain", 0) - pool.get("achain", 0) < CHAIN * ONE
+    grown = keeper_of(chain).outstanding(after, chain.operator).get("achain", 0) - outstanding.get("achain", 0)
+    assert grown < CHAIN * ONE
+    assert keeper_of(chain).community_pool(after).get("achain", 0) - pool.get("achain", 0) < CHAIN * ONE
     return result.codespace, result.code, result.log
 
 
@@ -202,7 +210,7 @@ def test_refusals_carry_the_sdk_codes_and_change_nothing(chain):
     unknown = refused(chain, 1, (DEPOSIT, tx_pb2.MsgDepositValidatorRewardsPool(
         depositor=me, validator_address=stranger, amount=[m.coin(CHAIN)])))
     assert unknown[:2] == ("distribution", 12) and unknown[2].endswith(f"{stranger}: validator does not exist")
-    assert state.withdraw_address(chain.app.view(), chain.keys[1].address) == chain.keys[1].address
+    assert keeper_of(chain).withdraw_address(chain.app.view(), chain.keys[1].address) == chain.keys[1].address
     assert valoper
 
 
@@ -217,8 +225,8 @@ def test_a_removed_validator_pays_its_commission_and_leaves_no_records(chain):
     run(chain, [], time_ns=chain.genesis.genesis_time_ns + 22 * 24 * 3600 * 10**9)
     step(chain)
     view = chain.app.view()
-    assert staking.validator(view, second) is None
-    assert state.current_rewards(view, second) is None and state.outstanding(view, second) == {}
+    assert chain.app.keepers["staking"].validator(view, second) is None
+    assert keeper_of(chain).current_rewards(view, second) is None and keeper_of(chain).outstanding(view, second) == {}
     for name, check in INVARIANTS:
         assert check(chain.app, view) is None, name
 
@@ -236,7 +244,10 @@ def test_the_one_denom_allocation_writes_and_emits_what_the_coin_map_allocation_
     and total as _allocate over coin maps, over random validator sets, powers, commission rates and prior records,
     a vote of an unknown validator, rewards too small to share among them and commissions that round half to even."""
     db = Database(tmp_path / "db")
-    app = types.SimpleNamespace(genesis=types.SimpleNamespace(bech32_prefix="chain"))
+    # Staking's keeper reads the validators' summaries only: it needs neither bank nor hooks here, nor
+    # distribution's keeper bank or accounts for an allocation's records and events.
+    dist = keeper.DistributionKeeper("chain", "achain", None, None,
+                                     {"staking": staking.StakingKeeper("chain", None, None)})
     rng = random.Random(16)
     try:
         for round_ in range(60):
@@ -247,22 +258,23 @@ def test_the_one_denom_allocation_writes_and_emits_what_the_coin_map_allocation_
                 rate = rng.choice([0, ONE // 20, ONE // 3, ONE // 2, ONE, rng.randrange(ONE)])
                 prior = None
                 if rng.random() < 0.5:
-                    prior = state.ValidatorRewards(*({d: rng.randrange(1, 10**30) for d in rng.sample(
+                    prior = ValidatorRewards(*({d: rng.randrange(1, 10**30) for d in rng.sample(
                         ["achain", "stake"], rng.randrange(3))} for _ in range(3)), rng.randrange(1, 9))
                 for ctx in contexts:
                     ctx.store.set(staking_keys.cons_key(cons), operator)
                     ctx.store.set(staking_keys.val_key(operator), staking.Validator(
                         operator, pubkey, {}, rate, ONE, ONE, 0, 1).to_record())
                     if prior is not None:
-                        state.set_rewards_of(ctx, operator, prior)
+                        dist.set_rewards_of(ctx, operator, prior)
                 votes.append((cons, rng.randrange(1, 10**6)))
             total = sum(power for _, power in votes)
             share = rng.choice([1, rng.randrange(1, total * ONE), rng.randrange(1, 10**32)])
-            general, one = (keeper.Keeper(app, ctx, mode="BeginBlock") for ctx in contexts)
-            allocated = one._allocate_one_denom(votes, total, "achain", share)
-            assert general._allocate(votes, total, {"achain": share}) == ({"achain": allocated} if allocated else {})
+            mode, general_events, one_events = (("mode", "BeginBlock", True),), [], []
+            allocated = dist._allocate_one_denom(contexts[1], votes, total, "achain", share, one_events, mode)
+            assert dist._allocate(contexts[0], votes, total, {"achain": share}, general_events, mode) == \
+                ({"achain": allocated} if allocated else {})
             assert contexts[0].store.changes == contexts[1].store.changes, round_
-            assert general.events == one.events, round_
+            assert general_events == one_events, round_
     finally:
         db.close()
 
@@ -273,37 +285,38 @@ def test_the_validators_records_sit_in_sixteen_buckets_whatever_the_order_of_the
     record reads back, forgetting one leaves its bucket's others, and a bucket left empty is deleted."""
     db = Database(tmp_path / "db")
     rng = random.Random(19)
+    dist = keeper.DistributionKeeper("chain", "achain", None, None, {})
     try:
         operators = [rng.randbytes(20) for _ in range(60)]
-        records = {o: state.ValidatorRewards({"achain": rng.randrange(1, 10**30)}, {}, {}, rng.randrange(1, 9))
+        records = {o: ValidatorRewards({"achain": rng.randrange(1, 10**30)}, {}, {}, rng.randrange(1, 9))
                    for o in operators}
         first, second = (types.SimpleNamespace(store=VersionedWriter(db, 1)) for _ in range(2))
         for ctx, order in ((first, operators), (second, rng.sample(operators, len(operators)))):
             for operator in order:
-                state.set_rewards_of(ctx, operator, records[operator])
+                dist.set_rewards_of(ctx, operator, records[operator])
         assert first.store.changes == second.store.changes
         assert len(first.store.changes) == len({o[0] >> 4 for o in operators}) <= 16
-        assert all(state.rewards_of(first, o) == records[o] for o in operators)
+        assert all(dist.rewards_of(first, o) == records[o] for o in operators)
 
         allocated = types.SimpleNamespace(store=VersionedWriter(db, 1))
-        state.add_allocations_one(allocated, "achain", [(o, 1, 3) for o in operators])
+        dist.add_allocations_one(allocated, "achain", [(o, 1, 3) for o in operators])
         assert len(allocated.store.changes) <= 16
-        assert state.rewards_of(allocated, operators[0]) == state.ValidatorRewards(
+        assert dist.rewards_of(allocated, operators[0]) == ValidatorRewards(
             {"achain": 3}, {"achain": 1}, {"achain": 2}, 1)
 
         shared = next(o for o in operators if sum(p[0] >> 4 == o[0] >> 4 for p in operators) > 1)
-        state.forget_validator(first, shared)
-        assert state.rewards_of(first, shared) is None
-        assert all(state.rewards_of(first, o) == records[o] for o in operators if o != shared)
+        dist.forget_validator(first, shared)
+        assert dist.rewards_of(first, shared) is None
+        assert all(dist.rewards_of(first, o) == records[o] for o in operators if o != shared)
         for operator in [o for o in operators if o[0] >> 4 == shared[0] >> 4 and o != shared]:
-            state.forget_validator(first, operator)
-        assert first.store.get(state._bucket_key(shared)) is None
+            dist.forget_validator(first, operator)
+        assert first.store.get(bucket_key(shared)) is None
     finally:
         db.close()
 
 
 def test_a_record_coin_map_plus_coins_is_the_dec_coins_sum():
-    """state._added and _added_one (an allocation's update of a record's text map, and its one-denom path) write
+    """records.added and added_one (an allocation's update of a record's text map, and its one-denom path) write
     what dec_coins' sum of the decoded map writes, over random maps and coins, zero amounts among them."""
     rng = random.Random(15)
     denoms = ["achain", "stake", "zeta"]
@@ -311,17 +324,19 @@ def test_a_record_coin_map_plus_coins_is_the_dec_coins_sum():
         record = {d: str(rng.randrange(1, 10**30)) for d in sorted(rng.sample(denoms, rng.randrange(3)))}
         coins = {d: rng.choice([0, rng.randrange(10**25)]) for d in rng.sample(denoms, rng.randrange(1, 3))}
         expected = dec_coins.to_record(dec_coins.add(dec_coins.from_record(record), coins))
-        assert state._added(record, coins) == expected, round_
-        assert list(state._added(record, coins)) == list(expected), round_
+        assert added(record, coins) == expected, round_
+        assert list(added(record, coins)) == list(expected), round_
         if len(coins) == 1:
             (denom, amount), = coins.items()
-            assert list(state._added_one(record, denom, amount).items()) == list(expected.items()), round_
+            assert list(added_one(record, denom, amount).items()) == list(expected.items()), round_
 
 
 def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
-    """state.add_allocation (one read and write of the validator's record per block) leaves the same bytes as
-    reading ValidatorRewards, adding with dec_coins and writing it back, over records of one and several denoms."""
+    """DistributionKeeper.add_allocation (one read and write of the validator's record per block) leaves the same
+    bytes as reading ValidatorRewards, adding with dec_coins and writing it back, over records of one and several
+    denoms."""
     db = Database(tmp_path / "db")
+    dist = keeper.DistributionKeeper("chain", "achain", None, None, {})
     try:
         fast = types.SimpleNamespace(store=VersionedWriter(db, 1))
         slow = types.SimpleNamespace(store=VersionedWriter(db, 1))
@@ -332,39 +347,39 @@ def test_an_allocation_writes_what_the_records_round_trip_wrote(tmp_path):
             tokens = {d: rng.randrange(0, 10**22) for d in rng.sample(denoms, rng.randrange(1, 4))}
             tokens = {d: v for d, v in tokens.items() if v}
             commission = dec_coins.mul_dec(tokens, rng.choice([0, ONE // 20, ONE // 3, ONE]))
-            state.add_allocation(fast, operator, commission, tokens)
-            records = state.rewards_of(slow, operator) or state.ValidatorRewards()
+            dist.add_allocation(fast, operator, commission, tokens)
+            records = dist.rewards_of(slow, operator) or ValidatorRewards()
             records.commission = dec_coins.add(records.commission, commission)
             records.current = dec_coins.add(records.current, dec_coins.sub(tokens, commission))
             records.outstanding = dec_coins.add(records.outstanding, tokens)
-            state.set_rewards_of(slow, operator, records)
-            key = state._bucket_key(operator)
+            dist.set_rewards_of(slow, operator, records)
+            key = bucket_key(operator)
             assert fast.store.get(key) == slow.store.get(key), round_
         # Mostly the one fee denom, the amounts the last allocation wrote taken up again, among other writes of the
         # records (a period ended, the same record written anew) and a second denom now and then.
         for round_ in range(600):
             operator = bytes([10 + rng.randrange(4)]) * 20
             if rng.random() < 0.15:
-                records = state.rewards_of(slow, operator) or state.ValidatorRewards()
+                records = dist.rewards_of(slow, operator) or ValidatorRewards()
                 if rng.random() < 0.5:
                     records.current, records.period = {}, records.period + 1
                 for writer in (fast, slow):
-                    state.set_rewards_of(writer, operator, records)
+                    dist.set_rewards_of(writer, operator, records)
             denom = "achain" if rng.random() < 0.97 else rng.choice(["stake", "ibc/AB"])
             amount = rng.randrange(0, 10**22)
             share = dec_coins.mul_dec_amount(amount, rng.choice([0, ONE // 20, ONE // 3, ONE]))
-            state.add_allocations_one(fast, denom, [(operator, share, amount)])
-            records = state.rewards_of(slow, operator) or state.ValidatorRewards()
+            dist.add_allocations_one(fast, denom, [(operator, share, amount)])
+            records = dist.rewards_of(slow, operator) or ValidatorRewards()
             records.commission = dec_coins.add(records.commission, {denom: share})
             records.current = dec_coins.add(records.current, {denom: amount - share})
             records.outstanding = dec_coins.add(records.outstanding, {denom: amount})
-            state.set_rewards_of(slow, operator, records)
-            key = state._bucket_key(operator)
+            dist.set_rewards_of(slow, operator, records)
+            key = bucket_key(operator)
             assert fast.store.get(key) == slow.store.get(key), round_
         # A record the module wrote another way (a period ended) is updated as well.
-        state.set_rewards_of(fast, b"\x09" * 20, state.ValidatorRewards({"achain": 5}, {}, {"achain": 2}, 7))
-        state.add_allocation(fast, b"\x09" * 20, {"achain": 1}, {"achain": 4})
-        assert state.rewards_of(fast, b"\x09" * 20) == state.ValidatorRewards({"achain": 9}, {"achain": 1},
+        dist.set_rewards_of(fast, b"\x09" * 20, ValidatorRewards({"achain": 5}, {}, {"achain": 2}, 7))
+        dist.add_allocation(fast, b"\x09" * 20, {"achain": 1}, {"achain": 4})
+        assert dist.rewards_of(fast, b"\x09" * 20) == ValidatorRewards({"achain": 9}, {"achain": 1},
                                                                               {"achain": 5}, 7)
     finally:
         db.close()

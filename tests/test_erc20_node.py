@@ -30,6 +30,7 @@ from native_client import broadcast, grpc_query
 STAKE = "0xe141e8c6980EF5aF5f7da847B7f802702239f36C"
 IBC = "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2"
 IBC_TOKEN = "0xf36e4C1F926001CEaDa9cA97ea622B25f41e5eB2"
+WERC20 = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE"
 ERC20_ABI = [
     {"name": "balanceOf", "type": "function", "stateMutability": "view",
      "inputs": [{"name": "a", "type": "address"}], "outputs": [{"name": "", "type": "uint256"}]},
@@ -99,7 +100,7 @@ def test_native_coin_balances_agree_everywhere_and_move_both_ways(node):
 def _queries(node):
     stub = erc20_grpc.QueryStub
     pairs, _ = grpc_query(node, stub, "TokenPairs", erc20_q.QueryTokenPairsRequest())
-    assert {p.denom for p in pairs.token_pairs} == {IBC, "stake"} and pairs.pagination.total == 2
+    assert {p.denom for p in pairs.token_pairs} == {"achain", IBC, "stake"} and pairs.pagination.total == 3
     page, _ = grpc_query(node, stub, "TokenPairs", erc20_q.QueryTokenPairsRequest(pagination=PageRequest(limit=1)))
     rest_page, _ = grpc_query(node, stub, "TokenPairs", erc20_q.QueryTokenPairsRequest(
         pagination=PageRequest(key=page.pagination.next_key)))
@@ -119,6 +120,7 @@ def _queries(node):
     assert error == (grpc.StatusCode.INTERNAL, "invalid request, either offset or key is expected, got both")
     params, header = grpc_query(node, stub, "Params", erc20_q.QueryParamsRequest())
     assert params.params.enable_erc20 and list(params.params.dynamic_precompiles) == [STAKE, IBC_TOKEN]
+    assert list(params.params.native_precompiles) == [WERC20]
 
     status, _, body = rest_sync(node, "/evmos/erc20/v1/token_pairs/stake")
     assert status == 200 and body == {"token_pair": {"erc20_address": STAKE, "denom": "stake", "enabled": True,
@@ -126,9 +128,9 @@ def _queries(node):
     status, _, body = rest_sync(node, f"/evmos/erc20/v1/token_pairs/{IBC_TOKEN}")
     assert status == 200 and body["token_pair"]["denom"] == IBC
     status, _, body = rest_sync(node, "/evmos/erc20/v1/token_pairs?pagination.limit=1&pagination.count_total=true")
-    assert status == 200 and len(body["token_pairs"]) == 1 and body["pagination"]["total"] == "2"
+    assert status == 200 and len(body["token_pairs"]) == 1 and body["pagination"]["total"] == "3"
     status, _, body = rest_sync(node, "/evmos/erc20/v1/params")
-    assert status == 200 and body["params"] == {"enable_erc20": True, "native_precompiles": [],
+    assert status == 200 and body["params"] == {"enable_erc20": True, "native_precompiles": [WERC20],
                                                 "dynamic_precompiles": [STAKE, IBC_TOKEN]}
     status, _, body = rest_sync(node, "/evmos/erc20/v1/token_pairs/uosmo")
     assert (status, body) == (404, {"code": 5, "message": "token pair with token 'uosmo'", "details": []})

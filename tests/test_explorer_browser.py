@@ -7,57 +7,21 @@ import base64
 import json
 import urllib.request
 
-import pytest
 import pytest_twisted
 from eth_utils import keccak
 
-from browser_driver import CHROMEDRIVER, CHROMIUM, WAIT, By, WebDriverWait, webdriver
+from browser_driver import By
 from chaind.chain import txs
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from contracts import FORWARDER_INIT, token_init
 from evm_client import DEV0, OTHER, send, w3
-from helpers import in_thread, until_height
+from explorer_pages import BROWSER_MARKS, base, units, visit, wait
+from helpers import in_thread
 from native_txs import build_native
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(webdriver is None or not CHROMIUM or not CHROMEDRIVER,
-                       reason="browser tests need selenium (pip install '.[test]') and Debian's chromium and "
-                              "chromium-driver (apt-get install -y chromium chromium-driver; .ci/run installs them)"),
-]
-
-
-@pytest.fixture
-def explorer(node_factory):
-    node = node_factory(explorer={"enable": True, "address": "127.0.0.1:0"})
-    pytest_twisted.blockon(until_height(node, node.app.genesis.initial_height))
-    return node
-
-
-def base(node):
-    return f"http://127.0.0.1:{node.port_of('explorer')}/"
-
-
-def visit(driver, url, css, shot=None, text=None):
-    """Open `url`, wait for an element matching `css` (holding `text`, if given); screenshot; the element."""
-    driver.get(url)
-    return wait(driver, css, shot, text)
-
-
-def wait(driver, css, shot=None, text=None):
-    def found(d):
-        for element in d.find_elements(By.CSS_SELECTOR, css):
-            if text is None or text in element.text:
-                return element
-        return False
-
-    element = WebDriverWait(driver, WAIT).until(found, f"nothing matched {css!r} ({text!r}) at {driver.current_url}")
-    if shot:
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        driver.save_screenshot(str(driver.shots / f"{shot}.png"))
-    return element
+pytestmark = BROWSER_MARKS
 
 
 def selector(signature):
@@ -188,12 +152,6 @@ def test_unknown_heights_hashes_and_addresses_get_a_page_that_says_so(explorer, 
     yield in_thread(visit, browser, base(explorer) + "#/address/0x" + "77" * 20, "#unknown-address")
 
 
-def _units(wei, decimals=18):
-    """As the page writes an amount of the base denom in its display unit (app.js units())."""
-    whole, fraction = divmod(wei, 10**decimals)
-    return f"{whole:,}" + (f".{fraction:0{decimals}d}".rstrip("0") if fraction else "")
-
-
 @pytest_twisted.inlineCallbacks
 def test_an_evm_txs_fee_is_gas_used_times_the_effective_gas_price(explorer, browser):
     receipt = yield in_thread(send, w3(explorer), {"to": OTHER, "value": 3, "nonce": 0, "gas": 100_000,
@@ -203,5 +161,5 @@ def test_an_evm_txs_fee_is_gas_used_times_the_effective_gas_price(explorer, brow
     summary = yield in_thread(visit, browser, base(explorer) + f"#/tx/{receipt.transactionHash.to_0x_hex()}",
                               "table.kv", "evm-fee", "Fee")
     fee = summary.find_element(By.XPATH, ".//th[text()='Fee']/following-sibling::td")
-    assert fee.text == f"{_units(receipt.gasUsed * receipt.effectiveGasPrice)} {display}"
-    assert fee.text != f"{_units(100_000 * 10**12)} {display}"
+    assert fee.text == f"{units(receipt.gasUsed * receipt.effectiveGasPrice)} {display}"
+    assert fee.text != f"{units(100_000 * 10**12)} {display}"

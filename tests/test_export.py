@@ -150,6 +150,9 @@ def test_export_at_a_kept_height_of_some_modules(stopped):
     doc = json.loads(ok(cli("export", "--home", stopped.home.path, "--height", 4,
                             "--modules-to-export", "bank, evm")).stdout)
     assert doc["initial_height"] == 5 and sorted(doc["app_state"]) == ["bank", "evm"]
+    # "ibc" names the IBC modules' section, as the SDK's one ibc module.
+    doc = json.loads(ok(cli("export", "--home", stopped.home.path, "--modules-to-export", "ibc")).stdout)
+    assert list(doc["app_state"]) == ["ibc"] and "client_genesis" in doc["app_state"]["ibc"]
     assert doc["consensus"]["params"]["block"]["max_gas"]
 
 

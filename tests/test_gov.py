@@ -45,7 +45,7 @@ def test_a_passed_proposal_changes_staking_params_as_the_gov_account(chain):
     block = ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, address(chain, 0), 1, g.YES))])]))
     assert attrs(block.results[0].events, "proposal_vote")[0]["option"] == \
         'option:VOTE_OPTION_YES weight:"1.000000000000000000"'
-    assert staking.params(chain.app.view()).max_validators == 100
+    assert chain.app.keepers["staking"].params(chain.app.view()).max_validators == 100
     block = run(chain, [], after_s=20)
     assert attrs(block.events, "active_proposal") == [
         {"proposal_id": "1", "proposal_result": "proposal_passed", "proposal_log": "passed"}]
@@ -53,7 +53,7 @@ def test_a_passed_proposal_changes_staking_params_as_the_gov_account(chain):
     assert p.status == gov_pb2.PROPOSAL_STATUS_PASSED
     bonded = chain.app.keepers["bank"].balance(chain.app.view(), staking.BONDED_POOL, "achain")
     assert p.final_tally_result.yes_count == str(bonded)
-    assert staking.params(chain.app.view()).max_validators == 7
+    assert chain.app.keepers["staking"].params(chain.app.view()).max_validators == 7
     # Deposits went back; the votes were removed by the tally.
     assert balance(chain, GOV) == 0
     assert chain.app.keepers["gov"].votes(chain.app.view(), 1) == []
@@ -73,7 +73,8 @@ def test_a_failing_proposal_leaves_the_chain_as_it_was_and_records_why(chain):
     p = proposal(chain, 1)
     assert p.status == gov_pb2.PROPOSAL_STATUS_FAILED
     assert p.failed_reason == "unbonding time must be positive: 0"
-    assert staking.params(chain.app.view()).max_validators == 100   # the first message was undone too
+    # The first message was undone too.
+    assert chain.app.keepers["staking"].params(chain.app.view()).max_validators == 100
 
 
 def test_no_votes_means_no_quorum_and_a_rejection_with_deposits_refunded(chain):

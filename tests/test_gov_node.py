@@ -50,7 +50,8 @@ def test_a_proposal_changes_max_validators_and_a_failing_one_changes_nothing(nod
     for i in (0, 1):
         ok((yield run("keys", "import-hex", f"dev{i}", node.dev_keys[i].private_key.hex(), *keys)))
     draft = tmp_path / "draft.json"
-    ok((yield run("tx", "gov", "draft-proposal", "--title", "t", "--deposit", "10achain", "--output", draft)))
+    ok((yield run("tx", "gov", "draft-proposal", "--skip-metadata", "--title", "t", "--deposit", "10achain",
+                  "--output", draft, stdin="text\ns\n")))
     assert json.loads(draft.read_text())["deposit"] == "10achain"
 
     submitted = yield send_tx(n, keys, "gov", "submit-proposal", proposal_file(tmp_path, "p1.json", node),

@@ -10,7 +10,6 @@ import grpc
 import pytest_twisted
 from twisted.internet import defer
 
-from chaind.chain.modules import erc20
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
@@ -42,9 +41,10 @@ def test_accounts_paged_by_address_and_module_accounts(node):
     modules = {name: address for name, (address, _) in node.app.module_accounts.items()}
     assert set(modules) == {"fee_collector", "distribution", "erc20", "inflation", "bonded_tokens_pool",
                             "not_bonded_tokens_pool", "gov"}
-    # The dev genesis' native token pairs put an ERC-20 precompile, with an account, at these addresses.
-    precompiles = [erc20.pair_address(p.denom) for p in node.genesis.erc20.token_pairs]
-    assert len(precompiles) == 2
+    # The dev genesis' native token pairs put an ERC-20 precompile, with an account, at these addresses (the
+    # EVM coin's WERC20 among them).
+    precompiles = [bytes.fromhex(p.erc20_address[2:]) for p in node.genesis.erc20.token_pairs]
+    assert len(precompiles) == 3
     everyone = sorted([k.address for k in node.dev_keys] + list(modules.values()) + precompiles)
     expected = [to_bech32("chain", a) for a in everyone]
     first, _ = yield call(node, AUTH, "Accounts", auth_q.QueryAccountsRequest(

@@ -9,7 +9,6 @@ import pytest
 from chain_driver import PROPOSER, Chain, ok
 from chaind.chain import legacy_dec
 from chaind.chain.modules import epochs, inflation, staking
-from chaind.chain.modules.distribution import state as distribution_state
 from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.chain.modules.inflation import calculation, keeper
 from chaind.chain.modules.inflation.params import Params, parse_genesis
@@ -64,9 +63,9 @@ def test_epochs_start_at_genesis_time_and_end_after_their_duration(chain):
     assert chain.app.keepers["epochs"].epoch_info(view, "dev").current_epoch == 2
     # Staking's share went through the fee collector to the validator in this same block; the rest to the pool.
     staking_share = calculation.mul(FIRST_PROVISION * ONE, 533333334 * 10**9) // ONE
-    outstanding = distribution_state.outstanding(view, chain.operator)["achain"]
+    outstanding = chain.app.keepers["distribution"].outstanding(view, chain.operator)["achain"]
     assert outstanding >= staking_share * (ONE - 2 * 10**16)
-    pool = distribution_state.community_pool(view)["achain"]
+    pool = chain.app.keepers["distribution"].community_pool(view)["achain"]
     assert pool >= (FIRST_PROVISION - staking_share) * ONE
     for name, check in INVARIANTS:
         assert check(chain.app, view) is None, name

@@ -28,7 +28,7 @@ def test_each_module_keeps_one_keeper_built_from_the_keepers_it_takes(tmp_path):
         assert built["upgrade"].module_versions(view)["gov"] == 5
         assert built["gov"].next_proposal_id(view) == 1
         assert built["consensus"].stored(view) is not None and built["evm"].params(view).evm_denom
-        assert {p.denom for _, p in built["erc20"].all_pairs(view)} == {chain.ibc, "stake"}
+        assert {p.denom for _, p in built["erc20"].all_pairs(view)} == {"achain", chain.ibc, "stake"}
         assert built["inflation"].schedule(view).epoch_identifier == "dev"
     finally:
         chain.close()

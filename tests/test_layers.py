@@ -20,8 +20,10 @@ FACES = ("rpc", "cometbft", "grpc", "rest", "cli")
 # The services and everything under them (consensus, keys and the ground modules too).
 BELOW_FACES = ("chain", "store", "events", "tracing", "api", "consensus", "crypto", "keyring", "errors", "gocompat",
                "config")
-# The services: api/, and tracing's jobs with the pool that runs them (its tracers and VM hooks are core).
-SERVICES = ("chaind.api", "chaind.tracing.jobs", "chaind.tracing.pool")
+# The services: api/, and tracing's jobs with the pool and processes that run them (its tracers and VM hooks are
+# core).
+SERVICES = ("chaind.api", "chaind.tracing.jobs", "chaind.tracing.pool", "chaind.tracing.processes",
+            "chaind.tracing.worker")
 
 
 def module_files():

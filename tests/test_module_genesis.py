@@ -143,10 +143,11 @@ def test_a_chain_started_from_the_export_has_the_same_module_state(busy, tmp_pat
     for address in holders:
         assert imported.keepers["bank"].all_balances(new, address) == bank.all_balances(old, address)
     assert imported.keepers["bank"].total_supply(new) == bank.total_supply(old)
-    assert staking.validators(new) == staking.validators(old)
+    keeper = chain.app.keepers["staking"]
+    assert keeper.validators(new) == keeper.validators(old)
     k2, k0 = chain.keys[2].address, chain.keys[0].address
-    assert staking.delegation(new, k2, k0) == staking.delegation(old, k2, k0) > 0
-    assert staking.last_powers(new) == staking.last_powers(old)
+    assert keeper.delegation(new, k2, k0) == keeper.delegation(old, k2, k0) > 0
+    assert keeper.last_powers(new) == keeper.last_powers(old)
     gov_keeper = chain.app.keepers["gov"]
     assert gov_keeper.proposals(new) == gov_keeper.proposals(old)
     assert gov_keeper.votes(new, 1) == gov_keeper.votes(old, 1) and gov_keeper.deposits(new, 1) == \

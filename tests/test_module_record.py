@@ -19,7 +19,8 @@ def test_the_registry_declares_what_the_central_lists_held():
     # store keys of the modules whose store is not named as they are.
     assert sorted(mounted_stores(registry.MODULES)) == ["acc", "bank", "erc20", "staking"]
     renamed = {m.name: m.store_name for m in registry.MODULES if m.store_name != m.name}
-    assert renamed == {"auth": "acc", "evm": "evmparams"}
+    assert renamed == {"auth": "acc", "evm": "evmparams", "ibc_client": "ibc", "ibc_connection": "ibc",
+                       "ibc_channel": "ibc"}
     assert [f.name for m in registry.MODULES for f in m.provides_hooks] == ["epochs", "staking"]
     assert sorted(m.name for m in registry.MODULES if "staking" in m.hooks) == ["distribution", "slashing"]
     assert [m.name for m in registry.MODULES if "epochs" in m.hooks] == ["inflation"]

@@ -14,9 +14,6 @@ from chaind.chain import evidence, valset, votes
 from chaind.chain.authority import GOV
 from chaind.chain.block import BlockId
 from chaind.chain.modules import distribution, slashing, staking
-from chaind.chain.modules.distribution import state as distribution_state
-from chaind.chain.modules.evidence import state as evidence_state
-from chaind.chain.modules.slashing import state as slashing_state
 from chaind.chain.modules.slashing import store_layout as slashing_layout
 from chaind.chain.replay import replay_chain
 from chaind.crypto.addresses import to_bech32
@@ -72,10 +69,10 @@ def valcons(chain, cons):
 
 def test_dev_genesis_params_and_a_signing_info_for_the_genesis_validator(chain):
     view = chain.app.view()
-    p = slashing.params(view)
+    p = chain.app.keepers["slashing"].params(view)
     assert (p.signed_blocks_window, p.downtime_jail_duration_ns) == (WINDOW, JAIL_S * 10**9)
-    v = staking.validators(view)[0]
-    info = slashing.signing_info(view, v.cons_address)
+    v = chain.app.keepers["staking"].validators(view)[0]
+    info = chain.app.keepers["slashing"].signing_info(view, v.cons_address)
     assert info.address == valcons(chain, v.cons_address) and info.start_height == 0
     assert info.jailed_until.seconds == 0 and not info.tombstoned
     # The SDK's layout: the signing info under 0x01 | len | address in the slashing store, as its proto.
@@ -87,8 +84,8 @@ def test_a_validator_the_node_does_not_run_is_jailed_for_downtime_and_unjails_af
     operator, _, public = add_second_validator(chain)
     cons = valset.address_of(public)
     view = chain.app.view()
-    assert staking.validator(view, operator).status == staking.BONDED
-    bonded_at = slashing.signing_info(view, cons).start_height
+    assert chain.app.keepers["staking"].validator(view, operator).status == staking.BONDED
+    bonded_at = chain.app.keepers["slashing"].signing_info(view, cons).start_height
     assert bonded_at == chain.app.height
     jailed_block = None
     for _ in range(WINDOW + 6):
@@ -106,33 +103,33 @@ def test_a_validator_the_node_does_not_run_is_jailed_for_downtime_and_unjails_af
     assert events(jailed_block, "slash") == [{"address": address, "power": "100", "reason": "missing_signature",
                                               "jailed": address, "burned_coins": str(burned), "mode": "BeginBlock"}]
     view = chain.app.view()
-    v = staking.validator(view, operator)
+    v = chain.app.keepers["staking"].validator(view, operator)
     assert v.jailed and v.tokens == SECOND_STAKE - burned
     assert {"burner": chain.app.keepers["bank"].bech32(staking.BONDED_POOL), "amount": f"{burned}achain",
             "mode": "BeginBlock"} in events(jailed_block, "burn")
-    info = slashing.signing_info(view, cons)
+    info = chain.app.keepers["slashing"].signing_info(view, cons)
     assert info.missed_blocks_counter == 0
     assert info.jailed_until.seconds * 10**9 + info.jailed_until.nanos == jailed_block.header.time_ns + JAIL_S * 10**9
     # distribution saw the slash: a slash event at that height with the fraction.
-    slashes = distribution_state.slash_events(view, operator, 0, chain.app.height)
+    slashes = chain.app.keepers["distribution"].slash_events(view, operator, 0, chain.app.height)
     assert [(h, f) for h, _, f in slashes] == [(jailed_block.height, 10**16)]
     # Out of the set at the end of that block (power 0 update), unbonding.
     assert (public, 0) in jailed_block.validator_updates
-    assert staking.validator(view, operator).status == staking.UNBONDING
+    assert chain.app.keepers["staking"].validator(view, operator).status == staking.UNBONDING
     # Too early: still jailed; no state changes.
     unjail = (UNJAIL, tx_pb2.MsgUnjail(validator_addr=m.valoper(chain.prefix, operator)))
     result = run(chain, [(1, [unjail])]).results[0]
     assert (result.codespace, result.code) == ("slashing", 4)
     assert result.log.endswith("validator still jailed; cannot be unjailed")
-    assert staking.validator(chain.app.view(), operator).jailed
+    assert chain.app.keepers["staking"].validator(chain.app.view(), operator).jailed
     # After the jail time it unjails and bonds again (its window starts over).
     block = ok(run(chain, [(1, [unjail])], seconds=JAIL_S))
     assert any(e == {"module": "slashing", "sender": m.valoper(chain.prefix, operator)} for e in
                [dict((k, v) for k, v, _ in ev.attributes) for ev in block.results[0].events if ev.type == "message"])
     view = chain.app.view()
-    v = staking.validator(view, operator)
+    v = chain.app.keepers["staking"].validator(view, operator)
     assert not v.jailed and v.status == staking.BONDED
-    assert slashing.signing_info(view, cons).start_height == chain.app.height
+    assert chain.app.keepers["slashing"].signing_info(view, cons).start_height == chain.app.height
     # Not jailed any more: a second unjail is refused.
     result = run(chain, [(1, [unjail])]).results[0]
     assert (result.codespace, result.code, result.log.split(": ")[-1]) == \
@@ -151,7 +148,7 @@ def test_missed_blocks_are_the_sdks_bitmap_chunks_in_the_slashing_store(chain):
     key = b"\x02" + bytes((len(cons),)) + cons + (0).to_bytes(8, "big")
     for _ in range(3):
         ok(run(chain, []))
-    info = slashing.signing_info(chain.app.view(), cons)
+    info = chain.app.keepers["slashing"].signing_info(chain.app.view(), cons)
     assert info.missed_blocks_counter >= 1
     # Its window's first indexes are the blocks it missed since it joined the set: the low bits of word 0.
     raw, _ = chain.app.stores.read(chain.app.store_version(), "slashing", key, False)
@@ -175,18 +172,20 @@ def test_bitmap_bits_sit_where_bits_and_blooms_puts_them():
     class State:
         store = Store()
 
+    # The bitmap's bits need no other keeper.
+    keeper = slashing.SlashingKeeper("chain", None)
     cons = b"\x11" * 20
     for index in (0, 63, 64, 1023, 1024 + 5):
-        slashing_state.set_missed(State, cons, index, True)
-    assert [slashing_state.missed(State, cons, i) for i in (0, 1, 63, 64, 65, 1023, 1024, 1029)] == \
+        keeper.set_missed(State, cons, index, True)
+    assert [keeper.missed(State, cons, i) for i in (0, 1, 63, 64, 65, 1023, 1024, 1029)] == \
         [True, False, True, True, False, True, False, True]
     first, second = (State.store[keys.compose("slashing", "missed", cons, c.to_bytes(8, "big"))] for c in (0, 1))
     words = [int.from_bytes(first[8 + 8 * w:16 + 8 * w], "big") for w in range(16)]
     assert first[:8] == (1024).to_bytes(8, "big") and len(first) == 136
     assert words[0] == 1 | 1 << 63 and words[1] == 1 and words[15] == 1 << 63 and not any(words[2:15])
     assert int.from_bytes(second[8:16], "big") == 1 << 5
-    slashing_state.set_missed(State, cons, 63, False)
-    assert not slashing_state.missed(State, cons, 63) and slashing_state.missed(State, cons, 0)
+    keeper.set_missed(State, cons, 63, False)
+    assert not keeper.missed(State, cons, 63) and keeper.missed(State, cons, 0)
     assert slashing_layout.entries(keys.compose("missed", cons, (1).to_bytes(8, "big")), b"") == \
         [(b"\x02\x14" + cons + (1).to_bytes(8, "big"), b"")]
 
@@ -229,7 +228,7 @@ def test_double_sign_evidence_slashes_jails_and_tombstones(chain):
     evidence.validate_basic(dve)
     evidence.verify(chain.app, dve)
     cons = valset.address_of(public)
-    before = staking.validator(chain.app.view(), operator).tokens
+    before = chain.app.keepers["staking"].validator(chain.app.view(), operator).tokens
     block = ok(run(chain, [], [dve]))
     assert block.header.evidence_hash == evidence.list_hash([dve]) != evidence.list_hash([])
     assert chain.app.evidence_height(evidence.hash_of(dve)) == block.height
@@ -240,11 +239,11 @@ def test_double_sign_evidence_slashes_jails_and_tombstones(chain):
          "mode": "BeginBlock"},
         {"jailed": address, "mode": "BeginBlock"}]
     view = chain.app.view()
-    v = staking.validator(view, operator)
+    v = chain.app.keepers["staking"].validator(view, operator)
     assert v.jailed and v.tokens == before - burned
-    info = slashing.signing_info(view, cons)
+    info = chain.app.keepers["slashing"].signing_info(view, cons)
     assert info.tombstoned and info.jailed_until.seconds == slashing.DOUBLE_SIGN_JAIL_END_SECONDS
-    stored = evidence_state.all_evidence(view)
+    stored = chain.app.keepers["evidence"].all_evidence(view)
     assert len(stored) == 1 and stored[0][1].type_url == "/cosmos.evidence.v1beta1.Equivocation"
     # The SDK's layout in the evidence store: 0x00 | hash, the Any.
     found = chain.app.stores.read(chain.app.store_version(), "evidence", b"\x00" + stored[0][0], False)[0]
@@ -272,14 +271,15 @@ def test_redelegated_and_unbonding_stake_since_the_infraction_is_slashed_too(cha
     ok(run(chain, [(4, [m.redelegate(chain.prefix, chain.keys[4].address, operator, genesis_operator, 4 * CHAIN),
                         m.undelegate(chain.prefix, chain.keys[4].address, operator, 2 * CHAIN)])]))
     view = chain.app.view()
-    ubd = staking.unbonding(view, chain.keys[4].address, operator)
-    dst_shares = staking.delegation(view, chain.keys[4].address, genesis_operator)
+    ubd = chain.app.keepers["staking"].unbonding(view, chain.keys[4].address, operator)
+    dst_shares = chain.app.keepers["staking"].delegation(view, chain.keys[4].address, genesis_operator)
     run(chain, [], [duplicate_vote(chain, key, public, height)])
     view = chain.app.view()
     # 5% of each entry begun since the infraction: the unbonding's balance and the redelegated shares.
-    assert int(staking.unbonding(view, chain.keys[4].address, operator)[0][3]) == \
+    assert int(chain.app.keepers["staking"].unbonding(view, chain.keys[4].address, operator)[0][3]) == \
         int(ubd[0][3]) - 2 * CHAIN * 5 // 100
-    assert staking.delegation(view, chain.keys[4].address, genesis_operator) == dst_shares - dst_shares * 5 // 100
+    assert chain.app.keepers["staking"].delegation(view, chain.keys[4].address, genesis_operator) == \
+        dst_shares - dst_shares * 5 // 100
     for module in chain.app.modules:
         for name, check in module.invariants:
             assert check(chain.app, chain.app.view()) is None, name
@@ -367,7 +367,7 @@ def _withdraw(chain, delegator, operator):
 
 
 def params_msg(chain, authority, window=50):
-    p = slashing.params(chain.app.view())
+    p = chain.app.keepers["slashing"].params(chain.app.view())
     proto = p.proto()
     proto.signed_blocks_window = window
     msg = tx_pb2.MsgUpdateParams(authority=authority, params=proto)
@@ -378,11 +378,11 @@ def test_msg_update_params_comes_from_the_gov_authority_only(chain):
     direct = params_msg(chain, chain.b32(chain.keys[1].address))
     result = run(chain, [(1, [(direct.type_url, tx_pb2.MsgUpdateParams.FromString(direct.value))])]).results[0]
     assert (result.codespace, result.code) == ("gov", 13) and "invalid authority" in result.log
-    assert slashing.params(chain.app.view()).signed_blocks_window == WINDOW
+    assert chain.app.keepers["slashing"].params(chain.app.view()).signed_blocks_window == WINDOW
     # Through a proposal that passes, as the gov account.
     proposal = g.submit(chain.prefix, chain.keys[1].address, [params_msg(chain, chain.b32(GOV))], deposit=10)
     ok(run(chain, [(1, [(g.SUBMIT, proposal)])]))
     ok(run(chain, [(0, [(g.VOTE, g.vote(chain.prefix, chain.keys[0].address, 1, g.YES))])]))
     run(chain, [], seconds=21)
     run(chain, [])
-    assert slashing.params(chain.app.view()).signed_blocks_window == 50
+    assert chain.app.keepers["slashing"].params(chain.app.view()).signed_blocks_window == 50

@@ -15,7 +15,6 @@ from chaind.chain.block import BlockId
 from chaind.chain.modules import staking
 from chaind.chain.modules.staking import BONDED, BONDED_POOL, NOT_BONDED_POOL, UNBONDED, UNBONDING
 from chaind.chain.modules.staking import keys as staking_keys
-from chaind.chain.modules.staking import state as staking_state
 from chaind.pb.cosmos.base.abci.v1beta1 import abci_pb2
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.staking.v1beta1 import staking_pb2, tx_pb2
@@ -37,22 +36,22 @@ def events(result, type_):
 
 
 def power_of(chain, operator):
-    v = staking.validator(chain.app.view(), operator)
+    v = chain.app.keepers["staking"].validator(chain.app.view(), operator)
     return v.power
 
 
 def test_genesis_validator_is_bonded_with_its_tokens_in_the_bonded_pool(chain):
     view = chain.app.view()
-    [v] = staking.validators(view)
+    [v] = chain.app.keepers["staking"].validators(view)
     gv = chain.genesis.validators[0]
     assert (v.operator, v.pubkey, v.status, v.tokens, v.power) == (gv.operator, gv.consensus_pubkey, BONDED,
                                                                      1000 * CHAIN, 1000)
-    assert staking.delegation(view, gv.operator, gv.operator) == v.shares == 1000 * CHAIN * 10**18
-    assert staking.pool_balances(chain.app, view) == (0, 1000 * CHAIN)
+    assert chain.app.keepers["staking"].delegation(view, gv.operator, gv.operator) == v.shares == 1000 * CHAIN * 10**18
+    assert chain.app.keepers["staking"].pool_balances(view) == (0, 1000 * CHAIN)
     # Minted into the pool: the supply counts it beside the dev accounts' balances.
     dev_total = sum(a for _, coins in chain.genesis.balances for d, a in coins if d == "achain")
     assert chain.app.keepers["bank"].supply(view, "achain") == dev_total + 1000 * CHAIN
-    assert staking.last_powers(view) == {gv.operator: 1000}
+    assert chain.app.keepers["staking"].last_powers(view) == {gv.operator: 1000}
     [sv] = chain.app.validator_set(1)
     assert (sv.pubkey, sv.power, sv.address) == (gv.consensus_pubkey, 1000,
                                                  hashlib.sha256(gv.consensus_pubkey).digest()[:20])
@@ -76,7 +75,7 @@ def test_delegate_changes_the_set_from_two_heights_later(chain):
     view = chain.app.view()
     fee = 200000 * block.meta.base_fee
     assert chain.app.keepers["bank"].balance(view, chain.keys[1].address, "achain") == balance - 500 * CHAIN - fee
-    assert staking.pool_balances(chain.app, view) == (0, 1500 * CHAIN)
+    assert chain.app.keepers["staking"].pool_balances(view) == (0, 1500 * CHAIN)
     # Updates of block H: header H+1 announces them (next_validators_hash), header H+2 is signed by them.
     assert block.header.validators_hash == block.header.next_validators_hash == before
     nxt = ok(run(chain, []))
@@ -103,8 +102,8 @@ def test_undelegate_moves_tokens_out_and_returns_them_after_the_unbonding_time(t
     assert response.amount.amount == str(200 * CHAIN) and response.completion_time.ToNanoseconds() == completion
     assert block.validator_updates[0][1] == 1300
     view = chain.app.view()
-    assert staking.pool_balances(chain.app, view) == (200 * CHAIN, 1300 * CHAIN)
-    [entry] = staking.unbonding(view, who, chain.operator)
+    assert chain.app.keepers["staking"].pool_balances(view) == (200 * CHAIN, 1300 * CHAIN)
+    [entry] = chain.app.keepers["staking"].unbonding(view, who, chain.operator)
     assert entry[:4] == [block.height, completion, str(200 * CHAIN), str(200 * CHAIN)]
     balance = chain.app.keepers["bank"].balance(view, who, "achain")
     done = ok(run(chain, [], time_ns=completion - 10**9))
@@ -115,8 +114,8 @@ def test_undelegate_moves_tokens_out_and_returns_them_after_the_unbonding_time(t
                         "delegator": chain.b32(who)}
     view = chain.app.view()
     assert chain.app.keepers["bank"].balance(view, who, "achain") == balance + 200 * CHAIN
-    assert staking.unbonding(view, who, chain.operator) == []
-    assert staking.pool_balances(chain.app, view) == (0, 1300 * CHAIN)
+    assert chain.app.keepers["staking"].unbonding(view, who, chain.operator) == []
+    assert chain.app.keepers["staking"].pool_balances(view) == (0, 1300 * CHAIN)
     chain.close()
 
 
@@ -126,7 +125,7 @@ def test_a_created_validator_joins_the_set_and_shows_as_absent_in_commits(chain)
     block = ok(run(chain, [(2, [m.create(chain.prefix, operator, pubkey, 300 * CHAIN)])]))
     [created] = events(block.results[0], "create_validator")
     assert created == {"validator": m.valoper(chain.prefix, operator), "amount": f"{300 * CHAIN}achain"}
-    v = staking.validator(chain.app.view(), operator)
+    v = chain.app.keepers["staking"].validator(chain.app.view(), operator)
     # Bonded by the same block's end blocker: its tokens went to the not-bonded pool, then across.
     assert v.status == BONDED and v.power == 300 and v.description["moniker"] == "second"
     assert {"receiver": chain.b32(NOT_BONDED_POOL), "amount": f"{300 * CHAIN}achain"} in \
@@ -169,17 +168,17 @@ def test_redelegation_moves_power_between_validators(tmp_path):
     assert red["destination_validator"] == m.valoper(chain.prefix, second) and red["amount"] == f"{40 * CHAIN}achain"
     assert sorted(p for _, p in block.validator_updates) == [340, 1060]
     view = chain.app.view()
-    [(src, dst, entries)] = staking.redelegations_of(view, who)
+    [(src, dst, entries)] = chain.app.keepers["staking"].redelegations_of(view, who)
     assert (src, dst, entries[0][2]) == (chain.operator, second, str(40 * CHAIN))
-    assert staking.delegation(view, who, second) == 40 * CHAIN * 10**18
+    assert chain.app.keepers["staking"].delegation(view, who, second) == 40 * CHAIN * 10**18
     # Both bonded: no tokens leave the bonded pool.
-    assert staking.pool_balances(chain.app, view) == (0, 1400 * CHAIN)
+    assert chain.app.keepers["staking"].pool_balances(view) == (0, 1400 * CHAIN)
     # From the validator that just received a redelegation: transitive, refused.
     assert failure(chain, 1, m.redelegate(chain.prefix, who, second, chain.operator, CHAIN))[:2] == ("staking", 32)
     assert failure(chain, 1, m.redelegate(chain.prefix, who, second, second, CHAIN))[:2] == ("staking", 29)
     done = ok(run(chain, [], time_ns=entries[0][1]))
     assert [e.type for e in done.events].count("complete_redelegation") == 1
-    assert staking.redelegations_of(chain.app.view(), who) == []
+    assert chain.app.keepers["staking"].redelegations_of(chain.app.view(), who) == []
     # Once complete, the way back is open.
     ok(run(chain, [(1, [m.redelegate(chain.prefix, who, second, chain.operator, 10 * CHAIN)])]))
     chain.close()
@@ -190,7 +189,7 @@ def test_edit_validator_description_commission_and_min_self_delegation(chain):
     block = ok(run(chain, [(0, [m.edit(chain.prefix, chain.operator, moniker="renamed")])]))
     [edited] = events(block.results[0], "edit_validator")
     assert edited == {"commission_rate": "0.100000000000000000", "min_self_delegation": "1"}
-    v = staking.validator(chain.app.view(), chain.operator)
+    v = chain.app.keepers["staking"].validator(chain.app.view(), chain.operator)
     assert v.description["moniker"] == "renamed" and v.rate == 10**17
     # Within 24 hours of the genesis commission: refused.
     assert failure(chain, 0, m.edit(chain.prefix, chain.operator, rate=11 * 10**16))[:2] == ("staking", 12)
@@ -199,7 +198,7 @@ def test_edit_validator_description_commission_and_min_self_delegation(chain):
     assert (too_far.results[0].codespace, too_far.results[0].code) == ("staking", 15)
     ok(run(chain, [(0, [m.edit(chain.prefix, chain.operator, rate=11 * 10**16, min_self=str(5 * CHAIN))])],
            time_ns=later + 10**9))
-    v = staking.validator(chain.app.view(), chain.operator)
+    v = chain.app.keepers["staking"].validator(chain.app.view(), chain.operator)
     assert v.rate == 11 * 10**16 and v.min_self_delegation == 5 * CHAIN
     assert failure(chain, 0, m.edit(chain.prefix, chain.operator, min_self=str(CHAIN)))[:2] == ("staking", 17)
     assert failure(chain, 0, m.edit(chain.prefix, chain.operator, min_self=str(10**4 * CHAIN)))[:2] == \
@@ -211,7 +210,7 @@ def test_message_failures_give_the_sdk_codes_and_change_nothing(chain):
     _, pubkey = m.new_consensus_key()
     nobody = bytes([0x77]) * 20
     genesis_key = chain.genesis.validators[0].consensus_pubkey
-    before = staking.validators(chain.app.view())
+    before = chain.app.keepers["staking"].validators(chain.app.view())
     secp256k1 = any_pb2.Any(type_url="/cosmos.crypto.secp256k1.PubKey", value=b"\x0a\x21" + b"\x02" * 33)
     cases = [     # (signer, message, (codespace, code, log))
         (1, m.delegate(p, who, nobody, CHAIN), ("staking", 3, "validator does not exist")),
@@ -247,7 +246,7 @@ def test_message_failures_give_the_sdk_codes_and_change_nothing(chain):
         assert got[:2] == (codespace, code), (msg[0], got)
         if log is not None:
             assert got[2] == f"failed to execute message; message index: 0: {log}", got
-    assert staking.validators(chain.app.view()) == before
+    assert chain.app.keepers["staking"].validators(chain.app.view()) == before
 
 
 def test_check_tx_wants_the_delegator_to_sign(chain):
@@ -268,14 +267,14 @@ def test_max_validators_keeps_the_strongest(tmp_path):
     genesis_key = chain.genesis.validators[0].consensus_pubkey
     block = ok(run(chain, [(2, [m.create(chain.prefix, second, pubkey, 300 * CHAIN)])]))
     assert block.validator_updates == ()
-    assert staking.validator(chain.app.view(), second).status == UNBONDED
-    assert staking.pool_balances(chain.app, chain.app.view()) == (300 * CHAIN, 1000 * CHAIN)
+    assert chain.app.keepers["staking"].validator(chain.app.view(), second).status == UNBONDED
+    assert chain.app.keepers["staking"].pool_balances(chain.app.view()) == (300 * CHAIN, 1000 * CHAIN)
     block = ok(run(chain, [(2, [m.delegate(chain.prefix, second, second, 800 * CHAIN)])]))
     assert block.validator_updates == ((pubkey, 1100), (genesis_key, 0))
     view = chain.app.view()
-    old = staking.validator(view, chain.operator)
+    old = chain.app.keepers["staking"].validator(view, chain.operator)
     assert old.status == UNBONDING and old.unbonding_height == block.height
-    assert staking.pool_balances(chain.app, view) == (1000 * CHAIN, 1100 * CHAIN)
+    assert chain.app.keepers["staking"].pool_balances(view) == (1000 * CHAIN, 1100 * CHAIN)
     ok(run(chain, []))
     ok(run(chain, []))
     assert [v.pubkey for v in chain.app.validator_set(block.height + 2)] == [pubkey]
@@ -292,14 +291,14 @@ def test_an_operator_below_its_minimum_is_jailed_and_leaves_the_set(tmp_path):
     ok(run(chain, [(2, [m.create(chain.prefix, second, pubkey, 300 * CHAIN, min_self=str(100 * CHAIN))])]))
     block = ok(run(chain, [(2, [m.undelegate(chain.prefix, second, second, 250 * CHAIN)])]))
     assert block.validator_updates == ((pubkey, 0),)
-    v = staking.validator(chain.app.view(), second)
+    v = chain.app.keepers["staking"].validator(chain.app.view(), second)
     assert v.jailed and v.status == UNBONDING and v.tokens == 50 * CHAIN
     # Its unbonding ends: unbonded, still there (shares remain).
     ok(run(chain, [], time_ns=v.unbonding_time_ns))
-    assert staking.validator(chain.app.view(), second).status == UNBONDED
+    assert chain.app.keepers["staking"].validator(chain.app.view(), second).status == UNBONDED
     # The last shares leave: an unbonded validator without shares is removed.
     ok(run(chain, [(2, [m.undelegate(chain.prefix, second, second, 50 * CHAIN)])]))
-    assert staking.validator(chain.app.view(), second) is None
+    assert chain.app.keepers["staking"].validator(chain.app.view(), second) is None
     chain.close()
 
 
@@ -330,18 +329,18 @@ def test_a_blocks_kept_summary_gives_way_to_a_write_and_returns_when_it_is_undon
     app = chain.app
     header, meta = app.head
     ctx = app._context(header.height + 1, header.time_ns + 10**9, b"", meta.base_fee, evm_root=meta.evm_state_root)
-    v = staking.validator(ctx, chain.operator)
-    first = staking.summary_by_cons(ctx, v.cons_address)
+    v = chain.app.keepers["staking"].validator(ctx, chain.operator)
+    first = chain.app.keepers["staking"].summary_by_cons(ctx, v.cons_address)
     assert (first.operator, first.rate, first.jailed) == (chain.operator, v.rate, False) and ctx.summaries
-    assert staking.summary_by_cons(ctx, v.cons_address) is first
+    assert chain.app.keepers["staking"].summary_by_cons(ctx, v.cons_address) is first
     before = dict(ctx.store.changes)
-    staking_state.set_validator(ctx, attrs.evolve(v, jailed=True, rate=v.rate // 2))
-    changed = staking.summary_by_cons(ctx, v.cons_address)
+    chain.app.keepers["staking"].set_validator(ctx, attrs.evolve(v, jailed=True, rate=v.rate // 2))
+    changed = chain.app.keepers["staking"].summary_by_cons(ctx, v.cons_address)
     assert (changed.jailed, changed.rate) == (True, v.rate // 2)
     ctx.store.changes = before
-    assert staking.summary_by_cons(ctx, v.cons_address) == first
+    assert chain.app.keepers["staking"].summary_by_cons(ctx, v.cons_address) == first
     # A view keeps nothing.
-    assert staking.summary_by_cons(app.view(), v.cons_address) == first
+    assert chain.app.keepers["staking"].summary_by_cons(app.view(), v.cons_address) == first
 
 
 def test_keys_built_from_composed_prefixes_and_parts_are_the_composed_keys():
@@ -389,10 +388,10 @@ def test_the_staking_store_holds_the_sdks_keys_and_protos(tmp_path):
     v = staking_pb2.Validator.FromString(read(b"\x21" + lp(second)))
     assert (v.operator_address, v.tokens, v.status) == (valoper, str(340 * CHAIN), BONDED)
     assert v.description.moniker and v.commission.commission_rates.max_rate
-    assert read(b"\x22" + lp(staking.validator(view, second).cons_address)) == second
+    assert read(b"\x22" + lp(chain.app.keepers["staking"].validator(view, second).cons_address)) == second
     d = staking_pb2.Delegation.FromString(read(b"\x31" + lp(who) + lp(chain.operator)))
     assert (d.validator_address, d.shares) == (m.valoper(chain.prefix, chain.operator),
-                                               str(staking.delegation(view, who, chain.operator)))
+                                               str(chain.app.keepers["staking"].delegation(view, who, chain.operator)))
     assert read(b"\x71" + lp(second) + who) == b""           # the delegator is not length-prefixed
     u = staking_pb2.UnbondingDelegation.FromString(read(b"\x32" + lp(who) + lp(chain.operator)))
     assert [e.balance for e in u.entries] == [str(10 * CHAIN)] and u.entries[0].unbonding_id
@@ -401,7 +400,7 @@ def test_the_staking_store_holds_the_sdks_keys_and_protos(tmp_path):
     assert (r.validator_dst_address, r.entries[0].initial_balance) == (valoper, str(40 * CHAIN))
     assert read(b"\x35" + lp(chain.operator) + lp(who) + lp(second)) == b""
     assert read(b"\x36" + lp(second) + lp(who) + lp(chain.operator)) == b""
-    powers = staking.last_powers(view)
+    powers = chain.app.keepers["staking"].last_powers(view)
     assert wrappers_pb2.Int64Value.FromString(read(b"\x11" + lp(second))).value == powers[second]
     assert coin_pb2.IntProto.FromString(read(b"\x12")).int == str(sum(powers.values()))
     assert int.from_bytes(read(b"\x37"), "big") == u.entries[0].unbonding_id

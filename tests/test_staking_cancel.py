@@ -4,7 +4,6 @@ in full, its refusals with the SDK's codes, and distribution's records kept righ
 
 import staking_msgs as m
 from chain_driver import ok
-from chaind.chain.modules import staking
 from chaind.chain.modules.distribution.invariants import INVARIANTS
 from chaind.chain.modules.staking import BONDED_POOL, NOT_BONDED_POOL
 from chaind.crypto.addresses import to_bech32
@@ -40,14 +39,15 @@ def test_cancel_part_then_all_of_an_unbonding_entry(chain):
     assert event == {"amount": f"{15 * CHAIN}achain", "validator": m.valoper(chain.prefix, chain.operator),
                      "delegator": to_bech32(chain.prefix, me), "creation_height": str(at)}
     view = chain.app.view()
-    [entry] = staking.unbonding(view, me, chain.operator)
+    [entry] = chain.app.keepers["staking"].unbonding(view, me, chain.operator)
     assert (entry[2], entry[3]) == (str(25 * CHAIN), str(25 * CHAIN))
-    v = staking.validator(view, chain.operator)
-    assert v.tokens_from_shares(staking.delegation(view, me, chain.operator)) // 10**18 == 75 * CHAIN
+    v = chain.app.keepers["staking"].validator(view, chain.operator)
+    held = chain.app.keepers["staking"].delegation(view, me, chain.operator)
+    assert v.tokens_from_shares(held) // 10**18 == 75 * CHAIN
     # Back from the not-bonded pool to the bonded one (the validator is bonded).
     assert pools(chain) == (before[0] - 15 * CHAIN, before[1] + 15 * CHAIN)
     ok(run(chain, [(1, [cancel(chain, 1, chain.operator, 25 * CHAIN, at)])]))
-    assert staking.unbonding(chain.app.view(), me, chain.operator) == []
+    assert chain.app.keepers["staking"].unbonding(chain.app.view(), me, chain.operator) == []
     for name, check in INVARIANTS:
         assert check(chain.app, chain.app.view()) is None, name
 
@@ -64,7 +64,7 @@ def test_cancel_refusals(chain):
     codespace, code, log = refused(cancel(chain, 1, chain.operator, CHAIN, 5))
     assert (codespace, code) == ("undefined", 1) and "code = NotFound" in log
     at = ok(run(chain, [(1, [m.undelegate(chain.prefix, me, chain.operator, 10 * CHAIN)])])).height
-    held = staking.delegation(chain.app.view(), me, chain.operator)
+    held = chain.app.keepers["staking"].delegation(chain.app.view(), me, chain.operator)
     assert refused(cancel(chain, 1, chain.operator, CHAIN, 0))[:2] == ("sdk", 18)
     assert refused(cancel(chain, 1, chain.operator, 0, at))[:2] == ("sdk", 18)
     assert refused(cancel(chain, 1, chain.operator, CHAIN, at, denom="stake"))[:2] == ("sdk", 18)
@@ -74,5 +74,5 @@ def test_cancel_refusals(chain):
     assert refused(cancel(chain, 1, b"\x42" * 20, CHAIN, at))[:2] == ("staking", 3)
     # Nothing moved: the delegation and the entry are as the undelegation left them.
     view = chain.app.view()
-    assert staking.delegation(view, me, chain.operator) == held
-    assert staking.unbonding(view, me, chain.operator)[0][3] == str(10 * CHAIN)
+    assert chain.app.keepers["staking"].delegation(view, me, chain.operator) == held
+    assert chain.app.keepers["staking"].unbonding(view, me, chain.operator)[0][3] == str(10 * CHAIN)

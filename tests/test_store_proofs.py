@@ -14,7 +14,6 @@ import pytest_twisted
 from google.protobuf import any_pb2
 
 from chaind.chain import txs
-from chaind.chain.modules import staking
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
@@ -144,8 +143,8 @@ def test_cosmjs_and_ics23_verify_staking_and_auth_index_entries_in_the_sdks_layo
     yield send_ibc(node, keys[3], keys[4].address, 1)      # one more block: `height` gets its next header
     app, g = node.app, node.app.genesis
     view = app.view(height)
-    v = staking.validators(view)[0]
-    shares = staking.delegation(view, v.operator, v.operator)
+    v = app.keepers["staking"].validators(view)[0]
+    shares = app.keepers["staking"].delegation(view, v.operator, v.operator)
     number, _ = app.keepers["auth"].account(view, keys[2].address)
     lp = lambda part: bytes([len(part)]) + part  # noqa: E731
     checks = [{"store": "staking", "key": (b"\x21" + lp(v.operator)).hex(), "height": height},

@@ -114,7 +114,9 @@ def test_evm_subscriber_reading_nothing_for_the_write_timeout_is_dropped(node_fa
     assert node.ws_factory.connections and 0 < budget.queued < 1 << 20
     yield until(lambda: not node.ws_factory.connections, "the subscriber to be dropped", timeout=5)
     assert not node.ws_factory.connections and budget.queued == 0
-    assert time.monotonic() - queued_at < 2.0
+    # The write timeout (1 s) and not the queue's bound dropped it: without the timeout it would stay; the slack
+    # is for a loaded box's reactor (2.0018 s was seen at load 9 on 2 cores).
+    assert time.monotonic() - queued_at < 3.0
     client.close()
 
 

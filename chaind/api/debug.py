@@ -3,12 +3,12 @@
 Results stream (api/streaming.py): a raw trace goes out as it is made, never whole in memory.
 """
 
+import attrs
 import rlp
 from eth_utils import keccak
 from trie import HexaryTrie
 from trie.iter import NodeIterator
 from twisted.application import service
-from twisted.python.failure import Failure
 
 from chaind import errors
 from chaind.api import calls
@@ -18,8 +18,7 @@ from chaind.api.streaming import StreamedResult
 from chaind.chain.app import PrunedError
 from chaind.chain.modules.evm.results import evm_results
 from chaind.tracing import traced_interpreter
-from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions
-from chaind.tracing.pool import TraceAbandoned
+from chaind.tracing.jobs import BlockTrace, TraceError, TraceJob, TraceOptions, TxTrace
 
 
 class DebugApi(service.Service):
@@ -64,7 +63,7 @@ class DebugApi(service.Service):
         height, index = position
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
-        return self._stream(options, lambda job, sink: job.transaction(height, index, sink))
+        return self._stream(options, TxTrace(height, index))
 
     def trace_block(self, params, by_hash):
         p.at_most(params, 2)
@@ -82,7 +81,7 @@ class DebugApi(service.Service):
             raise errors.failed("genesis is not traceable")
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
-        return self._stream(options, lambda job, sink: job.block(height, sink))
+        return self._stream(options, BlockTrace(height))
 
     def trace_block_rlp(self, params):
         """geth's debug_traceBlock: a block given as RLP (debug_getRawBlock's encoding). This node traces
@@ -100,7 +99,7 @@ class DebugApi(service.Service):
                                    f"debug_traceBlock traces blocks this node holds")
         options = self._options(p.arg(params, 1, required=False))
         self._check_state(height - 1)
-        return self._stream(options, lambda job, sink: job.block(height, sink))
+        return self._stream(options, BlockTrace(height))
 
     def _evm_tx_bytes(self, height, meta):
         return [self.app.decode_tx(self.app.tx_at(height, index)).evm.encode()
@@ -189,14 +188,10 @@ class DebugApi(service.Service):
         overrides = calls.parse_overrides(config.get("stateOverrides"), 2)
         block = calls.parse_block_overrides(config.get("blockOverrides"), 2)
         options = self._options({k: v for k, v in config.items() if k not in ("stateOverrides", "blockOverrides")})
-        view = self._check_state(height)
+        self._check_state(height)
         _, meta = self.app.block_at(height)
-
-        def run(job, sink):
-            state, tx = self.runner.prepare(call, view, overrides, state_class=calls.PLAIN_STATE_CLASS, block=block)
-            job.call(state, tx, traced_interpreter.tx_env(state, tx, block_hash=meta.hash), sink)
-
-        return self._stream(options, run)
+        return self._stream(options, CallTrace(call, height, meta.hash, overrides, block, self.runner.gas_cap,
+                                               self.runner.timeout))
 
     # -- shared ----------------------------------------------------------------------------------
 
@@ -215,16 +210,16 @@ class DebugApi(service.Service):
         except LookupError:
             raise errors.pruned(f"state at height {height} is not available") from None
 
-    def _stream(self, options, work):
+    def _stream(self, options, spec):
         # Refused at once when full; the place itself is taken when the result starts to stream.
-        self.traces.check(js=options.is_js)
+        self.traces.check()
 
         def produce(sink):
-            self.traces.enter(js=options.is_js)
+            self.traces.enter()
             sink = _CountingSink(sink)
             self.sinks.add(sink)
-            job = TraceJob(self.app, options, self.settings.js_memory_limit, sink.cancel)
-            d = self.traces.defer(work, job, sink, watch=job.watch if options.is_js else None)
+            job = TraceJob(self.app, options, self.settings.js_memory_limit, sink.cancel, self.traces.processes)
+            d = self.traces.defer(job.run, spec, sink)
             d.addBoth(self._finished, sink)
             return d.addErrback(_trace_error)
 
@@ -233,9 +228,28 @@ class DebugApi(service.Service):
     def _finished(self, outcome, sink):
         self.traces.leave(sink.written)
         self.sinks.discard(sink)
-        if isinstance(outcome, Failure) and outcome.check(TraceAbandoned):
-            sink.abort()        # what its thread writes if it ever comes back goes nowhere
         return outcome
+
+
+@attrs.frozen
+class CallTrace:
+    """What debug_traceCall traces: `call` run on the state at `height` (block `block_hash`) with its overrides,
+    under the node's gas cap; the App it runs on is the job's (a trace process has its own)."""
+
+    call: dict
+    height: int
+    block_hash: bytes
+    overrides: object
+    block: object
+    gas_cap: int
+    evm_timeout: float
+
+    def run(self, job, sink):
+        runner = calls.CallRunner(job.app, self.gas_cap, self.evm_timeout)
+        view = job.app.view(self.height)
+        state, tx = runner.prepare(self.call, view, self.overrides, state_class=calls.PLAIN_STATE_CLASS,
+                                   block=self.block)
+        job.call(state, tx, traced_interpreter.tx_env(state, tx, block_hash=self.block_hash), sink)
 
 
 class _CountingSink:

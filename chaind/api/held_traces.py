@@ -5,7 +5,7 @@ caller on another thread, their JSON returned as bytes, no larger than a gRPC an
 import threading
 
 from chaind import errors
-from chaind.tracing.jobs import TraceError, TraceJob, TraceOptions, TracerRefused
+from chaind.tracing.jobs import BlockTrace, TraceError, TraceJob, TraceOptions, TracerRefused, TxTrace
 
 
 class TooLarge(Exception):
@@ -31,28 +31,28 @@ class HeldTraces:
 
     def transaction(self, options, height, index):
         """The JSON trace of the tx at `index` of block `height`, as debug_traceTransaction's result."""
-        return self._run(options, height, lambda job, sink: job.transaction(height, index, sink))
+        return self._run(options, height, TxTrace(height, index))
 
     def block(self, options, height):
         """The JSON trace of block `height`: its results without txHash, as Evmos' TraceBlock answers."""
-        return self._run(options, height, lambda job, sink: job.block(height, sink, tx_hashes=False))
+        return self._run(options, height, BlockTrace(height, tx_hashes=False))
 
-    def _run(self, options, height, work):
-        """The JSON of work(job, sink), run on the trace pool and held whole (at most max_bytes)."""
+    def _run(self, options, height, spec):
+        """The JSON of the trace of `spec`, run on the trace pool and held whole (at most max_bytes)."""
         try:
             self.app.view(height - 1)
         except LookupError as e:     # PrunedError included
             raise errors.pruned(str(e) or f"state at height {height - 1} is not available") from None
 
-        job = TraceJob(self.app, options, self.settings.js_memory_limit, threading.Event())
+        job = TraceJob(self.app, options, self.settings.js_memory_limit, threading.Event(), self.pool.processes)
 
         def run():
             sink = _Buffer(self.max_bytes)
-            work(job, sink)
+            job.run(spec, sink)
             return bytes(sink.data)
 
         try:
-            return self.pool.wait(run, watch=job.watch if options.is_js else None)
+            return self.pool.wait(run)
         except TracerRefused as e:      # what the config's check refuses before any work, as the SDK's
             raise errors.invalid_argument(str(e)) from None
         except TraceError as e:

@@ -28,7 +28,6 @@ from chaind.chain.consensus_state import ConsensusState
 from chaind.chain.genesis import Genesis
 from chaind.chain.module import Module, check_hooks, mounted_stores, precompiles_of, stores_of
 from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarket, staking
-from chaind.chain.modules.bank import BankKeeper
 from chaind.chain.options import AppOptions
 from chaind.chain.seal import Sealer
 from chaind.chain.view import PrunedError, StateView
@@ -104,7 +103,7 @@ class BlockContext:
     misbehavior: tuple[Misbehavior, ...] = ()       # to punish (x/evidence)
     msg_gas: int = 0          # gas the running message used beyond its flat MSG_GAS (use_gas)
     msg_gas_location: str = ""
-    # staking Summaries read from the parent's state this block (staking.summary_by_cons): distribution's and
+    # staking Summaries read from the parent's state this block (StakingKeeper.summary_by_cons): distribution's and
     # slashing's begin blockers both read every validator of the last commit.
     summaries: dict[bytes, Any] = attrs.Factory(dict)
     nonces: dict[bytes, int] = attrs.Factory(dict)  # set when sealed: {address: nonce} of the accounts it touched
@@ -208,12 +207,6 @@ class App:
             self.blocks.load_head()
         self._head_info = self.stores.commit_info(self.height)
         self.state_cache.clear(self.height)
-
-    # issue 29: removed once every module takes bank's keeper. A property, not an attribute set after the keepers
-    # are built, so that a keeper built after bank's may still read it while the App builds them.
-    @property
-    def bank(self) -> BankKeeper:
-        return self.keepers["bank"]
 
     @property
     def options(self) -> AppOptions:
@@ -559,13 +552,14 @@ class App:
 
     def next_header(self, prev_header: Header, prev_meta: BlockMeta, raw_txs: Sequence[bytes], time_ns: int,
                     proposer_address: bytes, last_results_hash: bytes, sets: tuple | None = None,
-                    evidence_hash: bytes = blocks.EMPTY_HASH) -> Header:
-        """The header of the block after `prev_header`; its time at least 1 ms after the parent's.
-        `sets`: (signers of the parent, hash of the validators, of the next validators) when the
-        caller knows them."""
+                    evidence_hash: bytes = blocks.EMPTY_HASH, min_step_ns: int = 1_000_000,
+                    consensus_hash: bytes | None = None) -> Header:
+        """The header of the block after `prev_header`; its time at least `min_step_ns` (1 ms) after the
+        parent's. `sets`: (signers of the parent, hash of the validators, of the next validators), and
+        `consensus_hash` (of the params the block runs with), when the caller knows them."""
         g = self.genesis
         height = prev_header.height + 1
-        time_ns = max(time_ns, prev_header.time_ns + 1_000_000)
+        time_ns = max(time_ns, prev_header.time_ns + min_step_ns)
         last_block_id = BlockId(prev_meta.hash, 1 if prev_meta.hash else 0,
                                 hashlib.sha256(prev_meta.hash).digest() if prev_meta.hash else b"")
         signers, current, following = sets or (None, self.validators_hash(height), self.validators_hash(height + 1))
@@ -574,7 +568,8 @@ class App:
             last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns, signers))
             if height > g.initial_height else b"",
             data_hash=blocks.data_hash(raw_txs), validators_hash=current,
-            next_validators_hash=following, consensus_hash=self.consensus_hash(height),
+            next_validators_hash=following,
+            consensus_hash=self.consensus_hash(height) if consensus_hash is None else consensus_hash,
             app_hash=prev_meta.app_hash, last_results_hash=last_results_hash,
             evidence_hash=evidence_hash, proposer_address=proposer_address)
 
@@ -676,6 +671,9 @@ class App:
         self.state_cache.clear(self.height)
         self._head_info = self.stores.commit_info(self.height)
         self.blocks.forget_results()
+        # A state-sync restore starts the state at its height: nothing below it can be read.
+        raw = self.db.get(keys.PRUNED_BELOW)
+        self._pruned_below = 0 if raw is None else keys.height_of(raw)
 
     def prune(self) -> PruneStats | None:
         """Delete state below the horizon, one pass; writer thread only. Returns PruneStats or None.

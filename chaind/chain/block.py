@@ -187,7 +187,7 @@ class Header:
 
     def to_record(self):
         # Field by field: attrs.asdict cost more than the rest of storing an empty block.
-        rec = {name: _hexify(getattr(self, name)) for name in _HEADER_FIELDS}
+        rec = {name: _hex_or_value(getattr(self, name)) for name in _HEADER_FIELDS}
         block_id = self.last_block_id
         rec["last_block_id"] = {"hash": block_id.hash.hex(), "parts_total": block_id.parts_total,
                                 "parts_hash": block_id.parts_hash.hex()}
@@ -251,7 +251,7 @@ class CommittedBlock:
     def record(self):
         """The block record stored under its height (txs and results are stored apart)."""
         record = {"header": self.header.to_record(),
-                  "meta": {name: _hexify(getattr(self.meta, name)) for name in _META_FIELDS}}
+                  "meta": {name: _hex_or_value(getattr(self.meta, name)) for name in _META_FIELDS}}
         if self.events or self.validator_updates:
             record["events"] = [e.to_record() for e in self.events]
             record["validator_updates"] = [[key.hex(), power] for key, power in self.validator_updates]
@@ -276,11 +276,21 @@ def _chain_id_field(chain_id):
 
 def _varint_field(tag, value):
     # A negative int64 is its 64-bit two's complement; zero is not written.
-    return tag + encoder._VarintBytes(value & 0xFFFFFFFFFFFFFFFF) if value else b""
+    return tag + _varint(value & 0xFFFFFFFFFFFFFFFF) if value else b""
 
 
 def _bytes_field(tag, value, always=False):
-    return tag + encoder._VarintBytes(len(value)) + value if value or always else b""
+    return tag + _varint(len(value)) + value if value or always else b""
+
+
+# A hash's length, and most numbers of a header, take one byte: anvil_mine hashes thousands of headers a call.
+_ONE_BYTE_VARINTS = tuple(bytes((n,)) for n in range(0x80))
+
+
+def _varint(n):
+    if n < 0x80:
+        return _ONE_BYTE_VARINTS[n]
+    return encoder._VarintBytes(n)
 
 
 _HEADER_FIELDS = tuple(f.name for f in attrs.fields(Header))
@@ -317,9 +327,6 @@ def results_hash(results):
     return merkle.root([r.deterministic_bytes() for r in results])
 
 
-def _hexify(value):
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, dict):
-        return {k: _hexify(v) for k, v in value.items()}
-    return value
+def _hex_or_value(value):
+    """A header's or a meta's field as its record holds it: bytes as hex (they hold no dicts)."""
+    return value.hex() if value.__class__ is bytes else value

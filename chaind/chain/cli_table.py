@@ -100,6 +100,11 @@ class Queries(NamedTuple):
     help: str
     commands: tuple
     service_name: str = "Query"
+    # The module's group below `query` when it is not the module's name, ibc-go's `query ibc client`: ("ibc",
+    # "client"), with path_help the help line of each group before the last (help is the last's).
+    path: tuple = ()
+    path_help: tuple = ()
+    custom: Callable | None = None      # custom(kit): hand-written query commands (kit: cli/autocli.py's QueryKit)
 
 
 class Msg(NamedTuple):
@@ -131,3 +136,5 @@ class Txs(NamedTuple):
     commands: tuple = ()
     custom: Callable | None = None
     signers: dict | None = None
+    path: tuple = ()            # as Queries.path: `tx ibc client`
+    path_help: tuple = ()

@@ -55,8 +55,15 @@ def amend_head(app, change):
     return result
 
 
+# The least time between two blocks of an empty run (a full block is 1 ms after its parent at least): Anvil
+# mines such a run at the clock's time, blocks of one second sharing its timestamp, and a run of 10,000 blocks
+# 1 ms apart would leave the chain 10 s ahead of the clock.
+RUN_STEP_NS = 1_000
+
+
 def empty_blocks(app, times_ns, proposer_address):
-    """Commit blocks without txs on top of the head, one per time, in one batch; returns them.
+    """Commit blocks without txs on top of the head, one per time (at least RUN_STEP_NS apart), in one batch;
+    returns them.
 
     They change no state, so they are written as headers alone: each keeps its parent's state roots
     and carries feemarket's block events, and its base fee follows EIP-1559 for an empty parent. No
@@ -72,6 +79,8 @@ def empty_blocks(app, times_ns, proposer_address):
         raise ValueError("the validator set is changing; mine these blocks one by one")
     validators_hash = valset.hash_of(validators)
     sets = (validators, validators_hash, validators_hash)
+    # No block of the run changes the consensus params: each runs with those of the block after the head.
+    params_hash = app.consensus_hash(header.height + 1)
     results_hash = app.blocks.last_results_hash(header.height, meta.hash)
     made, puts = [], {}
     view = app.view()
@@ -81,7 +90,8 @@ def empty_blocks(app, times_ns, proposer_address):
     head_info = app.stores.commit_info(header.height)
     record, app_hash = head_info.record(), head_info.hash()
     for time_ns in times_ns:
-        header = app.next_header(header, meta, (), time_ns, proposer_address, results_hash, sets)
+        header = app.next_header(header, meta, (), time_ns, proposer_address, results_hash, sets,
+                                 min_step_ns=RUN_STEP_NS, consensus_hash=params_hash)
         base_fee = feemarket.next_base_fee(fee_params, meta.base_fee, meta.block_gas,
                                            app.block_gas_limit(header.height))
         app.stores.carry(header.height, head_info, puts, record)

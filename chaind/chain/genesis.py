@@ -20,7 +20,6 @@ from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext, GenesisError
 from chaind.chain.modules.staking.genesis import GenesisValidator
 from chaind.chain.modules.staking.records import POWER_REDUCTION
-from chaind.chain.modules.staking.state import validator_by_cons
 from chaind.crypto import addresses, keys
 from chaind.gocompat import format_time
 from chaind.resources import etc_file
@@ -250,14 +249,36 @@ def default_app_state(context, modules=None):
     """{section name: default section} of every module with a section in app_state (the SDK's DefaultGenesis)
     for a chain of `context`'s identity."""
     modules = registry.MODULES if modules is None else modules
-    return {m.name: m.genesis.default(context) for m in modules if m.genesis is not None and m.genesis.key is None}
+    state: dict = {}
+    for m in modules:
+        path = None if m.genesis is None else m.genesis.path(m.name)
+        if path is None or path[0] != "app_state":
+            continue
+        # A section nested in another (IBC's submodules under app_state.ibc) joins its siblings there.
+        *parents, name = path[1:]
+        place = state
+        for part in parents:
+            place = place.setdefault(part, {})
+        place[name] = m.genesis.default(context)
+    return state
+
+
+def exportable_names(modules):
+    """The names --modules-to-export takes: each exporting module's name and its app_state section's."""
+    names = set()
+    for m in modules:
+        if m.genesis is not None and m.genesis.export is not None:
+            path = m.genesis.path(m.name)
+            names |= {m.name, path[1]} if path[0] == "app_state" else {m.name}
+    return names
 
 
 def export_document(app, height=None, modules=None):
     """The genesis document of the state committed at `height` (default: the head), as the SDK's `export` writes
     it: the chain's document with every module's section its export (ExportGenesis), and the next height as
-    the initial one. A new chain started from it has the exported chain's module state. `modules` (names) keeps
-    only those modules' sections in app_state, as the SDK's --modules-to-export does."""
+    the initial one. A new chain started from it has the exported chain's module state. `modules` (module or
+    app_state section names: "ibc" names IBC's modules, as the SDK's one ibc module) keeps only those sections
+    in app_state, as the SDK's --modules-to-export does."""
     view = app.view(height)
     doc = copy.deepcopy(app.genesis.document)
     if modules is not None:
@@ -265,17 +286,19 @@ def export_document(app, height=None, modules=None):
     doc["initial_height"] = str(view.height + 1)
     # CometBFT's genesis validators: the set the exported block's end block left (staking's last powers, which
     # the new chain's InitChain returns), as the SDK's WriteValidators lists them.
+    staking = app.keepers["staking"]
     doc["validators"] = [
         {"address": v.address.hex().upper(),
          "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(v.pubkey).decode()},
-         "power": str(v.power), "name": validator_by_cons(view, v.address).description["moniker"]}
+         "power": str(v.power), "name": staking.validator_by_cons(view, v.address).description["moniker"]}
         for v in app.validator_set(view.height + 2)]
     for module in app.modules:
         if module.genesis is None or module.genesis.export is None:
             continue
-        if modules is not None and module.genesis.key is None and module.name not in modules:
+        path = module.genesis.path(module.name)
+        if modules is not None and path[0] == "app_state" and not {module.name, path[1]} & set(modules):
             continue
-        *parents, name = module.genesis.path(module.name)
+        *parents, name = path
         place = doc
         for part in parents:
             place = place.setdefault(part, {})
@@ -339,10 +362,12 @@ def expand_new(template, now_ns, chain_id=None, modules=None):
     for name in ("dev_mnemonic", "dev_accounts", "dev_coins"):
         app["bank"].pop(name)
     app["bank"]["balances"] = []
-    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs.
+    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs;
+    # nor has the EVM coin the dev chain's WERC20 (its pair, the one native precompile).
     app["bank"]["denom_metadata"] = [m for m in app["bank"]["denom_metadata"] if m["base"] == base]
     if "erc20" in app:
         app["erc20"]["token_pairs"] = []
+        app["erc20"]["params"]["native_precompiles"] = []
         app["erc20"]["params"]["dynamic_precompiles"] = []
     # Governance on the SDK's defaults (48 h votes, 24 h expedited, 10,000,000 of the bond denom), not the dev
     # chain's seconds-long ones.

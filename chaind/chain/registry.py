@@ -2,8 +2,8 @@
 before every begin blocker; auth and bank; epochs and inflation before distribution (an epoch's mint is handed
 out in the same begin block); distribution before staking (its hooks find it ready); staking, then slashing and
 evidence (their genesis and begin blockers read its validators); evm and feemarket; genutil after them (its gen
-txs pass the ante with feemarket's params, as in Evmos); then erc20, feegrant, authz, vesting, nft, gov and
-crisis). End blockers run in Evmos v20's SetOrderEndBlockers order: crisis and gov first, then staking
+txs pass the ante with feemarket's params, as in Evmos); then erc20, feegrant, authz, vesting, nft, gov,
+ibc's client and crisis). End blockers run in Evmos v20's SetOrderEndBlockers order: crisis and gov first, then staking
 (END_BLOCK_FIRST), so a param a passed proposal changes applies in its own block, as in the SDK; the rest follow
 in the list's order. The App and every face take what they need from here.
 """
@@ -23,6 +23,9 @@ from chaind.chain.modules import (
     feemarket,
     genutil,
     gov,
+    ibc_channel,
+    ibc_client,
+    ibc_connection,
     inflation,
     nft,
     params,
@@ -51,6 +54,9 @@ MODULES = (
     vesting.MODULE,
     nft.MODULE,
     gov.MODULE,
+    ibc_client.MODULE,
+    ibc_connection.MODULE,
+    ibc_channel.MODULE,
     crisis.MODULE,
     params.MODULE,
     consensus.MODULE,

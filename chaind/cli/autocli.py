@@ -141,23 +141,48 @@ class ModuleGroup(HelpGroup):
         super().__init__(*args, **kwargs)
         self.modules, self.part, self.build = modules, part, build
 
+    def _tables(self):
+        """(module name, its table, the table's path below this group) of every module with a `part` table."""
+        for module in self.modules.names():
+            table = self.modules.table(module, self.part)
+            if table is not None:
+                yield module, table, tuple(getattr(table, "path", ())) or (module,)
+
     def list_commands(self, ctx):
-        served = [n for n in self.modules.names() if self.modules.table(n, self.part) is not None]
-        return sorted(set(super().list_commands(ctx)) | set(served))
+        return sorted(set(super().list_commands(ctx)) | {path[0] for _, _, path in self._tables()})
 
     def get_command(self, ctx, name):
         command = super().get_command(ctx, name)
         if command is not None:
             return command
         table = self.modules.table(name, self.part)
-        if table is not None:
-            return self.build(name, table)
+        if table is not None and not getattr(table, "path", ()):
+            return self.build(name, table)      # the common case, without loading every other table
+        placed = [(table, path) for _, table, path in self._tables() if path[0] == name]
+        if placed:
+            return _path_group(name, placed, 1, self.build)
         for module in self.modules.names():
             table = self.modules.table(module, self.part)
             for entry in getattr(table, "commands", ()):
                 if getattr(entry, "root_alias", None) == name:
                     return self.build(module, table).get_command(ctx, entry.name)
         return None
+
+
+def _path_group(name, placed, depth, build):
+    """The group `name` at `depth` of the tables' paths: a table whose path ends here is its module's group
+    (build), else a group of the tables below (`query ibc` holding `client`, `connection`...)."""
+    for table, path in placed:
+        if len(path) == depth:
+            return build(name, table)
+    below = {}
+    for table, path in placed:
+        below.setdefault(path[depth], []).append((table, path))
+    helps = [table.path_help[depth - 1] for table, _ in placed if len(table.path_help) >= depth]
+    group = HelpGroup(name, help=helps[0] if helps else "")
+    for child, members in sorted(below.items()):
+        group.add_command(_path_group(child, members, depth + 1, build), child)
+    return group
 
 
 class TableGroup(HelpGroup):
@@ -274,9 +299,19 @@ def _values(ctx, args, params, signer=None, first=0):
 
 # -- queries -------------------------------------------------------------------------------------
 
+class QueryKit:
+    """What a module's hand-written query commands get from the CLI (its cli.py imports no chaind.cli)."""
+
+    query_options = staticmethod(query_options)
+    rpc_client = staticmethod(rpc_client)
+    emit_proto = staticmethod(emit_proto)
+
+
 def query_group(name, table):
-    """`query <name>`: one command per Query of the module's Queries."""
-    return TableGroup(name, help=table.help, entries=table.commands, make=lambda e: query_command(table, e))
+    """`query <name>`: one command per Query of the module's Queries, and its hand-written ones (custom(kit))."""
+    extra = (lambda: table.custom(QueryKit)) if table.custom is not None else None
+    return TableGroup(name, help=table.help, entries=table.commands, make=lambda e: query_command(table, e),
+                      extra=extra)
 
 
 def _has_pagination(table, rpc):

@@ -25,13 +25,13 @@ def export(home, height, modules_to_export, output_document):
     process.
     """
     import chaind
-    from chaind.chain.genesis import app_genesis, export_document
+    from chaind.chain.genesis import app_genesis, export_document, exportable_names
 
     if height < -1:
         raise click.ClickException(f"error exporting state: height {height} is negative (-1 means latest height)")
     wanted = tuple(name.strip() for name in modules_to_export.split(",") if name.strip())
     with opened_app(node_home(home)) as app:
-        known = {m.name for m in app.modules if m.genesis is not None and m.genesis.export is not None}
+        known = exportable_names(app.modules)
         for name in wanted:
             if name not in known:
                 raise click.ClickException(f"error exporting state: module {name} does not exist")

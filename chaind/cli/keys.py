@@ -176,6 +176,19 @@ def _add_multisig(ctx, ring, name, names, threshold, nosort):
 @keyring_options
 def import_hex(name, private_key, **_):
     """Store a hex private key (0x optional) under NAME."""
+    _import_hex(name, private_key)
+
+
+@keys.command("unsafe-import-eth-key")
+@click.argument("name")
+@click.argument("pk")
+@keyring_options
+def unsafe_import_eth_key(name, pk, **_):
+    """**UNSAFE** Import Ethereum private keys into the local keybase (Evmos' name for import-hex)."""
+    _import_hex(name, pk)
+
+
+def _import_hex(name, private_key):
     digits = private_key[2:] if private_key.startswith(("0x", "0X")) else private_key
     try:
         raw = bytes.fromhex(digits)

@@ -52,6 +52,7 @@ def make_cli(modules=None):
         "tendermint": "chaind.cli.comet:comet",
         "status": "chaind.cli.status:status",
         "prune": "chaind.cli.prune:prune",
+        "snapshots": "chaind.cli.snapshots:snapshots",
     })
     for command in (init, start, replay):
         group.add_command(command)

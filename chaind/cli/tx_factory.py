@@ -78,6 +78,10 @@ def tx_options(f):
         click.option("--offline", is_flag=True, help="Do not ask the node (needs --chain-id, --account-number, "
                                                      "--sequence)"),
         click.option("--generate-only", is_flag=True, help="Print the unsigned tx and exit"),
+        click.option("--dry-run", is_flag=True, help="Ignore the --gas flag and perform a simulation of the tx, but "
+                                                     "don't broadcast it (--from may be an address)"),
+        click.option("--timeout-height", type=click.IntRange(min=0), default=0,
+                     help="Set a block timeout height to prevent the tx from being committed past a certain height"),
         click.option("-y", "--yes", is_flag=True, help="Sign and broadcast without asking"),
         click.option("--broadcast-mode", type=click.Choice(["sync", "async"]), default=None,
                      help="sync: wait for the check (default); async: do not"),
@@ -153,6 +157,7 @@ class Signer:
             self.address = address_bytes(from_)
         self.bech32 = to_bech32(prefix(ctx), self.address)
         self.offline = params.get("offline", False)
+        self.chain_pubkey = None        # the account's public key as the node holds it (an Any), once asked
         self._rpc = None
         self.chain_id = setting(ctx, "chain-id", params.get("chain_id"))
         if not self.chain_id:
@@ -180,6 +185,8 @@ class Signer:
 
         cls = message_class(response.account.type_url)
         base = base_account(cls.FromString(response.account.value))
+        if address is None or address == self.bech32:
+            self.chain_pubkey = base.pub_key if base.HasField("pub_key") else None
         return (base.account_number if number is None else number,
                 base.sequence if sequence is None else sequence)
 
@@ -202,7 +209,8 @@ def base_account(account):
 def unsigned_tx(messages, params, gas_limit, fee, payer="", granter=""):
     """payer, granter: the fee's bech32 payer and granter (fee_parties), or empty."""
     tx_pb2 = pb("cosmos.tx.v1beta1.tx_pb2")
-    body = tx_pb2.TxBody(messages=[to_any(url, m) for url, m in messages], memo=params.get("note") or "")
+    body = tx_pb2.TxBody(messages=[to_any(url, m) for url, m in messages], memo=params.get("note") or "",
+                         timeout_height=params.get("timeout_height") or 0)
     auth = tx_pb2.AuthInfo(fee=tx_pb2.Fee(amount=coin_protos(fee), gas_limit=gas_limit, payer=payer,
                                           granter=granter))
     return tx_pb2.Tx(body=body, auth_info=auth)
@@ -299,7 +307,12 @@ def sim_tx(parties, tx):
     sim.CopyFrom(tx)
     del sim.auth_info.signer_infos[:]
     for signer, _, sequence in parties:
-        pubkey = to_any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)) if signer.record else None
+        # Without its key in the keyring (--dry-run from an address), the key the node holds for the account.
+        pubkey = to_any(ETH_PUBKEY, keys_pb2.PubKey(key=signer.record.pubkey)) if signer.record \
+            else signer.chain_pubkey
+        if pubkey is None:
+            raise click.ClickException(f"{signer.bech32} has no public key on chain yet (it has signed no tx) and "
+                                       "its key is not in the keyring: simulate with the key's name as --from")
         sim.auth_info.signer_infos.add(public_key=pubkey, sequence=sequence, mode_info=tx_pb2.ModeInfo(
             single=tx_pb2.ModeInfo.Single(mode=signing.SIGN_MODE_DIRECT)))
     sim.signatures[:] = [bytes(SIGNATURE_SIZE[ETH_SECP256K1])] * len(parties)
@@ -384,7 +397,9 @@ def generate_or_broadcast(ctx, from_, messages, precheck=False):
     """
     params = ctx.params
     generate_only = params.get("generate_only")
-    signer = Signer(ctx, from_, need_key=not generate_only)
+    # As the SDK's: --generate-only wins over --dry-run, which simulates whatever --gas says and sends nothing.
+    dry_run = params.get("dry_run") and not generate_only
+    signer = Signer(ctx, from_, need_key=not (generate_only or dry_run))
     gas_limit = gas_setting(params)
     payer, granter = fee_parties(ctx)
     if generate_only:
@@ -395,8 +410,13 @@ def generate_or_broadcast(ctx, from_, messages, precheck=False):
     if signer.record is not None and signer.record.type == "multi":
         raise click.ClickException(f"{signer.record.name} is a multisig key: build the tx with --generate-only, "
                                    "have its members sign it (tx sign --multisig) and join them (tx multisign)")
+    if dry_run and signer.offline:
+        raise click.ClickException("cannot estimate gas in offline mode")
     number, sequence = signer.account()
     parties = [(signer, number, sequence)] + _payer_party(ctx, signer, payer)
+    if dry_run:
+        click.echo(f"gas estimate: {estimate_gas(signer, messages, params, parties, (payer, granter))}", err=True)
+        return
     if precheck and gas_limit is not None and not signer.offline:
         simulate(signer, unsigned_tx(messages, params, gas_limit, fees(params, gas_limit), payer, granter), parties)
     if gas_limit is None:
@@ -430,6 +450,13 @@ def _payer_party(ctx, signer, payer):
     payer_signer = Signer(ctx, name, ring=ring)     # one keyring: its passphrase is asked once
     number, sequence = payer_signer.account(payer, use_flags=False)
     return [(payer_signer, number, sequence)]
+
+
+def proto_json(message):
+    """`message` as the SDK's JSON (an Any with its "@type"), a dict."""
+    from chaind.cli import protojson
+
+    return protojson.to_dict(message)
 
 
 def emit_json(ctx, message):
@@ -469,6 +496,7 @@ class TxKit:
     coin = staticmethod(coin)                   # one positive coin (e.g. 10achain) as a Coin
     any = staticmethod(to_any)
     any_from_json = staticmethod(any_from_json)           # an Any from the SDK's JSON of a message
+    json_of = staticmethod(proto_json)                    # a message (an Any too) as the SDK's JSON prints it
     bech32_address = staticmethod(bech32_address)
     to_bech32 = staticmethod(to_bech32)
     prefix = staticmethod(prefix)

@@ -39,10 +39,12 @@ class Producer(service.Service):
         self._building = None
         self._building_hashes = frozenset()     # EVM hashes of the txs the block being made includes
         self._settling = []                     # Deferreds fired once that block is made (settled())
+        self._settling_next = []                # (EVM hash, Deferred) of polls for the block after it (settled())
         self._wanted = False
         self.clock = BlockClock()
-        # Instant mode (a block as soon as a tx arrives) is Anvil's automine; a dev node switches it.
-        self.automine = settings.block_interval == 0
+        # Instant mode (a block as soon as a tx arrives) is Anvil's automine; a dev node switches it. With an
+        # interval, automine too is Hardhat's auto and interval mining at once (a dev home's).
+        self.automine = settings.block_interval == 0 or settings.automine
         self.interval = settings.block_interval
         self.empty_blocks = settings.empty_blocks
         # Read on the reactor by the metrics: set by the writer before the block's events are published.
@@ -56,6 +58,10 @@ class Producer(service.Service):
         # is told, on the reactor (the node stops).
         self.halted = None
         self.on_halt = None
+        # The SnapshotManager (consensus/snapshots.py) when [state-sync] takes snapshots, and the frozen view of
+        # the block just committed that is due one (the writer makes it, the reactor hands it over).
+        self.snapshots = None
+        self._frozen = None
 
     def startService(self):
         super().startService()
@@ -119,13 +125,19 @@ class Producer(service.Service):
 
     def settled(self, evm_hash):
         """A Deferred firing (with None) once the block being made is durable or failed, when it includes the
-        EVM tx `evm_hash`; else None. A receipt poll for such a tx waits for it rather than answer null and
-        poll again: in instant mode a client's first poll after its send finds the receipt, and no polling
-        competes with the block for the node's time."""
-        if self._building is None or evm_hash not in self._building_hashes:
+        EVM tx `evm_hash`, or under automine once the next block is, when the tx is pending (it came while this
+        one was being made: automine makes the next as soon as this one is done); else None. A receipt poll for
+        such a tx waits for it rather than answer null and poll again: under automine a client's first poll after
+        its send finds the receipt, and no polling competes with the block for the node's time."""
+        if self._building is None:
             return None
         settled = defer.Deferred()
-        self._settling.append(settled)
+        if evm_hash in self._building_hashes:
+            self._settling.append(settled)
+        elif self.automine and self.mempool.get(evm_hash=evm_hash) is not None:
+            self._settling_next.append((evm_hash, settled))
+        else:
+            return None
         return settled
 
     def _settle(self):
@@ -133,6 +145,16 @@ class Producer(service.Service):
         waiting, self._settling, self._building_hashes = self._settling, [], frozenset()
         for settled in waiting:
             settled.callback(None)
+
+    def _take_next(self):
+        """Once the block after the one a poll waited behind is started, or none is: the polls whose tx it takes
+        wait for it, the others are answered now (their tx is still pending, or gone)."""
+        waiting, self._settling_next = self._settling_next, []
+        for evm_hash, settled in waiting:
+            if self._building is not None and evm_hash in self._building_hashes:
+                self._settling.append(settled)
+            else:
+                settled.callback(None)
 
     def _submit(self, check, raw):
         if self._direct():
@@ -259,10 +281,12 @@ class Producer(service.Service):
         return tx
 
     def _request_block(self):
+        """A block for the pending txs (automine's), once the one being made is done: none when no pending tx can
+        go in one (a nonce gap), empty blocks or not, else a gapped tx would have blocks made back to back."""
         if self._building is not None:
             self._wanted = True
             return
-        self._tick()
+        self._tick(txs_only=True)
 
     def _for_next_block(self):
         """(txs, evidence) the next block carries, within the consensus params it runs with."""
@@ -271,15 +295,19 @@ class Producer(service.Service):
                                      self.app.block_gas_limit(self.app.height + 1))
         return chosen, self.evidence.for_block(params.evidence.max_bytes)
 
-    def _tick(self):
-        if self._building is not None or not self.running or self.halted is not None:
+    def _tick(self, txs_only=False):
+        if self._building is not None:
             return self._building
+        if not self.running or self.halted is not None:
+            self._take_next()
+            return None
         # head_nonce reads through one cached view per head, shared with _committed's cleanup.
         chosen, evidence = self._for_next_block()
         # As CometBFT does, the first block is made even when empty blocks are off, so that
         # "latest" always names a real block.
         first = self.app.height < self.app.genesis.initial_height
-        if not chosen and not evidence and not self.empty_blocks and not first:
+        if not chosen and not evidence and (txs_only or not self.empty_blocks) and not first:
+            self._take_next()
             return None
         # The decoded txs go to the writer, which then need not decode them again.
         d = threads.deferToThreadPool(self.reactor, self.writer, self._build, chosen,
@@ -289,6 +317,7 @@ class Producer(service.Service):
         d.addErrback(self._failed)
         self._building = d
         self._building_hashes = frozenset(tx.evm_hash for tx in chosen if tx.kind == "evm")
+        self._take_next()
         return d
 
     def _build(self, chosen, now_ns, evidence=()):
@@ -311,10 +340,15 @@ class Producer(service.Service):
             raise halt from e
         self.last_timings = (executed - started, time.perf_counter() - executed)
         self._timings[block.height] = self.last_timings
+        if self.snapshots is not None and self.snapshots.due(block.height):
+            self._frozen = self.app.db.frozen()
         return block
 
     def _committed(self, block):
         self._building = None
+        frozen, self._frozen = self._frozen, None
+        if frozen is not None:
+            self.snapshots.take(frozen, block.height)
         self._settle()
         self._announce([block])
         self._more()
@@ -352,6 +386,8 @@ class Producer(service.Service):
         if self._wanted or (self.automine and len(self.mempool)):
             self._wanted = False
             self.reactor.callLater(0, self._request_block)
+        else:
+            self._take_next()
 
     # -- dev controls: each runs on the writer between blocks ------------------------------------
 
@@ -409,7 +445,7 @@ class Producer(service.Service):
         while count > 0 and self.running:
             times = []
             for _ in range(min(count, self.MINE_SLICE)):
-                parent = _next_time(clock, interval_s, parent, latest_ns)
+                parent = _next_time(clock, interval_s, parent, latest_ns, devstate.RUN_STEP_NS)
                 times.append(parent)
             run = devstate.empty_blocks(self.app, times, self.proposer_address)
             threads.blockingCallFromThread(self.reactor, self._announce, run, False)
@@ -470,14 +506,15 @@ class Producer(service.Service):
         unlogged into a Deferred nobody holds, and none leaves the producer waiting on a block that never comes."""
         self._building = None
         self._settle()
+        self._take_next()
         if not failure.check(ChainHalt):    # a ChainHalt was told by _halt
             log.failure("block production failed; the chain stops", failure)
             self._halt(ChainHalt(f"block production failed: {failure.getErrorMessage()}"))
 
 
-def _next_time(clock, interval_s, parent_ns, latest_ns):
+def _next_time(clock, interval_s, parent_ns, latest_ns, min_step_ns=1_000_000):
     """A mined block's time on `clock`: `interval_s` after the last one's (moving the clock), or the clock's, at
-    least 1 ms after its parent's."""
+    least `min_step_ns` after its parent's (as Anvil, the clock does not move for blocks mined faster)."""
     if interval_s is not None:
         clock.offset_ns += interval_s * 10**9
-    return max(clock.block_time(parent_ns, latest_ns), parent_ns + 1_000_000)
+    return max(clock.block_time(parent_ns, latest_ns), parent_ns + min_step_ns)

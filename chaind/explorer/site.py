@@ -1,4 +1,5 @@
-"""Serves the explorer's static files and /config.json (the URLs of the faces the page talks to).
+"""Serves the explorer's static files, /config.json (the URLs of the faces the page talks to) and /clock.json
+(the chain's clock, which a dev chain's time controls move, for the page's "ago").
 
 The files are read once at start; every answer carries a Content-Security-Policy that lets the page run only
 its own script and connect only to those faces, a second guard behind its text-only rendering.
@@ -20,11 +21,13 @@ FILES = ("index.html", "app.js", "style.css")
 class ExplorerResource(resource.Resource):
     isLeaf = True
 
-    def __init__(self, urls, chain):
-        """`urls(request)` -> {"jsonRpc", "websocket", "cometbft", "rest"}; `chain` -> static facts for the page."""
+    def __init__(self, urls, chain, clock):
+        """`urls(request)` -> {"jsonRpc", "websocket", "cometbft", "rest"}; `chain` -> static facts for the page;
+        `clock()` -> the chain's time now, in ms since the epoch."""
         super().__init__()
         self.urls = urls
         self.chain = chain
+        self.clock = clock
         self.files = {}
         for name in FILES:
             kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
@@ -38,6 +41,10 @@ class ExplorerResource(resource.Resource):
             request.setHeader(b"content-type", b"application/json")
             request.setHeader(b"cache-control", b"no-store")
             return orjson.dumps({**urls, **self.chain})
+        if name == "clock.json":
+            request.setHeader(b"content-type", b"application/json")
+            request.setHeader(b"cache-control", b"no-store")
+            return orjson.dumps({"now": self.clock()})
         found = self.files.get(name)
         if found is None:
             request.setResponseCode(404)
@@ -61,5 +68,5 @@ def _origin(url):
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def make_site(urls, chain, read_timeout=0, idle_timeout=None):
-    return GuardedSite(ExplorerResource(urls, chain), read_timeout, idle_timeout)
+def make_site(urls, chain, clock, read_timeout=0, idle_timeout=None):
+    return GuardedSite(ExplorerResource(urls, chain, clock), read_timeout, idle_timeout)

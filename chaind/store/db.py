@@ -11,9 +11,12 @@ class Database:
     Reads are thread-safe; the single writer thread commits through `write`.
     """
 
-    def __init__(self, path, cache_bytes=None):
-        """`cache_bytes`: LevelDB's block cache of uncompressed blocks (None: LevelDB's own 8 MB)."""
+    def __init__(self, path, cache_bytes=None, sync=True):
+        """`cache_bytes`: LevelDB's block cache of uncompressed blocks (None: LevelDB's own 8 MB).
+        `sync`: each batch is fsync'd before `write` returns; without it the batch is in LevelDB's log in the
+        OS's cache when `write` returns, so a killed process loses nothing written, only an OS crash could."""
         self.path = path
+        self.sync = sync
         self._db = plyvel.DB(str(path), create_if_missing=True, lru_cache_size=cache_bytes)
 
     def get(self, key: bytes) -> bytes | None:
@@ -42,6 +45,10 @@ class Database:
         """A plyvel iterator over start <= key < stop (a context manager; `seek` moves it)."""
         return self._db.iterator(start=start, stop=stop)
 
+    def iterator(self, **kwargs):
+        """A plyvel iterator with plyvel's arguments (what a trace process reads through its parent)."""
+        return self._db.iterator(**kwargs)
+
     def seek_first(self, start: bytes, stop: bytes) -> tuple[bytes, bytes] | None:
         """The first (key, value) with start <= key < stop, or None."""
         with self._db.iterator(start=start, stop=stop) as it:
@@ -50,8 +57,8 @@ class Database:
         return None
 
     def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
-        """Commit `puts` (key -> value) and `deletes` atomically and durably."""
-        with self._db.write_batch(sync=True) as batch:
+        """Commit `puts` (key -> value) and `deletes` atomically (and durably, with `sync`)."""
+        with self._db.write_batch(sync=self.sync) as batch:
             for key, value in puts.items():
                 batch.put(key, value)
             for key in deletes:
@@ -68,6 +75,25 @@ class Database:
     @property
     def closed(self):
         return self._db.closed
+
+    def frozen(self) -> "FrozenView":
+        """A read-only view of the database as it is now (LevelDB's snapshot): later writes are not seen, so a
+        reader on another thread sees one height whole while blocks go on (a state-sync snapshot). release() it."""
+        return FrozenView(self.path, self._db.snapshot())
+
+
+class FrozenView(Database):
+    """Database's reads over a LevelDB snapshot; writing through it is an error."""
+
+    def __init__(self, path, snapshot):
+        self.path = path
+        self._db = snapshot
+
+    def write(self, puts, deletes=()):
+        raise RuntimeError("a frozen view of the database is read-only")
+
+    def release(self) -> None:
+        self._db.release()
 
 
 class _Closed:

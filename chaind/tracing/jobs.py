@@ -1,7 +1,8 @@
 """Trace jobs: a committed block replayed on its parent's state with tracers attached, or a call.
 
 A job runs on the trace thread pool and writes its JSON result to a sink (sink.write(bytes)) as it
-is produced, so a huge struct-log trace is never held in memory.
+is produced, so a huge struct-log trace is never held in memory. A JavaScript tracer's job runs whole in a
+trace process the node kills at its deadline (tracing/processes.py): no native built-in can outrun it.
 """
 
 import time
@@ -18,7 +19,6 @@ from chaind.tracing.js.tracer import JsTracer
 from chaind.tracing.struct_logger import LoggerConfig, StructLogger
 from chaind.tracing.traced_interpreter import Deadline, trace_transaction, tx_env
 from chaind.tracing.tracer import TraceCancelled, TraceTimeout
-from chaind.tracing.watch import UNWATCHED, Watch
 
 
 class TraceError(Exception):
@@ -60,43 +60,78 @@ class TraceOptions:
         if not options.is_js:
             options.make_tracer(js_memory_limit, write=None)   # refuse a bad tracer before any replay
         # A JavaScript tracer runs code as it is made: never here, where the caller may be the reactor; the
-        # job makes it first, on its trace thread, under the pool's watch (TraceJob.check).
+        # job makes it first, in its trace process (TraceJob.check).
         return options
 
     @property
     def is_js(self):
         return self.tracer is not None and not native.is_native(self.tracer)
 
-    def make_tracer(self, js_memory_limit, write, watch=UNWATCHED):
+    def make_tracer(self, js_memory_limit, write):
         try:
             if self.tracer is None:
                 return StructLogger(self.logger, write=write)
             if native.is_native(self.tracer):
                 return native.make(self.tracer, self.tracer_config)
-            return JsTracer(self.tracer, self.tracer_config, timeout=self.timeout, memory_limit=js_memory_limit,
-                            watch=watch)
+            return JsTracer(self.tracer, self.tracer_config, timeout=self.timeout, memory_limit=js_memory_limit)
         except (TracerError, trace_config.ConfigError) as e:
             raise TraceError(str(e)) from None
 
 
-class TraceJob:
-    """One trace request's work; `cancel` (a threading.Event) is set when its client goes away. `watch`: what
-    the trace pool's watchdog reads of its JavaScript tracer (tracing/watch.py)."""
+@attrs.frozen
+class TxTrace:
+    """What to trace: the tx at `index` of block `height` (debug_traceTransaction, gRPC's TraceTx)."""
 
-    def __init__(self, app, options, js_memory_limit, cancel):
+    height: int
+    index: int
+
+    def run(self, job, sink):
+        job.transaction(self.height, self.index, sink)
+
+
+@attrs.frozen
+class BlockTrace:
+    """What to trace: every EVM tx of block `height` (debug_traceBlock*, gRPC's TraceBlock)."""
+
+    height: int
+    tx_hashes: bool = True
+
+    def run(self, job, sink):
+        job.block(self.height, sink, tx_hashes=self.tx_hashes)
+
+
+class TraceJob:
+    """One trace request's work; `cancel` (a threading.Event) is set when its client goes away.
+
+    processes: the node's TraceProcesses, where a JavaScript tracer's job runs (None: here; a trace process's
+    own job). deadlines(at): told each time.monotonic() the running tracer must be done by, or None between
+    traced txs (what a trace process tells its parent, which kills it past that).
+    """
+
+    def __init__(self, app, options, js_memory_limit, cancel, processes=None, deadlines=None):
         self.app = app
         self.options = options
         self.js_memory_limit = js_memory_limit
         self.cancel = cancel
-        self.watch = Watch()
+        self.processes = processes
+        self._deadlines = deadlines
+
+    def run(self, spec, sink):
+        """Trace `spec` (TxTrace, BlockTrace, or a service's own spec with run(job, sink)) into `sink`."""
+        if self.options.is_js and self.processes is not None:
+            self.processes.run(self, spec, sink)
+        else:
+            spec.run(self, sink)
 
     def check(self):
-        """Refuse a JavaScript tracer geth would refuse before any replay: made once and dropped (trace thread)."""
+        """Refuse a JavaScript tracer geth would refuse before any replay: made once and dropped."""
         if self.options.is_js:
             try:
-                self.options.make_tracer(self.js_memory_limit, write=None, watch=self.watch).close()
+                self._make_tracer(write=None).close()
             except TraceError as e:
                 raise TracerRefused(str(e)) from None
+            finally:
+                self._tell(None)
 
     def transaction(self, height, index, sink):
         """The result of the tx at `index` of block `height`, replaying the txs before it."""
@@ -142,7 +177,7 @@ class TraceJob:
         except ValidationError as e:
             raise TraceError(f"tracing failed: {e}") from None
         except TraceTimeout:
-            raise TraceError(_timeout_message(self.options)) from None
+            raise TraceError(timeout_message(self.options)) from None
         self._finish(outcome, sink)
 
     # -- internals -----------------------------------------------------------------------------
@@ -151,7 +186,7 @@ class TraceJob:
         try:
             self.app.replay_block(height, before_tx, **kwargs)
         except TraceTimeout:
-            raise TraceError(_timeout_message(self.options)) from None
+            raise TraceError(timeout_message(self.options)) from None
         except LookupError as e:     # PrunedError included: the parent's state is gone
             raise TraceError(str(e)) from None
 
@@ -160,7 +195,18 @@ class TraceJob:
         if not self.options.timeout:
             return None
         deadline = outcome["deadline"] = Deadline(time.monotonic() + self.options.timeout)
+        self._tell(deadline.at)
         return deadline
+
+    def _tell(self, at):
+        if self._deadlines is not None:
+            self._deadlines(at)
+
+    def _make_tracer(self, write):
+        if self.options.is_js:
+            # The tracer's literal runs as it is made, under the trace's timeout.
+            self._tell(time.monotonic() + self.options.timeout)
+        return self.options.make_tracer(self.js_memory_limit, write=write)
 
     def _tracer(self, sink, outcome, prefix=b""):
         def write(data):
@@ -175,8 +221,9 @@ class TraceJob:
             deadline = outcome.get("deadline")
             if deadline is not None:
                 deadline.extend(time.monotonic() - started)
+                self._tell(deadline.at)
 
-        tracer = self.options.make_tracer(self.js_memory_limit, write=write, watch=self.watch)
+        tracer = self._make_tracer(write)
         outcome["tracer"] = tracer
         outcome["prefix"] = prefix
         return tracer
@@ -199,6 +246,12 @@ class TraceJob:
 
     def _finish(self, outcome, sink, in_block=False):
         """Write what the tracer made of the tx (or its error, in a block trace)."""
+        try:
+            self._write_outcome(outcome, sink, in_block)
+        finally:
+            self._tell(None)        # no tracer runs until the next traced tx
+
+    def _write_outcome(self, outcome, sink, in_block):
         tracer = outcome.get("tracer")
         error = outcome.get("error")
         if error is None and not outcome.get("ran"):
@@ -221,5 +274,5 @@ class TraceJob:
         sink.write(b'"error":' + orjson.dumps(error))
 
 
-def _timeout_message(options):
+def timeout_message(options):
     return f"execution timeout: tracing took longer than {options.timeout:g}s"

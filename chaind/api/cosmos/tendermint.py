@@ -1,7 +1,8 @@
 """cosmos.base.tendermint.v1beta1.Service: node info, syncing and blocks, as the SDK's cmtservice answers.
 
-The SDK proxies these to CometBFT's RPC; here they read the same committed blocks that RPC serves, and
-ABCIQuery goes where CometBFT's abci_query goes (the abci_query callable the node gives).
+The SDK proxies these to CometBFT's RPC; here they read the same committed blocks that RPC serves (in socket
+mode completed by that RPC's part-set headers and commits, which only CometBFT has), and ABCIQuery goes where
+CometBFT's abci_query goes (the abci_query callable the node gives).
 """
 
 import importlib.metadata
@@ -9,11 +10,14 @@ import platform
 import re
 import sys
 
+import attrs
 from google.protobuf import any_pb2
 
 import chaind
 from chaind import errors
 from chaind.chain import block as blocks
+from chaind.chain import votes
+from chaind.chain.block import BlockId
 from chaind.chain.queries import DEFAULT_LIMIT, Reader, query
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.cosmos.base.query.v1beta1 import pagination_pb2
@@ -58,37 +62,47 @@ def version_info():
 
 
 class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
-    def __init__(self, app, max_per_page, rpc_address, abci_query):
+    def __init__(self, app, max_per_page, rpc_address, abci_query, comet_records=None):
         """rpc_address() is the CometBFT RPC's address ("" when it is off); abci_query(path, data, height, prove)
-        answers as CometBFT's abci_query does (code, log, value, height, codespace, key, proof_ops)."""
+        answers as CometBFT's abci_query does (code, log, value, height, codespace, key, proof_ops);
+        comet_records: CometBFT's RPC (socket mode: it completes each block and answers node info and
+        syncing), or None."""
         super().__init__(app)
+        self.comet_records = comet_records
         self.valcons_prefix = app.genesis.bech32_prefix + "valcons"
         self.max_per_page = max_per_page
         self.rpc_address = rpc_address
         self.abci_query = abci_query
         self.version = version_info()
 
-    @query(inline=True)
+    # Not inline: in socket mode both read CometBFT's /status (the SDK's cmtservice asks its CometBFT too).
+    @query
     def GetNodeInfo(self, request, view):
-        genesis, validator = self.app.genesis, self.app.genesis.initial_validators
-        rpc_address = self.rpc_address()
-        info = p2p_pb2.DefaultNodeInfo(
-            protocol_version=p2p_pb2.ProtocolVersion(p2p=blocks.P2P_PROTOCOL, block=blocks.BLOCK_PROTOCOL),
-            # No p2p layer: the node's identity is its validator's, its address the RPC's (as /status says).
-            default_node_id=self.app.options.validator_address.hex(), listen_addr=rpc_address,
-            network=genesis.chain_id, version=blocks.COMETBFT_VERSION,
-            moniker=validator[0].moniker if validator else "",
-            other=p2p_pb2.DefaultNodeInfoOther(tx_index="on", rpc_address=rpc_address))
+        if self.comet_records is not None:
+            info = self.comet_records.status().node_info
+        else:
+            genesis, validator = self.app.genesis, self.app.genesis.initial_validators
+            rpc_address = self.rpc_address()
+            info = p2p_pb2.DefaultNodeInfo(
+                protocol_version=p2p_pb2.ProtocolVersion(p2p=blocks.P2P_PROTOCOL, block=blocks.BLOCK_PROTOCOL),
+                # No p2p layer: the node's identity is its validator's, its address the RPC's (as /status says).
+                default_node_id=self.app.options.validator_address.hex(), listen_addr=rpc_address,
+                network=genesis.chain_id, version=blocks.COMETBFT_VERSION,
+                moniker=validator[0].moniker if validator else "",
+                other=p2p_pb2.DefaultNodeInfoOther(tx_index="on", rpc_address=rpc_address))
         return query_pb2.GetNodeInfoResponse(default_node_info=info, application_version=self.version)
 
-    @query(inline=True)
+    @query
     def GetSyncing(self, request, view):
+        if self.comet_records is not None:
+            return query_pb2.GetSyncingResponse(syncing=self.comet_records.status().catching_up)
         # A solo producer is its own source of blocks: it never catches up.
         return query_pb2.GetSyncingResponse(syncing=False)
 
     @query
     def GetLatestBlock(self, request, view):
-        return query_pb2.GetLatestBlockResponse(**block_parts(self.app, self.app.height, self.valcons_prefix))
+        parts = block_parts(self.app, self.app.height, self.valcons_prefix, self.comet_records)
+        return query_pb2.GetLatestBlockResponse(**parts)
 
     @query
     def GetBlockByHeight(self, request, view):
@@ -96,7 +110,8 @@ class TendermintService(Reader, query_pb2_grpc.ServiceServicer):
         if request.height > latest:
             raise errors.invalid_argument("requested block height is bigger then the chain length")
         self._check_height(request.height)
-        return query_pb2.GetBlockByHeightResponse(**block_parts(self.app, request.height, self.valcons_prefix))
+        parts = block_parts(self.app, request.height, self.valcons_prefix, self.comet_records)
+        return query_pb2.GetBlockByHeightResponse(**parts)
 
     @query
     def GetLatestValidatorSet(self, request, view):
@@ -159,12 +174,21 @@ def _evidence_list(app, height):
     return evidence_pb2.EvidenceList(evidence=[evidence_pb2.Evidence(duplicate_vote_evidence=e) for e in carried])
 
 
-def block_parts(app, height, valcons_prefix):
-    """block_id, block and sdk_block of a committed height, as GetBlockByHeight answers them."""
+def block_parts(app, height, valcons_prefix, comet_records=None):
+    """block_id, block and sdk_block of a committed height, as GetBlockByHeight answers them.
+
+    In socket mode (`comet_records`, a consensus.abci.comet_records.CometRecords) the block's part-set header and
+    its last commit are CometBFT's, read from its RPC as the SDK's cmtservice reads the whole block: ABCI never
+    gives them to the app. The header they complete must hash to the block hash CometBFT decided, or nothing
+    is served."""
     header, meta = app.block_at(height)
     txs = [app.tx_at(height, i) for i in range(meta.num_txs)]
-    commit = types_pb2.Commit(height=max(header.height - 1, 0), block_id=header.last_block_id.proto(),
-                              signatures=app.commit_sigs(header))
+    if comet_records is None:
+        block_id = meta.block_id()
+        commit = types_pb2.Commit(height=max(header.height - 1, 0), block_id=header.last_block_id.proto(),
+                                  signatures=app.commit_sigs(header))
+    else:
+        header, block_id, commit = _decided(header, meta, comet_records.block(height))
     fields = header.proto_fields()
     block = block_pb2.Block(header=header.proto(),
                             data=types_pb2.Data(txs=txs), evidence=_evidence_list(app, height),
@@ -173,4 +197,21 @@ def block_parts(app, height, valcons_prefix):
         header=sdk_types_pb2.Header(proposer_address=to_bech32(valcons_prefix, header.proposer_address),
                                     **fields),
         data=block.data, evidence=block.evidence, last_commit=commit)
-    return {"block_id": meta.block_id().proto(), "block": block, "sdk_block": sdk_block}
+    return {"block_id": block_id.proto(), "block": block, "sdk_block": sdk_block}
+
+
+def _decided(header, meta, theirs):
+    """(header, block id, last commit) of a block this node recorded from FinalizeBlock, completed with
+    CometBFT's record of it: the parent's full block id and the hash of the commit the block carries."""
+    if theirs.block_id.hash != meta.hash:
+        raise errors.failed(f"CometBFT's block {header.height} is {theirs.block_id.hash.hex().upper()}, this "
+                            f"node committed {meta.hash.hex().upper()}")
+    commit = theirs.last_commit
+    last_block_id = BlockId(commit.block_id.hash, commit.block_id.part_set_header.total,
+                            commit.block_id.part_set_header.hash)
+    header = attrs.evolve(header, last_block_id=last_block_id,
+                          last_commit_hash=votes.commit_hash(commit.signatures))
+    if header.hash() != meta.hash:
+        raise errors.failed(f"CometBFT's last commit of block {header.height} and this node's header of it do not "
+                            f"hash to its block hash {meta.hash.hex().upper()}")
+    return header, theirs.block_id, commit

@@ -32,10 +32,11 @@ _EVENT = re.compile(r"^[a-zA-Z_]+\.[a-zA-Z_]+[<>]?=\S+$")
 
 
 class TxService(Reader, service_pb2_grpc.ServiceServicer):
-    def __init__(self, app, comet, producer, reactor):
+    def __init__(self, app, comet, producer, reactor, comet_records=None):
         """comet: the [cometbft-rpc] settings (search limits); producer.submit(raw) checks a tx into the
-        mempool, on the reactor."""
+        mempool, on the reactor; comet_records: as TendermintService takes it."""
         super().__init__(app)
+        self.comet_records = comet_records
         self.comet = comet
         self.producer = producer
         self.reactor = reactor
@@ -146,7 +147,7 @@ class TxService(Reader, service_pb2_grpc.ServiceServicer):
             raise errors.failed(f"invalid height: requested height {request.height} but height "
                                 "must not be less than 1 or greater than the current height "
                                 f"{view.height}")
-        parts = block_parts(self.app, request.height, self.valcons_prefix)
+        parts = block_parts(self.app, request.height, self.valcons_prefix, self.comet_records)
         raw_txs = parts["block"].data.txs
         offset, limit = request.pagination.offset, request.pagination.limit or DEFAULT_LIMIT
         if offset >= len(raw_txs) and raw_txs:

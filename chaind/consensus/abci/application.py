@@ -15,7 +15,7 @@ from twisted.internet import threads
 from twisted.logger import Logger
 
 import chaind
-from chaind.chain import commit_info, errors, txs
+from chaind.chain import commit_info, errors, snapshot, txs
 from chaind.chain.app import DecidedBlock
 from chaind.chain.halt import ChainHalt
 from chaind.consensus import block_log
@@ -43,7 +43,7 @@ class Pools:
 
 
 class AbciApplication:
-    def __init__(self, app, query, bus, pools, reactor, mempool, retain_blocks=0):
+    def __init__(self, app, query, bus, pools, reactor, mempool, retain_blocks=0, snapshots=None):
         self.app = app
         # query(path, data, height, prove): an answer (code, log, key, value, height, codespace, proof
         # ops) for the paths abci_query serves.
@@ -55,6 +55,9 @@ class AbciApplication:
         self.pools = pools
         self.reactor = reactor
         self.retain_blocks = retain_blocks
+        # The SnapshotManager (consensus/snapshots.py) when snapshots are served, and the restore under way.
+        self.snapshots = snapshots
+        self._restore = None
         self._finalized = None          # (CommittedBlock, write batch) between FinalizeBlock and Commit
         # The producer's figures, for the metrics: (seconds executing, seconds committing) of the last
         # block, txs check_tx refused, and txs checked then refused by the pool.
@@ -96,19 +99,76 @@ class AbciApplication:
     def verify_vote_extension(self, request):
         return pb.ResponseVerifyVoteExtension(status=pb.ResponseVerifyVoteExtension.ACCEPT)
 
-    def list_snapshots(self, request):
-        return pb.ResponseListSnapshots()
+    # -- state sync (the SDK's baseapp answers, its snapshot manager behind them) -------------------------
 
-    # This app takes no state-sync snapshots: an offer or a chunk is refused, as baseapp without a
-    # snapshot manager refuses them, and CometBFT falls back to replaying blocks.
-    def offer_snapshot(self, request):
-        return pb.ResponseOfferSnapshot(result=pb.ResponseOfferSnapshot.ABORT)
+    # Both read files: on the query pool, not the reactor.
+    def list_snapshots(self, request):
+        return self._on(self.pools.query, self._list_snapshots)
+
+    def _list_snapshots(self):
+        if self.snapshots is None:
+            return pb.ResponseListSnapshots()
+        return pb.ResponseListSnapshots(snapshots=[
+            pb.Snapshot(height=s.height, format=s.format, chunks=s.chunks, hash=s.hash, metadata=s.metadata())
+            for s in self.snapshots.store.list()])
 
     def load_snapshot_chunk(self, request):
-        return pb.ResponseLoadSnapshotChunk()
+        return self._on(self.pools.query, self._load_snapshot_chunk, request)
+
+    def _load_snapshot_chunk(self, request):
+        if self.snapshots is None:
+            return pb.ResponseLoadSnapshotChunk()
+        chunk = self.snapshots.store.load_chunk(request.height, request.format, request.chunk)
+        return pb.ResponseLoadSnapshotChunk(chunk=chunk or b"")
+
+    def offer_snapshot(self, request):
+        return self._on(self.pools.writer, self._offer, request)
+
+    def _offer(self, request):
+        results = pb.ResponseOfferSnapshot
+        if not request.HasField("snapshot"):
+            return results(result=results.REJECT)
+        if self.snapshots is None:
+            return results(result=results.ABORT)
+        offered = request.snapshot
+        try:
+            found = snapshot.Snapshot.of_abci(offered.height, offered.format, offered.chunks, offered.hash,
+                                              offered.metadata)
+            self._restore = snapshot.Restore(self.app, found, request.app_hash, self.snapshots.max_restore_bytes)
+        except snapshot.UnknownFormat as e:
+            log.warn("snapshot offer refused: {why}", why=str(e))
+            return results(result=results.REJECT_FORMAT)
+        except snapshot.InvalidMetadata as e:
+            log.warn("snapshot offer refused: {why}", why=str(e))
+            return results(result=results.REJECT)
+        except snapshot.SnapshotError as e:
+            log.error("failed to restore snapshot: {why}", why=str(e))
+            return results(result=results.ABORT)
+        return results(result=results.ACCEPT)
 
     def apply_snapshot_chunk(self, request):
-        return pb.ResponseApplySnapshotChunk(result=pb.ResponseApplySnapshotChunk.ABORT)
+        return self._on(self.pools.writer, self._apply_chunk, request)
+
+    def _apply_chunk(self, request):
+        results = pb.ResponseApplySnapshotChunk
+        restore = self._restore
+        if restore is None:
+            log.error("failed to restore snapshot: no restore operation in progress")
+            return results(result=results.ABORT)
+        try:
+            if restore.apply_chunk(request.chunk):
+                self._restore = None
+                log.info("state restored from the snapshot of height {height}", height=restore.snapshot.height)
+        except snapshot.ChunkHashMismatch as e:
+            log.error("chunk checksum mismatch; rejecting sender and requesting refetch: chunk {index}, sender "
+                      "{sender}: {why}", index=request.index, sender=request.sender, why=str(e))
+            return results(result=results.RETRY, refetch_chunks=[request.index],
+                           reject_senders=[request.sender] if request.sender else [])
+        except snapshot.SnapshotError as e:
+            self._restore = None
+            log.error("failed to restore snapshot: {why}", why=str(e))
+            return results(result=results.ABORT)
+        return results(result=results.ACCEPT)
 
     # -- genesis -----------------------------------------------------------------------------------
 
@@ -275,9 +335,14 @@ class AbciApplication:
         started = time.perf_counter()
         self.app.commit(block, puts)
         self.last_timings = (self._executed, time.perf_counter() - started)
-        return block
+        # The snapshot reads this height's state through a frozen view: the next blocks do not show in it.
+        frozen = self.app.db.frozen() if self.snapshots is not None and self.snapshots.due(block.height) else None
+        return block, frozen
 
-    def _committed(self, block):
+    def _committed(self, done):
+        block, frozen = done
+        if frozen is not None:
+            self.snapshots.take(frozen, block.height)
         # Readers see the block now: subscribers (newHeads, logs, /websocket) hear of it.
         self.mempool.remove_committed(self.app.head_nonce)
         self.bus.publish(ev.committed(block))

@@ -10,6 +10,8 @@ const TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523
 const APPROVAL = "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925";
 
 let config = null;
+let clockSkewMs = 0;             // the chain's clock less the browser's: a dev chain's time controls move it
+let displayUnits = new Map();    // base denom -> {exponent, symbol}: its metadata's display unit
 let rpcId = 0;
 let cleanups = [];               // what the current page must undo when the user leaves it (live sockets)
 
@@ -128,17 +130,45 @@ function units(value, decimals) {
   return (negative ? "-" : "") + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (fraction ? "." + fraction : "");
 }
 
-const coin = (amount, denom) => (denom === config.denom
-  ? `${units(amount, config.decimals)} ${config.denom.replace(/^a/, "").toUpperCase()}` : `${amount} ${denom}`);
+function coin(amount, denom) {
+  // In the display unit of the denom's metadata (bank's denoms_metadata), else in base units.
+  const unit = displayUnits.get(denom) || (denom === config.denom
+    ? {exponent: config.decimals, symbol: config.denom.replace(/^a/, "").toUpperCase()} : null);
+  return unit ? `${units(amount, unit.exponent)} ${unit.symbol}` : `${BigInt(amount).toLocaleString("en-US")} ${denom}`;
+}
+
+async function loadDisplayUnits() {
+  const found = new Map();
+  const body = await rest("/cosmos/bank/v1beta1/denoms_metadata?pagination.limit=1000").catch(() => ({}));
+  for (const metadata of body.metadatas || []) {
+    const display = (metadata.denom_units || []).find((unit) => unit.denom === metadata.display);
+    if (!display || !display.exponent) continue;
+    found.set(metadata.base, {exponent: display.exponent, symbol: metadata.symbol || metadata.display});
+  }
+  displayUnits = found;
+}
+
+async function syncClock() {
+  // The node's clock, which a dev chain's evm_increaseTime or evm_setNextBlockTimestamp moves: "ago" counts on it.
+  try {
+    const sent = Date.now();
+    const answer = await (await fetch("clock.json", {cache: "no-store"})).json();
+    clockSkewMs = answer.now - (sent + Date.now()) / 2;
+  } catch (error) {
+    clockSkewMs = 0;             // the browser's clock, then
+  }
+}
+
+const chainNow = () => Date.now() + clockSkewMs;
 
 // A denom in a narrow column: IBC vouchers shortened, the whole denom in the tooltip.
 const denomView = (denom) => el("span", {class: "hash", title: denom}, denom.startsWith("ibc/") ? short(denom, 8) : denom);
-const amountOf = (amount, denom) => (denom === config.denom ? coin(amount, denom) : BigInt(amount).toLocaleString("en-US"));
+const amountOf = (amount, denom) => coin(amount, denom);
 
 function when(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const seconds = Math.round((Date.now() - date.getTime()) / 1000);
+  const seconds = Math.round((chainNow() - date.getTime()) / 1000);
   const ago = seconds < 60 ? `${Math.max(seconds, 0)} s ago` : seconds < 3600 ? `${Math.round(seconds / 60)} min ago`
     : `${Math.round(seconds / 3600)} h ago`;
   return `${date.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")} (${ago})`;
@@ -148,7 +178,7 @@ function ago(iso) {
   // Short, for lists: the time of day and how long ago.
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const seconds = Math.max(0, Math.round((Date.now() - date.getTime()) / 1000));
+  const seconds = Math.max(0, Math.round((chainNow() - date.getTime()) / 1000));
   return `${date.toISOString().slice(11, 19)} · ${seconds < 60 ? seconds + " s" : Math.round(seconds / 60) + " min"} ago`;
 }
 
@@ -251,6 +281,7 @@ async function render() {
     if (!match) continue;
     show(el("p", {class: "muted"}, "Loading…"));
     try {
+      await syncClock();
       await page(match[1] === undefined ? undefined : decodeURIComponent(match[1]));
     } catch (error) {
       show(el("section", {class: "card notice", id: "error"}, el("h1", {}, "The node could not answer"),
@@ -310,7 +341,8 @@ function follow(blocksBody, txsBody, live) {
     if (data.id === 1 && data.result) { live.textContent = "live"; live.className = "chip live"; return; }
     if (data.method !== "eth_subscription") return;
     const height = Number(BigInt(data.params.result.number));
-    const metas = (await comet("blockchain", {minHeight: height, maxHeight: height})).block_metas;
+    const [metas] = await Promise.all([comet("blockchain", {minHeight: height, maxHeight: height})
+      .then((result) => result.block_metas), syncClock()]);
     if (!metas.length || blocksBody.querySelector(`tr[data-height="${height}"]`)) return;
     blocksBody.prepend(blockRow(metas[0], true));
     while (blocksBody.children.length > PAGE_SIZE) blocksBody.lastChild.remove();
@@ -670,6 +702,7 @@ async function start() {
     input.blur();
   });
   window.addEventListener("hashchange", render);
+  await loadDisplayUnits();
   await render();
 }
 

@@ -19,7 +19,6 @@ from chaind.tracing.js.instrument import Instrumented, SourceError
 from chaind.tracing.js.opcodes import OPCODE_NAMES
 from chaind.tracing.js.prelude import CALLBACKS, HOOKS, PRELUDE
 from chaind.tracing.tracer import Tracer
-from chaind.tracing.watch import UNWATCHED
 
 DEFAULT_TIMEOUT = 5.0                   # seconds; geth's defaultTraceTimeout
 DEFAULT_MEMORY_LIMIT = 128 << 20        # bytes of JS heap per trace
@@ -165,8 +164,8 @@ class JsTracer(Tracer):
     config: the trace config's `tracerConfig` as JSON text, a JSON-able value, or None ("{}").
     timeout: seconds for the whole trace from construction (gocompat.parse_duration(config["timeout"])).
     memory_limit: bytes of JS heap. precompiles: 20-byte addresses isPrecompiled() knows.
-    watch: a tracing.watch.Watch the trace pool's watchdog reads: the deadline, and whether this thread is
-    inside the engine (where a native built-in can outrun the deadline).
+    The deadline is checked between bytecodes: a native built-in (a catastrophic regex) can outrun it, so the
+    node runs a JS-traced job in a process it kills past the deadline (tracing/processes.py).
 
     Construction raises TracerError for a tracer geth would refuse (syntax error, missing
     result/fault, one of enter/exit, setup throwing). After a hook fails, later hooks are skipped
@@ -177,11 +176,9 @@ class JsTracer(Tracer):
     wants_storage = False
 
     def __init__(self, code, config=None, *, timeout=DEFAULT_TIMEOUT, memory_limit=DEFAULT_MEMORY_LIMIT,
-                 precompiles=PRAGUE_PRECOMPILES, watch=UNWATCHED):
+                 precompiles=PRAGUE_PRECOMPILES):
         if not isinstance(code, str):
             raise TracerError("tracer must be a string")
-        self._watch = watch
-        watch.deadline = time.monotonic() + timeout
         self.error = None               # geth's text of the first failure, once there is one
         self._result = None
         self._memory_limit = memory_limit
@@ -208,17 +205,13 @@ class JsTracer(Tracer):
         ctx.eval(";".join("delete globalThis.__chaind_h_%s" % name for name in HOOKS))
         self._hooks["setDeadline"](time.time() * 1000.0 + timeout * 1000.0)
 
-        watch.in_js = True
         try:
-            try:
-                tracer = ctx.eval(self._source.text)
-            except _quickjs.JSException as e:
-                raise TracerError(self._construction_error(str(e))) from None
-            except TypeError:           # a value that cannot cross into Python (BigInt, Symbol): not an object
-                raise TracerError("trace object must expose a function result()") from None
-            flags = self._hooks["install"](tracer)
-        finally:
-            watch.in_js = False
+            tracer = ctx.eval(self._source.text)
+        except _quickjs.JSException as e:
+            raise TracerError(self._construction_error(str(e))) from None
+        except TypeError:           # a value that cannot cross into Python (BigInt, Symbol): not an object
+            raise TracerError("trace object must expose a function result()") from None
+        flags = self._hooks["install"](tracer)
         if flags.startswith("!"):
             raise TracerError(flags[1:])
         if flags.startswith("?"):
@@ -259,13 +252,10 @@ class JsTracer(Tracer):
             bridge = self._bridge
             bridge.step = step
             bridge.db = db
-            watch = self._watch
-            watch.in_js = True
             try:
                 failure = hook(step.pc, step.op, step.gas, step.cost, step.depth, step.error)
             except Exception as e:  # noqa: BLE001 (thrown while reporting (still out of memory), or a callback bug)
                 failure = _as_failure(e)
-            watch.in_js = False
             if failure is not None:
                 self._fail(failure, "step")
 
@@ -300,13 +290,11 @@ class JsTracer(Tracer):
             if self.error is not None:
                 self.close()
                 raise TracerError(self.error)
-            self._watch.in_js = True
             try:
                 answer = self._hooks["result"]()
                 failure = self._hooks["failure"]() if answer is None else None
             except Exception as e:  # noqa: BLE001 (a JS failure of any kind is the tracer's error)
                 answer, failure = None, _as_failure(e)
-            self._watch.in_js = False
             if answer is None:
                 self._fail(failure, "result")
                 self.close()
@@ -331,13 +319,10 @@ class JsTracer(Tracer):
             self._hooks["setCtx"](orjson.dumps(fields).decode())
 
     def _call(self, hook, *args):
-        self._watch.in_js = True
         try:
             return hook(*args)
         except Exception as e:  # noqa: BLE001 (a JS failure of any kind is the tracer's error)
             return _as_failure(e)
-        finally:
-            self._watch.in_js = False
 
     def _fail(self, failure, where):
         self.error = self._wording(failure, where)

@@ -9,10 +9,9 @@ import orjson
 
 from chaind.chain import legacy_dec
 from chaind.chain.module_genesis import GenesisError, ModuleGenesis
-from chaind.chain.modules.distribution import state
 from chaind.chain.modules.distribution.params import PARAMS_KEY, parse_params
 from chaind.chain.modules.distribution.params import params as stored_params
-from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT, community_pool, set_community_pool
+from chaind.chain.modules.distribution.records import DISTRIBUTION_ACCOUNT, ValidatorRewards
 from chaind.crypto.addresses import AddressError, parse, to_bech32
 from chaind.store.keys import compose, decompose
 
@@ -56,7 +55,7 @@ def validate(section, context):
     rewards = {}
 
     def record(operator):
-        return rewards.setdefault(operator, state.ValidatorRewards())
+        return rewards.setdefault(operator, ValidatorRewards())
 
     for i, e in enumerate(lists["outstanding_rewards"]):
         operator, coins = _read(f"outstanding_rewards[{i}]", lambda e=e: (
@@ -113,24 +112,25 @@ def _dec_coins_json(coins):
 def init_genesis(app, ctx, genesis):
     """x/distribution's InitGenesis: the records as they are; its module account holds what the outstanding
     rewards and the community pool add up to (bank's genesis gave it its balance)."""
+    keeper = app.keepers["distribution"]
     ctx.store.set(PARAMS_KEY, genesis.params.to_record())
-    set_community_pool(ctx, genesis.community_pool)
+    keeper.set_community_pool(ctx, genesis.community_pool)
     app.ensure_account(ctx, DISTRIBUTION_ACCOUNT)
     for delegator, address in genesis.withdraw_addresses:
-        state.set_withdraw_address(ctx, delegator, address)
+        keeper.set_withdraw_address(ctx, delegator, address)
     owed = dict(genesis.community_pool)
     for operator, rewards in genesis.rewards:
-        state.set_rewards_of(ctx, operator, rewards)
+        keeper.set_rewards_of(ctx, operator, rewards)
         for denom, amount in rewards.outstanding.items():
             owed[denom] = owed.get(denom, 0) + amount
     for operator, period, ratio, refs in genesis.historical:
-        state.set_historical(ctx, operator, period, ratio, refs)
+        keeper.set_historical(ctx, operator, period, ratio, refs)
     for operator, delegator, period, stake, height in genesis.starting_infos:
-        state.set_starting_info(ctx, operator, delegator, period, stake, height)
+        keeper.set_starting_info(ctx, operator, delegator, period, stake, height)
     for operator, height, period, fraction in genesis.slash_events:
-        state.set_slash_event(ctx, operator, height, period, fraction)
+        keeper.set_slash_event(ctx, operator, height, period, fraction)
     whole = {d: a // legacy_dec.ONE for d, a in owed.items() if a // legacy_dec.ONE}
-    held = dict(app.bank.all_balances(ctx, DISTRIBUTION_ACCOUNT))
+    held = dict(app.keepers["bank"].all_balances(ctx, DISTRIBUTION_ACCOUNT))
     if held != whole:
         raise GenesisError(f"invalid genesis: app_state.distribution: distribution module balance does not match "
                            f"the module holdings: {_text(held)} <-> {_text(whole)}")
@@ -155,14 +155,15 @@ def export_genesis(app, view):
     """x/distribution's ExportGenesis, every record in store order."""
     acc = app.genesis.bech32_prefix
     valoper = acc + "valoper"
+    keeper = app.keepers["distribution"]
     store = view.store
     withdraw = [{"delegator_address": to_bech32(acc, decompose(key)[2]), "withdraw_address": to_bech32(acc, raw)}
                 for key, raw in store.iterate(compose("distribution", "wd"))]
     outstanding, commissions, current = [], [], []
     operators = sorted(operator for key, _ in store.iterate(compose("distribution", "vals"))
-                       for operator in state._bucket(view, key))
+                       for operator in keeper.bucket(view, key))
     for operator in operators:
-        rewards = state.rewards_of(view, operator)
+        rewards = keeper.rewards_of(view, operator)
         address = to_bech32(valoper, operator)
         outstanding.append({"validator_address": address, "outstanding_rewards": _dec_coins_json(rewards.outstanding)})
         commissions.append({"validator_address": address,
@@ -172,13 +173,13 @@ def export_genesis(app, view):
     historical = []
     for key, _ in store.iterate(compose("distribution", "hist")):
         operator, period = decompose(key)[2], int.from_bytes(decompose(key)[3], "big")
-        ratio, refs = state.historical(view, operator, period)
+        ratio, refs = keeper.historical(view, operator, period)
         historical.append({"validator_address": to_bech32(valoper, operator), "period": str(period),
                            "rewards": {"cumulative_reward_ratio": _dec_coins_json(ratio), "reference_count": refs}})
     starting = []
     for key, _ in store.iterate(compose("distribution", "start")):
         operator, delegator = decompose(key)[2:4]
-        period, stake, height = state.starting_info(view, operator, delegator)
+        period, stake, height = keeper.starting_info(view, operator, delegator)
         starting.append({"delegator_address": to_bech32(acc, delegator),
                          "validator_address": to_bech32(valoper, operator),
                          "starting_info": {"previous_period": str(period), "stake": legacy_dec.format(stake),
@@ -192,7 +193,7 @@ def export_genesis(app, view):
                             "validator_period": str(event["period"]),
                             "fraction": legacy_dec.format(int(event["fraction"]))}})
     return {"params": _params_json(stored_params(view)),
-            "fee_pool": {"community_pool": _dec_coins_json(community_pool(view))},
+            "fee_pool": {"community_pool": _dec_coins_json(keeper.community_pool(view))},
             "delegator_withdraw_infos": withdraw, "previous_proposer": "", "outstanding_rewards": outstanding,
             "validator_accumulated_commissions": commissions, "validator_historical_rewards": historical,
             "validator_current_rewards": current, "delegator_starting_infos": starting,

@@ -1,30 +1,26 @@
 """distribution's staking hooks (x/distribution/keeper/hooks.go): F1 records follow validators and delegations."""
 
-from chaind.chain.modules import staking
-from chaind.chain.modules.distribution.keeper import Keeper
-
-
-def _run(app, ctx, change):
-    keeper = Keeper(app, ctx)
-    change(keeper)
-    return keeper.events
-
 
 class StakingHooks:
     def after_validator_created(self, app, ctx, operator):
-        return _run(app, ctx, lambda k: k.initialize_validator(operator))
+        app.keepers["distribution"].initialize_validator(ctx, operator)
+        return []
 
     def after_validator_removed(self, app, ctx, operator):
-        return _run(app, ctx, lambda k: k.validator_removed(operator))
+        return app.keepers["distribution"].validator_removed(ctx, operator)
 
     def before_delegation_created(self, app, ctx, delegator, operator):
-        return _run(app, ctx, lambda k: k.increment_period(staking.validator(ctx, operator)))
+        app.keepers["distribution"].increment_period(ctx, app.keepers["staking"].validator(ctx, operator))
+        return []
 
     def before_delegation_shares_modified(self, app, ctx, delegator, operator):
-        return _run(app, ctx, lambda k: k.withdraw_rewards(staking.validator(ctx, operator), delegator))
+        keeper = app.keepers["distribution"]
+        return keeper.withdraw_rewards(ctx, app.keepers["staking"].validator(ctx, operator), delegator)[2]
 
     def after_delegation_modified(self, app, ctx, delegator, operator):
-        return _run(app, ctx, lambda k: k.initialize_delegation(operator, delegator))
+        app.keepers["distribution"].initialize_delegation(ctx, operator, delegator)
+        return []
 
     def before_validator_slashed(self, app, ctx, operator, fraction):
-        return _run(app, ctx, lambda k: k.validator_slashed(staking.validator(ctx, operator), fraction))
+        app.keepers["distribution"].validator_slashed(ctx, app.keepers["staking"].validator(ctx, operator), fraction)
+        return []

@@ -1,13 +1,12 @@
 """distribution's invariants (x/distribution/keeper/invariants.go): what crisis checks of it."""
 
-from chaind.chain.modules import staking
-from chaind.chain.modules.distribution import dec_coins, keeper, state
-from chaind.chain.modules.distribution.state import DISTRIBUTION_ACCOUNT
+from chaind.chain.modules.distribution import dec_coins
+from chaind.chain.modules.distribution.records import DISTRIBUTION_ACCOUNT
 
 
 def nonnegative_outstanding(app, view):
-    for v in staking.validators(view):
-        negative = {d: a for d, a in state.outstanding(view, v.operator).items() if a < 0}
+    for v in app.keepers["staking"].validators(view):
+        negative = {d: a for d, a in app.keepers["distribution"].outstanding(view, v.operator).items() if a < 0}
         if negative:
             return f"validator {v.operator.hex()} has negative outstanding rewards: {dec_coins.to_text(negative)}"
     return None
@@ -15,10 +14,11 @@ def nonnegative_outstanding(app, view):
 
 def can_withdraw(app, view):
     """Every delegation's rewards and every commission can be paid from the outstanding rewards."""
-    for v in staking.validators(view):
-        remaining = dec_coins.sub(state.outstanding(view, v.operator), state.commission(view, v.operator))
+    keeper = app.keepers["distribution"]
+    for v in app.keepers["staking"].validators(view):
+        remaining = dec_coins.sub(keeper.outstanding(view, v.operator), keeper.commission(view, v.operator))
         ratio, _ = keeper.ending_ratio(view, v)
-        for delegator, shares in staking.delegations_to(view, v.operator):
+        for delegator, shares in app.keepers["staking"].delegations_to(view, v.operator):
             owed = keeper.delegation_rewards(view, v, delegator, shares, view.height, ratio)
             try:
                 remaining = dec_coins.sub(remaining, owed)
@@ -29,11 +29,11 @@ def can_withdraw(app, view):
 
 def module_account(app, view):
     """The module account holds the community pool and every validator's outstanding rewards, truncated."""
-    expected = state.community_pool(view)
-    for v in staking.validators(view):
-        expected = dec_coins.add(expected, state.outstanding(view, v.operator))
+    expected = app.keepers["distribution"].community_pool(view)
+    for v in app.keepers["staking"].validators(view):
+        expected = dec_coins.add(expected, app.keepers["distribution"].outstanding(view, v.operator))
     whole, _ = dec_coins.truncate(expected)
-    held = app.bank.all_balances(view, DISTRIBUTION_ACCOUNT)
+    held = app.keepers["bank"].all_balances(view, DISTRIBUTION_ACCOUNT)
     if sorted(whole) != held:
         return f"distribution module account holds {held}, expected {whole}"
     return None

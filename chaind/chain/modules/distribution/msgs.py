@@ -4,12 +4,10 @@ MsgFundCommunityPool, MsgDepositValidatorRewardsPool, with the v0.50 msg server'
 from chaind.chain import errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
-from chaind.chain.modules import staking
 from chaind.chain.modules.bank.keeper import validate_coins
-from chaind.chain.modules.distribution import dec_coins, state
+from chaind.chain.modules.distribution import dec_coins
 from chaind.chain.modules.distribution.errors import NO_VALIDATOR_EXISTS, SET_WITHDRAW_ADDR_DISABLED, error
-from chaind.chain.modules.distribution.keeper import Keeper
-from chaind.chain.modules.distribution.params import params
+from chaind.chain.modules.distribution.records import DISTRIBUTION_ACCOUNT
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
@@ -55,48 +53,44 @@ def _set_withdraw_address(app, ctx, msg, signer):
     delegator = _address(app, msg.delegator_address, "delegator")
     withdraw = _address(app, msg.withdraw_address, "withdraw")
     if withdraw in {address for address, _ in app.module_accounts.values()}:
-        raise errors.unauthorized(f"{app.bank.bech32(withdraw)} is not allowed to receive external funds")
-    if not params(ctx).withdraw_addr_enabled:
+        raise errors.unauthorized(f"{app.keepers['bank'].bech32(withdraw)} is not allowed to receive external funds")
+    if not app.keepers["distribution"].params(ctx).withdraw_addr_enabled:
         raise error(SET_WITHDRAW_ADDR_DISABLED)
-    state.set_withdraw_address(ctx, delegator, withdraw)
-    return [event("set_withdraw_address", ("withdraw_address", app.bank.bech32(withdraw)))], \
+    app.keepers["distribution"].set_withdraw_address(ctx, delegator, withdraw)
+    return [event("set_withdraw_address", ("withdraw_address", app.keepers["bank"].bech32(withdraw)))], \
         tx_pb2.MsgSetWithdrawAddressResponse()
 
 
 def _withdraw_delegator_reward(app, ctx, msg, signer):
     operator = _address(app, msg.validator_address, "validator", valoper=True)
     delegator = _address(app, msg.delegator_address, "delegator")
-    keeper = Keeper(app, ctx)
-    paid = keeper.withdraw_delegation_rewards(delegator, operator)
-    return keeper.events, tx_pb2.MsgWithdrawDelegatorRewardResponse(amount=_response_coins(paid))
+    paid, events = app.keepers["distribution"].withdraw_delegation_rewards(ctx, delegator, operator)
+    return events, tx_pb2.MsgWithdrawDelegatorRewardResponse(amount=_response_coins(paid))
 
 
 def _withdraw_validator_commission(app, ctx, msg, signer):
     operator = _address(app, msg.validator_address, "validator", valoper=True)
-    keeper = Keeper(app, ctx)
-    paid = keeper.withdraw_commission(operator)
-    return keeper.events, tx_pb2.MsgWithdrawValidatorCommissionResponse(amount=_response_coins(paid))
+    paid, events = app.keepers["distribution"].withdraw_commission(ctx, operator)
+    return events, tx_pb2.MsgWithdrawValidatorCommissionResponse(amount=_response_coins(paid))
 
 
 def _fund_community_pool(app, ctx, msg, signer):
     depositor = _address(app, msg.depositor, "depositor")
     coins = _coins(msg.amount)
-    keeper = Keeper(app, ctx)
-    keeper.fund_community_pool(depositor, coins)
-    return keeper.events, tx_pb2.MsgFundCommunityPoolResponse()
+    events = app.keepers["distribution"].fund_community_pool(ctx, depositor, coins)
+    return events, tx_pb2.MsgFundCommunityPoolResponse()
 
 
 def _deposit_validator_rewards_pool(app, ctx, msg, signer):
     depositor = _address(app, msg.depositor, "depositor")
     coins = _coins(msg.amount)
-    keeper = Keeper(app, ctx)
-    keeper.events += app.bank.send(ctx, depositor, state.DISTRIBUTION_ACCOUNT, coins)
+    events = app.keepers["bank"].send(ctx, depositor, DISTRIBUTION_ACCOUNT, coins)
     operator = _address(app, msg.validator_address, "validator", valoper=True)
-    v = staking.validator(ctx, operator)
+    v = app.keepers["staking"].validator(ctx, operator)
     if v is None:
         raise error(NO_VALIDATOR_EXISTS, msg.validator_address)
-    keeper.allocate_to_validator(v.operator, v.rate, dec_coins.from_coins(coins))
-    return keeper.events, tx_pb2.MsgDepositValidatorRewardsPoolResponse()
+    events += app.keepers["distribution"].allocate_to_validator(ctx, v.operator, v.rate, dec_coins.from_coins(coins))
+    return events, tx_pb2.MsgDepositValidatorRewardsPoolResponse()
 
 
 MESSAGES = (

@@ -3,7 +3,6 @@ msg.sender and every query, through distribution's own message handlers and quer
 
 from eth_utils import is_hex_address
 
-from chaind.chain.modules import staking
 from chaind.chain.modules.distribution.query import DistributionQuery
 from chaind.chain.native_precompile import (
     DEC,
@@ -38,19 +37,19 @@ def _nonzero(address_text, what="delegator"):
 
 
 def _bond_amount(call, paid):
-    denom = staking.params(call.view()).bond_denom
+    denom = call.app.keepers["staking"].params(call.view()).bond_denom
     return sum(int(c.amount) for c in paid if c.denom == denom)
 
 
 def _claim_rewards(call, delegator_address, max_retrieve):
     _nonzero(delegator_address)
-    max_validators = staking.params(call.view()).max_validators
+    max_validators = call.app.keepers["staking"].params(call.view()).max_validators
     if max_retrieve > max_validators:
         raise Failure(f"maxRetrieve ({max_retrieve}) parameter exceeds the maximum number of validators "
                       f"({max_validators})")
     delegator = call.requester(delegator_address)
     total = 0
-    for operator, _ in staking.delegations_of(call.view(), delegator)[:max_retrieve]:
+    for operator, _ in call.app.keepers["staking"].delegations_of(call.view(), delegator)[:max_retrieve]:
         msg = tx_pb2.MsgWithdrawDelegatorReward(delegator_address=call.account(delegator),
                                                 validator_address=call.valoper(operator))
         paid = call.execute("/cosmos.distribution.v1beta1.MsgWithdrawDelegatorReward", msg).amount

@@ -1,7 +1,8 @@
 """x/erc20 (Evmos v20): token pairs between bank coins and ERC-20 contracts; evmos.erc20.v1.Query.
 
-A native coin's pair (OWNER_MODULE) is served by a precompile (precompile.py); an existing contract's
-pair (OWNER_EXTERNAL) moves value with MsgConvertERC20 / MsgConvertCoin through the erc20 module account.
+A native coin's pair (OWNER_MODULE) is served by a precompile (precompile.py; one listed in the params'
+native_precompiles is a WERC20, werc20.py); an existing contract's pair (OWNER_EXTERNAL) moves value with
+MsgConvertERC20 / MsgConvertCoin through the erc20 module account.
 Its keeper (app.keepers["erc20"]) is this package's API for the app, the other modules and the services.
 """
 
@@ -20,8 +21,8 @@ from chaind.chain.modules.erc20.keeper import (
                                                precompile_addresses,
 )
 from chaind.chain.modules.erc20.msgs import MESSAGES
-from chaind.chain.modules.erc20.precompile import open_state
 from chaind.chain.modules.erc20.query import Erc20Query
+from chaind.chain.modules.erc20.werc20 import open_state
 from chaind.pb.evmos.erc20.v1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "MODULE_ADDRESS", "OWNER_EXTERNAL", "OWNER_MODULE", "PARAMS_KEY", "PRECOMPILE_CODE",

@@ -4,11 +4,12 @@ register pairs besides gov) parsed and checked, then params, token pairs and the
 import attrs
 from google.protobuf import json_format
 
-from chaind.chain.module_genesis import ModuleGenesis, to_json
+from chaind.chain.module_genesis import GenesisError, ModuleGenesis, to_json
 from chaind.chain.modules.erc20.keeper import (
     MODULE_ADDRESS,
     OWNER_EXTERNAL,
     OWNER_MODULE,
+    PRECOMPILE_CODE,
     hex_bytes,
     is_denom,
     is_hex_address,
@@ -29,14 +30,38 @@ class Erc20Genesis:
 def init_genesis(app, ctx, genesis):
     """Params and token pairs from genesis (Evmos' InitGenesis), and the module account."""
     app.keepers["auth"].ensure_account(ctx, MODULE_ADDRESS)
+    for text in genesis.state.params.native_precompiles:
+        taken = _taken(app, ctx, hex_bytes(text))
+        if taken:
+            raise GenesisError(f"invalid genesis: app_state.erc20.params.native_precompiles: {text} already holds "
+                               f"{taken}: a native precompile needs an address of its own")
     keeper = app.keepers["erc20"]
     keeper.set_params(ctx, genesis.state.params)
     for pair in genesis.state.token_pairs:
         keeper.set_pair(ctx, pair)
 
 
+def _taken(app, ctx, address):
+    """What the genesis put at `address` before erc20's init (code, a signer's account, coins), or None. A
+    precompile's placeholder code and its bare account (an exported chain's) are not in the way."""
+    code = ctx.accounts.get_code(address)
+    if code and code != PRECOMPILE_CODE:
+        return "code"
+    auth = app.keepers["auth"]
+    found = auth.account(ctx, address)
+    if ctx.accounts.get_nonce(address) or (found is not None and found[1]) or auth.vesting_account(ctx, address):
+        return "an account"
+    if app.keepers["bank"].all_balances(ctx, address):
+        return "an account with coins"
+    return None
+
+
 def validate(section, context):
-    return Erc20Genesis(*parse_genesis(section, context.bech32_prefix))
+    state, authority = parse_genesis(section, context.bech32_prefix)
+    for text in (*state.params.native_precompiles, *state.params.dynamic_precompiles):
+        if hex_bytes(text) in context.precompiles:
+            raise ValueError(f"erc20 params: precompile {text} is the address of a module's precompile")
+    return Erc20Genesis(state, authority)
 
 
 def default(context):
@@ -69,6 +94,8 @@ def parse_genesis(section, prefix):
         values = list(getattr(state.params, name))
         if values != sorted(values):
             raise ValueError(f"erc20 params: precompiles need to be sorted: {values}")
+    # cosmos/evm's erc20 genesis lists the native precompiles (WERC20s) at addresses of its choice.
+    native = {hex_bytes(a) for a in state.params.native_precompiles}
     seen_ids, seen_denoms, seen_addresses = set(), set(), set()
     for pair in state.token_pairs:
         if not is_denom(pair.denom):
@@ -76,9 +103,10 @@ def parse_genesis(section, prefix):
         if not is_hex_address(pair.erc20_address) or not pair.erc20_address.startswith("0x"):
             raise ValueError(f"erc20 token pair: invalid address {pair.erc20_address!r}")
         address = hex_bytes(pair.erc20_address)
-        if pair.contract_owner == OWNER_MODULE and address != pair_address(pair.denom):
+        if pair.contract_owner == OWNER_MODULE and address != pair_address(pair.denom) and address not in native:
             raise ValueError(f"erc20 token pair {pair.denom}: a native coin's contract is at "
-                             f"{checksum_address(pair_address(pair.denom))}, not {pair.erc20_address}")
+                             f"{checksum_address(pair_address(pair.denom))}, not {pair.erc20_address} "
+                             f"(unless params.native_precompiles lists it)")
         if pair.contract_owner not in (OWNER_MODULE, OWNER_EXTERNAL):
             raise ValueError(f"erc20 token pair {pair.denom}: contract_owner must be OWNER_MODULE or OWNER_EXTERNAL")
         found_id = pair_id(pair)
@@ -87,6 +115,12 @@ def parse_genesis(section, prefix):
         seen_ids.add(found_id)
         seen_denoms.add(pair.denom)
         seen_addresses.add(address)
+    enabled = {hex_bytes(p.erc20_address) for p in state.token_pairs if p.enabled}
+    for name in ("dynamic", "native"):
+        for text in getattr(state.params, f"{name}_precompiles"):
+            if hex_bytes(text) not in enabled:
+                raise ValueError(f"invalid {name} precompiles on genesis: precompile address '{text}' not found in "
+                                 f"token pairs")
     return state, parse(authority, prefix) if authority else module_address("gov")
 
 

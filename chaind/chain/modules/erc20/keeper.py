@@ -2,6 +2,7 @@
 (x/erc20/types/errors.go)."""
 
 import hashlib
+import importlib.resources
 import re
 
 from chaind.chain import errors
@@ -14,9 +15,12 @@ MODULE_ADDRESS = module_address("erc20")
 OWNER_MODULE = erc20_pb2.OWNER_MODULE
 OWNER_EXTERNAL = erc20_pb2.OWNER_EXTERNAL
 
-# Code placed at a precompile's address so EXTCODESIZE checks (Solidity's before every call) pass, as
-# Evmos puts its ERC-20 bytecode there; the precompile answers every call, so this INVALID never runs.
-PRECOMPILE_CODE = b"\xfe"
+# The code at an ERC-20 precompile's address, cosmos/evm's Erc20Bytecode (x/erc20/types/constants.go: the
+# ERC-20 contract of an Evmos IBC coin before v19): eth_getCode answers it as cosmos/evm's node does, and
+# EXTCODESIZE checks (Solidity's before a call whose result it does not decode) pass; the precompile answers
+# every call, so it never runs.
+PRECOMPILE_CODE = bytes.fromhex(
+    importlib.resources.files(__package__).joinpath("erc20_bytecode.hex").read_text(encoding="ascii"))
 
 PARAMS_KEY = compose("erc20", "params")
 _HEX = re.compile(r"^(0[xX])?[0-9a-fA-F]{40}$")

@@ -12,7 +12,7 @@ let a contract spend its caller's coins), revert.
 import functools
 
 import attrs
-from eth.exceptions import Revert, WriteProtection
+from eth.exceptions import Revert
 from eth_abi import decode as abi_decode
 from eth_abi import encode as abi_encode
 from eth_abi.exceptions import DecodingError
@@ -148,19 +148,13 @@ def _active_addresses(raw):
     return erc20.precompile_addresses(params)
 
 
-def open_state(app, store, state_class, *args, time_ns=None):
-    """A state of `state_class` (NativeState or a subclass) whose precompiles see `store` (at `time_ns`)."""
-    state = state_class(*args)
-    state.native = EvmNative(app, store, time_ns)
-    return state
-
-
 # -- the contract ---------------------------------------------------------------------------
 
 class _Failure(Exception):
-    """A revert with an Error(string) reason (None: no reason)."""
+    """A revert with an Error(string) reason; without one, go-ethereum's ErrExecutionReverted text, which
+    cosmos/evm's ReturnRevertError encodes as any other."""
 
-    def __init__(self, reason=None):
+    def __init__(self, reason="execution reverted"):
         super().__init__(reason)
         self.reason = reason
 
@@ -185,17 +179,19 @@ def run(pair, computation):
     method = _METHODS.get(data[:4]) if len(data) >= 4 else None
     if method is not None:
         computation.consume_gas(method.gas, reason=f"ERC-20 precompile {method.name}")
-        if method.writes and msg.is_static:
-            raise WriteProtection(f"cannot call {method.name} in a static call")
     try:
+        # Each failure reverts with an Error(string), worded as cosmos/evm's Execute, SetupABI and
+        # ReturnRevertError do.
+        if msg.value:
+            raise _Failure(f"cannot receive funds, received: {msg.value}")
         if len(data) < 4:
-            raise _Failure()
+            raise _Failure("execution reverted")
         if method is None:
             raise _Failure(f"no method with id: 0x{data[:4].hex()}")
+        if method.writes and msg.is_static:
+            raise _Failure("write protection")
         if msg.storage_address != msg.code_address:
             raise _Failure("the ERC-20 precompile cannot be run by DELEGATECALL or CALLCODE")
-        if msg.value:
-            raise _Failure(f"{method.name} is not payable")
         try:
             args = abi_decode(list(method.inputs), data[4:]) if method.inputs else ()
         except (DecodingError, ValueError) as e:
@@ -204,8 +200,8 @@ def run(pair, computation):
         frame = Frame(native, computation.state)
         computation.output = method.handler(_Call(pair, computation, native, frame), *args)
     except _Failure as e:
-        computation.output = b"" if e.reason is None else _ERROR_SELECTOR + abi_encode(["string"], [e.reason])
-        raise Revert(e.reason or "execution reverted") from None
+        computation.output = _ERROR_SELECTOR + abi_encode(["string"], [e.reason])
+        raise Revert(e.reason) from None
     return computation
 
 
@@ -235,7 +231,7 @@ class _Call:
     def metadata(self):
         found = self.native.bank.metadata(self.frame, self.denom)
         if found is None:
-            raise _Failure()    # Evmos: a coin without metadata has no name; plain "execution reverted"
+            raise _Failure()    # a coin without metadata has no name: plain "execution reverted", as upstream
         return found
 
     def allowance(self, owner, spender):

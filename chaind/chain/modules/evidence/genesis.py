@@ -4,7 +4,7 @@ GenesisState lists them); the export lists every one kept."""
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, to_json
-from chaind.chain.modules.evidence.state import EQUIVOCATION_URL, all_evidence, set_evidence
+from chaind.chain.modules.evidence.keeper import EQUIVOCATION_URL
 from chaind.pb.cosmos.evidence.v1beta1 import evidence_pb2
 
 
@@ -32,13 +32,14 @@ def validate(section, context):
 
 
 def init_genesis(app, ctx, found):
+    keeper = app.keepers["evidence"]
     for equivocation in found:
-        set_evidence(ctx, equivocation)
+        keeper.set_evidence(ctx, equivocation)
 
 
 def export_genesis(app, view):
     entries = []
-    for _, packed in all_evidence(view):
+    for _, packed in app.keepers["evidence"].all_evidence(view):
         entries.append({"@type": packed.type_url,
                         **to_json(evidence_pb2.Equivocation.FromString(packed.value))})
     return {"evidence": entries}

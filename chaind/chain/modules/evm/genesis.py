@@ -1,7 +1,7 @@
 """x/evm's genesis: app_state.evm {accounts, params} (Evmos' GenesisState JSON): its params into state, each
-account's code and storage, and code for the modules' precompiles (App.precompiles), so eth_getCode shows a
-contract there and Solidity's extcodesize check before a call passes. The export lists every account with code or
-storage."""
+account's code and storage. The modules' precompiles get no code, as cosmos/evm's (eth_getCode answers 0x there;
+their Solidity interfaces decode a result from every call, so solc checks no code size). The export lists every
+account with code or storage."""
 
 import attrs
 import rlp
@@ -14,9 +14,6 @@ from chaind.crypto.addresses import checksum_address
 from chaind.pb.ethermint.evm.v1 import evm_pb2, genesis_pb2
 from chaind.store.evm_accounts import account_key
 from chaind.store.evm_state import CommittedNodes, contract_accounts, preimage, trie_items
-
-# The erc20 module's precompile code (INVALID): never run, the precompile answers first.
-PRECOMPILE_CODE = b"\xfe"
 
 
 @attrs.frozen
@@ -86,16 +83,13 @@ def _hex(text, size, what):
 
 
 def init_genesis(app, ctx, genesis):
-    """Params, then each account's code and storage (Evmos' InitGenesis), then the precompiles' code."""
+    """Params, then each account's code and storage (Evmos' InitGenesis)."""
     app.keepers["evm"].set_params(ctx, genesis.params)
     for account in genesis.accounts:
         if account.code:
             ctx.accounts.set_code(account.address, account.code)
         for slot, value in account.storage:
             ctx.accounts.set_storage(account.address, slot, value)
-    for address in app.precompiles:
-        if not ctx.accounts.get_code(address):
-            ctx.accounts.set_code(address, PRECOMPILE_CODE)
 
 
 def default(context):
@@ -104,15 +98,12 @@ def default(context):
 
 def export_genesis(app, view):
     """Evmos' ExportGenesis: params, and every account with code or storage (its address EIP-55, its code hex,
-    its storage slots and values as 32-byte hex, by slot), the native precompiles' placeholder code aside. Its
-    nonce is auth's (the account's sequence)."""
+    its storage slots and values as 32-byte hex, by slot). Its nonce is auth's (the account's sequence)."""
     get = CommittedNodes(app.db).__getitem__
     accounts = []
     for address, _, storage_root, _ in contract_accounts(app.db, app.block_at(view.height)[1].evm_state_root,
                                                          known_accounts(app, view)):
         code = view.accounts.get_code(address)
-        if address in app.precompiles and code == PRECOMPILE_CODE:
-            code = b""
         storage = _storage(app, get, address, storage_root)
         if code or storage:
             accounts.append(genesis_pb2.GenesisAccount(

@@ -9,7 +9,6 @@ import re
 import orjson
 
 from chaind import errors
-from chaind.chain.modules import staking
 from chaind.chain.modules.evm.vm import vm_error
 from chaind.chain.queries import Reader, address_bytes, query
 from chaind.crypto.addresses import to_bech32
@@ -65,7 +64,7 @@ class EvmQuery(Reader, query_pb2_grpc.QueryServicer):
         except ValueError as e:
             raise errors.invalid_argument(str(e)) from None
         # Every validator staking knows at this height, created at genesis or since (ValidatorByConsAddr).
-        operator = staking.operator_by_cons(view, consensus)
+        operator = self.app.keepers["staking"].operator_by_cons(view, consensus)
         if operator is None:
             raise errors.failed(f"validator not found for {to_bech32(prefix, consensus)}")
         response = query_pb2.QueryValidatorAccountResponse(

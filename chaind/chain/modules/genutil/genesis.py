@@ -3,7 +3,6 @@ genesis validators), delivered as a block's txs are, then the validator set the 
 Its export is empty, as x/genutil's: the exported chain's validators are in staking's section."""
 
 from chaind.chain.module_genesis import GenesisError, ModuleGenesis
-from chaind.chain.modules.staking.keeper import Keeper
 
 
 def validate(section, context):
@@ -21,9 +20,10 @@ def init_genesis(app, ctx, _):
         result = app.deliver_gen_tx(ctx, raw)
         if result.code != 0:
             raise GenesisError(f"genesis transaction {index} failed: {result.log}")
-    keeper = Keeper(app, ctx)
-    ctx.validator_updates.extend(keeper.apply_validator_set_updates())
-    ctx.events.extend(keeper.events)
+    staking = app.keepers["staking"]
+    updates, events = staking.apply_validator_set_updates(ctx, staking.params(ctx))
+    ctx.validator_updates.extend(updates)
+    ctx.events.extend(events)
 
 
 GENESIS = ModuleGenesis(default=lambda context: {"gen_txs": []}, validate=validate, init=init_genesis,

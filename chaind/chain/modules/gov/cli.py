@@ -39,6 +39,163 @@ QUERY = Queries("chaind.pb.cosmos.gov.v1.query_pb2", "Proposals, votes, deposits
 
 _DRAFT = {"messages": [], "metadata": "", "deposit": "", "title": "", "summary": "", "expedited": False}
 
+# draft-proposal's choices and files, as the SDK v0.50's (x/gov/client/cli/prompt.go).
+DRAFT_PROPOSAL_FILE = "draft_proposal.json"
+DRAFT_METADATA_FILE = "draft_metadata.json"
+PROPOSAL_TYPES = (("text", ""), ("community-pool-spend", "/cosmos.distribution.v1beta1.MsgCommunityPoolSpend"),
+                  ("software-upgrade", "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade"),
+                  ("cancel-software-upgrade", "/cosmos.upgrade.v1beta1.MsgCancelUpgrade"), ("other", ""))
+# gov's ProposalMetadata fields and their prompts.
+METADATA_PROMPTS = (("title", "title"), ("authors", "authors"), ("summary", "summary"), ("details", "details"),
+                    ("proposal_forum_url", "proposal forum url"), ("vote_option_context", "vote option context"))
+# A message field whose name says it holds an account address is checked as one (the SDK matches these words).
+_ADDRESS_WORDS = ("addr", "sender", "voter", "depositor", "granter", "grantee", "recipient", "authority")
+
+
+def _prompt(label, check):
+    """Ask until `check(answer)` takes it (it raises click.UsageError saying why not); end of input aborts."""
+    return click.prompt(label, value_proc=check)
+
+
+def _not_empty(text):
+    if not text.strip():
+        raise click.UsageError("input cannot be empty")
+    return text
+
+
+def _one_of(text, names):
+    if text.strip().lower() not in names:
+        raise click.UsageError(f"want one of {', '.join(names)}")
+    return text.strip().lower()
+
+
+def _coins(kit, text):
+    try:
+        kit.parse_coins(text, what="coins")
+    except click.ClickException as e:
+        raise click.UsageError(e.message) from None
+    return text
+
+
+def _message_type(kit, text):
+    from chaind.chain.txjson import message_class
+
+    if message_class(text.strip()) is None:
+        raise click.UsageError(f"unknown message type {text.strip()!r}")
+    return text.strip()
+
+
+def _prompt_message(kit, ctx, type_url):
+    """The message of `type_url` as JSON with its "@type": each text or number field asked for ("Enter msg
+    <field>"), message-typed fields left for the user to fill in the file."""
+    from google.protobuf.descriptor import FieldDescriptor as F
+
+    from chaind.chain.txjson import message_class
+    from chaind.crypto.addresses import module_address
+
+    msg = message_class(type_url)()
+    gov = kit.to_bech32(kit.prefix(ctx), module_address("gov"))
+    for field in msg.DESCRIPTOR.fields:
+        if field.type == F.TYPE_MESSAGE or field.type not in (F.TYPE_STRING, F.TYPE_INT64, F.TYPE_UINT64,
+                                                              F.TYPE_INT32, F.TYPE_UINT32):
+            continue
+        label = f"Enter msg {field.name.replace('_', ' ')}"
+        is_address = field.type == F.TYPE_STRING and any(w in field.name for w in _ADDRESS_WORDS)
+
+        def check(text, is_address=is_address, number=field.type != F.TYPE_STRING):
+            _not_empty(text)
+            if number:
+                try:
+                    return int(text)
+                except ValueError:
+                    raise click.UsageError(f"invalid value for int: {text!r}") from None
+            if is_address:
+                try:
+                    return kit.bech32_address(ctx, text)
+                except Exception as e:  # noqa: BLE001 (the address parser's error, said at the prompt)
+                    raise click.UsageError(f"invalid address: {e}") from None
+            return text
+
+        value = click.prompt(label, default=gov if field.name == "authority" else None, value_proc=check)
+        if field.is_repeated:
+            getattr(msg, field.name).append(value)
+        else:
+            setattr(msg, field.name, value)
+    return kit.json_of(kit.any(type_url, msg))
+
+
+def _write(path, doc):
+    import json
+    import os
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, indent=1)
+    except OSError as e:
+        raise click.ClickException(f"cannot write {path}: {e}") from None
+
+
+def _draft(kit, ctx, skip_metadata, title, summary, deposit, expedited, output):
+    """draft-proposal's prompts, then its files."""
+    import os
+
+    chosen = _prompt("Select proposal type (" + ", ".join(name for name, _ in PROPOSAL_TYPES) + ")",
+                     lambda text: _one_of(text, [name for name, _ in PROPOSAL_TYPES]))
+    type_url = dict(PROPOSAL_TYPES)[chosen]
+    if chosen == "other":
+        type_url = _prompt("Select proposal message type (its type URL, e.g. /cosmos.bank.v1beta1.MsgSend)",
+                           lambda text: _message_type(kit, text))
+    metadata = {}
+    for field, label in METADATA_PROMPTS:
+        if skip_metadata and field not in ("title", "summary"):
+            continue
+        given = {"title": title, "summary": summary}.get(field)
+        metadata[field] = given or _prompt(f"Enter proposal {label}", _not_empty)
+    if "authors" in metadata:
+        metadata["authors"] = [metadata["authors"]]
+    deposit = deposit or _prompt("Enter proposal deposit", lambda text: _coins(kit, text))
+    doc = {"messages": [], "metadata": "ipfs://CID", "deposit": deposit, "title": metadata["title"],
+           "summary": metadata["summary"], "expedited": expedited}
+    if type_url:
+        doc["messages"] = [_prompt_message(kit, ctx, type_url)]
+    else:
+        del doc["messages"]     # a text proposal has none (the SDK's omitempty)
+    _write(output, doc)
+    if not skip_metadata:
+        _write(os.path.join(os.path.dirname(output), DRAFT_METADATA_FILE), metadata)
+    click.echo("The draft proposal has successfully been generated.\nProposals should contain off-chain "
+               "metadata, please upload the metadata JSON to IPFS.\nThen, replace the generated metadata field "
+               "with the IPFS CID.")
+
+
+def _legacy_proposal(title, description, type_, deposit, path):
+    """submit-legacy-proposal's {title, description, type, deposit}, from the flags or the --proposal file, as the
+    SDK's parseSubmitLegacyProposal reads them."""
+    import json
+
+    if not path:
+        doc = {"title": title, "description": description, "type": type_, "deposit": deposit}
+    else:
+        for flag, value in (("title", title), ("description", description), ("type", type_), ("deposit", deposit)):
+            if value:
+                raise click.ClickException(f"failed to parse proposal: --{flag} flag provided alongside --proposal, "
+                                           "which is a noop")
+        try:
+            with open(path) as f:
+                read = json.load(f)
+        except (OSError, ValueError) as e:
+            raise click.ClickException(f"failed to parse proposal: {e}") from None
+        if not isinstance(read, dict):
+            raise click.ClickException("failed to parse proposal: want a JSON object")
+        doc = {key: str(read.get(key) or "") for key in ("title", "description", "type", "deposit")}
+    if doc["type"].lower() == "text":
+        doc["type"] = "Text"
+    for key in ("type", "title", "description"):
+        if not doc[key]:
+            raise click.ClickException(f"failed to parse proposal: proposal {key} is required")
+    return doc
+
 
 def hand_written(kit):
     @click.command("submit-proposal")
@@ -73,22 +230,50 @@ def hand_written(kit):
         kit.generate_or_broadcast(ctx, from_, [("/cosmos.gov.v1.MsgSubmitProposal", msg)])
 
     @click.command("draft-proposal")
-    @click.option("--title", default="", help="The proposal's title")
-    @click.option("--summary", default="", help="The proposal's summary")
-    @click.option("--deposit", default="", help="Initial deposit, e.g. 10achain")
+    @click.option("--skip-metadata", is_flag=True, help="Skip the metadata prompts (title and summary only)")
+    @click.option("--title", default="", help="The proposal's title (not asked for when given)")
+    @click.option("--summary", default="", help="The proposal's summary (not asked for when given)")
+    @click.option("--deposit", default="", help="Initial deposit, e.g. 10achain (not asked for when given)")
     @click.option("--expedited", is_flag=True, help="An expedited proposal")
-    @click.option("--output", "output", default="draft_proposal.json", type=click.Path(dir_okay=False),
-                  help="Where to write the draft")
-    def draft_proposal(title, summary, deposit, expedited, output):
-        """Write a proposal file to fill in (messages as JSON with their "@type") for submit-proposal."""
-        doc = {**_DRAFT, "title": title, "summary": summary, "deposit": deposit, "expedited": expedited}
-        try:
-            with open(output, "w") as f:
-                json.dump(doc, f, indent=2)
-                f.write("\n")
-        except OSError as e:
-            raise click.ClickException(f"cannot write {output}: {e}") from None
-        click.echo(f"The draft proposal has been written to {output}")
+    @click.option("--output", "output", default=DRAFT_PROPOSAL_FILE, type=click.Path(dir_okay=False),
+                  help="Where to write the draft (the metadata goes to draft_metadata.json beside it)")
+    def draft_proposal(skip_metadata, title, summary, deposit, expedited, output):
+        """Generate a draft proposal json file. The generated proposal json contains only one message (skeleton).
+
+        Asks, as the SDK's: the proposal type (text, community-pool-spend, software-upgrade,
+        cancel-software-upgrade, or other and its message's type URL), the metadata (title, authors, summary,
+        details, forum URL, vote option context; title and summary alone with --skip-metadata), the deposit,
+        then each text or number field of the message (its authority: the gov module account by default)."""
+        _draft(kit, click.get_current_context(), skip_metadata, title, summary, deposit, expedited, output)
+
+    @click.command("submit-legacy-proposal")
+    @click.option("--title", default="", help="The proposal title")
+    @click.option("--description", default="", help="The proposal description")
+    @click.option("--type", "type_", default="", help="The proposal Type")
+    @click.option("--deposit", default="", help="The proposal deposit")
+    @click.option("--proposal", default="",
+                  help="Proposal file path (if this path is given, other proposal flags are ignored)")
+    @click.option("--from", "from_", required=True, help="Proposer key (name or address)")
+    @kit.tx_options
+    def submit_legacy_proposal(title, description, type_, deposit, proposal, from_, **_):
+        """Submit a legacy proposal along with an initial deposit.
+
+        Title, description, type and deposit are given directly or through a JSON file (--proposal) holding
+        {"title", "description", "type", "deposit"}. Only the Text type has content here, as in the SDK v0.50.
+        """
+        ctx = click.get_current_context()
+        legacy = _legacy_proposal(title, description, type_, deposit, proposal)
+        from chaind.pb.cosmos.gov.v1beta1 import gov_pb2, tx_pb2
+
+        if legacy["type"] != "Text":
+            raise click.ClickException(f"failed to create proposal content: unknown proposal type {legacy['type']}")
+        content = gov_pb2.TextProposal(title=legacy["title"], description=legacy["description"])
+        deposit = legacy["deposit"]
+        msg = tx_pb2.MsgSubmitProposal(
+            content=kit.any("/cosmos.gov.v1beta1.TextProposal", content),
+            initial_deposit=kit.coin_protos(kit.parse_coins(deposit, what="deposit")) if deposit else [],
+            proposer=kit.to_bech32(kit.prefix(ctx), kit.sender_address(ctx, from_)))
+        kit.generate_or_broadcast(ctx, from_, [("/cosmos.gov.v1beta1.MsgSubmitProposal", msg)])
 
     @click.command("weighted-vote")
     @click.argument("proposal_id", type=click.IntRange(min=1))
@@ -114,7 +299,7 @@ def hand_written(kit):
                                      voter=kit.to_bech32(kit.prefix(ctx), kit.sender_address(ctx, from_)))
         kit.generate_or_broadcast(ctx, from_, [("/cosmos.gov.v1.MsgVoteWeighted", msg)])
 
-    return [submit_proposal, draft_proposal, weighted_vote]
+    return [submit_proposal, draft_proposal, submit_legacy_proposal, weighted_vote]
 
 
 TX = Txs("chaind.pb.cosmos.gov.v1.tx_pb2", "Submit, fund, vote on and cancel governance proposals.", (

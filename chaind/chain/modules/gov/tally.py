@@ -40,13 +40,13 @@ def tally(app, state, p, remove_votes):
     results = dict.fromkeys(OPTIONS, 0)
     total = 0
     current = {v.operator: _ValidatorInfo(v.tokens, v.shares)
-               for v in staking.validators(state) if v.status == staking.BONDED}
+               for v in app.keepers["staking"].validators(state) if v.status == staking.BONDED}
     counted = keeper.votes(state, p.id)
     for voter, v in counted:
         weights = _weights(v)
         if voter in current:
             current[voter].options = weights
-        for operator, shares in staking.delegations_of(state, voter):
+        for operator, shares in app.keepers["staking"].delegations_of(state, voter):
             val = current.get(operator)
             if val is None:
                 continue
@@ -71,7 +71,7 @@ def tally(app, state, p, remove_votes):
                                  no_count=str(results[gov_pb2.VOTE_OPTION_NO] // ONE),
                                  no_with_veto_count=str(results[gov_pb2.VOTE_OPTION_NO_WITH_VETO] // ONE))
     params = keeper.params(state)
-    bonded = app.keepers["bank"].balance(state, staking.BONDED_POOL, staking.params(state).bond_denom)
+    bonded = app.keepers["bank"].balance(state, staking.BONDED_POOL, app.keepers["staking"].params(state).bond_denom)
     if bonded == 0:
         return False, False, result
     if dec_quo(total, bonded * ONE) < legacy_dec.parse(params.quorum):

@@ -7,7 +7,6 @@ from chaind.chain.block import event
 from chaind.chain.modules import staking
 from chaind.chain.modules.auth import FEE_COLLECTOR
 from chaind.chain.modules.bank.keeper import format_coins
-from chaind.chain.modules.distribution.keeper import Keeper as DistributionKeeper
 from chaind.chain.modules.inflation import calculation
 from chaind.chain.modules.inflation.calculation import ONE, REDUCTION_FACTOR, mul
 from chaind.chain.modules.inflation.params import PARAMS_KEY, Params, Schedule
@@ -21,10 +20,10 @@ INFLATION_ACCOUNT = module_address("inflation")
 def bonded_ratio(app, state):
     """Bonded tokens over the bond denom's supply (QuoInt truncates); no team allocation off mainnet. Through the
     app: staking's keeper is built after inflation's (the registry's order)."""
-    supply = app.keepers["bank"].supply(state, staking.params(state).bond_denom)
+    supply = app.keepers["bank"].supply(state, app.keepers["staking"].params(state).bond_denom)
     if supply <= 0:
         return 0
-    return staking.pool_balances(app, state)[1] * ONE // supply
+    return app.keepers["staking"].pool_balances(state)[1] * ONE // supply
 
 
 class InflationKeeper:
@@ -123,6 +122,5 @@ def _mint_and_allocate(app, ctx, p, amount):
               event("coinbase", ("minter", bank.bech32(INFLATION_ACCOUNT)), ("amount", format_coins(minted)))]
     staking_part = [(p.mint_denom, mul(amount * ONE, p.staking_rewards) // ONE)]
     events += bank.send(ctx, INFLATION_ACCOUNT, FEE_COLLECTOR, staking_part)
-    distribution = DistributionKeeper(app, ctx)
-    distribution.fund_community_pool(INFLATION_ACCOUNT, bank.all_balances(ctx, INFLATION_ACCOUNT))
-    return events + distribution.events
+    return events + app.keepers["distribution"].fund_community_pool(ctx, INFLATION_ACCOUNT,
+                                                                    bank.all_balances(ctx, INFLATION_ACCOUNT))

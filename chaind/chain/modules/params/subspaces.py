@@ -7,7 +7,6 @@ Amino JSON writes 64-bit integers, Int, Dec and durations (nanoseconds) as strin
 import json
 
 from chaind.chain import legacy_dec
-from chaind.chain.modules import staking
 from chaind.chain.modules.distribution.params import params as distribution_params
 
 
@@ -44,7 +43,7 @@ def _bank(app, view):
 
 
 def _staking(app, view):
-    p = staking.params(view)
+    p = app.keepers["staking"].params(view)
     return {"UnbondingTime": _text(p.unbonding_time_ns), "MaxValidators": str(p.max_validators),
             "MaxEntries": str(p.max_entries), "HistoricalEntries": str(p.historical_entries),
             "BondDenom": _text(p.bond_denom), "MinCommissionRate": _dec(p.min_commission_rate)}

@@ -8,9 +8,8 @@ from google.protobuf import json_format
 from chaind.chain import legacy_dec
 from chaind.chain.module_genesis import ModuleGenesis, to_json
 from chaind.chain.modules import staking
-from chaind.chain.modules.slashing import state
 from chaind.chain.modules.slashing.keeper import new_signing_info
-from chaind.chain.modules.slashing.params import DECIMALS, Params, params, parse_params, set_params
+from chaind.chain.modules.slashing.params import DECIMALS, Params, parse_params
 from chaind.chain.modules.staking import format_duration
 from chaind.crypto.addresses import AddressError, parse, to_bech32
 from chaind.pb.cosmos.slashing.v1beta1 import slashing_pb2
@@ -56,17 +55,16 @@ def validate(section, context):
 
 
 def init_genesis(app, ctx, genesis):
-    set_params(ctx, genesis.params)
+    keeper = app.keepers["slashing"]
+    keeper.set_params(ctx, genesis.params)
     for cons_address, info in genesis.signing_infos:
-        state.set_signing_info(ctx, cons_address, info)
+        keeper.set_signing_info(ctx, cons_address, info)
     for cons_address, blocks in genesis.missed_blocks:
         for index, value in blocks:
-            state.set_missed(ctx, cons_address, index, value)
-    prefix = app.genesis.bech32_prefix + "valcons"
-    for v in staking.validators(ctx):
-        if v.status == staking.BONDED and state.signing_info(ctx, v.cons_address) is None:
-            state.set_signing_info(ctx, v.cons_address,
-                                   new_signing_info(to_bech32(prefix, v.cons_address), ctx.height))
+            keeper.set_missed(ctx, cons_address, index, value)
+    for v in app.keepers["staking"].validators(ctx):
+        if v.status == staking.BONDED and keeper.signing_info(ctx, v.cons_address) is None:
+            keeper.set_signing_info(ctx, v.cons_address, new_signing_info(keeper.valcons(v.cons_address), ctx.height))
 
 
 def _params_json(p):
@@ -83,13 +81,14 @@ def export_genesis(app, view):
     """Params, every signing info, and each validator's missed blocks in its window (x/slashing's ExportGenesis:
     the missed ones only)."""
     valcons = app.genesis.bech32_prefix + "valcons"
-    p = params(view)
+    keeper = app.keepers["slashing"]
+    p = keeper.params(view)
     infos, missed = [], []
-    for cons_address, info in state.signing_infos(view):
+    for cons_address, info in keeper.signing_infos(view):
         address = to_bech32(valcons, cons_address)
         infos.append({"address": address, "validator_signing_info": to_json(info)})
         blocks = [{"index": str(i), "missed": True} for i in range(p.signed_blocks_window)
-                  if state.missed(view, cons_address, i)]
+                  if keeper.missed(view, cons_address, i)]
         missed.append({"address": address, "missed_blocks": blocks})
     return {"params": _params_json(p), "signing_infos": infos, "missed_blocks": missed}
 

@@ -3,8 +3,7 @@
 from chaind.chain import authority, errors
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
-from chaind.chain.modules.slashing.keeper import Keeper
-from chaind.chain.modules.slashing.params import Params, set_params, validate
+from chaind.chain.modules.slashing.params import Params, validate
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.pb.cosmos.slashing.v1beta1 import slashing_pb2, tx_pb2
@@ -22,10 +21,8 @@ def _validate_unjail(app, msg):
 
 
 def _unjail(app, ctx, msg, signer):
-    keeper = Keeper(app, ctx)
-    keeper.unjail(_operator(app, msg.validator_addr))
-    return keeper.events + [event("message", ("module", "slashing"), ("sender", msg.validator_addr))], \
-        tx_pb2.MsgUnjailResponse()
+    app.keepers["slashing"].unjail(ctx, _operator(app, msg.validator_addr))
+    return [event("message", ("module", "slashing"), ("sender", msg.validator_addr))], tx_pb2.MsgUnjailResponse()
 
 
 def _validate_update_params(app, msg):
@@ -38,7 +35,7 @@ def _update_params(app, ctx, msg, signer):
         p = validate(Params.of_proto(msg.params))
     except ValueError as e:
         raise authority.invalid_params(str(e)) from None
-    set_params(ctx, p)
+    app.keepers["slashing"].set_params(ctx, p)
     return [], tx_pb2.MsgUpdateParamsResponse()
 
 

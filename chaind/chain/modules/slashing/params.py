@@ -109,7 +109,3 @@ def params(state):
 def _decoded(raw):
     # Read by every block's liveness check: a record is decoded once.
     return Params.of_proto(slashing_pb2.Params.FromString(raw))
-
-
-def set_params(state, p):
-    state.store.set(PARAMS_KEY, p.proto().SerializeToString())

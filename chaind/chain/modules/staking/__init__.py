@@ -2,15 +2,16 @@
 unbonding delegations and redelegations, and the bonded set; cosmos.staking.v1beta1.Query.
 
 Its five messages carry the SDK's checks, errors and events; the end blocker's power changes reach CometBFT.
-The reads below are this package's API for the app, genesis and the services.
+Its keeper (app.keepers["staking"]) is this package's API for the app, other modules and the services.
 """
 
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.staking import precompile, store_layout
 from chaind.chain.modules.staking.end_block import end_block
 from chaind.chain.modules.staking.genesis import GENESIS
-from chaind.chain.modules.staking.hooks import STAKING_HOOKS
+from chaind.chain.modules.staking.hooks import STAKING_HOOKS, hook_caller
 from chaind.chain.modules.staking.invariants import INVARIANTS
+from chaind.chain.modules.staking.keeper import StakingKeeper
 from chaind.chain.modules.staking.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.staking.numbers import PRECISION, dec_quo, format_duration, parse_duration
 from chaind.chain.modules.staking.params import Params, params, parse_params
@@ -25,31 +26,15 @@ from chaind.chain.modules.staking.records import (
                                                   UNBONDING,
                                                   Validator,
 )
-from chaind.chain.modules.staking.state import (
-                                                  delegation,
-                                                  delegations_of,
-                                                  delegations_to,
-                                                  last_powers,
-                                                  operator_by_cons,
-                                                  pool_balances,
-                                                  redelegations_of,
-                                                  summary_by_cons,
-                                                  unbonding,
-                                                  unbondings_of,
-                                                  validator,
-                                                  validator_by_cons,
-                                                  validators,
-)
 from chaind.pb.cosmos.staking.v1beta1 import query_pb2, query_pb2_grpc
 
 __all__ = ("MODULE", "BONDED", "BONDED_POOL", "NOT_BONDED_POOL", "POWER_REDUCTION", "PRECISION", "STATUS_NAMES",
-           "UNBONDED", "UNBONDING", "Params", "Validator", "dec_quo", "delegation", "delegations_of",
-           "delegations_to", "format_duration", "last_powers", "operator_by_cons", "params", "parse_duration",
-           "parse_params", "pool_balances", "redelegations_of", "summary_by_cons", "unbonding", "unbondings_of",
-           "validator", "validator_by_cons", "validators")
+           "UNBONDED", "UNBONDING", "Params", "StakingKeeper", "Validator", "dec_quo", "format_duration",
+           "parse_duration", "parse_params")
 
 MODULE = Module(
     name="staking",
+    keeper=lambda app: StakingKeeper(app.genesis.bech32_prefix, app.keepers["bank"], hook_caller(app)),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: StakingQuery(app)),),
     genesis=GENESIS,

@@ -16,10 +16,9 @@ from google.protobuf import json_format
 from chaind.chain import legacy_dec
 from chaind.chain.module_genesis import GenesisError, ModuleGenesis, to_json
 from chaind.chain.modules.staking import protos
-from chaind.chain.modules.staking.keeper import Keeper
 from chaind.chain.modules.staking.keys import LAST_TOTAL_POWER, UNBONDING_ID, cons_key, last_power_key, time_key
 from chaind.chain.modules.staking.numbers import PRECISION, format_duration
-from chaind.chain.modules.staking.params import PARAMS_KEY, Params, params, parse_params
+from chaind.chain.modules.staking.params import PARAMS_KEY, Params, parse_params
 from chaind.chain.modules.staking.records import (
     BONDED,
     BONDED_POOL,
@@ -30,17 +29,6 @@ from chaind.chain.modules.staking.records import (
     UNBONDING,
     Validator,
     consensus_address,
-)
-from chaind.chain.modules.staking.state import (
-    last_powers,
-    redelegations_of,
-    set_delegation,
-    set_redelegation,
-    set_unbonding,
-    set_validator,
-    unbondings_of,
-    validator,
-    validators,
 )
 from chaind.crypto import addresses
 from chaind.pb.cosmos.crypto.ed25519 import keys_pb2 as ed25519_pb2
@@ -224,12 +212,12 @@ def init_genesis(app, ctx, genesis):
     ctx.store.set(PARAMS_KEY, p.to_record())
     for pool in (BONDED_POOL, NOT_BONDED_POOL):
         app.ensure_account(ctx, pool)
+    keeper = app.keepers["staking"]
     if genesis.exported is not None:
-        _init_exported(app, ctx, genesis.exported, p)
+        _init_exported(app, keeper, ctx, genesis.exported, p)
         return
-    keeper = Keeper(app, ctx)
     for gv in genesis.validators:
-        if validator(ctx, gv.operator) is not None:
+        if keeper.validator(ctx, gv.operator) is not None:
             raise ValueError(f"genesis validator {addresses.to_bech32(g.bech32_prefix, gv.operator)} listed twice")
         if ctx.store.get(cons_key(consensus_address(gv.consensus_pubkey))) is not None:
             raise ValueError("two genesis validators share a consensus key")
@@ -237,23 +225,24 @@ def init_genesis(app, ctx, genesis):
         v = Validator(gv.operator, gv.consensus_pubkey, description, gv.rate, gv.max_rate, gv.max_change_rate,
                       g.genesis_time_ns, gv.min_self_delegation,
                       tokens=gv.tokens, shares=gv.tokens * PRECISION, status=BONDED)
-        set_validator(ctx, v)
+        keeper.set_validator(ctx, v)
         ctx.store.set(cons_key(v.cons_address), v.operator)
-        # The hooks InitGenesis calls for a validator and its delegation (distribution starts tracking them).
-        keeper.hook("after_validator_created", v.operator)
-        keeper.hook("before_delegation_created", v.operator, v.operator)
-        set_delegation(ctx, v.operator, v.operator, v.shares)
-        keeper.hook("after_delegation_modified", v.operator, v.operator)
-        app.bank.mint(ctx, BONDED_POOL, p.bond_denom, gv.tokens)
-    ctx.validator_updates.extend(keeper.apply_validator_set_updates())
+        # The hooks InitGenesis calls for a validator and its delegation (distribution starts tracking them);
+        # their events, as those of the set's updates, are a genesis' and go nowhere.
+        keeper.hooks(ctx, "after_validator_created", v.operator)
+        keeper.hooks(ctx, "before_delegation_created", v.operator, v.operator)
+        keeper.set_delegation(ctx, v.operator, v.operator, v.shares)
+        keeper.hooks(ctx, "after_delegation_modified", v.operator, v.operator)
+        app.keepers["bank"].mint(ctx, BONDED_POOL, p.bond_denom, gv.tokens)
+    ctx.validator_updates.extend(keeper.apply_validator_set_updates(ctx, p)[0])
 
 
-def _init_exported(app, ctx, state, p):
+def _init_exported(app, keeper, ctx, state, p):
     """x/staking's InitGenesis of exported state: records as they are, no hooks (distribution's genesis brings its
     own records), the pools checked against bank's genesis, the validator set the last one."""
     bonded = not_bonded = 0
     for v in state.validators:
-        set_validator(ctx, v)
+        keeper.set_validator(ctx, v)
         ctx.store.set(cons_key(v.cons_address), v.operator)
         if v.status == UNBONDING:
             ctx.store.set(compose("staking", "valq", time_key(v.unbonding_time_ns),
@@ -263,29 +252,29 @@ def _init_exported(app, ctx, state, p):
         else:
             not_bonded += v.tokens
     for delegator, operator, shares in state.delegations:
-        set_delegation(ctx, delegator, operator, shares)
+        keeper.set_delegation(ctx, delegator, operator, shares)
     last_id = 0
     for delegator, operator, entries in state.unbondings:
-        set_unbonding(ctx, delegator, operator, entries)
+        keeper.set_unbonding(ctx, delegator, operator, entries)
         for entry in entries:
             ctx.store.set(compose("staking", "ubdq", time_key(entry[1]), delegator, operator), b"")
             not_bonded += int(entry[3])
             last_id = max(last_id, entry[4])
     for delegator, src, dst, entries in state.redelegations:
-        set_redelegation(ctx, delegator, src, dst, entries)
+        keeper.set_redelegation(ctx, delegator, src, dst, entries)
         for entry in entries:
             ctx.store.set(compose("staking", "redq", time_key(entry[1]), delegator, src, dst), b"")
             last_id = max(last_id, entry[4])
     if last_id:
         ctx.store.set(UNBONDING_ID, str(last_id).encode())
     for name, pool, expected in (("bonded", BONDED_POOL, bonded), ("not bonded", NOT_BONDED_POOL, not_bonded)):
-        held = app.bank.balance(ctx, pool, p.bond_denom)
+        held = app.keepers["bank"].balance(ctx, pool, p.bond_denom)
         if held != expected:
             raise GenesisError(f"invalid genesis: app_state.staking: {name} pool balance {held}{p.bond_denom} is "
                                f"not the sum of its tokens {expected}{p.bond_denom}")
     for operator, power in state.last_powers:
         ctx.store.set(last_power_key(operator), str(power).encode())
-        ctx.validator_updates.append((validator(ctx, operator).pubkey, power))
+        ctx.validator_updates.append((keeper.validator(ctx, operator).pubkey, power))
     ctx.store.set(LAST_TOTAL_POWER, str(state.last_total_power).encode())
 
 
@@ -303,8 +292,9 @@ def export_genesis(app, view):
     and redelegation (LegacyDec fields as decimals, as its JSON writes them); `exported` is true."""
     prefix = app.genesis.bech32_prefix
     valoper = prefix + "valoper"
-    found = validators(view)
-    powers = last_powers(view)
+    keeper = app.keepers["staking"]
+    found = keeper.validators(view)
+    powers = keeper.last_powers(view)
     total = view.store.get(LAST_TOTAL_POWER)
     delegations = sorted(((decompose(key)[-2], decompose(key)[-1], int(raw))
                           for key, raw in view.store.iterate(compose("staking", "del"))))
@@ -318,12 +308,12 @@ def export_genesis(app, view):
                                             validator_address=addresses.to_bech32(valoper, o),
                                             shares=legacy_dec.format(shares)) for d, o, shares in delegations],
         unbonding_delegations=[protos.unbonding(prefix, d, o, entries)
-                               for d in delegators for o, entries in unbondings_of(view, d)],
+                               for d in delegators for o, entries in keeper.unbondings_of(view, d)],
         redelegations=[_decimal_redelegation(protos.redelegation(prefix, d, src, dst, entries))
-                       for d in delegators for src, dst, entries in redelegations_of(view, d)],
+                       for d in delegators for src, dst, entries in keeper.redelegations_of(view, d)],
         exported=True)
     # last_total_power is a math.Int (bytes in the proto, a decimal string in the JSON).
-    return {"params": _params_json(params(view)), **{k: v for k, v in to_json(state).items() if k != "params"},
+    return {"params": _params_json(keeper.params(view)), **{k: v for k, v in to_json(state).items() if k != "params"},
             "last_total_power": str(int(total) if total else 0)}
 
 

@@ -3,7 +3,6 @@
 import orjson
 
 from chaind.chain.modules.staking.records import BONDED
-from chaind.chain.modules.staking.state import delegations_to, pool_balances, validators
 from chaind.store.keys import compose
 
 _UNBONDINGS = compose("staking", "ubd")
@@ -11,15 +10,16 @@ _UNBONDINGS = compose("staking", "ubd")
 
 def module_accounts(app, state):
     """The bonded pool holds the bonded validators' tokens; the not-bonded pool the others' and every unbonding."""
+    keeper = app.keepers["staking"]
     bonded = not_bonded = 0
-    for v in validators(state):
+    for v in keeper.validators(state):
         if v.status == BONDED:
             bonded += v.tokens
         else:
             not_bonded += v.tokens
     for _, raw in state.store.iterate(_UNBONDINGS):
         not_bonded += sum(int(entry[3]) for entry in orjson.loads(raw))
-    pool_not_bonded, pool_bonded = pool_balances(app, state)
+    pool_not_bonded, pool_bonded = keeper.pool_balances(state)
     if (pool_bonded, pool_not_bonded) == (bonded, not_bonded):
         return None
     return (f"\tPool's bonded tokens: {pool_bonded}\n\tsum of bonded tokens: {bonded}\n"
@@ -31,8 +31,9 @@ def module_accounts(app, state):
 
 
 def positive_delegation(app, state):
-    for v in validators(state):
-        for delegator, shares in delegations_to(state, v.operator):
+    keeper = app.keepers["staking"]
+    for v in keeper.validators(state):
+        for delegator, shares in keeper.delegations_to(state, v.operator):
             if shares <= 0:
                 return (f"\tdelegation with non-positive shares: delegator {delegator.hex()} "
                         f"validator {v.operator.hex()}")
@@ -41,8 +42,9 @@ def positive_delegation(app, state):
 
 def delegator_shares(app, state):
     """A validator's delegator shares are the sum of its delegations' shares."""
-    for v in validators(state):
-        total = sum(shares for _, shares in delegations_to(state, v.operator))
+    keeper = app.keepers["staking"]
+    for v in keeper.validators(state):
+        total = sum(shares for _, shares in keeper.delegations_to(state, v.operator))
         if total != v.shares:
             return (f"broken delegator shares invariance:\n\tvalidator.DelegatorShares: {v.shares}\n"
                     f"\tsum of Delegator.Shares: {total}")

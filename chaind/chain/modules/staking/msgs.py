@@ -7,7 +7,6 @@ from chaind.chain import authority, errors, legacy_dec
 from chaind.chain.amino import Amino
 from chaind.chain.block import event
 from chaind.chain.modules.staking.errors import NO_VALIDATOR, error
-from chaind.chain.modules.staking.keeper import Keeper
 from chaind.chain.modules.staking.keys import cons_key
 from chaind.chain.modules.staking.numbers import PRECISION, dec_from_wire
 from chaind.chain.modules.staking.params import PARAMS_KEY, Params
@@ -23,7 +22,6 @@ from chaind.chain.modules.staking.records import (
     Validator,
     consensus_address,
 )
-from chaind.chain.modules.staking.state import delegation, set_unbonding, set_validator, unbonding, validator
 from chaind.chain.msgs import MsgHandler
 from chaind.crypto.addresses import AddressError, parse
 from chaind.gocompat import format_time_seconds
@@ -64,9 +62,13 @@ def _int(text, what):
     return int(text)
 
 
-def _check_denom(keeper, denom):
-    if denom != keeper.params.bond_denom:
-        raise errors.invalid_request(f"invalid coin denomination: got {denom}, expected {keeper.params.bond_denom}")
+# Each handler reads the params once, first (inside an EVM call, each read is charged the SDK's KV gas), and hands
+# them to the keeper's writes.
+
+
+def _check_denom(p, denom):
+    if denom != p.bond_denom:
+        raise errors.invalid_request(f"invalid coin denomination: got {denom}, expected {p.bond_denom}")
 
 
 def _description(msg_description):
@@ -123,7 +125,8 @@ def _validate_signer_field(field, is_valoper):
 
 
 def _create_validator(app, ctx, msg, signer):
-    keeper = Keeper(app, ctx)
+    keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     # MsgCreateValidator.Validate
     if not msg.HasField("pubkey"):
@@ -145,28 +148,28 @@ def _create_validator(app, ctx, msg, signer):
     if amount < min_self:
         raise error(16, "validator's self delegation must be greater than their minimum self delegation")
     # The msg server.
-    if rate < keeper.params.min_commission_rate:
+    if rate < p.min_commission_rate:
         raise error(40, "commission cannot be less than min rate", "cannot set validator commission to less than "
-                    f"minimum rate of {legacy_dec.format(keeper.params.min_commission_rate)}")
-    if validator(ctx, operator) is not None:
+                    f"minimum rate of {legacy_dec.format(p.min_commission_rate)}")
+    if keeper.validator(ctx, operator) is not None:
         raise error(4, "validator already exist for this operator address; must use new validator operator address")
     pubkey = _pubkey(msg.pubkey)
     if ctx.store.get(cons_key(consensus_address(pubkey))) is not None:
         raise error(5, "validator already exist for this pubkey; must use new validator pubkey")
-    _check_denom(keeper, denom)
+    _check_denom(p, denom)
     _ensure_length(description)
     v = Validator(operator, pubkey, description, rate, max_rate, max_change, ctx.time_ns, min_self)
-    set_validator(ctx, v)
+    keeper.set_validator(ctx, v)
     ctx.store.set(cons_key(v.cons_address), operator)
-    keeper.hook("after_validator_created", operator)
-    keeper.delegate(operator, amount, UNBONDED, v, from_account=True)
-    keeper.events.append(event("create_validator", ("validator", msg.validator_address),
-                               ("amount", f"{amount}{denom}")))
-    return keeper.events, tx_pb2.MsgCreateValidatorResponse()
+    events = keeper.hooks(ctx, "after_validator_created", operator)
+    events += keeper.delegate(ctx, p, operator, amount, UNBONDED, v, from_account=True)[1]
+    events.append(event("create_validator", ("validator", msg.validator_address), ("amount", f"{amount}{denom}")))
+    return events, tx_pb2.MsgCreateValidatorResponse()
 
 
 def _edit_validator(app, ctx, msg, signer):
-    keeper = Keeper(app, ctx)
+    keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     new = _description(msg.description)
     if not any(new.values()):
@@ -178,10 +181,10 @@ def _edit_validator(app, ctx, msg, signer):
     if new_rate is not None:
         if new_rate > PRECISION or new_rate < 0:
             raise errors.invalid_request("commission rate must be between 0 and 1 (inclusive)")
-        if new_rate < keeper.params.min_commission_rate:
+        if new_rate < p.min_commission_rate:
             raise errors.invalid_request("commission rate cannot be less than the min commission rate "
-                                         f"{legacy_dec.format(keeper.params.min_commission_rate)}")
-    v = validator(ctx, operator)
+                                         f"{legacy_dec.format(p.min_commission_rate)}")
+    v = keeper.validator(ctx, operator)
     if v is None:
         raise error(*NO_VALIDATOR)
     description = {name: v.description[name] if new[name] == DO_NOT_MODIFY else new[name]
@@ -203,70 +206,73 @@ def _edit_validator(app, ctx, msg, signer):
         if min_self > v.tokens:
             raise error(16, "validator's self delegation must be greater than their minimum self delegation")
         v.min_self_delegation = min_self
-    set_validator(ctx, v)
-    keeper.events.append(event("edit_validator", ("commission_rate", legacy_dec.format(v.rate)),
-                               ("min_self_delegation", str(v.min_self_delegation))))
-    return keeper.events, tx_pb2.MsgEditValidatorResponse()
+    keeper.set_validator(ctx, v)
+    events = [event("edit_validator", ("commission_rate", legacy_dec.format(v.rate)),
+                    ("min_self_delegation", str(v.min_self_delegation)))]
+    return events, tx_pb2.MsgEditValidatorResponse()
 
 
 def _delegate(app, ctx, msg, signer):
-    keeper = Keeper(app, ctx)
+    keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     delegator = _account(app, msg.delegator_address, "delegator")
     denom, amount = _amount(msg.amount, "invalid delegation amount")
-    v = validator(ctx, operator)
+    v = keeper.validator(ctx, operator)
     if v is None:
         raise error(*NO_VALIDATOR)
-    _check_denom(keeper, denom)
-    issued = keeper.delegate(delegator, amount, UNBONDED, v, from_account=True)
-    keeper.events.append(event("delegate", ("validator", msg.validator_address),
-                               ("delegator", msg.delegator_address), ("amount", f"{amount}{denom}"),
-                               ("new_shares", legacy_dec.format(issued))))
-    return keeper.events, tx_pb2.MsgDelegateResponse()
+    _check_denom(p, denom)
+    issued, events = keeper.delegate(ctx, p, delegator, amount, UNBONDED, v, from_account=True)
+    events.append(event("delegate", ("validator", msg.validator_address), ("delegator", msg.delegator_address),
+                        ("amount", f"{amount}{denom}"), ("new_shares", legacy_dec.format(issued))))
+    return events, tx_pb2.MsgDelegateResponse()
 
 
 def _undelegate(app, ctx, msg, signer):
-    keeper = Keeper(app, ctx)
+    keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     delegator = _account(app, msg.delegator_address, "delegator")
     denom, amount = _amount(msg.amount, "invalid shares amount")
-    shares = keeper.unbond_amount(delegator, operator, amount)
-    _check_denom(keeper, denom)
-    completion, returned = keeper.undelegate(delegator, operator, shares)
-    keeper.events.append(event("unbond", ("validator", msg.validator_address), ("delegator", msg.delegator_address),
-                               ("amount", f"{returned}{denom}"), ("completion_time", format_time_seconds(completion))))
+    shares = keeper.unbond_amount(ctx, delegator, operator, amount)
+    _check_denom(p, denom)
+    completion, returned, events = keeper.undelegate(ctx, p, delegator, operator, shares)
+    events.append(event("unbond", ("validator", msg.validator_address), ("delegator", msg.delegator_address),
+                        ("amount", f"{returned}{denom}"), ("completion_time", format_time_seconds(completion))))
     response = tx_pb2.MsgUndelegateResponse()
     response.completion_time.FromNanoseconds(completion)
     response.amount.denom, response.amount.amount = denom, str(returned)
-    return keeper.events, response
+    return events, response
 
 
 def _begin_redelegate(app, ctx, msg, signer):
-    keeper = Keeper(app, ctx)
+    keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     src = _valoper(app, msg.validator_src_address, "source validator")
     dst = _valoper(app, msg.validator_dst_address, "destination validator")
     for operator in (src, dst):
-        if validator(ctx, operator) is None:
+        if keeper.validator(ctx, operator) is None:
             raise error(*NO_VALIDATOR)
     delegator = _account(app, msg.delegator_address, "delegator")
     denom, amount = _amount(msg.amount, "invalid shares amount")
-    if delegation(ctx, delegator, src) is None:
+    if keeper.delegation(ctx, delegator, src) is None:
         raise errors.TxError(errors.SDK, 38, f"delegation with delegator {msg.delegator_address} not found for "
                              f"validator {msg.validator_src_address}: not found")
-    shares = keeper.unbond_amount(delegator, src, amount)
-    _check_denom(keeper, denom)
-    completion = keeper.redelegate(delegator, src, dst, shares)
-    keeper.events.append(event("redelegate", ("source_validator", msg.validator_src_address),
-                               ("destination_validator", msg.validator_dst_address),
-                               ("amount", f"{amount}{denom}"), ("completion_time", format_time_seconds(completion))))
+    shares = keeper.unbond_amount(ctx, delegator, src, amount)
+    _check_denom(p, denom)
+    completion, events = keeper.redelegate(ctx, p, delegator, src, dst, shares)
+    events.append(event("redelegate", ("source_validator", msg.validator_src_address),
+                        ("destination_validator", msg.validator_dst_address),
+                        ("amount", f"{amount}{denom}"), ("completion_time", format_time_seconds(completion))))
     response = tx_pb2.MsgBeginRedelegateResponse()
     response.completion_time.FromNanoseconds(completion)
-    return keeper.events, response
+    return events, response
 
 
 def _cancel_unbonding_delegation(app, ctx, msg, signer):
     """CancelUnbondingDelegation: delegate back (part of) one unbonding entry, found by its creation height."""
-    keeper = Keeper(app, ctx)
+    keeper = app.keepers["staking"]
+    p = keeper.params(ctx)
     operator = _valoper(app, msg.validator_address)
     delegator = _account(app, msg.delegator_address, "delegator")
     try:
@@ -277,15 +283,15 @@ def _cancel_unbonding_delegation(app, ctx, msg, signer):
         raise errors.invalid_request("invalid amount")
     if msg.creation_height <= 0:
         raise errors.invalid_request("invalid height")
-    _check_denom(keeper, msg.amount.denom)
-    v = validator(ctx, operator)
+    _check_denom(p, msg.amount.denom)
+    v = keeper.validator(ctx, operator)
     if v is None:
         raise error(*NO_VALIDATOR)
     if v.tokens == 0 and v.shares > 0:
         raise error(34, "cannot delegate to validators with invalid (zero) ex-rate")
     if v.jailed:
         raise error(7, "validator for this address is currently jailed")
-    entries = unbonding(ctx, delegator, operator)
+    entries = keeper.unbonding(ctx, delegator, operator)
     if not entries:
         # A gRPC status, not a registered error: the SDK answers it as undefined code 1.
         raise errors.TxError("undefined", 1, f"rpc error: code = NotFound desc = unbonding delegation with delegator "
@@ -299,17 +305,17 @@ def _cancel_unbonding_delegation(app, ctx, msg, signer):
         raise errors.invalid_request("amount is greater than the unbonding delegation entry balance")
     if entry[1] < ctx.time_ns:
         raise errors.invalid_request("unbonding delegation is already processed")
-    keeper.delegate(delegator, amount, UNBONDING, v, from_account=False)
+    _, events = keeper.delegate(ctx, p, delegator, amount, UNBONDING, v, from_account=False)
     left = int(entry[3]) - amount
     if left == 0:
         del entries[index]
     else:
         entry[3], entry[2] = str(left), str(int(entry[2]) - amount)
-    set_unbonding(ctx, delegator, operator, entries)
-    keeper.events.append(event("cancel_unbonding_delegation", ("amount", f"{amount}{msg.amount.denom}"),
-                               ("validator", msg.validator_address), ("delegator", msg.delegator_address),
-                               ("creation_height", str(msg.creation_height))))
-    return keeper.events, tx_pb2.MsgCancelUnbondingDelegationResponse()
+    keeper.set_unbonding(ctx, delegator, operator, entries)
+    events.append(event("cancel_unbonding_delegation", ("amount", f"{amount}{msg.amount.denom}"),
+                        ("validator", msg.validator_address), ("delegator", msg.delegator_address),
+                        ("creation_height", str(msg.creation_height))))
+    return events, tx_pb2.MsgCancelUnbondingDelegationResponse()
 
 
 def _validate_update_params(app, msg):

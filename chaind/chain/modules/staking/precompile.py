@@ -7,8 +7,6 @@ import binascii
 from google.protobuf import any_pb2
 
 from chaind import errors as domain_errors
-from chaind.chain.modules.staking import params as staking_params
-from chaind.chain.modules.staking import state as staking_state
 from chaind.chain.modules.staking.query import StakingQuery
 from chaind.chain.modules.staking.records import ED25519_PUBKEY
 from chaind.chain.native_precompile import (
@@ -55,7 +53,7 @@ REDELEGATION_RESPONSE = (struct("redelegation", REDELEGATION),
 
 
 def _coin(call, amount):
-    return coin_pb2.Coin(denom=staking_params.params(call.view()).bond_denom, amount=str(amount))
+    return coin_pb2.Coin(denom=call.app.keepers["staking"].params(call.view()).bond_denom, amount=str(amount))
 
 
 def _completion_seconds(response):
@@ -115,7 +113,7 @@ def _delegate(call, delegator_address, validator_address, amount):
     call.execute("/cosmos.staking.v1beta1.MsgDelegate", msg)
     operator = call.hex_of(validator_address, call.prefix + "valoper")
     # cosmos/evm: the shares `amount` is worth at the validator's rate after the delegation.
-    v = staking_state.validator(call.view(), operator)
+    v = call.app.keepers["staking"].validator(call.view(), operator)
     call.log("Delegate", delegator, operator, amount, v.shares_from_tokens(amount))
     return (True,)
 
@@ -168,7 +166,7 @@ def _delegation(call, delegator_address, validator_address):
     except domain_errors.ChainError as e:
         if e.kind != domain_errors.Kind.NOT_FOUND:
             raise
-        return 0, (staking_params.params(call.view()).bond_denom, 0)
+        return 0, (call.app.keepers["staking"].params(call.view()).bond_denom, 0)
     return int(found.delegation.shares), (found.balance.denom, int(found.balance.amount))
 
 

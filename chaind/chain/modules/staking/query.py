@@ -3,9 +3,7 @@ as x/staking's gRPC querier answers them (LegacyDec fields carry their atomics, 
 
 from chaind import errors
 from chaind.chain.modules.staking import protos
-from chaind.chain.modules.staking import state as staking
 from chaind.chain.modules.staking.numbers import PRECISION
-from chaind.chain.modules.staking.params import params
 from chaind.chain.modules.staking.records import STATUS_NAMES
 from chaind.chain.queries import Reader, address_bytes, paginate, query
 from chaind.crypto.addresses import to_bech32
@@ -25,6 +23,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         super().__init__(app)
         self.prefix = app.genesis.bech32_prefix
         self.valoper_prefix = self.prefix + "valoper"
+        self.keeper = app.keepers["staking"]
 
     # -- encoding ------------------------------------------------------------------------------
 
@@ -38,7 +37,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         return protos.validator(v, self.valoper_prefix)
 
     def delegation_response(self, view, delegator, operator, shares, denom):
-        v = staking.validator(view, operator)
+        v = self.keeper.validator(view, operator)
         if v is None:
             raise errors.failed("validator does not exist")
         balance = v.tokens_from_shares(shares) // PRECISION if v.shares else 0
@@ -50,7 +49,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         return protos.unbonding(self.prefix, delegator, operator, entries)
 
     def redelegation_response(self, view, delegator, src, dst, entries):
-        dst_v = staking.validator(view, dst)
+        dst_v = self.keeper.validator(view, dst)
         red = protos.redelegation(self.prefix, delegator, src, dst, entries)
         responses = []
         for entry, (_, _, _, shares_dst, _) in zip(red.entries, entries, strict=True):
@@ -88,7 +87,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
             wanted = _STATUS_BY_NAME.get(request.status)
             if wanted is None:
                 raise errors.invalid_argument(f"invalid validator status {request.status}")
-        items = [(_page_key(v.operator), v) for v in staking.validators(view)
+        items = [(_page_key(v.operator), v) for v in self.keeper.validators(view)
                  if wanted is None or v.status == wanted]
         found, page = paginate(items, request.pagination)
         return query_pb2.QueryValidatorsResponse(validators=[self.validator_proto(v) for v in found],
@@ -97,7 +96,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     @query(inline=True)
     def Validator(self, request, view):
         operator = self._operator(request.validator_addr)
-        v = staking.validator(view, operator)
+        v = self.keeper.validator(view, operator)
         if v is None:
             raise errors.not_found(f"validator {request.validator_addr} not found")
         return query_pb2.QueryValidatorResponse(validator=self.validator_proto(v))
@@ -105,8 +104,8 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def ValidatorDelegations(self, request, view):
         operator = self._operator(request.validator_addr)
-        denom = params(view).bond_denom
-        items = [(_page_key(d), (d, s)) for d, s in staking.delegations_to(view, operator)]
+        denom = self.keeper.params(view).bond_denom
+        items = [(_page_key(d), (d, s)) for d, s in self.keeper.delegations_to(view, operator)]
         found, page = paginate(items, request.pagination)
         return query_pb2.QueryValidatorDelegationsResponse(
             delegation_responses=[self.delegation_response(view, d, operator, s, denom) for d, s in found],
@@ -115,7 +114,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def ValidatorUnbondingDelegations(self, request, view):
         operator = self._operator(request.validator_addr)
-        items = [(_page_key(d), (d, e)) for d, e in staking.unbondings_from(view, operator)]
+        items = [(_page_key(d), (d, e)) for d, e in self.keeper.unbondings_from(view, operator)]
         found, page = paginate(items, request.pagination)
         return query_pb2.QueryValidatorUnbondingDelegationsResponse(
             unbonding_responses=[self.unbonding_proto(d, operator, e) for d, e in found], pagination=page)
@@ -124,11 +123,11 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     def Delegation(self, request, view):
         delegator = self._delegator(request.delegator_addr)
         operator = self._operator(request.validator_addr)
-        shares = staking.delegation(view, delegator, operator)
+        shares = self.keeper.delegation(view, delegator, operator)
         if shares is None:
             raise errors.not_found(f"delegation with delegator {request.delegator_addr} "
                                    f"not found for validator {request.validator_addr}")
-        denom = params(view).bond_denom
+        denom = self.keeper.params(view).bond_denom
         return query_pb2.QueryDelegationResponse(
             delegation_response=self.delegation_response(view, delegator, operator, shares, denom))
 
@@ -136,7 +135,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     def UnbondingDelegation(self, request, view):
         delegator = self._delegator(request.delegator_addr)
         operator = self._operator(request.validator_addr)
-        entries = staking.unbonding(view, delegator, operator)
+        entries = self.keeper.unbonding(view, delegator, operator)
         if not entries:
             raise errors.not_found(f"unbonding delegation with delegator {request.delegator_addr} "
                                    f"not found for validator {request.validator_addr}")
@@ -145,8 +144,8 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def DelegatorDelegations(self, request, view):
         delegator = self._delegator(request.delegator_addr)
-        denom = params(view).bond_denom
-        items = [(_page_key(o), (o, s)) for o, s in staking.delegations_of(view, delegator)]
+        denom = self.keeper.params(view).bond_denom
+        items = [(_page_key(o), (o, s)) for o, s in self.keeper.delegations_of(view, delegator)]
         found, page = paginate(items, request.pagination)
         return query_pb2.QueryDelegatorDelegationsResponse(
             delegation_responses=[self.delegation_response(view, delegator, o, s, denom) for o, s in found],
@@ -155,7 +154,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def DelegatorUnbondingDelegations(self, request, view):
         delegator = self._delegator(request.delegator_addr)
-        items = [(_page_key(o), (o, e)) for o, e in staking.unbondings_of(view, delegator)]
+        items = [(_page_key(o), (o, e)) for o, e in self.keeper.unbondings_of(view, delegator)]
         found, page = paginate(items, request.pagination)
         return query_pb2.QueryDelegatorUnbondingDelegationsResponse(
             unbonding_responses=[self.unbonding_proto(delegator, o, e) for o, e in found], pagination=page)
@@ -166,19 +165,19 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         if req.delegator_addr and req.src_validator_addr and req.dst_validator_addr:
             delegator = self._delegator(req.delegator_addr)
             src, dst = self._operator(req.src_validator_addr), self._operator(req.dst_validator_addr)
-            entries = staking.redelegation(view, delegator, src, dst)
+            entries = self.keeper.redelegation(view, delegator, src, dst)
             if not entries:
                 raise errors.not_found(f"redelegation not found for delegator address {req.delegator_addr} "
                                  f"from validator address {req.src_validator_addr}")
             found, page = [(delegator, src, dst, entries)], None
         elif not req.delegator_addr and req.src_validator_addr and not req.dst_validator_addr:
             src = self._operator(req.src_validator_addr)
-            items = [(_page_key(d, dst), (d, src, dst, e)) for d, dst, e in staking.redelegations_from(view, src)]
+            items = [(_page_key(d, dst), (d, src, dst, e)) for d, dst, e in self.keeper.redelegations_from(view, src)]
             found, page = paginate(items, req.pagination)
         else:
             delegator = self._decode(req.delegator_addr, self.prefix)
             items = [(_page_key(src, dst), (delegator, src, dst, e))
-                     for src, dst, e in staking.redelegations_of(view, delegator)]
+                     for src, dst, e in self.keeper.redelegations_of(view, delegator)]
             found, page = paginate(items, req.pagination)
         return query_pb2.QueryRedelegationsResponse(
             redelegation_responses=[self.redelegation_response(view, *item) for item in found], pagination=page)
@@ -186,11 +185,11 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     @query
     def DelegatorValidators(self, request, view):
         delegator = self._delegator(request.delegator_addr)
-        items = [(_page_key(o), o) for o, _ in staking.delegations_of(view, delegator)]
+        items = [(_page_key(o), o) for o, _ in self.keeper.delegations_of(view, delegator)]
         found, page = paginate(items, request.pagination)
         validators = []
         for operator in found:
-            v = staking.validator(view, operator)
+            v = self.keeper.validator(view, operator)
             if v is None:
                 raise errors.failed("validator does not exist")
             validators.append(self.validator_proto(v))
@@ -200,9 +199,9 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
     def DelegatorValidator(self, request, view):
         delegator = self._delegator(request.delegator_addr)
         operator = self._operator(request.validator_addr)
-        if staking.delegation(view, delegator, operator) is None:
+        if self.keeper.delegation(view, delegator, operator) is None:
             raise errors.failed("no delegation for (address, validator) tuple")
-        v = staking.validator(view, operator)
+        v = self.keeper.validator(view, operator)
         if v is None:
             raise errors.failed("validator does not exist")
         return query_pb2.QueryDelegatorValidatorResponse(validator=self.validator_proto(v))
@@ -214,7 +213,7 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         height = request.height
         if height < 0:
             raise errors.invalid_argument("height cannot be negative")
-        kept = params(view).historical_entries
+        kept = self.keeper.params(view).historical_entries
         found = self.app.block_at(height) if view.height - kept < height <= view.height else None
         if found is None or height < self.app.genesis.initial_height:
             raise errors.not_found(f"historical info for height {height} not found")
@@ -223,17 +222,17 @@ class StakingQuery(Reader, query_pb2_grpc.QueryServicer):
         except LookupError:
             raise errors.not_found(f"historical info for height {height} not found") from None
         # NewHistoricalInfo's order: consensus power descending, then consensus address.
-        bonded = sorted((staking.validator(before, operator) for operator in staking.last_powers(before)),
+        bonded = sorted((self.keeper.validator(before, operator) for operator in self.keeper.last_powers(before)),
                         key=lambda v: (-v.power, v.cons_address))
         return query_pb2.QueryHistoricalInfoResponse(hist=staking_pb2.HistoricalInfo(
             header=found[0].proto(), valset=[self.validator_proto(v) for v in bonded]))
 
     @query(inline=True)
     def Pool(self, request, view):
-        not_bonded, bonded = staking.pool_balances(self.app, view)
+        not_bonded, bonded = self.keeper.pool_balances(view)
         return query_pb2.QueryPoolResponse(pool=staking_pb2.Pool(not_bonded_tokens=str(not_bonded),
                                                                   bonded_tokens=str(bonded)))
 
     @query(inline=True)
     def Params(self, request, view):
-        return query_pb2.QueryParamsResponse(params=protos.params(params(view)))
+        return query_pb2.QueryParamsResponse(params=protos.params(self.keeper.params(view)))
