@@ -4,13 +4,16 @@ adversarial bytecode gives the same error (type and text), gas left and refunded
 import random
 
 import pytest
+from eth.db.account import AccountDB
 from eth.db.atomic import AtomicDB
 from eth.vm.execution_context import ExecutionContext
+from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.message import Message
 from eth.vm.transaction_context import BaseTransactionContext
 
 from chaind.chain.modules.evm import fast_interpreter
 from chaind.chain.modules.evm.state import NativeComputation, NativeState
+from chaind.store.evm_accounts import FastAccountDB
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 SENDER = b"\x10" * 20
@@ -22,11 +25,20 @@ PUSHES = {n: 0x5f + n for n in range(33)}
 
 
 class StockComputation(NativeComputation):
-    _fast_loop = False          # py-evm's own loop, as NativeComputation.apply_computation falls back to it
+    """py-evm's own loop (as NativeComputation.apply_computation falls back to it) and py-evm's own call frames."""
+    _fast_loop = False
+    __init__ = PragueComputation.__init__
+    prepare_child_message = PragueComputation.prepare_child_message
+
+
+class StockAccountDB(FastAccountDB):
+    touch_account = AccountDB.touch_account
+    get_code = AccountDB.get_code
 
 
 class StockState(NativeState):
     computation_class = StockComputation
+    account_db_class = StockAccountDB
 
 
 def push(value, width=None):
@@ -41,10 +53,52 @@ def call(address, gas=None, in_size=0, out_size=0, op=0xf1):
             + (b"\x5a" if gas is None else push(gas)) + bytes([op]))
 
 
+NESTER = b"\x35" * 20            # counts its calls in storage, logs, calls RETURNER plainly and statically, then
+#                                  by its calldata's word: 1 reverts, 2 runs INVALID, 3 calls LOOPER with all its gas
+RECURSER = b"\x36" * 20          # calls itself with all its gas, its depth as calldata; stores the call's success there
+SELF_DESTRUCTER = b"\x37" * 20   # SELFDESTRUCTs to BENEFICIARY (a contract from before the tx: EIP-6780 moves funds)
+BENEFICIARY = b"\x99" * 20
+NEW_ACCOUNT = b"\x77" * 20
+
+
+def word_at(word, at=0):
+    return push(word, 32) + push(at) + b"\x52"
+
+
+def call_with(address, word, op=0xf1, value=0, gas=None):
+    """`op` to `address` with `word` as its 32 bytes of calldata (at memory 0) and `value`, 32 bytes back at 0."""
+    value_part = push(value) if op in (0xf1, 0xf2) else b""
+    return (word_at(word) + push(32) + push(0) + push(32) + push(0) + value_part
+            + push(int.from_bytes(address, "big"), 20) + (b"\x5a" if gas is None else push(gas, 32)) + bytes([op]))
+
+
+def mstore_bytes(data, at=0):
+    padded = data + bytes(-len(data) % 32)
+    return b"".join(word_at(int.from_bytes(padded[i:i + 32], "big"), at + i) for i in range(0, len(padded), 32))
+
+
+def _nester():
+    def head(revert_at, invalid_at, loop_at):
+        return (push(0) + b"\x54" + push(1) + b"\x01" + push(0) + b"\x55" + push(32) + push(0) + b"\xa0"
+                + call(RETURNER, out_size=32) + b"\x50" + call(RETURNER, gas=20_000, op=0xfa) + b"\x50"
+                + push(0) + b"\x35" + b"\x80" + push(1) + b"\x14" + push(revert_at, 2) + b"\x57"
+                + b"\x80" + push(2) + b"\x14" + push(invalid_at, 2) + b"\x57"
+                + push(3) + b"\x14" + push(loop_at, 2) + b"\x57" + push(32) + push(0) + b"\xf3")
+    revert = b"\x5b" + push(4) + push(0) + b"\xfd"
+    invalid = b"\x5b\xfe"
+    at = len(head(0, 0, 0))
+    return (head(at, at + len(revert), at + len(revert) + len(invalid)) + revert + invalid
+            + b"\x5b" + call(LOOPER) + b"\x50" + push(32) + push(0) + b"\xf3")
+
+
 CALLEES = {
     REVERTER: push(0xdeadbeef) + push(0) + b"\x52" + push(4) + push(28) + b"\xfd",
     RETURNER: push(7) + push(0) + b"\x52" + push(0x1234) + push(32) + push(0) + b"\xa1" + push(64) + push(0) + b"\xf3",
     LOOPER: b"\x5b" + push(0) + b"\x56",
+    NESTER: _nester(),
+    RECURSER: (push(0) + b"\x35" + push(1) + b"\x01" + push(0) + b"\x52" + push(0) + push(0) + push(32) + push(0)
+               + push(0) + b"\x30\x5a\xf1" + push(0) + b"\x35" + b"\x55\x00"),
+    SELF_DESTRUCTER: push(int.from_bytes(BENEFICIARY, "big"), 20) + b"\xff",
 }
 INITCODE = push(0x6001600055) + push(0) + b"\x52" + push(5) + push(27) + b"\xf3"   # returns code setting slot 0
 
@@ -61,6 +115,8 @@ def execute(state_class, code, gas, data=b"", static=False):
     state.set_balance(TARGET, 10**18)
     for address, callee in CALLEES.items():
         state.set_code(address, callee)
+    state.set_balance(SELF_DESTRUCTER, 10**9)
+    state.set_code(BENEFICIARY, b"\x00")
     state.set_code(TARGET, code)
     state.set_storage(TARGET, 1, 5)
     state.lock_changes()
@@ -257,3 +313,145 @@ def test_random_programs_out_of_gas_at_every_step(seed):
         used = 100_000 - execute(StockState, code, 100_000)["gas"]
         for gas in range(0, min(used, 3000) + 2):
             assert_same(code, gas=gas)
+
+
+# -- call frames (issue 36: the CALL path's own costs cut, results held to py-evm's) ------------------------
+
+def _sweep(code, top=2_000_000, points=24, **kwargs):
+    """assert_same at the gas the program needs, one either side, and `points` gas values spread below it (a frame
+    given all the gas left burns it on a failure, so what a program needs can be most of `top`)."""
+    used = top - execute(StockState, code, top, **kwargs)["gas"]
+    rng = random.Random(used)
+    for gas in sorted({*(rng.randrange(used + 1) for _ in range(points)), used - 1, used, used + 1, top}):
+        assert_same(code, gas=gas, **kwargs)
+
+
+@pytest.mark.parametrize("op", [0xf1, 0xf2, 0xf4, 0xfa])
+@pytest.mark.parametrize("word", [0, 1, 2, 3])
+def test_nested_call_kinds_with_reverts_and_out_of_gas_at_depth(op, word):
+    """TARGET calls NESTER (which writes, logs, calls RETURNER plainly and statically, then returns, reverts, hits
+    INVALID or burns a LOOPER's gas at depth 2) by each call kind, then reads the return data."""
+    code = (call_with(NESTER, word, op=op, value=3 if op in (0xf1, 0xf2) else 0, gas=150_000) + push(0) + b"\x55"
+            + b"\x3d" + push(1) + b"\x55" + push(0) + b"\x51" + push(2) + b"\x55" + push(0) + b"\x54" + b"\x00")
+    result = assert_same(code, gas=400_000)
+    assert result["error"] is None
+    _sweep(code, top=400_000)
+
+
+def test_create2_whose_constructor_calls_and_is_called():
+    runtime = call_with(NESTER, 0) + b"\x50" + push(32) + push(0) + b"\xf3"
+    init = (call_with(RETURNER, 0) + b"\x50" + mstore_bytes(runtime) + push(len(runtime)) + push(0) + b"\xf3")
+    code = (mstore_bytes(init) + push(0x5a17) + push(len(init)) + push(0) + push(5) + b"\xf5"     # CREATE2, value 5
+            + b"\x80" + push(0) + b"\x55"
+            + push(32) + push(0) + push(0) + push(0) + push(0) + b"\x85\x5a\xf1" + push(1) + b"\x55"
+            + mstore_bytes(init) + push(0x5a17) + push(len(init)) + push(0) + push(0) + b"\xf5"   # the same salt again
+            + push(2) + b"\x55" + b"\x00")
+    result = assert_same(code, gas=600_000)
+    assert result["error"] is None
+    _sweep(code, top=600_000)
+
+
+@pytest.mark.parametrize("address", [*range(1, 0x12), 0x100, 0x400])
+def test_precompile_calls(address):
+    """Each of Prague's precompiles, P256VERIFY and bech32's, called with data of several sizes by CALL and
+    STATICCALL, with value, and with too little gas."""
+    target = address.to_bytes(20, "big")
+    rng = random.Random(address)
+    for size in (0, 1, 32, 64, 128, 192, 213, 256, 384):
+        data = rng.randbytes(size)
+        code = mstore_bytes(data, 0) if data else b""
+        for op, value, gas in ((0xf1, 0, None), (0xfa, 0, None), (0xf1, 1, None), (0xf1, 0, 50), (0xf4, 0, 3000)):
+            value_part = push(value) if op == 0xf1 else b""
+            program = (code + push(64) + push(size + 32) + push(size) + push(0) + value_part
+                       + push(address, 20) + (b"\x5a" if gas is None else push(gas)) + bytes([op])
+                       + push(0) + b"\x55" + b"\x3d" + push(1) + b"\x55" + push(size + 32) + b"\x51" + push(2)
+                       + b"\x55" + b"\x00")
+            assert_same(program, gas=1_000_000)
+    assert target
+
+
+def test_value_transfers_to_new_and_existing_accounts():
+    code = (call_with(NEW_ACCOUNT, 0, value=1) + b"\x50"                  # a new account: 25,000 more
+            + call_with(b"\x78" * 20, 0, value=0) + b"\x50"              # touched, no value: stays empty
+            + call_with(RETURNER, 0, value=7) + b"\x50"
+            + call_with(RETURNER, 0, op=0xf2, value=9) + b"\x50"          # CALLCODE: the value stays with TARGET
+            + call_with(NEW_ACCOUNT, 0, value=10**30) + push(0) + b"\x55"  # more than TARGET has: fails, gas back
+            + push(int.from_bytes(NEW_ACCOUNT, "big"), 20) + b"\x31" + push(1) + b"\x55" + b"\x00")
+    result = assert_same(code, gas=500_000)
+    assert result["error"] is None
+    _sweep(code, top=500_000)
+
+
+def test_selfdestruct_eip6780():
+    """A contract from before the tx moves its balance only; one created in the tx is deleted."""
+    runtime = push(int.from_bytes(BENEFICIARY, "big"), 20) + b"\xff"
+    init = mstore_bytes(runtime) + push(len(runtime)) + push(0) + b"\xf3"
+    code = (call_with(SELF_DESTRUCTER, 0) + b"\x50"
+            + mstore_bytes(init) + push(len(init)) + push(0) + push(11) + b"\xf0" + b"\x80"     # CREATE, value 11
+            + push(0) + push(0) + push(0) + push(0) + push(0) + b"\x85\x5a\xf1\x50"              # call it: it goes
+            + b"\x3b" + push(1) + b"\x55"                                                       # its EXTCODESIZE
+            + push(int.from_bytes(BENEFICIARY, "big"), 20) + b"\x31" + push(0) + b"\x55" + b"\x00")
+    result = assert_same(code, gas=300_000)
+    assert result["error"] is None
+    _sweep(code, top=300_000)
+    # In a constructor: created and destroyed at once.
+    assert_same(mstore_bytes(runtime) + push(len(runtime)) + push(0) + push(0) + b"\xf0" + b"\x00", gas=200_000)
+
+
+@pytest.mark.parametrize("gas", [10**12, 30_000_000, 1_000_000, 100_000])
+def test_call_depth_limit_and_the_63_64_rule(gas):
+    """RECURSER calls itself with all its gas: with 10**12 gas the call at depth 1025 fails (the 1024 limit), with
+    less the 63/64 rule ends it sooner; each frame stores whether its call succeeded, at its depth."""
+    result = assert_same(call_with(RECURSER, 0) + push(0) + b"\x55" + b"\x00", gas=gas)
+    assert (result["error"] is None) == (gas > 100_000)       # 100,000: the frames leave too little for the SSTORE
+
+
+def test_call_gas_requests_above_and_at_what_is_left():
+    """A CALL asking for 2**256-1 gets all but a 64th; asking for exactly what is left, or a stipend's worth."""
+    code = b"".join(call_with(target, 0, gas=want) + b"\x50"
+                    for target in (LOOPER, RETURNER, NEW_ACCOUNT)
+                    for want in (2**256 - 1, 2**64, 30_000, 2300, 0)) + b"\x5a" + push(0) + b"\x55\x00"
+    _sweep(code, top=400_000, points=8)
+
+
+class _CountingAccountDB(FastAccountDB):
+    """Counts account writes and witness lookups (py-evm's bookkeeping for a block witness)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.writes = []
+        self.witness_reads = 0
+
+    def _set_account(self, address, account):
+        self.writes.append(address)
+        super()._set_account(address, account)
+
+    def _get_accessed_node_hashes(self):
+        self.witness_reads += 1
+        return super()._get_accessed_node_hashes()
+
+
+class _CountingState(NativeState):
+    account_db_class = _CountingAccountDB
+
+    def mark_address_warm(self, address):
+        if address == self.coinbase:
+            self.coinbase_marks += 1
+        super().mark_address_warm(address)
+
+
+def test_a_call_frame_skips_what_changes_nothing():
+    """A call into a loaded account writes no account (py-evm's touch rewrote it unchanged), reads no witness
+    (py-evm's get_code copied every key read so far), and marks the coinbase warm once per message, not per frame."""
+    state = _CountingState(AtomicDB(), context(), BLANK_ROOT)
+    state.coinbase_marks = 0
+    state.set_code(RETURNER, CALLEES[RETURNER])
+    code = call(RETURNER) * 20 + b"\x00"
+    state.set_code(TARGET, code)
+    state.lock_changes()
+    accounts = state._account_db
+    del accounts.writes[:]
+    message = Message(gas=1_000_000, to=TARGET, sender=SENDER, value=0, data=b"", code=code)
+    computation = NativeComputation.apply_message(state, message, BaseTransactionContext(0, SENDER))
+    assert computation.is_success
+    assert accounts.writes.count(RETURNER) <= 1 and accounts.witness_reads == 0 and state.coinbase_marks == 1

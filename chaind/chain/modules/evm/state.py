@@ -8,13 +8,43 @@ carries the app (whose modules' precompiles a call reaches). Without it, a state
 """
 
 import attrs
+from eth.vm.code_stream import CodeStream
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
+from eth.vm.memory import Memory
+from eth.vm.message import Message
+from eth.vm.stack import Stack
 
 from chaind.chain.modules.evm import bech32_precompile, fast_interpreter, p256
+from chaind.chain.modules.evm.params import PARAMS_KEY, inactive_of
 from chaind.store.evm_accounts import FastAccountDB
 
 _NO_PRECOMPILE = object()
+_UNREAD = object()
+_NONE_INACTIVE = frozenset()
+
+
+def child_message(gas, to, sender, value, data, code, depth, create_address=None, code_address=None,
+                  should_transfer_value=True, is_static=False, is_delegation=False):
+    """A Message as Message(...) makes it, without its checks of each field."""
+    message = _new_message(Message)
+    message.gas = gas
+    message.to = to
+    message.sender = sender
+    message.value = value
+    message.data = data
+    message.depth = depth
+    message.code = code
+    message._storage_address = create_address
+    message._code_address = code_address
+    message.should_transfer_value = should_transfer_value
+    message.is_static = is_static
+    message._is_delegation = is_delegation
+    message.refund = 0
+    return message
+
+
+_new_message = object.__new__
 
 
 @attrs.frozen
@@ -27,11 +57,12 @@ class _Precompiles:
     """computation.precompiles: the EVM's own and the modules' but the static ones the evm params leave inactive,
     then the ERC-20 pairs' (looked up on use)."""
 
-    def __init__(self, fixed, native):
+    def __init__(self, fixed, state):
+        native = state.native
         self.fixed = fixed
         self.modules = native.app.precompiles
         self.native = native
-        self.inactive = native.app.keepers["evm"].inactive_static(native, self.modules)
+        self.inactive = state.inactive_static()
 
     def get(self, address, default=None):
         found = self.fixed.get(address) or self.modules.get(address)
@@ -53,7 +84,32 @@ class NativeComputation(PragueComputation):
     @property
     def precompiles(self):
         native = self.state.native
-        return self._precompiles if native is None else _Precompiles(self._precompiles, native)
+        return self._precompiles if native is None else _Precompiles(self._precompiles, self.state)
+
+    def __init__(self, state, message, transaction_context):
+        """py-evm's BaseComputation.__init__ and Shanghai's, which marks the coinbase warm (EIP-3651): here at depth 0
+        only, as a child frame runs inside its parent's, which marked it, and no frame's revert unmarks what an outer
+        frame marked. The mark's journal lookup cost a twentieth of a CALL (issue 36)."""
+        self.state = state
+        self.msg = message
+        self.transaction_context = transaction_context
+        self.code = CodeStream(message.code)
+        self._gas_meter = self._configure_gas_meter()
+        self.children = []
+        self.accounts_to_delete = []
+        self.beneficiaries = []
+        self._stack = Stack()
+        self._memory = Memory()
+        self._log_entries = []
+        self.data_floor_cost = 0
+        if message.depth == 0:
+            state.mark_address_warm(state.coinbase)
+
+    def prepare_child_message(self, gas, to, value, data, code, **kwargs):
+        """py-evm's, less Message's checks of each field: the call and create opcodes give a uint256 gas and value,
+        20-byte addresses, bytes of data and code, as those checks want."""
+        return child_message(gas, to, kwargs.pop("sender", self.msg.storage_address), value, data, code,
+                             self.msg.depth + 1, **kwargs)
 
     on_jump = None      # called before each JUMP and JUMPI of the fast loop (api/calls.py: the eth_call deadline)
 
@@ -111,11 +167,30 @@ class NativeState(PragueState):
         if snapshot.native is not None:
             self.native.commit(snapshot.native)
 
+    _committed_evm_params = _UNREAD
+
+    def inactive_static(self):
+        """The static precompiles the evm params leave inactive (EvmKeeper.inactive_static), asked at every call
+        frame and warm check: the params' committed bytes are read once per state, the block's own writes to
+        them (native's store `changes`) at each ask."""
+        native = self.native
+        store = native.store
+        changes = getattr(store, "changes", None)
+        if changes is None:
+            raw = store.get(PARAMS_KEY)
+        elif PARAMS_KEY in changes:
+            raw = changes[PARAMS_KEY]
+        else:
+            raw = self._committed_evm_params
+            if raw is _UNREAD:
+                raw = self._committed_evm_params = store.get(PARAMS_KEY)
+        return _NONE_INACTIVE if raw is None else inactive_of(raw, frozenset(native.app.precompiles))
+
     def is_address_warm(self, address):
         # Active precompiles are warm from a tx's start, as geth's access list has them; a static one the
         # evm params turned off is a plain account.
         native = self.native
-        if native is not None and address in native.app.keepers["evm"].inactive_static(native, native.app.precompiles):
+        if native is not None and address in self.inactive_static():
             return self._account_db.is_address_warm(address)
         if super().is_address_warm(address):
             return True
