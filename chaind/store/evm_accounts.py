@@ -41,15 +41,6 @@ class FastAccountDB(AccountDB):
         super().set_code(address, code)
         self._preimages[account_key(address)] = address
 
-    def touch_account(self, address):
-        """py-evm's touch_account writes the account back as it reads it; for an account the journal already holds
-        (cached, and not the empty one a missing account reads as) that write changes nothing, and it cost a tenth
-        of a CALL (issue 36)."""
-        validate_canonical_address(address, title="Storage Address")
-        account = self._account_cache.get(address)
-        if account is None or account == _EMPTY_ACCOUNT:
-            self._set_account(address, self._get_account(address))
-
     def get_code(self, address):
         """py-evm's get_code less its note of the bytecodes read for a block witness (persist returns none): the note
         copied every key the state had read, on every CALL into code (issue 36)."""
