@@ -8,56 +8,24 @@ import tempfile
 import time
 from pathlib import Path
 
-from eth_account import Account
-
-from chaind.chain import txs
 from chaind.chain.app import App
-from chaind.chain.genesis import Genesis
 from chaind.chain.options import AppOptions
-from chaind.home import Home
 from chaind.store import keys
-from chaind.store.db import Database
+from transfer_chain import TransferChain, unsigned_blocks_genesis
 
 PER_BLOCK = 500
 
 
 def run(accounts):
     tmp = Path(tempfile.mkdtemp(prefix="bench-pruning-"))
-    home = Home(tmp / "home")
-    home.init("bench", dev=True)
-    genesis = Genesis.load(home.genesis_file)
-    # Its blocks carry no signatures: the validator must not be jailed for downtime (x/slashing) meanwhile.
-    genesis.document["app_state"]["slashing"]["params"]["min_signed_per_window"] = "0"
-    genesis = Genesis.from_document(genesis.document)
-    db = Database(tmp / "db")
+    genesis, home = unsigned_blocks_genesis(tmp / "home")
     # pruning=10, prune_interval large: passes only run when called below.
-    app = App(db, genesis, AppOptions(pruning=10, prune_interval=10**9))
-    key = home.dev_keys()[0].private_key
-
-    def block(raws):
-        height = app.height + 1
-        started = time.perf_counter()
-        committed, puts = app.finalize_block(raws, genesis.genesis_time_ns + height * 10**9, b"\x01" * 20)
-        app.commit(committed, puts)
-        return time.perf_counter() - started
-
-    def transfer(nonce, to):
-        signed = Account.sign_transaction({"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10,
-                                           "maxPriorityFeePerGas": 1, "nonce": nonce, "to": to, "value": 1}, key)
-        return txs.wrap_evm(signed.raw_transaction, 9000, genesis.base_denom).raw
-
-    nonce = 0
-    for start in range(0, accounts, PER_BLOCK):
-        count = min(PER_BLOCK, accounts - start)
-        raws = [transfer(nonce + i, (0x1000 + start + i).to_bytes(20, "big")) for i in range(count)]
-        nonce += len(raws)
-        block(raws)
+    chain = TransferChain(tmp / "db", genesis, home.dev_keys()[0].private_key,
+                          AppOptions(pruning=10, prune_interval=10**9))
+    db = chain.db
+    chain.fill(accounts, PER_BLOCK)
     # 30 blocks of 20 transfers each among the existing accounts: garbage for the pass to find.
-    times = []
-    for _ in range(30):
-        raws = [transfer(nonce + i, (0x1000 + (nonce + i) * 7 % accounts).to_bytes(20, "big")) for i in range(20)]
-        nonce += len(raws)
-        times.append(block(raws))
+    times = [chain.block(chain.among(accounts)) for _ in range(30)]
     before = sum(1 for _ in db.keys(keys.EVM_NODE)), sum(1 for _ in db.keys(keys.VERSIONED))
     # The same store under an App whose pass trails the window by one block.
     app = App(db, genesis, AppOptions(pruning=10, prune_interval=1))

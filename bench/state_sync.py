@@ -12,14 +12,11 @@ import threading
 import time
 from pathlib import Path
 
-from eth_account import Account
-
-from chaind.chain import snapshot, txs
+from chaind.chain import snapshot
 from chaind.chain.app import App
-from chaind.chain.genesis import Genesis
 from chaind.chain.options import AppOptions
-from chaind.home import Home
 from chaind.store.db import Database
+from transfer_chain import TransferChain, unsigned_blocks_genesis
 
 PER_BLOCK = 500
 
@@ -30,35 +27,12 @@ def _size(path):
 
 def run(accounts):
     tmp = Path(tempfile.mkdtemp(prefix="bench-state-sync-"))
-    home = Home(tmp / "home")
-    home.init("bench", dev=True)
-    genesis = Genesis.load(home.genesis_file)
-    # Its blocks carry no signatures: the validator must not be jailed for downtime (x/slashing) meanwhile.
-    genesis.document["app_state"]["slashing"]["params"]["min_signed_per_window"] = "0"
-    genesis = Genesis.from_document(genesis.document)
+    genesis, home = unsigned_blocks_genesis(tmp / "home")
     fresh_db = Database(tmp / "fresh")
     fresh = App(fresh_db, genesis, AppOptions())
-    db = Database(tmp / "db")
-    app = App(db, genesis, AppOptions())
-    key = home.dev_keys()[0].private_key
-
-    def block(raws):
-        height = app.height + 1
-        started = time.perf_counter()
-        committed, puts = app.finalize_block(raws, genesis.genesis_time_ns + height * 10**9, b"\x01" * 20)
-        app.commit(committed, puts)
-        return time.perf_counter() - started
-
-    def transfer(nonce, to):
-        signed = Account.sign_transaction({"chainId": 9000, "gas": 21000, "maxFeePerGas": 10**10,
-                                           "maxPriorityFeePerGas": 1, "nonce": nonce, "to": to, "value": 1}, key)
-        return txs.wrap_evm(signed.raw_transaction, 9000, genesis.base_denom).raw
-
-    nonce = 0
-    for start in range(0, accounts, PER_BLOCK):
-        count = min(PER_BLOCK, accounts - start)
-        block([transfer(nonce + i, (0x1000 + start + i).to_bytes(20, "big")) for i in range(count)])
-        nonce += count
+    chain = TransferChain(tmp / "db", genesis, home.dev_keys()[0].private_key, AppOptions())
+    app, db = chain.app, chain.db
+    chain.fill(accounts, PER_BLOCK)
     height = app.height
     # The snapshot on a thread, as the node takes it, while 20-tx blocks go on here.
     view = db.frozen()
@@ -72,9 +46,7 @@ def run(accounts):
     taker.start()
     blocks = []
     while taker.is_alive():
-        raws = [transfer(nonce + i, (0x1000 + (nonce + i) * 7 % accounts).to_bytes(20, "big")) for i in range(20)]
-        nonce += len(raws)
-        blocks.append(block(raws))
+        blocks.append(chain.block(chain.among(accounts)))
     taker.join()
     view.release()
     chunks = out["chunks"]
