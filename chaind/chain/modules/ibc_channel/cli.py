@@ -1,30 +1,13 @@
 """04-channel's CLI table, ibc-go's `query ibc channel ...`: channels, connections, client-state, end, the packet
 commitments, receipts, acks and next send sequence, and the unreceived packets and acks of --sequences; end and
-the single packet states prove their answer (--prove, on by default) as ibc-go's CLI does, through 02-client's
-table's abci_query reader. ibc-go v8 has no channel tx commands (a relayer sends them), nor has this."""
+the single packet states prove their answer (--prove, on by default) as ibc-go's CLI does, through
+chain/ibc_store_proof.py's abci_query reader. ibc-go v8 has no channel tx commands (a relayer sends them), nor
+has this."""
 
 import click
 
 from chaind.chain.cli_table import Arg, Queries, Query
-
-_PROVE = "show proofs for the query results"
-
-
-def _client_table():
-    """02-client's table (its abci_query proof reader), loaded as the CLI loads tables: the file alone, without
-    its package's __init__ (the keeper)."""
-    import importlib.util
-    import pathlib
-    import sys
-
-    name = "chaind.chain.modules.ibc_client.cli"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, pathlib.Path(__file__).parent.parent / "ibc_client" /
-                                                      "cli.py")
-        table = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(table)
-        sys.modules[name] = table
-    return sys.modules[name]
+from chaind.chain.ibc_store_proof import PROVE_HELP, proven
 
 
 def _queries(kit):
@@ -33,7 +16,7 @@ def _queries(kit):
     @click.command("end", help="Query a channel end")
     @click.argument("port_id", metavar="[port-id]")
     @click.argument("channel_id", metavar="[channel-id]")
-    @click.option("--prove", type=bool, default=True, show_default=True, help=_PROVE)
+    @click.option("--prove", type=bool, default=True, show_default=True, help=PROVE_HELP)
     @kit.query_options
     def end(port_id, channel_id, prove, **_):
         ctx = click.get_current_context()
@@ -42,7 +25,7 @@ def _queries(kit):
                                                           channel_id=channel_id,
                                                           at_height=ctx.params.get("height", 0)))
             return
-        value, proof, height = _client_table()._proven(
+        value, proof, height = proven(
             kit, ctx, f"channelEnds/ports/{port_id}/channels/{channel_id}", ctx.params["height"])
         if not value:
             raise click.ClickException(f"port-id: {port_id}, channel-id {channel_id}: channel not found")
@@ -60,7 +43,7 @@ def _proven_command(kit, name, help_, rpc, path, with_sequence, answer):
     @click.command(name, help=help_)
     @click.argument("port_id", metavar="[port-id]")
     @click.argument("channel_id", metavar="[channel-id]")
-    @click.option("--prove", type=bool, default=True, show_default=True, help=_PROVE)
+    @click.option("--prove", type=bool, default=True, show_default=True, help=PROVE_HELP)
     @kit.query_options
     def command(port_id, channel_id, prove, sequence=None, **_):
         ctx = click.get_current_context()
@@ -71,7 +54,7 @@ def _proven_command(kit, name, help_, rpc, path, with_sequence, answer):
             kit.emit_proto(ctx, kit.rpc_client(ctx).query(query_pb2, "Query", rpc, **fields,
                                                           at_height=ctx.params.get("height", 0)))
             return
-        value, proof, height = _client_table()._proven(kit, ctx, path(**fields), ctx.params["height"])
+        value, proof, height = proven(kit, ctx, path(**fields), ctx.params["height"])
         where = f"portID ({port_id}), channelID ({channel_id})" + (
             f", sequence ({sequence})" if with_sequence else "")
         kit.emit_proto(ctx, answer(value, proof, height, where))

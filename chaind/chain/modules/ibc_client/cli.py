@@ -4,42 +4,14 @@ default) as ibc-go's CLI does: the ibc store's key read with abci_query, its pro
 the next block's. And `tx ibc client create|update|misbehaviour` with the states or client message as JSON (an
 Any's: {"@type": ...}), given inline or as a file's path."""
 
-import base64
 import json
 
 import click
 
 from chaind.chain.cli_table import Arg, Queries, Query, Txs
+from chaind.chain.ibc_store_proof import PROVE_HELP, proven
 
 _CLIENT = Arg("client_id", name="client-id")
-_PROVE = "show proofs for the query results"
-
-
-def _proven(kit, ctx, path, height):
-    """(value, MerkleProof bytes, proof Height) of the ibc store's `path`, as ibc-go's QueryTendermintProof reads
-    it: at --height minus one (the state a header of --height commits to), proven by the next block's header."""
-    from chaind.pb.cosmos.ics23.v1 import proofs_pb2
-    from chaind.pb.ibc.core.client.v1 import client_pb2
-    from chaind.pb.ibc.core.commitment.v1 import commitment_pb2
-
-    if height and height <= 2:
-        raise click.ClickException("proof queries at height <= 2 are not supported")
-    rpc = kit.rpc_client(ctx)
-    params = {"path": "store/ibc/key", "data": path.encode().hex(), "prove": True}
-    if height:
-        params["height"] = str(height - 1)
-    answer = rpc.call("abci_query", **params)["response"]
-    if int(answer.get("code", 0)):
-        raise click.ClickException(answer.get("log", ""))
-    ops = (answer.get("proofOps") or {}).get("ops") or []
-    proof = commitment_pb2.MerkleProof(proofs=[proofs_pb2.CommitmentProof.FromString(base64.b64decode(op["data"]))
-                                               for op in ops])
-    chain_id = rpc.call("status")["node_info"]["network"]
-    tail = chain_id.rsplit("-", 1)[-1] if "-" in chain_id else ""
-    revision = int(tail) if tail.isdigit() and not tail.startswith("0") else 0
-    value = base64.b64decode(answer.get("value") or "")
-    return value, proof.SerializeToString(), client_pb2.Height(revision_number=revision,
-                                                               revision_height=int(answer["height"]) + 1)
 
 
 def _queries(kit):
@@ -53,14 +25,14 @@ def _queries(kit):
 
     @click.command("state", help="Query a client state. Query stored client state")
     @click.argument("client_id", metavar="CLIENT-ID")
-    @click.option("--prove", type=bool, default=True, show_default=True, help=_PROVE)
+    @click.option("--prove", type=bool, default=True, show_default=True, help=PROVE_HELP)
     @kit.query_options
     def state(client_id, prove, **_):
         ctx = click.get_current_context()
         if not prove:
             kit.emit_proto(ctx, _query(ctx, "ClientState", client_id=client_id))
             return
-        value, proof, height = _proven(kit, ctx, f"clients/{client_id}/clientState", ctx.params["height"])
+        value, proof, height = proven(kit, ctx, f"clients/{client_id}/clientState", ctx.params["height"])
         if not value:
             raise click.ClickException(f"{client_id}: light client not found")
         kit.emit_proto(ctx, query_pb2.QueryClientStateResponse(client_state=any_pb2.Any.FromString(value),
@@ -72,7 +44,7 @@ def _queries(kit):
     @click.argument("client_id", metavar="CLIENT-ID")
     @click.argument("consensus_height", metavar="[HEIGHT]", required=False)
     @click.option("--latest-height", is_flag=True, help="return latest stored consensus state")
-    @click.option("--prove", type=bool, default=True, show_default=True, help=_PROVE)
+    @click.option("--prove", type=bool, default=True, show_default=True, help=PROVE_HELP)
     @kit.query_options
     def consensus_state(client_id, consensus_height, latest_height, prove, **_):
         ctx = click.get_current_context()
@@ -93,7 +65,7 @@ def _queries(kit):
             kit.emit_proto(ctx, _query(ctx, "ConsensusState", client_id=client_id, revision_number=revision,
                                        revision_height=number))
             return
-        value, proof, height = _proven(kit, ctx, f"clients/{client_id}/consensusStates/{revision}-{number}",
+        value, proof, height = proven(kit, ctx, f"clients/{client_id}/consensusStates/{revision}-{number}",
                                        ctx.params["height"])
         if not value:
             raise click.ClickException(f"{client_id}: consensus state not found")

@@ -1,43 +1,25 @@
 """03-connection's CLI table, ibc-go's `query ibc connection ...`: connections, end, path, params; end and path
-prove their answer (--prove, on by default) as ibc-go's CLI does, through 02-client's table's abci_query reader.
+prove their answer (--prove, on by default) as ibc-go's CLI does, through chain/ibc_store_proof.py's abci_query reader.
 ibc-go v8 has no connection tx commands (a relayer sends the handshake), nor has this table."""
 
 import click
 
 from chaind.chain.cli_table import Queries, Query
-
-_PROVE = "show proofs for the query results"
-
-
-def _client_table():
-    """02-client's table (its abci_query proof reader), loaded as the CLI loads tables: the file alone, without
-    its package's __init__ (the keeper)."""
-    import importlib.util
-    import pathlib
-    import sys
-
-    name = "chaind.chain.modules.ibc_client.cli"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, pathlib.Path(__file__).parent.parent / "ibc_client" /
-                                                      "cli.py")
-        table = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(table)
-        sys.modules[name] = table
-    return sys.modules[name]
+from chaind.chain.ibc_store_proof import PROVE_HELP, proven
 
 
 def _queries(kit):
     from chaind.pb.ibc.core.connection.v1 import connection_pb2, query_pb2
 
     def _proven(ctx, path):
-        return _client_table()._proven(kit, ctx, path, ctx.params["height"])
+        return proven(kit, ctx, path, ctx.params["height"])
 
     def _query(ctx, rpc, **fields):
         return kit.rpc_client(ctx).query(query_pb2, "Query", rpc, at_height=ctx.params.get("height", 0), **fields)
 
     @click.command("end", help="Query stored connection end")
     @click.argument("connection_id", metavar="[connection-id]")
-    @click.option("--prove", type=bool, default=True, show_default=True, help=_PROVE)
+    @click.option("--prove", type=bool, default=True, show_default=True, help=PROVE_HELP)
     @kit.query_options
     def end(connection_id, prove, **_):
         ctx = click.get_current_context()
@@ -52,7 +34,7 @@ def _queries(kit):
 
     @click.command("path", help="Query stored client connection paths")
     @click.argument("client_id", metavar="[client-id]")
-    @click.option("--prove", type=bool, default=True, show_default=True, help=_PROVE)
+    @click.option("--prove", type=bool, default=True, show_default=True, help=PROVE_HELP)
     @kit.query_options
     def path(client_id, prove, **_):
         ctx = click.get_current_context()
