@@ -5,22 +5,32 @@ over gRPC, REST (ibc-go's gateway paths), abci_query and `chaind q ibc-transfer`
 
 import base64
 import json
+import os
+import subprocess
 import time
 import types
 
+import pytest
 import pytest_twisted
+from eth_account import Account
 
 import ibc_chains as ic
 from chaind.chain.modules.transfer.denoms import escrow_address, ibc_denom, parse_trace
+from chaind.crypto import keys
 from chaind.crypto.addresses import to_bech32
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.ibc.applications.transfer.v1 import query_pb2, query_pb2_grpc
 from chaind.pb.ibc.core.channel.v1 import channel_pb2 as pb
 from cli_driver import failed, js, node_flag, ok, run, send_tx
+from cosmjs_driver import CLIENT_DIR
 from gov_driver import attrs
 from helpers import b32, call, comet, in_thread, rest
 from ibc_node import b_block, open_connection
 from ibc_transfer_msgs import address, sent_packets, transfer, written_ack
 from ibc_transfer_node import open_transfer_channel, recv_on_a, recv_on_b
+from native_client import fund
 
 VOUCHER = ibc_denom(parse_trace("transfer/channel-0/stake"))
 HASH = VOUCHER.removeprefix("ibc/")
@@ -45,8 +55,8 @@ def test_a_node_sends_with_the_cli_receives_a_voucher_and_answers_on_every_face(
     b = ic.IbcChain(tmp_path / "b", "chainb_9001-1")
     a = types.SimpleNamespace(relayer=b32(node, node.dev_keys[1].address))
     n = node_flag(node)
-    keys = ("--home", tmp_path / "cli", "--keyring-backend", "test")
-    ok((yield run("keys", "import-hex", "dev2", node.dev_keys[2].private_key.hex(), *keys)))
+    ring = ("--home", tmp_path / "cli", "--keyring-backend", "test")
+    ok((yield run("keys", "import-hex", "dev2", node.dev_keys[2].private_key.hex(), *ring)))
     sender = b32(node, node.dev_keys[2].address)
     try:
         yield open_connection(node, b, a)
@@ -54,7 +64,7 @@ def test_a_node_sends_with_the_cli_receives_a_voucher_and_answers_on_every_face(
         receiver = b.chain.b32(address(b))
         client = node.app.keepers["ibc_client"].client_state(node.app.view(), "07-tendermint-0")
         before = time.time_ns()
-        found = yield send_tx(n, keys, "ibc-transfer", "transfer", "transfer", "channel-0", receiver, "1000stake",
+        found = yield send_tx(n, ring, "ibc-transfer", "transfer", "transfer", "channel-0", receiver, "1000stake",
                               "--memo", "by the cli", "--from", "dev2", "--sign-mode", "amino-json")
         packet = packet_of(found)
         assert json.loads(packet.data) == {"amount": "1000", "denom": "stake", "memo": "by the cli",
@@ -122,4 +132,56 @@ def test_a_node_sends_with_the_cli_receives_a_voucher_and_answers_on_every_face(
     failed((yield run("q", "ibc-transfer", "denom-hash", "transfer/channel-9/stake", n)),
            "transfer/channel-9/stake: denomination trace not found")
     failed((yield run("tx", "ibc-transfer", "transfer", "transfer", "channel-0", receiver, "1stake", "--from", "dev2",
-                      "--packet-timeout-height", "5", n, *keys, "-y")), "expected height string format")
+                      "--packet-timeout-height", "5", n, *ring, "-y")), "expected height string format")
+
+
+def cosmjs_transfer(cosmjs, node, steps):
+    """tests/cosmjs_client/sign.js run with @cosmjs' Secp256k1HdWallet of MNEMONIC on `steps`; its answer."""
+    runner, modules = cosmjs
+    g = node.genesis
+    job = {"url": f"http://127.0.0.1:{node.port_of('cometbft')}", "mnemonic": MNEMONIC, "prefix": g.bech32_prefix,
+           "gasPrice": f"{2 * node.app.next_base_fee()}{g.base_denom}", "signer": "hd", "steps": steps}
+    done = subprocess.run([runner, str(CLIENT_DIR / "sign.js")], input=json.dumps(job), capture_output=True,
+                          text=True, timeout=180, env={**os.environ, "NODE_PATH": str(modules)})
+    assert done.returncode == 0, f"cosmjs signer failed:\n{done.stderr}"
+    return json.loads(done.stdout)
+
+
+MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+
+
+@pytest.mark.external
+@pytest_twisted.inlineCallbacks
+def test_cosmjs_send_ibc_tokens_amino_signed_is_relayed_to_b(node, cosmjs, tmp_path):
+    """@cosmjs/stargate's sendIbcTokens (npm, unmodified) signs MsgTransfer as cosmos-sdk/MsgTransfer in amino JSON
+    with a Secp256k1HdWallet, fee "auto"; the node takes it and B receives the packet."""
+    b = ic.IbcChain(tmp_path / "b", "chainb_9001-1")
+    a = types.SimpleNamespace(relayer=b32(node, node.dev_keys[1].address))
+    key = keys.AccountKey(bytes(Account.from_mnemonic(MNEMONIC, account_path="m/44'/118'/0'/0/0").key))
+    sender = key.address_as(keys.SECP256K1)
+    yield in_thread(fund, node, sender, [(node.genesis.base_denom, 5 * 10**18), ("stake", 100)])
+    try:
+        yield open_connection(node, b, a)
+        yield open_transfer_channel(node, b, a)
+        receiver = b.chain.b32(address(b))
+        step = {"op": "sendIbcTokens", "to": receiver, "amount": {"denom": "stake", "amount": "40"},
+                "port": "transfer", "channel": "channel-0", "timeoutSeconds": 0, "memo": "amino by cosmjs",
+                "timeoutHeight": {"revisionNumber": "1", "revisionHeight": str(b.height + 1000)}}
+        answer = yield in_thread(cosmjs_transfer, cosmjs, node, [step])
+        [result] = answer["results"]
+        assert result["code"] == 0, result
+        found, _ = yield call(node, tx_grpc.ServiceStub, "GetTx",
+                              tx_service.GetTxRequest(hash=result["transactionHash"]))
+        mode = found.tx.auth_info.signer_infos[0].mode_info.single.mode
+        assert mode == signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON
+        assert found.tx.body.messages[0].type_url == "/ibc.applications.transfer.v1.MsgTransfer"
+        height = int(result["height"])
+        events = [{"type": e.type, "attributes": [{"key": at.key, "value": at.value} for at in e.attributes]}
+                  for e in found.tx_response.events]
+        packet = packet_of({"events": events})
+        assert json.loads(packet.data)["sender"] == answer["address"]
+        received = yield recv_on_b(node, b, packet, height)
+        assert written_ack(received) == b'{"result":"AQ=="}'
+        assert b.app.keepers["bank"].balance(b.app.view(), address(b), VOUCHER) == 40
+    finally:
+        b.close()
