@@ -10,7 +10,9 @@ import pytest
 from chaind.chain import genesis as genesis_mod
 from chaind.chain.app import App
 from chaind.chain.genesis import Genesis, GenesisError
+from chaind.chain.halt import ChainHalt
 from chaind.chain.modules.transfer.denoms import ibc_denom, parse_trace, trace_hash
+from chaind.chain.modules.transfer.invariants import total_escrow_per_denom
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2
 from chaind.pb.ibc.applications.transfer.v1 import transfer_pb2
@@ -92,3 +94,15 @@ def test_the_transfer_store_is_ibc_gos_layout_and_proven_against_the_app_hash(mo
             proofs = [proofs_pb2.CommitmentProof.FromString(op) for _, _, op in ops]
             commitment.verify_membership(commitment.SDK_SPECS, app_hash, proofs, (b"transfer", key), value)
     assert ibc_denom(parse_trace("transfer/channel-0/stake")) == "ibc/" + digest.hex().upper()
+
+
+def test_the_total_escrow_invariant_catches_escrow_the_accounts_do_not_hold(tmp_path):
+    """A genesis claiming 5stake in escrow with no channel holding it breaks ibc-go's total-escrow invariant."""
+    doc = genesis_mod.expand_dev(genesis_mod.dev_template(), b"\x01" * 32, "test", 10**18)[0]
+    doc["app_state"]["transfer"]["total_escrowed"] = [{"denom": "stake", "amount": "5"}]
+    app = App(Database(tmp_path / "claimed"), Genesis.from_document(doc))
+    assert total_escrow_per_denom(app, app.view()) == (
+        "found denom(s) with total escrow amount lower than expected:\nactual total escrowed: \n"
+        "expected total escrowed: 5stake")
+    with pytest.raises(ChainHalt, match="transfer: total escrow per denom invariant"):
+        app.keepers["crisis"].assert_invariants(app, app.view())
