@@ -16,9 +16,10 @@ INVALID_PACKET_TIMEOUT, INVALID_DENOM, INVALID_VERSION, INVALID_AMOUNT, TRACE_NO
 SEND_DISABLED, RECEIVE_DISABLED, MAX_TRANSFER_CHANNELS, INVALID_AUTHORIZATION, INVALID_MEMO = 7, 8, 9, 10, 11
 
 IBC = "ibc"         # core/errors/errors.go
-IBC_ERRORS = {3: "insufficient funds", 4: "unknown request", 5: "invalid address", 6: "invalid coins",
-              8: "invalid request", 12: "invalid type"}
-INSUFFICIENT_FUNDS, UNKNOWN_REQUEST, INVALID_ADDRESS, INVALID_COINS, INVALID_REQUEST, INVALID_TYPE = 3, 4, 5, 6, 8, 12
+IBC_ERRORS = {2: "unauthorized", 3: "insufficient funds", 4: "unknown request", 5: "invalid address",
+              6: "invalid coins", 8: "invalid request", 12: "invalid type"}
+UNAUTHORIZED, INSUFFICIENT_FUNDS, UNKNOWN_REQUEST, INVALID_ADDRESS = 2, 3, 4, 5
+INVALID_COINS, INVALID_REQUEST, INVALID_TYPE = 6, 8, 12
 
 
 def transfer_error(code, detail=None):
