@@ -12,6 +12,7 @@ banner; the README's ports may be taken here) and writes them into the relayer's
 
 import base64
 import concurrent.futures
+import hashlib
 import itertools
 import json
 import os
@@ -83,6 +84,7 @@ class Walkthrough:
         self.ports = {}             # the README's port -> the one this run's node listens on
         self.outputs = []
         self.timings = {}
+        self.results = {}           # a tx command -> its /tx answer
 
     def node_home(self, name):
         return pathlib.Path(name.replace("~", str(self.home)))
@@ -102,6 +104,9 @@ class Walkthrough:
         self.nodes[name] = (process, ports)
         config = tomllib.loads((self.node_home(name) / "config" / "chaind.toml").read_text())
         self.ports[int(config["cometbft-rpc"]["address"].rsplit(":", 1)[1])] = ports["cometbft"]
+        # The home's client commands talk to the node where it listens.
+        client = self.node_home(name) / "config" / "client.toml"
+        client.write_text(self.rewrite(client.read_text()))
         self.timings[line] = time.monotonic() - began
 
     def run(self, line):
@@ -118,6 +123,13 @@ class Walkthrough:
         self.timings[line] = time.monotonic() - began
         assert done.returncode == 0, (line, done.stdout, done.stderr[-5000:])
         self.outputs.append((line, done.stdout))
+        if line.startswith("chaind tx "):
+            # A reader's pause: the tx is in a block of the chain whose home signed it, and succeeded there.
+            txhash = re.search(r"^txhash: ([0-9A-F]{64})$", done.stdout, re.M).group(1)
+            name = [home for home, inner in re.findall(r"--home ([^\s)]+)(\)?)", line) if not inner][-1]
+            result = wait_until(lambda: self.tx(name, txhash), f"tx {txhash} in a block", 60, every=0.2)
+            assert result["tx_result"]["code"] == 0, (line, result["tx_result"])
+            self.results[line] = result
 
     def run_together(self, lines):
         """`lines` run at once, each as run() runs it; the nodes they start have made their first block."""
@@ -136,6 +148,13 @@ class Walkthrough:
         port = self.nodes[name][1]["cometbft"]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=20) as response:
             return json.loads(response.read()).get("result")
+
+    def tx(self, name, txhash):
+        """/tx's answer, or None before the tx is in a block."""
+        try:
+            return self.comet(name, f"tx?hash=0x{txhash}")
+        except urllib.error.HTTPError:
+            return None
 
     def stop(self):
         for process, _ in self.nodes.values():
@@ -307,10 +326,23 @@ def test_two_chains_and_a_relayer_as_the_readme_says(tmp_path, relayer):
         assert re.search(r"channel-0\s+transfer\s+connection-0\s+Open", walk.output("ibc-setup channels"))
         shown = walk.output("chaind q ibc channel channels")
         assert "STATE_OPEN" in shown and "ics20-1" in shown and "port_id: transfer" in shown, shown
-        # The relay loop's pass: packets and acks searched on both chains (none sent yet), the clients checked.
+        # The relay loop's pass found the transfer's packet on A by its events, received it on B, and carried
+        # B's acknowledgement back: the voucher is dev1's on B, the packet's commitment gone from A.
         relayed = walk.output("ibc-relayer start --once")
-        assert "Relay 0 packets from chain_9000-1 => chain_9001-2" in relayed, relayed
+        assert "Relay 1 packets from chain_9000-1 => chain_9001-2" in relayed, relayed
+        assert "Relay 1 acks from chain_9001-2 => chain_9000-1" in relayed, relayed
         assert "Quitting after one run" in relayed and "error" not in relayed.lower(), relayed
+        voucher = "ibc/" + hashlib.sha256(b"transfer/channel-0/achain").hexdigest().upper()
+        held = walk.output("chaind q bank balances")
+        assert f'- amount: "1000000000000000000"\n  denom: {voucher}' in held, held
+        with grpc.insecure_channel(f"127.0.0.1:{walk.nodes[a][1]['grpc']}") as channel:
+            left = channel_grpc.QueryStub(channel).PacketCommitments(
+                channel_q.QueryPacketCommitmentsRequest(port_id=PORT, channel_id=CHANNEL), timeout=20)
+            assert list(left.commitments) == []
+        with grpc.insecure_channel(f"127.0.0.1:{walk.nodes[b][1]['grpc']}") as channel:
+            receipt = channel_grpc.QueryStub(channel).PacketReceipt(
+                channel_q.QueryPacketReceiptRequest(port_id=PORT, channel_id=CHANNEL, sequence=1), timeout=20)
+            assert receipt.received
 
         # Both ends as ibc-go answers them.
         check_queries(walk, a, node, modules, "chain_9000-1", "chain_9001-2")
@@ -324,11 +356,10 @@ def test_two_chains_and_a_relayer_as_the_readme_says(tmp_path, relayer):
         evidence = conflicting_headers(walk, b, trusted.latest_height.revision_height)
         (tmp_path / "misbehaviour.json").write_text(json.dumps(protojson.to_dict(
             m.pack("/ibc.lightclients.tendermint.v1.Misbehaviour", evidence))))
-        walk.run(f"chaind tx ibc client misbehaviour {CLIENT} {tmp_path / 'misbehaviour.json'} --from dev1 "
-                 "--home ~/.chaind-1 --node tcp://127.0.0.1:26657 --gas auto --gas-prices 20000000000achain -y -o json")
-        txhash = json.loads(walk.output("chaind tx ibc client misbehaviour"))["txhash"]
-        result = wait_until(lambda: _tx(walk, a, txhash), "the misbehaviour's block", 60, every=0.2)
-        assert result["tx_result"]["code"] == 0, result["tx_result"]
+        submit = (f"chaind tx ibc client misbehaviour {CLIENT} {tmp_path / 'misbehaviour.json'} --from dev1 "
+                  "--home ~/.chaind-1 --gas auto --gas-prices 20000000000achain -y")
+        walk.run(submit)
+        result = walk.results[submit]
         events = [e["type"] for e in result["tx_result"]["events"]]
         assert "client_misbehaviour" in events, events
         assert client_status(walk, a) == "Frozen"
@@ -356,8 +387,3 @@ def test_two_chains_and_a_relayer_as_the_readme_says(tmp_path, relayer):
     print(f"the whole test {time.monotonic() - started:.1f} s")
 
 
-def _tx(walk, name, txhash):
-    try:
-        return walk.comet(name, f"tx?hash=0x{txhash}")
-    except urllib.error.HTTPError:
-        return None
