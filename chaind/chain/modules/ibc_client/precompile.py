@@ -3,9 +3,10 @@ verifyNonMembership of this chain's IBC light clients, for Solidity.
 
 Each call goes where cosmos/evm's goes: the client id checked (ClientIdentifierValidator), then ibc-go's 02-client
 keeper (its Route: the id's client type, the allowed clients, the one light client module there is, 07-tendermint;
-then the client's status), then the light client's own checks, here this chain's 02-client and 07-tendermint. The
-texts of the precompile and of that keeper layer are cosmos/evm's (ibc-go v11); those below it are the ones this
-chain's light client and commitment proofs give every relayer (ibc-go v8). updateClient's events join the tx's.
+then the client's status), then the light client's own checks, this chain's 07-tendermint. The texts are cosmos/evm's
+(ibc-go v11): the precompile's, the keeper's and the proofs' (commitment's *_v2 checks, which carry cosmos/ics23's
+reason); a header's checks in updateClient give this chain's 07-tendermint texts (ibc-go v8's), as a relayer gets
+them. updateClient's events join the tx's.
 """
 
 import re
@@ -101,7 +102,7 @@ def _verify_membership(call, client_id, proof, proof_height, path, value):
     keeper, cs = _route(call, client_id, "call verify membership on")
     height = tuple(proof_height)
     tmc.verify_membership(cs, keeper.store(call, client_id), height, 0, 0, proof, tuple(path), value, call.time_ns,
-                          host.self_height(keeper.chain_id, call.height))
+                          host.self_height(keeper.chain_id, call.height), v2=True)
     return (_timestamp_seconds(call, keeper, client_id, height),)
 
 
@@ -110,7 +111,7 @@ def _verify_non_membership(call, client_id, proof, proof_height, path):
     keeper, cs = _route(call, client_id, "call verify non membership on")
     height = tuple(proof_height)
     tmc.verify_non_membership(cs, keeper.store(call, client_id), height, 0, 0, proof, tuple(path), call.time_ns,
-                              host.self_height(keeper.chain_id, call.height))
+                              host.self_height(keeper.chain_id, call.height), v2=True)
     return (_timestamp_seconds(call, keeper, client_id, height),)
 
 
