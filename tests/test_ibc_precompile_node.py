@@ -1,7 +1,8 @@
 """cosmos/evm's ICS02 precompile (0x...0807) on a running node (chain A) with a client of an in-process chain B made
 from B's real signed headers: web3.py's typed calls and a Solidity contract (tests/solidity/ICS02Caller.sol) read the
 client and check membership and non-membership proofs of B's ibc store as abci_query proves it, a tampered proof is
-refused with the reason cosmos/evm gives, and updateClient moves the client to a newer header of B."""
+refused with the reason cosmos/evm gives, updateClient moves the client to a newer header of B, and a conflicting
+header freezes a client (Misbehaviour)."""
 
 import json
 import pathlib
@@ -174,3 +175,32 @@ def test_a_contract_accepts_only_proven_state_and_update_client_moves_the_client
 
 def ics02_contract(web3):
     return web3.eth.contract(address=to_checksum_address(ics02.ADDRESS), abi=ics02.PRECOMPILE.abi())
+
+
+@pytest_twisted.inlineCallbacks
+def test_update_client_with_a_conflicting_header_answers_misbehaviour_and_freezes_the_client(node):
+    """A second header at a height the client holds, with another app hash, signed by the same validators."""
+    web3 = w3(node)
+    fns = ics02_contract(web3).functions
+    t0 = time.time_ns() - 100 * SECOND
+    yield send_on_a(node, m.create(b32(node, node.dev_keys[1].address), m.client_state(10),
+                                   m.consensus_state(signed_header(10, t0, THIRD, THIRD, None))))
+
+    def update(app_hash):
+        header = m.header(signed_header(11, t0 + 5 * SECOND, THIRD, THIRD, None, app_hash=app_hash), THIRD, 10, THIRD)
+        return fns.updateClient(CLIENT, any_pb2.Any(type_url="/ibc.lightclients.tendermint.v1.Header",
+                                                    value=header.SerializeToString()).SerializeToString())
+
+    receipt = yield in_thread(transact, web3, update(b"\x11" * 32), gas=3_000_000)
+    assert receipt.status == 1
+    assert (yield in_thread(update(b"\x12" * 32).call)) == ics02.MISBEHAVIOUR
+    receipt = yield in_thread(transact, web3, update(b"\x12" * 32), gas=3_000_000)
+    assert receipt.status == 1
+    found = node.app.keepers["ibc_client"].client_state(node.app.view(), CLIENT)
+    assert (found.frozen_height.revision_number, found.frozen_height.revision_height) == (0, 1)
+    events = yield in_thread(tx_events, node, receipt.blockNumber, receipt.transactionHash.to_0x_hex())
+    assert [e["type"] for e in events if e["type"] in ("client_misbehaviour", "update_client")] == [
+        "client_misbehaviour"]
+    message = yield in_thread(reverted, web3, update(b"\x13" * 32))
+    assert message == ("execution reverted: cannot update client (07-tendermint-0) with status Frozen: client state "
+                       "is not active")
