@@ -75,7 +75,7 @@ class TransferKeeper:
         self.blocked = frozenset(blocked)
         self.port_id = port_id
         self.ibc_module = TransferIBCModule(self)
-        channels.bind_port(port_id, self.ibc_module)
+        channels.bind_port(port_id, self.ibc_module, NAME)
 
     # Store.
 
