@@ -4,19 +4,14 @@ its bank balance, it goes home over IBC, and the exceptions (a voucher of severa
 receiver on a channel that is not an EVM channel) register nothing."""
 
 import pytest
-from eth_abi import decode, encode
-from eth_account import Account
-from eth_utils import keccak
+from eth_abi import decode
 
-import ibc_chains as ic
-from chain_driver import PROPOSER
-from chaind.api.calls import CallRunner
-from chaind.chain import txs
 from chaind.chain.modules import erc20
 from chaind.chain.modules.transfer import ibc_denom, parse_trace
 from chaind.crypto.addresses import checksum_address
 from gov_driver import attrs
 from ibc_channel_msgs import connected_pair, ok
+from ibc_evm import calldata, eth_call, evm_block
 from ibc_transfer_msgs import (
     address,
     b32,
@@ -43,32 +38,8 @@ def pair(tmp_path):
     made.close()
 
 
-def calldata(signature, *args):
-    types = signature[signature.index("(") + 1:-1]
-    return keccak(signature.encode())[:4] + (encode(types.split(","), list(args)) if types else b"")
-
-
-def eth_call(chain, to, data):
-    runner = CallRunner(chain.app, 0, 10)
-    return bytes.fromhex(runner.call({"to": "0x" + to.hex(), "data": "0x" + data.hex()}, chain.app.view(), {})[2:])
-
-
 def balance_of(chain, token, owner):
     return decode(["uint256"], eth_call(chain, token, calldata("balanceOf(address)", owner)))[0]
-
-
-def evm_block(pair, chain, who, to, data, gas=200_000):
-    """A block on `chain` of one EVM tx by dev key `who`; its result."""
-    pair.clock += ic.S
-    (pair.b if chain is pair.a else pair.a).block(pair.clock)
-    key, genesis = chain.chain.keys[who], chain.genesis
-    tx = {"chainId": genesis.evm_chain_id, "gas": gas, "maxFeePerGas": 10**10, "maxPriorityFeePerGas": 1,
-          "nonce": chain.app.view().accounts.get_nonce(key.address), "to": to, "data": data}
-    raw = txs.wrap_evm(Account.sign_transaction(tx, key.private_key).raw_transaction, genesis.evm_chain_id,
-                       genesis.base_denom).raw
-    block, puts = chain.app.finalize_block([raw], pair.clock, PROPOSER)
-    chain.app.commit(block, puts)
-    return block.results[0]
 
 
 def bank(chain, owner, denom):
@@ -97,12 +68,12 @@ def test_a_new_voucher_is_an_erc20_at_once_and_goes_home(pair):
     # The ERC-20 is the bank balance: balanceOf reads it, transfer moves it.
     user, other = address(b), b.chain.keys[3].address
     assert balance_of(b, TOKEN, user) == bank(b, user, STAKE_ON_B) == 1000
-    moved = evm_block(pair, b, 2, checksum_address(TOKEN), calldata("transfer(address,uint256)", other, 300))
-    assert moved.code == 0, moved.log
+    moved = evm_block(pair, b, 2, calldata("transfer(address,uint256)", other, 300), checksum_address(TOKEN))
+    assert moved.receipt.status == 1, moved.receipt.vm_error
     assert bank(b, user, STAKE_ON_B) == balance_of(b, TOKEN, user) == 700
     assert bank(b, other, STAKE_ON_B) == balance_of(b, TOKEN, other) == 300
-    approved = evm_block(pair, b, 2, checksum_address(TOKEN), calldata("approve(address,uint256)", other, 50))
-    assert approved.code == 0, approved.log
+    approved = evm_block(pair, b, 2, calldata("approve(address,uint256)", other, 50), checksum_address(TOKEN))
+    assert approved.receipt.status == 1, approved.receipt.vm_error
     assert decode(["uint256"], eth_call(b, TOKEN, calldata("allowance(address,address)", user, other)))[0] == 50
 
     # A second transfer of the denom registers nothing more.
