@@ -171,6 +171,7 @@ class TransferKeeper:
         """MintCoins to the module account, then SendCoinsFromModuleToAccount."""
         coins = format_coins([(denom, amount)])
         module = self.bank.bech32(MODULE_ADDRESS)
+        self.auth.ensure_account(ctx, MODULE_ADDRESS)     # MintCoins' GetModuleAccount makes it at first use
         self.bank.mint(ctx, MODULE_ADDRESS, denom, amount)
         events = [event("coin_received", ("receiver", module), ("amount", coins)),
                   event("coinbase", ("minter", module), ("amount", coins))]
@@ -181,7 +182,7 @@ class TransferKeeper:
 
     def _burn_from(self, ctx, sender, denom, amount):
         """SendCoinsFromAccountToModule, then BurnCoins."""
-        events = self.bank.send(ctx, sender, MODULE_ADDRESS, [(denom, amount)])
+        events = self._send(ctx, sender, MODULE_ADDRESS, denom, amount)
         return events + self.bank.burn(ctx, MODULE_ADDRESS, [(denom, amount)])
 
     def _escrow(self, ctx, sender, escrow, denom, amount):
