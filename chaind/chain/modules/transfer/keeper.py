@@ -2,8 +2,6 @@
 and the relay: transfer (MsgTransfer's msg server, which the ICS20 precompile calls too), receive, acknowledgement
 and timeout, escrowing, unescrowing, minting and burning through bank as ibc-go does."""
 
-from google.protobuf import json_format
-
 from chaind.chain.block import event
 from chaind.chain.errors import TxError
 from chaind.chain.modules.bank.keeper import format_coins
@@ -349,10 +347,7 @@ class TransferKeeper:
 
 def _acknowledgement(raw):
     """ModuleCdc.UnmarshalJSON of an acknowledgement: ibc.core.channel.v1.Acknowledgement's proto JSON."""
-    try:
-        return json_format.Parse(raw.decode("utf-8"), channel_pb2.Acknowledgement())
-    except (UnicodeDecodeError, json_format.ParseError) as error:
-        raise ValueError(str(error)) from None
+    return pd.proto_json(raw, channel_pb2.Acknowledgement())
 
 
 def _text_escape(raw):
