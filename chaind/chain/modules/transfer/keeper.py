@@ -63,7 +63,7 @@ class TransferKeeper:
     BlockedAddrs) and the port its genesis names, which it binds on 04-channel (InitGenesis' BindPort).
 
     For other modules: transfer(ctx, msg) is MsgTransfer's msg server (an ICS20 precompile calls it with the
-    MsgTransfer it builds, its sender checked); on_recv_packet (-> (acknowledgement, events)),
+    MsgTransfer it builds, once msgs.validate_transfer passed it); on_recv_packet (-> (acknowledgement, events)),
     on_acknowledgement_packet and on_timeout_packet (-> events) are the port's packet callbacks (ibc_module.py
     hands them over), each answering ibc-go's events; add_middleware wraps them; denom_trace, denom_traces and
     denom_path_from_hash read the traces."""
