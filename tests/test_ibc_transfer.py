@@ -190,3 +190,53 @@ def test_params_turn_sending_and_receiving_off(pair):
     assert written_ack(received) == b'{"error":"ABCI code: 8: error handling packet: see events for details"}'
     ok(ack_on(pair, b, a, packet, written_ack(received)))
     assert balance(b, address(b), "stake") == start
+
+
+def test_no_coin_is_created_or_lost_across_sends_receipts_acks_and_timeouts(pair):
+    """Both ways, with a timeout and an error acknowledgement among them: the supplies of each chain's own coin
+    never move, and what A holds in escrow is always what B has outstanding as vouchers (and back)."""
+    a, b = pair.a, pair.b
+    stake_on_a = ibc_denom(parse_trace("transfer/channel-0/stake"))        # B's stake on A: the same path
+    supplies = {chain: supply(chain, "stake") for chain in (a, b)}
+    relay(pair, a, b, ok(signed_block(pair, a, [transfer(a, "stake", 300, b32(b))])))
+    relay(pair, b, a, ok(signed_block(pair, b, [transfer(b, "stake", 80, b32(a))])))
+    relay(pair, b, a, ok(signed_block(pair, b, [transfer(b, STAKE_ON_B, 120, b32(a))])))     # home
+    relay(pair, a, b, ok(signed_block(pair, a, [transfer(a, stake_on_a, 30, b32(b))])))      # home
+    fee_collector = b.chain.b32(module_address("fee_collector"))
+    [(_, ack, _)] = relay(pair, a, b, ok(signed_block(pair, a, [transfer(a, "stake", 9, fee_collector)])))
+    assert b'"error"' in ack
+    late = ok(signed_block(pair, a, [transfer(a, "stake", 11, b32(b), timeout_height=(1, b.height + 2),
+                                              timeout_timestamp=0)]))
+    while b.height <= sent_packets(late)[0].timeout_height.revision_height:
+        pair.block(b)
+    ok(timeout_on(pair, a, b, sent_packets(late)[0]))
+    for chain in (a, b):
+        assert supply(chain, "stake") == supplies[chain]
+    assert balance(a, ESCROW, "stake") == total_escrow(a, "stake") == supply(b, STAKE_ON_B) == 180
+    assert balance(b, ESCROW, "stake") == total_escrow(b, "stake") == supply(a, stake_on_a) == 50
+    assert_conserved(pair)
+    assert total_escrow_per_denom(b.app, b.app.view()) is None
+
+
+class _Recorder:
+    """A middleware over the transfer port's callbacks: it passes each call on and notes the answers."""
+
+    def __init__(self, inner):
+        self.inner, self.seen = inner, []
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def on_recv_packet(self, ctx, packet, relayer):
+        ack, events = self.inner.on_recv_packet(ctx, packet, relayer)
+        self.seen.append(("recv", ack.success, [e.type for e in events]))
+        return ack, events
+
+
+def test_a_middleware_over_the_transfer_port_sees_each_receive_and_its_answer(pair):
+    a, b = pair.a, pair.b
+    wrapped = []
+    b.app.keepers["transfer"].add_middleware(lambda inner: wrapped.append(_Recorder(inner)) or wrapped[0])
+    relay(pair, a, b, ok(signed_block(pair, a, [transfer(a, "stake", 7, b32(b))])))
+    assert wrapped[0].seen == [("recv", True, ["denomination_trace", "coin_received", "coinbase", "coin_spent",
+                                               "coin_received", "transfer", "fungible_token_packet"])]

@@ -102,6 +102,10 @@ def _txs(kit):
         msg.timeout_height.revision_number, msg.timeout_height.revision_height = height
         kit.generate_or_broadcast(ctx, from_, [("/ibc.applications.transfer.v1.MsgTransfer", msg)])
 
+    # --memo is the packet's memo here, as in ibc-go's command; the tx's own is --note alone (SDK v0.50's flag).
+    for param in transfer.params:
+        if param.name == "note":
+            param.opts = [opt for opt in param.opts if opt != "--memo"]
     return [transfer]
 
 
