@@ -238,5 +238,7 @@ def test_a_middleware_over_the_transfer_port_sees_each_receive_and_its_answer(pa
     wrapped = []
     b.app.keepers["transfer"].add_middleware(lambda inner: wrapped.append(_Recorder(inner)) or wrapped[0])
     relay(pair, a, b, ok(signed_block(pair, a, [transfer(a, "stake", 7, b32(b))])))
+    # The app's stack already holds erc20's middleware (its voucher registration comes after ICS-20's events).
     assert wrapped[0].seen == [("recv", True, ["denomination_trace", "coin_received", "coinbase", "coin_spent",
-                                               "coin_received", "transfer", "fungible_token_packet"])]
+                                               "coin_received", "transfer", "fungible_token_packet",
+                                               "register_erc20_extension"])]
