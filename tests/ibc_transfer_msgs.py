@@ -53,6 +53,27 @@ def close_init(chain, channel_id, port=PORT):
                                                                         signer=chain.relayer)
 
 
+def close_confirm(chain, channel_id, proof, height, port=PORT):
+    return CHANNEL + "MsgChannelCloseConfirm", chan_tx.MsgChannelCloseConfirm(
+        port_id=port, channel_id=channel_id, proof_init=proof, proof_height=height, signer=chain.relayer)
+
+
+def closed_transfer_channel(pair):
+    """A's transfer channel-0 CLOSED: opened to B's mock port, which closes its end (ICS-20 never closes one
+    itself), and closed on A by the relayer's MsgChannelCloseConfirm."""
+    a, b = pair.a, pair.b
+    ok(pair.block(a, [open_init(a, their_port="mock")]))
+    _, proof, height = ic.proven(pair, b, B_CLIENT, a, path("channel-0"))
+    ok(pair.block(b, [open_try(b, "channel-0", VERSION, proof, height, port="mock")]))
+    _, proof, height = ic.proven(pair, a, A_CLIENT, b, path("channel-0", "mock"))
+    ok(pair.block(a, [open_ack(a, "channel-0", "channel-0", VERSION, proof, height)]))
+    _, proof, height = ic.proven(pair, b, B_CLIENT, a, path("channel-0"))
+    ok(pair.block(b, [open_confirm(b, "channel-0", proof, height, port="mock")]))
+    ok(pair.block(b, [close_init(b, "channel-0", port="mock")]))
+    _, proof, height = ic.proven(pair, a, A_CLIENT, b, path("channel-0", "mock"))
+    ok(pair.block(a, [close_confirm(a, "channel-0", proof, height)]))
+
+
 def open_transfer_channel(pair, version=""):
     """A's and B's next transfer channels OPEN between their `transfer` ports, as a relayer opens one with
     `--version ics20-1` (or empty: the init callback's); ((A's id, B's id), the four results)."""

@@ -133,6 +133,19 @@ def test_a_node_sends_with_the_cli_receives_a_voucher_and_answers_on_every_face(
            "transfer/channel-9/stake: denomination trace not found")
     failed((yield run("tx", "ibc-transfer", "transfer", "transfer", "channel-0", receiver, "1stake", "--from", "dev2",
                       "--packet-timeout-height", "5", n, *ring, "-y")), "expected height string format")
+    # Absolute timeouts as given; a denom given by its full path is sent as its ibc/ hash.
+    unsigned = js((yield run("tx", "ibc-transfer", "transfer", "transfer", "channel-0", receiver,
+                             "7transfer/channel-0/uatom", "--from", sender, "--absolute-timeouts",
+                             "--packet-timeout-height", "1-500", "--packet-timeout-timestamp", "0", "--memo", "m",
+                             "--note", "the tx's", "--generate-only", n, *ring)))
+    [msg] = unsigned["body"]["messages"]
+    assert msg == {"@type": "/ibc.applications.transfer.v1.MsgTransfer", "source_port": "transfer",
+                   "source_channel": "channel-0", "token": {"denom": ibc_denom(parse_trace("transfer/channel-0/uatom")),
+                                                            "amount": "7"},
+                   "sender": sender, "receiver": receiver, "timeout_height": {"revision_number": "1",
+                                                                              "revision_height": "500"},
+                   "timeout_timestamp": "0", "memo": "m"}
+    assert unsigned["body"]["memo"] == "the tx's"
 
 
 def cosmjs_transfer(cosmjs, node, steps):

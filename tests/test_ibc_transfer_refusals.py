@@ -8,12 +8,14 @@ import pytest
 
 from chaind.chain.errors import TxError
 from chaind.chain.modules.transfer.denoms import escrow_address
+from chaind.pb.ibc.core.channel.v1 import channel_pb2 as pb
 from gov_driver import attrs
 from ibc_channel_msgs import SEND, connected_pair, ok, send
 from ibc_transfer_msgs import (
     ack_on,
     address,
     b32,
+    closed_transfer_channel,
     open_transfer_channel,
     recv_on,
     sent_packets,
@@ -140,3 +142,15 @@ def test_a_refund_on_an_error_acknowledgement_of_a_voucher_mints_it_back(pair):
     assert b.app.keepers["bank"].balance(b.app.view(), address(b), denom) == 50
     assert a.app.keepers["transfer"].total_escrow(a.app.view(), "stake") == 50
 
+
+
+def test_a_transfer_on_a_closed_channel_is_refused_and_escrows_nothing(tmp_path):
+    made = connected_pair(tmp_path)
+    try:
+        closed_transfer_channel(made)
+        a, b = made.a, made.b
+        assert a.app.keepers["ibc_channel"].channel(a.app.view(), "transfer", "channel-0").state == pb.STATE_CLOSED
+        refused(made, a, transfer(a, "stake", 5, b32(b)), "channel", 5,
+                "channel is not OPEN (got STATE_CLOSED): invalid channel state")
+    finally:
+        made.close()

@@ -1,11 +1,11 @@
 """ICS-20 fungible token transfer (ibc-go v8.5 apps/transfer): the `transfer` port on 04-channel with its channel
 checks and packet callbacks, escrow per channel, vouchers with denom traces, MsgTransfer and MsgUpdateParams,
-ibc.applications.transfer.v1.Query, genesis and the total-escrow invariant.
+ibc.applications.transfer.v1.Query, genesis, the total-escrow invariant and the ICS20 precompile at 0x...0802.
 Its keeper (app.keepers["transfer"]) is the API other modules use: transfer(ctx, msg) sends, and the packet
 callbacks answer ibc-go's events for a middleware to wrap."""
 
 from chaind.chain.module import Module, QueryService, Store
-from chaind.chain.modules.transfer import store_layout
+from chaind.chain.modules.transfer import precompile, store_layout
 from chaind.chain.modules.transfer.denoms import escrow_address, ibc_denom, parse_trace
 from chaind.chain.modules.transfer.genesis import GENESIS
 from chaind.chain.modules.transfer.ibc_module import VERSION, TransferIBCModule
@@ -40,5 +40,6 @@ MODULE = Module(
     module_accounts={NAME: (MODULE_ADDRESS, ("minter", "burner"))},
     invariants=INVARIANTS,
     store=Store(store_layout.STORE, layout=store_layout.layout),
+    precompiles={precompile.ADDRESS: precompile.PRECOMPILE},
     cli="chaind.chain.modules.transfer.cli",
 )

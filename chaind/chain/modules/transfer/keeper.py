@@ -2,8 +2,6 @@
 and the relay: transfer (MsgTransfer's msg server, which the ICS20 precompile calls too), receive, acknowledgement
 and timeout, escrowing, unescrowing, minting and burning through bank as ibc-go does."""
 
-from google.protobuf import json_format
-
 from chaind.chain.block import event
 from chaind.chain.errors import TxError
 from chaind.chain.modules.bank.keeper import format_coins
@@ -65,10 +63,10 @@ class TransferKeeper:
     BlockedAddrs) and the port its genesis names, which it binds on 04-channel (InitGenesis' BindPort).
 
     For other modules: transfer(ctx, msg) is MsgTransfer's msg server (an ICS20 precompile calls it with the
-    MsgTransfer it builds, its sender checked); on_recv_packet (-> (acknowledgement, events)),
+    MsgTransfer it builds, once msgs.validate_transfer passed it); on_recv_packet (-> (acknowledgement, events)),
     on_acknowledgement_packet and on_timeout_packet (-> events) are the port's packet callbacks (ibc_module.py
-    hands them over), each answering ibc-go's events; add_middleware wraps them; denom_trace, denom_traces and
-    denom_path_from_hash read the traces."""
+    hands them over), each answering ibc-go's events, which other modules' records wrap with their
+    ibc_middleware; denom_trace, denom_traces and denom_path_from_hash read the traces."""
 
     def __init__(self, channels, auth, bank, blocked, port_id=PORT_ID):
         self.channels = channels
@@ -77,13 +75,7 @@ class TransferKeeper:
         self.blocked = frozenset(blocked)
         self.port_id = port_id
         self.ibc_module = TransferIBCModule(self)
-        channels.bind_port(port_id, self.ibc_module)
-
-    def add_middleware(self, wrap):
-        """Put an IBC middleware over the port's callbacks, as an app wires ibc-go's stacks (Evmos' erc20
-        middleware over transfer): `wrap(callbacks)` returns what 04-channel calls from now on, which hands each
-        call to the callbacks it wraps and may add to or replace their answer (events, acknowledgement)."""
-        self.channels.ports[self.port_id] = wrap(self.channels.ports[self.port_id])
+        channels.bind_port(port_id, self.ibc_module, NAME)
 
     # Store.
 
@@ -171,6 +163,7 @@ class TransferKeeper:
         """MintCoins to the module account, then SendCoinsFromModuleToAccount."""
         coins = format_coins([(denom, amount)])
         module = self.bank.bech32(MODULE_ADDRESS)
+        self.auth.ensure_account(ctx, MODULE_ADDRESS)     # MintCoins' GetModuleAccount makes it at first use
         self.bank.mint(ctx, MODULE_ADDRESS, denom, amount)
         events = [event("coin_received", ("receiver", module), ("amount", coins)),
                   event("coinbase", ("minter", module), ("amount", coins))]
@@ -181,7 +174,7 @@ class TransferKeeper:
 
     def _burn_from(self, ctx, sender, denom, amount):
         """SendCoinsFromAccountToModule, then BurnCoins."""
-        events = self.bank.send(ctx, sender, MODULE_ADDRESS, [(denom, amount)])
+        events = self._send(ctx, sender, MODULE_ADDRESS, denom, amount)
         return events + self.bank.burn(ctx, MODULE_ADDRESS, [(denom, amount)])
 
     def _escrow(self, ctx, sender, escrow, denom, amount):
@@ -348,10 +341,7 @@ class TransferKeeper:
 
 def _acknowledgement(raw):
     """ModuleCdc.UnmarshalJSON of an acknowledgement: ibc.core.channel.v1.Acknowledgement's proto JSON."""
-    try:
-        return json_format.Parse(raw.decode("utf-8"), channel_pb2.Acknowledgement())
-    except (UnicodeDecodeError, json_format.ParseError) as error:
-        raise ValueError(str(error)) from None
+    return pd.proto_json(raw, channel_pb2.Acknowledgement())
 
 
 def _text_escape(raw):

@@ -43,8 +43,9 @@ def _token(token):
     return amount
 
 
-def _validate_transfer(app, msg):
-    """MsgTransfer.ValidateBasic."""
+def validate_transfer(app, msg):
+    """MsgTransfer.ValidateBasic (an ICS20 precompile runs it on the MsgTransfer it builds, before the keeper's
+    transfer)."""
     for check, text, low, high in ((msg.source_port, "invalid source port ID", 2, 128),
                                    (msg.source_channel, "invalid source channel ID", 8, 64)):
         try:
@@ -80,7 +81,7 @@ def _update_params(app, ctx, msg, signer):
 
 
 MESSAGES = (
-    MsgHandler(PREFIX + "MsgTransfer", tx_pb2.MsgTransfer, lambda m: m.sender, _validate_transfer, _transfer,
+    MsgHandler(PREFIX + "MsgTransfer", tx_pb2.MsgTransfer, lambda m: m.sender, validate_transfer, _transfer,
                amino=Amino("cosmos-sdk/MsgTransfer", keep=("token", "timeout_height"))),
     MsgHandler(PREFIX + "MsgUpdateParams", tx_pb2.MsgUpdateParams, lambda m: m.signer, _validate_update_params,
                _update_params),

@@ -33,12 +33,25 @@ def to_bytes(data):
     return ("{" + ",".join(f'"{name}":{go_json_string(value)}' for name, value in pairs) + "}").encode()
 
 
-def from_bytes(raw):
-    """ModuleCdc.UnmarshalJSON: the packet data, unknown fields refused; ValueError when it is not that."""
+def proto_json(raw, message):
+    """ModuleCdc.UnmarshalJSON (jsonpb through a json.Decoder): the first JSON value of `raw`, what follows it
+    unread, invalid UTF-8 read as U+FFFD, unknown fields refused; ValueError when it is no such message."""
+    text = raw.decode("utf-8", "replace")
     try:
-        return json_format.Parse(raw.decode("utf-8"), packet_pb2.FungibleTokenPacketData())
-    except (UnicodeDecodeError, json_format.ParseError) as error:
+        value, _ = json.JSONDecoder().raw_decode(text, len(text) - len(text.lstrip()))
+    except ValueError as error:
         raise ValueError(str(error)) from None
+    if not isinstance(value, dict):
+        raise ValueError(f"cannot unmarshal {type(value).__name__} into a {message.DESCRIPTOR.name}")
+    try:
+        return json_format.ParseDict(value, message)
+    except json_format.ParseError as error:
+        raise ValueError(str(error)) from None
+
+
+def from_bytes(raw):
+    """The packet data of a packet's bytes; ValueError when they are not ICS-20's."""
+    return proto_json(raw, packet_pb2.FungibleTokenPacketData())
 
 
 def go_int(text):
