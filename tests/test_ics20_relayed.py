@@ -4,6 +4,7 @@ comes home; a transfer times out and one gets an error acknowledgement, both ref
 through the ICS20 precompile within the allowance its caller approved; @cosmjs' sendIbcTokens amino-signs a
 MsgTransfer; then `chaind replay` re-executes both chains, checking every app hash."""
 
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -88,14 +89,15 @@ def evm_send(w3, key, to, data, gas=600_000):
 def test_ics20_between_two_nodes_relayed_by_ts_relayer(tmp_path, relayer, cosmjs):
     started = time.monotonic()
     node, modules = relayer
-    a, b = DevChain(tmp_path / "a", 1, 0.5), DevChain(tmp_path / "b", 2, 0.5)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        a, b = pool.map(lambda n: DevChain(tmp_path / f"chain{n}", n, 0.5), (1, 2))
     timings = {}
 
     def mark(step):
         timings[step] = time.monotonic() - started
     try:
-        a.start()
-        b.start()
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            list(pool.map(DevChain.start, (a, b)))
         mark("nodes started")
         opened, _ = relay(node, modules, a, b, "open")
         assert opened == {"connA": "connection-0", "connB": "connection-0", "channelA": "channel-0",
@@ -205,8 +207,10 @@ def test_ics20_between_two_nodes_relayed_by_ts_relayer(tmp_path, relayer, cosmjs
         a.stop()
         b.stop()
 
-    for chain, height in zip((a, b), heights, strict=True):
-        assert chain.replay() >= height
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        replayed = list(pool.map(DevChain.replay, (a, b)))
+    for chain, height, last in zip((a, b), heights, replayed, strict=True):
+        assert last >= height
         log = "".join(chain.process.output)
         assert "Traceback" not in log, log[-3000:]
     mark("replayed")
