@@ -1,8 +1,9 @@
 """Issue 31's Done when: two dev chains as real `chaind start` processes and @confio/relayer's Link (npm, unmodified)
-between them. A's achain goes to B (the voucher on gRPC, REST, CLI and as an ERC-20 over B's JSON-RPC) and part of it
-comes home; a transfer times out and one gets an error acknowledgement, both refunded once relayed; a contract sends
-through the ICS20 precompile within the allowance its caller approved; @cosmjs' sendIbcTokens amino-signs a
-MsgTransfer; then `chaind replay` re-executes both chains, checking every app hash."""
+between them. A's achain goes to B (the voucher on gRPC, REST, CLI and as an ERC-20 over B's JSON-RPC, whose transfer
+moves it) and part of it comes home, from B's CLI and B's EVM; a transfer times out and one gets an error
+acknowledgement, both refunded once relayed; a contract sends through the ICS20 precompile within the allowance its
+caller approved; @cosmjs' sendIbcTokens amino-signs a MsgTransfer; then `chaind replay` re-executes both chains,
+checking every app hash. Each relayer step is one Link.relayAll pass, so the test waits for few of them."""
 
 import concurrent.futures
 import hashlib
@@ -22,6 +23,9 @@ from chaind.crypto.addresses import checksum_address, to_bech32
 from chaind.home import Home
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
 from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
+from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
 from chaind.pb.ibc.applications.transfer.v1 import query_pb2 as transfer_q
 from chaind.pb.ibc.applications.transfer.v1 import query_pb2_grpc as transfer_grpc
 from cosmjs_driver import CLIENT_DIR, RELAYER_DIR
@@ -36,6 +40,8 @@ VOUCHER = ibc_denom(parse_trace("transfer/channel-0/achain"))
 TOKEN = checksum_address(erc20.pair_address(VOUCHER))
 ESCROW_A = to_bech32("chain", escrow_address("transfer", "channel-0"))
 ICS20 = "0x0000000000000000000000000000000000000802"
+TRANSFER = "transfer(string,string,string,uint256,address,string,(uint64,uint64),uint64,string)"
+FAR = 4 * 10**18                    # a timeout timestamp in 2096
 ALLOCATIONS = "(string,string,(string,uint256)[],string[],string[])[]"
 CALLER = json.loads((pathlib.Path(__file__).parent / "solidity" / "ICS20Caller.json").read_text())
 ONE = 10**18
@@ -69,13 +75,6 @@ def send(chain, key, receiver, amount, *flags):
     return chain.tx("ibc-transfer", "transfer", "transfer", "channel-0", receiver, amount, "--from", key, *flags)
 
 
-def fee(result):
-    """What a committed tx paid (its tx event's fee), in achain."""
-    [paid] = [a["value"] for e in result["tx_result"]["events"] if e["type"] == "tx" for a in e["attributes"]
-              if a["key"] == "fee"]
-    return int(paid.removesuffix("achain"))
-
-
 def evm_send(w3, key, to, data, gas=600_000):
     """An EVM tx of dev key `key` over JSON-RPC, waited for; its receipt."""
     tx = {"chainId": w3.eth.chain_id, "gas": gas, "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 1,
@@ -103,7 +102,7 @@ def test_ics20_between_two_nodes_relayed_by_ts_relayer(tmp_path, relayer, cosmjs
         assert opened == {"connA": "connection-0", "connB": "connection-0", "channelA": "channel-0",
                           "channelB": "channel-0"}
         mark("clients, connection, channel")
-        dev1_b, dev1_a = b.address("dev1"), a.address("dev1")
+        dev1_b = b.address("dev1")
         supply_a = supply(a, "achain")
 
         # A's achain to B: escrowed on A, a voucher on B that is an ERC-20 at once.
@@ -124,43 +123,41 @@ def test_ics20_between_two_nodes_relayed_by_ts_relayer(tmp_path, relayer, cosmjs
         assert decode(["uint256"], held) == (3 * ONE,)
         mark("A to B")
 
-        # Part of it home: B burns the voucher, A releases the escrow.
-        before = balance(a, dev1_a, "achain")
-        send(b, "dev1", dev1_a, f"{ONE}{VOUCHER}")
-        done, log = relay(node, modules, a, b)
-        assert done["packetsFromB"] == 1 and done["acksFromA"] == 1, log
-        assert balance(a, dev1_a, "achain") == before + ONE
-        assert escrowed(a) == 2 * ONE and balance(a, ESCROW_A, "achain") == 2 * ONE
-        assert supply(b, VOUCHER) == 2 * ONE and balance(b, dev1_b, VOUCHER) == 2 * ONE
-        mark("B to A")
+        # The voucher's ERC-20 moves its bank balance: dev1 gives dev2 one of three.
+        moved = evm_send(w3b, dev_b[1], TOKEN, calldata("transfer(address,uint256)", dev_b[2].address, ONE))
+        assert moved.status == 1
+        dev2_b = b.address("dev2")
+        assert balance(b, dev1_b, VOUCHER) == 2 * ONE and balance(b, dev2_b, VOUCHER) == ONE
+        mark("ERC-20 transfer")
 
-        # A timeout: refunded to the sender once the relayer proves B never received it.
-        dev2_a = a.address("dev2")
+        # One relayer pass over three packets: a transfer from A that times out (sent first, 2 s to live; the
+        # relayer proves B never received it and A refunds), one B refuses with an error acknowledgement (a module
+        # account receiver; A refunds on the ack), and part of the voucher home from B (B burns, A releases).
+        dev1_a, dev2_a, dev3_a = a.address("dev1"), a.address("dev2"), a.address("dev3")
         deadline = time.time_ns() + 2 * 10**9
-        sent = send(a, "dev2", dev1_b, f"{ONE}achain", "--absolute-timeouts", "--packet-timeout-height", "0-0",
-                    "--packet-timeout-timestamp", str(deadline))
-        after_send = balance(a, dev2_a, "achain")
-        assert escrowed(a) == 3 * ONE
+        send(a, "dev2", dev1_b, f"{ONE}achain", "--absolute-timeouts", "--packet-timeout-height", "0-0",
+             "--packet-timeout-timestamp", str(deadline))
+        distribution = to_bech32("chain", hashlib.sha256(b"distribution").digest()[:20])
+        send(a, "dev3", distribution, f"{ONE}achain")
+        send(b, "dev1", dev1_a, f"{ONE}{VOUCHER}")
+        assert escrowed(a) == 5 * ONE and supply(b, VOUCHER) == 2 * ONE
+        sent_by = {who: balance(a, address, "achain") for who, address in
+                   (("dev1", dev1_a), ("dev2", dev2_a), ("dev3", dev3_a))}
         time.sleep(max(0.0, (deadline - time.time_ns()) / 1e9) + 1.5)
         done, log = relay(node, modules, a, b)
         assert "Timeout 1 packets sent from chain_9000-1" in log, log
-        assert balance(a, dev2_a, "achain") == after_send + ONE
-        assert escrowed(a) == 2 * ONE and balance(b, dev1_b, VOUCHER) == 2 * ONE
-        assert fee(sent) > 0
-        mark("timeout")
+        assert (done["packetsFromA"], done["packetsFromB"], done["acksFromA"], done["acksFromB"]) == (2, 1, 1, 1), log
+        assert balance(a, dev1_a, "achain") == sent_by["dev1"] + ONE
+        assert balance(a, dev2_a, "achain") == sent_by["dev2"] + ONE
+        assert balance(a, dev3_a, "achain") == sent_by["dev3"] + ONE
+        assert escrowed(a) == 2 * ONE and balance(a, ESCROW_A, "achain") == 2 * ONE
+        assert supply(b, VOUCHER) == 2 * ONE and balance(b, dev1_b, VOUCHER) == ONE
+        assert balance(b, distribution, VOUCHER) == 0
+        mark("home, a timeout, an error ack")
 
-        # An error acknowledgement: B refuses a module account as receiver; A refunds on the ack.
-        dev3_a = a.address("dev3")
-        distribution = to_bech32("chain", hashlib.sha256(b"distribution").digest()[:20])
-        send(a, "dev3", distribution, f"{ONE}achain")
-        after_send = balance(a, dev3_a, "achain")
-        done, log = relay(node, modules, a, b)
-        assert done["packetsFromA"] == 1 and done["acksFromB"] == 1, log
-        assert balance(a, dev3_a, "achain") == after_send + ONE
-        assert escrowed(a) == 2 * ONE and balance(b, distribution, VOUCHER) == 0
-        mark("error ack")
-
-        # A contract sends its caller's achain through 0x...0802 within the allowance the caller approved.
+        # One more pass: a contract sends its caller's achain through 0x...0802 within the allowance the caller
+        # approved; dev2 sends its voucher home from B's EVM through 0x...0802; @cosmjs' sendIbcTokens amino-signs
+        # a MsgTransfer (the relayer's own secp256k1 key on A, funded in dev genesis).
         w3a = Web3(Web3.HTTPProvider(a.url("json-rpc")))
         user = Home(a.home).dev_keys()[4]
         made = evm_send(w3a, user, None, bytes.fromhex(CALLER["bytecode"].removeprefix("0x")), gas=1_500_000)
@@ -175,12 +172,13 @@ def test_ics20_between_two_nodes_relayed_by_ts_relayer(tmp_path, relayer, cosmjs
         allowed = w3a.eth.call({"to": ICS20, "data": calldata("allowance(address,address)", contract,
                                                               user.address)})
         assert decode([ALLOCATIONS], allowed)[0] == (("transfer", "channel-0", (("achain", ONE),), (), ()),)
-        done, log = relay(node, modules, a, b)
-        assert done["packetsFromA"] == 1 and done["acksFromB"] == 1, log
-        assert balance(b, dev1_b, VOUCHER) == 3 * ONE and escrowed(a) == 3 * ONE
-        mark("from Solidity")
 
-        # @cosmjs' sendIbcTokens, amino-signed (the relayer's own secp256k1 key on A, funded in dev genesis).
+        dev5_a = a.address("dev5")
+        home_before = balance(a, dev5_a, "achain")
+        returned = evm_send(w3b, dev_b[2], ICS20, calldata(TRANSFER, "transfer", "channel-0", VOUCHER, ONE,
+                                                           dev_b[2].address, dev5_a, (0, 0), FAR, "from the EVM"))
+        assert returned.status == 1
+
         runner, cosmjs_modules = cosmjs
         job = {"url": a.url("cometbft"), "mnemonic": MNEMONIC, "prefix": "chain", "gasPrice": GAS_PRICE,
                "signer": "hd", "steps": [{"op": "sendIbcTokens", "to": dev1_b, "amount": {"denom": "achain",
@@ -193,14 +191,19 @@ def test_ics20_between_two_nodes_relayed_by_ts_relayer(tmp_path, relayer, cosmjs
         assert signed.returncode == 0, signed.stderr[-3000:]
         [result] = json.loads(signed.stdout)["results"]
         assert result["code"] == 0, result
+        found = a.grpc(tx_grpc.ServiceStub, "GetTx", tx_service.GetTxRequest(hash=result["transactionHash"]))
+        assert found.tx.auth_info.signer_infos[0].mode_info.single.mode == signing_pb2.SIGN_MODE_LEGACY_AMINO_JSON
+        assert found.tx.body.messages[0].type_url == "/ibc.applications.transfer.v1.MsgTransfer"
+
         done, log = relay(node, modules, a, b)
-        assert done["packetsFromA"] == 1 and done["acksFromB"] == 1, log
-        assert balance(b, dev1_b, VOUCHER) == 4 * ONE
-        mark("cosmjs")
+        assert (done["packetsFromA"], done["packetsFromB"], done["acksFromA"], done["acksFromB"]) == (2, 1, 1, 2), log
+        assert balance(b, dev1_b, VOUCHER) == 3 * ONE and balance(b, dev2_b, VOUCHER) == 0
+        assert balance(a, dev5_a, "achain") == home_before + ONE
+        mark("Solidity, B's EVM, @cosmjs")
 
         # No coin created or lost: A's escrow is B's voucher supply; A's achain supply no lower than before
         # (escrowed, never burnt; inflation's epochs may only add).
-        assert escrowed(a) == supply(b, VOUCHER) == 4 * ONE
+        assert escrowed(a) == supply(b, VOUCHER) == 3 * ONE
         assert supply(a, "achain") >= supply_a
         heights = (a.height(), b.height())
     finally:
