@@ -37,8 +37,10 @@ async function timeoutPackets(source, packets) {
 async function connect(rpc, args) {
   const signer = await DirectSecp256k1HdWallet.fromMnemonic(args.mnemonic, { prefix: args.prefix });
   const [{ address }] = await signer.getAccounts();
+  // Polls for a tx's block every 300 ms (cosmjs' default is 3 s), as ts-relayer's own test helpers do.
   return IbcClient.connectWithSigner(rpc, signer, address, {
-    gasPrice: GasPrice.fromString(args.gasPrice), estimatedBlockTime: 300, estimatedIndexerTime: 100 });
+    gasPrice: GasPrice.fromString(args.gasPrice), estimatedBlockTime: 300, estimatedIndexerTime: 100,
+    broadcastPollIntervalMs: 300 });
 }
 
 async function main(args) {
