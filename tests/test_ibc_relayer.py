@@ -51,6 +51,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 FACES = ("json-rpc-address", "ws-address", "cometbft-address", "grpc-address", "rest-address", "explorer-address",
          "metrics-address")
 CLIENT, CONNECTION, PORT, CHANNEL = "07-tendermint-0", "connection-0", "transfer", "channel-0"
+SECOND_CLIENT = "07-tendermint-1"
 RELAYER_ADDRESS = "chain15yk64u7zc9g9k2yr2wmzeva5qgwxps6ynsmyjt"
 
 
@@ -348,11 +349,24 @@ def test_two_chains_and_a_relayer_as_the_readme_says(tmp_path, relayer):
         check_queries(walk, a, node, modules, "chain_9000-1", "chain_9001-2")
         check_queries(walk, b, node, modules, "chain_9001-2", "chain_9000-1")
 
-        # B forks: two headers at one height, submitted on A. A's client of B is frozen; B's client of A, and
-        # the connection and channel ends on both, are as they were.
+        # B forks: two headers at one height, submitted on A against the relayer's client of B. That client is
+        # frozen; a second client of B on A (made by hand from B's latest header), B's client of A, and the
+        # connection and channel ends on both are as they were.
         with grpc.insecure_channel(f"127.0.0.1:{walk.nodes[a][1]['grpc']}") as channel:
             trusted = m.tm.ClientState.FromString(client_grpc.QueryStub(channel).ClientState(
                 client_q.QueryClientStateRequest(client_id=CLIENT), timeout=20).client_state.value)
+        latest = int(walk.comet(b, "status")["sync_info"]["latest_block_height"])
+        second = m.tm.ClientState()
+        second.CopyFrom(trusted)
+        second.latest_height.revision_height = latest
+        made_of = {"second_client.json": m.pack("/ibc.lightclients.tendermint.v1.ClientState", second),
+                   "second_consensus.json": m.pack("/ibc.lightclients.tendermint.v1.ConsensusState", m.consensus_state(
+                       signed_header_from_json(walk.comet(b, f"commit?height={latest}")["signed_header"])))}
+        for file_name, message in made_of.items():
+            (tmp_path / file_name).write_text(json.dumps(protojson.to_dict(message)))
+        walk.run(f"chaind tx ibc client create {tmp_path / 'second_client.json'} {tmp_path / 'second_consensus.json'} "
+                 "--from dev2 --home ~/.chaind-1 --gas auto --gas-prices 20000000000achain -y")
+        assert client_status(walk, a, SECOND_CLIENT) == "Active"
         evidence = conflicting_headers(walk, b, trusted.latest_height.revision_height)
         (tmp_path / "misbehaviour.json").write_text(json.dumps(protojson.to_dict(
             m.pack("/ibc.lightclients.tendermint.v1.Misbehaviour", evidence))))
@@ -363,6 +377,7 @@ def test_two_chains_and_a_relayer_as_the_readme_says(tmp_path, relayer):
         events = [e["type"] for e in result["tx_result"]["events"]]
         assert "client_misbehaviour" in events, events
         assert client_status(walk, a) == "Frozen"
+        assert client_status(walk, a, SECOND_CLIENT) == "Active"
         assert client_status(walk, b) == "Active"
         for name in (a, b):
             queried = relayer_queries(node, modules, f"http://127.0.0.1:{walk.nodes[name][1]['cometbft']}")
