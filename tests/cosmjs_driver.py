@@ -17,10 +17,11 @@ def _node_major(node):
     return run.stdout.strip().lstrip("v").split(".")[0]
 
 
-def install_path(node):
-    digest = hashlib.sha256(PACKAGE.read_bytes()).hexdigest()[:10]
+def install_path(node, package=PACKAGE, name="cosmjs"):
+    """Where `package` installs for this node: keyed by its package.json and node's major version."""
+    digest = hashlib.sha256(package.read_bytes()).hexdigest()[:10]
     cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
-    return cache / f"chaind-cosmjs-node{_node_major(node)}-{digest}"
+    return cache / f"chaind-{name}-node{_node_major(node)}-{digest}"
 
 
 def install(path, npm, package=PACKAGE):

@@ -1,0 +1,101 @@
+"""cosmos/evm's precompile suite (tests/solidity/suites/precompiles), as our own equivalents of its cases in
+tests/reference_suites, run by Hardhat 2 and hardhat-ethers (npm, unmodified) against a dev node process made as
+`chaind init --dev` makes one, with only the chain's constants (keys, prefix, denom, validator) changed.
+
+cosmos/evm's suites are not ours to commit, and the registries this repo installs from do not carry them: each
+upstream case is written here again, and where one cannot hold on this chain the case says why."""
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+import pytest_twisted
+from eth_account import Account
+
+from chaind.crypto.addresses import to_bech32
+from chaind.home import Home
+from cosmjs_driver import install, install_path
+from evm_client import DEV0, DEV0_KEY
+from helpers import in_thread
+from node_process import NodeProcess
+
+SUITE = pathlib.Path(__file__).parent / "reference_suites"
+# cosmos/evm's signers are two plain accounts and, last, its genesis validator's operator: dev 1, dev 2, dev 0.
+KEYS = ["0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+        "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a", DEV0_KEY]
+
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def hardhat():
+    """(npx, node_modules) with tests/reference_suites' npm packages installed once under ~/.cache."""
+    node, npm, npx = shutil.which("node"), shutil.which("npm"), shutil.which("npx")
+    if not (node and npm and npx):
+        message = "node and npm are needed to run Hardhat; install Node.js to run this test"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    path = install_path(node, SUITE / "package.json", "reference-suites")
+    error = install(path, npm, SUITE / "package.json")
+    if error:
+        message = f"cannot install Hardhat at {path}: {error}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return npx, path / "node_modules"
+
+
+def _dev_home(tmp_path):
+    """A home as `chaind init --dev` writes it, every face on a free port."""
+    home = tmp_path / "home"
+    Home(home).init("test", dev=True)
+    config = home / "config" / "chaind.toml"
+    text = re.sub(r'(address|ws-address|prometheus-listen-addr) = "127\.0\.0\.1:\d+"', r'\1 = "127.0.0.1:0"',
+                  config.read_text())
+    config.write_text(text)
+    return home, config
+
+
+def _project(tmp_path, node_modules):
+    """Our suite's files beside its installed packages: Hardhat writes its cache and artifacts here, not in
+    the repository."""
+    project = tmp_path / "project"
+    shutil.copytree(SUITE, project)
+    (project / "node_modules").symlink_to(node_modules)
+    return project
+
+
+def _chain_constants(home):
+    genesis = json.loads((home / "config" / "genesis.json").read_text())
+    evm_denom = genesis["app_state"]["evm"]["params"]["evm_denom"]
+    metadata = next(m for m in genesis["app_state"]["bank"]["denom_metadata"] if m["base"] == evm_denom)
+    operator = bytes.fromhex(DEV0[2:])
+    assert Account.from_key(KEYS[-1]).address == DEV0
+    return {"CHAIND_PREFIX": "chain", "CHAIND_DENOM": evm_denom,
+            "CHAIND_VALIDATOR": to_bech32("chainvaloper", operator),
+            "CHAIND_TOKEN_NAME": metadata["name"], "CHAIND_TOKEN_SYMBOL": metadata["symbol"],
+            "CHAIND_GOV_MODULE": "chain10d07y265gmmuvt4z0w9aw880jnsr700j0q8wax"}
+
+
+@pytest_twisted.inlineCallbacks
+def test_cosmos_evm_precompile_suite_passes_on_a_dev_node(tmp_path, hardhat):
+    npx, node_modules = hardhat
+    home, config = _dev_home(tmp_path)
+    project = _project(tmp_path, node_modules)
+    node = NodeProcess(home, config, tmp_path)
+    ports = yield in_thread(node.start)
+    try:
+        env = {**os.environ, **_chain_constants(home), "CHAIND_RPC": f"http://127.0.0.1:{ports['json-rpc']}",
+               "CHAIND_CHAIN_ID": "9000", "CHAIND_KEYS": ",".join(KEYS)}
+        run = yield in_thread(subprocess.run, [npx, "hardhat", "test", "--network", "chaind"], cwd=project,
+                              env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    finally:
+        yield in_thread(node.stop)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-6000:]
+    assert re.search(r"^\s+\d+ passing", output, re.M) and not re.search(r"failing|pending", output), output
