@@ -14,7 +14,6 @@ const CHAIN = {
   validator: env('CHAIND_VALIDATOR'),           // the genesis validator (its operator is the last signer)
   tokenName: env('CHAIND_TOKEN_NAME'),
   tokenSymbol: env('CHAIND_TOKEN_SYMBOL'),
-  govModule: env('CHAIND_GOV_MODULE'),
 };
 
 const ADDRESSES = {
