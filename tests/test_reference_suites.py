@@ -17,7 +17,7 @@ import pytest
 import pytest_twisted
 from eth_account import Account
 
-from chaind.crypto.addresses import to_bech32
+from chaind.crypto.addresses import module_address, to_bech32
 from chaind.home import Home
 from cosmjs_driver import install, install_path
 from evm_client import DEV0, DEV0_KEY
@@ -79,7 +79,8 @@ def _chain_constants(home):
     assert Account.from_key(KEYS[-1]).address == DEV0
     return {"CHAIND_PREFIX": "chain", "CHAIND_DENOM": evm_denom,
             "CHAIND_VALIDATOR": to_bech32("chainvaloper", operator),
-            "CHAIND_TOKEN_NAME": metadata["name"], "CHAIND_TOKEN_SYMBOL": metadata["symbol"]}
+            "CHAIND_TOKEN_NAME": metadata["name"], "CHAIND_TOKEN_SYMBOL": metadata["symbol"],
+            "CHAIND_GOV_MODULE": to_bech32("chain", module_address("gov"))}
 
 
 @pytest_twisted.inlineCallbacks

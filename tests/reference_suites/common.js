@@ -1,6 +1,6 @@
 // What the cases share: the dev chain's constants (from the environment tests/test_reference_suites.py sets),
 // cosmos/evm's precompile addresses and the ABI fragments of its interfaces (StakingI, DistributionI, IBank,
-// Bech32I, ISlashing, IWERC20) that the cases call, in ethers' human-readable form.
+// IGov, Bech32I, ISlashing, IWERC20) that the cases call, in ethers' human-readable form.
 const hre = require('hardhat');
 
 const env = (name) => {
@@ -14,6 +14,7 @@ const CHAIN = {
   validator: env('CHAIND_VALIDATOR'),           // the genesis validator (its operator is the last signer)
   tokenName: env('CHAIND_TOKEN_NAME'),
   tokenSymbol: env('CHAIND_TOKEN_SYMBOL'),
+  govModule: env('CHAIND_GOV_MODULE'),          // the gov module's account, bech32
 };
 
 const ADDRESSES = {
@@ -22,6 +23,7 @@ const ADDRESSES = {
   staking: '0x0000000000000000000000000000000000000800',
   distribution: '0x0000000000000000000000000000000000000801',
   bank: '0x0000000000000000000000000000000000000804',
+  gov: '0x0000000000000000000000000000000000000805',
   slashing: '0x0000000000000000000000000000000000000806',
   werc20: '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE',
 };
@@ -37,6 +39,12 @@ const DEC_COINS = '(string denom, uint256 amount, uint8 precision)[]';
 const SIGNING_INFO = '(address validatorAddress, int64 startHeight, int64 indexOffset, int64 jailedUntil, ' +
   'bool tombstoned, int64 missedBlocksCounter)';
 const DEC = '(uint256 value, uint8 precision)';
+const TALLY = '(string yes, string abstain, string no, string noWithVeto)';
+const PROPOSAL = `(uint64 id, string[] messages, uint32 status, ${TALLY} finalTallyResult, uint64 submitTime, ` +
+  `uint64 depositEndTime, ${COINS} totalDeposit, uint64 votingStartTime, uint64 votingEndTime, string metadata, ` +
+  'string title, string summary, address proposer)';
+const VOTE = '(uint64 proposalId, address voter, (uint8 option, string weight)[] options, string metadata)';
+const DEPOSIT = `(uint64 proposalId, address depositor, ${COINS} amount)`;
 
 const ABI = {
   staking: [
@@ -85,6 +93,27 @@ const ABI = {
     'function balances(address account) view returns ((address contractAddress, uint256 amount)[] balances)',
     'function totalSupply() view returns ((address contractAddress, uint256 amount)[] totalSupply)',
     'function supplyOf(address erc20Address) view returns (uint256 totalSupply)',
+  ],
+  gov: [
+    'event SubmitProposal(address indexed proposer, uint64 proposalId)',
+    `event Deposit(address indexed depositor, uint64 proposalId, ${COINS} amount)`,
+    'event Vote(address indexed voter, uint64 proposalId, uint8 option)',
+    'event VoteWeighted(address indexed voter, uint64 proposalId, (uint8 option, string weight)[] options)',
+    'event CancelProposal(address indexed proposer, uint64 proposalId)',
+    `function submitProposal(address proposer, bytes jsonProposal, ${COINS} deposit) returns (uint64 proposalId)`,
+    `function deposit(address depositor, uint64 proposalId, ${COINS} amount) returns (bool success)`,
+    'function vote(address voter, uint64 proposalId, uint8 option, string metadata) returns (bool success)',
+    'function voteWeighted(address voter, uint64 proposalId, (uint8 option, string weight)[] options, string metadata) returns (bool success)',
+    'function cancelProposal(address proposer, uint64 proposalId) returns (bool success)',
+    `function getProposal(uint64 proposalId) view returns (${PROPOSAL} proposal)`,
+    `function getProposals(uint32 proposalStatus, address voter, address depositor, ${PAGE_REQUEST} pagination) view returns (${PROPOSAL}[] proposals, ${PAGE_RESPONSE} pageResponse)`,
+    `function getVote(uint64 proposalId, address voter) view returns (${VOTE} vote)`,
+    `function getVotes(uint64 proposalId, ${PAGE_REQUEST} pagination) view returns (${VOTE}[] votes, ${PAGE_RESPONSE} pageResponse)`,
+    `function getDeposit(uint64 proposalId, address depositor) view returns (${DEPOSIT} deposit)`,
+    `function getDeposits(uint64 proposalId, ${PAGE_REQUEST} pagination) view returns (${DEPOSIT}[] deposits, ${PAGE_RESPONSE} pageResponse)`,
+    'function getTallyResult(uint64 proposalId) view returns ((string yes, string abstain, string no, string noWithVeto) tallyResult)',
+    `function getParams() view returns ((int64 votingPeriod, ${COINS} minDeposit, int64 maxDepositPeriod, string quorum, string threshold, string vetoThreshold, string minInitialDepositRatio, string proposalCancelRatio, string proposalCancelDest, int64 expeditedVotingPeriod, string expeditedThreshold, ${COINS} expeditedMinDeposit, bool burnVoteQuorum, bool burnProposalDepositPrevote, bool burnVoteVeto, string minDepositRatio) params)`,
+    'function getConstitution() view returns (string constitution)',
   ],
   bech32: [
     'function hexToBech32(address addr, string prefix) returns (string bech32Address)',
