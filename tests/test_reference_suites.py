@@ -1,4 +1,5 @@
-"""cosmos/evm's precompile suite (tests/solidity/suites/precompiles) and its evm-tools-compatibility suites
+"""cosmos/evm's precompile and revert-case suites (tests/solidity/suites/{precompiles,revert_cases}) and its
+evm-tools-compatibility suites
 (hardhat with ethers, viem, web3.js), as our own equivalents of their cases in tests/reference_suites, run by
 Hardhat 2 (npm, unmodified) against a dev node process made as `chaind init --dev` makes one, with only the
 chain's constants (keys, prefix, denom, validator) changed.
