@@ -1,8 +1,7 @@
 """cosmos/evm's precompile and revert-case suites (tests/solidity/suites/{precompiles,revert_cases}) and its
-evm-tools-compatibility suites
-(hardhat with ethers, viem, web3.js), as our own equivalents of their cases in tests/reference_suites, run by
-Hardhat 2 (npm, unmodified) against a dev node process made as `chaind init --dev` makes one, with only the
-chain's constants (keys, prefix, denom, validator) changed.
+evm-tools-compatibility suites (hardhat with ethers, viem, web3.js), as our own equivalents of their cases in
+tests/reference_suites, run by Hardhat 2 (npm, unmodified) against a dev node process made as `chaind init --dev`
+makes one, with only the chain's constants (keys, prefix, denom, validator) changed.
 
 cosmos/evm's suites are not ours to commit, and the registries this repo installs from do not carry them: each
 upstream case is written here again, and where one cannot hold on this chain the case says why."""
