@@ -1,7 +1,7 @@
 """cosmos/evm's precompile and revert-case suites (tests/solidity/suites/{precompiles,revert_cases}) and its
-evm-tools-compatibility suites (hardhat with ethers, viem, web3.js), as our own equivalents of their cases in
-tests/reference_suites, run by Hardhat 2 (npm, unmodified) against a dev node process made as `chaind init --dev`
-makes one, with only the chain's constants (keys, prefix, denom, validator) changed.
+evm-tools-compatibility suites (hardhat with ethers, viem, web3.js, foundry), as our own equivalents of their cases
+in tests/reference_suites, run by Hardhat 2 and Foundry (npm, unmodified) against a dev node process made as
+`chaind init --dev` makes one, with only the chain's constants (keys, prefix, denom, validator) changed.
 
 cosmos/evm's suites are not ours to commit, and the registries this repo installs from do not carry them: each
 upstream case is written here again, and where one cannot hold on this chain the case says why."""
@@ -28,6 +28,8 @@ SUITE = pathlib.Path(__file__).parent / "reference_suites"
 # cosmos/evm's signers are two plain accounts and, last, its genesis validator's operator: dev 1, dev 2, dev 0.
 KEYS = ["0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
         "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a", DEV0_KEY]
+
+RECIPIENT = "0x40a0cb1C63e026A81B55EE1308586E21eec1eFa9"      # cosmos/evm's foundry .env's ACCOUNT_2
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 
@@ -83,8 +85,13 @@ def _chain_constants(home):
             "CHAIND_GOV_MODULE": to_bech32("chain", module_address("gov"))}
 
 
+def _run(args, cwd, env):
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+                          stdin=subprocess.DEVNULL)
+
+
 @pytest_twisted.inlineCallbacks
-def test_cosmos_evm_precompile_suite_passes_on_a_dev_node(tmp_path, hardhat):
+def test_cosmos_evm_precompile_revert_and_tool_suites_pass_on_a_dev_node(tmp_path, hardhat):
     npx, node_modules = hardhat
     home, config = _dev_home(tmp_path)
     project = _project(tmp_path, node_modules)
@@ -93,8 +100,7 @@ def test_cosmos_evm_precompile_suite_passes_on_a_dev_node(tmp_path, hardhat):
     try:
         env = {**os.environ, **_chain_constants(home), "CHAIND_RPC": f"http://127.0.0.1:{ports['json-rpc']}",
                "CHAIND_CHAIN_ID": "9000", "CHAIND_KEYS": ",".join(KEYS)}
-        run = yield in_thread(subprocess.run, [npx, "hardhat", "test", "--network", "chaind"], cwd=project,
-                              env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+        run = yield in_thread(_run, [npx, "hardhat", "test", "--network", "chaind"], project, env)
     finally:
         yield in_thread(node.stop)
     output = run.stdout + run.stderr
@@ -102,3 +108,50 @@ def test_cosmos_evm_precompile_suite_passes_on_a_dev_node(tmp_path, hardhat):
     # Every case ran and passed: none skipped, none left out.
     cases = sum(len(re.findall(r"^\s+it\(", f.read_text(), re.M)) for f in (SUITE / "test").glob("*.js"))
     assert re.search(rf"^\s+{cases} passing", output, re.M) and not re.search(r"failing|pending", output), output
+
+
+def _foundry_steps(project, rpc):
+    """cosmos/evm's foundry cases in its order: a script broadcast, forge test in forge's EVM and forked from the
+    node, cast's reads, a cast send, and one that the node's gas estimate refuses with the revert's data."""
+    tools = project / "node_modules" / "@foundry-rs"
+    forge = [str(tools / "forge-linux-amd64" / "bin" / "forge")]
+    cast = str(tools / "cast-linux-amd64" / "bin" / "cast")
+    solc = ["--use", str(project / "foundry" / "solc.js"), "--offline"]
+    env = {**os.environ, "FOUNDRY_DISABLE_NIGHTLY_WARNING": "1", "PRIVATE_KEY": KEYS[0], "RECIPIENT": RECIPIENT}
+
+    def ok(args, **extra):
+        run = _run(args, project, {**env, **extra})
+        assert run.returncode == 0, f"{args}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+        return run.stdout
+
+    ok([*forge, "script", "foundry/script/Deploy.s.sol", "--rpc-url", rpc, "--broadcast", *solc])
+    broadcast = json.loads((project / "foundry-broadcast" / "Deploy.s.sol" / "9000" / "run-latest.json").read_text())
+    token = next(t["contractAddress"] for t in broadcast["transactions"] if t["transactionType"] == "CREATE")
+    assert [r["status"] for r in broadcast["receipts"]] == ["0x1"] * 3
+    assert "3 passed; 0 failed; 0 skipped" in ok([*forge, "test", "--fork-url", rpc, *solc], TOKEN=token)
+    assert "2 passed; 0 failed; 0 skipped" in ok([*forge, "test", "--no-match-test", "Fork", *solc])
+    assert ok([cast, "chain-id", "--rpc-url", rpc]).strip() == "9000"
+    assert ok([cast, "rpc", "--rpc-url", rpc, "eth_protocolVersion"]).strip() == '"0x41"'
+    assert ok([cast, "call", "--rpc-url", rpc, token, "name()(string)"]).strip() == '"Token Example"'
+    balance = ok([cast, "call", "--rpc-url", rpc, token, "balanceOf(address)(uint256)", RECIPIENT])
+    assert balance.split()[0] == str(100 * 10**18)
+    sent = json.loads(ok([cast, "send", "--rpc-url", rpc, "--private-key", KEYS[0], token,
+                          "transfer(address,uint256)", RECIPIENT, "1", "--json"]))
+    assert sent["status"] == "0x1"
+    refused = _run([cast, "send", "--rpc-url", rpc, "--private-key", KEYS[0], token, "transfer(address,uint256)",
+                    RECIPIENT, str(10**24)], project, env)
+    assert refused.returncode != 0
+    assert "execution reverted" in refused.stderr and "InsufficientBalance" in refused.stderr, refused.stderr
+
+
+@pytest_twisted.inlineCallbacks
+def test_cosmos_evm_foundry_suite_passes_on_a_dev_node(tmp_path, hardhat):
+    _, node_modules = hardhat
+    home, config = _dev_home(tmp_path)
+    project = _project(tmp_path, node_modules)
+    node = NodeProcess(home, config, tmp_path)
+    ports = yield in_thread(node.start)
+    try:
+        yield in_thread(_foundry_steps, project, f"http://127.0.0.1:{ports['json-rpc']}")
+    finally:
+        yield in_thread(node.stop)
