@@ -1,5 +1,5 @@
-"""tests/cosmjs_client's npm packages (@cosmjs/*), installed once under ~/.cache, keyed by its package.json and
-node's major version, never in the repository."""
+"""tests/cosmjs_client's npm packages (@cosmjs/*), and tests/relayer_client's (@confio/relayer), installed once
+under ~/.cache, keyed by the package.json and node's major version, never in the repository."""
 
 import fcntl
 import hashlib
@@ -10,6 +10,8 @@ import subprocess
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmjs_client"
 PACKAGE = CLIENT_DIR / "package.json"
+RELAYER_DIR = pathlib.Path(__file__).parent / "relayer_client"
+RELAYER_PACKAGE = RELAYER_DIR / "package.json"
 
 
 def _node_major(node):
