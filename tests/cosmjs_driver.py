@@ -20,6 +20,7 @@ def _node_major(node):
 
 
 def install_path(node, package=PACKAGE, name="cosmjs"):
+    """Where `package` installs for this node: keyed by its package.json and node's major version."""
     digest = hashlib.sha256(package.read_bytes()).hexdigest()[:10]
     cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
     return cache / f"chaind-{name}-node{_node_major(node)}-{digest}"

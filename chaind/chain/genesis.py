@@ -371,9 +371,12 @@ def expand_new(template, now_ns, chain_id=None, modules=None):
     for name in ("dev_mnemonic", "dev_accounts", "dev_coins"):
         app["bank"].pop(name)
     app["bank"]["balances"] = []
-    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs;
-    # nor has the EVM coin the dev chain's WERC20 (its pair, the one native precompile).
+    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata, a denom trace
+    # (from which transfer's genesis would write the voucher's metadata) nor ERC-20 pairs; nor has the EVM coin
+    # the dev chain's WERC20 (its pair, the one native precompile).
     app["bank"]["denom_metadata"] = [m for m in app["bank"]["denom_metadata"] if m["base"] == base]
+    if "transfer" in app:
+        app["transfer"]["denom_traces"] = []
     if "erc20" in app:
         app["erc20"]["token_pairs"] = []
         app["erc20"]["params"]["native_precompiles"] = []
