@@ -121,6 +121,9 @@ def test_ics20_between_two_nodes_relayed_by_ts_relayer(tmp_path, relayer, cosmjs
         dev_b = Home(b.home).dev_keys()
         held = w3b.eth.call({"to": TOKEN, "data": calldata("balanceOf(address)", dev_b[1].address)})
         assert decode(["uint256"], held) == (3 * ONE,)
+        pair = b.rest(f"/evmos/erc20/v1/token_pairs/{TOKEN}")["token_pair"]
+        assert (pair["denom"], pair["erc20_address"], pair["enabled"], pair["contract_owner"]) == \
+            (VOUCHER, TOKEN, True, "OWNER_MODULE")
         mark("A to B")
 
         # The voucher's ERC-20 moves its bank balance: dev1 gives dev2 one of three.
