@@ -5,8 +5,9 @@ SHA-256 per chunk in the metadata): each IAVL store as a SnapshotStoreItem then 
 extension `chaind` (format 1) whose payloads are what the IAVL stores cannot give back: the native keys' values
 at the height (the app reads them, the trees only commit to them), the EVM trie, code and preimages (the app
 hash's `evm` root), and the block records the next blocks read (the last 256 for BLOCKHASH, the head's results,
-the validator sets and consensus params in force). A restore rebuilds the trees, checks the commit info's hash
-against the head's record and the trusted app hash, and writes it all in one batch, or nothing.
+the validator sets and consensus params in force). A restore rebuilds the trees as the chunks come, writing
+them a batch at a time, and makes the height the head only once the commit info's hash equals the head's record
+and the trusted app hash; a refused, abandoned or killed restore is wiped.
 """
 
 import hashlib
@@ -207,14 +208,20 @@ def chunks(stream, size=CHUNK_BYTES):
 _INFLATE_PIECE = 1 << 20     # bytes of the stream inflated at a time
 
 
+RESTORE_BATCH_BYTES = 16 << 20   # bytes of restored state written at a time ([state-sync] restore-batch-bytes)
+
+
 class Restore:
-    """One restore: chunks in order (apply_chunk), then the whole state written at once. `trusted_app_hash`: the
-    app hash after the snapshot's height that CometBFT's light client verified (OfferSnapshot's app_hash).
+    """One restore: chunks in order (apply_chunk). `trusted_app_hash`: the app hash after the snapshot's height that
+    CometBFT's light client verified (OfferSnapshot's app_hash).
 
-    The state is held in memory until the last chunk is in (so a refused or abandoned restore writes nothing): no
-    more than `max_bytes` of the inflated stream is taken, since nothing vouches for a snapshot before its end."""
+    The state streams into the database, `batch_bytes` at a time, under keys nothing reads while the head is the
+    genesis one; the snapshot's height becomes the head in the last batch, once the app hash is checked. A refused
+    restore wipes what it wrote (the node is back at genesis); a killed one leaves its marker, and the node opened
+    again wipes it. No more than `max_bytes` of the inflated stream is taken: nothing vouches for a snapshot before
+    its end."""
 
-    def __init__(self, app, snapshot, trusted_app_hash, max_bytes):
+    def __init__(self, app, snapshot, trusted_app_hash, max_bytes, batch_bytes=RESTORE_BATCH_BYTES):
         if snapshot.format != FORMAT:
             raise UnknownFormat(f"unknown snapshot format {snapshot.format}: this node reads format {FORMAT}")
         if snapshot.chunks == 0:
@@ -227,6 +234,8 @@ class Restore:
         if snapshot.height < app.genesis.initial_height:
             raise InvalidMetadata(f"invalid snapshot metadata: height {snapshot.height} is below the chain's "
                                   f"initial height {app.genesis.initial_height}")
+        if app.db.get(keys.RESTORING) is not None:
+            app.reset_to_genesis()      # an earlier restore's writes, abandoned for this one
         self.app = app
         self.snapshot = snapshot
         self.trusted_app_hash = trusted_app_hash
@@ -235,20 +244,43 @@ class Restore:
         self.next_chunk = 0
         self._inflater = zlib.decompressobj()
         self._buffer = bytearray()
-        self._puts = {}
+        self._puts = _Batch(app, batch_bytes, snapshot.height)
+        self._head_record = None    # the block record of the snapshot's height
         self._store = None          # the Importer of the store whose nodes come now
         self._roots = {}            # store name -> root hash, of the stores done
         self._extension = False     # after our SnapshotExtensionMeta
+        self._done = False
 
     def apply_chunk(self, chunk):
         """Take the next chunk; True once the last one is in and the state written. ChunkHashMismatch leaves
-        the restore where it was (the chunk may come again); any other SnapshotError ends it."""
+        the restore where it was (the chunk may come again); any other error ends it, and wipes what it wrote."""
+        if self._done:
+            raise SnapshotError("the restore has ended: offer the snapshot again")
         expected = self.snapshot.chunk_hashes[self.next_chunk]
         found = hashlib.sha256(chunk).digest()
         if found != expected:
             raise ChunkHashMismatch(f"chunk hash verification failed: expected {expected.hex()}, got {found.hex()}")
         self.next_chunk += 1
-        data = chunk
+        try:
+            self._inflate(chunk)
+            if self.next_chunk < self.snapshot.chunks:
+                return False
+            if not self._inflater.eof or self._inflater.unused_data or self._buffer:
+                raise SnapshotError("the snapshot stream does not end with its last chunk")
+            self._finish()
+        except BaseException:
+            self.abort()
+            raise
+        return True
+
+    def abort(self):
+        """End the restore, wiping what it wrote: the node is back at its genesis state."""
+        if not self._done:
+            self._done = True
+            if self._puts.clear():
+                self.app.reset_to_genesis()
+
+    def _inflate(self, data):
         while True:
             try:
                 piece = self._inflater.decompress(data, _INFLATE_PIECE)
@@ -264,12 +296,6 @@ class Restore:
             # A full piece may leave output inside the inflater with no input left: ask again until it is short.
             if not data and len(piece) < _INFLATE_PIECE:
                 break
-        if self.next_chunk < self.snapshot.chunks:
-            return False
-        if not self._inflater.eof or self._inflater.unused_data or self._buffer:
-            raise SnapshotError("the snapshot stream does not end with its last chunk")
-        self._finish()
-        return True
 
     def _read_items(self):
         data, at = self._buffer, 0
@@ -291,15 +317,7 @@ class Restore:
 
     def _take(self, item):
         kind = item.WhichOneof("item")
-        if kind == "store":
-            if self._extension:
-                raise SnapshotError("a store item after the extension's")
-            self._end_store()
-            name = item.store.name
-            if name in self._roots or name == EVM or not name:
-                raise SnapshotError(f"unexpected store {name!r} in the snapshot")
-            self._store = (name, Importer(self.app.stores.nodes(name).prefix, self._puts, self.snapshot.height))
-        elif kind == "iavl":
+        if kind == "iavl":
             if self._store is None:
                 raise SnapshotError("received IAVL node item before store item")
             node = item.iavl
@@ -308,19 +326,29 @@ class Restore:
                                               node.height))
             except TreeImportError as e:
                 raise SnapshotError(f"store {self._store[0]}: {e}") from None
-        elif kind == "extension":
-            if (item.extension.name, item.extension.format) != (EXTENSION, EXTENSION_FORMAT):
-                raise SnapshotError(f"unknown snapshot extension {item.extension.name!r} format "
-                                    f"{item.extension.format}")
-            self._end_store()
-            self._extension = True
         elif kind == "extension_payload":
             if not self._extension:
                 raise SnapshotError("a payload item before its extension's")
             key, value = _unpair(item.extension_payload.payload)
             if not key.startswith(_PAYLOAD_PREFIXES):
                 raise SnapshotError(f"an extension payload for key 0x{key.hex()}, which no snapshot carries")
+            if key == keys.block_key(self.snapshot.height):
+                self._head_record = value
             self._puts[key] = value
+        elif kind == "store":
+            if self._extension:
+                raise SnapshotError("a store item after the extension's")
+            self._end_store()
+            name = item.store.name
+            if name in self._roots or name == EVM or not name:
+                raise SnapshotError(f"unexpected store {name!r} in the snapshot")
+            self._store = (name, Importer(self.app.stores.nodes(name).prefix, self._puts, self.snapshot.height))
+        elif kind == "extension":
+            if (item.extension.name, item.extension.format) != (EXTENSION, EXTENSION_FORMAT):
+                raise SnapshotError(f"unknown snapshot extension {item.extension.name!r} format "
+                                    f"{item.extension.format}")
+            self._end_store()
+            self._extension = True
         else:
             raise SnapshotError(f"unknown snapshot item {kind}")
 
@@ -337,10 +365,9 @@ class Restore:
         app, height = self.app, self.snapshot.height
         if not self._extension:
             raise SnapshotError(f"the snapshot has no {EXTENSION} extension: the native and EVM state are missing")
-        record = self._puts.get(keys.block_key(height))
-        if record is None:
+        if self._head_record is None:
             raise SnapshotError(f"the snapshot has no block record of its height {height}")
-        header, meta = _load_record(record, height)
+        header, meta = _load_record(self._head_record, height)
         if (header.chain_id, header.height) != (app.genesis.chain_id, height):
             raise SnapshotError(f"the snapshot's head block is block {header.height} of chain {header.chain_id!r}, "
                                 f"not block {height} of this chain {app.genesis.chain_id!r}")
@@ -356,21 +383,58 @@ class Restore:
         if self.trusted_app_hash and app_hash != self.trusted_app_hash:
             raise SnapshotError(f"the restored app hash {app_hash.hex().upper()} at height {height} is not the "
                                 f"trusted {self.trusted_app_hash.hex().upper()}")
+        self._puts.flush()
         try:
-            live_nodes(_Overlay(self._puts), [meta.evm_state_root])
+            live_nodes(app.db, [meta.evm_state_root])
         except PruneError as e:
             raise SnapshotError(f"the snapshot's EVM state is not whole: {e}") from None
-        puts = self._puts
-        puts[keys.COMMIT_INFO + keys.height_bytes(height)] = info.record()
-        puts[keys.HEAD] = keys.height_bytes(height)
-        puts[keys.PRUNED_BELOW] = keys.height_bytes(height)
-        puts[keys.STATE_FORMAT] = STATE_FORMAT
-        # The genesis state the empty node wrote goes: the snapshot's height is all there is.
-        kept = {keys.GENESIS}
-        deletes = [key for key in app.db.keys(b"") if key not in kept and key not in puts]
-        app.write(puts, deletes)
+        self._puts.commit({keys.COMMIT_INFO + keys.height_bytes(height): info.record(),
+                           keys.HEAD: keys.height_bytes(height),
+                           keys.PRUNED_BELOW: keys.height_bytes(height),
+                           keys.STATE_FORMAT: STATE_FORMAT})
+        self._done = True
         app.reload_head()
-        self._puts = {}
+
+
+class _Batch:
+    """The restore's writes, put to the database every `limit` bytes: memory holds a batch, not the state. The first
+    batch marks the database as being restored; `commit` deletes the genesis state the empty node had (but what the
+    restore wrote again) and the mark, with the head, in the last."""
+
+    def __init__(self, app, limit, height):
+        self.app = app
+        self.limit = limit
+        self.pending = {}
+        self.pending_bytes = 0
+        # The empty node's own keys (its genesis state: small beside a snapshot), and those the restore wrote too.
+        self._before = set(app.db.keys(b"")) - {keys.GENESIS}
+        self._rewritten = set()
+        self._mark = {keys.RESTORING: keys.height_bytes(height)}    # written with the first batch
+
+    def __setitem__(self, key, value):
+        if key in self._before:
+            self._rewritten.add(key)
+        self.pending[key] = value
+        self.pending_bytes += len(key) + len(value)
+        if self.pending_bytes >= self.limit:
+            self.flush()
+
+    def flush(self):
+        if self.pending:
+            self.app.write({**self._mark, **self.pending})
+            self._mark = {}
+        self.clear()
+
+    def clear(self):
+        """Drop the pending writes; whether any batch was written before."""
+        self.pending = {}
+        self.pending_bytes = 0
+        return not self._mark
+
+    def commit(self, last):
+        gone = self._before - self._rewritten - last.keys()
+        self.app.write(last, [*gone, keys.RESTORING])
+        self._before = self._rewritten = set()
 
 
 def _load_record(record, height):
@@ -378,13 +442,3 @@ def _load_record(record, height):
         return blocks.load_record(record)
     except (ValueError, IndexError, KeyError, TypeError, struct.error) as e:
         raise SnapshotError(f"the block record of height {height} does not decode: {e}") from None
-
-
-class _Overlay:
-    """The payloads' EVM nodes read as the database is (live_nodes walks the restored trie through it)."""
-
-    def __init__(self, puts):
-        self._puts = puts
-
-    def get(self, key):
-        return self._puts.get(key)

@@ -83,7 +83,8 @@ def restore(home, height, format):
     settings = config.load(found_home.config_file) if found_home.config_file.is_file() else config.Settings()
     with opened_app(found_home) as app:
         try:
-            restoring = snapshot.Restore(app, found, None, settings.state_sync.max_restore_bytes)
+            restoring = snapshot.Restore(app, found, None, settings.state_sync.max_restore_bytes,
+                                         settings.state_sync.restore_batch_bytes)
             for index in range(found.chunks):
                 chunk = store.load_chunk(height, format, index)
                 if chunk is None:
