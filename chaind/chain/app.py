@@ -311,6 +311,15 @@ class App:
         _, meta = self._stored(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
+    def context_at(self, height: int) -> BlockContext:
+        """A writable context over the state committed at `height`, whose writes are never committed (what
+        `export --for-zero-height` changes before the modules export); LookupError when it is not kept."""
+        self.view(height)       # refuses a height not committed or pruned, in the reads' words
+        header, meta = self._stored(height)
+        ctx = self._context(height + 1, header.time_ns, b"", meta.base_fee, meta.evm_state_root)
+        ctx.height = height
+        return ctx
+
     def store_version(self, height: int | None = None) -> CommitInfo:
         """The multistore's CommitInfo at `height` (default: latest); PrunedError or LookupError when
         that height's state is not kept or was never committed (the genesis height has no version)."""
