@@ -307,6 +307,8 @@ class StateSyncSettings:
     max_restore_bytes: int = attrs.field(default=4 << 30, validator=_at_least("state-sync", 1 << 20))
     # bytes of restored state held before they are written (one LevelDB batch)
     restore_batch_bytes: int = attrs.field(default=16 << 20, validator=_at_least("state-sync", 1 << 16))
+    # bytes of a store's records read in one sequential scan before a snapshot's (or a restore's check's) walk
+    snapshot_read_ahead_bytes: int = attrs.field(default=256 << 20, validator=_at_least("state-sync", 0))
 
 
 @attrs.frozen

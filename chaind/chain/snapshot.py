@@ -23,10 +23,11 @@ from chaind.chain.app import STATE_FORMAT
 from chaind.chain.modules.consensus import params as consensus
 from chaind.pb.cosmos.store.snapshots.v1 import snapshot_pb2 as spb
 from chaind.store import keys
-from chaind.store.iavl.export import ExportNode, Importer, TreeImportError, export_nodes
+from chaind.store.iavl.export import ExportNode, Importer, TreeImportError, export_tuples
 from chaind.store.iavl.node import EMPTY_ROOT, uvarint
 from chaind.store.multistore import EVM, CommitInfo, commit_info_of
 from chaind.store.pruning import PruneError, live_nodes
+from chaind.store.read_ahead import ReadAhead
 
 FORMAT = 3                      # the SDK's snapshot format (rootmulti's SnapshotItem stream)
 CHUNK_BYTES = 10_000_000        # the SDK's snapshotChunkSize: uniform across nodes, as the format
@@ -35,6 +36,7 @@ EXTENSION = "chaind"
 EXTENSION_FORMAT = 1
 BLOCKHASH_WINDOW = 256          # blocks before the next one the EVM's BLOCKHASH reads
 MAX_ITEM_BYTES = 64 << 20       # the SDK's snapshotMaxItemSize: one delimited item at most
+READ_AHEAD_BYTES = 256 << 20    # a store's records read in one scan ([state-sync] snapshot-read-ahead-bytes)
 
 _LIVE = 0x01
 # The keys a payload may carry (a restore refuses any other): the rest the restore writes itself.
@@ -92,8 +94,16 @@ class Snapshot:
 # -- taking ---------------------------------------------------------------------------------------------------
 
 
-def items(app, db, height):
+def items(app, db, height, read_ahead=READ_AHEAD_BYTES):
     """The SnapshotItems of the state at `height`, read through `db` (a frozen view, so later blocks do not show)."""
+    for body in item_bytes(app, db, height, read_ahead):
+        yield spb.SnapshotItem.FromString(body)
+
+
+def item_bytes(app, db, height, read_ahead=READ_AHEAD_BYTES):
+    """items' SnapshotItems serialized, as protobuf serializes them (made here without a message each: a snapshot
+    has one an IAVL node). `read_ahead`: bytes of a store's records read in one scan before its walk ([state-sync]
+    snapshot-read-ahead-bytes)."""
     raw = db.get(keys.COMMIT_INFO + keys.height_bytes(height))
     block = db.get(keys.block_key(height))
     if raw is None or block is None:
@@ -102,20 +112,60 @@ def items(app, db, height):
     for name, root in info.roots:
         if name == EVM:
             continue
-        yield spb.SnapshotItem(store=spb.SnapshotStoreItem(name=name))
-        for node in export_nodes(db, app.stores.nodes(name).prefix, root):
-            yield spb.SnapshotItem(iavl=spb.SnapshotIAVLItem(key=node.key, value=node.value or b"",
-                                                             version=node.version, height=node.height))
-    yield spb.SnapshotItem(extension=spb.SnapshotExtensionMeta(name=EXTENSION, format=EXTENSION_FORMAT))
-    for key, value in _payloads(app, db, height):
-        yield spb.SnapshotItem(extension_payload=spb.SnapshotExtensionPayload(payload=_pair(key, value)))
+        yield spb.SnapshotItem(store=spb.SnapshotStoreItem(name=name)).SerializeToString()
+        prefix = app.stores.nodes(name).prefix
+        reader = ReadAhead(db, prefix, read_ahead) if root != EMPTY_ROOT else db
+        yield from map(_iavl_item, export_tuples(reader, prefix, root))
+        del reader
+    yield spb.SnapshotItem(extension=spb.SnapshotExtensionMeta(name=EXTENSION, format=EXTENSION_FORMAT)
+                           ).SerializeToString()
+    for key, value in _payloads(app, db, height, read_ahead):
+        yield _payload_item(key, value)
 
 
-def _payloads(app, db, height):
+def _iavl_item(node):
+    """SnapshotItem{iavl: SnapshotIAVLItem{key, value, version, height}} serialized: fields in order, those at
+    their default left out (proto3), as protobuf writes them."""
+    key, value, version, height = node
+    body = [_TAG_KEY, _uvarint(len(key)), key] if key else []
+    if value:
+        body += (_TAG_VALUE, _uvarint(len(value)), value)
+    if version:
+        body += (_TAG_VERSION, _uvarint(version))
+    if height:
+        body += (_TAG_HEIGHT, _uvarint(height))
+    inner = b"".join(body)
+    return b"".join((_TAG_IAVL, _uvarint(len(inner)), inner))
+
+
+def _payload_item(key, value):
+    """SnapshotItem{extension_payload: SnapshotExtensionPayload{payload: _pair(key, value)}} serialized."""
+    length = len(key)
+    payload_length = len(_uvarint(length)) + length + len(value)
+    inner_length = 1 + len(_uvarint(payload_length)) + payload_length
+    return b"".join((_TAG_PAYLOAD, _uvarint(inner_length), _TAG_PAYLOAD_BYTES, _uvarint(payload_length),
+                     _uvarint(length), key, value))
+
+
+# Protobuf tags (field number << 3 | wire type) of SnapshotItem's iavl (2) and extension_payload (4), of
+# SnapshotIAVLItem's key (1), value (2), version (3) and height (4), and of SnapshotExtensionPayload's payload (1).
+_TAG_IAVL, _TAG_PAYLOAD = b"\x12", b"\x22"
+_TAG_KEY, _TAG_VALUE, _TAG_VERSION, _TAG_HEIGHT = b"\x0a", b"\x12", b"\x18", b"\x20"
+_TAG_PAYLOAD_BYTES = b"\x0a"
+_SMALL_UVARINTS = [bytes((n,)) for n in range(128)]
+
+
+def _uvarint(n):
+    return _SMALL_UVARINTS[n] if n < 128 else uvarint(n)
+
+
+def _payloads(app, db, height, read_ahead):
     yield from _native_floor(db, height)
     _, meta = blocks.load_record(db.get(keys.block_key(height)))
-    for ref in live_nodes(db, [meta.evm_state_root]):
-        yield keys.EVM_NODE + ref, db.get(keys.EVM_NODE + ref)
+    nodes = ReadAhead(db, keys.EVM_NODE, read_ahead)
+    for ref in live_nodes(nodes, [meta.evm_state_root]):
+        yield keys.EVM_NODE + ref, nodes.get(keys.EVM_NODE + ref)
+    del nodes
     # Preimages are content-addressed: one of a later block is true of this one too, and harmless.
     yield from db.iterate(keys.EVM_PREIMAGE)
     first = max(app.genesis.initial_height - 1, height - BLOCKHASH_WINDOW)
@@ -185,17 +235,27 @@ def _read_uvarint(data, at):
     return None, at
 
 
+_COMPRESS_BYTES = 1 << 16     # bytes of delimited items given to zlib at a time
+
+
 def chunks(stream, size=CHUNK_BYTES):
     """The chunks (`size` bytes each, the last shorter: format 3 takes CHUNK_BYTES; a restore reads any) of the
-    zlib-compressed, delimited `stream` of items."""
+    zlib-compressed, delimited `stream` of items (SnapshotItems, or item_bytes' serialized ones)."""
     compressor = zlib.compressobj(COMPRESSION)
     pending = bytearray()
+    parts, gathered = [], 0
     for item in stream:
-        body = item.SerializeToString()
-        pending += compressor.compress(uvarint(len(body)) + body)
+        body = item if item.__class__ is bytes else item.SerializeToString()
+        parts += (_uvarint(len(body)), body)
+        gathered += len(body)
+        if gathered < _COMPRESS_BYTES:
+            continue
+        pending += compressor.compress(b"".join(parts))
+        parts, gathered = [], 0
         while len(pending) >= size:
             yield bytes(pending[:size])
             del pending[:size]
+    pending += compressor.compress(b"".join(parts))
     pending += compressor.flush()
     while pending:
         yield bytes(pending[:size])
@@ -221,7 +281,8 @@ class Restore:
     again wipes it. No more than `max_bytes` of the inflated stream is taken: nothing vouches for a snapshot before
     its end."""
 
-    def __init__(self, app, snapshot, trusted_app_hash, max_bytes, batch_bytes=RESTORE_BATCH_BYTES):
+    def __init__(self, app, snapshot, trusted_app_hash, max_bytes, batch_bytes=RESTORE_BATCH_BYTES,
+                 read_ahead=READ_AHEAD_BYTES):
         if snapshot.format != FORMAT:
             raise UnknownFormat(f"unknown snapshot format {snapshot.format}: this node reads format {FORMAT}")
         if snapshot.chunks == 0:
@@ -240,6 +301,7 @@ class Restore:
         self.snapshot = snapshot
         self.trusted_app_hash = trusted_app_hash
         self.max_bytes = max_bytes
+        self.read_ahead = read_ahead    # bytes of the EVM nodes read in one scan for the final check
         self.inflated = 0
         self.next_chunk = 0
         self._inflater = zlib.decompressobj()
@@ -385,7 +447,7 @@ class Restore:
                                 f"trusted {self.trusted_app_hash.hex().upper()}")
         self._puts.flush()
         try:
-            live_nodes(app.db, [meta.evm_state_root])
+            live_nodes(ReadAhead(app.db, keys.EVM_NODE, self.read_ahead), [meta.evm_state_root], verify=True)
         except PruneError as e:
             raise SnapshotError(f"the snapshot's EVM state is not whole: {e}") from None
         self._puts.commit({keys.COMMIT_INFO + keys.height_bytes(height): info.record(),
