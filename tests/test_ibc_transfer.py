@@ -216,29 +216,3 @@ def test_no_coin_is_created_or_lost_across_sends_receipts_acks_and_timeouts(pair
     assert balance(b, ESCROW, "stake") == total_escrow(b, "stake") == supply(a, stake_on_a) == 50
     assert_conserved(pair)
     assert total_escrow_per_denom(b.app, b.app.view()) is None
-
-
-class _Recorder:
-    """A middleware over the transfer port's callbacks: it passes each call on and notes the answers."""
-
-    def __init__(self, inner):
-        self.inner, self.seen = inner, []
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def on_recv_packet(self, ctx, packet, relayer):
-        ack, events = self.inner.on_recv_packet(ctx, packet, relayer)
-        self.seen.append(("recv", ack.success, [e.type for e in events]))
-        return ack, events
-
-
-def test_a_middleware_over_the_transfer_port_sees_each_receive_and_its_answer(pair):
-    a, b = pair.a, pair.b
-    wrapped = []
-    b.app.keepers["transfer"].add_middleware(lambda inner: wrapped.append(_Recorder(inner)) or wrapped[0])
-    relay(pair, a, b, ok(signed_block(pair, a, [transfer(a, "stake", 7, b32(b))])))
-    # The app's stack already holds erc20's middleware (its voucher registration comes after ICS-20's events).
-    assert wrapped[0].seen == [("recv", True, ["denomination_trace", "coin_received", "coinbase", "coin_spent",
-                                               "coin_received", "transfer", "fungible_token_packet",
-                                               "register_erc20_extension"])]

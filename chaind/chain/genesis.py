@@ -332,9 +332,15 @@ def _over_defaults(template, modules):
     return doc
 
 
-def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None, modules=None):
+def relayer_key(mnemonic):
+    """The dev chains' relayer key: the SDK's plain secp256k1 at m/44'/118'/0'/0/0 of the dev mnemonic, what
+    @confio/relayer's and Hermes' wallets derive from it by default."""
+    return keys.from_mnemonic(mnemonic, 0, keys.COSMOS_HD_PATH)
+
+
+def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None, modules=None, relayer=False):
     """A full genesis from the dev template: funded dev accounts and this node as the one validator, over the
-    modules' default sections.
+    modules' default sections; with `relayer`, the relayer account (relayer_key) funded as a dev account is.
 
     Returns (document, dev account keys).
     """
@@ -349,6 +355,9 @@ def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None, modul
     coins = bank.pop("dev_coins")
     accounts = [keys.from_mnemonic(mnemonic, i) for i in range(count)]
     bank["balances"] = [{"address": addresses.to_bech32(prefix, k.address), "coins": coins} for k in accounts]
+    if relayer:
+        plain = keys.address_of(keys.SECP256K1, relayer_key(mnemonic).compressed_public_key)
+        bank["balances"].append({"address": addresses.to_bech32(prefix, plain), "coins": coins})
     staking = app["staking"]
     tokens = int(staking.pop("self_delegation"))
     staking["validators"] = [{
@@ -374,9 +383,12 @@ def expand_new(template, now_ns, chain_id=None, modules=None):
     for name in ("dev_mnemonic", "dev_accounts", "dev_coins"):
         app["bank"].pop(name)
     app["bank"]["balances"] = []
-    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs;
-    # nor has the EVM coin the dev chain's WERC20 (its pair, the one native precompile).
+    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata, a denom trace
+    # (from which transfer's genesis would write the voucher's metadata) nor ERC-20 pairs; nor has the EVM coin
+    # the dev chain's WERC20 (its pair, the one native precompile).
     app["bank"]["denom_metadata"] = [m for m in app["bank"]["denom_metadata"] if m["base"] == base]
+    if "transfer" in app:
+        app["transfer"]["denom_traces"] = []
     if "erc20" in app:
         app["erc20"]["token_pairs"] = []
         app["erc20"]["params"]["native_precompiles"] = []

@@ -65,8 +65,8 @@ class TransferKeeper:
     For other modules: transfer(ctx, msg) is MsgTransfer's msg server (an ICS20 precompile calls it with the
     MsgTransfer it builds, once msgs.validate_transfer passed it); on_recv_packet (-> (acknowledgement, events)),
     on_acknowledgement_packet and on_timeout_packet (-> events) are the port's packet callbacks (ibc_module.py
-    hands them over), each answering ibc-go's events; add_middleware wraps them; denom_trace, denom_traces and
-    denom_path_from_hash read the traces."""
+    hands them over), each answering ibc-go's events, which other modules' records wrap with their
+    ibc_middleware; denom_trace, denom_traces and denom_path_from_hash read the traces."""
 
     def __init__(self, channels, auth, bank, blocked, port_id=PORT_ID):
         self.channels = channels
@@ -76,12 +76,6 @@ class TransferKeeper:
         self.port_id = port_id
         self.ibc_module = TransferIBCModule(self)
         channels.bind_port(port_id, self.ibc_module, NAME)
-
-    def add_middleware(self, wrap):
-        """Put an IBC middleware over the port's callbacks, as an app wires ibc-go's stacks (Evmos' erc20
-        middleware over transfer): `wrap(callbacks)` returns what 04-channel calls from now on, which hands each
-        call to the callbacks it wraps and may add to or replace their answer (events, acknowledgement)."""
-        self.channels.ports[self.port_id] = wrap(self.channels.ports[self.port_id])
 
     # Store.
 
