@@ -15,7 +15,7 @@ import re
 import attrs
 from google.protobuf import json_format
 
-from chaind.chain import registry, txjson
+from chaind.chain import registry, txjson, zero_height
 from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext, GenesisError
 from chaind.chain.modules.staking.genesis import GenesisValidator
@@ -273,25 +273,37 @@ def exportable_names(modules):
     return names
 
 
-def export_document(app, height=None, modules=None):
+def export_document(app, height=None, modules=None, for_zero_height=False, jail_allowed=None):
     """The genesis document of the state committed at `height` (default: the head), as the SDK's `export` writes
     it: the chain's document with every module's section its export (ExportGenesis), and the next height as
     the initial one. A new chain started from it has the exported chain's module state. `modules` (module or
     app_state section names: "ibc" names IBC's modules, as the SDK's one ibc module) keeps only those sections
-    in app_state, as the SDK's --modules-to-export does."""
+    in app_state, as the SDK's --modules-to-export does. `for_zero_height`: the state first made ready for a chain
+    that starts at height 1 (chain/zero_height.py; `jail_allowed`: the operators not jailed, None for all), and
+    the initial height 0, as the SDK's export writes it."""
     view = app.view(height)
     doc = copy.deepcopy(app.genesis.document)
     if modules is not None:
         doc["app_state"] = {}
-    doc["initial_height"] = str(view.height + 1)
-    # CometBFT's genesis validators: the set the exported block's end block left (staking's last powers, which
-    # the new chain's InitChain returns), as the SDK's WriteValidators lists them.
     staking = app.keepers["staking"]
+    if for_zero_height:
+        view = zero_height.prepare(app, view.height, jail_allowed)
+        doc["initial_height"] = "0"
+        # The set the updates after the resets left (the SDK's WriteValidators: staking's last powers).
+        powers = staking.last_powers(view)
+        bonded = [(staking.validator(view, operator), power) for operator, power in sorted(powers.items())]
+        validators = [(v.cons_address, v.pubkey, power, v) for v, power in bonded]
+    else:
+        doc["initial_height"] = str(view.height + 1)
+        # CometBFT's genesis validators: the set the exported block's end block left (staking's last powers, which
+        # the new chain's InitChain returns), as the SDK's WriteValidators lists them.
+        validators = [(v.address, v.pubkey, v.power, staking.validator_by_cons(view, v.address))
+                      for v in app.validator_set(view.height + 2)]
     doc["validators"] = [
-        {"address": v.address.hex().upper(),
-         "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(v.pubkey).decode()},
-         "power": str(v.power), "name": staking.validator_by_cons(view, v.address).description["moniker"]}
-        for v in app.validator_set(view.height + 2)]
+        {"address": address.hex().upper(),
+         "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(pubkey).decode()},
+         "power": str(power), "name": v.description["moniker"]}
+        for address, pubkey, power, v in validators]
     for module in app.modules:
         if module.genesis is None or module.genesis.export is None:
             continue
