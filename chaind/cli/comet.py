@@ -1,5 +1,5 @@
 """`chaind comet` (aliases `cometbft`, `tendermint`): the Cosmos SDK's CometBFT subcommands on a node's home:
-its node id, its validator's key and consensus address, the CometBFT versions, and unsafe-reset-all."""
+its node id, its validator's key and consensus address, the CometBFT versions, reset-state and unsafe-reset-all."""
 
 import base64
 import hashlib
@@ -109,6 +109,21 @@ def version():
 ABCI_VERSION = "2.0.0"      # CometBFT 0.38's ABCI (FinalizeBlock)
 
 
+def _refuse_if_running(found):
+    """Refuse to reset the home of a running node: LevelDB admits one process, and a running node holds it."""
+    import plyvel
+
+    from chaind.store.db import Database
+
+    store = found.data_dir / "chain.db"
+    if store.exists():
+        try:
+            Database(store).close()
+        except plyvel.IOError as e:
+            raise click.ClickException(f"cannot open the chain's store ({e}); is the node still running?") from None
+    return store
+
+
 @comet.command("unsafe-reset-all")
 @_home_option
 @click.option("--keep-addr-book", is_flag=True, help="keep the address book intact")
@@ -118,17 +133,8 @@ def unsafe_reset_all(home, keep_addr_book):
     Deletes the home's data/ (blocks and state): the node starts the chain again from its genesis. Refused while
     the node runs.
     """
-    import plyvel
-
-    from chaind.store.db import Database
-
     found = _home(home)
-    store = found.data_dir / "chain.db"
-    if store.exists():
-        try:
-            Database(store).close()       # LevelDB admits one process: a running node holds it
-        except plyvel.IOError as e:
-            raise click.ClickException(f"cannot open the chain's store ({e}); is the node still running?") from None
+    _refuse_if_running(found)
     book = found.config_dir / "addrbook.json"
     if not keep_addr_book and book.exists():
         book.unlink()
@@ -145,3 +151,41 @@ def unsafe_reset_all(home, keep_addr_book):
         write_private(state_file, json.dumps(RESET_VALIDATOR_STATE, indent=2))
         click.echo(f"Reset private validator file to genesis state "
                    f"keyFile={found.config_dir / 'priv_validator_key.json'} stateFile={state_file}")
+
+
+@comet.command("reset-state")
+@_home_option
+def reset_state(home):
+    """Remove all the data and WAL.
+
+    CometBFT's reset-state removes its block store, state, WAL, evidence and tx index and keeps the rest of
+    data/. Here those are one store with the app's state (data/chain.db, written in one batch a block, so neither
+    can go alone): it goes; the validator's last signed height (priv_validator_state.json, unlike
+    unsafe-reset-all), the snapshots, upgrade-info.json and the address book stay. Refused while the node runs.
+    """
+    from chaind.private_files import make_private_dirs
+
+    found = _home(home)
+    store = _refuse_if_running(found)
+    if store.exists():
+        shutil.rmtree(store)
+        click.echo(f"Removed all chain.db dir={store}")
+    make_private_dirs(found.data_dir)
+
+
+@comet.command("bootstrap-state")
+@_home_option
+@click.option("--height", type=int, default=0, help="Block height to bootstrap state at, if not provided it uses "
+              "the latest block height in app state")
+def bootstrap_state(home, height):
+    """Bootstrap CometBFT state at an arbitrary block height using a light client.
+
+    Refused: it writes the CometBFT state.db and blockstore.db a node beside application.db starts from, and
+    chaind has no such separate stores (its blocks and state are one). A node joins at a recent height by state
+    sync instead: `chaind snapshots load` and `chaind snapshots restore`, or [state-sync] in socket mode.
+    """
+    _home(home)
+    raise click.ClickException("bootstrap-state is not served: chaind keeps no CometBFT state.db or blockstore.db "
+                               "beside its app state to bootstrap (its blocks and state are one store); join at "
+                               "a recent height by state sync (`chaind snapshots load` and `chaind snapshots "
+                               "restore`)")
