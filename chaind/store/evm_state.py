@@ -71,14 +71,21 @@ class PendingNodes(CommittedNodes):
 PREIMAGE_MARK = b"preimage:"
 
 
-def contract_accounts(db, root, known=None):
+def account_leaves(db, root):
+    """{account key: [nonce, balance, storage root, code hash] (RLP strings)} of every account in the committed state
+    `root`: one walk of its trie, where reading the accounts one by one walks it from the root each time."""
+    return {hashed: rlp_list(encoded) for hashed, encoded in trie_items(CommittedNodes(db).__getitem__, root)}
+
+
+def contract_accounts(db, root, known=None, leaves=None):
     """[(address, nonce, storage root, code hash)] of every account with code or storage in the committed state
     `root`, by address; `known` maps account keys to the addresses the caller knows, the rest come from the
-    recorded preimages (LookupError for one that has none: written before chaind recorded them)."""
+    recorded preimages (LookupError for one that has none: written before chaind recorded them). `leaves`: the
+    state's account_leaves, when the caller has them."""
     known = known or {}
     out = []
-    for hashed, encoded in trie_items(CommittedNodes(db).__getitem__, root):
-        nonce, _, storage_root, code_hash = rlp_list(encoded)
+    for hashed, items in (account_leaves(db, root) if leaves is None else leaves).items():
+        nonce, _, storage_root, code_hash = items
         if code_hash == EMPTY_SHA3 and storage_root == BLANK_ROOT_HASH:
             continue
         address = known.get(hashed) or preimage(db, hashed)

@@ -16,7 +16,7 @@ from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.store.evm_accounts import account_key
-from chaind.store.evm_state import contract_accounts
+from chaind.store.evm_state import account_leaves, contract_accounts
 
 _KEY_KINDS = {txs.ETH_PUBKEY: crypto_keys.ETH_SECP256K1, txs.COSMOS_EVM_PUBKEY: crypto_keys.ETH_SECP256K1,
               txs.SECP256K1_PUBKEY: crypto_keys.SECP256K1}
@@ -141,12 +141,22 @@ def export_genesis(app, view):
     BaseAccount for each contract the EVM made without an auth record whose nonce has moved (a contract that
     ran CREATE): the account's sequence is its nonce, and Evmos has an auth account for every EVM one."""
     keeper, prefix = app.keepers["auth"], app.genesis.bech32_prefix
-    known = set(keeper.all_addresses(view))
-    anys = [keeper.account_any(view, address) for address in sorted(known)]
-    accounts = sorted((_account_json(found) for found in anys), key=_account_number)
-    number = max((_account_number(a) + 1 for a in accounts), default=0)
+    records = list(keeper.records(view))
+    known = {address for address, _ in records}
     keyed = {account_key(a): a for a in known | balance_holders(app.stores, app.stores.commit_info(view.height))}
-    for address, nonce, _, _ in contract_accounts(app.db, app.block_at(view.height)[1].evm_state_root, keyed):
+    # Every account's nonce (its sequence) from one walk of the EVM's account trie, not a trie read each.
+    leaves = account_leaves(app.db, app.block_at(view.height)[1].evm_state_root)
+    sequence = {keyed[hashed]: int.from_bytes(items[0], "big") for hashed, items in leaves.items() if hashed in keyed}
+    module_addresses = {address for address, _ in keeper.module_accounts.values()}
+    accounts = []
+    for address, raw in records:
+        nonce = sequence.get(address, 0)
+        plain = None if address in module_addresses else keeper.base_account_json(address, raw, nonce)
+        accounts.append({"@type": BASE_ACCOUNT_TYPE_URL, **plain} if plain is not None else
+                        _account_json(keeper.account_any(view, address, nonce)))
+    accounts.sort(key=_account_number)
+    number = max((_account_number(a) + 1 for a in accounts), default=0)
+    for address, nonce, _, _ in contract_accounts(app.db, None, keyed, leaves):
         if nonce and address not in known:
             accounts.append({"@type": BASE_ACCOUNT_TYPE_URL, **to_json(auth_pb2.BaseAccount(
                 address=addresses.to_bech32(prefix, address), account_number=number, sequence=nonce))})

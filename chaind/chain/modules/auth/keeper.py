@@ -1,6 +1,8 @@
 """auth's keeper: accounts, their numbers, public keys and vesting schedules; module accounts; params. An account's
 sequence is its EVM nonce."""
 
+import base64
+
 import orjson
 from google.protobuf import any_pb2
 
@@ -120,6 +122,28 @@ class AuthKeeper:
         """The address of every account, in byte order (all are 20 bytes: one length byte precedes each)."""
         for key, _ in state.store.iterate(_ACCOUNTS):
             yield key[len(_ACCOUNTS) + 1:]
+
+    def records(self, state):
+        """(address, stored record) of every account, in address order: what `record` reads, in one scan."""
+        for key, raw in state.store.iterate(_ACCOUNTS):
+            yield key[len(_ACCOUNTS) + 1:], raw
+
+    def base_account_json(self, address, raw, sequence):
+        """The genesis JSON of a plain account's BaseAccount (its stored record `raw`, its `sequence`), as
+        module_genesis.to_json writes base_account's message, without building it; None for a vesting account's
+        record, whose message it is not."""
+        record = orjson.loads(raw)
+        if len(record) > 3:
+            return None
+        out = {"address": to_bech32(self.prefix, address)}
+        if record[1]:
+            kind = record[2] if len(record) > 2 else ETH_SECP256K1
+            out["pub_key"] = {"@type": PUBKEY_TYPE_URL if kind == ETH_SECP256K1 else txs.SECP256K1_PUBKEY,
+                              "key": base64.b64encode(bytes.fromhex(record[1])).decode()}
+        # json_format writes the set fields first and then the zero ones: account number 0 after the sequence.
+        for name, value in sorted((("account_number", record[0]), ("sequence", sequence)), key=lambda f: f[1] == 0):
+            out[name] = str(value)
+        return out
 
     def base_account(self, state, address, known_sequence=None):
         """The BaseAccount of a known address (None if the chain has never seen it); `known_sequence`: its
