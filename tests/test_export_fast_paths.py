@@ -61,3 +61,18 @@ def test_bech32_is_the_bip173_encoding():
         for prefix in ("chain", "chainvaloper", "evmos", "a"):
             data = os.urandom(size)
             assert to_bech32.__wrapped__(prefix, data) == bech32.bech32_encode(prefix, bech32.convertbits(data, 8, 5))
+
+
+def test_banks_export_is_each_holders_all_balances(busy):  # noqa: F811
+    chain, _, _ = busy
+    app = chain.app
+    view = app.view()
+    keeper = app.keepers["bank"]
+    from chaind.chain.modules.bank.genesis import holders
+
+    exported = export_document(app, view.height)["app_state"]["bank"]["balances"]
+    slow = sorted(({"address": chain.b32(a), "coins": [{"denom": d, "amount": str(n)} for d, n in coins]}
+                   for a in holders(app, view) if (coins := keeper.all_balances(view, a))),
+                  key=lambda b: b["address"])
+    assert _compact(exported) == _compact(slow)
+    assert any(len(b["coins"]) > 1 for b in slow)       # the base denom (the EVM's) beside a native one

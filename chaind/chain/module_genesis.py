@@ -9,6 +9,8 @@ import attrs
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from chaind.store import evm_state
+
 
 class GenesisError(ValueError):
     """A genesis document that cannot start a chain; the message names the field."""
@@ -55,3 +57,13 @@ def to_json(message: Message) -> dict:
     dicts (json_format writes an Any as an OrderedDict, which compares unequal to the same one read back)."""
     return json.loads(json_format.MessageToJson(message, preserving_proto_field_name=True,
                                                 always_print_fields_with_no_presence=True))
+
+
+def all_accounts(app, view):
+    """The EVM's accounts at `view`'s height (CommittedAccounts.all_accounts): the view's own, shared by the
+    modules an export reads them in; the committed block's for a context (a zero-height export's, whose changes
+    move balances, not nonces)."""
+    found = getattr(view.accounts, "all_accounts", None)
+    if found is not None:
+        return found()
+    return evm_state.account_leaves(app.db, app.block_at(view.height)[1].evm_state_root)

@@ -8,7 +8,7 @@ from eth.db.atomic import AtomicDB
 from eth.rlp.accounts import Account
 from eth_hash.auto import keccak
 
-from chaind.store.evm_state import CommittedNodes, pending_trie, rlp_list, trie_get, trie_values
+from chaind.store.evm_state import CommittedNodes, account_leaves, pending_trie, rlp_list, trie_get, trie_values
 from chaind.store.versioned import VersionedReader
 
 
@@ -51,6 +51,15 @@ class CommittedAccounts(AccountDB):
             raise AttributeError(name)
         AccountDB.__init__(self, AtomicDB(CommittedNodes(self._db)), self._root)
         return getattr(self, name)
+
+    def all_accounts(self):
+        """{account key: [nonce, balance, storage root, code hash] (RLP strings)} of every account: one walk of the
+        trie (store.evm_state.account_leaves), kept for this view's next readers (an export's modules each read
+        every account)."""
+        found = self.__dict__.get("_leaves")
+        if found is None:
+            found = self.__dict__["_leaves"] = account_leaves(self._db, self._root)
+        return found
 
     def get_balance(self, address):
         # The one field a balance read needs, without building an Account (the hot path of queries).

@@ -6,7 +6,7 @@ import attrs
 from google.protobuf import json_format
 
 from chaind.chain import txs
-from chaind.chain.module_genesis import ModuleGenesis, to_json
+from chaind.chain.module_genesis import ModuleGenesis, all_accounts, to_json
 from chaind.chain.modules.auth import params as auth_params
 from chaind.chain.modules.auth import vesting
 from chaind.chain.modules.auth.keeper import BASE_ACCOUNT_TYPE_URL, FEE_COLLECTOR, MODULE_ACCOUNT_TYPE_URL
@@ -16,7 +16,7 @@ from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
 from chaind.store.evm_accounts import account_key
-from chaind.store.evm_state import account_leaves, contract_accounts
+from chaind.store.evm_state import contract_accounts
 
 _KEY_KINDS = {txs.ETH_PUBKEY: crypto_keys.ETH_SECP256K1, txs.COSMOS_EVM_PUBKEY: crypto_keys.ETH_SECP256K1,
               txs.SECP256K1_PUBKEY: crypto_keys.SECP256K1}
@@ -145,7 +145,7 @@ def export_genesis(app, view):
     known = {address for address, _ in records}
     keyed = {account_key(a): a for a in known | balance_holders(app.stores, app.stores.commit_info(view.height))}
     # Every account's nonce (its sequence) from one walk of the EVM's account trie, not a trie read each.
-    leaves = account_leaves(app.db, app.block_at(view.height)[1].evm_state_root)
+    leaves = all_accounts(app, view)
     sequence = {keyed[hashed]: int.from_bytes(items[0], "big") for hashed, items in leaves.items() if hashed in keyed}
     module_addresses = {address for address, _ in keeper.module_accounts.values()}
     accounts = []

@@ -3,9 +3,10 @@ GenesisState: the balances minted, its params; the export lists every holder's b
 
 import attrs
 
-from chaind.chain.module_genesis import ModuleGenesis
+from chaind.chain.module_genesis import ModuleGenesis, all_accounts
 from chaind.chain.modules.bank.store_layout import balance_holders
 from chaind.crypto.addresses import parse, to_bech32
+from chaind.store.evm_accounts import account_key
 
 
 @attrs.frozen
@@ -80,13 +81,31 @@ def export_genesis(app, view):
     """Every holder's balances (the bank store's balance records, the base denom's among them), the supply, the
     denom metadata (genesis' and those registered since)."""
     keeper, balances = app.keepers["bank"], []
-    for address in sorted(holders(app, view), key=lambda a: to_bech32(app.genesis.bech32_prefix, a)):
-        coins = keeper.all_balances(view, address)
+    coins_of = _all_balances(app, view, holders(app, view))
+    for address in sorted(coins_of, key=lambda a: to_bech32(app.genesis.bech32_prefix, a)):
+        coins = coins_of[address]
         if coins:
             balances.append({"address": to_bech32(app.genesis.bech32_prefix, address), "coins": _coins(coins)})
     return {"params": {"send_enabled": [], "default_send_enabled": keeper.default_send_enabled(view)},
             "balances": balances, "supply": _coins(keeper.total_supply(view)),
             "denom_metadata": list(keeper.denom_metadata) + keeper.stored_metadata(view), "send_enabled": []}
+
+
+def _all_balances(app, view, addresses):
+    """{address: keeper.all_balances(view, address)} of `addresses`; for a committed view from one scan of the
+    balance records and the EVM's accounts (all_accounts), not a scan and a trie read an address."""
+    keeper = app.keepers["bank"]
+    if getattr(view.accounts, "all_accounts", None) is None:
+        return {address: keeper.all_balances(view, address) for address in addresses}
+    native, accounts, out = keeper.native_balances(view), all_accounts(app, view), {}
+    for address in addresses:
+        found = native.get(address, [])
+        items = accounts.get(account_key(address))
+        base = int.from_bytes(items[1], "big") if items else 0
+        if base:
+            found = [*found, (keeper.base_denom, base)]
+        out[address] = sorted((d, a) for d, a in found if a > 0)
+    return out
 
 
 def _check_coins(coins):

@@ -22,6 +22,9 @@ def _balance_key(address, denom):
     return compose("bank", "bal", address, denom)
 
 
+_ALL_BALANCES = compose("bank", "bal")
+
+
 # Balance queries ask about the same accounts again and again (composing the key is a fifth of AllBalances).
 @functools.lru_cache(maxsize=16384)
 def _balances_prefix(address):
@@ -67,6 +70,17 @@ class BankKeeper:
         if base:
             found.append((self.base_denom, base))
         return sorted((d, a) for d, a in found if a > 0)
+
+    def native_balances(self, state):
+        """{address: [(denom, amount)]} of every balance record but the base denom's (the EVM's): all_balances'
+        records of every address, in one scan."""
+        start = len(_ALL_BALANCES)
+        out = {}
+        for key, value in state.store.iterate(_ALL_BALANCES):
+            # The address's length byte and the address, then the denom's
+            end = start + 1 + key[start]
+            out.setdefault(key[start + 1:end], []).append((key[end + 1:].decode(), int(value)))
+        return out
 
     def supply(self, state, denom):
         raw = state.store.get(_supply_key(denom))

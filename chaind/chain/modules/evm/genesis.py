@@ -7,7 +7,7 @@ import attrs
 import rlp
 from google.protobuf import json_format
 
-from chaind.chain.module_genesis import ModuleGenesis, to_json
+from chaind.chain.module_genesis import ModuleGenesis, all_accounts, to_json
 from chaind.chain.modules.bank.genesis import holders as bank_holders
 from chaind.chain.modules.evm import params as evm_params
 from chaind.crypto.addresses import checksum_address
@@ -101,8 +101,8 @@ def export_genesis(app, view):
     its storage slots and values as 32-byte hex, by slot). Its nonce is auth's (the account's sequence)."""
     get = CommittedNodes(app.db).__getitem__
     accounts = []
-    for address, _, storage_root, _ in contract_accounts(app.db, app.block_at(view.height)[1].evm_state_root,
-                                                         known_accounts(app, view)):
+    for address, _, storage_root, _ in contract_accounts(app.db, None, known_accounts(app, view),
+                                                         all_accounts(app, view)):
         code = view.accounts.get_code(address)
         storage = _storage(app, get, address, storage_root)
         if code or storage:
