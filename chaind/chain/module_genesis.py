@@ -67,3 +67,14 @@ def all_accounts(app, view):
     if found is not None:
         return found()
     return evm_state.account_leaves(app.db, app.block_at(view.height)[1].evm_state_root)
+
+
+def memoized(view, name, compute):
+    """compute()'s result, once per view: an export's modules read the same whole-state sets (every holder, every
+    known account) at its one view. A block's context (a zero-height export's) keeps none."""
+    memo = getattr(view, "memo", None)
+    if memo is None:
+        return compute()
+    if name not in memo:
+        memo[name] = compute()
+    return memo[name]

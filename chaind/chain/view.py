@@ -26,6 +26,8 @@ class StateView:
     height: int
     store: object
     accounts: object
+    # What whole-state reads found at this height, kept for the view's next readers (module_genesis.memoized).
+    memo: dict = attrs.field(factory=dict, eq=False, repr=False)
 
     @classmethod
     def committed(cls, db, height, evm_state_root, cache=None):

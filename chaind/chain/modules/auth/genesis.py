@@ -10,12 +10,11 @@ from chaind.chain.module_genesis import ModuleGenesis, all_accounts, to_json
 from chaind.chain.modules.auth import params as auth_params
 from chaind.chain.modules.auth import vesting
 from chaind.chain.modules.auth.keeper import BASE_ACCOUNT_TYPE_URL, FEE_COLLECTOR, MODULE_ACCOUNT_TYPE_URL
-from chaind.chain.modules.bank.store_layout import balance_holders
+from chaind.chain.modules.bank.genesis import known_accounts
 from chaind.crypto import addresses
 from chaind.crypto import keys as crypto_keys
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.crypto.secp256k1 import keys_pb2 as secp256k1
-from chaind.store.evm_accounts import account_key
 from chaind.store.evm_state import contract_accounts
 
 _KEY_KINDS = {txs.ETH_PUBKEY: crypto_keys.ETH_SECP256K1, txs.COSMOS_EVM_PUBKEY: crypto_keys.ETH_SECP256K1,
@@ -143,7 +142,8 @@ def export_genesis(app, view):
     keeper, prefix = app.keepers["auth"], app.genesis.bech32_prefix
     records = list(keeper.records(view))
     known = {address for address, _ in records}
-    keyed = {account_key(a): a for a in known | balance_holders(app.stores, app.stores.commit_info(view.height))}
+    # {account key: address} of auth's and bank's (genesis' holders too: more names, the same ones found)
+    keyed = known_accounts(app, view)
     # Every account's nonce (its sequence) from one walk of the EVM's account trie, not a trie read each.
     leaves = all_accounts(app, view)
     sequence = {keyed[hashed]: int.from_bytes(items[0], "big") for hashed, items in leaves.items() if hashed in keyed}

@@ -3,7 +3,7 @@ GenesisState: the balances minted, its params; the export lists every holder's b
 
 import attrs
 
-from chaind.chain.module_genesis import ModuleGenesis, all_accounts
+from chaind.chain.module_genesis import ModuleGenesis, all_accounts, memoized
 from chaind.chain.modules.bank.store_layout import balance_holders
 from chaind.crypto.addresses import parse, to_bech32
 from chaind.store.evm_accounts import account_key
@@ -121,8 +121,8 @@ def _check_coins(coins):
 def holders(app, view):
     """Every address the bank store at `view`'s height keeps a balance of (the base denom's too, which the
     store mirrors from the EVM state: an EVM account without an auth record among them), and genesis' holders."""
-    found = balance_holders(app.stores, app.stores.commit_info(view.height))
-    return found | {address for address, _ in app.genesis.balances}
+    return memoized(view, "bank holders", lambda: balance_holders(app.stores, app.stores.commit_info(view.height))
+                    | {address for address, _ in app.genesis.balances})
 
 
 def _coins(pairs):
@@ -134,3 +134,10 @@ def _coins_text(amounts):
 
 
 GENESIS = ModuleGenesis(default=default, validate=validate, init=init_genesis, export=export_genesis)
+
+
+def known_accounts(app, view):
+    """{account key: address} of the addresses auth and bank know (those written before chaind recorded
+    preimages among them)."""
+    return memoized(view, "known accounts", lambda: {
+        account_key(a): a for a in set(app.keepers["auth"].all_addresses(view)) | holders(app, view)})

@@ -8,11 +8,10 @@ import rlp
 from google.protobuf import json_format
 
 from chaind.chain.module_genesis import ModuleGenesis, all_accounts, to_json
-from chaind.chain.modules.bank.genesis import holders as bank_holders
+from chaind.chain.modules.bank.genesis import known_accounts
 from chaind.chain.modules.evm import params as evm_params
 from chaind.crypto.addresses import checksum_address
 from chaind.pb.ethermint.evm.v1 import evm_pb2, genesis_pb2
-from chaind.store.evm_accounts import account_key
 from chaind.store.evm_state import CommittedNodes, contract_accounts, preimage, trie_items
 
 
@@ -112,12 +111,6 @@ def export_genesis(app, view):
                          for slot, value in storage]))
     accounts.sort(key=lambda a: a.address.lower())
     return to_json(genesis_pb2.GenesisState(accounts=accounts, params=app.keepers["evm"].params(view)))
-
-
-def known_accounts(app, view):
-    """{account key: address} of the addresses auth and bank know (those written before chaind recorded
-    preimages among them)."""
-    return {account_key(a): a for a in set(app.keepers["auth"].all_addresses(view)) | bank_holders(app, view)}
 
 
 def _storage(app, get, address, storage_root):
