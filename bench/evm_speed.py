@@ -258,19 +258,23 @@ def in_process(args):
     from eth.db.atomic import AtomicDB
     from eth.vm.execution_context import ExecutionContext
     from eth.vm.forks.prague.computation import PragueComputation
+    from eth.vm.forks.prague.state import PragueState
     from eth.vm.message import Message
     from eth.vm.transaction_context import BaseTransactionContext
 
     from chaind.chain.modules.evm.state import NativeComputation, NativeState
     from chaind.store.evm_accounts import FastAccountDB
 
-    # py-evm's own loop and call frames (NativeComputation's and FastAccountDB's shortcuts undone).
+    # py-evm's own loop, call frames and snapshots (NativeState's, NativeComputation's and FastAccountDB's shortcuts
+    # undone).
     stock_state = type("StockState", (NativeState,), {
         "computation_class": type("StockComputation", (NativeComputation,), {
             "_fast_loop": False, "__init__": PragueComputation.__init__,
             "prepare_child_message": PragueComputation.prepare_child_message}),
         "account_db_class": type("StockAccountDB", (FastAccountDB,), {
-            "touch_account": AccountDB.touch_account, "get_code": AccountDB.get_code})})
+            "touch_account": AccountDB.touch_account, "get_code": AccountDB.get_code, "commit": AccountDB.commit,
+            "state_root": AccountDB.state_root}),
+        "snapshot": PragueState.snapshot, "revert": PragueState.revert, "commit": PragueState.commit})
     context = ExecutionContext(coinbase=b"\0" * 20, timestamp=1, block_number=1, difficulty=0, mix_hash=b"\0" * 32,
                                gas_limit=30_000_000, prev_hashes=(), chain_id=9000, base_fee_per_gas=0,
                                excess_blob_gas=0)
