@@ -303,8 +303,12 @@ class StateSyncSettings:
     snapshot_interval: int = attrs.field(default=0, validator=_at_least("state-sync", 0))
     # snapshots kept, the newest; 0 = all (the SDK's snapshot-keep-recent)
     snapshot_keep_recent: int = attrs.field(default=2, validator=_at_least("state-sync", 0))
-    # bytes a snapshot being restored may inflate to, held in memory until its last chunk
+    # bytes a snapshot being restored may inflate to (what a forged one can make the node write)
     max_restore_bytes: int = attrs.field(default=4 << 30, validator=_at_least("state-sync", 1 << 20))
+    # bytes of restored state held before they are written (one LevelDB batch)
+    restore_batch_bytes: int = attrs.field(default=16 << 20, validator=_at_least("state-sync", 1 << 16))
+    # bytes of a store's records read in one sequential scan before a snapshot's (or a restore's check's) walk
+    snapshot_read_ahead_bytes: int = attrs.field(default=256 << 20, validator=_at_least("state-sync", 0))
 
 
 @attrs.frozen

@@ -6,6 +6,7 @@ With no home given, a dev chain is created under ~/.chaind on first start.
 import base64
 import json
 import pathlib
+import re
 import time
 
 from cryptography.hazmat.primitives import serialization
@@ -21,6 +22,29 @@ DEFAULT_HOME = pathlib.Path("~/.chaind").expanduser()
 DEV_MARKER = "dev-mnemonic.txt"
 DEFAULT_API = JsonRpcSettings().api
 DEV_API = f"{DEFAULT_API},txpool,debug,dev"     # what a dev home serves: the opt-in namespaces too
+
+
+# Dev chains side by side (`init --dev --dev-chain N`): the Nth's ports are the first's + 100 (N - 1), so
+# 8545/8546/8547, 9090/9091 and 26657/26658/26660 never meet another's; the highest (26660) stays a port.
+DEV_CHAIN_PORT_STEP = 100
+MAX_DEV_CHAINS = 99
+_LOOPBACK_PORT = re.compile(r'"127\.0\.0\.1:(\d+)"')
+
+
+def _comet_address(dev_chain):
+    """The CometBFT RPC address of dev chain `dev_chain` (the etc/chaind.toml default's port shifted)."""
+    from chaind.config import CometRpcSettings
+
+    host, _, port = CometRpcSettings().address.rpartition(":")
+    return f"{host}:{int(port) + DEV_CHAIN_PORT_STEP * (dev_chain - 1)}"
+
+
+def dev_chain_id(first, number):
+    """The chain id of dev chain `number` beside the dev chain `first` (chain_9000-1): chain_9001-2 for 2, its
+    own EIP-155 id too, so an EVM tx signed for one cannot be replayed on the other."""
+    name, _, rest = first.rpartition("_")
+    evm_id = int(rest.split("-")[0])
+    return f"{name}_{evm_id + number - 1}-{number}"
 
 
 class Home:
@@ -60,7 +84,11 @@ class Home:
         mnemonic, count = marker.read_text().strip().rsplit("\n", 1)
         return [keys.from_mnemonic(mnemonic, i) for i in range(int(count))]
 
-    def _dev_keyring(self):
+    def dev_mnemonic(self):
+        """The dev accounts' mnemonic, when this is a dev home."""
+        return (self.config_dir / DEV_MARKER).read_text().strip().rsplit("\n", 1)[0]
+
+    def _dev_keyring(self, client_settings=""):
         """The dev accounts as dev0, dev1, ... in the CLI's test keyring, which client.toml makes this home's
         default, as Evmos' local node scripts set theirs up: `chaind keys list` shows them, `--from dev0` signs."""
         from chaind.keyring import Keyring
@@ -68,10 +96,19 @@ class Home:
         ring = Keyring(self.path, "test")
         for i, key in enumerate(self.dev_keys()):
             ring.add(f"dev{i}", key.private_key)
-        (self.config_dir / "client.toml").write_text('keyring-backend = "test"\n')
+        (self.config_dir / "client.toml").write_text('keyring-backend = "test"\n' + client_settings)
 
-    def init(self, moniker, chain_id=None, dev=False):
-        """Write config, validator key and genesis; refuses to overwrite an existing home."""
+    def init(self, moniker, chain_id=None, dev=False, dev_chain=None):
+        """Write config, validator key and genesis; refuses to overwrite an existing home.
+
+        `dev_chain` N makes the Nth of several dev chains on one machine, for IBC between them: chain id
+        <name>_<EIP-155 id + N - 1>-N (unless `chain_id` is given), every face's port + 100 (N - 1), and the
+        relayer account (genesis.relayer_key) funded."""
+        if dev_chain is not None:
+            if not dev:
+                raise ValueError("--dev-chain makes a dev chain: give --dev too")
+            if not 1 <= dev_chain <= MAX_DEV_CHAINS:
+                raise ValueError(f"--dev-chain must be between 1 and {MAX_DEV_CHAINS}, not {dev_chain}")
         if self.exists():
             raise FileExistsError(f"{self.genesis_file} already exists; choose another --home")
         make_private_dirs(self.config_dir)
@@ -92,9 +129,14 @@ class Home:
         if dev:
             mnemonic = template["app_state"]["bank"]["dev_mnemonic"]
             count = template["app_state"]["bank"]["dev_accounts"]
-            doc, _ = genesis_mod.expand_dev(template, public, moniker, time.time_ns(), chain_id)
+            if dev_chain is not None and chain_id is None:
+                chain_id = dev_chain_id(template["chain_id"], dev_chain)
+            doc, _ = genesis_mod.expand_dev(template, public, moniker, time.time_ns(), chain_id,
+                                            relayer=dev_chain is not None)
             write_private(self.config_dir / DEV_MARKER, f"{mnemonic}\n{count}\n")
-            self._dev_keyring()
+            # The client commands of a home beside the first talk to its own node, on its own chain id.
+            self._dev_keyring("" if dev_chain is None else
+                              f'chain-id = "{doc["chain_id"]}"\nnode = "tcp://{_comet_address(dev_chain)}"\n')
         else:
             doc = genesis_mod.expand_new(template, time.time_ns(), chain_id)
         self.genesis_file.write_text(json.dumps(doc, indent=2))
@@ -114,5 +156,8 @@ class Home:
             config_text = head + "\n[explorer]\n" + explorer.replace("\nenable = false\n", "\nenable = true\n", 1)
             # Its blocks are written without fsync, as Anvil keeps its chain in memory: a killed node loses none.
             config_text = config_text.replace("\nfsync = true\n", "\nfsync = false\n", 1)
+            if dev_chain is not None:
+                config_text = _LOOPBACK_PORT.sub(
+                    lambda m: f'"127.0.0.1:{int(m.group(1)) + DEV_CHAIN_PORT_STEP * (dev_chain - 1)}"', config_text)
         self.config_file.write_text(config_text)
         return self

@@ -18,7 +18,9 @@ from twisted.logger import (
     LogLevel,
     LogLevelFilterPredicate,
     formatEvent,
-    textFileLogObserver,
+    formatEventAsClassicLogText,
+    formatTime,
+    timeFormatRFC3339,
 )
 from twisted.python import logfile
 from twisted.python.components import Componentized
@@ -62,8 +64,30 @@ def text_observer(twistd_options=None):
         return LegacyLogObserverWrapper(syslog.SyslogObserver(options.get("prefix") or "twisted").emit)
     name = options.get("logfile")
     if name == "-" or (options.get("nodaemon") and not name):
-        return textFileLogObserver(sys.stdout)
-    return textFileLogObserver(logfile.LogFile.fromFullPath(name or "twistd.log"))
+        return text_file_observer(sys.stdout)
+    return text_file_observer(logfile.LogFile.fromFullPath(name or "twistd.log"))
+
+
+def text_file_observer(out):
+    """Twisted's textFileLogObserver (the same lines), its time text made once a second: a block's line each
+    block, under automine one per tx, spent a fifth of its time on time zones and strftime."""
+    times = _SecondTimes()
+    return FileLogObserver(out, lambda event: formatEventAsClassicLogText(event, formatTime=times.text))
+
+
+class _SecondTimes:
+    """formatTime's RFC 3339 text (whole seconds, so one text serves every event of a second)."""
+
+    def __init__(self):
+        self.second, self.last = None, None
+
+    def text(self, when):
+        if when is None:
+            return formatTime(when, timeFormatRFC3339)
+        second = int(when)
+        if second != self.second:
+            self.second, self.last = second, formatTime(when, timeFormatRFC3339)
+        return self.last
 
 
 def filtered(observer, level):

@@ -168,7 +168,9 @@ class Node(service.MultiService):
         self.snapshots = SnapshotManager(self.app, SnapshotStore(home.data_dir / "snapshots"),
                                          settings.state_sync.snapshot_interval,
                                          settings.state_sync.snapshot_keep_recent, self.reactor,
-                                         settings.state_sync.max_restore_bytes)
+                                         settings.state_sync.max_restore_bytes,
+                                         settings.state_sync.restore_batch_bytes,
+                                         settings.state_sync.snapshot_read_ahead_bytes)
         if self.socket_mode:
             # CometBFT drives the chain (consensus/abci/) on this node's writer and checker threads; txs
             # sent to the faces here go to CometBFT's mempool.

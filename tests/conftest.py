@@ -1,5 +1,5 @@
 """Fixtures: a real node on 127.0.0.1 (port 0) with a temp home and real LevelDB; the cosmpy venv, the npm
-clients (@cosmjs, @confio/ics23).
+clients (@cosmjs, @confio/ics23, @confio/relayer).
 
 Helpers that tests import live in helpers.py: a conftest is not a module to import from."""
 
@@ -14,7 +14,7 @@ from anvil_process import anvil_binary, running_anvil
 from browser_driver import CHROMEDRIVER, CHROMIUM, FLAGS, Service, webdriver
 from chain_driver import Chain
 from chaind.chain import registry
-from cosmjs_driver import install, install_path
+from cosmjs_driver import RELAYER_PACKAGE, install, install_path
 from helpers import (
     build_cosmpy_venv,
     cosmpy_venv_path,
@@ -145,6 +145,19 @@ def cosmjs():
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
+    return node, path / "node_modules"
+
+
+@pytest.fixture(scope="session")
+def relayer():
+    """(node executable, node_modules directory) with @confio/relayer installed: its `ibc-setup` in .bin."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        _needed("node and npm are needed to run @confio/relayer; install Node.js to run this test")
+    path = install_path(node, RELAYER_PACKAGE, "relayer")
+    error = install(path, npm, RELAYER_PACKAGE)
+    if error:
+        _needed(f"cannot install @confio/relayer at {path}: {error}")
     return node, path / "node_modules"
 
 

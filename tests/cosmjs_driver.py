@@ -1,5 +1,5 @@
-"""tests/cosmjs_client's npm packages (@cosmjs/*), installed once under ~/.cache, keyed by its package.json and
-node's major version, never in the repository."""
+"""tests/cosmjs_client's npm packages (@cosmjs/*), and tests/relayer_client's (@confio/relayer), installed once
+under ~/.cache, keyed by the package.json and node's major version, never in the repository."""
 
 import fcntl
 import hashlib
@@ -10,6 +10,8 @@ import subprocess
 
 CLIENT_DIR = pathlib.Path(__file__).parent / "cosmjs_client"
 PACKAGE = CLIENT_DIR / "package.json"
+RELAYER_DIR = pathlib.Path(__file__).parent / "relayer_client"
+RELAYER_PACKAGE = RELAYER_DIR / "package.json"
 
 
 def _node_major(node):
@@ -17,10 +19,11 @@ def _node_major(node):
     return run.stdout.strip().lstrip("v").split(".")[0]
 
 
-def install_path(node):
-    digest = hashlib.sha256(PACKAGE.read_bytes()).hexdigest()[:10]
+def install_path(node, package=PACKAGE, name="cosmjs"):
+    """Where `package` installs for this node: keyed by its package.json and node's major version."""
+    digest = hashlib.sha256(package.read_bytes()).hexdigest()[:10]
     cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
-    return cache / f"chaind-cosmjs-node{_node_major(node)}-{digest}"
+    return cache / f"chaind-{name}-node{_node_major(node)}-{digest}"
 
 
 def install(path, npm, package=PACKAGE):

@@ -18,14 +18,16 @@ TWISTD = Path(sys.executable).parent / "twistd"
 class NodeProcess:
     """`twistd -n chaind` as a real process, running this checkout's code."""
 
-    def __init__(self, home, config, cwd):
-        self.args = [str(TWISTD), "-n", "--pidfile=", "chaind", "--home", str(home), "--config", str(config)]
+    def __init__(self, home, config, cwd, args=None, env=None):
+        """`args` (with `env`): another command line that runs the node, `chaind start` say."""
+        self.args = args or [str(TWISTD), "-n", "--pidfile=", "chaind", "--home", str(home), "--config", str(config)]
+        self.env = env
         self.cwd = cwd
         self.process = None
         self.output = []
 
     def start(self, timeout=60):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+        env = self.env or {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
         self.process = subprocess.Popen(self.args, cwd=self.cwd, env=env, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
         lines = queue.Queue()

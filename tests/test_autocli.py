@@ -35,7 +35,7 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
     assert [m.name for m in found] == ["auth", "authz", "bank", "consensus", "crisis", "distribution", "epochs",
                                        "erc20", "evidence", "evm", "feegrant", "feemarket", "gov", "ibc_channel",
                                        "ibc_client", "ibc_connection", "inflation", "nft",
-                                       "params", "slashing", "staking", "upgrade", "vesting"]
+                                       "params", "slashing", "staking", "transfer", "upgrade", "vesting"]
     for ref in found:
         table = autocli.load_table(ref.cli)
         if getattr(table, "QUERY", None) is not None:
@@ -95,7 +95,7 @@ def test_every_builtin_table_names_real_rpcs_messages_and_fields():
         "/cosmos.nft.v1beta1.MsgSend": "sender",
         "/cosmos.slashing.v1beta1.MsgUnjail": "validator_addr",
         "/ibc.core.client.v1.MsgCreateClient": "signer", "/ibc.core.client.v1.MsgUpdateClient": "signer",
-        "/ibc.core.client.v1.MsgSubmitMisbehaviour": "signer"}
+        "/ibc.core.client.v1.MsgSubmitMisbehaviour": "signer", "/ibc.applications.transfer.v1.MsgTransfer": "sender"}
 
 
 def test_a_table_imports_neither_the_cli_nor_its_package():

@@ -199,6 +199,25 @@ def test_connection_subscription_and_message_limits(node_factory):
 
 
 @pytest_twisted.inlineCallbacks
+def test_the_message_limit_bounds_what_clients_send_not_what_they_are_sent(node_factory):
+    node = node_factory(json_rpc={"ws_max_message_bytes": 200})
+    web3 = w3(node)
+
+    def scenario():
+        on_reactor(until_height, node, node.app.genesis.initial_height)
+        with connect(ws_url(node)) as ws:
+            assert call(ws, "eth_subscribe", "newHeads")["result"]
+            send(web3, {"to": OTHER, "value": 1, "nonce": 0})
+            (head,) = notifications(ws, 1)
+            block = call(ws, "eth_getBlockByNumber", head["result"]["number"], True)["result"]
+            return head, block
+
+    head, block = yield in_thread(scenario)
+    assert len(json.dumps(head)) > 200 and block["hash"] == head["result"]["hash"]
+    assert len(block["transactions"]) == 1
+
+
+@pytest_twisted.inlineCallbacks
 def test_a_slow_client_is_closed_and_the_chain_goes_on(node_factory):
     node = node_factory(chain={"block_interval": 0.002, "empty_blocks": True}, json_rpc={"ws_send_queue": 20})
 

@@ -250,7 +250,8 @@ def test_reflection_lists_the_services(node):
                      "cosmos.upgrade.v1beta1.Query", "ethermint.evm.v1.Query", "ethermint.feemarket.v1.Query",
                      "evmos.epochs.v1.Query", "evmos.erc20.v1.Query", "evmos.inflation.v1.Query",
                      "evmos.vesting.v2.Query", "grpc.reflection.v1alpha.ServerReflection",
-                     "ibc.core.channel.v1.Query", "ibc.core.client.v1.Query", "ibc.core.connection.v1.Query"]
+                     "ibc.applications.transfer.v1.Query", "ibc.core.channel.v1.Query", "ibc.core.client.v1.Query",
+                     "ibc.core.connection.v1.Query"]
 
 
 @pytest_twisted.inlineCallbacks

@@ -149,8 +149,8 @@ def test_close_init_and_close_confirm_with_a_proof_of_the_closed_end(pair):
 
 def test_unbound_ports_bad_input_and_wrong_proofs_fail_with_ibc_gos_errors_and_change_nothing(pair):
     a, b = pair.a, pair.b
-    refused(pair, a, open_init(a, port="transfer"), "capability", 7,
-            "could not retrieve module from port-id: ports/transfer: capability not found")
+    refused(pair, a, open_init(a, port="icahost"), "capability", 7,
+            "could not retrieve module from port-id: ports/icahost: capability not found")
     refused(pair, a, open_init(a, hops=("connection-5",)), "connection", 3,
             "channel handshake open init failed: connection-5: connection not found")
     refused(pair, a, open_init(a, hops=("connection-0", "connection-1")), "channel", 15,

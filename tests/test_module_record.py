@@ -13,8 +13,9 @@ from chaind.store.iavl.node import EMPTY_ROOT
 def test_the_registry_declares_what_the_central_lists_held():
     # cosmos/evm's addresses of the native modules' precompiles, each served by its own module.
     owners = {m.name: sorted(a.hex()[-4:] for a in m.precompiles) for m in registry.MODULES if m.precompiles}
-    assert owners == {"bank": ["0804"], "distribution": ["0801"], "gov": ["0805"], "slashing": ["0806"],
-                      "staking": ["0800"]}
+    assert owners == {"bank": ["0804"], "distribution": ["0801"], "gov": ["0805"], "ibc_client": ["0807"],
+                      "slashing": ["0806"], "staking": ["0800"],
+                      "transfer": ["0802"]}
     # The stores the first multistore mounted (the app hashes of existing chains depend on them), and the SDK's
     # store keys of the modules whose store is not named as they are.
     assert sorted(mounted_stores(registry.MODULES)) == ["acc", "bank", "erc20", "staking"]

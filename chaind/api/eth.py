@@ -62,8 +62,8 @@ class EthApi:
 
     # -- state at a height ------------------------------------------------------------------------
 
-    def _view(self, params, index):
-        height = p.block_number_or_hash(p.arg(params, index, required=False, default="latest"), index, self.app)
+    def _view(self, params, index, default="latest"):
+        height = p.block_number_or_hash(p.arg(params, index, required=False, default=default), index, self.app)
         try:
             return self.app.view(height)
         except PrunedError as e:
@@ -222,19 +222,29 @@ class EthApi:
 
     # -- calls ---------------------------------------------------------------------------------
 
-    def _call_args(self, params):
+    def _call_args(self, params, default="latest"):
         p.at_most(params, 4)
         call = p.arg(params, 0)
         if not isinstance(call, dict):
             raise errors.invalid_argument("invalid argument 0: call object expected")
-        return (call, self._view(params, 1), calls.parse_overrides(p.arg(params, 2, required=False), 2),
-                calls.parse_block_overrides(p.arg(params, 3, required=False), 3))
+        tag = p.arg(params, 1, required=False, default=default)
+        block = calls.parse_block_overrides(p.arg(params, 3, required=False), 3)
+        if tag == "pending":
+            # The pending block: the latest state, run as the next block would be made now (its number and
+            # time), as geth's pending block; the caller's block overrides still win.
+            block = {"block_number": self.app.height + 1,
+                     "timestamp": self.producer.pending_time_ns() // 10**9, **block}
+        return (call, self._view(params, 1, default), calls.parse_overrides(p.arg(params, 2, required=False), 2),
+                block)
 
     def call(self, params):
         return self._in_call_pool(self.runner.call, *self._call_args(params))
 
     def estimate_gas(self, params):
-        return self._in_call_pool(self.runner.estimate, *self._call_args(params))
+        # At the pending block by default, as cosmos/evm's and Hardhat's nodes estimate: a contract whose gas
+        # depends on the block's time (Uniswap v3's oracle writes once a second) is estimated for the block
+        # the tx goes into, not for the latest one, which automined blocks may share a second with.
+        return self._in_call_pool(self.runner.estimate, *self._call_args(params, default="pending"))
 
     def create_access_list(self, params):
         p.at_most(params, 2)

@@ -193,6 +193,9 @@ class App:
         # Envelope bytes -> decoded tx, of the txs of the last blocks made here (the writer adds, anyone reads).
         # An OrderedDict: evicting a plain dict's first entry again and again scans its deleted slots.
         self._recent_txs: collections.OrderedDict[bytes, Tx] = collections.OrderedDict()
+        if db.get(keys.RESTORING) is not None:
+            # A state-sync restore was killed half way: its writes go, and the node starts from genesis again.
+            self._wipe()
         raw = db.get(keys.HEAD)
         if raw is None:
             self._init_chain()
@@ -308,6 +311,15 @@ class App:
         _, meta = self._stored(height)
         return StateView.committed(self.db, height, meta.evm_state_root)
 
+    def context_at(self, height: int) -> BlockContext:
+        """A writable context over the state committed at `height`, whose writes are never committed (what
+        `export --for-zero-height` changes before the modules export); LookupError when it is not kept."""
+        self.view(height)       # refuses a height not committed or pruned, in the reads' words
+        header, meta = self._stored(height)
+        ctx = self._context(height + 1, header.time_ns, b"", meta.base_fee, meta.evm_state_root)
+        ctx.height = height
+        return ctx
+
     def store_version(self, height: int | None = None) -> CommitInfo:
         """The multistore's CommitInfo at `height` (default: latest); PrunedError or LookupError when
         that height's state is not kept or was never committed (the genesis height has no version)."""
@@ -321,6 +333,25 @@ class App:
         return info
 
     # -- genesis ---------------------------------------------------------------------------------
+
+    def reset_to_genesis(self) -> None:
+        """Back to the genesis state a new node starts from, deleting all else (a refused or abandoned state-sync
+        restore's writes); writer thread only."""
+        self._wipe()
+        self._init_chain()
+        self.reload_head()
+
+    def _wipe(self, batch_keys=100_000):
+        """Delete every key but the genesis document, a batch at a time (the restore marker last, so a node killed
+        meanwhile wipes again)."""
+        doomed = []
+        for key in self.db.keys(b""):
+            if key not in (keys.GENESIS, keys.RESTORING):
+                doomed.append(key)
+            if len(doomed) >= batch_keys:
+                self.write({}, doomed)
+                doomed = []
+        self.write({}, doomed + [keys.RESTORING])
 
     def _init_chain(self):
         g = self.genesis

@@ -15,7 +15,7 @@ import re
 import attrs
 from google.protobuf import json_format
 
-from chaind.chain import registry, txjson
+from chaind.chain import registry, txjson, zero_height
 from chaind.chain.module import precompiles_of
 from chaind.chain.module_genesis import GenesisContext, GenesisError
 from chaind.chain.modules.staking.genesis import GenesisValidator
@@ -273,25 +273,37 @@ def exportable_names(modules):
     return names
 
 
-def export_document(app, height=None, modules=None):
+def export_document(app, height=None, modules=None, for_zero_height=False, jail_allowed=None):
     """The genesis document of the state committed at `height` (default: the head), as the SDK's `export` writes
     it: the chain's document with every module's section its export (ExportGenesis), and the next height as
     the initial one. A new chain started from it has the exported chain's module state. `modules` (module or
     app_state section names: "ibc" names IBC's modules, as the SDK's one ibc module) keeps only those sections
-    in app_state, as the SDK's --modules-to-export does."""
+    in app_state, as the SDK's --modules-to-export does. `for_zero_height`: the state first made ready for a chain
+    that starts at height 1 (chain/zero_height.py; `jail_allowed`: the operators not jailed, None for all), and
+    the initial height 0, as the SDK's export writes it."""
     view = app.view(height)
     doc = copy.deepcopy(app.genesis.document)
     if modules is not None:
         doc["app_state"] = {}
-    doc["initial_height"] = str(view.height + 1)
-    # CometBFT's genesis validators: the set the exported block's end block left (staking's last powers, which
-    # the new chain's InitChain returns), as the SDK's WriteValidators lists them.
     staking = app.keepers["staking"]
+    if for_zero_height:
+        view = zero_height.prepare(app, view.height, jail_allowed)
+        doc["initial_height"] = "0"
+        # The set the updates after the resets left (the SDK's WriteValidators: staking's last powers).
+        powers = staking.last_powers(view)
+        bonded = [(staking.validator(view, operator), power) for operator, power in sorted(powers.items())]
+        validators = [(v.cons_address, v.pubkey, power, v) for v, power in bonded]
+    else:
+        doc["initial_height"] = str(view.height + 1)
+        # CometBFT's genesis validators: the set the exported block's end block left (staking's last powers, which
+        # the new chain's InitChain returns), as the SDK's WriteValidators lists them.
+        validators = [(v.address, v.pubkey, v.power, staking.validator_by_cons(view, v.address))
+                      for v in app.validator_set(view.height + 2)]
     doc["validators"] = [
-        {"address": v.address.hex().upper(),
-         "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(v.pubkey).decode()},
-         "power": str(v.power), "name": staking.validator_by_cons(view, v.address).description["moniker"]}
-        for v in app.validator_set(view.height + 2)]
+        {"address": address.hex().upper(),
+         "pub_key": {"type": "tendermint/PubKeyEd25519", "value": base64.b64encode(pubkey).decode()},
+         "power": str(power), "name": v.description["moniker"]}
+        for address, pubkey, power, v in validators]
     for module in app.modules:
         if module.genesis is None or module.genesis.export is None:
             continue
@@ -320,9 +332,15 @@ def _over_defaults(template, modules):
     return doc
 
 
-def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None, modules=None):
+def relayer_key(mnemonic):
+    """The dev chains' relayer key: the SDK's plain secp256k1 at m/44'/118'/0'/0/0 of the dev mnemonic, what
+    @confio/relayer's and Hermes' wallets derive from it by default."""
+    return keys.from_mnemonic(mnemonic, 0, keys.COSMOS_HD_PATH)
+
+
+def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None, modules=None, relayer=False):
     """A full genesis from the dev template: funded dev accounts and this node as the one validator, over the
-    modules' default sections.
+    modules' default sections; with `relayer`, the relayer account (relayer_key) funded as a dev account is.
 
     Returns (document, dev account keys).
     """
@@ -337,6 +355,9 @@ def expand_dev(template, validator_pubkey, moniker, now_ns, chain_id=None, modul
     coins = bank.pop("dev_coins")
     accounts = [keys.from_mnemonic(mnemonic, i) for i in range(count)]
     bank["balances"] = [{"address": addresses.to_bech32(prefix, k.address), "coins": coins} for k in accounts]
+    if relayer:
+        plain = keys.address_of(keys.SECP256K1, relayer_key(mnemonic).compressed_public_key)
+        bank["balances"].append({"address": addresses.to_bech32(prefix, plain), "coins": coins})
     staking = app["staking"]
     tokens = int(staking.pop("self_delegation"))
     staking["validators"] = [{
@@ -362,9 +383,12 @@ def expand_new(template, now_ns, chain_id=None, modules=None):
     for name in ("dev_mnemonic", "dev_accounts", "dev_coins"):
         app["bank"].pop(name)
     app["bank"]["balances"] = []
-    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata nor ERC-20 pairs;
-    # nor has the EVM coin the dev chain's WERC20 (its pair, the one native precompile).
+    # The dev chain's other coins (an IBC voucher, `stake`) have no supply here: neither metadata, a denom trace
+    # (from which transfer's genesis would write the voucher's metadata) nor ERC-20 pairs; nor has the EVM coin
+    # the dev chain's WERC20 (its pair, the one native precompile).
     app["bank"]["denom_metadata"] = [m for m in app["bank"]["denom_metadata"] if m["base"] == base]
+    if "transfer" in app:
+        app["transfer"]["denom_traces"] = []
     if "erc20" in app:
         app["erc20"]["token_pairs"] = []
         app["erc20"]["params"]["native_precompiles"] = []

@@ -125,6 +125,9 @@ class Module:
       evm params' active_static_precompiles turns it off and on.
     - provides_hooks: the HookFamilies it calls (staking: the SDK's staking hooks).
     - hooks: {hook family name: object with the family's hooks it listens to}.
+    - ibc_middleware: {IBC application module name: wrap(app, callbacks)}: IBC middleware the module puts around
+      that application's port callbacks (Evmos' app.go stacks erc20's on transfer's); 04-channel composes the
+      stack when the application binds its port (ibc_stack), the first module listed innermost.
     - cli: the dotted name of the module's CLI table (imported only by the CLI, so the node never loads it).
     - time_reach(view): the longest time past a block's time that the module writes into a time key at the
       view's params (staking's unbonding time...): chain/block_time.py bounds block times by it.
@@ -147,6 +150,7 @@ class Module:
     precompiles: Mapping[bytes, Runner] = attrs.field(factory=dict)
     provides_hooks: tuple[HookFamily, ...] = ()
     hooks: Mapping[str, object] = attrs.field(factory=dict)
+    ibc_middleware: Mapping[str, Callable] = attrs.field(factory=dict)
     cli: str | None = None
     time_reach: Callable | None = None
 
@@ -193,6 +197,16 @@ def run_hook(app: Any, ctx: Any, listeners: Iterable[object], name: str, *args: 
         if hook is not None:
             events += hook(app, ctx, *args)
     return events
+
+
+def ibc_stack(app: Any, modules: Iterable[Module], application: str, callbacks: object) -> object:
+    """The port callbacks of IBC application module `application` wrapped by every module's middleware for it, in
+    the modules' order (the first innermost), as Evmos' app.go builds its transfer stack."""
+    for module in modules:
+        wrap = module.ibc_middleware.get(application)
+        if wrap is not None:
+            callbacks = wrap(app, callbacks)
+    return callbacks
 
 
 def check_hooks(modules: Iterable[Module]) -> None:

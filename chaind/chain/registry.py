@@ -3,9 +3,10 @@ before every begin blocker; auth and bank; epochs and inflation before distribut
 out in the same begin block); distribution before staking (its hooks find it ready); staking, then slashing and
 evidence (their genesis and begin blockers read its validators); evm and feemarket; genutil after them (its gen
 txs pass the ante with feemarket's params, as in Evmos); then erc20, feegrant, authz, vesting, nft, gov,
-ibc's client and crisis). End blockers run in Evmos v20's SetOrderEndBlockers order: crisis and gov first, then staking
-(END_BLOCK_FIRST), so a param a passed proposal changes applies in its own block, as in the SDK; the rest follow
-in the list's order. The App and every face take what they need from here.
+ibc's client, connection and channel, transfer (its keeper binds its port on channel's), and crisis). End
+blockers run in Evmos v20's SetOrderEndBlockers order: crisis and gov first, then staking (END_BLOCK_FIRST), so
+a param a passed proposal changes applies in its own block, as in the SDK; the rest follow in the list's order.
+The App and every face take what they need from here.
 """
 
 from chaind.chain.modules import (
@@ -31,6 +32,7 @@ from chaind.chain.modules import (
     params,
     slashing,
     staking,
+    transfer,
     upgrade,
     vesting,
 )
@@ -57,6 +59,7 @@ MODULES = (
     ibc_client.MODULE,
     ibc_connection.MODULE,
     ibc_channel.MODULE,
+    transfer.MODULE,
     crisis.MODULE,
     params.MODULE,
     consensus.MODULE,

@@ -3,6 +3,7 @@
 Subcommands load lazily, so a query imports only the client's few modules, never the node's.
 """
 
+import json
 import sys
 
 import click
@@ -66,20 +67,35 @@ def make_cli(modules=None):
               help="Home directory to create (default ~/.chaind, as the node's and the client's)")
 @click.option("--dev", is_flag=True, help="A dev chain: funded dev accounts (public keys), dev account 0 its "
               "validator, and the txpool, debug and dev JSON-RPC namespaces on")
-def init(moniker, chain_id, home, dev):
+@click.option("--dev-chain", type=int, default=None, metavar="N",
+              help="With --dev: the Nth dev chain on this machine, beside the first (IBC): chain id "
+              "chain_<9000+N-1>-N, every port + 100*(N-1), and a plain secp256k1 relayer account funded from the dev "
+              "mnemonic (m/44'/118'/0'/0/0)")
+def init(moniker, chain_id, home, dev, dev_chain):
     """Write a home with config, validator key and genesis for a new chain: without --dev, a genesis with no
     accounts or validators, which the `genesis` commands fill."""
     from chaind.chain.genesis import GenesisError
     from chaind.home import DEFAULT_HOME, Home
 
     try:
-        created = Home(home or DEFAULT_HOME).init(moniker, chain_id=chain_id, dev=dev)
-    except (FileExistsError, GenesisError) as e:
+        created = Home(home or DEFAULT_HOME).init(moniker, chain_id=chain_id, dev=dev, dev_chain=dev_chain)
+    except (FileExistsError, GenesisError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"initialized {'a dev chain in ' if dev else ''}{created.path} (genesis {created.genesis_file})")
     if dev:
         click.echo("dev accounts funded from the public mnemonic in config/dev-mnemonic.txt; dev account 0 is the "
                    "validator's operator and may also register erc20 pairs and change erc20 params (besides gov)")
+    if dev_chain is not None:
+        from chaind.chain.genesis import relayer_key
+        from chaind.crypto import addresses, keys
+        from chaind.home import DEV_CHAIN_PORT_STEP
+
+        prefix = json.loads(created.genesis_file.read_text())["app_state"]["auth"]["bech32_prefix"]
+        plain = keys.address_of(keys.SECP256K1, relayer_key(created.dev_mnemonic()).compressed_public_key)
+        address = addresses.to_bech32(prefix, plain)
+        click.echo(f"dev chain {dev_chain} on this machine: ports + {DEV_CHAIN_PORT_STEP * (dev_chain - 1)} "
+                   f"(config/chaind.toml); relayer account {address} funded (plain secp256k1, m/44'/118'/0'/0/0 "
+                   "of the dev mnemonic)")
     else:
         click.echo("no accounts and no validator yet: fund accounts with `chaind genesis add-genesis-account`, "
                    "make the validator with `chaind genesis gentx` and `chaind genesis collect-gentxs`, then start")

@@ -45,9 +45,11 @@ def list_(home):
               "height")
 def export(home, height):
     """Export app state to snapshot store"""
+    from chaind import config
     from chaind.chain import snapshot
 
     found = node_home(home)
+    settings = config.load(found.config_file) if found.config_file.is_file() else config.Settings()
     with opened_app(found) as app:
         height = height or app.height
         if height > app.height or height < max(app.oldest_state_height(), app.genesis.initial_height):
@@ -57,7 +59,8 @@ def export(home, height):
         click.echo(f"Exporting snapshot for height {height}")
         view = app.db.frozen()
         try:
-            taken = _store(home).save(height, snapshot.FORMAT, snapshot.chunks(snapshot.items(app, view, height)))
+            taken = _store(home).save(height, snapshot.FORMAT, snapshot.chunks(snapshot.item_bytes(
+                app, view, height, settings.state_sync.snapshot_read_ahead_bytes)))
         except snapshot.SnapshotError as e:
             raise click.ClickException(str(e)) from None
         finally:
@@ -83,7 +86,9 @@ def restore(home, height, format):
     settings = config.load(found_home.config_file) if found_home.config_file.is_file() else config.Settings()
     with opened_app(found_home) as app:
         try:
-            restoring = snapshot.Restore(app, found, None, settings.state_sync.max_restore_bytes)
+            restoring = snapshot.Restore(app, found, None, settings.state_sync.max_restore_bytes,
+                                         settings.state_sync.restore_batch_bytes,
+                                         settings.state_sync.snapshot_read_ahead_bytes)
             for index in range(found.chunks):
                 chunk = store.load_chunk(height, format, index)
                 if chunk is None:

@@ -9,11 +9,14 @@ log = Logger(namespace="chaind.consensus")
 
 
 def committed(block, timings):
-    """`timings`: (seconds executing, seconds committing) of the block."""
+    """`timings`: (seconds executing, seconds committing) of the block. The line is made here (the fields stay in
+    the event for observers that read them): Twisted's formatting of six fields cost a third of the line."""
     executed, written = timings
-    log.info("committed block height={height} txs={txs} gas={gas} took={ms:.1f}ms (execute {execute:.1f}ms, "
-             "commit {commit:.1f}ms)", height=block.height, txs=block.meta.num_txs, gas=block.meta.gas_used,
-             ms=(executed + written) * 1000, execute=executed * 1000, commit=written * 1000)
+    height, txs, gas = block.height, block.meta.num_txs, block.meta.gas_used
+    ms, execute, commit = (executed + written) * 1000, executed * 1000, written * 1000
+    log.info("{line}", line=f"committed block height={height} txs={txs} gas={gas} took={ms:.1f}ms (execute "
+                            f"{execute:.1f}ms, commit {commit:.1f}ms)",
+             height=height, txs=txs, gas=gas, ms=ms, execute=execute, commit=commit)
 
 
 def committed_run(blocks):

@@ -20,14 +20,22 @@ class BlockClock:
         time goes on from it. Never after `latest_ns` (chain/block_time.py): the dev methods refuse to set
         a later time, and one reached as time goes on is held there (the app adds 1 ms a block)."""
         now = time.time_ns()
+        chosen = self._chosen(parent_ns, now)
         if self.next_ns is not None:
-            chosen, self.next_ns = self.next_ns, None
+            self.next_ns = None
             self.offset_ns = chosen - now
-        elif self.interval_ns is not None:
-            chosen = parent_ns + self.interval_ns
-        else:
-            chosen = now + self.offset_ns
         return min(chosen, latest_ns)
+
+    def peek(self, parent_ns, latest_ns):
+        """What block_time would answer now, the clock left as it is: the pending block's time."""
+        return min(self._chosen(parent_ns, time.time_ns()), latest_ns)
+
+    def _chosen(self, parent_ns, now):
+        if self.next_ns is not None:
+            return self.next_ns
+        if self.interval_ns is not None:
+            return parent_ns + self.interval_ns
+        return now + self.offset_ns
 
     def state(self):
         return (self.offset_ns, self.next_ns, self.interval_ns)

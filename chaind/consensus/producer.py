@@ -410,6 +410,12 @@ class Producer(service.Service):
             self._more()
         return result
 
+    def pending_time_ns(self):
+        """The time the next block would have if made now: the clock's, at least 1 ms after the head's (as the
+        app keeps it)."""
+        head_ns = self.app.head[0].time_ns
+        return max(self.clock.peek(head_ns, self.latest_time_ns()), head_ns + 10**6)
+
     def latest_time_ns(self):
         """The latest block time the chain can run at, at the head's params (chain/block_time.py)."""
         return block_time.bound(self.app.modules, self.app.view()).latest_ns

@@ -92,12 +92,15 @@ class SnapshotManager:
     """Takes a snapshot of a committed height every `interval` blocks (0: never), one at a time, on the reactor's
     thread pool from a frozen view of the database the writer made right after the commit; keeps `keep_recent`."""
 
-    def __init__(self, app, store, interval, keep_recent, reactor, max_restore_bytes):
+    def __init__(self, app, store, interval, keep_recent, reactor, max_restore_bytes, restore_batch_bytes,
+                 read_ahead_bytes):
         self.app = app
         self.store = store
         self.interval = interval
         self.keep_recent = keep_recent
         self.max_restore_bytes = max_restore_bytes      # what a restore may inflate to ([state-sync])
+        self.restore_batch_bytes = restore_batch_bytes  # what it writes at a time
+        self.read_ahead_bytes = read_ahead_bytes        # a store's records read in one scan, taking or checking
         self.reactor = reactor
         self.taking = None          # the Deferred of the snapshot being taken
 
@@ -126,7 +129,8 @@ class SnapshotManager:
     def _take(self, view, height):
         try:
             taken = self.store.save(height, snapshots.FORMAT,
-                                    snapshots.chunks(snapshots.items(self.app, view, height)))
+                                    snapshots.chunks(snapshots.item_bytes(self.app, view, height,
+                                                                          self.read_ahead_bytes)))
         finally:
             view.release()
         self.store.prune(self.keep_recent)

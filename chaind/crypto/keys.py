@@ -14,6 +14,8 @@ from eth_keys import keys as eth_keys
 Account.enable_unaudited_hdwallet_features()
 
 ETH_HD_PATH = "m/44'/60'/0'/0/{index}"
+# The Cosmos SDK's coin type 118: what @cosmjs wallets and relayers (ts-relayer, Hermes) derive by default.
+COSMOS_HD_PATH = "m/44'/118'/0'/0/{index}"
 ETH_SECP256K1 = "eth_secp256k1"
 SECP256K1 = "secp256k1"
 # The length of each kind's signature: R || S || V (Ethereum's), R || S (the SDK's).
@@ -53,8 +55,8 @@ class AccountKey:
         return address_of(key_type, self.compressed_public_key)
 
 
-def from_mnemonic(mnemonic, index=0):
-    account = Account.from_mnemonic(mnemonic, account_path=ETH_HD_PATH.format(index=index))
+def from_mnemonic(mnemonic, index=0, path=ETH_HD_PATH):
+    account = Account.from_mnemonic(mnemonic, account_path=path.format(index=index))
     return AccountKey(bytes(account.key))
 
 

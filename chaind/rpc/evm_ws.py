@@ -175,10 +175,10 @@ class EvmSocket(WebSocketServerProtocol):
     def _write(self, message):
         """One text message out. The frame is built here, not by sendMessage, whose debug logging formats
         its arguments on every call (most of the cost of a notification to 1,000 subscribers); autobahn
-        still sends what only it handles: compression, fragmenting, its own queue, an oversized message."""
+        still sends what only it handles: compression, fragmenting, its own queue. ws-max-message-bytes bounds
+        what a client sends, as geth's read limit does; autobahn's sendMessage would refuse an answer above it."""
         size = len(message)
-        if (self._perMessageCompress is not None or self.autoFragmentSize or self.send_queue
-                or 0 < self.maxMessagePayloadSize < size):
+        if self._perMessageCompress is not None or self.autoFragmentSize or self.send_queue:
             self.sendMessage(message)
             return
         if size < 126:

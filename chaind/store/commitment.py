@@ -1,5 +1,8 @@
 """A chain of ICS-23 proofs along a Merkle path, checked as ibc-go v8's 23-commitment checks a MerkleProof: a key in
 a module store (IAVL), that store's root in the multistore's commit info (the simple tree), up to an app hash.
+
+The *_v2 checks are ibc-go v10's on (commitment/v2 paths of bytes), which cosmos/evm's ICS02 precompile runs: the
+same verdicts, other texts, which carry cosmos/ics23's reason.
 """
 
 import attrs
@@ -78,6 +81,64 @@ def verify_non_membership(specs, root, proofs, path):
     _verify_chained_membership(root, specs, proofs, path, subroot, 1)
 
 
+def verify_membership_v2(specs, root, proofs, path, value):
+    """verify_membership in ibc-go v10's texts."""
+    path = tuple(_key(key) for key in path)
+    _check_arguments_v2(specs, root, proofs, path)
+    if not value:
+        raise CommitmentError(INVALID_PROOF, "empty value in membership proof")
+    _verify_chained_membership_v2(root, specs, proofs, path, value, 0)
+
+
+def verify_non_membership_v2(specs, root, proofs, path):
+    """verify_non_membership in ibc-go v10's texts."""
+    path = tuple(_key(key) for key in path)
+    _check_arguments_v2(specs, root, proofs, path)
+    try:
+        subroot = ics23.calculate(proofs[0])
+    except ics23.ProofError as e:
+        raise CommitmentError(INVALID_PROOF, "could not calculate root for proof index 0, merkle tree is likely "
+                                             f"empty. {e}") from None
+    if proofs[0].WhichOneof("proof") != "nonexist":
+        raise CommitmentError(INVALID_PROOF, "commitment proof must be non-existence proof for verifying "
+                                             "non-membership. got: *ics23.CommitmentProof")
+    key = path[-1]
+    try:
+        ics23.verify_non_existence(proofs[0].nonexist, specs[0], subroot, key)
+    except ics23.ProofError as e:
+        raise CommitmentError(INVALID_PROOF, f"failed to verify non-membership proof with key {_text(key)}: "
+                                             f"{e}") from None
+    _verify_chained_membership_v2(root, specs, proofs, path, subroot, 1)
+
+
+def _check_arguments_v2(specs, root, proofs, path):
+    if not proofs:
+        raise CommitmentError(INVALID_MERKLE_PROOF, "proof must not be empty")
+    _check_arguments(specs, root, proofs, path)
+
+
+def _verify_chained_membership_v2(root, specs, proofs, path, value, start):
+    subroot = value
+    for i in range(start, len(proofs)):
+        try:
+            subroot = ics23.calculate(proofs[i])
+        except ics23.ProofError as e:
+            raise CommitmentError(INVALID_PROOF, f"could not calculate proof root at index {i}, merkle tree may be "
+                                                 f"empty. {e}") from None
+        key = path[len(path) - 1 - i]
+        kind = proofs[i].WhichOneof("proof")
+        if kind != "exist":
+            # ibc-go's arguments are swapped there: Go prints the proof's memory address where its type is here.
+            raise CommitmentError(INVALID_PROOF, f"commitment proof must be existence proof. got: int at index "
+                                                 f"&{{{_GO_TYPES[kind]}}}")
+        try:
+            ics23.verify_existence(proofs[i].exist, specs[i], subroot, key, value)
+        except ics23.ProofError as e:
+            raise CommitmentError(INVALID_PROOF, f"failed to verify membership proof at index {i}: {e}") from None
+        value = subroot
+    _check_root(root, subroot)
+
+
 def _check_arguments(specs, root, proofs, path):
     if not proofs:
         raise CommitmentError(INVALID_MERKLE_PROOF, "proof cannot be empty")
@@ -119,6 +180,10 @@ def _verify_chained_membership(root, specs, proofs, path, value, start):
                                                  f"{value.hex().upper()} in subroot {subroot.hex().upper()} at index "
                                                  f"{i}. Please ensure the path and value are both correct.")
         value = subroot
+    _check_root(root, subroot)
+
+
+def _check_root(root, subroot):
     if subroot != root:
         raise CommitmentError(INVALID_PROOF, f"proof did not commit to expected root: {root.hex().upper()}, got: "
                                              f"{subroot.hex().upper()}. Please ensure proof was submitted with correct "

@@ -8,9 +8,12 @@ import struct
 from chaind.pb.cosmos.ics23.v1 import proofs_pb2 as ics23
 from chaind.store.iavl.node import uvarint
 
+_DEFAULT_MAX_DEPTH = 128        # cosmos/ics23's bound on a proof's inner steps when its spec sets none
+
 
 class ProofError(ValueError):
-    """Why a proof does not hold (the reasons cosmos/ics23 gives; ibc-go reports only that it failed)."""
+    """Why a proof does not hold, in cosmos/ics23's words with its wrapping ("leaf, ...", "inner, ..."): ibc-go v8
+    reports only that a proof failed, ibc-go v10 on gives the reason."""
 
 
 def _leaf_spec():
@@ -81,12 +84,19 @@ def calculate_existence(exist, spec=None):
     """The root an ExistenceProof hashes up to: its leaf, then each inner step."""
     if not exist.HasField("leaf"):
         raise ProofError("existence Proof needs defined LeafOp")
-    result = _apply_leaf(exist.leaf, exist.key, exist.value)
+    try:
+        result = _apply_leaf(exist.leaf, exist.key, exist.value)
+    except ProofError as e:
+        raise ProofError(f"leaf, {e}") from None
     for step in exist.path:
-        result = _apply_inner(step, result)
-        # A step whose output is longer than a child may be is no hash of this tree.
+        try:
+            result = _apply_inner(step, result)
+        except ProofError as e:
+            raise ProofError(f"inner, {e}") from None
+        # A step whose output is longer than a child may be is no hash of this tree (cosmos/ics23 wraps a nil
+        # error there, which Go prints as it is written here).
         if spec is not None and spec.inner_spec.child_size >= 32 and len(result) > spec.inner_spec.child_size:
-            raise ProofError("inner step output longer than a child")
+            raise ProofError("inner, %!w(<nil>)")
     return result
 
 
@@ -97,7 +107,11 @@ def verify_existence(exist, spec, root, key, value):
         raise ProofError("provided key doesn't match proof")
     if value != exist.value:
         raise ProofError("provided value doesn't match proof")
-    if calculate_existence(exist, spec) != root:
+    try:
+        calculated = calculate_existence(exist, spec)
+    except ProofError as e:
+        raise ProofError(f"error calculating root, {e}") from None
+    if calculated != root:
         raise ProofError("calculated root doesn't match provided root")
 
 
@@ -105,10 +119,12 @@ def verify_non_existence(absent, spec, root, key):
     """Raises ProofError unless the neighbours of `absent` are proven under root and `key` falls between them."""
     left = absent.left if absent.HasField("left") else None
     right = absent.right if absent.HasField("right") else None
-    if left is not None:
-        verify_existence(left, spec, root, left.key, left.value)
-    if right is not None:
-        verify_existence(right, spec, root, right.key, right.value)
+    for side, found in (("left", left), ("right", right)):
+        if found is not None:
+            try:
+                verify_existence(found, spec, root, found.key, found.value)
+            except ProofError as e:
+                raise ProofError(f"{side} proof, {e}") from None
     if left is None and right is None:
         raise ProofError("both left and right proofs missing")
     compared = _key_for_comparison(spec, key)
@@ -124,21 +140,29 @@ def verify_non_existence(absent, spec, root, key):
         if not _is_right_most(inner, left.path):
             raise ProofError("right proof missing, left proof must be right-most")
     elif not _is_left_neighbor(inner, list(left.path), list(right.path)):
-        raise ProofError("left and right proofs are not neighbors")
+        raise ProofError("right proof missing, left proof must be right-most")    # sic: cosmos/ics23's text
 
 
 def check_against_spec(exist, spec):
     """Raises ProofError unless the leaf and every step of `exist` have the shape `spec` fixes."""
     if not exist.HasField("leaf"):
         raise ProofError("existence Proof needs defined LeafOp")
-    _check_leaf(exist.leaf, spec)
+    try:
+        # Whether the spec is IAVL's, asked once for the leaf and every step.
+        iavl = _is_iavl(spec)
+        _check_leaf(exist.leaf, spec, iavl)
+    except ProofError as e:
+        raise ProofError(f"leaf, {e}") from None
     depth = len(exist.path)
     if spec.min_depth > 0 and depth < spec.min_depth:
         raise ProofError(f"innerOps depth too short: {depth}")
-    if spec.max_depth > 0 and depth > spec.max_depth:
+    if depth > (spec.max_depth or _DEFAULT_MAX_DEPTH):
         raise ProofError(f"innerOps depth too long: {depth}")
     for layer, step in enumerate(exist.path, start=1):
-        _check_inner(step, spec, layer)
+        try:
+            _check_inner(step, spec, layer, iavl)
+        except ProofError as e:
+            raise ProofError(f"inner, {e}") from None
 
 
 def spec_equals(a, b):
@@ -222,8 +246,14 @@ def _apply_leaf(op, key, value):
         raise ProofError("leaf op needs key")
     if not value:
         raise ProofError("leaf op needs value")
-    prepared_key = _length(op.length, _hash_or_noop(op.prehash_key, key))
-    prepared_value = _length(op.length, _hash_or_noop(op.prehash_value, value))
+    try:
+        prepared_key = _length(op.length, _hash_or_noop(op.prehash_key, key))
+    except ProofError as e:
+        raise ProofError(f"prehash key, {e}") from None
+    try:
+        prepared_value = _length(op.length, _hash_or_noop(op.prehash_value, value))
+    except ProofError as e:
+        raise ProofError(f"prehash value, {e}") from None
     return _hash(op.hash, op.prefix + prepared_key + prepared_value)
 
 
@@ -233,9 +263,9 @@ def _apply_inner(op, child):
     return _hash(op.hash, op.prefix + child + op.suffix)
 
 
-def _check_leaf(op, spec):
+def _check_leaf(op, spec, iavl):
     leaf = spec.leaf_spec
-    if _is_iavl(spec):
+    if iavl:
         _check_iavl_prefix(op.prefix, op.hash, 0)
     if op.hash != leaf.hash:
         raise ProofError(f"unexpected HashOp: {op.hash}")
@@ -249,11 +279,11 @@ def _check_leaf(op, spec):
         raise ProofError(f"leaf Prefix doesn't start with {leaf.prefix.hex().upper()}")
 
 
-def _check_inner(op, spec, layer):
+def _check_inner(op, spec, layer, iavl):
     inner = spec.inner_spec
     if op.hash != inner.hash:
         raise ProofError(f"unexpected HashOp: {op.hash}")
-    if _is_iavl(spec):
+    if iavl:
         _check_iavl_prefix(op.prefix, op.hash, layer)
     if op.prefix.startswith(spec.leaf_spec.prefix):
         raise ProofError(f"inner Prefix starts with {spec.leaf_spec.prefix.hex().upper()}")
@@ -262,7 +292,9 @@ def _check_inner(op, spec, layer):
     left_children = (len(inner.child_order) - 1) * inner.child_size
     if len(op.prefix) > inner.max_prefix_length + left_children:
         raise ProofError(f"innerOp prefix too long ({len(op.prefix)})")
-    if inner.child_size <= 0 or len(op.suffix) % inner.child_size:
+    if inner.child_size <= 0:
+        raise ProofError("spec.InnerSpec.ChildSize must be >= 1")
+    if len(op.suffix) % inner.child_size:
         raise ProofError("InnerOp suffix malformed")
 
 
@@ -337,6 +369,10 @@ def _hash(op, data):
 
 
 
+_FIXED_LENGTHS = {ics23.FIXED32_BIG: ">I", ics23.FIXED32_LITTLE: "<I", ics23.FIXED64_BIG: ">Q",
+                  ics23.FIXED64_LITTLE: "<Q"}
+
+
 def _length(op, data):
     if op == ics23.NO_PREFIX:
         return data
@@ -350,8 +386,9 @@ def _length(op, data):
         if len(data) != 64:
             raise ProofError(f"data was {len(data)} bytes, not 64")
         return data
-    if op == ics23.FIXED32_LITTLE:
-        return struct.pack("<I", len(data) & 0xFFFFFFFF) + data
+    packing = _FIXED_LENGTHS.get(op)
+    if packing is not None:
+        return struct.pack(packing, len(data)) + data
     raise ProofError(f"unsupported lengthop: {op}")
 
 

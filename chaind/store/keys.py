@@ -11,6 +11,7 @@ PRUNED_BELOW = b"m:pruned"      # lowest height whose state is still kept
 STATE_FORMAT = b"m:format"      # the state layout the data directory was written with (chain/app.py)
 GENESIS = b"m:genesis"          # the genesis document the chain started from
 DEV_AMENDED = b"m:dev-amended"  # first height whose state dev methods changed in place (no tx records it)
+RESTORING = b"m:restoring"      # a state-sync restore is writing (its height): a node opened with it starts over
 
 BLOCK = b"b:"                   # height -> block record (header, hash, meta)
 BLOCK_BY_HASH = b"bh:"          # block hash -> height

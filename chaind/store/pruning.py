@@ -25,8 +25,8 @@ all of a pass or none of it.
 import struct
 
 import attrs
-import rlp
 from eth.constants import BLANK_ROOT_HASH, EMPTY_SHA3
+from eth_utils import keccak
 
 from chaind.store import keys
 
@@ -83,8 +83,9 @@ def stale_versions(db, horizon):
             yield full
 
 
-def live_nodes(db, state_roots):
-    """Hashes of every trie node and code blob reachable from `state_roots`."""
+def live_nodes(db, state_roots, verify=False):
+    """Hashes of every trie node and code blob reachable from `state_roots`. `verify`: check each one's keccak is
+    its hash (what a state-sync restore was given by a peer)."""
     live, expanded = set(), set()
     tries, codes = list(state_roots), []
 
@@ -93,6 +94,8 @@ def live_nodes(db, state_roots):
         if raw is None and ref not in _IMPLICIT:
             raise PruneError(f"state node 0x{ref.hex()} is missing")
         if raw is not None:
+            if verify and keccak(raw) != ref:
+                raise PruneError(f"state node 0x{ref.hex()} holds bytes of another hash")
             live.add(ref)
         return raw
 
@@ -108,8 +111,52 @@ def live_nodes(db, state_roots):
         expanded.add(ref)
         raw = load(ref)
         if raw is not None:
-            _children(rlp.decode(raw), tries, codes)
+            try:
+                _children(_decode(raw), tries, codes)
+            except (IndexError, ValueError) as e:
+                raise PruneError(f"state node 0x{ref.hex()} does not decode: {e}") from None
     return live
+
+
+def _decode(data):
+    """rlp.decode of a trie node, without its checks of canonical form (a walk only looks for the children, and
+    pyrlp's decoder was most of its time); ValueError or IndexError for bytes that are not one RLP item."""
+    item, end = _item(data, 0)
+    if end != len(data):
+        raise ValueError(f"{len(data) - end} bytes after the RLP item")
+    return item
+
+
+def _item(data, at):
+    """The RLP item at `at` of `data` (bytes, or a list of items) and the position after it."""
+    first = data[at]
+    if first < 0x80:
+        return data[at:at + 1], at + 1
+    if first < 0xB8:
+        start = at + 1
+        end = start + first - 0x80
+    elif first < 0xC0:
+        start = at + 1 + first - 0xB7
+        end = start + int.from_bytes(data[at + 1:start], "big")
+    else:
+        if first < 0xF8:
+            start = at + 1
+            end = start + first - 0xC0
+        else:
+            start = at + 1 + first - 0xF7
+            end = start + int.from_bytes(data[at + 1:start], "big")
+        if end > len(data):
+            raise ValueError("an RLP list runs past the end")
+        out = []
+        while start < end:
+            child, start = _item(data, start)
+            out.append(child)
+        if start != end:
+            raise ValueError("an RLP list's items run past its length")
+        return out, end
+    if end > len(data):
+        raise ValueError("an RLP string runs past the end")
+    return data[start:end], end
 
 
 def _children(node, tries, codes):
@@ -139,6 +186,6 @@ def _value(value, tries, codes):
     """An account leaf (an RLP list) leads to its storage trie and code; a storage value leads nowhere."""
     if not value or value[0] < 0xC0:
         return
-    _nonce, _balance, storage_root, code_hash = rlp.decode(value)
+    _nonce, _balance, storage_root, code_hash = _decode(value)
     tries.append(storage_root)
     codes.append(code_hash)

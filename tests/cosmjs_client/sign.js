@@ -164,10 +164,15 @@ async function main() {
   let lastProposal;
   for (const step of job.steps) {
     // "last": the proposal an earlier step of this job submitted.
-    const messages = [messageOf(step.proposalId === "last" ? { ...step, proposalId: lastProposal } : step, address)];
+    const messages = step.op === "sendIbcTokens" ? []
+      : [messageOf(step.proposalId === "last" ? { ...step, proposalId: lastProposal } : step, address)];
     const memo = step.memo || "";
     let result;
-    if (job.signer === "eth") {
+    if (step.op === "sendIbcTokens") {
+      // @cosmjs' own MsgTransfer, amino-signed through its ibc converters (cosmos-sdk/MsgTransfer).
+      result = await client.sendIbcTokens(address, step.to, step.amount, step.port, step.channel,
+                                          step.timeoutHeight, step.timeoutSeconds, "auto", memo);
+    } else if (job.signer === "eth") {
       // What signAndBroadcast does for "auto" (simulate, times 1.4), then sign and re-encode the key's URL.
       // @cosmjs simulates with the key written as a Cosmos one; the node charges it as the eth_secp256k1 key.
       const gas = Math.round((await client.simulate(address, messages, memo)) * 1.4);

@@ -134,7 +134,8 @@ class AbciApplication:
         try:
             found = snapshot.Snapshot.of_abci(offered.height, offered.format, offered.chunks, offered.hash,
                                               offered.metadata)
-            self._restore = snapshot.Restore(self.app, found, request.app_hash, self.snapshots.max_restore_bytes)
+            self._restore = snapshot.Restore(self.app, found, request.app_hash, self.snapshots.max_restore_bytes,
+                                             self.snapshots.restore_batch_bytes, self.snapshots.read_ahead_bytes)
         except snapshot.UnknownFormat as e:
             log.warn("snapshot offer refused: {why}", why=str(e))
             return results(result=results.REJECT_FORMAT)

@@ -6,6 +6,7 @@ CometBFT owns the mempool when it drives the chain; the EVM and gRPC faces send 
 import base64
 import io
 import json
+import time
 
 from twisted.internet import defer, threads
 from twisted.web.client import Agent, FileBodyProducer, readBody
@@ -33,6 +34,10 @@ class CometForwarder:
     def settled(self, evm_hash):
         """No block is made here (CometBFT decides them): a receipt poll never waits for one (Producer.settled)."""
         return None
+
+    def pending_time_ns(self):
+        """CometBFT times the next block (its proposer's clock): now is the best guess, after the head's."""
+        return max(time.time_ns(), self.app.head[0].time_ns + 10**6)
 
     @defer.inlineCallbacks
     def _submit(self, check, raw):

@@ -7,7 +7,7 @@ import hashlib
 import struct
 
 _sha256 = hashlib.sha256
-_RECORD = struct.Struct(">BQQI")    # height, size, version, key length
+RECORD = struct.Struct(">BQQI")    # height, size, version, key length
 _HASH_PREFIX = b"\x20"              # a 32-byte hash, length-prefixed (uvarint 32)
 EMPTY_ROOT = _sha256(b"").digest()  # an empty tree's hash (RFC 6962's empty hash, as iavl)
 
@@ -79,19 +79,19 @@ class Node:
             self.hash = _sha256(b"".join((b"\x00\x02", version_varint,
                                           _SMALL_UVARINTS[length] if length < 0x80 else uvarint(length), key,
                                           _HASH_PREFIX, _sha256(value).digest()))).digest()
-            return b"".join((_RECORD.pack(0, 1, version, length), key, value))
+            return b"".join((RECORD.pack(0, 1, version, length), key, value))
         left_hash = self.left_hash = self.left.hash
         right_hash = self.right_hash = self.right.hash
         size = self.size
         self.hash = _sha256(b"".join((_SMALL[self.height], _SIZES[size] if size < _SIZES_KEPT else varint(size),
                                       version_varint, _HASH_PREFIX, left_hash, _HASH_PREFIX, right_hash))).digest()
         self.left = self.right = None
-        return b"".join((_RECORD.pack(self.height, size, version, length), key, left_hash, right_hash))
+        return b"".join((RECORD.pack(self.height, size, version, length), key, left_hash, right_hash))
 
 
 def from_record(node_hash, raw):
-    height, size, version, key_length = _RECORD.unpack_from(raw)
-    start = _RECORD.size
+    height, size, version, key_length = RECORD.unpack_from(raw)
+    start = RECORD.size
     node = Node(raw[start:start + key_length], height=height, size=size)
     body = start + key_length
     if height == 0:

@@ -27,6 +27,24 @@ def _addresses(kit, ctx, text, kind, what):
     return out
 
 
+def _transfer_authorization(kit, spend_limit, allow_list, source_port, source_channel, allowed_packet_data):
+    """ibc-go's TransferAuthorization of one allocation: its source port and channel, spend limit, receivers
+    (addresses on the counterparty chain, taken as written) and allowed memos."""
+    if not source_channel:
+        raise click.UsageError("transfer authorization needs --source-channel")
+    if not spend_limit:
+        raise click.UsageError("transfer authorization needs --spend-limit")
+    from chaind.pb.ibc.applications.transfer.v1 import authz_pb2
+
+    allocation = authz_pb2.Allocation(
+        source_port=source_port, source_channel=source_channel,
+        spend_limit=kit.coin_protos(kit.parse_coins(spend_limit, what="spend limit")),
+        allow_list=[p.strip() for p in allow_list.split(",") if p.strip()],
+        allowed_packet_data=[p for p in allowed_packet_data.split(",") if p])
+    return kit.any("/ibc.applications.transfer.v1.TransferAuthorization",
+                   authz_pb2.TransferAuthorization(allocations=[allocation]))
+
+
 def _authorization(kit, ctx, kind, msg_type, spend_limit, allow_list, allowed_validators, deny_validators):
     """The SDK's NewCmdGrantAuthorization: one of generic, send, delegate, unbond, redelegate."""
     if kind == "generic":
@@ -68,20 +86,26 @@ def _authorization(kit, ctx, kind, msg_type, spend_limit, allow_list, allowed_va
 def hand_written(kit):
     @click.command("grant")
     @click.argument("grantee")
-    @click.argument("authorization_type", type=click.Choice(["send", "generic", "delegate", "unbond", "redelegate"]))
+    @click.argument("authorization_type", type=click.Choice(["send", "generic", "delegate", "unbond", "redelegate",
+                                                             "transfer"]))
     @click.option("--from", "from_", required=True, help="Granter key (name or address)")
     @click.option("--msg-type", default="", help="The message type URL a generic authorization allows")
     @click.option("--spend-limit", default="", help="Spend limit of a send authorization (coins), or the most "
                   "tokens of a delegate/unbond/redelegate one (one coin)")
-    @click.option("--allow-list", default="", help="Addresses a send authorization may send to (comma-separated)")
+    @click.option("--allow-list", default="", help="Addresses a send or transfer authorization may send to "
+                  "(comma-separated)")
+    @click.option("--source-port", default="transfer", help="The source port a transfer authorization allows")
+    @click.option("--source-channel", default="", help="The source channel a transfer authorization allows")
+    @click.option("--allowed-packet-data", default="", help="Memos a transfer authorization allows "
+                  "(comma-separated; * allows any)")
     @click.option("--allowed-validators", default="", help="Validators a stake authorization allows")
     @click.option("--deny-validators", default="", help="Validators a stake authorization denies")
     @click.option("--expiration", type=int, default=None, help="Expiration as a unix timestamp (seconds)")
     @kit.tx_options
-    def grant(grantee, authorization_type, from_, msg_type, spend_limit, allow_list, allowed_validators,
-              deny_validators, expiration, **_):
-        """Grant GRANTEE an authorization to act for the --from key: send, generic, delegate, unbond or
-        redelegate."""
+    def grant(grantee, authorization_type, from_, msg_type, spend_limit, allow_list, source_port, source_channel,
+              allowed_packet_data, allowed_validators, deny_validators, expiration, **_):
+        """Grant GRANTEE an authorization to act for the --from key: send, generic, delegate, unbond, redelegate
+        or transfer (ICS-20, one source channel)."""
         ctx = click.get_current_context()
         from chaind.pb.cosmos.authz.v1beta1 import authz_pb2, tx_pb2
 
@@ -89,8 +113,13 @@ def hand_written(kit):
             grantee_b32 = kit.bech32_address(ctx, grantee)
         except Exception:  # noqa: BLE001 (any parse failure is the user's typo)
             raise click.ClickException(f"invalid grantee address {grantee!r}") from None
-        g = authz_pb2.Grant(authorization=_authorization(kit, ctx, authorization_type, msg_type, spend_limit,
-                                                         allow_list, allowed_validators, deny_validators))
+        if authorization_type == "transfer":
+            authorization = _transfer_authorization(kit, spend_limit, allow_list, source_port, source_channel,
+                                                    allowed_packet_data)
+        else:
+            authorization = _authorization(kit, ctx, authorization_type, msg_type, spend_limit, allow_list,
+                                           allowed_validators, deny_validators)
+        g = authz_pb2.Grant(authorization=authorization)
         if expiration is not None:
             g.expiration.FromSeconds(expiration)
         msg = tx_pb2.MsgGrant(granter=kit.to_bech32(kit.prefix(ctx), kit.sender_address(ctx, from_)),

@@ -2,12 +2,14 @@
 
 A native coin's pair (OWNER_MODULE) is served by a precompile (precompile.py; one listed in the params'
 native_precompiles is a WERC20, werc20.py); an existing contract's pair (OWNER_EXTERNAL) moves value with
-MsgConvertERC20 / MsgConvertCoin through the erc20 module account.
+MsgConvertERC20 / MsgConvertCoin through the erc20 module account. Its IBC middleware on ICS-20 (ibc_middleware.py)
+gives a new single-hop voucher its pair and precompile on receive, as Evmos v20's does.
 Its keeper (app.keepers["erc20"]) is this package's API for the app, the other modules and the services.
 """
 
 from chaind.chain.module import Module, QueryService, Store
 from chaind.chain.modules.erc20.genesis import GENESIS
+from chaind.chain.modules.erc20.ibc_middleware import Erc20IBCMiddleware
 from chaind.chain.modules.erc20.keeper import (
                                                MODULE_ADDRESS,
                                                OWNER_EXTERNAL,
@@ -36,5 +38,6 @@ MODULE = Module(
     genesis=GENESIS,
     module_accounts={"erc20": (MODULE_ADDRESS, ("minter", "burner"))},
     store=Store("erc20", mounted=True),
+    ibc_middleware={"transfer": Erc20IBCMiddleware},
     cli="chaind.chain.modules.erc20.cli",
 )

@@ -55,6 +55,10 @@ abi_unpack = _error(10, "contract ABI unpack failed")
 pair_disabled = _error(13, "erc20 token pair is disabled")
 
 
+def invalid_ibc():
+    return errors.TxError(CODESPACE, 14, "invalid IBC transaction")
+
+
 def native_conversion_disabled():
     return errors.TxError(CODESPACE, 16, "native coins manual conversion is disabled")
 
@@ -211,3 +215,22 @@ class Erc20Keeper:
                 ctx.accounts.set_code(address, PRECOMPILE_CODE)
             self.auth.ensure_account(ctx, address)
         ctx.store.set(PARAMS_KEY, new.SerializeToString())
+
+    def register_erc20_extension(self, ctx, denom):
+        """Evmos' RegisterERC20Extension of a coin without a pair (an IBC voucher's): its pair (NewTokenPairSTRv2,
+        at the voucher's address) stored and its ERC-20 precompile made an active dynamic precompile; the pair."""
+        try:
+            address = pair_address(denom)
+        except ValueError as e:
+            raise errors.TxError("undefined", 1, str(e)) from None
+        pair = erc20_pb2.TokenPair(erc20_address=checksum_address(address), denom=denom, enabled=True,
+                                   contract_owner=OWNER_MODULE)
+        self.set_pair(ctx, pair)
+        found = self.params(ctx)
+        if pair.erc20_address in found.dynamic_precompiles:
+            raise errors.TxError("undefined", 1,
+                                 f"attempted to register a duplicate precompile address: {pair.erc20_address}")
+        self.set_params(ctx, genesis_pb2.Params(
+            enable_erc20=found.enable_erc20, native_precompiles=found.native_precompiles,
+            dynamic_precompiles=[*found.dynamic_precompiles, pair.erc20_address]))
+        return pair

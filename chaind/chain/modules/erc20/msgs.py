@@ -146,7 +146,7 @@ def _validate_convert_coin(app, msg):
         raise errors.invalid_address(f"invalid receiver hex address {msg.receiver}")
 
 
-def _convert_coin(app, ctx, msg, signer):
+def convert_coin(app, ctx, msg, signer):
     """The pair's coin back into ERC-20 tokens (Evmos v19's MsgConvertCoin, v20's ConvertCoinNativeERC20):
     coins escrowed and burned, the module account's tokens transferred to the receiver."""
     sender = _bech32(app, msg.sender, "sender")
@@ -281,7 +281,7 @@ MESSAGES = (
                _validate_convert_erc20, _convert_erc20, gas=EVM_MSG_GAS,
                amino=Amino("evmos/MsgConvertERC20", keep=("amount",))),
     MsgHandler("/evmos.erc20.v1.MsgConvertCoin", tx_pb2.MsgConvertCoin, lambda m: m.sender,
-               _validate_convert_coin, _convert_coin, gas=EVM_MSG_GAS,
+               _validate_convert_coin, convert_coin, gas=EVM_MSG_GAS,
                amino=Amino("evmos/MsgConvertCoin")),
     MsgHandler("/evmos.erc20.v1.MsgRegisterERC20", tx_pb2.MsgRegisterERC20, lambda m: m.authority,
                _validate_register, _register_erc20, gas=EVM_MSG_GAS,

@@ -2,7 +2,9 @@
 applications bind (05-port), MsgChannelOpenInit/Try/Ack/Confirm and CloseInit/CloseConfirm proven through
 03-connection, ibc.core.channel.v1.Query's channel queries."""
 
-from chaind.chain.module import Module, QueryService, Store
+import functools
+
+from chaind.chain.module import Module, QueryService, Store, ibc_stack
 from chaind.chain.modules.ibc_channel.genesis import GENESIS
 from chaind.chain.modules.ibc_channel.keeper import NAME, ChannelKeeper
 from chaind.chain.modules.ibc_channel.msgs import MESSAGES
@@ -14,7 +16,7 @@ __all__ = ("MODULE", "ChannelKeeper")
 
 MODULE = Module(
     name=NAME,
-    keeper=lambda app: ChannelKeeper(app.keepers["ibc_connection"]),
+    keeper=lambda app: ChannelKeeper(app.keepers["ibc_connection"], functools.partial(ibc_stack, app, app.modules)),
     messages=MESSAGES,
     services=(QueryService(query_pb2, query_pb2_grpc, "Query", lambda app, settings: ChannelQuery(app)),),
     genesis=GENESIS,

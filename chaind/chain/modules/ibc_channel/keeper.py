@@ -111,20 +111,25 @@ class ChannelKeeper(PacketKeeper):
     refuse. For packets it answers on_recv_packet(ctx, packet, relayer) with (Acknowledgement or None for an
     asynchronous one, events), on_acknowledgement_packet(ctx, packet, ack bytes, relayer) and
     on_timeout_packet(ctx, packet, relayer) with events. Capabilities are not kept: a port is owned by the
-    callbacks bound to it, a channel by its port's."""
+    callbacks bound to it, a channel by its port's. `stack(application, callbacks)` puts the middleware other
+    modules declare for an application around the callbacks it binds (the identity when not given)."""
 
-    def __init__(self, connections):
+    def __init__(self, connections, stack=None):
         self.connections = connections
         self.clients = connections.clients
         self.ports = {}
+        self.stack = stack
 
     # 05-port.
 
-    def bind_port(self, port_id, callbacks):
-        """BindPort: `port_id` answered by `callbacks`; a port binds once."""
+    def bind_port(self, port_id, callbacks, application=None):
+        """BindPort: `port_id` answered by `callbacks`, within the middleware stack of IBC application module
+        `application` (the router's route for it); a port binds once."""
         check_port_id(port_id)
         if port_id in self.ports:
             raise e.port_error(e.PORT_EXISTS, port_id)
+        if application is not None and self.stack is not None:
+            callbacks = self.stack(application, callbacks)
         self.ports[port_id] = callbacks
 
     def _module_by_port(self, port_id):

@@ -13,11 +13,12 @@ CLIENT_ERRORS = {
     8: "invalid consensus state", 9: "client type not found", 10: "invalid client type",
     11: "commitment root not found", 12: "invalid client header", 13: "invalid light client misbehaviour",
     23: "unable to update light client", 24: "invalid recovery client", 26: "invalid height",
-    27: "invalid client state substitute", 29: "client state is not active",
+    27: "invalid client state substitute", 29: "client state is not active", 32: "light client module route not found",
 }
 CLIENT_NOT_FOUND, CONSENSUS_NOT_FOUND, INVALID_CONSENSUS, INVALID_CLIENT_TYPE = 4, 7, 8, 10
 INVALID_CLIENT, INVALID_HEADER, INVALID_MISBEHAVIOUR, CLIENT_NOT_ACTIVE = 3, 12, 13, 29
 UPDATE_FAILED, INVALID_RECOVERY, INVALID_HEIGHT, INVALID_SUBSTITUTE = 23, 24, 26, 27
+ROUTE_NOT_FOUND = 32
 
 # 07-tendermint/errors.go
 TENDERMINT_ERRORS = {

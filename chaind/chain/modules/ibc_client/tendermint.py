@@ -328,21 +328,26 @@ def matching(subject, substitute):
 
 # Proofs of the counterparty's state (what 03-connection and 04-channel verify through the client).
 
-def verify_membership(cs, store, height, delay_ns, delay_blocks, proof, path, value, now_ns, self_height):
+def verify_membership(cs, store, height, delay_ns, delay_blocks, proof, path, value, now_ns, self_height,
+                      v2=False):
     """ClientState.VerifyMembership: `proof` (MerkleProof bytes) shows `value` at `path` (keys from the root down,
-    the counterparty's prefix first) under the root of the consensus state at `height`, after the delay."""
+    the counterparty's prefix first) under the root of the consensus state at `height`, after the delay. `v2`: the
+    proof's failures in ibc-go v10's texts (commitment.verify_membership_v2), as cosmos/evm's ICS02 precompile
+    gives them."""
     root = _proof_root(cs, store, height, delay_ns, delay_blocks, now_ns, self_height)
+    verify = commitment.verify_membership_v2 if v2 else commitment.verify_membership
     try:
-        commitment.verify_membership(cs.proof_specs, root, _merkle_proof(proof).proofs, path, value)
+        verify(cs.proof_specs, root, _merkle_proof(proof).proofs, path, value)
     except commitment.CommitmentError as error:
         raise TxError(commitment.CODESPACE, error.code, str(error)) from None
 
 
-def verify_non_membership(cs, store, height, delay_ns, delay_blocks, proof, path, now_ns, self_height):
+def verify_non_membership(cs, store, height, delay_ns, delay_blocks, proof, path, now_ns, self_height, v2=False):
     """ClientState.VerifyNonMembership: `proof` shows that nothing is stored at `path`."""
     root = _proof_root(cs, store, height, delay_ns, delay_blocks, now_ns, self_height)
+    verify = commitment.verify_non_membership_v2 if v2 else commitment.verify_non_membership
     try:
-        commitment.verify_non_membership(cs.proof_specs, root, _merkle_proof(proof).proofs, path)
+        verify(cs.proof_specs, root, _merkle_proof(proof).proofs, path)
     except commitment.CommitmentError as error:
         raise TxError(commitment.CODESPACE, error.code, str(error)) from None
 
