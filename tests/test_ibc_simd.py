@@ -3,6 +3,7 @@
 then ICS-20 both ways, each voucher checked by the other chain's own query CLI, and each voucher sent home."""
 
 import concurrent.futures
+import hashlib
 import json
 import os
 import re
@@ -15,6 +16,7 @@ import urllib.request
 import pytest
 
 from chaind.chain.modules.transfer import ibc_denom, parse_trace
+from chaind.crypto.addresses import to_bech32
 from cosmjs_driver import RELAYER_DIR
 from dev_chain_nodes import DevChain
 from helpers import wait_until
@@ -24,7 +26,9 @@ pytestmark = [pytest.mark.external, pytest.mark.slow]
 
 MNEMONIC = "test test test test test test test test test test test junk"
 SIMD_CHAIN_ID = "simd-1"
+CHAIND_CHAIN_ID = "chain_9000-1"   # dev chain 1
 ONE = 10**18
+DISTRIBUTION = hashlib.sha256(b"distribution").digest()[:20]   # a module account: both chains refuse to pay it
 
 
 def free_ports(count):
@@ -55,10 +59,8 @@ class SimdChain:
         self.cli("genesis", "collect-gentxs")
         config = home / "config" / "config.toml"
         text = config.read_text()
-        for key, value in (("timeout_propose", "1s"), ("timeout_commit", "200ms"), ("pprof_laddr", ""),
-                           ("laddr", None)):
-            if value is not None:
-                text = re.sub(rf'(?m)^{key} = ".*"$', f'{key} = "{value}"', text)
+        for key, value in (("timeout_propose", "1s"), ("timeout_commit", "200ms"), ("pprof_laddr", "")):
+            text = re.sub(rf'(?m)^{key} = ".*"$', f'{key} = "{value}"', text)
         text = re.sub(r'(?m)^laddr = "tcp://127\.0\.0\.1:26657"$', f'laddr = "tcp://127.0.0.1:{self.rpc}"', text)
         text = re.sub(r'(?m)^laddr = "tcp://0\.0\.0\.0:26656"$', f'laddr = "tcp://127.0.0.1:{p2p}"', text)
         config.write_text(text)
@@ -196,6 +198,32 @@ def test_ics20_between_chaind_and_ibc_go_simd(tmp_path, relayer, simd_binary):
         assert balance(chaind, dev2, "achain") == achain_before + ONE
         assert escrowed(chaind) == 2 * ONE
         mark("both vouchers home")
+
+        # One pass over four packets: one each way that times out (each side proves the other never received it:
+        # simd verifies chaind's absence proof, chaind simd's), and one each way to a module account, which the
+        # receiver refuses with an error acknowledgement; all four refunded.
+        deadline = time.time_ns() + 3 * 10**9
+        absolute = ("--absolute-timeouts", "--packet-timeout-height", "0-0", "--packet-timeout-timestamp", deadline)
+        send(chaind, "dev3", user, f"{ONE}achain", *map(str, absolute))
+        simd.tx("ibc-transfer", "transfer", "transfer", "channel-0", dev2, "700stake", "--from", "user", *absolute)
+        send(chaind, "dev4", to_bech32("cosmos", DISTRIBUTION), f"{ONE}achain")
+        simd.tx("ibc-transfer", "transfer", "transfer", "channel-0", to_bech32("chain", DISTRIBUTION), "900stake",
+                "--from", "user")
+        dev3, dev4 = chaind.address("dev3"), chaind.address("dev4")
+        sent_by = {"dev3": balance(chaind, dev3, "achain"), "dev4": balance(chaind, dev4, "achain"),
+                   "user": simd.balance(user, "stake")}
+        assert escrowed(chaind) == 4 * ONE
+        time.sleep(max(0.0, (deadline - time.time_ns()) / 1e9) + 1.5)
+        done, log = relay(node, modules, chaind, simd)
+        assert f"Timeout 1 packets sent from {CHAIND_CHAIN_ID}" in log, log
+        assert f"Timeout 1 packets sent from {SIMD_CHAIN_ID}" in log, log
+        assert (done["packetsFromA"], done["packetsFromB"], done["acksFromA"], done["acksFromB"]) == (2, 2, 1, 1), log
+        assert balance(chaind, dev3, "achain") == sent_by["dev3"] + ONE
+        assert balance(chaind, dev4, "achain") == sent_by["dev4"] + ONE
+        assert simd.balance(user, "stake") == sent_by["user"] + 1600
+        assert escrowed(chaind) == 2 * ONE
+        assert balance(chaind, to_bech32("chain", DISTRIBUTION), stake_on_chaind) == 0
+        mark("timeouts and error acks both ways")
     finally:
         chaind.stop()
         simd.stop()
