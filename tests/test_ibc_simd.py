@@ -131,11 +131,13 @@ class SimdChain:
             return None
 
 
-def relay(node, modules, chaind, simd, op="relay"):
-    """One step of tests/relayer_client/link.js between chaind (A) and simd (B); its answer, with the log."""
-    job = {"a": chaind.url("cometbft"), "b": simd.url(), "mnemonic": MNEMONIC, "prefix": "chain",
-           "gasPrice": "20000000000achain", "prefixB": "cosmos", "gasPriceB": "0.01stake", "op": op,
-           "connA": "connection-0", "connB": "connection-0"}
+def relay(node, modules, chaind, simd, op="relay", simd_first=False, connection="connection-0"):
+    """One step of tests/relayer_client/link.js between chaind and simd (chaind as A unless `simd_first`) over
+    `connection` (the same id on both); its answer, with the relayer's log."""
+    ends = [(chaind.url("cometbft"), "chain", "20000000000achain"), (simd.url(), "cosmos", "0.01stake")]
+    (a, prefix, price), (b, prefix_b, price_b) = ends[::-1] if simd_first else ends
+    job = {"a": a, "b": b, "mnemonic": MNEMONIC, "prefix": prefix, "gasPrice": price, "prefixB": prefix_b,
+           "gasPriceB": price_b, "op": op, "connA": connection, "connB": connection}
     done = subprocess.run([node, str(RELAYER_DIR / "link.js")], input=json.dumps(job), capture_output=True,
                           text=True, timeout=300, env={**os.environ, "NODE_PATH": str(modules)})
     assert done.returncode == 0, done.stderr[-6000:]
@@ -224,6 +226,25 @@ def test_ics20_between_chaind_and_ibc_go_simd(tmp_path, relayer, simd_binary):
         assert escrowed(chaind) == 2 * ONE
         assert balance(chaind, to_bech32("chain", DISTRIBUTION), stake_on_chaind) == 0
         mark("timeouts and error acks both ways")
+
+        # The handshakes the other way round, simd first (simd's ConnOpenInit and ChanOpenInit, chaind's Try):
+        # connection-1 and channel-1 on both; stake over it to chaind and home again.
+        opened, log = relay(node, modules, chaind, simd, "open", simd_first=True)
+        assert opened == {"connA": "connection-1", "connB": "connection-1", "channelA": "channel-1",
+                          "channelB": "channel-1"}, log
+        stake_via_1 = ibc_denom(parse_trace("transfer/channel-1/stake"))
+        dev5 = chaind.address("dev5")
+        stake_before = simd.balance(user, "stake")
+        simd.tx("ibc-transfer", "transfer", "transfer", "channel-1", dev5, "400stake", "--from", "user")
+        done, log = relay(node, modules, chaind, simd, simd_first=True, connection="connection-1")
+        assert done["packetsFromA"] == 1 and done["acksFromB"] == 1, log
+        assert balance(chaind, dev5, stake_via_1) == 400
+        chaind.tx("ibc-transfer", "transfer", "transfer", "channel-1", user, f"300{stake_via_1}", "--from", "dev5")
+        done, log = relay(node, modules, chaind, simd, simd_first=True, connection="connection-1")
+        assert done["packetsFromB"] == 1 and done["acksFromA"] == 1, log
+        assert balance(chaind, dev5, stake_via_1) == 100
+        assert simd.balance(user, "stake") == stake_before - 100
+        mark("opened from simd's side")
     finally:
         chaind.stop()
         simd.stop()
