@@ -29,13 +29,14 @@ TENDERMINT_SPEC = ics23.ProofSpec(leaf_spec=_leaf_spec(), inner_spec=ics23.Inner
     child_order=[0, 1], min_prefix_length=1, max_prefix_length=1, child_size=32, hash=ics23.SHA256))
 
 
-def verify_membership(spec, root, proof, key, value):
-    """Whether `proof` (a CommitmentProof) proves that `key` holds `value` under `root`, in `spec`'s shape."""
+def verify_membership(spec, root, proof, key, value, root_calculated=False):
+    """Whether `proof` (a CommitmentProof) proves that `key` holds `value` under `root`, in `spec`'s shape.
+    `root_calculated`: `root` is what calculate(proof) just gave for this existence proof (verify_existence's)."""
     try:
         exist = _existence_for_key(decompress(proof), key)
         if exist is None:
             return False
-        verify_existence(exist, spec, root, key, value)
+        verify_existence(exist, spec, root, key, value, root_calculated)
     except ProofError:
         return False
     return True
@@ -100,19 +101,34 @@ def calculate_existence(exist, spec=None):
     return result
 
 
-def verify_existence(exist, spec, root, key, value):
-    """Raises ProofError unless `exist` is in `spec`'s shape and proves key -> value under root."""
+def verify_existence(exist, spec, root, key, value, root_calculated=False):
+    """Raises ProofError unless `exist` is in `spec`'s shape and proves key -> value under root. `root_calculated`:
+    `root` is calculate_existence(exist) (the caller's, without a spec), so the steps are not hashed again: only the
+    spec's bound on each step's output, the one check a spec adds to that calculation, is applied."""
     check_against_spec(exist, spec)
     if key != exist.key:
         raise ProofError("provided key doesn't match proof")
     if value != exist.value:
         raise ProofError("provided value doesn't match proof")
     try:
-        calculated = calculate_existence(exist, spec)
+        if root_calculated:
+            _check_step_outputs(exist, spec)
+            calculated = root
+        else:
+            calculated = calculate_existence(exist, spec)
     except ProofError as e:
         raise ProofError(f"error calculating root, {e}") from None
     if calculated != root:
         raise ProofError("calculated root doesn't match provided root")
+
+
+def _check_step_outputs(exist, spec):
+    """calculate_existence's spec check on a proof whose steps all hashed: a step's output is its hash's digest."""
+    if spec.inner_spec.child_size < 32:
+        return
+    for step in exist.path:
+        if _DIGEST_SIZES[step.hash] > spec.inner_spec.child_size:
+            raise ProofError("inner, %!w(<nil>)")
 
 
 def verify_non_existence(absent, spec, root, key):
@@ -368,6 +384,8 @@ def _hash(op, data):
     return hasher(data)
 
 
+_DIGEST_SIZES = {ics23.SHA256: 32, ics23.SHA512: 64, ics23.RIPEMD160: 20, ics23.BITCOIN: 20, ics23.SHA512_256: 32,
+                 ics23.BLAKE2B_512: 64, ics23.BLAKE2S_256: 32}
 
 _FIXED_LENGTHS = {ics23.FIXED32_BIG: ">I", ics23.FIXED32_LITTLE: "<I", ics23.FIXED64_BIG: ">Q",
                   ics23.FIXED64_LITTLE: "<Q"}
