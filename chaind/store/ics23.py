@@ -174,9 +174,10 @@ def check_against_spec(exist, spec):
         raise ProofError(f"innerOps depth too short: {depth}")
     if depth > (spec.max_depth or _DEFAULT_MAX_DEPTH):
         raise ProofError(f"innerOps depth too long: {depth}")
+    shape = _InnerShape(spec)
     for layer, step in enumerate(exist.path, start=1):
         try:
-            _check_inner(step, spec, layer, iavl)
+            _check_inner(step, shape, layer, iavl)
         except ProofError as e:
             raise ProofError(f"inner, {e}") from None
 
@@ -295,22 +296,35 @@ def _check_leaf(op, spec, iavl):
         raise ProofError(f"leaf Prefix doesn't start with {leaf.prefix.hex().upper()}")
 
 
-def _check_inner(op, spec, layer, iavl):
-    inner = spec.inner_spec
-    if op.hash != inner.hash:
-        raise ProofError(f"unexpected HashOp: {op.hash}")
+class _InnerShape:
+    """What _check_inner compares each step with, read from the spec once for all the steps of a proof."""
+
+    __slots__ = ("hash", "leaf_prefix", "min_prefix", "max_prefix", "child_size")
+
+    def __init__(self, spec):
+        inner = spec.inner_spec
+        self.hash = inner.hash
+        self.leaf_prefix = spec.leaf_spec.prefix
+        self.min_prefix = inner.min_prefix_length
+        self.max_prefix = inner.max_prefix_length + (len(inner.child_order) - 1) * inner.child_size
+        self.child_size = inner.child_size
+
+
+def _check_inner(op, shape, layer, iavl):
+    op_hash, prefix = op.hash, op.prefix
+    if op_hash != shape.hash:
+        raise ProofError(f"unexpected HashOp: {op_hash}")
     if iavl:
-        _check_iavl_prefix(op.prefix, op.hash, layer)
-    if op.prefix.startswith(spec.leaf_spec.prefix):
-        raise ProofError(f"inner Prefix starts with {spec.leaf_spec.prefix.hex().upper()}")
-    if len(op.prefix) < inner.min_prefix_length:
-        raise ProofError(f"innerOp prefix too short ({len(op.prefix)})")
-    left_children = (len(inner.child_order) - 1) * inner.child_size
-    if len(op.prefix) > inner.max_prefix_length + left_children:
-        raise ProofError(f"innerOp prefix too long ({len(op.prefix)})")
-    if inner.child_size <= 0:
+        _check_iavl_prefix(prefix, op_hash, layer)
+    if prefix.startswith(shape.leaf_prefix):
+        raise ProofError(f"inner Prefix starts with {shape.leaf_prefix.hex().upper()}")
+    if len(prefix) < shape.min_prefix:
+        raise ProofError(f"innerOp prefix too short ({len(prefix)})")
+    if len(prefix) > shape.max_prefix:
+        raise ProofError(f"innerOp prefix too long ({len(prefix)})")
+    if shape.child_size <= 0:
         raise ProofError("spec.InnerSpec.ChildSize must be >= 1")
-    if len(op.suffix) % inner.child_size:
+    if len(op.suffix) % shape.child_size:
         raise ProofError("InnerOp suffix malformed")
 
 
