@@ -8,6 +8,7 @@ from eth.db.account import AccountDB
 from eth.db.atomic import AtomicDB
 from eth.vm.execution_context import ExecutionContext
 from eth.vm.forks.prague.computation import PragueComputation
+from eth.vm.forks.prague.state import PragueState
 from eth.vm.message import Message
 from eth.vm.transaction_context import BaseTransactionContext
 
@@ -33,11 +34,18 @@ class StockComputation(NativeComputation):
 
 class StockAccountDB(FastAccountDB):
     get_code = AccountDB.get_code
+    touch_account = AccountDB.touch_account
+    commit = AccountDB.commit
+    state_root = AccountDB.state_root
 
 
 class StockState(NativeState):
+    """py-evm's own snapshots (NativeState's add the native store's, absent here) over py-evm's own journal steps."""
     computation_class = StockComputation
     account_db_class = StockAccountDB
+    snapshot = PragueState.snapshot
+    revert = PragueState.revert
+    commit = PragueState.commit
 
 
 def push(value, width=None):

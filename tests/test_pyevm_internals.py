@@ -30,6 +30,7 @@ PENDING_TRIE = "chaind/store/evm_state.py"
 COMMITTED = "chaind/chain/view.py"
 NATIVE_STATE = "chaind/chain/modules/evm/state.py"
 FAST_LOOP = "chaind/chain/modules/evm/fast_interpreter.py"
+FAST_CALLS = "chaind/chain/modules/evm/fast_calls.py"
 OPCODES = "chaind/tracing/opcodes.py"
 PRECOMPILE_SETS = ("chaind/tracing/js/tracer.py, chaind/tracing/native/fourbyte.py, "
                    "chaind/tracing/native/flat_call.py, chaind/api/simulate.py")
@@ -95,6 +96,18 @@ RELIED_ON = (
     ("eth.vm.logic.memory", "711f49474c597362", FAST_LOOP, "MLOAD, MSTORE inlined"),
     ("eth.vm.logic.sha3", "e25f140e8c734bcc", FAST_LOOP, "KECCAK256 inlined"),
     ("the Prague opcode table", "023033634510106d", OPCODES, "geth's names and stack bounds given for each op"),
+    # The fast loop's CALL family (py-evm's call opcodes, their gas and code lookups, the child steps, run as one)
+    ("eth.vm.logic.call", "cc1fb9ff42da48ad", FAST_CALLS, "BaseCall.__call__ and its kinds' params and gas copied"),
+    ("eth.vm.forks.berlin.logic", "3f964a91fc10c342", FAST_CALLS, "EIP-2929's account load copied"),
+    ("eth.vm.forks.prague.logic", "d7190de9b447c14d", FAST_CALLS, "EIP-7702's delegated code lookup copied"),
+    ("eth._utils.state.code_is_delegation_designation", "0a13f09cbf9124b9", FAST_CALLS, "imported from _utils"),
+    ("eth.vm.computation.BaseComputation.apply_child_computation", "6d7815d597667eba", FAST_CALLS, "stood in for"),
+    ("eth.vm.computation.BaseComputation.generate_child_computation", "a0de50b8133eb61e", FAST_CALLS,
+     "stood in for"),
+    ("eth.vm.computation.BaseComputation.add_child_computation", "203aa0c96042ff88", FAST_CALLS, "copied"),
+    ("eth.vm.computation.BaseComputation.prepare_child_message", "9cc15625ca13758d", f"{FAST_CALLS}, {NATIVE_STATE}",
+     "its Message built without Message's checks"),
+    ("eth.vm.message.Message", "e8a6c2ee5840992a", FAST_CALLS, "built by setting its slots"),
     # The account store
     ("eth.db.account.AccountDB", "ca02c6cf948ff51c", f"{ACCOUNTS}, {PENDING_TRIE}, {COMMITTED}",
      "subclassed through its private methods and attributes; make_state_root and persist rewritten"),
@@ -111,6 +124,12 @@ RELIED_ON = (
     (f"{STATE}.snapshot", "0923da52cd92b51c", NATIVE_STATE, "extended with the native store's checkpoint"),
     (f"{STATE}.revert", "fc870ac29ca92f61", NATIVE_STATE, "extended with the native store's revert"),
     (f"{STATE}.commit", "1db7e50fa07d6808", NATIVE_STATE, "extended with the native store's commit"),
+    ("eth.vm.state.BaseState.snapshot", "52eef4655c692c1d", NATIVE_STATE, "copied with CancunState's"),
+    ("eth.vm.state.BaseState.revert", "fef6b49f5fe5df86", NATIVE_STATE, "copied with CancunState's"),
+    ("eth.vm.state.BaseState.commit", "e74c2ae656ba0551", NATIVE_STATE, "copied with CancunState's"),
+    ("eth.vm.transient_storage.TransientStorage", "7128523bc46876eb", NATIVE_STATE, "its journal committed directly"),
+    ("eth.db.journal.Journal.commit_checkpoint", "7ab3e5110c681c5d", ACCOUNTS,
+     "commit_journal drops the newest checkpoint as it does"),
     (f"{STATE}.is_address_warm", "c6ddba4f8e4e1cb3", f"{NATIVE_STATE}, chaind/api/simulate.py", "extended"),
     ("eth.vm.computation.BaseComputation.get_precompiles", "808daca1c258a1da", PRECOMPILE_SETS,
      "_precompiles read as the fork's fixed precompiles"),

@@ -50,7 +50,8 @@ def _check_deadline():
         raise CallTimeout()
 
 
-# JUMP and JUMPI stay inlined in the fast loop (evm/fast_interpreter.py), which calls on_jump before each.
+# JUMP and JUMPI stay inlined in the fast loop (evm/fast_interpreter.py), which calls on_jump before each; it runs
+# the CALL family itself too (evm/fast_calls.py), calling on_call before each: _Guarded checks in py-evm's loop.
 _GUARDED_OPCODES = (op.CALL, op.CALLCODE, op.DELEGATECALL, op.STATICCALL, op.CREATE, op.CREATE2)
 
 
@@ -60,7 +61,8 @@ def _guarded_state_class(state_class):
     for value in _GUARDED_OPCODES:
         opcodes[value] = _Guarded(opcodes[value])
     guarded_computation = type("Guarded" + computation_class.__name__, (computation_class,),
-                               {"opcodes": opcodes, "on_jump": staticmethod(_check_deadline)})
+                               {"opcodes": opcodes, "on_jump": staticmethod(_check_deadline),
+                                "on_call": staticmethod(_check_deadline)})
     return type("Guarded" + state_class.__name__, (state_class,), {"computation_class": guarded_computation})
 
 

@@ -30,6 +30,40 @@ class FastAccountDB(AccountDB):
         # storage: their preimages, which the tries do not keep and an export lists accounts and storage by
         # (geth's preimage store).
         self._preimages = {}
+        # {address: (Account, its encoding)} as last written to the account journal (touch_account's shortcut).
+        self._written = {}
+        self._hexary = self._trie._db      # the HexaryTrie under the HashTrie: its root, without KeyMapDB's hop
+
+    @property
+    def state_root(self):
+        return self._hexary.root_hash
+
+    @state_root.setter
+    def state_root(self, value):
+        if self._hexary.root_hash != value:
+            self._trie_cache.reset_cache()
+            self._hexary.root_hash = value
+
+    def touch_account(self, address):
+        """py-evm's touch (the account written back as it is), less the write when the account journal's value is
+        already this account's encoding: a write of equal bytes leaves every value, revert and diff as they were.
+        (Skipping the write for any loaded account changed state roots: an account read but never written is
+        absent from the trie, and its touch writes it; EIP-161 then decides whether it stays.)"""
+        validate_canonical_address(address, title="Storage Address")
+        account = self._get_account(address)
+        written = self._written.get(address)
+        if (written is not None and written[0] is account
+                and self._journaltrie._journal._current_values.get(address) is written[1]):
+            return
+        self._set_account(address, account)
+
+    def commit(self, checkpoint):
+        """py-evm's commit, each journal's newest checkpoint dropped without its walk (commit_journal)."""
+        commit_journal(self._journaldb, checkpoint)
+        commit_journal(self._journaltrie, checkpoint)
+        commit_journal(self._journal_accessed_state, checkpoint)
+        for _, store in self._dirty_account_stores():
+            store.commit(checkpoint)
 
     def set_storage(self, address, slot, value):
         super().set_storage(address, slot, value)
@@ -64,7 +98,9 @@ class FastAccountDB(AccountDB):
 
     def _set_account(self, address, account):
         self._account_cache[address] = account
-        self._journaltrie[address] = encode_account(account)
+        encoded = encode_account(account)
+        self._journaltrie[address] = encoded
+        self._written[address] = (account, encoded)
 
     # py-evm's setters change one field with Account.copy, whose keyword merging and validation cost several times
     # the new Account itself: the same checks, then the Account built from its four fields.
@@ -131,6 +167,7 @@ class FastAccountDB(AccountDB):
             for hashed, value in self._preimages.items():
                 write_batch[PREIMAGE_MARK + hashed] = value
         self._preimages = {}
+        self._written = {}
         self._root_hash_at_last_persist = self.state_root
 
 
@@ -146,6 +183,16 @@ class _AccountReads:
 
     def __contains__(self, address):
         return bool(self[address])
+
+
+def commit_journal(journal_db, checkpoint):
+    """journal_db.commit(checkpoint): when it is the newest checkpoint (a call frame's, always), dropped from the
+    stack directly, as py-evm's commit_checkpoint does after walking the stack to find it."""
+    stack = journal_db._journal._checkpoint_stack
+    if len(stack) > 1 and stack[-1] == checkpoint:
+        del stack[-1]
+    else:
+        journal_db.commit(checkpoint)
 
 
 def decode_account(encoded):

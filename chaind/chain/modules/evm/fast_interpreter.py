@@ -103,7 +103,7 @@ def _bad_jump(raw, length, dest):
     return InvalidJumpDestination("Invalid Jump Destination")
 
 
-def _expand(computation, meter, gas, start, size):
+def expand(computation, meter, gas, start, size):
     """Charge and make the memory growth of touching [start, start + size) (size > 0); the gas left."""
     memory = computation._memory
     before = ceil32(len(memory._bytes))
@@ -117,10 +117,11 @@ def _expand(computation, meter, gas, start, size):
     return gas
 
 
-def run(computation, on_jump=None):  # noqa: C901 (the opcode loop, inlined for speed)
+def run(computation, on_jump=None, call=None, on_call=None):  # noqa: C901 (the opcode loop, inlined for speed)
     """Execute computation's code until it halts; a VMError propagates, as from py-evm's loop.
 
-    on_jump: called before every JUMP and JUMPI (the eth_call deadline)."""
+    on_jump: called before every JUMP and JUMPI (the eth_call deadline); call: runs CALL, CALLCODE, DELEGATECALL
+    and STATICCALL (fast_calls.call), None to leave them to the table; on_call: called before each `call`."""
     code_stream = computation.code
     found = analysis(code_stream._raw_code_bytes)
     raw = found.code
@@ -173,6 +174,15 @@ def run(computation, on_jump=None):  # noqa: C901 (the opcode loop, inlined for 
                     meter.gas_remaining = gas
                     raise InsufficientStack(f"Insufficient stack items for SWAP{depth - 1}")
                 stack[-1], stack[-depth] = stack[-depth], stack[-1]
+                pc += 1
+                continue
+            if call is not None and op in _CALLS:
+                meter.gas_remaining = gas
+                code_stream.program_counter = pc + 1
+                if on_call is not None:
+                    on_call()
+                call(computation, op)
+                gas = meter.gas_remaining
                 pc += 1
                 continue
         elif op == 0x5b:                                        # JUMPDEST, a run of them at once
@@ -272,7 +282,7 @@ def run(computation, on_jump=None):  # noqa: C901 (the opcode loop, inlined for 
             start = pop()
             end = start + 32
             if end > len(memory._bytes):
-                gas = _expand(computation, meter, gas, start, 32)
+                gas = expand(computation, meter, gas, start, 32)
             if op == 0x51:
                 push(int.from_bytes(memory._bytes[start:end], "big"))
             else:
@@ -291,7 +301,7 @@ def run(computation, on_jump=None):  # noqa: C901 (the opcode loop, inlined for 
             if size:
                 end = start + size
                 if end > len(memory._bytes):
-                    gas = _expand(computation, meter, gas, start, size)
+                    gas = expand(computation, meter, gas, start, size)
                 words = _SHA3_WORD * ((size + 31) // 32)
                 if words > gas:
                     raise _out_of_gas(meter, words, gas, "SHA3: word gas cost")
@@ -335,6 +345,7 @@ def run(computation, on_jump=None):  # noqa: C901 (the opcode loop, inlined for 
     code_stream.program_counter = pc + 1
 
 
+_CALLS = frozenset((0xf1, 0xf2, 0xf4, 0xfa))
 _BINARY_OR_UNARY = {op: INLINED[op] for op in (0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19,
                                               0x1b, 0x1c)}
 

@@ -7,50 +7,19 @@ precompiles of the native modules, each in its module's package) and those the n
 carries the app (whose modules' precompiles a call reaches). Without it, a state has the EVM's own precompiles only.
 """
 
-import attrs
 from eth.vm.code_stream import CodeStream
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 from eth.vm.memory import Memory
-from eth.vm.message import Message
 from eth.vm.stack import Stack
 
-from chaind.chain.modules.evm import bech32_precompile, fast_interpreter, p256
+from chaind.chain.modules.evm import bech32_precompile, fast_calls, fast_interpreter, p256
 from chaind.chain.modules.evm.params import PARAMS_KEY, inactive_of
-from chaind.store.evm_accounts import FastAccountDB
+from chaind.store.evm_accounts import FastAccountDB, commit_journal
 
 _NO_PRECOMPILE = object()
 _UNREAD = object()
 _NONE_INACTIVE = frozenset()
-
-
-def child_message(gas, to, sender, value, data, code, depth, create_address=None, code_address=None,
-                  should_transfer_value=True, is_static=False, is_delegation=False):
-    """A Message as Message(...) makes it, without its checks of each field."""
-    message = _new_message(Message)
-    message.gas = gas
-    message.to = to
-    message.sender = sender
-    message.value = value
-    message.data = data
-    message.depth = depth
-    message.code = code
-    message._storage_address = create_address
-    message._code_address = code_address
-    message.should_transfer_value = should_transfer_value
-    message.is_static = is_static
-    message._is_delegation = is_delegation
-    message.refund = 0
-    return message
-
-
-_new_message = object.__new__
-
-
-@attrs.frozen
-class _Snapshot:
-    evm: tuple          # py-evm's own snapshot
-    native: tuple       # (journal length, events length)
 
 
 class _Precompiles:
@@ -108,10 +77,11 @@ class NativeComputation(PragueComputation):
     def prepare_child_message(self, gas, to, value, data, code, **kwargs):
         """py-evm's, less Message's checks of each field: the call and create opcodes give a uint256 gas and value,
         20-byte addresses, bytes of data and code, as those checks want."""
-        return child_message(gas, to, kwargs.pop("sender", self.msg.storage_address), value, data, code,
+        return fast_calls.child_message(gas, to, kwargs.pop("sender", self.msg.storage_address), value, data, code,
                              self.msg.depth + 1, **kwargs)
 
     on_jump = None      # called before each JUMP and JUMPI of the fast loop (api/calls.py: the eth_call deadline)
+    on_call = None      # called before each CALL-family op the fast loop runs itself (the same deadline)
 
     @classmethod
     def apply_computation(cls, state, message, transaction_context, parent_computation=None):
@@ -121,6 +91,9 @@ class NativeComputation(PragueComputation):
         if fast is None:
             fast = fast_interpreter.uses_stock_inlined(cls)
             cls._fast_loop = fast
+        calls = cls.__dict__.get("_fast_calls")
+        if calls is None:
+            calls = cls._fast_calls = fast_calls.runs_stock_calls(cls, NativeComputation.prepare_child_message)
         if not fast or cls.logger.show_debug2:
             return super().apply_computation(state, message, transaction_context, parent_computation)
         with cls(state, message, transaction_context) as computation:
@@ -137,7 +110,7 @@ class NativeComputation(PragueComputation):
                 if not message.is_delegation:
                     precompile(computation)
                 return computation
-            fast_interpreter.run(computation, cls.on_jump)
+            fast_interpreter.run(computation, cls.on_jump, fast_calls.call if calls else None, cls.on_call)
         return computation
 
 
@@ -153,19 +126,31 @@ class NativeState(PragueState):
         and an Evmos chain deploys none. py-evm's check reads both accounts each time a state opens (every block,
         every call), and writes their code again when it is already there."""
 
+    # py-evm's snapshot, revert and commit (BaseState's, then CancunState's transient storage) in one frame each, the
+    # native store's beside them: a snapshot is (state root, checkpoint, native checkpoint or None).
     def snapshot(self):
-        evm = super().snapshot()
-        return _Snapshot(evm, None if self.native is None else self.native.checkpoint())
+        accounts = self._account_db
+        state_root = accounts.state_root
+        checkpoint = accounts.record()
+        self.transient_storage.record(checkpoint)
+        native = self.native
+        return state_root, checkpoint, None if native is None else native.checkpoint()
 
     def revert(self, snapshot):
-        super().revert(snapshot.evm)
-        if snapshot.native is not None:
-            self.native.revert(snapshot.native)
+        state_root, checkpoint, native = snapshot
+        accounts = self._account_db
+        accounts.state_root = state_root
+        accounts.discard(checkpoint)
+        self.transient_storage.discard(checkpoint)
+        if native is not None:
+            self.native.revert(native)
 
     def commit(self, snapshot):
-        super().commit(snapshot.evm)
-        if snapshot.native is not None:
-            self.native.commit(snapshot.native)
+        _, checkpoint, native = snapshot
+        self._account_db.commit(checkpoint)
+        commit_journal(self.transient_storage._db, checkpoint)
+        if native is not None:
+            self.native.commit(native)
 
     _committed_evm_params = _UNREAD
 
