@@ -6,6 +6,7 @@ import json
 import pytest
 from google.protobuf import json_format
 
+from chaind.chain.modules.transfer import keeper
 from chaind.chain.modules.transfer import packet_data as pd
 from chaind.pb.ibc.applications.transfer.v2 import packet_pb2
 from chaind.pb.ibc.core.channel.v1 import channel_pb2
@@ -50,3 +51,11 @@ def test_packet_data_reads_as_parse_dict_reads_it(raw):
 def test_an_acknowledgement_reads_as_parse_dict_reads_it(raw):
     """The acknowledgement's fields are a oneof (and bytes): ParseDict's always."""
     assert _proto_json(raw, channel_pb2.Acknowledgement()) == _parse_dict(raw, channel_pb2.Acknowledgement())
+
+
+def test_the_success_acknowledgement_reads_as_parse_dict_reads_it():
+    """ICS-20's success acknowledgement, which the transfer keeper reads without ParseDict."""
+    raw = b'{"result":"AQ=="}'
+    found = keeper._acknowledgement(raw)
+    assert found == _parse_dict(raw, channel_pb2.Acknowledgement())
+    assert found.WhichOneof("response") == "result" and found.result == b"\x01"
