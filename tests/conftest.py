@@ -99,6 +99,15 @@ def geth_binary():
     return path
 
 
+@pytest.fixture(scope="session")
+def simd_binary():
+    """ibc-go v8's test chain `simd` (pinned in tools/install-test-engines), built once with the Go toolchain."""
+    path, error = install_test_engine("simd")
+    if error:
+        _needed(f"cannot have the simd binary: {error}")
+    return path
+
+
 @pytest.fixture
 def anvil():
     """The address of a running Anvil 1.7.1 (npm, installed once outside the repo)."""

@@ -4,6 +4,7 @@ eth_secp256k1 (Evmos): keccak of the sign bytes, address = keccak of the public 
 (the Cosmos SDK's, what cosmpy signs with): SHA-256 of the sign bytes, address = RIPEMD-160(SHA-256).
 """
 
+import functools
 import hashlib
 
 import attrs
@@ -21,6 +22,9 @@ SECP256K1 = "secp256k1"
 # The length of each kind's signature: R || S || V (Ethereum's), R || S (the SDK's).
 SIGNATURE_SIZE = {ETH_SECP256K1: 65, SECP256K1: 64}
 _N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+# A tx's key is decompressed and its signature checked when it is decoded and checked (check_tx), and again at
+# delivery: both are pure functions of their bytes, so the last few thousand answers are kept.
+_KEYS_KEPT = 4096
 
 
 @attrs.frozen
@@ -60,15 +64,22 @@ def from_mnemonic(mnemonic, index=0, path=ETH_HD_PATH):
     return AccountKey(bytes(account.key))
 
 
+@functools.lru_cache(maxsize=_KEYS_KEPT)
+def _public_key(compressed):
+    """The eth_keys PublicKey of a compressed key; raises for a point not on the curve (not kept)."""
+    return eth_keys.PublicKey.from_compressed_bytes(compressed)
+
+
+@functools.lru_cache(maxsize=_KEYS_KEPT)
 def address_of_public_key(compressed):
     """The keccak address of a 33-byte compressed secp256k1 public key."""
-    return eth_keys.PublicKey.from_compressed_bytes(compressed).to_canonical_address()
+    return _public_key(compressed).to_canonical_address()
 
 
 def address_of(key_type, compressed):
     if key_type == ETH_SECP256K1:
         return address_of_public_key(compressed)
-    eth_keys.PublicKey.from_compressed_bytes(compressed)      # raises for a point not on the curve
+    _public_key(compressed)      # raises for a point not on the curve
     return hashlib.new("ripemd160", hashlib.sha256(compressed).digest()).digest()
 
 
@@ -82,12 +93,13 @@ def verify_signed(key_type, compressed_public_key, sign_bytes, signature):
     return verify(compressed_public_key, hashlib.sha256(sign_bytes).digest(), signature)
 
 
+@functools.lru_cache(maxsize=_KEYS_KEPT)
 def verify(compressed_public_key, digest, signature):
     """True when `signature` (64-byte R||S, or 65 with V) signs `digest` under the public key."""
     if len(signature) not in (64, 65):
         return False
     try:
-        public = eth_keys.PublicKey.from_compressed_bytes(compressed_public_key)
+        public = _public_key(compressed_public_key)
         return public.verify_msg_hash(digest, eth_keys.NonRecoverableSignature(signature[:64]))
     except Exception:  # noqa: BLE001 (eth_keys raises several kinds; any is a failed verification)
         return False

@@ -132,7 +132,7 @@ def _verify_chained_membership_v2(root, specs, proofs, path, value, start):
             raise CommitmentError(INVALID_PROOF, f"commitment proof must be existence proof. got: int at index "
                                                  f"&{{{_GO_TYPES[kind]}}}")
         try:
-            ics23.verify_existence(proofs[i].exist, specs[i], subroot, key, value)
+            ics23.verify_existence(proofs[i].exist, specs[i], subroot, key, value, root_calculated=True)
         except ics23.ProofError as e:
             raise CommitmentError(INVALID_PROOF, f"failed to verify membership proof at index {i}: {e}") from None
         value = subroot
@@ -175,7 +175,7 @@ def _verify_chained_membership(root, specs, proofs, path, value, start):
                                                  f"empty. {e}") from None
         # Proofs go from the lowest store up; the path's keys from the top down.
         key = path[len(path) - 1 - i]
-        if not ics23.verify_membership(specs[i], subroot, proofs[i], key, value):
+        if not ics23.verify_membership(specs[i], subroot, proofs[i], key, value, root_calculated=True):
             raise CommitmentError(INVALID_PROOF, "chained membership proof failed to verify membership of value: "
                                                  f"{value.hex().upper()} in subroot {subroot.hex().upper()} at index "
                                                  f"{i}. Please ensure the path and value are both correct.")

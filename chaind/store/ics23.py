@@ -29,13 +29,14 @@ TENDERMINT_SPEC = ics23.ProofSpec(leaf_spec=_leaf_spec(), inner_spec=ics23.Inner
     child_order=[0, 1], min_prefix_length=1, max_prefix_length=1, child_size=32, hash=ics23.SHA256))
 
 
-def verify_membership(spec, root, proof, key, value):
-    """Whether `proof` (a CommitmentProof) proves that `key` holds `value` under `root`, in `spec`'s shape."""
+def verify_membership(spec, root, proof, key, value, root_calculated=False):
+    """Whether `proof` (a CommitmentProof) proves that `key` holds `value` under `root`, in `spec`'s shape.
+    `root_calculated`: `root` is what calculate(proof) just gave for this existence proof (verify_existence's)."""
     try:
         exist = _existence_for_key(decompress(proof), key)
         if exist is None:
             return False
-        verify_existence(exist, spec, root, key, value)
+        verify_existence(exist, spec, root, key, value, root_calculated)
     except ProofError:
         return False
     return True
@@ -100,19 +101,34 @@ def calculate_existence(exist, spec=None):
     return result
 
 
-def verify_existence(exist, spec, root, key, value):
-    """Raises ProofError unless `exist` is in `spec`'s shape and proves key -> value under root."""
+def verify_existence(exist, spec, root, key, value, root_calculated=False):
+    """Raises ProofError unless `exist` is in `spec`'s shape and proves key -> value under root. `root_calculated`:
+    `root` is calculate_existence(exist) (the caller's, without a spec), so the steps are not hashed again: only the
+    spec's bound on each step's output, the one check a spec adds to that calculation, is applied."""
     check_against_spec(exist, spec)
     if key != exist.key:
         raise ProofError("provided key doesn't match proof")
     if value != exist.value:
         raise ProofError("provided value doesn't match proof")
     try:
-        calculated = calculate_existence(exist, spec)
+        if root_calculated:
+            _check_step_outputs(exist, spec)
+            calculated = root
+        else:
+            calculated = calculate_existence(exist, spec)
     except ProofError as e:
         raise ProofError(f"error calculating root, {e}") from None
     if calculated != root:
         raise ProofError("calculated root doesn't match provided root")
+
+
+def _check_step_outputs(exist, spec):
+    """calculate_existence's spec check on a proof whose steps all hashed: a step's output is its hash's digest."""
+    if spec.inner_spec.child_size < 32:
+        return
+    for step in exist.path:
+        if _DIGEST_SIZES[step.hash] > spec.inner_spec.child_size:
+            raise ProofError("inner, %!w(<nil>)")
 
 
 def verify_non_existence(absent, spec, root, key):
@@ -158,9 +174,10 @@ def check_against_spec(exist, spec):
         raise ProofError(f"innerOps depth too short: {depth}")
     if depth > (spec.max_depth or _DEFAULT_MAX_DEPTH):
         raise ProofError(f"innerOps depth too long: {depth}")
+    shape = _InnerShape(spec)
     for layer, step in enumerate(exist.path, start=1):
         try:
-            _check_inner(step, spec, layer, iavl)
+            _check_inner(step, shape, layer, iavl)
         except ProofError as e:
             raise ProofError(f"inner, {e}") from None
 
@@ -279,22 +296,35 @@ def _check_leaf(op, spec, iavl):
         raise ProofError(f"leaf Prefix doesn't start with {leaf.prefix.hex().upper()}")
 
 
-def _check_inner(op, spec, layer, iavl):
-    inner = spec.inner_spec
-    if op.hash != inner.hash:
-        raise ProofError(f"unexpected HashOp: {op.hash}")
+class _InnerShape:
+    """What _check_inner compares each step with, read from the spec once for all the steps of a proof."""
+
+    __slots__ = ("hash", "leaf_prefix", "min_prefix", "max_prefix", "child_size")
+
+    def __init__(self, spec):
+        inner = spec.inner_spec
+        self.hash = inner.hash
+        self.leaf_prefix = spec.leaf_spec.prefix
+        self.min_prefix = inner.min_prefix_length
+        self.max_prefix = inner.max_prefix_length + (len(inner.child_order) - 1) * inner.child_size
+        self.child_size = inner.child_size
+
+
+def _check_inner(op, shape, layer, iavl):
+    op_hash, prefix = op.hash, op.prefix
+    if op_hash != shape.hash:
+        raise ProofError(f"unexpected HashOp: {op_hash}")
     if iavl:
-        _check_iavl_prefix(op.prefix, op.hash, layer)
-    if op.prefix.startswith(spec.leaf_spec.prefix):
-        raise ProofError(f"inner Prefix starts with {spec.leaf_spec.prefix.hex().upper()}")
-    if len(op.prefix) < inner.min_prefix_length:
-        raise ProofError(f"innerOp prefix too short ({len(op.prefix)})")
-    left_children = (len(inner.child_order) - 1) * inner.child_size
-    if len(op.prefix) > inner.max_prefix_length + left_children:
-        raise ProofError(f"innerOp prefix too long ({len(op.prefix)})")
-    if inner.child_size <= 0:
+        _check_iavl_prefix(prefix, op_hash, layer)
+    if prefix.startswith(shape.leaf_prefix):
+        raise ProofError(f"inner Prefix starts with {shape.leaf_prefix.hex().upper()}")
+    if len(prefix) < shape.min_prefix:
+        raise ProofError(f"innerOp prefix too short ({len(prefix)})")
+    if len(prefix) > shape.max_prefix:
+        raise ProofError(f"innerOp prefix too long ({len(prefix)})")
+    if shape.child_size <= 0:
         raise ProofError("spec.InnerSpec.ChildSize must be >= 1")
-    if len(op.suffix) % inner.child_size:
+    if len(op.suffix) % shape.child_size:
         raise ProofError("InnerOp suffix malformed")
 
 
@@ -368,6 +398,8 @@ def _hash(op, data):
     return hasher(data)
 
 
+_DIGEST_SIZES = {ics23.SHA256: 32, ics23.SHA512: 64, ics23.RIPEMD160: 20, ics23.BITCOIN: 20, ics23.SHA512_256: 32,
+                 ics23.BLAKE2B_512: 64, ics23.BLAKE2S_256: 32}
 
 _FIXED_LENGTHS = {ics23.FIXED32_BIG: ">I", ics23.FIXED32_LITTLE: "<I", ics23.FIXED64_BIG: ">Q",
                   ics23.FIXED64_LITTLE: "<Q"}

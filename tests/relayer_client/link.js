@@ -1,7 +1,7 @@
 // One step of @confio/relayer's Link library between two chains: stdin {a, b (CometBFT RPC URLs), mnemonic, prefix,
-// gasPrice, op, connA, connB}; op "open" makes clients, a connection and a transfer channel (UNORDERED, ics20-1)
-// and prints their ids, op "relay" runs Link.relayAll once (packets, then acks, then timeouts, both ways) and
-// prints what it relayed. The relayer's log goes to stderr.
+// gasPrice, op, connA, connB; prefixB and gasPriceB when B differs, as ibc-go's simd}; op "open" makes clients, a
+// connection and a transfer channel (UNORDERED, ics20-1) and prints their ids, op "relay" runs Link.relayAll once
+// (packets, then acks, then timeouts, both ways) and prints what it relayed. The relayer's log goes to stderr.
 // The package index loads its test helpers (sinon, a dev dependency): take the modules directly.
 const { IbcClient } = require("@confio/relayer/build/lib/ibcclient");
 const { Link } = require("@confio/relayer/build/lib/link");
@@ -34,17 +34,19 @@ async function timeoutPackets(source, packets) {
   return height;
 }
 
-async function connect(rpc, args) {
-  const signer = await DirectSecp256k1HdWallet.fromMnemonic(args.mnemonic, { prefix: args.prefix });
+async function connect(rpc, args, prefix, gasPrice) {
+  const signer = await DirectSecp256k1HdWallet.fromMnemonic(args.mnemonic, { prefix });
   const [{ address }] = await signer.getAccounts();
   // Polls for a tx's block every 300 ms (cosmjs' default is 3 s), as ts-relayer's own test helpers do.
   return IbcClient.connectWithSigner(rpc, signer, address, {
-    gasPrice: GasPrice.fromString(args.gasPrice), estimatedBlockTime: 300, estimatedIndexerTime: 100,
+    gasPrice: GasPrice.fromString(gasPrice), estimatedBlockTime: 300, estimatedIndexerTime: 100,
     broadcastPollIntervalMs: 300 });
 }
 
 async function main(args) {
-  const [a, b] = await Promise.all([connect(args.a, args), connect(args.b, args)]);
+  const [a, b] = await Promise.all([connect(args.a, args, args.prefix, args.gasPrice),
+                                    connect(args.b, args, args.prefixB ?? args.prefix,
+                                            args.gasPriceB ?? args.gasPrice)]);
   if (args.op === "open") {
     const link = await Link.createWithNewConnections(a, b, logger);
     const channel = await link.createChannel("A", "transfer", "transfer", Order.ORDER_UNORDERED, "ics20-1");

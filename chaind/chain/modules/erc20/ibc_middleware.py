@@ -2,6 +2,8 @@
 single-hop voucher gets its token pair and ERC-20 precompile on receive, and a native ERC-20's coin becomes the
 ERC-20 again when it comes home or is refunded."""
 
+import functools
+
 import bech32
 from google.protobuf import json_format
 
@@ -18,8 +20,12 @@ from chaind.pb.ibc.core.channel.v1 import channel_pb2
 
 EVENT_REGISTER_EXTENSION = "register_erc20_extension"
 _FACTORY = "factory/"
+# Each received packet's sender and receiver are decoded (about 50 us each, the bech32 package being pure Python);
+# relayed packets repeat their addresses, and the answer is a pure function of the text.
+_ADDRESSES_KEPT = 4096
 
 
+@functools.lru_cache(maxsize=_ADDRESSES_KEPT)
 def any_bech32(text):
     """utils.GetEvmosAddressFromBech32: the bytes of a bech32 address of any prefix (the part before its first
     "1"), of any length the SDK accepts."""

@@ -215,16 +215,18 @@ class ClientKeeper:
             return tmc.UNAUTHORIZED
         return tmc.status(cs, ClientStore(state, client_id), now_ns)
 
-    def verify_membership(self, ctx, client_id, height, delay_ns, delay_blocks, proof, path, value):
+    def verify_membership(self, ctx, client_id, height, delay_ns, delay_blocks, proof, path, value, active=None):
         """The client's VerifyMembership at our block `ctx`: TxError unless `proof` shows `value` at `path` (keys
-        from the counterparty's root down: its prefix, then the ICS-24 path) at the client's `height`."""
-        cs = self._active(ctx, client_id)
+        from the counterparty's root down: its prefix, then the ICS-24 path) at the client's `height`. `active`: the
+        client state, when the caller has just found the client active in `ctx` (not read and judged again)."""
+        cs = active if active is not None else self._active(ctx, client_id)
         tmc.verify_membership(cs, ClientStore(ctx, client_id), height, delay_ns, delay_blocks, proof, path, value,
                               ctx.time_ns, host.self_height(self.chain_id, ctx.height))
 
-    def verify_non_membership(self, ctx, client_id, height, delay_ns, delay_blocks, proof, path):
-        """The client's VerifyNonMembership: TxError unless `proof` shows that nothing is at `path`."""
-        cs = self._active(ctx, client_id)
+    def verify_non_membership(self, ctx, client_id, height, delay_ns, delay_blocks, proof, path, active=None):
+        """The client's VerifyNonMembership: TxError unless `proof` shows that nothing is at `path` (`active` as
+        verify_membership's)."""
+        cs = active if active is not None else self._active(ctx, client_id)
         tmc.verify_non_membership(cs, ClientStore(ctx, client_id), height, delay_ns, delay_blocks, proof, path,
                                   ctx.time_ns, host.self_height(self.chain_id, ctx.height))
 

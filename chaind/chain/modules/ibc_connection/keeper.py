@@ -199,10 +199,11 @@ class ConnectionKeeper:
         merkle_path = (end.counterparty.prefix.key_prefix, path)
         try:
             if value is None:
-                self.clients.verify_non_membership(ctx, client_id, height, delay_ns, delay_blocks, proof, merkle_path)
+                self.clients.verify_non_membership(ctx, client_id, height, delay_ns, delay_blocks, proof, merkle_path,
+                                                   active=cs)
             else:
                 self.clients.verify_membership(ctx, client_id, height, delay_ns, delay_blocks, proof, merkle_path,
-                                               value)
+                                               value, active=cs)
         except TxError as error:
             raise client_errors.wrap(error, f"failed {what} verification for client ({client_id})") from None
 

@@ -339,8 +339,14 @@ class TransferKeeper:
         return events
 
 
+# ICS-20's success acknowledgement, byte for byte as every ibc-go chain writes it: read without ParseDict (~40 us).
+_SUCCESS_ACK = b'{"result":"AQ=="}'
+
+
 def _acknowledgement(raw):
     """ModuleCdc.UnmarshalJSON of an acknowledgement: ibc.core.channel.v1.Acknowledgement's proto JSON."""
+    if raw == _SUCCESS_ACK:
+        return channel_pb2.Acknowledgement(result=b"\x01")
     return pd.proto_json(raw, channel_pb2.Acknowledgement())
 
 

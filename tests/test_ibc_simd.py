@@ -1,0 +1,253 @@
+"""Issue 37's IBC part: chaind against the real ibc-go. A chaind dev chain and ibc-go v8.5's own test chain `simd`
+(one validator) as processes, @confio/relayer's Link between them: clients, a connection and a transfer channel,
+then ICS-20 both ways, each voucher checked by the other chain's own query CLI, and each voucher sent home."""
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from chaind.chain.modules.transfer import ibc_denom, parse_trace
+from chaind.crypto.addresses import to_bech32
+from cosmjs_driver import RELAYER_DIR
+from dev_chain_nodes import DevChain
+from helpers import wait_until
+from test_ics20_relayed import balance, escrowed, send
+
+pytestmark = [pytest.mark.external, pytest.mark.slow]
+
+MNEMONIC = "test test test test test test test test test test test junk"
+SIMD_CHAIN_ID = "simd-1"
+CHAIND_CHAIN_ID = "chain_9000-1"   # dev chain 1
+ONE = 10**18
+DISTRIBUTION = hashlib.sha256(b"distribution").digest()[:20]   # a module account: both chains refuse to pay it
+
+
+def free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+class SimdChain:
+    """A single-validator simd chain in `home`: init, genesis accounts (the validator's and the relayer's key from
+    MNEMONIC), gentx, collect-gentxs; blocks every ~200 ms; every listener on its own 127.0.0.1 port."""
+
+    def __init__(self, binary, home):
+        self.binary, self.home = str(binary), home
+        self.rpc, p2p, grpc, grpc_web, api = free_ports(5)
+        self.cli("init", "simd", "--chain-id", SIMD_CHAIN_ID)
+        self.cli("keys", "add", "val", "--keyring-backend", "test")
+        self.cli("keys", "add", "relayer", "--recover", "--keyring-backend", "test", input=MNEMONIC + "\n")
+        self.cli("keys", "add", "user", "--keyring-backend", "test")
+        for key in ("val", "relayer", "user"):
+            self.cli("genesis", "add-genesis-account", self.address(key), "10000000000000stake",
+                     "--keyring-backend", "test")
+        self.cli("genesis", "gentx", "val", "1000000000stake", "--chain-id", SIMD_CHAIN_ID, "--keyring-backend", "test")
+        self.cli("genesis", "collect-gentxs")
+        config = home / "config" / "config.toml"
+        text = config.read_text()
+        for key, value in (("timeout_propose", "1s"), ("timeout_commit", "200ms"), ("pprof_laddr", "")):
+            text = re.sub(rf'(?m)^{key} = ".*"$', f'{key} = "{value}"', text)
+        text = re.sub(r'(?m)^laddr = "tcp://127\.0\.0\.1:26657"$', f'laddr = "tcp://127.0.0.1:{self.rpc}"', text)
+        text = re.sub(r'(?m)^laddr = "tcp://0\.0\.0\.0:26656"$', f'laddr = "tcp://127.0.0.1:{p2p}"', text)
+        config.write_text(text)
+        app = home / "config" / "app.toml"
+        text = app.read_text()
+        text = re.sub(r'(?m)^minimum-gas-prices = ".*"$', 'minimum-gas-prices = "0stake"', text)
+        text = re.sub(r'(?m)^address = "localhost:9090"$', f'address = "127.0.0.1:{grpc}"', text)
+        text = re.sub(r'(?m)^address = "localhost:9091"$', f'address = "127.0.0.1:{grpc_web}"', text)
+        text = re.sub(r'(?m)^address = "tcp://localhost:1317"$', f'address = "tcp://127.0.0.1:{api}"', text)
+        app.write_text(text)
+        self.log = open(home / "simd.log", "w")  # noqa: SIM115 - closed in stop()
+        self.process = None
+
+    def cli(self, *args, input=None, check=True):
+        done = subprocess.run([self.binary, *map(str, args), "--home", str(self.home)], input=input,
+                              capture_output=True, text=True, timeout=120)
+        assert not check or done.returncode == 0, (args, done.stdout, done.stderr[-3000:])
+        return done
+
+    def address(self, key):
+        return self.cli("keys", "show", key, "-a", "--keyring-backend", "test").stdout.strip()
+
+    def url(self):
+        return f"http://127.0.0.1:{self.rpc}"
+
+    def start(self):
+        self.process = subprocess.Popen([self.binary, "start", "--home", str(self.home)], stdout=self.log,
+                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        wait_until(lambda: self.height() >= 2, "simd's second block", 60, every=0.2)
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(30)
+        self.log.close()
+
+    def comet(self, path):
+        with urllib.request.urlopen(f"{self.url()}/{path}", timeout=20) as response:
+            return json.loads(response.read())["result"]
+
+    def height(self):
+        try:
+            return int(self.comet("status")["sync_info"]["latest_block_height"])
+        except (urllib.error.URLError, ConnectionError):
+            assert self.process.poll() is None, (self.home / "simd.log").read_text()[-3000:]
+            return 0
+
+    def query(self, *args):
+        return json.loads(self.cli("q", *args, "--node", f"tcp://127.0.0.1:{self.rpc}", "-o", "json").stdout)
+
+    def balance(self, address, denom):
+        return int(self.query("bank", "balance", address, denom)["balance"]["amount"])
+
+    def tx(self, *args):
+        """`simd tx ARGS` signed and broadcast, waited into its block and successful there."""
+        done = self.cli("tx", *args, "--keyring-backend", "test", "--chain-id", SIMD_CHAIN_ID, "--node",
+                        f"tcp://127.0.0.1:{self.rpc}", "--gas", "500000", "-y", "-o", "json")
+        sent = json.loads(done.stdout)
+        assert sent["code"] == 0, sent
+        result = wait_until(lambda: self._tx(sent["txhash"]), f"tx {sent['txhash']}", 60, every=0.2)
+        assert result["tx_result"]["code"] == 0, result["tx_result"]
+        return result
+
+    def _tx(self, txhash):
+        try:
+            return self.comet(f"tx?hash=0x{txhash}")
+        except urllib.error.HTTPError:
+            return None
+
+
+def relay(node, modules, chaind, simd, op="relay", simd_first=False, connection="connection-0"):
+    """One step of tests/relayer_client/link.js between chaind and simd (chaind as A unless `simd_first`) over
+    `connection` (the same id on both); its answer, with the relayer's log."""
+    ends = [(chaind.url("cometbft"), "chain", "20000000000achain"), (simd.url(), "cosmos", "0.01stake")]
+    (a, prefix, price), (b, prefix_b, price_b) = ends[::-1] if simd_first else ends
+    job = {"a": a, "b": b, "mnemonic": MNEMONIC, "prefix": prefix, "gasPrice": price, "prefixB": prefix_b,
+           "gasPriceB": price_b, "op": op, "connA": connection, "connB": connection}
+    done = subprocess.run([node, str(RELAYER_DIR / "link.js")], input=json.dumps(job), capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "NODE_PATH": str(modules)})
+    assert done.returncode == 0, done.stderr[-6000:]
+    return json.loads(done.stdout), done.stderr
+
+
+def test_ics20_between_chaind_and_ibc_go_simd(tmp_path, relayer, simd_binary):
+    started = time.monotonic()
+    node, modules = relayer
+    timings = {}
+
+    def mark(step):
+        timings[step] = time.monotonic() - started
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        made = pool.submit(DevChain, tmp_path / "chaind", 1, 0.5)
+        simd = SimdChain(simd_binary, tmp_path / "simd")
+        chaind = made.result()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda chain: chain.start(), (chaind, simd)))
+        mark("nodes started")
+        opened, log = relay(node, modules, chaind, simd, "open")
+        assert opened == {"connA": "connection-0", "connB": "connection-0", "channelA": "channel-0",
+                          "channelB": "channel-0"}, log
+        mark("clients, connection, channel")
+
+        # chaind's achain to simd: escrowed on chaind, a voucher on simd that simd's own CLI shows.
+        achain_on_simd = ibc_denom(parse_trace("transfer/channel-0/achain"))
+        user = simd.address("user")
+        send(chaind, "dev0", user, f"{3 * ONE}achain")
+        assert escrowed(chaind) == 3 * ONE
+        done, log = relay(node, modules, chaind, simd)
+        assert done["packetsFromA"] == 1 and done["acksFromB"] == 1, log
+        assert simd.balance(user, achain_on_simd) == 3 * ONE
+        trace = simd.query("ibc-transfer", "denom-trace", achain_on_simd.removeprefix("ibc/"))
+        assert trace["denom_trace"] == {"path": "transfer/channel-0", "base_denom": "achain"}
+        mark("chaind to simd")
+
+        # simd's stake to chaind: escrowed on simd, a voucher on chaind.
+        stake_on_chaind = ibc_denom(parse_trace("transfer/channel-0/stake"))
+        dev1 = chaind.address("dev1")
+        simd.tx("ibc-transfer", "transfer", "transfer", "channel-0", dev1, "5000stake", "--from", "user")
+        done, log = relay(node, modules, chaind, simd)
+        assert done["packetsFromB"] == 1 and done["acksFromA"] == 1, log
+        assert balance(chaind, dev1, stake_on_chaind) == 5000
+        mark("simd to chaind")
+
+        # Both vouchers home: chaind burns the stake voucher and simd releases; simd burns the achain voucher
+        # and chaind releases.
+        dev2 = chaind.address("dev2")
+        stake_before = simd.balance(user, "stake")
+        send(chaind, "dev1", user, f"2000{stake_on_chaind}")
+        simd.tx("ibc-transfer", "transfer", "transfer", "channel-0", dev2, f"{ONE}{achain_on_simd}", "--from", "user")
+        achain_before = balance(chaind, dev2, "achain")
+        done, log = relay(node, modules, chaind, simd)
+        assert (done["packetsFromA"], done["packetsFromB"]) == (1, 1), log
+        assert balance(chaind, dev1, stake_on_chaind) == 3000
+        assert simd.balance(user, "stake") == stake_before + 2000
+        assert simd.balance(user, achain_on_simd) == 2 * ONE
+        assert balance(chaind, dev2, "achain") == achain_before + ONE
+        assert escrowed(chaind) == 2 * ONE
+        mark("both vouchers home")
+
+        # One pass over four packets: one each way that times out (each side proves the other never received it:
+        # simd verifies chaind's absence proof, chaind simd's), and one each way to a module account, which the
+        # receiver refuses with an error acknowledgement; all four refunded.
+        deadline = time.time_ns() + 3 * 10**9
+        absolute = ("--absolute-timeouts", "--packet-timeout-height", "0-0", "--packet-timeout-timestamp", deadline)
+        send(chaind, "dev3", user, f"{ONE}achain", *map(str, absolute))
+        simd.tx("ibc-transfer", "transfer", "transfer", "channel-0", dev2, "700stake", "--from", "user", *absolute)
+        send(chaind, "dev4", to_bech32("cosmos", DISTRIBUTION), f"{ONE}achain")
+        simd.tx("ibc-transfer", "transfer", "transfer", "channel-0", to_bech32("chain", DISTRIBUTION), "900stake",
+                "--from", "user")
+        dev3, dev4 = chaind.address("dev3"), chaind.address("dev4")
+        sent_by = {"dev3": balance(chaind, dev3, "achain"), "dev4": balance(chaind, dev4, "achain"),
+                   "user": simd.balance(user, "stake")}
+        assert escrowed(chaind) == 4 * ONE
+        time.sleep(max(0.0, (deadline - time.time_ns()) / 1e9) + 1.5)
+        done, log = relay(node, modules, chaind, simd)
+        assert f"Timeout 1 packets sent from {CHAIND_CHAIN_ID}" in log, log
+        assert f"Timeout 1 packets sent from {SIMD_CHAIN_ID}" in log, log
+        assert (done["packetsFromA"], done["packetsFromB"], done["acksFromA"], done["acksFromB"]) == (2, 2, 1, 1), log
+        assert balance(chaind, dev3, "achain") == sent_by["dev3"] + ONE
+        assert balance(chaind, dev4, "achain") == sent_by["dev4"] + ONE
+        assert simd.balance(user, "stake") == sent_by["user"] + 1600
+        assert escrowed(chaind) == 2 * ONE
+        assert balance(chaind, to_bech32("chain", DISTRIBUTION), stake_on_chaind) == 0
+        mark("timeouts and error acks both ways")
+
+        # The handshakes the other way round, simd first (simd's ConnOpenInit and ChanOpenInit, chaind's Try):
+        # connection-1 and channel-1 on both; stake over it to chaind and home again.
+        opened, log = relay(node, modules, chaind, simd, "open", simd_first=True)
+        assert opened == {"connA": "connection-1", "connB": "connection-1", "channelA": "channel-1",
+                          "channelB": "channel-1"}, log
+        stake_via_1 = ibc_denom(parse_trace("transfer/channel-1/stake"))
+        dev5 = chaind.address("dev5")
+        stake_before = simd.balance(user, "stake")
+        simd.tx("ibc-transfer", "transfer", "transfer", "channel-1", dev5, "400stake", "--from", "user")
+        done, log = relay(node, modules, chaind, simd, simd_first=True, connection="connection-1")
+        assert done["packetsFromA"] == 1 and done["acksFromB"] == 1, log
+        assert balance(chaind, dev5, stake_via_1) == 400
+        chaind.tx("ibc-transfer", "transfer", "transfer", "channel-1", user, f"300{stake_via_1}", "--from", "dev5")
+        done, log = relay(node, modules, chaind, simd, simd_first=True, connection="connection-1")
+        assert done["packetsFromB"] == 1 and done["acksFromA"] == 1, log
+        assert balance(chaind, dev5, stake_via_1) == 100
+        assert simd.balance(user, "stake") == stake_before - 100
+        mark("opened from simd's side")
+    finally:
+        chaind.stop()
+        simd.stop()
+    log = "".join(chaind.process.output)
+    assert "Traceback" not in log, log[-3000:]
+    print("".join(f"\n{seconds:6.1f} s  {step}" for step, seconds in timings.items()))
