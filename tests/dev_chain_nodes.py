@@ -12,6 +12,10 @@ import urllib.request
 
 import grpc
 
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
+from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
+from chaind.pb.ibc.applications.transfer.v1 import query_pb2 as transfer_q
+from chaind.pb.ibc.applications.transfer.v1 import query_pb2_grpc as transfer_grpc
 from helpers import wait_until
 from node_process import NodeProcess
 
@@ -98,3 +102,20 @@ class DevChain:
         done = self.cli("replay")
         return int(re.search(r"blocks 1\.\.(\d+) replayed from genesis", done.stdout + done.stderr).group(1))
 
+
+def balance(chain, address, denom):
+    return int(chain.grpc(bank_grpc.QueryStub, "Balance",
+                          bank_q.QueryBalanceRequest(address=address, denom=denom)).balance.amount)
+
+
+def supply(chain, denom):
+    return int(chain.grpc(bank_grpc.QueryStub, "SupplyOf", bank_q.QuerySupplyOfRequest(denom=denom)).amount.amount)
+
+
+def escrowed(chain, denom="achain"):
+    return int(chain.grpc(transfer_grpc.QueryStub, "TotalEscrowForDenom",
+                          transfer_q.QueryTotalEscrowForDenomRequest(denom=denom)).amount.amount)
+
+
+def send(chain, key, receiver, amount, *flags):
+    return chain.tx("ibc-transfer", "transfer", "transfer", "channel-0", receiver, amount, "--from", key, *flags)

@@ -9,6 +9,7 @@ import bech32
 import orjson
 from google.protobuf import any_pb2
 
+import busy_chain
 from chaind.chain import txs
 from chaind.chain.genesis import export_document
 from chaind.chain.module_genesis import to_json
@@ -18,14 +19,15 @@ from chaind.crypto.addresses import to_bech32
 from chaind.crypto.keys import ETH_SECP256K1, SECP256K1
 from chaind.pb.cosmos.auth.v1beta1 import auth_pb2
 from chaind.pb.cosmos.evm.crypto.v1.ethsecp256k1 import keys_pb2 as ethsecp256k1
-from test_module_genesis import busy  # noqa: F401 (the fixture)
+
+busy = busy_chain.busy     # the fixture
 
 
 def _compact(value):
     return json.dumps(value, separators=(",", ":"))
 
 
-def test_auths_export_is_each_accounts_any_as_the_keeper_answers_it(busy):  # noqa: F811
+def test_auths_export_is_each_accounts_any_as_the_keeper_answers_it(busy):
     chain, _, _ = busy
     app = chain.app
     view = app.view()
@@ -63,7 +65,7 @@ def test_bech32_is_the_bip173_encoding():
             assert to_bech32.__wrapped__(prefix, data) == bech32.bech32_encode(prefix, bech32.convertbits(data, 8, 5))
 
 
-def test_banks_export_is_each_holders_all_balances(busy):  # noqa: F811
+def test_banks_export_is_each_holders_all_balances(busy):
     chain, _, _ = busy
     app = chain.app
     view = app.view()

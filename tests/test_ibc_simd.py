@@ -18,9 +18,8 @@ import pytest
 from chaind.chain.modules.transfer import ibc_denom, parse_trace
 from chaind.crypto.addresses import to_bech32
 from cosmjs_driver import RELAYER_DIR
-from dev_chain_nodes import DevChain
+from dev_chain_nodes import DevChain, balance, escrowed, send
 from helpers import wait_until
-from test_ics20_relayed import balance, escrowed, send
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 

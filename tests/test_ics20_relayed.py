@@ -21,15 +21,11 @@ from chaind.chain.modules import erc20
 from chaind.chain.modules.transfer import escrow_address, ibc_denom, parse_trace
 from chaind.crypto.addresses import checksum_address, to_bech32
 from chaind.home import Home
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2 as bank_q
-from chaind.pb.cosmos.bank.v1beta1 import query_pb2_grpc as bank_grpc
 from chaind.pb.cosmos.tx.signing.v1beta1 import signing_pb2
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2 as tx_service
 from chaind.pb.cosmos.tx.v1beta1 import service_pb2_grpc as tx_grpc
-from chaind.pb.ibc.applications.transfer.v1 import query_pb2 as transfer_q
-from chaind.pb.ibc.applications.transfer.v1 import query_pb2_grpc as transfer_grpc
 from cosmjs_driver import CLIENT_DIR, RELAYER_DIR
-from dev_chain_nodes import DevChain
+from dev_chain_nodes import DevChain, balance, escrowed, send, supply
 from ibc_evm import calldata
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
@@ -55,24 +51,6 @@ def relay(node, modules, a, b, op="relay", **more):
                           text=True, timeout=300, env={**os.environ, "NODE_PATH": str(modules)})
     assert done.returncode == 0, done.stderr[-5000:]
     return json.loads(done.stdout), done.stderr
-
-
-def balance(chain, address, denom):
-    return int(chain.grpc(bank_grpc.QueryStub, "Balance",
-                          bank_q.QueryBalanceRequest(address=address, denom=denom)).balance.amount)
-
-
-def supply(chain, denom):
-    return int(chain.grpc(bank_grpc.QueryStub, "SupplyOf", bank_q.QuerySupplyOfRequest(denom=denom)).amount.amount)
-
-
-def escrowed(chain, denom="achain"):
-    return int(chain.grpc(transfer_grpc.QueryStub, "TotalEscrowForDenom",
-                          transfer_q.QueryTotalEscrowForDenomRequest(denom=denom)).amount.amount)
-
-
-def send(chain, key, receiver, amount, *flags):
-    return chain.tx("ibc-transfer", "transfer", "transfer", "channel-0", receiver, amount, "--from", key, *flags)
 
 
 def evm_send(w3, key, to, data, gas=600_000):

@@ -6,15 +6,15 @@ was given against its hash."""
 import pytest
 import rlp
 
-import test_snapshot_restore
+import snapshot_pair
 from chaind import config
 from chaind.chain import snapshot
 from chaind.pb.cosmos.store.snapshots.v1 import snapshot_pb2 as spb
 from chaind.store import keys, pruning
 from chaind.store.read_ahead import ENTRY_OVERHEAD, ReadAhead
-from test_snapshot_restore import BIG, SMALL, _contents, _snapshot_of
+from snapshot_pair import BIG, SMALL, contents, snapshot_of
 
-pair = test_snapshot_restore.pair   # the fixture: a source chain at height 2 and a fresh one
+pair = snapshot_pair.pair   # the fixture: a source chain at height 2 and a fresh one
 
 
 def test_a_read_ahead_serves_what_the_database_does_whole_partly_or_not_at_all(pair):
@@ -86,13 +86,13 @@ def _swapped_evm_node(items):
 def test_a_restore_refuses_an_evm_node_whose_bytes_are_not_its_hashs(pair):
     source, fresh, items = pair
     chunks = list(snapshot.chunks(_swapped_evm_node(items), SMALL))
-    before = _contents(fresh.db)
-    restore = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
+    before = contents(fresh.db)
+    restore = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
     with pytest.raises(snapshot.SnapshotError, match="the snapshot's EVM state is not whole: state node 0x"
                                                      "[0-9a-f]+ holds bytes of another hash"):
         for c in chunks:
             restore.apply_chunk(c)
-    assert _contents(fresh.db) == before and fresh.app.height == 0
+    assert contents(fresh.db) == before and fresh.app.height == 0
 
 
 def test_snapshot_read_ahead_bytes_setting():

@@ -2,70 +2,26 @@
 chunks come back whole; a reordered, forged, truncated or extended stream is refused and leaves the fresh state
 as it was; a restore abandoned half way (the node killed) leaves nothing, and the next one starts cleanly."""
 
-import hashlib
-import shutil
 import zlib
 
 import pytest
 
-from chain_driver import PROPOSER, RECIPIENTS, Chain, contract_address
+import snapshot_pair
+from chain_driver import Chain, contract_address
 from chaind.chain import snapshot
 from chaind.pb.cosmos.store.snapshots.v1 import snapshot_pb2 as spb
 from chaind.store import keys
 from chaind.store.iavl.node import uvarint
-from contracts import INIT
+from snapshot_pair import BIG, SMALL, contents, snapshot_of
 
-S = 10**9
-BIG = 1 << 30     # bytes a restore may inflate to ([state-sync] max-restore-bytes)
-SMALL = 701       # bytes a chunk here: items straddle chunks (format 3's are 10 MB)
-
-
-def _block(chain, raws):
-    chain.clock += S
-    block, puts = chain.app.finalize_block(raws, chain.clock, PROPOSER)
-    assert all(r.code == 0 for r in block.results), [r.log for r in block.results]
-    chain.app.commit(block, puts)
-    return block
-
-
-def _snapshot_of(chunks, height):
-    whole = hashlib.sha256(b"".join(chunks)).digest()
-    return snapshot.Snapshot(height, snapshot.FORMAT, len(chunks), whole,
-                             tuple(hashlib.sha256(c).digest() for c in chunks))
-
-
-def _contents(db):
-    return dict(db.iterate(b""))
-
-
-@pytest.fixture
-def pair(tmp_path):
-    """(source chain at height 2, fresh chain before its first block, the source's items at 2)."""
-    source = Chain(tmp_path, "home/data/chain.db")
-    source.close()
-    shutil.copytree(source.home.path, tmp_path / "fresh" / "home")
-    source.open()
-    source.clock = source.genesis.genesis_time_ns
-    contract = contract_address(source.keys[1].address, 0)
-    _block(source, [source.evm(1, 0, data=INIT), source.native_send(2, RECIPIENTS[0], 10**15)])
-    _block(source, [source.evm(1, 1, to=contract, data=(3).to_bytes(32, "big"))])
-    view = source.db.frozen()
-    try:
-        items = list(snapshot.items(source.app, view, 2))
-    finally:
-        view.release()
-    fresh = Chain(tmp_path / "fresh", "home/data/chain.db")
-    assert fresh.genesis.document == source.genesis.document
-    yield source, fresh, items
-    source.close()
-    fresh.close()
+pair = snapshot_pair.pair     # the fixture
 
 
 def test_small_chunks_restore_to_the_same_head_and_state(pair):
     source, fresh, items = pair
     chunks = list(snapshot.chunks(items, SMALL))
     assert len(chunks) > 5
-    restore = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
+    restore = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
     assert [restore.apply_chunk(c) for c in chunks] == [False] * (len(chunks) - 1) + [True]
     assert fresh.app.height == 2 and fresh.app.head[1].app_hash == source.app.head[1].app_hash
     assert fresh.app.view(2).accounts.get_storage(contract_address(source.keys[1].address, 0), 0) == 3
@@ -74,11 +30,11 @@ def test_small_chunks_restore_to_the_same_head_and_state(pair):
 def test_reordered_chunks_are_refused_and_the_right_one_then_taken(pair):
     source, fresh, items = pair
     chunks = list(snapshot.chunks(items, SMALL))
-    before = _contents(fresh.db)
-    restore = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
+    before = contents(fresh.db)
+    restore = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
     with pytest.raises(snapshot.ChunkHashMismatch, match="chunk hash verification failed"):
         restore.apply_chunk(chunks[1])
-    assert _contents(fresh.db) == before
+    assert contents(fresh.db) == before
     assert [restore.apply_chunk(c) for c in chunks][-1] is True
 
 
@@ -93,12 +49,12 @@ def test_reordered_chunks_are_refused_and_the_right_one_then_taken(pair):
 def test_a_truncated_or_extended_stream_changes_nothing(pair, change, error):
     source, fresh, items = pair
     chunks = change(list(snapshot.chunks(items, SMALL)))
-    before = _contents(fresh.db)
-    restore = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
+    before = contents(fresh.db)
+    restore = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
     with pytest.raises(snapshot.SnapshotError, match=error):
         for c in chunks:
             restore.apply_chunk(c)
-    assert _contents(fresh.db) == before and fresh.app.height == 0
+    assert contents(fresh.db) == before and fresh.app.height == 0
 
 
 def _forged_payload(items):
@@ -128,24 +84,24 @@ def _forged_value(items):
 def test_a_forged_stream_is_refused_and_changes_nothing(pair, forge, error):
     source, fresh, items = pair
     chunks = list(snapshot.chunks(forge(items), SMALL))
-    before = _contents(fresh.db)
-    restore = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), b"", BIG)
+    before = contents(fresh.db)
+    restore = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), b"", BIG)
     with pytest.raises(snapshot.SnapshotError, match=error):
         for c in chunks:
             restore.apply_chunk(c)
-    assert _contents(fresh.db) == before
+    assert contents(fresh.db) == before
 
 
 def test_a_restore_abandoned_half_way_leaves_nothing_and_the_next_starts_cleanly(pair):
     source, fresh, items = pair
     chunks = list(snapshot.chunks(items, SMALL))
-    before = _contents(fresh.db)
-    half = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
+    before = contents(fresh.db)
+    half = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
     for c in chunks[:len(chunks) // 2]:
         half.apply_chunk(c)
     fresh.reopen()      # the node killed and started again
-    assert _contents(fresh.db) == before
-    again = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
+    assert contents(fresh.db) == before
+    again = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), source.app.head[1].app_hash, BIG)
     assert [again.apply_chunk(c) for c in chunks][-1] is True
     assert fresh.app.head[1].app_hash == source.app.head[1].app_hash
 
@@ -153,7 +109,7 @@ def test_a_restore_abandoned_half_way_leaves_nothing_and_the_next_starts_cleanly
 def test_offers_the_node_cannot_take(pair):
     source, fresh, items = pair
     chunks = list(snapshot.chunks(items, SMALL))
-    good = _snapshot_of(chunks, 2)
+    good = snapshot_of(chunks, 2)
     with pytest.raises(snapshot.UnknownFormat, match="unknown snapshot format 1"):
         snapshot.Restore(fresh.app, snapshot.Snapshot(2, 1, good.chunks, good.hash, good.chunk_hashes), b"", BIG)
     with pytest.raises(snapshot.InvalidMetadata, match="no chunks"):
@@ -172,7 +128,7 @@ def test_another_chains_snapshot_is_refused(pair, tmp_path):
     other = Chain(tmp_path / "other", "home/data/chain.db")
     try:
         chunks = list(snapshot.chunks(items, SMALL))
-        restore = snapshot.Restore(other.app, _snapshot_of(chunks, 2), b"", BIG)
+        restore = snapshot.Restore(other.app, snapshot_of(chunks, 2), b"", BIG)
         with pytest.raises(snapshot.SnapshotError, match="of chain 'chain_9000-1', not block 2 of this chain"):
             for c in chunks:
                 restore.apply_chunk(c)
@@ -185,17 +141,17 @@ def test_a_snapshot_inflating_past_max_restore_bytes_is_refused_and_changes_noth
     source, fresh, items = pair
     chunks = list(snapshot.chunks(items, SMALL))
     inflated = len(zlib.decompress(b"".join(chunks)))
-    before = _contents(fresh.db)
-    restore = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), source.app.head[1].app_hash, inflated - 1)
+    before = contents(fresh.db)
+    restore = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), source.app.head[1].app_hash, inflated - 1)
     with pytest.raises(snapshot.SnapshotError, match=f"inflates to more than {inflated - 1} bytes"):
         for c in chunks:
             restore.apply_chunk(c)
-    assert _contents(fresh.db) == before
+    assert contents(fresh.db) == before
     # A bomb: one item of 60 MB in a 60 kB chunk is refused once the limit is inflated, not after.
     bomb = [zlib.compress(uvarint(60 << 20) + bytes(60 << 20), 9)]
-    restore = snapshot.Restore(fresh.app, _snapshot_of(bomb, 2), b"", 1 << 20)
+    restore = snapshot.Restore(fresh.app, snapshot_of(bomb, 2), b"", 1 << 20)
     with pytest.raises(snapshot.SnapshotError, match="inflates to more than 1048576 bytes"):
         restore.apply_chunk(bomb[0])
     assert restore.inflated <= (1 << 20) + (1 << 20)
-    restore = snapshot.Restore(fresh.app, _snapshot_of(chunks, 2), source.app.head[1].app_hash, inflated)
+    restore = snapshot.Restore(fresh.app, snapshot_of(chunks, 2), source.app.head[1].app_hash, inflated)
     assert [restore.apply_chunk(c) for c in chunks][-1] is True
