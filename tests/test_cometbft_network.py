@@ -15,6 +15,7 @@ from chaind.crypto.keys import AccountKey
 from chaind.pb.cosmos.bank.v1beta1 import tx_pb2 as bank_tx
 from chaind.pb.cosmos.base.v1beta1 import coin_pb2
 from cometbft_network import listening_addresses, operator_key, same_hashes, start_network
+from helpers import wait_until
 from native_txs import build_native
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
@@ -145,11 +146,16 @@ def test_four_validators_agree_one_catches_up_after_a_kill_three_go_on_and_jail_
         validators[2].wait_height(target, timeout=180)
         caught_up = time.monotonic() - restarted
         print(f"node2 caught up {target - killed_at} blocks in {caught_up:.1f} s from its start")
-        with open(validators[2].comet_log) as log:
-            log.seek(log_before)
-            restart_log = log.read()
-        # It came back through CometBFT's handshake with its chaind (Info, then any replay) and block sync.
-        assert "Completed ABCI Handshake" in restart_log and "Time to switch to consensus reactor!" in restart_log
+        def restart_log():
+            with open(validators[2].comet_log) as log:
+                log.seek(log_before)
+                return log.read()
+
+        # It came back through CometBFT's handshake with its chaind (Info, then any replay) and block sync, whose
+        # switch to consensus can come after its chaind reached the others' height (it chases a moving one).
+        wait_until(lambda: all(line in restart_log() for line in
+                               ("Completed ABCI Handshake", "Time to switch to consensus reactor!")),
+                   "node2's CometBFT to log its handshake and its switch from block sync", timeout=60)
 
         # node3 stops for good: the three left, node2 among them, hold 3/4 of the power, over 2/3, so node2
         # votes again and they keep making blocks.
