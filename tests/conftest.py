@@ -108,6 +108,15 @@ def simd_binary():
     return path
 
 
+@pytest.fixture(scope="session")
+def hermes_binary():
+    """Hermes, the IBC relayer (pinned in tools/install-test-engines), built once with cargo from crates.io."""
+    path, error = install_test_engine("hermes")
+    if error:
+        _needed(f"cannot have the hermes binary: {error}")
+    return path
+
+
 @pytest.fixture
 def anvil():
     """The address of a running Anvil 1.7.1 (npm, installed once outside the repo)."""
