@@ -31,18 +31,28 @@ from chaind.pb.tendermint.types import block_pb2, evidence_pb2, types_pb2
 # the semver build metadata says so, and keeps the value parseable (Go semver, and PEP 440 for cosmpy's
 # packaging.Version, which sees 0.50.9 with a local label).
 COSMOS_SDK_WIRE = "v0.50.9"
+# The Go modules whose wire this node answers with, as an SDK chain's build deps name them: relayers read them
+# (Hermes's health check wants the SDK, ibc-go and CometBFT or Tendermint there, each a semver in its range).
+WIRE_MODULES = (("github.com/cometbft/cometbft", f"v{blocks.COMETBFT_VERSION}"),
+                ("github.com/cosmos/cosmos-sdk", COSMOS_SDK_WIRE), ("github.com/cosmos/ibc-go/v8", "v8.5.3"))
+
+
+def chaind_build(version):
+    """`version` with chaind's own as semver build metadata: what answers is not that Go module."""
+    local = re.sub(r"[^A-Za-z0-9]+", ".", chaind.__version__).strip(".")
+    return f"{version}+chaind.{local}"
 
 
 def cosmos_sdk_version():
-    local = re.sub(r"[^A-Za-z0-9]+", ".", chaind.__version__).strip(".")
-    return f"{COSMOS_SDK_WIRE}+chaind.{local}"
+    return chaind_build(COSMOS_SDK_WIRE)
 
 
 def version_info():
     """application_version as the SDK's version.NewInfo fills it, from what a Python install knows: the build
-    deps are the installed versions of chaind's requirements (no go.sum hash: `sum` stays empty). There is no
-    commit nor build tags in an installed package; the SDK leaves those empty too when not set at build time."""
-    deps = []
+    deps are the Go modules whose wire this node speaks (WIRE_MODULES) and the installed versions of chaind's
+    requirements (no go.sum hash: `sum` stays empty). There is no commit nor build tags in an installed
+    package; the SDK leaves those empty too when not set at build time."""
+    deps = [query_pb2.Module(path=path, version=chaind_build(version)) for path, version in WIRE_MODULES]
     try:
         requirements = importlib.metadata.requires("chaind") or []
     except importlib.metadata.PackageNotFoundError:
