@@ -30,7 +30,7 @@ class SimdChain:
 
     def __init__(self, binary, home):
         self.binary, self.home = str(binary), home
-        self.rpc, p2p, grpc, grpc_web, api = free_ports(5)
+        self.rpc, p2p, self.grpc, grpc_web, api = free_ports(5)
         self.cli("init", "simd", "--chain-id", SIMD_CHAIN_ID)
         self.cli("keys", "add", "val", "--keyring-backend", "test")
         self.cli("keys", "add", "relayer", "--recover", "--keyring-backend", "test", input=MNEMONIC + "\n")
@@ -50,7 +50,7 @@ class SimdChain:
         app = home / "config" / "app.toml"
         text = app.read_text()
         text = re.sub(r'(?m)^minimum-gas-prices = ".*"$', 'minimum-gas-prices = "0stake"', text)
-        text = re.sub(r'(?m)^address = "localhost:9090"$', f'address = "127.0.0.1:{grpc}"', text)
+        text = re.sub(r'(?m)^address = "localhost:9090"$', f'address = "127.0.0.1:{self.grpc}"', text)
         text = re.sub(r'(?m)^address = "localhost:9091"$', f'address = "127.0.0.1:{grpc_web}"', text)
         text = re.sub(r'(?m)^address = "tcp://localhost:1317"$', f'address = "tcp://127.0.0.1:{api}"', text)
         app.write_text(text)
@@ -68,6 +68,9 @@ class SimdChain:
 
     def url(self):
         return f"http://127.0.0.1:{self.rpc}"
+
+    def grpc_url(self):
+        return f"http://127.0.0.1:{self.grpc}"
 
     def start(self):
         self.process = subprocess.Popen([self.binary, "start", "--home", str(self.home)], stdout=self.log,

@@ -48,3 +48,20 @@ def test_unknown_engines_are_refused_naming_every_known_one(tmp_path):
     done = run("nope", cache=tmp_path)
     assert done.returncode == 2
     assert done.stderr == "install-test-engines: unknown engine 'nope'; known: cometbft geth simd hermes\n"
+
+
+def test_hermes_without_libclang_is_refused_before_cargo_runs(tmp_path):
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "cargo").write_text("#!/bin/sh\necho cargo ran >&2\nexit 3\n")
+    (tools / "cargo").chmod(0o755)
+    (tmp_path / "no-clang").mkdir()
+    env_path = os.pathsep.join([str(tools), without("cargo")])
+    done = subprocess.run([str(ENGINES_INSTALLER), "hermes"], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, env={**os.environ, "CHAIND_ENGINES": str(tmp_path / "cache"),
+                                                         "PATH": env_path, "LIBCLANG_PATH": str(tmp_path / "no-clang")})
+    assert done.returncode == 1
+    assert done.stderr.endswith("install-test-engines: building hermes 1.13.2 needs libclang (bindgen loads it; "
+                                "Debian: apt-get install libclang1, or set LIBCLANG_PATH)\n"), done.stderr
+    assert "cargo ran" not in done.stderr
+    assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == ["hermes-1.13.2.lock"]
