@@ -62,6 +62,6 @@ def test_hermes_without_libclang_is_refused_before_cargo_runs(tmp_path):
                                                          "PATH": env_path, "LIBCLANG_PATH": str(tmp_path / "no-clang")})
     assert done.returncode == 1
     assert done.stderr.endswith("install-test-engines: building hermes 1.13.2 needs libclang (bindgen loads it; "
-                                "Debian: apt-get install libclang1, or set LIBCLANG_PATH)\n"), done.stderr
+                                "Debian: apt-get install libclang-dev, or set LIBCLANG_PATH)\n"), done.stderr
     assert "cargo ran" not in done.stderr
     assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == ["hermes-1.13.2.lock"]
