@@ -34,11 +34,21 @@ def chaind_trace(chain, denom):
     return {"path": trace.path, "base_denom": trace.base_denom}
 
 
-def block_time_ns(chain):
-    """The latest block's time on `chain` (CometBFT's /status), in ns since the epoch."""
-    text = chain.comet("status")["sync_info"]["latest_block_time"]
+def ends(channel):
+    """(client, connection, channel) of each side of what `hermes create channel` made."""
+    return [(channel[side]["client_id"], channel[side]["connection_id"], channel[side]["channel_id"])
+            for side in ("a_side", "b_side")]
+
+
+def rfc3339_ns(text):
+    """ns since the epoch of an RFC 3339 UTC time as CometBFT and Hermes write it (up to 9 fraction digits)."""
     seconds, _, fraction = text.rstrip("Z").partition(".")
     return calendar.timegm(time.strptime(seconds, "%Y-%m-%dT%H:%M:%S")) * 10**9 + int(fraction.ljust(9, "0")[:9])
+
+
+def block_time_ns(chain):
+    """The latest block's time on `chain` (CometBFT's /status)."""
+    return rfc3339_ns(chain.comet("status")["sync_info"]["latest_block_time"])
 
 
 class Relay:
@@ -100,9 +110,7 @@ def test_hermes_relays_ics20_between_chaind_and_ibc_go_simd(tmp_path, hermes_bin
 
         opened = hermes.run("create", "channel", "--a-chain", CHAIND_CHAIN_ID, "--b-chain", SIMD_CHAIN_ID,
                             "--a-port", "transfer", "--b-port", "transfer", "--new-client-connection", "--yes")
-        assert (opened["a_side"]["channel_id"], opened["b_side"]["channel_id"]) == ("channel-0", "channel-0"), opened
-        assert (opened["connection"]["a_side"]["connection_id"],
-                opened["connection"]["b_side"]["connection_id"]) == ("connection-0", "connection-0"), opened
+        assert ends(opened) == [("07-tendermint-0", "connection-0", "channel-0")] * 2, opened
         mark("clients, connection, channel from chaind")
         relay = Relay(hermes, "channel-0")
 
@@ -153,7 +161,7 @@ def test_hermes_relays_ics20_between_chaind_and_ibc_go_simd(tmp_path, hermes_bin
         relay.transfer(SIMD_CHAIN_ID, CHAIND_CHAIN_ID, 900, "stake", to_bech32("chain", DISTRIBUTION))
         sent_by = {"sender": balance(chaind, sender, "achain"), "relayer": simd.balance(simd_relayer, "stake")}
         assert escrowed(chaind) == 4 * ONE
-        deadline = max(int(packet["timeout_timestamp"]) for packet in late)
+        deadline = max(rfc3339_ns(packet["timeout_timestamp"]["time"]) for packet in late)
         for chain in (simd, chaind):
             wait_until(lambda chain=chain: block_time_ns(chain) > deadline, "a block past the timeouts", 30,
                        every=0.2)
@@ -171,7 +179,7 @@ def test_hermes_relays_ics20_between_chaind_and_ibc_go_simd(tmp_path, hermes_bin
         # /websocket events: stake over it to chaind and home again.
         opened = hermes.run("create", "channel", "--a-chain", SIMD_CHAIN_ID, "--b-chain", CHAIND_CHAIN_ID,
                             "--a-port", "transfer", "--b-port", "transfer", "--new-client-connection", "--yes")
-        assert (opened["a_side"]["channel_id"], opened["b_side"]["channel_id"]) == ("channel-1", "channel-1"), opened
+        assert ends(opened) == [("07-tendermint-1", "connection-1", "channel-1")] * 2, opened
         mark("clients, connection, channel from simd")
         hermes_process = subprocess.Popen(hermes.command("start"), stdout=(tmp_path / "hermes.log").open("w"),
                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=hermes.env)

@@ -3,10 +3,7 @@ binary is already in the cache, and refused with a clear message where cargo is 
 
 import os
 import pathlib
-import shutil
 import subprocess
-
-import pytest
 
 from helpers import ENGINES_INSTALLER
 
@@ -26,7 +23,7 @@ def without(tool):
 
 
 def test_an_engine_already_in_the_cache_is_not_built_again(tmp_path):
-    binary = tmp_path / "hermes-1.13.2" / "bin" / "hermes"
+    binary = tmp_path / "hermes-1.10.5" / "bin" / "hermes"
     binary.parent.mkdir(parents=True)
     binary.write_text("#!/bin/sh\n")
     binary.chmod(0o755)
@@ -40,47 +37,14 @@ def test_without_cargo_hermes_is_refused_saying_so(tmp_path):
     done = run("hermes", cache=tmp_path, path=without("cargo"))
     assert done.returncode == 1
     assert done.stderr == ("install-test-engines: cargo is not installed (Rust's cargo, e.g. from https://rustup.rs, "
-                           "is needed to build hermes 1.13.2)\n")
+                           "is needed to build hermes 1.10.5)\n")
     assert list(tmp_path.iterdir()) == []
     done = run("--path", "hermes", cache=tmp_path)
     assert done.returncode == 1
-    assert "hermes 1.13.2 is not built at" in done.stderr
+    assert "hermes 1.10.5 is not built at" in done.stderr
 
 
 def test_unknown_engines_are_refused_naming_every_known_one(tmp_path):
     done = run("nope", cache=tmp_path)
     assert done.returncode == 2
     assert done.stderr == "install-test-engines: unknown engine 'nope'; known: cometbft geth simd hermes\n"
-
-
-def bare_path(tmp_path, cargo=True):
-    """A PATH of the tools the script uses, and a `cargo` that fails loudly should it run, and nothing else."""
-    tools = tmp_path / "tools"
-    tools.mkdir()
-    for tool in ("bash", "env", "awk", "flock", "mkdir", "rm", "mv", "xargs", "cut", "grep", "sed", "cat"):
-        (tools / tool).symlink_to(shutil.which(tool))
-    if cargo:
-        (tools / "cargo").write_text("#!/bin/sh\necho cargo ran >&2\nexit 3\n")
-        (tools / "cargo").chmod(0o755)
-    return str(tools)
-
-
-def install_hermes(tmp_path, **env):
-    environment = {name: value for name, value in os.environ.items() if name != "PROTOC"}
-    return subprocess.run([str(ENGINES_INSTALLER), "hermes"], capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL,
-                          env={**environment, "CHAIND_ENGINES": str(tmp_path / "cache"), **env})
-
-
-@pytest.mark.parametrize("missing", ["libclang", "protoc"])
-def test_what_hermes_builds_with_missing_is_refused_before_cargo_runs(tmp_path, missing):
-    clang = tmp_path / "clang"
-    clang.mkdir()
-    if missing != "libclang":
-        (clang / "libclang-14.so.1").write_bytes(b"")
-    done = install_hermes(tmp_path, PATH=bare_path(tmp_path), LIBCLANG_PATH=str(clang))
-    assert done.returncode == 1
-    hint = {"libclang": "libclang (bindgen loads it; Debian: apt-get install libclang-dev, or set LIBCLANG_PATH)",
-            "protoc": "protoc (prost-build runs it; Debian: apt-get install protobuf-compiler, or set PROTOC)"}
-    assert done.stderr == f"install-test-engines: building hermes 1.13.2 needs {hint[missing]}\n"
-    assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == ["hermes-1.13.2.lock"]

@@ -15,9 +15,10 @@ from helpers import call, comet, in_thread
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
                     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
                     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$")
-# Hermes 1.13's compatibility ranges (crates/relayer/src/chain/cosmos/compatibility.rs), as (low, high) bounds.
-HERMES_RANGES = {"github.com/cosmos/cosmos-sdk": ((0, 46, 0), (0, 54, 0)),
-                 "github.com/cosmos/ibc-go/v8": ((6, 3, 1), (11, 0, 0)),
+# What Hermes 1.10 and 1.13 both accept (crates/relayer/src/chain/cosmos/compatibility.rs: SDK >=0.45 <0.51 and
+# >=0.46 <0.54, ibc-go >=4.1.1 <9 and >=6.3.1 <11), as (low, high) bounds.
+HERMES_RANGES = {"github.com/cosmos/cosmos-sdk": ((0, 46, 0), (0, 51, 0)),
+                 "github.com/cosmos/ibc-go/v8": ((6, 3, 1), (9, 0, 0)),
                  "github.com/cometbft/cometbft": ((0, 38, 0), (0, 39, 0))}
 
 
