@@ -102,9 +102,10 @@ class CometRoutes:
     def _earliest(self):
         return self.genesis.initial_height
 
-    def _height(self, height):
-        """CometBFT's getHeight: None is the latest; others must be committed and kept."""
-        latest = self.app.height
+    def _height(self, height, latest=None):
+        """CometBFT's getHeight: None is the latest; others must be committed and kept. `latest`: the highest
+        height allowed, by default the last committed one."""
+        latest = self.app.height if latest is None else latest
         if height is None:
             return latest
         if height <= 0:
@@ -198,13 +199,15 @@ class CometRoutes:
         return {"chunk": str(chunk), "total": str(total),
                 "data": enc.b64(data[chunk * GENESIS_CHUNK:(chunk + 1) * GENESIS_CHUNK])}
 
+    # Validators and consensus params are known for the next height too: CometBFT answers both up to its
+    # latestUncommittedHeight (committed + 1; a light client asks for height H + 1's validators to verify H).
     def consensus_params(self, height):
-        height = self.app.height + 1 if height is None else self._height(height)
+        height = self._height(height, self.app.height + 1)
         params = self.app.consensus_params(height)
         return {"block_height": str(height), "consensus_params": enc.consensus_params(params)}
 
     def validators(self, height, page, per_page):
-        height = self.app.height + 1 if height is None else self._height(height)
+        height = self._height(height, self.app.height + 1)
         vals = [enc.validator(v.address, v.pubkey, v.power) for v in self.app.validator_set(height)]
         start, stop = self._page(len(vals), page, per_page)
         return {"block_height": str(height), "validators": vals[start:stop], "count": str(stop - start),
