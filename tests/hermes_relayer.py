@@ -46,7 +46,7 @@ gas_multiplier = 1.3
 max_msg_num = 30
 max_tx_size = 2097152
 clock_drift = '5s'
-max_block_time = '10s'
+max_block_time = '30s'
 trust_threshold = '2/3'
 """
 
@@ -88,9 +88,13 @@ tx_confirmation = true
 
 [rest]
 enabled = false
+host = '127.0.0.1'
+port = 3000
 
 [telemetry]
 enabled = false
+host = '127.0.0.1'
+port = 3001
 """ + "".join(chain.toml(home / "keys") for chain in chains))
         self.mnemonic = home / "mnemonic"
         self.mnemonic.write_text(mnemonic + "\n")
@@ -110,8 +114,8 @@ enabled = false
         """`hermes --json ARGS`, successful: its result (the last JSON line's)."""
         done = subprocess.run(self.command(*args), capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL, env=self.env)
-        lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        answer = lines[-1] if lines else {}
+        answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith('{"')]
+        answer = next((line for line in reversed(answers) if "status" in line), {})
         assert done.returncode == 0 and answer.get("status") == "success", (args, done.stdout[-6000:],
                                                                              done.stderr[-6000:])
         return answer["result"]
