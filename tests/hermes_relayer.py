@@ -23,6 +23,8 @@ class HermesChain:
     address_type: str = COSMOS
     hd_path: str = "m/44'/118'/0'/0/0"
 
+    # max_block_time: Hermes waits up to it for the destination's next block in the handshakes; 10 s, not the 30 s
+    # of ibc-go's max_expected_time_per_block it warns about, makes opening a channel 21 s instead of 53 s here.
     def toml(self, key_store):
         price, denom = _split_coin(self.gas_price)
         price = float(price)
@@ -46,7 +48,7 @@ gas_multiplier = 1.3
 max_msg_num = 30
 max_tx_size = 2097152
 clock_drift = '5s'
-max_block_time = '30s'
+max_block_time = '10s'
 trust_threshold = '2/3'
 """
 
