@@ -23,8 +23,9 @@ class HermesChain:
     address_type: str = COSMOS
     hd_path: str = "m/44'/118'/0'/0/0"
 
-    # max_block_time: Hermes waits up to it for the destination's next block in the handshakes; 10 s, not the 30 s
-    # of ibc-go's max_expected_time_per_block it warns about, makes opening a channel 21 s instead of 53 s here.
+    # max_block_time: the CLI's connection and channel handshakes retry a step every max_block_time / 5 (Hermes's
+    # default_strategy); 10 s, not the 30 s of ibc-go's max_expected_time_per_block it warns about, makes opening a
+    # channel take 21 s instead of 53 s here.
     def toml(self, key_store):
         price, denom = _split_coin(self.gas_price)
         price = float(price)
