@@ -15,7 +15,7 @@ from eth.vm.stack import Stack
 
 from chaind.chain.modules.evm import bech32_precompile, fast_calls, fast_interpreter, p256
 from chaind.chain.modules.evm.params import PARAMS_KEY, inactive_of
-from chaind.store.evm_accounts import FastAccountDB, commit_journal
+from chaind.store.evm_accounts import FastAccountDB, commit_journal, record_journal
 
 _NO_PRECOMPILE = object()
 _UNREAD = object()
@@ -80,6 +80,7 @@ class NativeComputation(PragueComputation):
         return fast_calls.child_message(gas, to, kwargs.pop("sender", self.msg.storage_address), value, data, code,
                              self.msg.depth + 1, **kwargs)
 
+    _light_frames = None    # fast_calls.runs_light_frames, found once a class (in apply_computation)
     on_jump = None      # called before each JUMP and JUMPI of the fast loop (api/calls.py: the eth_call deadline)
     on_call = None      # called before each CALL-family op the fast loop runs itself (the same deadline)
 
@@ -94,6 +95,8 @@ class NativeComputation(PragueComputation):
         calls = cls.__dict__.get("_fast_calls")
         if calls is None:
             calls = cls._fast_calls = fast_calls.runs_stock_calls(cls, NativeComputation.prepare_child_message)
+        if cls.__dict__.get("_light_frames") is None:
+            cls._light_frames = calls and fast_calls.runs_light_frames(cls, NativeComputation)
         if not fast or cls.logger.show_debug2:
             return super().apply_computation(state, message, transaction_context, parent_computation)
         with cls(state, message, transaction_context) as computation:
@@ -132,7 +135,7 @@ class NativeState(PragueState):
         accounts = self._account_db
         state_root = accounts.state_root
         checkpoint = accounts.record()
-        self.transient_storage.record(checkpoint)
+        record_journal(self.transient_storage._db, checkpoint)
         native = self.native
         return state_root, checkpoint, None if native is None else native.checkpoint()
 
