@@ -126,9 +126,10 @@ def call(computation, op):  # noqa: C901 (one opcode, its four kinds)
         raise WriteProtection("Cannot modify state while inside of a STATICCALL context")
 
     memory = computation._memory
-    if in_size:
+    # (expand charges nothing and grows nothing for a range inside memory's words)
+    if in_size and in_start + in_size > len(memory._bytes):
         meter.gas_remaining = expand(computation, meter, meter.gas_remaining, in_start, in_size)
-    if out_size:
+    if out_size and out_start + out_size > len(memory._bytes):
         meter.gas_remaining = expand(computation, meter, meter.gas_remaining, out_start, out_size)
     data = bytes(memory._bytes[in_start:in_start + in_size])
 
@@ -236,13 +237,6 @@ def _frame(cls, state, message, transaction_context, parent):
     computation.state = state
     computation.msg = message
     computation.transaction_context = transaction_context
-    code = message.code
-    stream = computation.code = _new(CodeStream)
-    stream.program_counter = 0
-    stream._raw_code_bytes = code
-    stream._length_cache = len(code)
-    stream.invalid_positions = set()
-    stream.valid_positions = set()
     meter = computation._gas_meter = _new(GasMeter)
     meter.refund_strategy = allow_negative_refund_strategy
     meter.start_gas = meter.gas_remaining = message.gas
@@ -250,8 +244,6 @@ def _frame(cls, state, message, transaction_context, parent):
     computation.children = []
     computation.accounts_to_delete = []
     computation.beneficiaries = []
-    computation._stack = Stack()
-    computation._memory = Memory()
     computation._log_entries = []
     computation.data_floor_cost = 0
     # A child's is its parent's (apply_computation's reset for an origin frame is overwritten by it).
@@ -259,6 +251,17 @@ def _frame(cls, state, message, transaction_context, parent):
     try:
         precompile = computation.precompiles.get(message.code_address, _NO_PRECOMPILE)
         if precompile is _NO_PRECOMPILE:
+            # The parts only code runs with (a precompile's frame reads its message and gas, and release drops
+            # them from a returned frame).
+            code = message.code
+            stream = computation.code = _new(CodeStream)
+            stream.program_counter = 0
+            stream._raw_code_bytes = code
+            stream._length_cache = len(code)
+            stream.invalid_positions = set()
+            stream.valid_positions = set()
+            computation._stack = Stack()
+            computation._memory = Memory()
             fast_interpreter.run(computation, cls.on_jump, call, cls.on_call)
         elif not message.is_delegation:
             precompile(computation)
@@ -277,14 +280,19 @@ def _frame(cls, state, message, transaction_context, parent):
 
 # What a frame runs with and py-evm never reads once it has returned (it reads the message, gas meter, output, error,
 # logs, refunds, deletions and children): the stack, memory and code, and the stack's methods cached by its ops.
-_RUN_ONLY = ("_stack", "_memory", "code", "stack_pop_ints", "stack_pop_bytes", "stack_pop_any", "stack_pop1_int",
-             "stack_pop1_bytes", "stack_pop1_any", "stack_push_int", "stack_push_bytes")
+_RUN_ONLY = frozenset(("_stack", "_memory", "code", "stack_pop_ints", "stack_pop_bytes", "stack_pop_any",
+                       "stack_pop1_int", "stack_pop1_bytes", "stack_pop1_any", "stack_push_int", "stack_push_bytes"))
+# The lists py-evm reads from a returned frame (its children, logs and deletions) and no longer adds to.
+_KEPT_LISTS = ("children", "accounts_to_delete", "beneficiaries", "_log_entries")
 
 
 def release(computation):
-    """Drop a returned child frame's _RUN_ONLY parts. Its parent keeps it to the end of the transaction; the parts
-    would be a dozen objects per call that Python's cycle collector walks again and again, which cost more than
-    the rest of a call (issue 36)."""
+    """Drop a returned child frame's _RUN_ONLY parts, and put the empty tuple for its empty _KEPT_LISTS. Its parent
+    keeps it to the end of the transaction; the parts would be a dozen objects per call that Python's cycle
+    collector walks again and again, which cost more than the rest of a call (issue 36)."""
     attributes = computation.__dict__
-    for name in _RUN_ONLY:
-        attributes.pop(name, None)
+    for name in _RUN_ONLY.intersection(attributes):
+        del attributes[name]
+    for name in _KEPT_LISTS:
+        if not attributes[name]:
+            attributes[name] = ()
