@@ -498,3 +498,22 @@ def test_calldata_and_message_reads_in_each_call_kind(op):
     for read in (b"\x30", b"\x33", b"\x34", b"\x35", b"\x36"):
         assert_same(read, gas=1)                                             # out of gas at the read
         assert_same(push(0) * 1024 + read, gas=100_000)                      # a full stack
+
+
+@pytest.mark.parametrize("original", [0, 5])
+def test_sstore_every_case_of_its_gas_and_refunds(original):
+    """Slot 1 holds 5 before the tx (slot 2 holds nothing): each of EIP-2200's cases (no-op, set, reset, clear, dirty
+    writes back to the original, to zero and from zero) in sequence, cold and warm; out of gas at every step."""
+    slot = 1 if original else 2
+    writes = [original, 7, 7, 0, 9, 0, original, 3, original]
+    code = b"".join(push(value) + push(slot) + b"\x55" for value in writes) + b"\x00"
+    result = assert_same(code, gas=200_000)
+    assert result["error"] is None
+    used = 200_000 - result["gas"]
+    for gas in (*range(0, used + 2, 97), *range(used - 300, used + 2)):
+        assert_same(code, gas=gas)
+    # In a static frame, with the stack short, at 2300 gas and just above.
+    assert_same(push(1) + push(slot) + b"\x55", gas=100_000, static=True)
+    assert_same(push(slot) + b"\x55", gas=100_000)
+    for gas in (2303, 2304, 2305, 5000):
+        assert_same(push(1) + push(slot) + b"\x55", gas=gas)
