@@ -3,6 +3,7 @@
 """
 
 import contextlib
+import fcntl
 import json
 import os
 import pathlib
@@ -17,25 +18,29 @@ ANVIL_VERSION = "1.7.1"
 
 
 def anvil_binary():
+    """Anvil's binary, installed once (a lock keeps two test runs from installing together); (path, None) or
+    (None, an error text)."""
     cache = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "chaind-peers" / "anvil"
     binary = cache / "node_modules" / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
     package = cache / "node_modules" / "@foundry-rs" / "anvil" / "package.json"
-    if binary.is_file() and package.is_file() and json.loads(package.read_text())["version"] == ANVIL_VERSION:
-        return binary, None
-    if shutil.which("npm") is None:
-        return None, "npm is missing (apt-get install -y nodejs npm)"
     cache.mkdir(parents=True, exist_ok=True)
-    if not (cache / "package.json").exists():
-        (cache / "package.json").write_text(json.dumps({"name": "chaind-peer-anvil", "private": True}))
-    try:
-        run = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
-                              f"@foundry-rs/anvil@{ANVIL_VERSION}"], cwd=cache, capture_output=True, text=True,
-                             timeout=300)
-    except subprocess.TimeoutExpired:
-        return None, "npm install @foundry-rs/anvil timed out"
-    if run.returncode != 0 or not binary.is_file():
-        return None, f"npm install @foundry-rs/anvil@{ANVIL_VERSION} failed: {run.stderr[-500:]}"
-    return binary, None
+    with open(f"{cache}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if binary.is_file() and package.is_file() and json.loads(package.read_text())["version"] == ANVIL_VERSION:
+            return binary, None
+        if shutil.which("npm") is None:
+            return None, "npm is missing (apt-get install -y nodejs npm)"
+        if not (cache / "package.json").exists():
+            (cache / "package.json").write_text(json.dumps({"name": "chaind-peer-anvil", "private": True}))
+        try:
+            run = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
+                                  f"@foundry-rs/anvil@{ANVIL_VERSION}"], cwd=cache, capture_output=True, text=True,
+                                 timeout=300, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return None, "npm install @foundry-rs/anvil timed out"
+        if run.returncode != 0 or not binary.is_file():
+            return None, f"npm install @foundry-rs/anvil@{ANVIL_VERSION} failed: {run.stderr[-500:]}"
+        return binary, None
 
 
 @contextlib.contextmanager

@@ -185,3 +185,15 @@ def browser(tmp_path):
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def transfer_pair(tmp_path):
+    """Two chains driven block by block, connected, with a `transfer` channel open between them (channel-0)."""
+    from ibc_channel_msgs import connected_pair
+    from ibc_transfer_msgs import open_transfer_channel
+
+    made = connected_pair(tmp_path)
+    open_transfer_channel(made)
+    yield made
+    made.close()

@@ -18,6 +18,7 @@ from ibc_channel_msgs import A_CLIENT, B_CLIENT, CHANNEL, acknowledgement, end, 
 
 PORT = "transfer"
 VERSION = "ics20-1"
+SUCCESS = b'{"result":"AQ=="}'      # ibc-go's ICS-20 success acknowledgement
 
 
 def path(channel_id, port=PORT):

@@ -1,7 +1,8 @@
 """cosmos/evm's precompile and revert-case suites (tests/solidity/suites/{precompiles,revert_cases}) and its
-evm-tools-compatibility suites (hardhat with ethers, viem, web3.js, foundry), as our own equivalents of their cases
-in tests/reference_suites, run by Hardhat 2 and Foundry (npm, unmodified) against a dev node process made as
-`chaind init --dev` makes one, with only the chain's constants (keys, prefix, denom, validator) changed.
+evm-tools-compatibility suites (hardhat with ethers, viem, web3.js, foundry, foundry-uniswap-v3), as our own
+equivalents of their cases in tests/reference_suites, run by Hardhat 2 and Foundry (npm, unmodified) against a dev
+node process made as `chaind init --dev` makes one, with only the chain's constants (keys, prefix, denom, validator)
+changed.
 
 cosmos/evm's suites are not ours to commit, and the registries this repo installs from do not carry them: each
 upstream case is written here again, and where one cannot hold on this chain the case says why."""
@@ -110,19 +111,27 @@ def test_cosmos_evm_precompile_revert_and_tool_suites_pass_on_a_dev_node(tmp_pat
     assert re.search(rf"^\s+{cases} passing", output, re.M) and not re.search(r"failing|pending", output), output
 
 
-def _foundry_steps(project, rpc):
-    """cosmos/evm's foundry cases in its order: a script broadcast, forge test in forge's EVM and forked from the
-    node, cast's reads, a cast send, and one that the node's gas estimate refuses with the revert's data."""
+def _foundry(project, **variables):
+    """npm's forge (compiling with npm's solc through foundry/solc.js) and cast, the environment they run in (with
+    `variables`) and a runner of theirs that wants success."""
     tools = project / "node_modules" / "@foundry-rs"
     forge = [str(tools / "forge-linux-amd64" / "bin" / "forge")]
     cast = str(tools / "cast-linux-amd64" / "bin" / "cast")
     solc = ["--use", str(project / "foundry" / "solc.js"), "--offline"]
-    env = {**os.environ, "FOUNDRY_DISABLE_NIGHTLY_WARNING": "1", "PRIVATE_KEY": KEYS[0], "RECIPIENT": RECIPIENT}
+    env = {**os.environ, "FOUNDRY_DISABLE_NIGHTLY_WARNING": "1", **variables}
 
     def ok(args, **extra):
         run = _run(args, project, {**env, **extra})
         assert run.returncode == 0, f"{args}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
         return run.stdout
+
+    return forge, cast, solc, env, ok
+
+
+def _foundry_steps(project, rpc):
+    """cosmos/evm's foundry cases in its order: a script broadcast, forge test in forge's EVM and forked from the
+    node, cast's reads, a cast send, and one that the node's gas estimate refuses with the revert's data."""
+    forge, cast, solc, env, ok = _foundry(project, PRIVATE_KEY=KEYS[0], RECIPIENT=RECIPIENT)
 
     ok([*forge, "script", "foundry/script/Deploy.s.sol", "--rpc-url", rpc, "--broadcast", *solc])
     broadcast = json.loads((project / "foundry-broadcast" / "Deploy.s.sol" / "9000" / "run-latest.json").read_text())
@@ -153,5 +162,71 @@ def test_cosmos_evm_foundry_suite_passes_on_a_dev_node(tmp_path, hardhat):
     ports = yield in_thread(node.start)
     try:
         yield in_thread(_foundry_steps, project, f"http://127.0.0.1:{ports['json-rpc']}")
+    finally:
+        yield in_thread(node.stop)
+
+
+# cosmos/evm's foundry-uniswap-v3 .env signs with its dev3; here a dev account that sent nothing yet, so that the
+# library's address is its first contract's, as the .env's LIBRARY_CONTRACT is.
+UNISWAP_KEY = KEYS[1]
+WERC20 = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE"
+
+
+def _uniswap_steps(project, rpc):
+    """cosmos/evm's foundry-uniswap-v3 case: forge broadcasts Uniswap v3's NFTDescriptor library, then (with --slow,
+    each receipt awaited before the next tx is sent) the factory, two tokens, the position descriptor linked to that
+    library, the position manager, the swap router and a pool; each is then read back from the node."""
+    forge, cast, solc, env, ok = _foundry(project, PRIVATE_KEY=UNISWAP_KEY, WETH9=WERC20)
+    broadcasts = project / "foundry-broadcast"
+    common = ["--rpc-url", rpc, "--chain-id", "9000", "--broadcast", *solc]
+
+    def broadcast(script):
+        return json.loads((broadcasts / script / "9000" / "run-latest.json").read_text())
+
+    assert "ONCHAIN EXECUTION COMPLETE & SUCCESSFUL" in ok([*forge, "script", "foundry/script/UniswapLibrary.s.sol",
+                                                            *common])
+    first = broadcast("UniswapLibrary.s.sol")
+    assert [r["status"] for r in first["receipts"]] == ["0x1"]
+    library = first["receipts"][0]["contractAddress"]
+    signer = Account.from_key(UNISWAP_KEY).address
+    assert ok([cast, "compute-address", signer, "--nonce", "0"]).split()[-1].lower() == library.lower()
+
+    assert "ONCHAIN EXECUTION COMPLETE & SUCCESSFUL" in ok([*forge, "script", "foundry/script/UniswapV3.s.sol",
+                                                            *common, "--slow"], LIBRARY=library)
+    second = broadcast("UniswapV3.s.sol")
+    assert [t["transactionType"] for t in second["transactions"]] == ["CREATE"] * 6 + ["CALL"]
+    assert [r["status"] for r in second["receipts"]] == ["0x1"] * 7
+    # --slow: each tx in a block of its own, after the one before.
+    blocks = [int(r["blockNumber"], 16) for r in second["receipts"]]
+    assert blocks == sorted(set(blocks)), blocks
+    factory, token_a, token_b, descriptor, manager, router = (r["contractAddress"] for r in second["receipts"][:6])
+
+    def call(to, signature, *args):
+        return ok([cast, "call", "--rpc-url", rpc, to, signature, *args]).strip()
+
+    assert library[2:].lower() in ok([cast, "code", "--rpc-url", rpc, descriptor])
+    assert call(descriptor, "WETH9()(address)") == WERC20
+    assert call(manager, "factory()(address)").lower() == factory.lower()
+    assert call(manager, "WETH9()(address)") == call(router, "WETH9()(address)") == WERC20
+    pool = call(factory, "getPool(address,address,uint24)(address)", token_a, token_b, "3000")
+    assert pool == call(factory, "getPool(address,address,uint24)(address)", token_b, token_a, "3000")
+    pool_artifact = project / "node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json"
+    code = ok([cast, "code", "--rpc-url", rpc, pool]).strip()
+    assert len(code) == len(json.loads(pool_artifact.read_text())["deployedBytecode"])
+    assert call(pool, "factory()(address)").lower() == factory.lower()
+    assert call(pool, "fee()(uint24)") == "3000"
+    tokens = sorted(t.lower() for t in (token_a, token_b))
+    assert [call(pool, f"token{i}()(address)").lower() for i in (0, 1)] == tokens
+
+
+@pytest_twisted.inlineCallbacks
+def test_cosmos_evm_foundry_uniswap_v3_suite_passes_on_a_dev_node(tmp_path, hardhat):
+    _, node_modules = hardhat
+    home, config = _dev_home(tmp_path)
+    project = _project(tmp_path, node_modules)
+    node = NodeProcess(home, config, tmp_path)
+    ports = yield in_thread(node.start)
+    try:
+        yield in_thread(_uniswap_steps, project, f"http://127.0.0.1:{ports['json-rpc']}")
     finally:
         yield in_thread(node.stop)
