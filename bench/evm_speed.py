@@ -3,6 +3,7 @@ and the time of one mined 29M-gas tx into a JUMPDEST sled; on our node and on An
 
     /work/venv/bin/python bench/evm_speed.py [--quick] [--no-peer] [--cache ~/.cache/chaind-peers]
     /work/venv/bin/python bench/evm_speed.py --in-process [--gas 2000000]
+    /work/venv/bin/python bench/evm_speed.py --block-gas 5000000
 
 Each mix is a create-call (eth_call without `to`) of the same initcode on both nodes: a loop of the mix's
 body that runs while GAS is above a floor, then returns the gas left, so the gas it executed is known exactly.
@@ -19,7 +20,7 @@ import time
 from eth_account import Account
 from eth_utils import to_checksum_address
 
-from dev_methods import DEV0_KEY, Client
+from dev_methods import DEV0_KEY, Client, cpu_seconds
 from devnode import DevNode
 from peers import VERSIONS, Peer, npm_install
 from results import Result, run_script
@@ -175,22 +176,29 @@ def run_mix(client, code, gas):
     return executed / took / 1e6, took, executed
 
 
-def mixes(client, gas, runs):
-    """{mix: Mgas/s (best of runs)}."""
-    out = {}
+def mixes(client, gas, runs, pid=None):
+    """({mix: Mgas/s (best of runs)}, {mix: Mgas/s of the node's CPU over all runs}, empty without the node's pid).
+    On a shared box the wall figure follows the node's share of a core; the CPU one does not (it counts 10 ms
+    ticks: give a fast mix enough gas)."""
+    out, cpu = {}, {}
     for name, code in MIXES.items():
-        best = max(run_mix(client, code, gas)[0] for _ in range(runs))
+        best = executed = spent = 0
+        for _ in range(runs):
+            before = cpu_seconds(pid) if pid else 0.0
+            rate, _, gas_executed = run_mix(client, code, gas)
+            if pid:
+                spent += cpu_seconds(pid) - before
+            best, executed = max(best, rate), executed + gas_executed
         out[name] = best
-    return out
+        if pid and spent:
+            cpu[name] = executed / spent / 1e6
+    return out, cpu
 
 
-def sled_seconds(client):
-    """Seconds from sending one 29M-gas tx into a deployed JUMPDEST sled (24,000 of them, then a jump back to 0)
-    to its receipt; its deployment is not timed."""
+def sender(client):
+    """(send, next nonce): send(tx) signs tx (with its "nonce") as dev0, sends it and returns its receipt."""
     chain_id = int(client.call("eth_chainId"), 16)
-    sender = Account.from_key(DEV0_KEY)
-    nonce = int(client.call("eth_getTransactionCount", sender.address, "pending"), 16)
-    runtime = bytes([OP["JUMPDEST"]]) * SLED_BYTES + asm(("push", 0), "JUMP")
+    nonce = int(client.call("eth_getTransactionCount", Account.from_key(DEV0_KEY).address, "pending"), 16)
 
     def send(tx):
         tx = {"type": 2, "chainId": chain_id, "nonce": tx.pop("nonce"), "maxFeePerGas": 100 * 10**9,
@@ -201,6 +209,14 @@ def sled_seconds(client):
             time.sleep(0.01)
         return receipt
 
+    return send, nonce
+
+
+def sled_seconds(client):
+    """Seconds from sending one 29M-gas tx into a deployed JUMPDEST sled (24,000 of them, then a jump back to 0)
+    to its receipt; its deployment is not timed."""
+    send, nonce = sender(client)
+    runtime = bytes([OP["JUMPDEST"]]) * SLED_BYTES + asm(("push", 0), "JUMP")
     deployed = send({"nonce": nonce, "data": "0x" + deployer(runtime).hex(), "gas": 8_000_000})
     assert deployed["status"] == "0x1", deployed
     began = time.perf_counter()
@@ -210,20 +226,21 @@ def sled_seconds(client):
     return took
 
 
-def measure_node(url, args):
+def measure_node(url, args, pid=None):
     client = Client(url)
-    figures = mixes(client, args.gas, args.runs)
+    figures, cpu = mixes(client, args.gas, args.runs, pid)
     for name, rate in figures.items():
-        print(f"  {name:16} {rate:8.2f} Mgas/s", flush=True)
+        node_cpu = f"  (node CPU {cpu[name]:8.2f} Mgas/s)" if name in cpu else ""
+        print(f"  {name:16} {rate:8.2f} Mgas/s{node_cpu}", flush=True)
     sled = sled_seconds(client)
     print(f"  29M-gas JUMPDEST-sled tx: {sled:.2f} s", flush=True)
-    return figures, sled
+    return figures, sled, cpu
 
 
 def measure(args):
     print(f"ours ({args.gas:,} gas per eth_call, best of {args.runs}):", flush=True)
     with DevNode(config=CONFIG) as node:
-        ours, our_sled = measure_node(node.url, args)
+        ours, our_sled, our_cpu = measure_node(node.url, args, node.pid)
     peer = None
     if not args.no_peer:
         cache = pathlib.Path(args.cache).expanduser()
@@ -232,13 +249,13 @@ def measure(args):
         installed = {"anvil": ([str(anvil_dir.parent / "anvil-linux-amd64" / "bin" / "anvil")], cache / "anvil")}
         print("anvil:", flush=True)
         with Peer("anvil", installed) as anvil:
-            peer = measure_node(anvil.url, args)
+            peer = measure_node(anvil.url, args)[:2]
     results = []
     for name, rate in ours.items():
         target = None
-        note = ""
+        note = f"node CPU {our_cpu[name]:.2f} Mgas/s" if name in our_cpu else ""
         if peer is not None:
-            note = f"anvil {peer[0][name]:.1f} Mgas/s, ours/anvil {rate / peer[0][name]:.4f}"
+            note += f"; anvil {peer[0][name]:.1f} Mgas/s, ours/anvil {rate / peer[0][name]:.4f}"
         results.append(Result(f"evm.{name}", f"eth_call loop: {name}", "Mgas/s", rate, target=target, issue=36,
                               note=note))
     worst = min(v for k, v in ours.items() if k not in REALISTIC)
@@ -250,6 +267,30 @@ def measure(args):
     if peer is not None:
         print("ours/anvil: " + ", ".join(f"{k} {ours[k] / peer[0][k]:.4f}" for k in ours)
               + f"; sled {peer[1] / our_sled:.4f}", flush=True)
+    return results
+
+
+WORST = ("call_empty", "call_identity")
+
+
+def full_blocks(args):
+    """[Result]: a block holding one tx of args.block_gas gas that runs each WORST mix (its initcode, mined), timed
+    from send to receipt and in the node's CPU seconds: what a full block of the slowest gas costs the node."""
+    results = []
+    with DevNode(config=CONFIG) as node:
+        client = Client(node.url)
+        send, nonce = sender(client)
+        send({"nonce": nonce, "to": Account.from_key(DEV0_KEY).address, "gas": 21000})     # a warm-up block
+        for at, name in enumerate(WORST, 1):
+            began, cpu = time.perf_counter(), cpu_seconds(node.pid)
+            receipt = send({"nonce": nonce + at, "data": "0x" + MIXES[name].hex(), "gas": args.block_gas})
+            took, node_cpu = time.perf_counter() - began, cpu_seconds(node.pid) - cpu
+            assert receipt["status"] == "0x1", receipt
+            used = int(receipt["gasUsed"], 16)
+            print(f"  {name:16} a block of {used:,} gas: {took:.2f} s send to receipt, {node_cpu:.2f} s of the "
+                  f"node's CPU ({used / node_cpu / 1e6:.2f} Mgas/s)", flush=True)
+            results.append(Result(f"evm.block.{name}", f"a {used:,}-gas block of {name}, node CPU", "s", node_cpu,
+                                  higher=False, issue=36, note=f"send to receipt {took:.2f} s"))
     return results
 
 
@@ -295,10 +336,10 @@ def in_process(args):
             state = state_class(AtomicDB(), context, BLANK_ROOT_HASH)
             message = Message(gas=args.gas, to=b"", sender=b"\1" * 20, value=0, data=b"", code=code,
                               create_address=b"\2" * 20)
-            began = time.perf_counter()
+            began = time.process_time()
             computation = state_class.computation_class.apply_create_message(
                 state, message, BaseTransactionContext(0, b"\1" * 20))
-            took = time.perf_counter() - began
+            took = time.process_time() - began
             assert computation.is_success, computation.error
             best = max(best, (args.gas - computation.get_gas_remaining()) / took / 1e6)
         return best
@@ -323,9 +364,14 @@ def main(argv=None):
     parser.add_argument("--in-process", action="store_true",
                         help="no node: each mix on py-evm's loop and on the fast loop, in this process")
 
+    parser.add_argument("--block-gas", type=int,
+                        help="no mixes: time a mined block of one tx of this much gas of each of " + ", ".join(WORST))
+
     def measure_args(args):
         args.gas = args.gas or (2_000_000 if args.quick else 10_000_000)
         args.runs = args.runs or (1 if args.quick else 3)
+        if args.block_gas:
+            return full_blocks(args)
         return in_process(args) if args.in_process else measure(args)
 
     run_script(parser, measure_args, argv)

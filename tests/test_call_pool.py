@@ -16,6 +16,7 @@ EMPTY = "0x" + "33" * 20
 # A loop that outlasts any deadline here: the fast interpreter spends a 25M gas cap in well under a second, so the
 # nodes of these tests have none ([json-rpc] gas-cap = 0) and the calls ask for 10^12 gas.
 LOOP_CALL = [{"to": EMPTY, "data": "0x", "gas": hex(10**12)}, "latest", {EMPTY: {"code": "0x" + LOOP.hex()}}]
+PROMPT = 3.0      # seconds: an answer not made to wait behind a batch of 1 s loops
 
 
 def batch_of_loops(count, first_id=0):
@@ -45,16 +46,18 @@ def test_a_batch_of_endless_loops_delays_no_other_request(node_factory):
     # Ten loops held both call threads for 5 s: every other call on every face waited.
     attack = in_thread(timed, post, node, batch_of_loops(10))
     yield in_thread(time.sleep, 0.5)
+    # PROMPT is far below the 10 s the batch holds its thread: the loops share the GIL with every answer, so on a
+    # loaded box an answer takes longer than on a quiet one (1.76 s seen at load 6-10), never the batch's time.
     (_, reply), took = yield timed_rpc(node, "eth_call", {"to": OTHER, "data": "0x"}, "latest")
-    assert reply["result"] == "0x" and took < 1.5
+    assert reply["result"] == "0x" and took < PROMPT
     (_, reply), took = yield timed_rpc(node, "eth_estimateGas", {"to": OTHER}, "latest")
-    assert reply["result"] == "0x5208" and took < 1.5
+    assert reply["result"] == "0x5208" and took < PROMPT
     (_, reply), took = yield timed_rpc(node, "eth_getLogs", {"fromBlock": "0x1", "toBlock": "latest"})
-    assert reply["result"] == [] and took < 1.5
+    assert reply["result"] == [] and took < PROMPT
     (status, _, block), took = yield in_thread(timed, rest_sync, node, "/cosmos/base/tendermint/v1beta1/blocks/latest")
-    assert status == 200 and block["block"]["header"]["height"] and took < 1.5
+    assert status == 200 and block["block"]["header"]["height"] and took < PROMPT
     found, took = yield in_thread(timed, comet, node, "tx_search", query="tx.height>0")
-    assert found["result"]["total_count"] == "0" and took < 1.5
+    assert found["result"]["total_count"] == "0" and took < PROMPT
     (_, reply), took = yield timed_rpc(node, "eth_blockNumber")
     assert int(reply["result"], 16) >= 1 and took < 0.5
     (_, replies), took = yield attack

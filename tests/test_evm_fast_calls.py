@@ -4,6 +4,7 @@ a returned frame keeps, and when touch_account writes. Their results are held to
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.atomic import AtomicDB
 from eth.vm.execution_context import ExecutionContext
+from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.message import Message
 from eth.vm.transaction_context import BaseTransactionContext
 
@@ -84,3 +85,36 @@ def test_touch_writes_unless_the_journal_already_holds_the_account():
     state.revert(snapshot)                   # a revert leaves a fresh account object: written again
     state.touch_account(nobody)
     assert state.writes == [nobody, nobody, nobody] and state.get_balance(nobody) == 0
+
+
+def test_block_execution_and_eth_call_build_call_frames_themselves():
+    """A CALL's child frame is built and run by fast_calls (py-evm's apply_message and apply_computation in one step)
+    for the classes blocks and eth_call run; a class that builds or applies frames its own way gets py-evm's."""
+    assert fast_calls.runs_light_frames(NativeComputation, NativeComputation)
+    assert fast_calls.runs_light_frames(calls.CALL_STATE_CLASS.computation_class, NativeComputation)
+    own_init = type("OwnInit", (NativeComputation,), {"__init__": PragueComputation.__init__})
+    assert not fast_calls.runs_light_frames(own_init, NativeComputation)
+    wrapped = type("Wrapped", (NativeComputation,), {"apply_message": classmethod(
+        lambda cls, *args, **kwargs: NativeComputation.apply_message.__func__(cls, *args, **kwargs))})
+    assert not fast_calls.runs_light_frames(wrapped, NativeComputation)
+    _run(CALL_RETURNER + b"\x00")
+    assert NativeComputation.__dict__["_light_frames"] is True
+
+
+IDENTITY = (4).to_bytes(20, "big")
+# A STATICCALL to the identity precompile of 32 bytes at 0, 32 bytes back at 32, its success popped
+CALL_IDENTITY = bytes.fromhex("6020602060206000" + "73" + IDENTITY.hex() + "5afa50")
+
+
+def test_a_returned_frame_keeps_what_is_read_and_a_precompile_frame_runs_no_code():
+    """A returned frame's empty lists are the empty tuple (py-evm only reads them once it returns); a precompile's
+    frame never had a stack, memory or code; what py-evm reads of each (output, logs, gas, refunds) is there."""
+    state, computation = _run(CALL_RETURNER + CALL_IDENTITY + b"\x00")
+    assert computation.is_success
+    returner, identity = computation.children
+    assert returner.children == () and returner.accounts_to_delete == () and returner.beneficiaries == ()
+    assert len(returner._log_entries) == 1 and returner.output[31] == 7
+    assert identity.output == returner.output[:32] and identity.get_log_entries() == ()
+    assert identity._stack is None and identity._memory is None and identity.code is None
+    assert computation.get_gas_refund() == 0 and computation.get_accounts_for_deletion() == []
+    assert len(computation.get_log_entries()) == 1

@@ -66,6 +66,7 @@ RECURSER = b"\x36" * 20          # calls itself with all its gas, its depth as c
 SELF_DESTRUCTER = b"\x37" * 20   # SELFDESTRUCTs to BENEFICIARY (a contract from before the tx: EIP-6780 moves funds)
 BENEFICIARY = b"\x99" * 20
 NEW_ACCOUNT = b"\x77" * 20
+CONTEXT_READER = b"\x38" * 20    # returns CALLER, ADDRESS, CALLVALUE, CALLDATASIZE and CALLDATALOAD at 0, 4 and 2**255
 
 
 def word_at(word, at=0):
@@ -106,6 +107,10 @@ CALLEES = {
     RECURSER: (push(0) + b"\x35" + push(1) + b"\x01" + push(0) + b"\x52" + push(0) + push(0) + push(32) + push(0)
                + push(0) + b"\x30\x5a\xf1" + push(0) + b"\x35" + b"\x55\x00"),
     SELF_DESTRUCTER: push(int.from_bytes(BENEFICIARY, "big"), 20) + b"\xff",
+    CONTEXT_READER: (b"\x33" + push(0) + b"\x52" + b"\x30" + push(32) + b"\x52" + b"\x34" + push(64) + b"\x52"
+                     + b"\x36" + push(96) + b"\x52" + push(0) + b"\x35" + push(128) + b"\x52"
+                     + push(4) + b"\x35" + push(160) + b"\x52" + push(2**255, 32) + b"\x35" + push(192) + b"\x52"
+                     + push(224) + push(0) + b"\xf3"),
 }
 INITCODE = push(0x6001600055) + push(0) + b"\x52" + push(5) + push(27) + b"\xf3"   # returns code setting slot 0
 
@@ -457,3 +462,58 @@ def test_a_call_frame_skips_what_changes_nothing():
     computation = NativeComputation.apply_message(state, message, BaseTransactionContext(0, SENDER))
     assert computation.is_success
     assert accounts.witness_reads == 0 and state.coinbase_marks == 1
+
+
+# -- the opcodes the loop reads state and message with (SLOAD, CALLDATALOAD, CALLER, ...), in frames of each kind --
+
+def test_sload_cold_and_warm_and_out_of_gas_at_every_step():
+    """Slot 1 (5) cold then warm, an unset slot, a slot written first, and the same reads in a child frame."""
+    reads = (push(1) + b"\x54" + push(1) + b"\x54" + b"\x01" + push(9) + b"\x54" + b"\x01"
+             + push(7) + push(3) + b"\x55" + push(3) + b"\x54" + b"\x01" + push(4) + b"\x55")
+    code = reads + call_with(NESTER, 0) + b"\x50" + push(0) + b"\x54" + push(5) + b"\x55\x00"
+    assert assert_same(code, gas=300_000)["error"] is None
+    used = 300_000 - execute(StockState, code, 300_000)["gas"]
+    for gas in (*range(0, 6000, 7), *range(used - 3000, used + 2, 7), used - 1, used):
+        assert_same(code, gas=gas)
+    assert_same(b"\x54", gas=100)                      # an empty stack
+    assert_same(push(1) + b"\x54", gas=2103)           # the cold read's own gas only
+
+
+@pytest.mark.parametrize("op", [0xf1, 0xf2, 0xf4, 0xfa])
+def test_calldata_and_message_reads_in_each_call_kind(op):
+    """CONTEXT_READER called by each kind, with value where the kind takes it and 36 bytes of calldata: what it reads
+    of its message comes back and is stored; out of gas at every step of it."""
+    value = push(3) if op in (0xf1, 0xf2) else b""
+    code = (word_at(0xa9059cbb << 224) + word_at(0x1234, 4) + push(224) + push(0) + push(36) + push(0) + value
+            + push(int.from_bytes(CONTEXT_READER, "big"), 20) + b"\x5a" + bytes([op]) + push(0) + b"\x55"
+            + b"".join(push(at) + b"\x51" + push(at + 1) + b"\x55" for at in range(0, 224, 32)) + b"\x00")
+    result = assert_same(code, gas=400_000, data=bytes(range(70)))
+    assert result["error"] is None
+    _sweep(code, top=400_000, points=48, data=bytes(range(70)))
+    # The top frame's own reads: calldata shorter than a word, past its end, at 2**256-1.
+    direct = CALLEES[CONTEXT_READER]
+    for data in (b"", b"\x01", bytes(range(33)), bytes(range(68))):
+        assert_same(direct, gas=100_000, data=data)
+    assert_same(push(2**256 - 1, 32) + b"\x35" + push(0) + b"\x55\x00", gas=100_000, data=b"\xff" * 40)
+    for read in (b"\x30", b"\x33", b"\x34", b"\x35", b"\x36"):
+        assert_same(read, gas=1)                                             # out of gas at the read
+        assert_same(push(0) * 1024 + read, gas=100_000)                      # a full stack
+
+
+@pytest.mark.parametrize("original", [0, 5])
+def test_sstore_every_case_of_its_gas_and_refunds(original):
+    """Slot 1 holds 5 before the tx (slot 2 holds nothing): each of EIP-2200's cases (no-op, set, reset, clear, dirty
+    writes back to the original, to zero and from zero) in sequence, cold and warm; out of gas at every step."""
+    slot = 1 if original else 2
+    writes = [original, 7, 7, 0, 9, 0, original, 3, original]
+    code = b"".join(push(value) + push(slot) + b"\x55" for value in writes) + b"\x00"
+    result = assert_same(code, gas=200_000)
+    assert result["error"] is None
+    used = 200_000 - result["gas"]
+    for gas in (*range(0, used + 2, 97), *range(used - 300, used + 2)):
+        assert_same(code, gas=gas)
+    # In a static frame, with the stack short, at 2300 gas and just above.
+    assert_same(push(1) + push(slot) + b"\x55", gas=100_000, static=True)
+    assert_same(push(slot) + b"\x55", gas=100_000)
+    for gas in (2303, 2304, 2305, 5000):
+        assert_same(push(1) + push(slot) + b"\x55", gas=gas)

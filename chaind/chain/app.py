@@ -17,7 +17,7 @@ from eth.constants import BLANK_ROOT_HASH
 from eth.vm.execution_context import ExecutionContext
 from twisted.logger import Logger
 
-from chaind.chain import amino, errors, msgs, registry, txs, valset, votes
+from chaind.chain import amino, errors, merkle, msgs, registry, txs, valset, votes
 from chaind.chain import block as blocks
 from chaind.chain import evidence as evidence_mod
 from chaind.chain.ante import Ante
@@ -596,7 +596,7 @@ class App:
         signers, current, following = sets or (None, self.validators_hash(height), self.validators_hash(height + 1))
         return Header(
             chain_id=g.chain_id, height=height, time_ns=time_ns, last_block_id=last_block_id,
-            last_commit_hash=votes.commit_hash(self.precommit_sigs(height - 1, last_block_id, time_ns, signers))
+            last_commit_hash=self._commit_hash(height - 1, last_block_id, time_ns, signers)
             if height > g.initial_height else b"",
             data_hash=blocks.data_hash(raw_txs), validators_hash=current,
             next_validators_hash=following,
@@ -835,11 +835,21 @@ class App:
                        validators: Sequence[valset.SetValidator] | None = None) -> list[CommitSig]:
         """The commit of block `height` as CommitSigs, one per validator of its set, in the set's order:
         our validator's precommit at vote time `time_ns`, and absent for those whose key we lack."""
-        sigs = []
+        return [votes.absent_sig() if signature is None else votes.commit_sig(address, time_ns, signature)
+                for address, signature in self._precommits(height, block_id, time_ns, validators)]
+
+    def _commit_hash(self, height, block_id, time_ns, validators=None):
+        """votes.commit_hash(self.precommit_sigs(...)), each CommitSig encoded by hand (a header hashes the commit
+        of its parent: anvil_mine makes thousands a call)."""
+        return merkle.root([votes.ABSENT_SIG_BYTES if signature is None else
+                            votes.commit_sig_bytes(address, time_ns, signature)
+                            for address, signature in self._precommits(height, block_id, time_ns, validators)])
+
+    def _precommits(self, height, block_id, time_ns, validators):
+        """(address, signature or None when absent) of each validator of block `height`'s set (or `validators`)."""
+        key, ours = self._options.vote_key, self._options.validator_address
         for v in self.validator_set(height) if validators is None else validators:
-            if self._options.vote_key is not None and v.address == self._options.validator_address:
-                data = votes.sign_bytes(self.genesis.chain_id, height, 0, block_id, time_ns)
-                sigs.append(votes.commit_sig(v.address, time_ns, self._options.vote_key.sign(data)))
+            if key is not None and v.address == ours:
+                yield v.address, key.sign(votes.sign_bytes(self.genesis.chain_id, height, 0, block_id, time_ns))
             else:
-                sigs.append(votes.absent_sig())
-        return sigs
+                yield v.address, None

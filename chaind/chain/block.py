@@ -11,9 +11,8 @@ import json
 import attrs
 import orjson
 from google.protobuf import timestamp_pb2, wrappers_pb2
-from google.protobuf.internal import encoder
 
-from chaind.chain import merkle
+from chaind.chain import merkle, wire
 from chaind.chain.commit_info import Misbehavior, VoteInfo
 from chaind.pb.tendermint.abci import types_pb2 as abci_pb2
 from chaind.pb.tendermint.types import evidence_pb2, types_pb2
@@ -158,17 +157,19 @@ class Header:
 
         The fields are written out as protobuf encodes them (a field at its default is left out, a BlockID's
         part set header never is): building the 14 messages cost more than the hashing."""
-        seconds, nanos = divmod(self.time_ns, 10**9)
         block_id = self.last_block_id
-        parts = (_varint_field(b"\x08", block_id.parts_total) + _bytes_field(b"\x12", block_id.parts_hash))
-        return merkle.root([
-            _version_field(self.version_app), _chain_id_field(self.chain_id), _varint_field(b"\x08", self.height),
-            _varint_field(b"\x08", seconds) + _varint_field(b"\x10", nanos),
-            _bytes_field(b"\x0a", block_id.hash) + _bytes_field(b"\x12", parts, always=True),
-            *[_bytes_field(b"\x0a", v) for v in (
-                self.last_commit_hash, self.data_hash, self.validators_hash, self.next_validators_hash,
-                self.consensus_hash, self.app_hash, self.last_results_hash, self.evidence_hash,
-                self.proposer_address)]])
+        parts = wire.varint_field(b"\x08", block_id.parts_total) + wire.bytes_field(b"\x12", block_id.parts_hash)
+        # CometBFT's tree splits the 14 leaves 8 | 6; the 6 (the next validators ... the proposer) seldom change
+        # from one block to the next, so their subtree is remembered.
+        first = merkle.root([
+            _version_field(self.version_app), _chain_id_field(self.chain_id), wire.varint_field(b"\x08", self.height),
+            wire.timestamp(self.time_ns),
+            wire.bytes_field(b"\x0a", block_id.hash) + wire.bytes_field(b"\x12", parts, always=True),
+            *[wire.bytes_field(b"\x0a", v) for v in (
+                self.last_commit_hash, self.data_hash, self.validators_hash)]])
+        last = _last_six_root(self.next_validators_hash, self.consensus_hash, self.app_hash, self.last_results_hash,
+                              self.evidence_hash, self.proposer_address)
+        return hashlib.sha256(b"\x01" + first + last).digest()
 
     def proto_fields(self):
         """The fields tendermint.types.Header and the SDK's Header (bech32 proposer) share, as protobuf values."""
@@ -274,23 +275,10 @@ def _chain_id_field(chain_id):
     return wrappers_pb2.StringValue(value=chain_id).SerializeToString()
 
 
-def _varint_field(tag, value):
-    # A negative int64 is its 64-bit two's complement; zero is not written.
-    return tag + _varint(value & 0xFFFFFFFFFFFFFFFF) if value else b""
-
-
-def _bytes_field(tag, value, always=False):
-    return tag + _varint(len(value)) + value if value or always else b""
-
-
-# A hash's length, and most numbers of a header, take one byte: anvil_mine hashes thousands of headers a call.
-_ONE_BYTE_VARINTS = tuple(bytes((n,)) for n in range(0x80))
-
-
-def _varint(n):
-    if n < 0x80:
-        return _ONE_BYTE_VARINTS[n]
-    return encoder._VarintBytes(n)
+@functools.lru_cache(maxsize=16)
+def _last_six_root(*fields):
+    """The subtree of a header hash's last six leaves (bytes fields)."""
+    return merkle.root([wire.bytes_field(b"\x0a", v) for v in fields])
 
 
 _HEADER_FIELDS = tuple(f.name for f in attrs.fields(Header))

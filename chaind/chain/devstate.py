@@ -13,7 +13,7 @@ import orjson
 
 from chaind.chain import block as blocks
 from chaind.chain import valset
-from chaind.chain.block import CommittedBlock
+from chaind.chain.block import BlockMeta, CommittedBlock
 from chaind.chain.blockstore import block_puts
 from chaind.chain.modules import feemarket
 from chaind.store import keys, multistore
@@ -89,18 +89,20 @@ def empty_blocks(app, times_ns, proposer_address):
     # a commit info with the head's roots, whose hash is the head's app hash.
     head_info = app.stores.commit_info(header.height)
     record, app_hash = head_info.record(), head_info.hash()
+    gas_limit = app.block_gas_limit(header.height + 1)
+    no_bloom = bytes(256)
     for time_ns in times_ns:
         header = app.next_header(header, meta, (), time_ns, proposer_address, results_hash, sets,
                                  min_step_ns=RUN_STEP_NS, consensus_hash=params_hash)
-        base_fee = feemarket.next_base_fee(fee_params, meta.base_fee, meta.block_gas,
-                                           app.block_gas_limit(header.height))
+        base_fee = feemarket.next_base_fee(fee_params, meta.base_fee, meta.block_gas, gas_limit)
         app.stores.carry(header.height, head_info, puts, record)
-        meta = attrs.evolve(meta, hash=header.hash(), num_txs=0, gas_used=0, block_gas=0, base_fee=base_fee,
-                            bloom=bytes(256), log_count=0, size=0, app_hash=app_hash)
+        meta = BlockMeta(hash=header.hash(), num_txs=0, app_hash=app_hash, evm_state_root=meta.evm_state_root,
+                         gas_limit=meta.gas_limit, gas_used=0, base_fee=base_fee, bloom=no_bloom, log_count=0,
+                         size=0, block_gas=0)
         # feemarket's block events, as its end blocker gives them for a block without gas used.
         ctx = types.SimpleNamespace(events=[], base_fee=base_fee, height=header.height, gas_used=0, gas_wanted=0,
-                                    tx_gas_used=0, store=view.store)
-        feemarket.MODULE.end_block(app, ctx)
+                                    tx_gas_used=0)
+        feemarket.block_events(fee_params, ctx)
         block = CommittedBlock(header, meta, (), (), events=tuple(ctx.events))
         puts.update(block_puts(block, {}))
         made.append(block)

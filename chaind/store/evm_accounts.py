@@ -8,6 +8,7 @@ from eth.constants import BLANK_ROOT_HASH, EMPTY_SHA3
 from eth.db.account import AccountDB
 from eth.db.cache import CacheDB
 from eth.db.journal import JournalDB
+from eth.db.journal import get_next_checkpoint as next_checkpoint
 from eth.rlp.accounts import Account
 from eth.validation import validate_canonical_address, validate_uint64, validate_uint256
 from eth.vm.interrupt import MissingBytecode
@@ -57,13 +58,27 @@ class FastAccountDB(AccountDB):
             return
         self._set_account(address, account)
 
+    def record(self):
+        """py-evm's record, each journal's checkpoint opened as Journal.record_checkpoint opens one (record_journal)."""
+        checkpoint = next_checkpoint()
+        record_journal(self._journaldb, checkpoint)
+        record_journal(self._journaltrie, checkpoint)
+        record_journal(self._journal_accessed_state, checkpoint)
+        if self._dirty_accounts:
+            stores = self._account_stores
+            for address in self._dirty_accounts:
+                stores[address].record(checkpoint)
+        return checkpoint
+
     def commit(self, checkpoint):
         """py-evm's commit, each journal's newest checkpoint dropped without its walk (commit_journal)."""
         commit_journal(self._journaldb, checkpoint)
         commit_journal(self._journaltrie, checkpoint)
         commit_journal(self._journal_accessed_state, checkpoint)
-        for _, store in self._dirty_account_stores():
-            store.commit(checkpoint)
+        if self._dirty_accounts:
+            stores = self._account_stores
+            for address in self._dirty_accounts:
+                stores[address].commit(checkpoint)
 
     def set_storage(self, address, slot, value):
         super().set_storage(address, slot, value)
@@ -77,9 +92,10 @@ class FastAccountDB(AccountDB):
 
     def get_code(self, address):
         """py-evm's get_code less its note of the bytecodes read for a block witness (persist returns none): the note
-        copied every key the state had read, on every CALL into code (issue 36)."""
+        copied every key the state had read, on every CALL into code (issue 36); get_code_hash's own check of the
+        address made once."""
         validate_canonical_address(address, title="Storage Address")
-        code_hash = self.get_code_hash(address)
+        code_hash = self._get_account(address).code_hash
         if code_hash == EMPTY_SHA3:
             return b""
         try:
@@ -183,6 +199,14 @@ class _AccountReads:
 
     def __contains__(self, address):
         return bool(self[address])
+
+
+def record_journal(journal_db, checkpoint):
+    """journal_db.record(checkpoint) for a checkpoint new to it (one next_checkpoint gave): py-evm's
+    Journal.record_checkpoint less its check that the checkpoint is not already there."""
+    journal = journal_db._journal
+    journal._journal_data[checkpoint] = {}
+    journal._checkpoint_stack.append(checkpoint)
 
 
 def commit_journal(journal_db, checkpoint):

@@ -6,10 +6,18 @@ py-evm's, in its order; tests/test_evm_fast_path.py holds them equal to py-evm's
 """
 
 from eth._utils.state import code_is_delegation_designation
-from eth.exceptions import OutOfGas, WriteProtection
+from eth.exceptions import OutOfGas, VMError, WriteProtection
+from eth.vm.code_stream import CodeStream
+from eth.vm.computation import BaseComputation
+from eth.vm.forks.frontier.computation import FrontierComputation
+from eth.vm.forks.istanbul.computation import IstanbulComputation
 from eth.vm.forks.prague.computation import PragueComputation
+from eth.vm.gas_meter import GasMeter, allow_negative_refund_strategy
+from eth.vm.memory import Memory
 from eth.vm.message import Message
+from eth.vm.stack import Stack
 
+from chaind.chain.modules.evm import fast_interpreter
 from chaind.chain.modules.evm.fast_interpreter import expand
 
 CALL, CALLCODE, DELEGATECALL, STATICCALL = 0xf1, 0xf2, 0xf4, 0xfa
@@ -118,9 +126,10 @@ def call(computation, op):  # noqa: C901 (one opcode, its four kinds)
         raise WriteProtection("Cannot modify state while inside of a STATICCALL context")
 
     memory = computation._memory
-    if in_size:
+    # (expand charges nothing and grows nothing for a range inside memory's words)
+    if in_size and in_start + in_size > len(memory._bytes):
         meter.gas_remaining = expand(computation, meter, meter.gas_remaining, in_start, in_size)
-    if out_size:
+    if out_size and out_start + out_size > len(memory._bytes):
         meter.gas_remaining = expand(computation, meter, meter.gas_remaining, out_start, out_size)
     data = bytes(memory._bytes[in_start:in_start + in_size])
 
@@ -153,8 +162,9 @@ def call(computation, op):  # noqa: C901 (one opcode, its four kinds)
     meter.gas_remaining = remaining - gas - extra
     child_gas = gas + _STIPEND if value and op != DELEGATECALL else gas
 
-    # the pre-call checks (py-evm reads the balance for every kind; only a transfer needs it)
-    if (should_transfer_value and state.get_balance(msg.storage_address) < value) or msg.depth >= _DEPTH_LIMIT:
+    # the pre-call checks (py-evm reads the balance for every kind; only a transfer of value needs it)
+    if ((value and should_transfer_value and state.get_balance(msg.storage_address) < value)
+            or msg.depth >= _DEPTH_LIMIT):
         computation.return_data = b""
         meter.gas_remaining += child_gas
         stack.append(0)
@@ -164,7 +174,11 @@ def call(computation, op):  # noqa: C901 (one opcode, its four kinds)
                           msg.depth + 1, code_address=delegation or code_address,
                           should_transfer_value=should_transfer_value, is_static=is_static,
                           is_delegation=delegation is not None)
-    result = computation.apply_message(state, child, computation.transaction_context, computation)
+    cls = type(computation)
+    if cls._light_frames and not cls.logger.show_debug2:
+        result = _frame(cls, state, child, computation.transaction_context, computation)
+    else:
+        result = computation.apply_message(state, child, computation.transaction_context, computation)
 
     # add_child_computation (of a call, never a create), then the op's own ending
     error = result._error
@@ -184,16 +198,101 @@ def call(computation, op):  # noqa: C901 (one opcode, its four kinds)
     return None
 
 
+# The frame steps _frame stands in for, each py-evm's own (or NativeComputation's, which `native` names).
+_FRAME_STEPS = (("apply_message", FrontierComputation), ("__enter__", BaseComputation), ("__exit__", BaseComputation),
+                ("_configure_gas_meter", IstanbulComputation), ("is_origin_computation", BaseComputation))
+
+
+def runs_light_frames(computation_class, native):
+    """Whether `call` may run a child frame by _frame: the class's frame steps are py-evm's and `native`'s (its
+    construction and apply_computation), so _frame does what they would."""
+    return (all(_step(computation_class, name) is _step(owner, name) for name, owner in _FRAME_STEPS)
+            and all(_step(computation_class, name) is _step(native, name)
+                    for name in ("__init__", "apply_computation")))
+
+
+def _step(cls, name):
+    """The function behind cls's attribute `name` (a classmethod's, which getattr binds anew each time)."""
+    found = getattr(cls, name)
+    return getattr(found, "__func__", found)
+
+
+_new = object.__new__
+_NO_PRECOMPILE = object()
+
+
+def _frame(cls, state, message, transaction_context, parent):
+    """A call's child frame: py-evm's Frontier apply_message and NativeComputation's apply_computation (its
+    construction and py-evm's with-block around the run) in one function, for a message `call` has checked (its
+    depth under the limit, its sender able to pay its value). The frame is built field by field, as __init__ builds
+    it (issue 36)."""
+    snapshot = state.snapshot()
+    value = message.value
+    if value and message.should_transfer_value:
+        state.delta_balance(message.sender, -value)
+        state.delta_balance(message.storage_address, value)
+    state.touch_account(message.storage_address)
+
+    computation = _new(cls)
+    computation.state = state
+    computation.msg = message
+    computation.transaction_context = transaction_context
+    meter = computation._gas_meter = _new(GasMeter)
+    meter.refund_strategy = allow_negative_refund_strategy
+    meter.start_gas = meter.gas_remaining = message.gas
+    meter.gas_refunded = 0
+    computation.children = []
+    computation.accounts_to_delete = []
+    computation.beneficiaries = []
+    computation._log_entries = []
+    computation.data_floor_cost = 0
+    # A child's is its parent's (apply_computation's reset for an origin frame is overwritten by it).
+    computation.contracts_created = parent.contracts_created
+    try:
+        precompile = computation.precompiles.get(message.code_address, _NO_PRECOMPILE)
+        if precompile is _NO_PRECOMPILE:
+            # The parts only code runs with (a precompile's frame reads its message and gas, and release drops
+            # them from a returned frame).
+            code = message.code
+            stream = computation.code = _new(CodeStream)
+            stream.program_counter = 0
+            stream._raw_code_bytes = code
+            stream._length_cache = len(code)
+            stream.invalid_positions = set()
+            stream.valid_positions = set()
+            computation._stack = Stack()
+            computation._memory = Memory()
+            fast_interpreter.run(computation, cls.on_jump, call, cls.on_call)
+        elif not message.is_delegation:
+            precompile(computation)
+    except VMError as error:
+        # BaseComputation.__exit__
+        computation._error = error
+        if error.burns_gas:
+            meter.gas_remaining = 0
+        if error.erases_return_data:
+            computation.return_data = b""
+        state.revert(snapshot)
+    else:
+        state.commit(snapshot)
+    return computation
+
+
 # What a frame runs with and py-evm never reads once it has returned (it reads the message, gas meter, output, error,
 # logs, refunds, deletions and children): the stack, memory and code, and the stack's methods cached by its ops.
-_RUN_ONLY = ("_stack", "_memory", "code", "stack_pop_ints", "stack_pop_bytes", "stack_pop_any", "stack_pop1_int",
-             "stack_pop1_bytes", "stack_pop1_any", "stack_push_int", "stack_push_bytes")
+_RUN_ONLY = frozenset(("_stack", "_memory", "code", "stack_pop_ints", "stack_pop_bytes", "stack_pop_any",
+                       "stack_pop1_int", "stack_pop1_bytes", "stack_pop1_any", "stack_push_int", "stack_push_bytes"))
+# The lists py-evm reads from a returned frame (its children, logs and deletions) and no longer adds to.
+_KEPT_LISTS = ("children", "accounts_to_delete", "beneficiaries", "_log_entries")
 
 
 def release(computation):
-    """Drop a returned child frame's _RUN_ONLY parts. Its parent keeps it to the end of the transaction; the parts
-    would be a dozen objects per call that Python's cycle collector walks again and again, which cost more than
-    the rest of a call (issue 36)."""
+    """Drop a returned child frame's _RUN_ONLY parts, and put the empty tuple for its empty _KEPT_LISTS. Its parent
+    keeps it to the end of the transaction; the parts would be a dozen objects per call that Python's cycle
+    collector walks again and again, which cost more than the rest of a call (issue 36)."""
     attributes = computation.__dict__
-    for name in _RUN_ONLY:
-        attributes.pop(name, None)
+    for name in _RUN_ONLY.intersection(attributes):
+        del attributes[name]
+    for name in _KEPT_LISTS:
+        if not attributes[name]:
+            attributes[name] = ()

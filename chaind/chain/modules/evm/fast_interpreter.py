@@ -9,15 +9,26 @@ errors and their texts): tests/test_evm_fast_path.py holds the two equal. Traces
 import threading
 
 from eth._utils.numeric import ceil32
-from eth.exceptions import FullStack, Halt, InsufficientStack, InvalidInstruction, InvalidJumpDestination, OutOfGas
+from eth.exceptions import (
+    FullStack,
+    Halt,
+    InsufficientStack,
+    InvalidInstruction,
+    InvalidJumpDestination,
+    OutOfGas,
+    WriteProtection,
+)
 from eth.vm.computation import memory_gas_cost
+from eth.vm.forks.london.storage import GAS_SCHEDULE_EIP3529
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.logic.invalid import InvalidOpcode
 from eth_hash.auto import keccak
+from eth_utils import encode_hex
 
 _MAX = 2**256 - 1
 _SHA3_WORD = 6
 _EMPTY_KECCAK = int.from_bytes(keccak(b""), "big")
+_SLOAD_WARM, _SSTORE_SET, _SSTORE_RESET, _SSTORE_CLEARS = GAS_SCHEDULE_EIP3529
 _PADDING = bytes(33)            # a PUSH32 at the code's last byte reads 32 bytes past it, as zeros
 # Bytes of code whose analyses are kept (each costs about ten times its code: a list entry per byte).
 _CACHE_BYTES = 1 << 20
@@ -25,8 +36,9 @@ _CACHE_BYTES = 1 << 20
 # (opcode, mnemonic, gas) of the opcodes the loop runs itself; their costs are checked against py-evm's table
 # at import, so a py-evm whose costs differ fails loudly rather than charging other gas.
 INLINED = {0x00: 0, 0x01: 3, 0x02: 5, 0x03: 3, 0x10: 3, 0x11: 3, 0x14: 3, 0x15: 3, 0x16: 3, 0x17: 3, 0x18: 3,
-           0x19: 3, 0x1b: 3, 0x1c: 3, 0x20: 30, 0x50: 2, 0x51: 3, 0x52: 3, 0x56: 8, 0x57: 10, 0x58: 2, 0x5a: 2, 0x5b: 1,
-           0x5f: 2, **{op: 3 for op in range(0x60, 0xa0)}}
+           0x19: 3, 0x1b: 3, 0x1c: 3, 0x20: 30, 0x30: 2, 0x33: 2, 0x34: 2, 0x35: 3, 0x36: 2, 0x50: 2, 0x51: 3, 0x52: 3,
+           0x54: 0, 0x55: 0, 0x56: 8, 0x57: 10, 0x58: 2, 0x5a: 2, 0x5b: 1, 0x5f: 2,
+           **{op: 3 for op in range(0x60, 0xa0)}}
 _STOCK = PragueComputation.opcodes
 for _op, _cost in INLINED.items():
     if _STOCK[_op].gas_cost != _cost:
@@ -135,6 +147,8 @@ def run(computation, on_jump=None, call=None, on_call=None):  # noqa: C901 (the 
     meter = computation._gas_meter
     memory = computation._memory
     opcodes = computation.opcodes
+    msg = computation.msg
+    state = computation.state
     gas = meter.gas_remaining
     pc = code_stream.program_counter
     while True:
@@ -311,6 +325,100 @@ def run(computation, on_jump=None, call=None, on_call=None):  # noqa: C901 (the 
                 stack[-1] = _EMPTY_KECCAK
             pc += 1
             continue
+        elif op == 0x54:                                        # SLOAD (EIP-2929's)
+            if not stack:
+                meter.gas_remaining = gas
+                raise _underflow(stack, 1)
+            slot = pop()
+            address = msg.storage_address
+            if state.is_storage_warm(address, slot):
+                cost = 100
+            else:
+                state.mark_storage_warm(address, slot)
+                cost = 2100
+            if gas < cost:
+                raise _out_of_gas(meter, cost, gas, "SLOAD")
+            gas -= cost
+            push(state.get_storage(address, slot))
+            pc += 1
+            continue
+        elif op == 0x55:                                        # SSTORE (EIPs 2200, 2929 and 3529's)
+            if msg.is_static:
+                meter.gas_remaining = gas
+                raise WriteProtection("Cannot modify state while inside of a STATICCALL context")
+            if gas <= 2300:
+                meter.gas_remaining = gas
+                raise OutOfGas("Net-metered SSTORE always fails below 2300 gas, per EIP-2200", gas)
+            if len(stack) < 2:
+                meter.gas_remaining = gas
+                raise _underflow(stack, 2)
+            slot = pop()
+            value = pop()
+            address = msg.storage_address
+            current = state.get_storage(address, slot)
+            original = state.get_storage(address, slot, from_journal=False)
+            refund = 0
+            if current == value:
+                cost = _SLOAD_WARM
+            elif original == current:
+                if original == 0:
+                    cost = _SSTORE_SET
+                else:
+                    cost = _SSTORE_RESET
+                    if value == 0:
+                        refund = _SSTORE_CLEARS
+            else:
+                cost = _SLOAD_WARM
+                if original != 0:
+                    if current == 0:
+                        refund -= _SSTORE_CLEARS
+                    if value == 0:
+                        refund += _SSTORE_CLEARS
+                if original == value:
+                    refund += (_SSTORE_SET if original == 0 else _SSTORE_RESET) - _SLOAD_WARM
+            if gas < cost:
+                raise _out_of_gas(meter, cost, gas, f"SSTORE: {encode_hex(address)}[{slot}] -> {value} (current: "
+                                                    f"{current} / original: {original})")
+            gas -= cost
+            if refund:
+                meter.gas_refunded = meter.refund_strategy(meter.gas_refunded, refund)
+            state.set_storage(address, slot, value)
+            if not state.is_storage_warm(address, slot):
+                state.mark_storage_warm(address, slot)
+                if gas < 2100:
+                    raise _out_of_gas(meter, 2100, gas, "Implicit SLOAD during SSTORE")
+                gas -= 2100
+            pc += 1
+            continue
+        elif op == 0x35:                                        # CALLDATALOAD
+            if gas < 3:
+                raise _out_of_gas(meter, 3, gas, "CALLDATALOAD")
+            gas -= 3
+            if not stack:
+                meter.gas_remaining = gas
+                raise _underflow(stack, 1)
+            start = stack[-1]
+            word = msg.data[start:start + 32]
+            stack[-1] = int.from_bytes(word, "big") << (8 * (32 - len(word)))
+            pc += 1
+            continue
+        elif op in _CONTEXT:                                    # ADDRESS, CALLER, CALLVALUE, CALLDATASIZE
+            if gas < 2:
+                raise _out_of_gas(meter, 2, gas, _STOCK[op].mnemonic)
+            gas -= 2
+            if len(stack) > 1023:
+                meter.gas_remaining = gas
+                raise FullStack("Stack limit reached")
+            if op == 0x33:
+                push(int.from_bytes(msg.sender, "big"))
+            elif op == 0x30:
+                push(int.from_bytes(msg.storage_address, "big"))
+            elif op == 0x34:
+                push(msg.value)
+            else:
+                push(len(msg.data))
+            pc += 1
+            continue
         elif op == 0x00:                                        # STOP
             break
         elif op == 0x58 or op == 0x5a:                          # PC, GAS
@@ -346,6 +454,7 @@ def run(computation, on_jump=None, call=None, on_call=None):  # noqa: C901 (the 
 
 
 _CALLS = frozenset((0xf1, 0xf2, 0xf4, 0xfa))
+_CONTEXT = frozenset((0x30, 0x33, 0x34, 0x36))
 _BINARY_OR_UNARY = {op: INLINED[op] for op in (0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19,
                                               0x1b, 0x1c)}
 

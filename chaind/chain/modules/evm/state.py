@@ -15,7 +15,7 @@ from eth.vm.stack import Stack
 
 from chaind.chain.modules.evm import bech32_precompile, fast_calls, fast_interpreter, p256
 from chaind.chain.modules.evm.params import PARAMS_KEY, inactive_of
-from chaind.store.evm_accounts import FastAccountDB, commit_journal
+from chaind.store.evm_accounts import FastAccountDB, commit_journal, record_journal
 
 _NO_PRECOMPILE = object()
 _UNREAD = object()
@@ -23,19 +23,20 @@ _NONE_INACTIVE = frozenset()
 
 
 class _Precompiles:
-    """computation.precompiles: the EVM's own and the modules' but the static ones the evm params leave inactive,
-    then the ERC-20 pairs' (looked up on use)."""
+    """computation.precompiles: the EVM's own and the modules' but the static ones the evm params leave inactive
+    (asked of the state at each lookup: a tx may change the params), then the ERC-20 pairs' (looked up on use). One
+    per state and fixed table, as every frame asks."""
 
     def __init__(self, fixed, state):
         native = state.native
         self.fixed = fixed
         self.modules = native.app.precompiles
         self.native = native
-        self.inactive = state.inactive_static()
+        self.state = state
 
     def get(self, address, default=None):
         found = self.fixed.get(address) or self.modules.get(address)
-        if found is not None and address not in self.inactive:
+        if found is not None and address not in self.state.inactive_static():
             return found
         found = self.native.precompile(address)
         return default if found is None else found
@@ -52,8 +53,14 @@ class NativeComputation(PragueComputation):
 
     @property
     def precompiles(self):
-        native = self.state.native
-        return self._precompiles if native is None else _Precompiles(self._precompiles, self.state)
+        state = self.state
+        native = state.native
+        if native is None:
+            return self._precompiles
+        table = state.__dict__.get("_precompile_table")
+        if table is None or table.fixed is not self._precompiles or table.native is not native:
+            table = state._precompile_table = _Precompiles(self._precompiles, state)
+        return table
 
     def __init__(self, state, message, transaction_context):
         """py-evm's BaseComputation.__init__ and Shanghai's, which marks the coinbase warm (EIP-3651): here at depth 0
@@ -80,6 +87,33 @@ class NativeComputation(PragueComputation):
         return fast_calls.child_message(gas, to, kwargs.pop("sender", self.msg.storage_address), value, data, code,
                              self.msg.depth + 1, **kwargs)
 
+    # py-evm's walks of a tx's frames (its refund, deletions, beneficiaries and logs, asked of every frame when the tx
+    # ends), with a frame that has no children and none of its own answered at once: a CALL loop's thousands of
+    # frames are such leaves, and the walks' generators cost a fifth of its block (issue 36).
+    def get_gas_refund(self):
+        if self._error is not None:
+            return self.msg.refund
+        refund = self.msg.refund + self._gas_meter.gas_refunded
+        for child in self.children:
+            refund += child.get_gas_refund()
+        return refund
+
+    def get_accounts_for_deletion(self):
+        if not self.children and not self.accounts_to_delete:
+            return []
+        return super().get_accounts_for_deletion()
+
+    def get_self_destruct_beneficiaries(self):
+        if not self.children and not self.beneficiaries:
+            return []
+        return super().get_self_destruct_beneficiaries()
+
+    def get_raw_log_entries(self):
+        if not self.children and not self._log_entries:
+            return ()
+        return super().get_raw_log_entries()
+
+    _light_frames = None    # fast_calls.runs_light_frames, found once a class (in apply_computation)
     on_jump = None      # called before each JUMP and JUMPI of the fast loop (api/calls.py: the eth_call deadline)
     on_call = None      # called before each CALL-family op the fast loop runs itself (the same deadline)
 
@@ -94,6 +128,8 @@ class NativeComputation(PragueComputation):
         calls = cls.__dict__.get("_fast_calls")
         if calls is None:
             calls = cls._fast_calls = fast_calls.runs_stock_calls(cls, NativeComputation.prepare_child_message)
+        if cls.__dict__.get("_light_frames") is None:
+            cls._light_frames = calls and fast_calls.runs_light_frames(cls, NativeComputation)
         if not fast or cls.logger.show_debug2:
             return super().apply_computation(state, message, transaction_context, parent_computation)
         with cls(state, message, transaction_context) as computation:
@@ -132,7 +168,7 @@ class NativeState(PragueState):
         accounts = self._account_db
         state_root = accounts.state_root
         checkpoint = accounts.record()
-        self.transient_storage.record(checkpoint)
+        record_journal(self.transient_storage._db, checkpoint)
         native = self.native
         return state_root, checkpoint, None if native is None else native.checkpoint()
 
@@ -169,15 +205,26 @@ class NativeState(PragueState):
             raw = self._committed_evm_params
             if raw is _UNREAD:
                 raw = self._committed_evm_params = store.get(PARAMS_KEY)
-        return _NONE_INACTIVE if raw is None else inactive_of(raw, frozenset(native.app.precompiles))
+        if raw is None:
+            return _NONE_INACTIVE
+        if raw is not self._inactive_of:
+            self._inactive = inactive_of(raw, frozenset(native.app.precompiles))
+            self._inactive_of = raw
+        return self._inactive
+
+    _inactive_of = None     # the params record inactive_static last read, and what it leaves inactive
+    _inactive = _NONE_INACTIVE
 
     def is_address_warm(self, address):
         # Active precompiles are warm from a tx's start, as geth's access list has them; a static one the
-        # evm params turned off is a plain account.
+        # evm params turned off is a plain account. (An address the access journal holds is warm either way: it is
+        # asked first, py-evm's BaseState.is_address_warm inlined.)
+        if self._account_db.is_address_warm(address):
+            return True
         native = self.native
         if native is not None and address in self.inactive_static():
-            return self._account_db.is_address_warm(address)
-        if super().is_address_warm(address):
+            return False
+        if address in self.computation_class.get_precompiles():
             return True
         return native is not None and (address in native.app.precompiles or native.precompile(address) is not None)
 

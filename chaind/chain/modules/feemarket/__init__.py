@@ -3,14 +3,14 @@ events; MsgUpdateParams; ethermint.feemarket.v1.Query."""
 
 from chaind.chain.module import Module, QueryService
 from chaind.chain.modules.feemarket.base_fee import next_base_fee
-from chaind.chain.modules.feemarket.end_block import end_block
+from chaind.chain.modules.feemarket.end_block import block_events, end_block
 from chaind.chain.modules.feemarket.genesis import GENESIS
 from chaind.chain.modules.feemarket.keeper import FeemarketKeeper
 from chaind.chain.modules.feemarket.msgs import AMINO_SHAPES, MESSAGES
 from chaind.chain.modules.feemarket.query import FeeMarketQuery
 from chaind.pb.ethermint.feemarket.v1 import query_pb2, query_pb2_grpc
 
-__all__ = ("MODULE", "FeemarketKeeper", "next_base_fee")
+__all__ = ("MODULE", "FeemarketKeeper", "block_events", "next_base_fee")
 
 MODULE = Module(
     name="feemarket",

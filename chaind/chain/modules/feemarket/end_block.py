@@ -11,7 +11,11 @@ def end_block(app, ctx):
     block's other events; `block_gas{height, amount}` from its EndBlock: the block's gas wanted (every tx's
     gas limit) times min_gas_multiplier, or the gas its txs used if more, which the next base fee follows.
     """
-    p = app.keepers["feemarket"].params(ctx)
+    block_events(app.keepers["feemarket"].params(ctx), ctx)
+
+
+def block_events(p, ctx):
+    """end_block's work with the params `p` read already (a dev run of empty blocks reads them once)."""
     ctx.block_gas = block_gas(p, ctx.gas_wanted, ctx.tx_gas_used)
     if not p.no_base_fee:
         ctx.events.insert(0, event("fee_market", ("base_fee", str(ctx.base_fee)), ("mode", "BeginBlock")))
