@@ -67,6 +67,7 @@ SELF_DESTRUCTER = b"\x37" * 20   # SELFDESTRUCTs to BENEFICIARY (a contract from
 BENEFICIARY = b"\x99" * 20
 NEW_ACCOUNT = b"\x77" * 20
 CONTEXT_READER = b"\x38" * 20    # returns CALLER, ADDRESS, CALLVALUE, CALLDATASIZE and CALLDATALOAD at 0, 4 and 2**255
+LOGGER = b"\x39" * 20            # LOG4s 40 bytes of memory and LOG0s none, then reverts if its calldata's word is 1
 
 
 def word_at(word, at=0):
@@ -112,6 +113,16 @@ CALLEES = {
                      + push(4) + b"\x35" + push(160) + b"\x52" + push(2**255, 32) + b"\x35" + push(192) + b"\x52"
                      + push(224) + push(0) + b"\xf3"),
 }
+
+
+def _logger():
+    head = (word_at(0xabc) + push(0x44) + push(0x33) + push(0x22) + push(0x11) + push(40) + push(0) + b"\xa4"
+            + push(0) + push(0) + b"\xa0" + push(0) + b"\x35")
+    at = len(head) + 3 + 1 + 5
+    return head + push(at, 2) + b"\x57" + push(32) + push(0) + b"\xf3" + b"\x5b" + push(4) + push(0) + b"\xfd"
+
+
+CALLEES[LOGGER] = _logger()
 INITCODE = push(0x6001600055) + push(0) + b"\x52" + push(5) + push(27) + b"\xf3"   # returns code setting slot 0
 
 
@@ -151,6 +162,16 @@ def test_the_fast_loop_is_what_native_state_runs():
     assert NativeComputation.__dict__.get("_fast_loop", True)
     assert fast_interpreter.uses_stock_inlined(NativeComputation)
     assert not StockComputation._fast_loop
+
+
+def test_logs_return_and_revert_are_inlined_and_a_class_hooking_logs_keeps_py_evms_loop():
+    assert {0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xf3, 0xfd} <= set(fast_interpreter.INLINED)
+
+    class HookedLogs(NativeComputation):
+        def add_log_entry(self, account, topics, data):
+            super().add_log_entry(account, topics, data)
+
+    assert not fast_interpreter.uses_stock_inlined(HookedLogs)
 
 
 # -- adversarial ---------------------------------------------------------------------------------------------
@@ -267,11 +288,82 @@ def test_reverts_and_static_calls():
                 + b"\xf3", data=bytes(range(64)))
 
 
+_MEMORY_EDGES = [(0, 0), (2**256 - 1, 0), (0, 1), (0, 32), (31, 33), (64, 1000), (0, 2**20), (2**64, 1),
+                 (1, 2**256 - 1), (2**256 - 1, 1), (2**255, 2**255)]
+
+
+@pytest.mark.parametrize("offset, size", _MEMORY_EDGES)
+@pytest.mark.parametrize("topics", range(5))
+def test_log_topics_memory_and_gas_edges(topics, offset, size):
+    code = (push(0x1234) + push(0) + b"\x52" + b"".join(push(0x100 + n) for n in range(topics))
+            + push(size, 32) + push(offset, 32) + bytes([0xa0 + topics]) + b"\x59" + push(0) + b"\x52"
+            + push(32) + push(0) + b"\xf3")
+    for gas in (30, 400, 375 * (topics + 1) + 40, 375 * (topics + 1) + 60, 3_000, 200_000, 5_000_000):
+        assert_same(code, gas=gas)
+        assert_same(code, gas=gas, static=True)
+    if (offset, size) == (0, 32):
+        result = assert_same(code)
+        assert list(result["logs"]) == [(TARGET, tuple(0x100 + n for n in reversed(range(topics))),
+                                   (0x1234).to_bytes(32, "big"))]
+
+
+@pytest.mark.parametrize("op", [0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xf3, 0xfd])
+def test_log_return_and_revert_stack_underflow(op):
+    for items in range(0, 7):
+        result = assert_same(push(1) * items + bytes([op]))
+        if items < 2:
+            assert result["error"][0] == "InsufficientStack"
+
+
+@pytest.mark.parametrize("offset, size", _MEMORY_EDGES)
+@pytest.mark.parametrize("op", [0xf3, 0xfd])
+def test_return_and_revert_memory_edges(op, offset, size):
+    code = push(0x5678) + push(40) + b"\x52" + push(size, 32) + push(offset, 32) + bytes([op])
+    for gas in (0, 8, 9, 12, 20, 100, 3_000, 200_000, 5_000_000):
+        assert_same(code, gas=gas)
+
+
+@pytest.mark.parametrize("op", [0xf1, 0xf2, 0xf4, 0xfa])
+@pytest.mark.parametrize("word", [0, 1])
+def test_logs_in_static_delegated_and_reverted_child_frames(op, word):
+    """TARGET calls LOGGER (LOG4 then LOG0, then it returns or reverts) by each call kind, then logs itself: a
+    static frame's LOG fails, a reverted frame's logs go, a delegated frame logs as TARGET."""
+    code = (call_with(LOGGER, word, op=op, gas=100_000) + push(0) + b"\x55" + push(0x77) + push(32) + push(0)
+            + b"\xa1" + b"\x00")
+    result = assert_same(code, gas=300_000)
+    assert result["error"] is None
+    returned = 0xabc if op != 0xfa and word == 0 else word      # what the call left at memory 0
+    mine = (TARGET, (0x77,), returned.to_bytes(32, "big"))
+    if op == 0xfa or word == 1:
+        assert list(result["logs"]) == [mine]
+    else:
+        emitter = TARGET if op in (0xf2, 0xf4) else LOGGER
+        assert list(result["logs"]) == [(emitter, (0x11, 0x22, 0x33, 0x44), (0xabc).to_bytes(32, "big") + bytes(8)),
+                                  (emitter, (), b""), mine]
+    _sweep(code, top=300_000)
+
+
+def _log4_program():
+    return (mstore_bytes(bytes(range(100))) + b"".join(
+        push(0xaa + n) + push(2**256 - 1 - n, 32) + push(0xcc) + push(0xdd) + push(size) + push(offset) + b"\xa4"
+        for n, (offset, size) in enumerate([(0, 100), (90, 60), (0, 0), (200, 1), (5, 3)]))
+        + push(64) + push(60) + b"\xfd")
+
+
+@pytest.mark.parametrize("step", [7, pytest.param(1, marks=pytest.mark.slow)])
+def test_log4_program_out_of_gas_at_every_step(step):
+    """Five LOG4s (memory grown, huge and empty data) then a REVERT, at every `step`-th gas up to what it needs."""
+    code = _log4_program()
+    used = 200_000 - execute(StockState, code, 200_000)["gas"]
+    for gas in sorted({*range(0, used + 2, step), used - 1, used, used + 1}):
+        assert_same(code, gas=gas)
+
+
 # -- random --------------------------------------------------------------------------------------------------
 
 _OPS = ([0x01, 0x02, 0x03, 0x04, 0x06, 0x0a, 0x10, 0x11, 0x12, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b,
          0x1c, 0x1d, 0x20, 0x30, 0x33, 0x34, 0x35, 0x36, 0x3d, 0x3e, 0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56,
-         0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f, 0xa0, 0xa1]
+         0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4]
         + list(range(0x80, 0xa0)) + [0x00, 0xf3, 0xfd, 0xfe])
 
 

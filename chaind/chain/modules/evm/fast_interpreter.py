@@ -16,9 +16,10 @@ from eth.exceptions import (
     InvalidInstruction,
     InvalidJumpDestination,
     OutOfGas,
+    Revert,
     WriteProtection,
 )
-from eth.vm.computation import memory_gas_cost
+from eth.vm.computation import BaseComputation, memory_gas_cost
 from eth.vm.forks.london.storage import GAS_SCHEDULE_EIP3529
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.logic.invalid import InvalidOpcode
@@ -38,6 +39,7 @@ _CACHE_BYTES = 1 << 20
 INLINED = {0x00: 0, 0x01: 3, 0x02: 5, 0x03: 3, 0x10: 3, 0x11: 3, 0x14: 3, 0x15: 3, 0x16: 3, 0x17: 3, 0x18: 3,
            0x19: 3, 0x1b: 3, 0x1c: 3, 0x20: 30, 0x30: 2, 0x33: 2, 0x34: 2, 0x35: 3, 0x36: 2, 0x50: 2, 0x51: 3, 0x52: 3,
            0x54: 0, 0x55: 0, 0x56: 8, 0x57: 10, 0x58: 2, 0x5a: 2, 0x5b: 1, 0x5f: 2,
+           0xa0: 375, 0xa1: 375, 0xa2: 375, 0xa3: 375, 0xa4: 375, 0xf3: 0, 0xfd: 0,
            **{op: 3 for op in range(0x60, 0xa0)}}
 _STOCK = PragueComputation.opcodes
 for _op, _cost in INLINED.items():
@@ -190,6 +192,59 @@ def run(computation, on_jump=None, call=None, on_call=None):  # noqa: C901 (the 
                 stack[-1], stack[-depth] = stack[-depth], stack[-1]
                 pc += 1
                 continue
+            if op <= 0xa4:                                      # LOG0..LOG4 (py-evm's log_XX)
+                if gas < 375:
+                    raise _out_of_gas(meter, 375, gas, _STOCK[op].mnemonic)
+                gas -= 375
+                if msg.is_static:
+                    meter.gas_remaining = gas
+                    raise WriteProtection("Cannot modify state while inside of a STATICCALL context")
+                if len(stack) < 2:
+                    meter.gas_remaining = gas
+                    raise _underflow(stack, 2)
+                start = pop()
+                size = pop()
+                count = op - 0xa0
+                if count:
+                    if len(stack) < count:
+                        meter.gas_remaining = gas
+                        raise _underflow(stack, count)
+                    topics = tuple(stack[:-count - 1:-1])
+                    del stack[-count:]
+                else:
+                    topics = ()
+                cost = 8 * size + 375 * count
+                if cost > gas:
+                    raise _out_of_gas(meter, cost, gas, "Log topic and data gas cost")
+                gas -= cost
+                if size:
+                    if start + size > len(memory._bytes):
+                        gas = expand(computation, meter, gas, start, size)
+                    data = bytes(memory._bytes[start:start + size])
+                else:
+                    data = b""
+                computation._log_entries.append((computation.transaction_context.get_next_log_counter(),
+                                                 msg.storage_address, topics, data))
+                pc += 1
+                continue
+            if op == 0xf3 or op == 0xfd:                        # RETURN, REVERT
+                if len(stack) < 2:
+                    meter.gas_remaining = gas
+                    raise _underflow(stack, 2)
+                start = pop()
+                size = pop()
+                if size:
+                    if start + size > len(memory._bytes):
+                        gas = expand(computation, meter, gas, start, size)
+                    data = bytes(memory._bytes[start:start + size])
+                else:
+                    data = b""
+                meter.gas_remaining = gas
+                code_stream.program_counter = pc + 1
+                computation.output = data
+                if op == 0xf3:
+                    return
+                raise Revert(data)
             if call is not None and op in _CALLS:
                 meter.gas_remaining = gas
                 code_stream.program_counter = pc + 1
@@ -461,6 +516,8 @@ _BINARY_OR_UNARY = {op: INLINED[op] for op in (0x01, 0x02, 0x03, 0x10, 0x11, 0x1
 
 def uses_stock_inlined(computation_class):
     """Whether every opcode the loop inlines is py-evm's own in this class's table (a class that wraps one, to
-    trace or guard it, must run it through its table)."""
+    trace or guard it, must run it through its table), and the class keeps py-evm's add_log_entry (the loop appends
+    LOG's entries itself)."""
     opcodes = computation_class.opcodes
-    return all(opcodes.get(op) is _STOCK[op] for op in INLINED)
+    return (all(opcodes.get(op) is _STOCK[op] for op in INLINED)
+            and computation_class.add_log_entry is BaseComputation.add_log_entry)
