@@ -8,6 +8,7 @@ import json
 import os
 import pathlib
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -268,6 +269,17 @@ def build_cosmpy_venv(path):
                 return None, f"{' '.join(step)} exited {run.returncode}:\n{run.stderr[-3000:]}"
         done.write_text(run.stdout)
         return path / "bin" / "python", None
+
+
+def free_ports(count):
+    """`count` distinct ports free on 127.0.0.1 a moment ago (for processes that take their ports as flags)."""
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
 
 
 ENGINES_INSTALLER = pathlib.Path(__file__).parent.parent / "tools" / "install-test-engines"

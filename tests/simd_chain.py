@@ -1,27 +1,18 @@
 """ibc-go v8's test chain `simd` as a process (one validator, fast blocks, every listener on a free port) for the
 external IBC tests, with the mnemonic whose keys relay and pay on both sides."""
 
+import concurrent.futures
 import json
 import re
-import socket
 import subprocess
 import urllib.error
 import urllib.request
 
-from helpers import wait_until
+from dev_chain_nodes import DevChain
+from helpers import free_ports, wait_until
 
 MNEMONIC = "test test test test test test test test test test test junk"
 SIMD_CHAIN_ID = "simd-1"
-
-
-def free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
 
 
 class SimdChain:
@@ -115,3 +106,17 @@ class SimdChain:
             return self.comet(f"tx?hash=0x{txhash}")
         except urllib.error.HTTPError:
             return None
+
+
+def chaind_and_simd(tmp_path, simd_binary, block_interval):
+    """A chaind dev chain (dev chain 1, blocks every `block_interval` s) and a SimdChain, made side by side under
+    tmp_path; neither started yet."""
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        made = pool.submit(DevChain, tmp_path / "chaind", 1, block_interval)
+        simd = SimdChain(simd_binary, tmp_path / "simd")
+        return made.result(), simd
+
+
+def start_both(chaind, simd):
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda chain: chain.start(), (chaind, simd)))

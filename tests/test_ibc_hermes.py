@@ -4,7 +4,6 @@ both ways with `hermes tx ft-transfer`, vouchers checked with each chain's own q
 an error acknowledgement each way refunded; then `hermes start` relays by itself from the chains' /websocket."""
 
 import calendar
-import concurrent.futures
 import hashlib
 import subprocess
 import time
@@ -15,10 +14,10 @@ from chaind.chain.modules.transfer import ibc_denom, parse_trace
 from chaind.crypto.addresses import to_bech32
 from chaind.pb.ibc.applications.transfer.v1 import query_pb2 as transfer_q
 from chaind.pb.ibc.applications.transfer.v1 import query_pb2_grpc as transfer_grpc
-from dev_chain_nodes import DevChain, balance, escrowed
+from dev_chain_nodes import balance, escrowed
 from helpers import wait_until
 from hermes_relayer import ETHERMINT, Hermes, HermesChain
-from simd_chain import MNEMONIC, SIMD_CHAIN_ID, SimdChain
+from simd_chain import MNEMONIC, SIMD_CHAIN_ID, chaind_and_simd, start_both
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 
@@ -86,14 +85,10 @@ def test_hermes_relays_ics20_between_chaind_and_ibc_go_simd(tmp_path, hermes_bin
 
     def mark(step):
         timings[step] = time.monotonic() - started
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        made = pool.submit(DevChain, tmp_path / "chaind", 1, 0.3)
-        simd = SimdChain(simd_binary, tmp_path / "simd")
-        chaind = made.result()
+    chaind, simd = chaind_and_simd(tmp_path, simd_binary, 0.3)
     hermes_process = None
     try:
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            list(pool.map(lambda chain: chain.start(), (chaind, simd)))
+        start_both(chaind, simd)
         mark("nodes started")
         # Hermes signs on chaind with Evmos-style eth_secp256k1 keys (the relayer dev0, the sender dev1) and on
         # simd with the SDK's secp256k1 key that simd's genesis funds, at a gas price of 0: simd's balances

@@ -2,7 +2,6 @@
 (one validator) as processes, @confio/relayer's Link between them: clients, a connection and a transfer channel,
 then ICS-20 both ways, each voucher checked by the other chain's own query CLI, and each voucher sent home."""
 
-import concurrent.futures
 import hashlib
 import json
 import os
@@ -14,8 +13,8 @@ import pytest
 from chaind.chain.modules.transfer import ibc_denom, parse_trace
 from chaind.crypto.addresses import to_bech32
 from cosmjs_driver import RELAYER_DIR
-from dev_chain_nodes import DevChain, balance, escrowed, send
-from simd_chain import MNEMONIC, SIMD_CHAIN_ID, SimdChain
+from dev_chain_nodes import balance, escrowed, send
+from simd_chain import MNEMONIC, SIMD_CHAIN_ID, chaind_and_simd, start_both
 
 pytestmark = [pytest.mark.external, pytest.mark.slow]
 
@@ -44,13 +43,9 @@ def test_ics20_between_chaind_and_ibc_go_simd(tmp_path, relayer, simd_binary):
 
     def mark(step):
         timings[step] = time.monotonic() - started
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        made = pool.submit(DevChain, tmp_path / "chaind", 1, 0.5)
-        simd = SimdChain(simd_binary, tmp_path / "simd")
-        chaind = made.result()
+    chaind, simd = chaind_and_simd(tmp_path, simd_binary, 0.5)
     try:
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            list(pool.map(lambda chain: chain.start(), (chaind, simd)))
+        start_both(chaind, simd)
         mark("nodes started")
         opened, log = relay(node, modules, chaind, simd, "open")
         assert opened == {"connA": "connection-0", "connB": "connection-0", "channelA": "channel-0",

@@ -11,7 +11,6 @@ import os
 import pathlib
 import re
 import signal
-import socket
 import subprocess
 import sys
 import urllib.error
@@ -19,7 +18,7 @@ import urllib.request
 
 import pytest
 
-from helpers import wait_until
+from helpers import free_ports, wait_until
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 FACES = ("json-rpc-address", "ws-address", "cometbft-address", "grpc-address", "rest-address")
@@ -37,16 +36,6 @@ def walkthrough():
         if line.strip():
             lines.append(line.strip())
     return lines
-
-
-def free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
 
 
 def comet(port, path):

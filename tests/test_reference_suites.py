@@ -153,17 +153,22 @@ def _foundry_steps(project, rpc):
     assert "execution reverted" in refused.stderr and "InsufficientBalance" in refused.stderr, refused.stderr
 
 
-@pytest_twisted.inlineCallbacks
-def test_cosmos_evm_foundry_suite_passes_on_a_dev_node(tmp_path, hardhat):
+def _on_a_dev_node(tmp_path, hardhat, steps):
+    """`steps(project, rpc)` in a thread, against a dev node process of its own and a copy of the suite's project."""
     _, node_modules = hardhat
     home, config = _dev_home(tmp_path)
     project = _project(tmp_path, node_modules)
     node = NodeProcess(home, config, tmp_path)
     ports = yield in_thread(node.start)
     try:
-        yield in_thread(_foundry_steps, project, f"http://127.0.0.1:{ports['json-rpc']}")
+        yield in_thread(steps, project, f"http://127.0.0.1:{ports['json-rpc']}")
     finally:
         yield in_thread(node.stop)
+
+
+@pytest_twisted.inlineCallbacks
+def test_cosmos_evm_foundry_suite_passes_on_a_dev_node(tmp_path, hardhat):
+    yield from _on_a_dev_node(tmp_path, hardhat, _foundry_steps)
 
 
 # cosmos/evm's foundry-uniswap-v3 .env signs with its dev3; here a dev account that sent nothing yet, so that the
@@ -221,12 +226,4 @@ def _uniswap_steps(project, rpc):
 
 @pytest_twisted.inlineCallbacks
 def test_cosmos_evm_foundry_uniswap_v3_suite_passes_on_a_dev_node(tmp_path, hardhat):
-    _, node_modules = hardhat
-    home, config = _dev_home(tmp_path)
-    project = _project(tmp_path, node_modules)
-    node = NodeProcess(home, config, tmp_path)
-    ports = yield in_thread(node.start)
-    try:
-        yield in_thread(_uniswap_steps, project, f"http://127.0.0.1:{ports['json-rpc']}")
-    finally:
-        yield in_thread(node.stop)
+    yield from _on_a_dev_node(tmp_path, hardhat, _uniswap_steps)
