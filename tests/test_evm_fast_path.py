@@ -177,7 +177,7 @@ def test_logs_return_and_revert_are_inlined_and_a_class_hooking_logs_keeps_py_ev
 # -- adversarial ---------------------------------------------------------------------------------------------
 
 UNARY = [0x15, 0x19, 0x50, 0x51, 0x56]
-BINARY = [0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c, 0x20, 0x52, 0x57]
+BINARY = [0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c, 0x20, 0x52, 0x53, 0x57]
 
 
 @pytest.mark.parametrize("op", UNARY + BINARY + list(range(0x80, 0xa0)))
@@ -188,7 +188,7 @@ def test_stack_underflow(op):
             assert result["error"][0] == "InsufficientStack"
 
 
-@pytest.mark.parametrize("op", [0x5f, 0x60, 0x7f, 0x80, 0x8f, 0x58, 0x5a, 0x30])
+@pytest.mark.parametrize("op", [0x5f, 0x60, 0x7f, 0x80, 0x8f, 0x58, 0x59, 0x5a, 0x30])
 def test_stack_overflow(op):
     code = b"\x5f" * 1023 + bytes([op]) + b"\x00" * 32
     assert_same(code, gas=10_000)
@@ -226,9 +226,9 @@ def test_jumps_and_code_edges(code):
 
 @pytest.mark.parametrize("offset", [0, 1, 31, 32, 33, 64, 1000, 2**16, 2**20, 2**32, 2**64, 2**255, 2**256 - 1,
                                     2**256 - 32])
-@pytest.mark.parametrize("op", [0x51, 0x52])
+@pytest.mark.parametrize("op", [0x51, 0x52, 0x53])
 def test_memory_expansion_edges(offset, op):
-    code = (push(0xabcd) if op == 0x52 else b"") + push(offset, 32) + bytes([op]) + b"\x59" + push(0) + b"\x52" \
+    code = (push(0xabcd) if op != 0x51 else b"") + push(offset, 32) + bytes([op]) + b"\x59" + push(0) + b"\x52" \
         + push(64) + push(0) + b"\xf3"
     for gas in (10, 20, 30, 100, 3_000, 200_000, 5_000_000):
         assert_same(code, gas=gas)
@@ -249,6 +249,22 @@ def test_memory_grows_once_and_is_read_back():
     result = assert_same(code)
     assert result["error"] is None and len(result["output"]) == 224
 
+
+
+def test_mstore8_msize_and_mload_read_back_with_out_of_gas_at_every_step():
+    """MSTORE8 keeps a value's low byte (values wider than a byte, at word edges), MSIZE follows each growth, MLOAD
+    reads the bytes back; every gas up to what it needs."""
+    stores = [(0x1ff, 0), (2**256 - 1, 31), (0xab, 32), (0x1234, 63), (0, 64), (7, 95), (2**255 + 0x42, 200)]
+    code = b"".join(push(value, 32) + push(at) + b"\x53" + b"\x59" for value, at in stores)
+    code += (b"".join(push(at) + b"\x51" for at in (0, 1, 32, 180)) + push(0) + b"\x52" + push(64) + b"\x52"
+             + push(96) + b"\x52" + push(128) + b"\x52" + b"\x59" + push(0) + b"\xf3")
+    result = assert_same(code)
+    output = result["output"]
+    assert result["error"] is None and len(output) == 224       # MSIZE: the store at 200 grew memory to 7 words
+    assert output[20] == 0x42 and output[64] == 0xab and output[95] == 0x34     # MLOAD at 180 and 32, stored
+    used = 200_000 - result["gas"]
+    for gas in range(0, used + 2):
+        assert_same(code, gas=gas)
 
 def _program():
     """A program that reads and writes memory and storage, calls every kind of callee, creates and logs."""

@@ -60,7 +60,8 @@ RELIED_ON = (
     ("eth.vm.stack.Stack", "74af3c93bab03cac", f"{INTERPRETER}, {FAST_LOOP}",
      "values read as the step's stack; driven in place by the fast loop, its error texts copied"),
     ("eth.vm.memory.Memory", "d27764782eb3bbbd", f"{INTERPRETER}, {FAST_LOOP}",
-     "_bytes read as the step's memory; read and written by the fast loop"),
+     "_bytes read as the step's memory; read and written by the fast loop, which reads it again after whatever may "
+     "extend memory (extend replaces it when a memoryview holds it)"),
     ("eth.vm.code_stream.CodeStream", "9befe3146fae3167", f"{INTERPRETER}, {FAST_LOOP}",
      "_raw_code_bytes and program_counter driven; its JUMPDEST validity redone by the fast loop's analysis"),
     ("eth.vm.opcode", "d1e906881cf265a7", INTERPRETER, "_unwrap finds an opcode's gas_cost through its wrappers"),
@@ -93,7 +94,7 @@ RELIED_ON = (
     ("eth.vm.logic.stack", "c8cc735bcfc63941", FAST_LOOP, "PUSH, POP, DUP, SWAP inlined"),
     ("eth.vm.logic.arithmetic", "7c059c82178fc480", FAST_LOOP, "ADD, MUL, SUB, SHL, SHR inlined"),
     ("eth.vm.logic.comparison", "a015f294ef5b7b5e", FAST_LOOP, "LT, GT, EQ, ISZERO, AND, OR, XOR, NOT inlined"),
-    ("eth.vm.logic.memory", "711f49474c597362", FAST_LOOP, "MLOAD, MSTORE inlined"),
+    ("eth.vm.logic.memory", "711f49474c597362", FAST_LOOP, "MLOAD, MSTORE, MSTORE8, MSIZE inlined"),
     ("eth.vm.logic.sha3", "e25f140e8c734bcc", FAST_LOOP, "KECCAK256 inlined"),
     ("the Prague opcode table", "023033634510106d", OPCODES, "geth's names and stack bounds given for each op"),
     # The fast loop's CALL family (py-evm's call opcodes, their gas and code lookups, the child steps, run as one)
