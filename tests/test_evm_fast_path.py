@@ -123,6 +123,28 @@ def _logger():
 
 
 CALLEES[LOGGER] = _logger()
+STOPPER = b"\x3a" * 20           # an empty contract: one STOP
+IDENTITY = b"\0" * 19 + b"\x04"
+NOBODY = b"\x7b" * 20            # accounts nobody made
+NOBODY_ELSE = b"\x7c" * 20
+# EIP-7702 delegations (0xef0100 and the address whose code runs): to STOPPER, to the identity precompile (whose
+# code, none, runs: a delegation never runs a precompile), to RETURNER
+DELEGATES = {b"\x3c" * 20: STOPPER, b"\x3d" * 20: IDENTITY, b"\x3e" * 20: RETURNER}
+MIDDLE = b"\x3b" * 20            # calls what stops at once and pure precompiles, with value; reverts if its word is 1
+
+
+def _middle():
+    head = (call_with(STOPPER, 0, value=1) + b"\x50" + call_with(NOBODY, 0, value=1) + b"\x50"
+            + call_with(NOBODY_ELSE, 0) + b"\x50" + call_with(IDENTITY, 0x1234, value=1) + b"\x50"
+            + call_with(IDENTITY, 0x1234, value=1, gas=10) + b"\x50"          # out of gas in the precompile
+            + call_with(b"\0" * 19 + b"\x06", 1, value=1) + b"\x50"        # ecAdd of a point off the curve
+            + push(0) + b"\x35")
+    at = len(head) + 3 + 1 + 1
+    return head + push(at, 2) + b"\x57" + b"\x00" + b"\x5b" + push(0) + push(0) + b"\xfd"
+
+
+CALLEES.update({STOPPER: b"\x00", MIDDLE: _middle(),
+                **{address: b"\xef\x01\x00" + to for address, to in DELEGATES.items()}})
 INITCODE = push(0x6001600055) + push(0) + b"\x52" + push(5) + push(27) + b"\xf3"   # returns code setting slot 0
 
 
@@ -501,6 +523,48 @@ def test_value_transfers_to_new_and_existing_accounts():
     assert result["error"] is None
     _sweep(code, top=500_000)
 
+
+
+@pytest.mark.parametrize("op", [0xf1, 0xf2, 0xf4, 0xfa])
+@pytest.mark.parametrize("word", [0, 1])
+def test_frames_that_stop_at_once_or_run_a_pure_precompile_inside_a_frame_that_reverts(op, word):
+    """TARGET calls MIDDLE by each kind, which calls an empty contract, an account nobody made (with value and
+    without), the identity precompile (succeeding, then out of gas) and ecAdd (failing) with value, then returns or
+    reverts: a failed precompile moves no value and touches nothing, and MIDDLE's revert undoes what its calls did."""
+    code = (call_with(MIDDLE, word, op=op, value=10 if op in (0xf1, 0xf2) else 0, gas=150_000) + push(0) + b"\x55"
+            + b"".join(push(int.from_bytes(address, "big"), 20) + b"\x31" + push(at + 1) + b"\x55"
+                       for at, address in enumerate((STOPPER, NOBODY, IDENTITY, MIDDLE, TARGET)))
+            + b"\x00")
+    result = assert_same(code, gas=400_000)
+    assert result["error"] is None
+    _sweep(code, top=400_000)
+
+
+@pytest.mark.parametrize("address", [*range(1, 0x12), 0x100, 0x400])
+def test_pure_precompiles_move_value_and_touch_only_when_they_succeed(address):
+    """A CALL with value (and without) to each fixed precompile, given too little gas, some, and all, with input that
+    fails where the precompile checks it; the precompile's account is new, so a touch shows in the state root."""
+    target = address.to_bytes(20, "big")
+    word = random.Random(address).getrandbits(256)
+    for value in (0, 1):
+        for gas in (0, 10, 100, 3450, 6000, None):
+            code = (call_with(target, word, value=value, gas=gas) + push(0) + b"\x55"
+                    + push(address, 20) + b"\x31" + push(1) + b"\x55" + b"\x3d" + push(2) + b"\x55" + b"\x00")
+            assert_same(code, gas=1_000_000)
+
+
+@pytest.mark.parametrize("op", [0xf1, 0xf2, 0xf4, 0xfa])
+def test_calls_into_accounts_with_no_code_an_empty_contract_and_delegations(op):
+    """Each kind into STOPPER, into accounts nobody made and into EIP-7702 delegations (to STOPPER, to a precompile,
+    to RETURNER), with value where the kind takes it, then the return data read; out of gas across them."""
+    value = 2 if op in (0xf1, 0xf2) else 0
+    code = b"".join(call_with(address, 5, op=op, value=value, gas=50_000) + b"\x50" + b"\x3d" + push(0) + b"\x51"
+                    + b"\x01" + push(n + 1) + b"\x55"
+                    for n, address in enumerate((STOPPER, NOBODY, NOBODY_ELSE, *DELEGATES)))
+    result = assert_same(code + b"\x00", gas=400_000)
+    assert result["error"] is None
+    _sweep(code + b"\x00", top=400_000)
+    assert_same(code + b"\x00", gas=400_000, static=True)
 
 def test_selfdestruct_eip6780():
     """A contract from before the tx moves its balance only; one created in the tx is deleted."""

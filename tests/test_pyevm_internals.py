@@ -111,6 +111,8 @@ RELIED_ON = (
     ("eth.vm.message.Message", "e8a6c2ee5840992a", FAST_CALLS, "built by setting its slots"),
     (f"{COMPUTATION}.apply_message", "8f0e47000267d991", FAST_CALLS, "a call's child frame: _frame copies it"),
     ("eth.vm.computation.BaseComputation.__init__", "25808b277252c73d", FAST_CALLS, "_frame builds a frame as it does"),
+    ("the Prague precompiles' modules", "5e49b863a59a3e10", FAST_CALLS,
+     "run as pure (they read only their input and gas, write only their output): no snapshot, value moved after"),
     ("eth.vm.computation.BaseComputation.__exit__", "ee343916f535e16c", FAST_CALLS,
      "_frame records a VMError as it does"),
     ("eth.vm.forks.istanbul.computation.IstanbulComputation._configure_gas_meter", "31095c751341e06d", FAST_CALLS,
@@ -202,8 +204,19 @@ def _opcode_table():
     return repr(sorted((value, traced_interpreter._unwrap(fn).mnemonic) for value, fn in table.items()))
 
 
+def _precompile_modules():
+    """The source of each module that defines one of Prague's precompiles."""
+    modules = {}
+    for fn in _resolve(COMPUTATION)._precompiles.values():
+        while not inspect.isfunction(fn) and hasattr(fn, "func"):     # toolz's curry
+            fn = fn.func
+        module = inspect.getmodule(fn)
+        modules[module.__name__] = module
+    return "\n".join(_source(modules[name]) for name in sorted(modules))
+
+
 COMPUTED = {"call and create opcode classes": _opcode_classes, "SSTORE logic": _sstore_logic,
-            "the Prague opcode table": _opcode_table}
+            "the Prague opcode table": _opcode_table, "the Prague precompiles' modules": _precompile_modules}
 
 
 def _resolve(dotted):
