@@ -6,14 +6,17 @@ import random
 import pytest
 from eth.db.account import AccountDB
 from eth.db.atomic import AtomicDB
+from eth.vm.computation import BaseComputation
 from eth.vm.execution_context import ExecutionContext
+from eth.vm.forks.prague import PragueVM
 from eth.vm.forks.prague.computation import PragueComputation
-from eth.vm.forks.prague.state import PragueState
+from eth.vm.forks.prague.state import PragueState, PragueTransactionExecutor
 from eth.vm.message import Message
+from eth.vm.spoof import SpoofTransaction
 from eth.vm.transaction_context import BaseTransactionContext
 
 from chaind.chain.modules.evm import fast_interpreter
-from chaind.chain.modules.evm.state import NativeComputation, NativeState
+from chaind.chain.modules.evm.state import NativeComputation, NativeState, NativeTransactionExecutor
 from chaind.store.evm_accounts import FastAccountDB
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
@@ -26,10 +29,15 @@ PUSHES = {n: 0x5f + n for n in range(33)}
 
 
 class StockComputation(NativeComputation):
-    """py-evm's own loop (as NativeComputation.apply_computation falls back to it) and py-evm's own call frames."""
+    """py-evm's own loop (as NativeComputation.apply_computation falls back to it), py-evm's own call frames and its
+    walks of a tx's frames."""
     _fast_loop = False
     __init__ = PragueComputation.__init__
     prepare_child_message = PragueComputation.prepare_child_message
+    get_gas_refund = BaseComputation.get_gas_refund
+    get_accounts_for_deletion = BaseComputation.get_accounts_for_deletion
+    get_self_destruct_beneficiaries = BaseComputation.get_self_destruct_beneficiaries
+    get_raw_log_entries = BaseComputation.get_raw_log_entries
 
 
 class StockAccountDB(FastAccountDB):
@@ -43,6 +51,7 @@ class StockState(NativeState):
     """py-evm's own snapshots (NativeState's add the native store's, absent here) over py-evm's own journal steps."""
     computation_class = StockComputation
     account_db_class = StockAccountDB
+    transaction_executor_class = PragueTransactionExecutor
     snapshot = PragueState.snapshot
     revert = PragueState.revert
     commit = PragueState.commit
@@ -581,6 +590,74 @@ def test_selfdestruct_eip6780():
     # In a constructor: created and destroyed at once.
     assert_same(mstore_bytes(runtime) + push(len(runtime)) + push(0) + push(0) + b"\xf0" + b"\x00", gas=200_000)
 
+
+
+# -- the tx's end: refunds, deletions and EIP-161's clearing of touched accounts, walked over every frame --------
+
+RIPEMD160 = b"\0" * 19 + b"\x03"
+EMPTY = b"\x7d" * 20                # an account that exists and is empty (EIP-161 clears it once touched)
+TO_RIPEMD160 = b"\x3f" * 20         # SELFDESTRUCTs to RIPEMD160's address
+UNDONE = b"\x40" * 20               # touches RIPEMD160 (a failing call, a self-destruct to it) and EMPTY, then reverts
+
+
+def _destroyer(beneficiary):
+    """Initcode that SELFDESTRUCTs to `beneficiary` (created and destroyed in one tx: EIP-6780 deletes it)."""
+    return push(int.from_bytes(beneficiary, "big"), 20) + b"\xff"
+
+
+def execute_tx(state_class, code, gas, gas_price):
+    """TARGET's code run as a tx from SENDER with `gas`; the tx's end as py-evm's executor has it."""
+    state = state_class(AtomicDB(), context(), BLANK_ROOT)
+    state.set_balance(SENDER, 10**20)
+    state.set_balance(TARGET, 10**18)
+    for address, callee in CALLEES.items():
+        state.set_code(address, callee)
+    state.set_balance(SELF_DESTRUCTER, 10**9)
+    state.set_code(BENEFICIARY, b"\x00")
+    for address in (EMPTY, RIPEMD160):
+        state.touch_account(address)
+    state.set_code(TO_RIPEMD160, _destroyer(RIPEMD160))
+    state.set_code(UNDONE, call(RIPEMD160, gas=10) + call(TO_RIPEMD160) + call(EMPTY) + push(0) + push(0) + b"\xfd")
+    state.set_code(TARGET, code)
+    state.set_storage(TARGET, 1, 5)
+    state.lock_changes()
+    unsigned = PragueVM.get_transaction_builder().create_unsigned_transaction(
+        nonce=0, gas_price=gas_price, gas=gas, to=TARGET, value=0, data=b"")
+    computation = state.apply_transaction(SpoofTransaction(unsigned, from_=SENDER))
+    error = (type(computation.error).__name__, str(computation.error)) if computation.is_error else None
+    return {"error": error, "gas": computation.get_gas_remaining(), "refund": computation.get_gas_refund(),
+            "logs": computation.get_log_entries(), "deleted": sorted(computation.get_accounts_for_deletion()),
+            "beneficiaries": sorted(computation.get_self_destruct_beneficiaries()), "root": state.make_state_root(),
+            "empty_left": [state.account_exists(a) for a in (EMPTY, RIPEMD160, NOBODY, NOBODY_ELSE)]}
+
+
+def test_block_execution_ends_a_tx_with_its_own_executor():
+    assert NativeState.transaction_executor_class is NativeTransactionExecutor
+
+
+def _many_frames():
+    destroyers = b"".join(mstore_bytes(_destroyer(to)) + push(len(_destroyer(to))) + push(0) + push(0) + b"\xf0\x50"
+                          for to in (EMPTY, RIPEMD160, NOBODY_ELSE))
+    return (call_with(NOBODY, 0) + b"\x50" + call_with(EMPTY, 0, op=0xfa) + b"\x50" + call_with(SELF_DESTRUCTER, 0)
+            + b"\x50" + destroyers + push(0) + push(1) + b"\x55" + call(UNDONE) + b"\x50" + call(RETURNER) + b"\x50"
+            + call(STOPPER) * 40 + b"\x00")
+
+
+@pytest.mark.parametrize("gas_price", [0, 7])
+@pytest.mark.parametrize("code", [_many_frames(), call(RIPEMD160, gas=10) + b"\x50\x00"], ids=["many", "ripemd160"])
+def test_the_end_of_a_tx_of_many_frames_deletes_refunds_and_clears_as_py_evm(code, gas_price):
+    """A tx that touches accounts nobody made and an empty one, calls a self-destructer, creates contracts that
+    destroy themselves (to an empty account, to RIPEMD160), refunds storage, and calls UNDONE, whose failed call and
+    self-destruct to RIPEMD160 touch it under a revert (the quirk EIP-161's clearing keeps), then many CALLs into an
+    empty contract; and a tx whose one failed call to RIPEMD160 touches it. The same gas, refund, logs, deletions and
+    state root as py-evm's executor, at every gas."""
+    fast = execute_tx(NativeState, code, 2_000_000, gas_price)
+    assert fast == execute_tx(StockState, code, 2_000_000, gas_price)
+    assert fast["error"] is None and fast["empty_left"][1] is False         # RIPEMD160's empty account cleared
+    used = 2_000_000 - fast["gas"]
+    rng = random.Random(gas_price)
+    for gas in sorted({*(rng.randrange(21_000, used + 1) for _ in range(24)), used - 1, used, used + 1}):
+        assert execute_tx(NativeState, code, gas, gas_price) == execute_tx(StockState, code, gas, gas_price)
 
 @pytest.mark.parametrize("gas", [10**12, 30_000_000, 1_000_000, 100_000])
 def test_call_depth_limit_and_the_63_64_rule(gas):
