@@ -297,6 +297,25 @@ def test_mstore8_msize_and_mload_read_back_with_out_of_gas_at_every_step():
     for gas in range(0, used + 2):
         assert_same(code, gas=gas)
 
+
+@pytest.mark.parametrize("width", [1, 2, 32])
+def test_a_push_before_mload_or_mstore_runs_with_it_and_fails_as_the_two_ops(width):
+    """PUSHn then MLOAD or MSTORE (the loop runs such a pair at once): inside memory, at its edge, growing it, at an
+    offset past any gas, with nothing to store, after PUSH0 (not paired), at the code's end; every gas up to what it
+    needs, on an empty and a full stack."""
+    pairs = b"".join(push(at, width) + bytes([op]) for at, op in (
+        (0, 0x51), (0, 0x52), (32, 0x52), (1, 0x51), (33, 0x51), (64, 0x51), (40, 0x52), (96, 0x52), (100, 0x51)))
+    code = push(0xabcdef) + b"\x5f\x51\x50" + pairs + b"\x59" + push(0, width) + b"\x52" + push(160) + push(0) + b"\xf3"
+    result = assert_same(code)
+    assert result["error"] is None and len(result["output"]) == 160
+    used = 200_000 - result["gas"]
+    for gas in range(0, used + 2):
+        assert_same(code, gas=gas)
+    for tail in (push(0, width) + b"\x52", push(0, width) + b"\x51", push(2**256 - 1, 32) + b"\x51",
+                 push(5) + push(2**256 - 32, 32) + b"\x52", bytes([0x5f + width]) + b"\x51"):
+        for items in (0, 1, 1022, 1023, 1024):
+            assert_same(b"\x5f\x51\x50" + b"\x5f" * items + tail, gas=100_000)        # memory grown first
+
 def _program():
     """A program that reads and writes memory and storage, calls every kind of callee, creates and logs."""
     return (push(0xff) + push(2**255, 32) + b"\x01" + push(3) + b"\x02" + push(1) + b"\x1b" + push(4) + b"\x1c"

@@ -32,11 +32,13 @@ _SHA3_WORD = 6
 _EMPTY_KECCAK = int.from_bytes(keccak(b""), "big")
 _SLOAD_WARM, _SSTORE_SET, _SSTORE_RESET, _SSTORE_CLEARS = GAS_SCHEDULE_EIP3529
 _PADDING = bytes(33)            # a PUSH32 at the code's last byte reads 32 bytes past it, as zeros
-# Bytes of code whose analyses are kept (each costs about ten times its code: a list entry per byte).
+# Bytes of code whose analyses are kept (each costs about twenty times its code: two list entries per byte).
 _CACHE_BYTES = 1 << 20
 # MLOAD's and MSTORE's word: struct reads and writes a bytearray in place (a slice assignment of bytes copies
 # them into a new bytearray first).
 _WORD = struct.Struct("32s")
+# _Analysis.ops' marks of a PUSH1..PUSH32 before an MLOAD or MSTORE (past any byte, so the loop's ranges skip them).
+_PUSH_MLOAD, _PUSH_MSTORE = 0x151, 0x152
 
 # (opcode, mnemonic, gas) of the opcodes the loop runs itself; their costs are checked against py-evm's table
 # at import, so a py-evm whose costs differ fails loudly rather than charging other gas.
@@ -53,15 +55,18 @@ for _op, _cost in INLINED.items():
 
 class _Analysis:
     """A code's valid JUMPDEST positions; at each JUMPDEST, how many JUMPDESTs follow in a row (a run of them is
-    charged at once); at each PUSH, the value it pushes."""
+    charged at once); at each PUSH, the value it pushes; the ops the loop dispatches on: the code's bytes as a list
+    (a list's item is read faster than a bytes'), with _PUSH_MLOAD or _PUSH_MSTORE at a PUSH1..PUSH32 right before
+    an MLOAD or MSTORE."""
 
-    __slots__ = ("code", "jumpdests", "runs", "immediates")
+    __slots__ = ("code", "jumpdests", "runs", "immediates", "ops")
 
     def __init__(self, code):
         padded = self.code = code + _PADDING
         jumpdests = set()
         runs = {}
         immediates = [0] * len(padded)
+        ops = self.ops = list(padded)
         position, length = 0, len(code)
         while position < length:
             op = code[position]
@@ -76,6 +81,9 @@ class _Analysis:
             elif 0x60 <= op <= 0x7f:
                 size = op - 0x5f
                 immediates[position] = int.from_bytes(padded[position + 1:position + 1 + size], "big")
+                after = padded[position + 1 + size]
+                if after == 0x51 or after == 0x52:
+                    ops[position] = _PUSH_MLOAD if after == 0x51 else _PUSH_MSTORE
                 position += 1 + size
             else:
                 position += 1
@@ -146,6 +154,7 @@ def run(computation, on_jump=None, call=None, on_call=None):  # noqa: C901 (the 
     code_stream = computation.code
     found = analysis(code_stream._raw_code_bytes)
     raw = found.code
+    ops = found.ops
     jumpdests = found.jumpdests
     runs = found.runs
     immediates = found.immediates
@@ -167,7 +176,7 @@ def run(computation, on_jump=None, call=None, on_call=None):  # noqa: C901 (the 
     gas = meter.gas_remaining
     pc = code_stream.program_counter
     while True:
-        op = raw[pc]
+        op = ops[pc]
         if op >= 0x5f:
             if op < 0x80:                                       # PUSH0..PUSH32
                 cost = 2 if op == 0x5f else 3
@@ -179,6 +188,30 @@ def run(computation, on_jump=None, call=None, on_call=None):  # noqa: C901 (the 
                     raise FullStack("Stack limit reached")
                 push(immediates[pc])
                 pc += op - 0x5e
+                continue
+            if op > 0xff:                                       # PUSH1..PUSH32, then MLOAD or MSTORE
+                # (compilers' every memory access): the pair at once when the second op needs no memory growth and
+                # cannot fail, its offset never pushed; else the PUSH alone.
+                if gas < 3:
+                    raise _out_of_gas(meter, 3, gas, _STOCK[raw[pc]].mnemonic)
+                gas -= 3
+                if len(stack) > 1023:
+                    meter.gas_remaining = gas
+                    raise FullStack("Stack limit reached")
+                start = immediates[pc]
+                pc += raw[pc] - 0x5e
+                if gas >= 3 and start + 32 <= len(mem):
+                    if op == _PUSH_MLOAD:
+                        gas -= 3
+                        push(from_bytes(read_word(mem, start)[0]))
+                        pc += 1
+                        continue
+                    if stack:
+                        gas -= 3
+                        write_word(mem, start, pop().to_bytes(32))
+                        pc += 1
+                        continue
+                push(start)
                 continue
             if op < 0x90:                                       # DUP1..DUP16
                 if gas < 3:
