@@ -6,14 +6,17 @@ import random
 import pytest
 from eth.db.account import AccountDB
 from eth.db.atomic import AtomicDB
+from eth.vm.computation import BaseComputation
 from eth.vm.execution_context import ExecutionContext
+from eth.vm.forks.prague import PragueVM
 from eth.vm.forks.prague.computation import PragueComputation
-from eth.vm.forks.prague.state import PragueState
+from eth.vm.forks.prague.state import PragueState, PragueTransactionExecutor
 from eth.vm.message import Message
+from eth.vm.spoof import SpoofTransaction
 from eth.vm.transaction_context import BaseTransactionContext
 
 from chaind.chain.modules.evm import fast_interpreter
-from chaind.chain.modules.evm.state import NativeComputation, NativeState
+from chaind.chain.modules.evm.state import NativeComputation, NativeState, NativeTransactionExecutor
 from chaind.store.evm_accounts import FastAccountDB
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
@@ -26,10 +29,15 @@ PUSHES = {n: 0x5f + n for n in range(33)}
 
 
 class StockComputation(NativeComputation):
-    """py-evm's own loop (as NativeComputation.apply_computation falls back to it) and py-evm's own call frames."""
+    """py-evm's own loop (as NativeComputation.apply_computation falls back to it), py-evm's own call frames and its
+    walks of a tx's frames."""
     _fast_loop = False
     __init__ = PragueComputation.__init__
     prepare_child_message = PragueComputation.prepare_child_message
+    get_gas_refund = BaseComputation.get_gas_refund
+    get_accounts_for_deletion = BaseComputation.get_accounts_for_deletion
+    get_self_destruct_beneficiaries = BaseComputation.get_self_destruct_beneficiaries
+    get_raw_log_entries = BaseComputation.get_raw_log_entries
 
 
 class StockAccountDB(FastAccountDB):
@@ -43,6 +51,7 @@ class StockState(NativeState):
     """py-evm's own snapshots (NativeState's add the native store's, absent here) over py-evm's own journal steps."""
     computation_class = StockComputation
     account_db_class = StockAccountDB
+    transaction_executor_class = PragueTransactionExecutor
     snapshot = PragueState.snapshot
     revert = PragueState.revert
     commit = PragueState.commit
@@ -123,6 +132,28 @@ def _logger():
 
 
 CALLEES[LOGGER] = _logger()
+STOPPER = b"\x3a" * 20           # an empty contract: one STOP
+IDENTITY = b"\0" * 19 + b"\x04"
+NOBODY = b"\x7b" * 20            # accounts nobody made
+NOBODY_ELSE = b"\x7c" * 20
+# EIP-7702 delegations (0xef0100 and the address whose code runs): to STOPPER, to the identity precompile (whose
+# code, none, runs: a delegation never runs a precompile), to RETURNER
+DELEGATES = {b"\x3c" * 20: STOPPER, b"\x3d" * 20: IDENTITY, b"\x3e" * 20: RETURNER}
+MIDDLE = b"\x3b" * 20            # calls what stops at once and pure precompiles, with value; reverts if its word is 1
+
+
+def _middle():
+    head = (call_with(STOPPER, 0, value=1) + b"\x50" + call_with(NOBODY, 0, value=1) + b"\x50"
+            + call_with(NOBODY_ELSE, 0) + b"\x50" + call_with(IDENTITY, 0x1234, value=1) + b"\x50"
+            + call_with(IDENTITY, 0x1234, value=1, gas=10) + b"\x50"          # out of gas in the precompile
+            + call_with(b"\0" * 19 + b"\x06", 1, value=1) + b"\x50"        # ecAdd of a point off the curve
+            + push(0) + b"\x35")
+    at = len(head) + 3 + 1 + 1
+    return head + push(at, 2) + b"\x57" + b"\x00" + b"\x5b" + push(0) + push(0) + b"\xfd"
+
+
+CALLEES.update({STOPPER: b"\x00", MIDDLE: _middle(),
+                **{address: b"\xef\x01\x00" + to for address, to in DELEGATES.items()}})
 INITCODE = push(0x6001600055) + push(0) + b"\x52" + push(5) + push(27) + b"\xf3"   # returns code setting slot 0
 
 
@@ -177,7 +208,7 @@ def test_logs_return_and_revert_are_inlined_and_a_class_hooking_logs_keeps_py_ev
 # -- adversarial ---------------------------------------------------------------------------------------------
 
 UNARY = [0x15, 0x19, 0x50, 0x51, 0x56]
-BINARY = [0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c, 0x20, 0x52, 0x57]
+BINARY = [0x01, 0x02, 0x03, 0x10, 0x11, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c, 0x20, 0x52, 0x53, 0x57]
 
 
 @pytest.mark.parametrize("op", UNARY + BINARY + list(range(0x80, 0xa0)))
@@ -188,7 +219,7 @@ def test_stack_underflow(op):
             assert result["error"][0] == "InsufficientStack"
 
 
-@pytest.mark.parametrize("op", [0x5f, 0x60, 0x7f, 0x80, 0x8f, 0x58, 0x5a, 0x30])
+@pytest.mark.parametrize("op", [0x5f, 0x60, 0x7f, 0x80, 0x8f, 0x58, 0x59, 0x5a, 0x30])
 def test_stack_overflow(op):
     code = b"\x5f" * 1023 + bytes([op]) + b"\x00" * 32
     assert_same(code, gas=10_000)
@@ -226,9 +257,9 @@ def test_jumps_and_code_edges(code):
 
 @pytest.mark.parametrize("offset", [0, 1, 31, 32, 33, 64, 1000, 2**16, 2**20, 2**32, 2**64, 2**255, 2**256 - 1,
                                     2**256 - 32])
-@pytest.mark.parametrize("op", [0x51, 0x52])
+@pytest.mark.parametrize("op", [0x51, 0x52, 0x53])
 def test_memory_expansion_edges(offset, op):
-    code = (push(0xabcd) if op == 0x52 else b"") + push(offset, 32) + bytes([op]) + b"\x59" + push(0) + b"\x52" \
+    code = (push(0xabcd) if op != 0x51 else b"") + push(offset, 32) + bytes([op]) + b"\x59" + push(0) + b"\x52" \
         + push(64) + push(0) + b"\xf3"
     for gas in (10, 20, 30, 100, 3_000, 200_000, 5_000_000):
         assert_same(code, gas=gas)
@@ -249,6 +280,41 @@ def test_memory_grows_once_and_is_read_back():
     result = assert_same(code)
     assert result["error"] is None and len(result["output"]) == 224
 
+
+
+def test_mstore8_msize_and_mload_read_back_with_out_of_gas_at_every_step():
+    """MSTORE8 keeps a value's low byte (values wider than a byte, at word edges), MSIZE follows each growth, MLOAD
+    reads the bytes back; every gas up to what it needs."""
+    stores = [(0x1ff, 0), (2**256 - 1, 31), (0xab, 32), (0x1234, 63), (0, 64), (7, 95), (2**255 + 0x42, 200)]
+    code = b"".join(push(value, 32) + push(at) + b"\x53" + b"\x59" for value, at in stores)
+    code += (b"".join(push(at) + b"\x51" for at in (0, 1, 32, 180)) + push(0) + b"\x52" + push(64) + b"\x52"
+             + push(96) + b"\x52" + push(128) + b"\x52" + b"\x59" + push(0) + b"\xf3")
+    result = assert_same(code)
+    output = result["output"]
+    assert result["error"] is None and len(output) == 224       # MSIZE: the store at 200 grew memory to 7 words
+    assert output[20] == 0x42 and output[64] == 0xab and output[95] == 0x34     # MLOAD at 180 and 32, stored
+    used = 200_000 - result["gas"]
+    for gas in range(0, used + 2):
+        assert_same(code, gas=gas)
+
+
+@pytest.mark.parametrize("width", [1, 2, 32])
+def test_a_push_before_mload_or_mstore_runs_with_it_and_fails_as_the_two_ops(width):
+    """PUSHn then MLOAD or MSTORE (the loop runs such a pair at once): inside memory, at its edge, growing it, at an
+    offset past any gas, with nothing to store, after PUSH0 (not paired), at the code's end; every gas up to what it
+    needs, on an empty and a full stack."""
+    pairs = b"".join(push(at, width) + bytes([op]) for at, op in (
+        (0, 0x51), (0, 0x52), (32, 0x52), (1, 0x51), (33, 0x51), (64, 0x51), (40, 0x52), (96, 0x52), (100, 0x51)))
+    code = push(0xabcdef) + b"\x5f\x51\x50" + pairs + b"\x59" + push(0, width) + b"\x52" + push(160) + push(0) + b"\xf3"
+    result = assert_same(code)
+    assert result["error"] is None and len(result["output"]) == 160
+    used = 200_000 - result["gas"]
+    for gas in range(0, used + 2):
+        assert_same(code, gas=gas)
+    for tail in (push(0, width) + b"\x52", push(0, width) + b"\x51", push(2**256 - 1, 32) + b"\x51",
+                 push(5) + push(2**256 - 32, 32) + b"\x52", bytes([0x5f + width]) + b"\x51"):
+        for items in (0, 1, 1022, 1023, 1024):
+            assert_same(b"\x5f\x51\x50" + b"\x5f" * items + tail, gas=100_000)        # memory grown first
 
 def _program():
     """A program that reads and writes memory and storage, calls every kind of callee, creates and logs."""
@@ -486,6 +552,48 @@ def test_value_transfers_to_new_and_existing_accounts():
     _sweep(code, top=500_000)
 
 
+
+@pytest.mark.parametrize("op", [0xf1, 0xf2, 0xf4, 0xfa])
+@pytest.mark.parametrize("word", [0, 1])
+def test_frames_that_stop_at_once_or_run_a_pure_precompile_inside_a_frame_that_reverts(op, word):
+    """TARGET calls MIDDLE by each kind, which calls an empty contract, an account nobody made (with value and
+    without), the identity precompile (succeeding, then out of gas) and ecAdd (failing) with value, then returns or
+    reverts: a failed precompile moves no value and touches nothing, and MIDDLE's revert undoes what its calls did."""
+    code = (call_with(MIDDLE, word, op=op, value=10 if op in (0xf1, 0xf2) else 0, gas=150_000) + push(0) + b"\x55"
+            + b"".join(push(int.from_bytes(address, "big"), 20) + b"\x31" + push(at + 1) + b"\x55"
+                       for at, address in enumerate((STOPPER, NOBODY, IDENTITY, MIDDLE, TARGET)))
+            + b"\x00")
+    result = assert_same(code, gas=400_000)
+    assert result["error"] is None
+    _sweep(code, top=400_000)
+
+
+@pytest.mark.parametrize("address", [*range(1, 0x12), 0x100, 0x400])
+def test_pure_precompiles_move_value_and_touch_only_when_they_succeed(address):
+    """A CALL with value (and without) to each fixed precompile, given too little gas, some, and all, with input that
+    fails where the precompile checks it; the precompile's account is new, so a touch shows in the state root."""
+    target = address.to_bytes(20, "big")
+    word = random.Random(address).getrandbits(256)
+    for value in (0, 1):
+        for gas in (0, 10, 100, 3450, 6000, None):
+            code = (call_with(target, word, value=value, gas=gas) + push(0) + b"\x55"
+                    + push(address, 20) + b"\x31" + push(1) + b"\x55" + b"\x3d" + push(2) + b"\x55" + b"\x00")
+            assert_same(code, gas=1_000_000)
+
+
+@pytest.mark.parametrize("op", [0xf1, 0xf2, 0xf4, 0xfa])
+def test_calls_into_accounts_with_no_code_an_empty_contract_and_delegations(op):
+    """Each kind into STOPPER, into accounts nobody made and into EIP-7702 delegations (to STOPPER, to a precompile,
+    to RETURNER), with value where the kind takes it, then the return data read; out of gas across them."""
+    value = 2 if op in (0xf1, 0xf2) else 0
+    code = b"".join(call_with(address, 5, op=op, value=value, gas=50_000) + b"\x50" + b"\x3d" + push(0) + b"\x51"
+                    + b"\x01" + push(n + 1) + b"\x55"
+                    for n, address in enumerate((STOPPER, NOBODY, NOBODY_ELSE, *DELEGATES)))
+    result = assert_same(code + b"\x00", gas=400_000)
+    assert result["error"] is None
+    _sweep(code + b"\x00", top=400_000)
+    assert_same(code + b"\x00", gas=400_000, static=True)
+
 def test_selfdestruct_eip6780():
     """A contract from before the tx moves its balance only; one created in the tx is deleted."""
     runtime = push(int.from_bytes(BENEFICIARY, "big"), 20) + b"\xff"
@@ -501,6 +609,74 @@ def test_selfdestruct_eip6780():
     # In a constructor: created and destroyed at once.
     assert_same(mstore_bytes(runtime) + push(len(runtime)) + push(0) + push(0) + b"\xf0" + b"\x00", gas=200_000)
 
+
+
+# -- the tx's end: refunds, deletions and EIP-161's clearing of touched accounts, walked over every frame --------
+
+RIPEMD160 = b"\0" * 19 + b"\x03"
+EMPTY = b"\x7d" * 20                # an account that exists and is empty (EIP-161 clears it once touched)
+TO_RIPEMD160 = b"\x3f" * 20         # SELFDESTRUCTs to RIPEMD160's address
+UNDONE = b"\x40" * 20               # touches RIPEMD160 (a failing call, a self-destruct to it) and EMPTY, then reverts
+
+
+def _destroyer(beneficiary):
+    """Initcode that SELFDESTRUCTs to `beneficiary` (created and destroyed in one tx: EIP-6780 deletes it)."""
+    return push(int.from_bytes(beneficiary, "big"), 20) + b"\xff"
+
+
+def execute_tx(state_class, code, gas, gas_price):
+    """TARGET's code run as a tx from SENDER with `gas`; the tx's end as py-evm's executor has it."""
+    state = state_class(AtomicDB(), context(), BLANK_ROOT)
+    state.set_balance(SENDER, 10**20)
+    state.set_balance(TARGET, 10**18)
+    for address, callee in CALLEES.items():
+        state.set_code(address, callee)
+    state.set_balance(SELF_DESTRUCTER, 10**9)
+    state.set_code(BENEFICIARY, b"\x00")
+    for address in (EMPTY, RIPEMD160):
+        state.touch_account(address)
+    state.set_code(TO_RIPEMD160, _destroyer(RIPEMD160))
+    state.set_code(UNDONE, call(RIPEMD160, gas=10) + call(TO_RIPEMD160) + call(EMPTY) + push(0) + push(0) + b"\xfd")
+    state.set_code(TARGET, code)
+    state.set_storage(TARGET, 1, 5)
+    state.lock_changes()
+    unsigned = PragueVM.get_transaction_builder().create_unsigned_transaction(
+        nonce=0, gas_price=gas_price, gas=gas, to=TARGET, value=0, data=b"")
+    computation = state.apply_transaction(SpoofTransaction(unsigned, from_=SENDER))
+    error = (type(computation.error).__name__, str(computation.error)) if computation.is_error else None
+    return {"error": error, "gas": computation.get_gas_remaining(), "refund": computation.get_gas_refund(),
+            "logs": computation.get_log_entries(), "deleted": sorted(computation.get_accounts_for_deletion()),
+            "beneficiaries": sorted(computation.get_self_destruct_beneficiaries()), "root": state.make_state_root(),
+            "empty_left": [state.account_exists(a) for a in (EMPTY, RIPEMD160, NOBODY, NOBODY_ELSE)]}
+
+
+def test_block_execution_ends_a_tx_with_its_own_executor():
+    assert NativeState.transaction_executor_class is NativeTransactionExecutor
+
+
+def _many_frames():
+    destroyers = b"".join(mstore_bytes(_destroyer(to)) + push(len(_destroyer(to))) + push(0) + push(0) + b"\xf0\x50"
+                          for to in (EMPTY, RIPEMD160, NOBODY_ELSE))
+    return (call_with(NOBODY, 0) + b"\x50" + call_with(EMPTY, 0, op=0xfa) + b"\x50" + call_with(SELF_DESTRUCTER, 0)
+            + b"\x50" + destroyers + push(0) + push(1) + b"\x55" + call(UNDONE) + b"\x50" + call(RETURNER) + b"\x50"
+            + call(STOPPER) * 40 + b"\x00")
+
+
+@pytest.mark.parametrize("gas_price", [0, 7])
+@pytest.mark.parametrize("code", [_many_frames(), call(RIPEMD160, gas=10) + b"\x50\x00"], ids=["many", "ripemd160"])
+def test_the_end_of_a_tx_of_many_frames_deletes_refunds_and_clears_as_py_evm(code, gas_price):
+    """A tx that touches accounts nobody made and an empty one, calls a self-destructer, creates contracts that
+    destroy themselves (to an empty account, to RIPEMD160), refunds storage, and calls UNDONE, whose failed call and
+    self-destruct to RIPEMD160 touch it under a revert (the quirk EIP-161's clearing keeps), then many CALLs into an
+    empty contract; and a tx whose one failed call to RIPEMD160 touches it. The same gas, refund, logs, deletions and
+    state root as py-evm's executor, at every gas."""
+    fast = execute_tx(NativeState, code, 2_000_000, gas_price)
+    assert fast == execute_tx(StockState, code, 2_000_000, gas_price)
+    assert fast["error"] is None and fast["empty_left"][1] is False         # RIPEMD160's empty account cleared
+    used = 2_000_000 - fast["gas"]
+    rng = random.Random(gas_price)
+    for gas in sorted({*(rng.randrange(21_000, used + 1) for _ in range(24)), used - 1, used, used + 1}):
+        assert execute_tx(NativeState, code, gas, gas_price) == execute_tx(StockState, code, gas, gas_price)
 
 @pytest.mark.parametrize("gas", [10**12, 30_000_000, 1_000_000, 100_000])
 def test_call_depth_limit_and_the_63_64_rule(gas):

@@ -60,7 +60,8 @@ RELIED_ON = (
     ("eth.vm.stack.Stack", "74af3c93bab03cac", f"{INTERPRETER}, {FAST_LOOP}",
      "values read as the step's stack; driven in place by the fast loop, its error texts copied"),
     ("eth.vm.memory.Memory", "d27764782eb3bbbd", f"{INTERPRETER}, {FAST_LOOP}",
-     "_bytes read as the step's memory; read and written by the fast loop"),
+     "_bytes read as the step's memory; read and written by the fast loop, which reads it again after whatever may "
+     "extend memory (extend replaces it when a memoryview holds it)"),
     ("eth.vm.code_stream.CodeStream", "9befe3146fae3167", f"{INTERPRETER}, {FAST_LOOP}",
      "_raw_code_bytes and program_counter driven; its JUMPDEST validity redone by the fast loop's analysis"),
     ("eth.vm.opcode", "d1e906881cf265a7", INTERPRETER, "_unwrap finds an opcode's gas_cost through its wrappers"),
@@ -93,7 +94,7 @@ RELIED_ON = (
     ("eth.vm.logic.stack", "c8cc735bcfc63941", FAST_LOOP, "PUSH, POP, DUP, SWAP inlined"),
     ("eth.vm.logic.arithmetic", "7c059c82178fc480", FAST_LOOP, "ADD, MUL, SUB, SHL, SHR inlined"),
     ("eth.vm.logic.comparison", "a015f294ef5b7b5e", FAST_LOOP, "LT, GT, EQ, ISZERO, AND, OR, XOR, NOT inlined"),
-    ("eth.vm.logic.memory", "711f49474c597362", FAST_LOOP, "MLOAD, MSTORE inlined"),
+    ("eth.vm.logic.memory", "711f49474c597362", FAST_LOOP, "MLOAD, MSTORE, MSTORE8, MSIZE inlined"),
     ("eth.vm.logic.sha3", "e25f140e8c734bcc", FAST_LOOP, "KECCAK256 inlined"),
     ("the Prague opcode table", "023033634510106d", OPCODES, "geth's names and stack bounds given for each op"),
     # The fast loop's CALL family (py-evm's call opcodes, their gas and code lookups, the child steps, run as one)
@@ -110,6 +111,8 @@ RELIED_ON = (
     ("eth.vm.message.Message", "e8a6c2ee5840992a", FAST_CALLS, "built by setting its slots"),
     (f"{COMPUTATION}.apply_message", "8f0e47000267d991", FAST_CALLS, "a call's child frame: _frame copies it"),
     ("eth.vm.computation.BaseComputation.__init__", "25808b277252c73d", FAST_CALLS, "_frame builds a frame as it does"),
+    ("the Prague precompiles' modules", "5e49b863a59a3e10", FAST_CALLS,
+     "run as pure (they read only their input and gas, write only their output): no snapshot, value moved after"),
     ("eth.vm.computation.BaseComputation.__exit__", "ee343916f535e16c", FAST_CALLS,
      "_frame records a VMError as it does"),
     ("eth.vm.forks.istanbul.computation.IstanbulComputation._configure_gas_meter", "31095c751341e06d", FAST_CALLS,
@@ -135,9 +138,15 @@ RELIED_ON = (
      "ADDRESS, CALLER, CALLVALUE, CALLDATALOAD, CALLDATASIZE inlined"),
     ("eth.vm.computation.BaseComputation.get_gas_refund", "b10fa0f238aa008e", NATIVE_STATE, "copied, its sum a loop"),
     ("eth.vm.computation.BaseComputation.get_accounts_for_deletion", "91804abd008d2c92", NATIVE_STATE,
-     "a leaf frame's answered at once"),
+     "copied as a loop, a child leaf without its own not asked"),
     ("eth.vm.computation.BaseComputation.get_self_destruct_beneficiaries", "8667f82edc8cffd2", NATIVE_STATE,
-     "a leaf frame's answered at once"),
+     "copied as a loop, a child leaf without its own not asked"),
+    ("eth.vm.forks.prague.state.PragueTransactionExecutor.finalize_computation", "c8807f4854b9e3b3", NATIVE_STATE,
+     "SpuriousDragon's, copied: NativeTransactionExecutor's"),
+    ("eth.vm.forks.frontier.state.FrontierTransactionExecutor.finalize_computation", "0fe322991e3366fc", NATIVE_STATE,
+     "called first by NativeTransactionExecutor's, as SpuriousDragon's calls it"),
+    ("eth.vm.forks.spurious_dragon._utils.collect_touched_accounts", "eb6e742021011130", NATIVE_STATE,
+     "copied as a loop: touched_accounts"),
     ("eth.vm.computation.BaseComputation.get_raw_log_entries", "49607060c25e527b", NATIVE_STATE,
      "a leaf frame's answered at once"),
     ("eth.vm.state.BaseState.is_address_warm", "c6ddba4f8e4e1cb3", NATIVE_STATE,
@@ -201,8 +210,19 @@ def _opcode_table():
     return repr(sorted((value, traced_interpreter._unwrap(fn).mnemonic) for value, fn in table.items()))
 
 
+def _precompile_modules():
+    """The source of each module that defines one of Prague's precompiles."""
+    modules = {}
+    for fn in _resolve(COMPUTATION)._precompiles.values():
+        while not inspect.isfunction(fn) and hasattr(fn, "func"):     # toolz's curry
+            fn = fn.func
+        module = inspect.getmodule(fn)
+        modules[module.__name__] = module
+    return "\n".join(_source(modules[name]) for name in sorted(modules))
+
+
 COMPUTED = {"call and create opcode classes": _opcode_classes, "SSTORE logic": _sstore_logic,
-            "the Prague opcode table": _opcode_table}
+            "the Prague opcode table": _opcode_table, "the Prague precompiles' modules": _precompile_modules}
 
 
 def _resolve(dotted):

@@ -17,7 +17,7 @@ from eth.vm.memory import Memory
 from eth.vm.message import Message
 from eth.vm.stack import Stack
 
-from chaind.chain.modules.evm import fast_interpreter
+from chaind.chain.modules.evm import bech32_precompile, fast_interpreter, p256
 from chaind.chain.modules.evm.fast_interpreter import expand
 
 CALL, CALLCODE, DELEGATECALL, STATICCALL = 0xf1, 0xf2, 0xf4, 0xfa
@@ -179,6 +179,7 @@ def call(computation, op):  # noqa: C901 (one opcode, its four kinds)
         result = _frame(cls, state, child, computation.transaction_context, computation)
     else:
         result = computation.apply_message(state, child, computation.transaction_context, computation)
+        release(result)
 
     # add_child_computation (of a call, never a create), then the op's own ending
     error = result._error
@@ -194,7 +195,6 @@ def call(computation, op):  # noqa: C901 (one opcode, its four kinds)
             memory._bytes[out_start:out_start + size] = output[:size]
     if not burns:
         meter.gas_remaining += result._gas_meter.gas_remaining
-    release(result)
     return None
 
 
@@ -219,20 +219,16 @@ def _step(cls, name):
 
 _new = object.__new__
 _NO_PRECOMPILE = object()
+# The precompiles that read nothing but their input and gas, and write nothing but their output: Prague's, P256VERIFY
+# and bech32's (never the modules', which read and write the chain's state).
+_PURE_PRECOMPILES = frozenset((*PragueComputation._precompiles.values(), p256.p256_verify, bech32_precompile.run))
 
 
 def _frame(cls, state, message, transaction_context, parent):
     """A call's child frame: py-evm's Frontier apply_message and NativeComputation's apply_computation (its
     construction and py-evm's with-block around the run) in one function, for a message `call` has checked (its
     depth under the limit, its sender able to pay its value). The frame is built field by field, as __init__ builds
-    it (issue 36)."""
-    snapshot = state.snapshot()
-    value = message.value
-    if value and message.should_transfer_value:
-        state.delta_balance(message.sender, -value)
-        state.delta_balance(message.storage_address, value)
-    state.touch_account(message.storage_address)
-
+    it, and returned released (issue 36)."""
     computation = _new(cls)
     computation.state = state
     computation.msg = message
@@ -241,19 +237,42 @@ def _frame(cls, state, message, transaction_context, parent):
     meter.refund_strategy = allow_negative_refund_strategy
     meter.start_gas = meter.gas_remaining = message.gas
     meter.gas_refunded = 0
+    computation.data_floor_cost = 0
+    # A child's is its parent's (apply_computation's reset for an origin frame is overwritten by it).
+    computation.contracts_created = parent.contracts_created
+    # (The lookups read the evm and erc20 params, which neither the value's move nor a touch writes.)
+    precompile = computation.precompiles.get(message.code_address, _NO_PRECOMPILE)
+    if precompile is _NO_PRECOMPILE:
+        code = message.code
+        stops = not code or code[0] == 0
+    else:
+        stops = precompile in _PURE_PRECOMPILES
+    if stops:
+        # Code that stops at once (an account without code, an empty contract), or a precompile that reads only its
+        # input and gas: nothing it does needs undoing, so no snapshot (its commit would leave the journals as
+        # they are without it), and the precompile runs before the value moves and the account is touched, which
+        # then happen only if it succeeds, as a revert would leave them. Its lists stay empty: release's tuples. Such
+        # a CALL's frame cost more than the rest of the CALL (issue 36).
+        computation.children = computation.accounts_to_delete = computation.beneficiaries = ()
+        computation._log_entries = ()
+        if precompile is not _NO_PRECOMPILE and not message.is_delegation:
+            try:
+                precompile(computation)
+            except VMError as error:
+                _record(computation, meter, error)
+                return computation
+        _move_and_touch(state, message)
+        return computation
     computation.children = []
     computation.accounts_to_delete = []
     computation.beneficiaries = []
     computation._log_entries = []
-    computation.data_floor_cost = 0
-    # A child's is its parent's (apply_computation's reset for an origin frame is overwritten by it).
-    computation.contracts_created = parent.contracts_created
+    snapshot = state.snapshot()
+    _move_and_touch(state, message)
     try:
-        precompile = computation.precompiles.get(message.code_address, _NO_PRECOMPILE)
         if precompile is _NO_PRECOMPILE:
             # The parts only code runs with (a precompile's frame reads its message and gas, and release drops
             # them from a returned frame).
-            code = message.code
             stream = computation.code = _new(CodeStream)
             stream.program_counter = 0
             stream._raw_code_bytes = code
@@ -266,16 +285,30 @@ def _frame(cls, state, message, transaction_context, parent):
         elif not message.is_delegation:
             precompile(computation)
     except VMError as error:
-        # BaseComputation.__exit__
-        computation._error = error
-        if error.burns_gas:
-            meter.gas_remaining = 0
-        if error.erases_return_data:
-            computation.return_data = b""
+        _record(computation, meter, error)
         state.revert(snapshot)
     else:
         state.commit(snapshot)
+    release(computation)
     return computation
+
+
+def _record(computation, meter, error):
+    """BaseComputation.__exit__'s record of a VMError."""
+    computation._error = error
+    if error.burns_gas:
+        meter.gas_remaining = 0
+    if error.erases_return_data:
+        computation.return_data = b""
+
+
+def _move_and_touch(state, message):
+    """Frontier's apply_message before the code runs: the value moves, the account is touched."""
+    value = message.value
+    if value and message.should_transfer_value:
+        state.delta_balance(message.sender, -value)
+        state.delta_balance(message.storage_address, value)
+    state.touch_account(message.storage_address)
 
 
 # What a frame runs with and py-evm never reads once it has returned (it reads the message, gas meter, output, error,

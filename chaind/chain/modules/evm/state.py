@@ -7,11 +7,16 @@ precompiles of the native modules, each in its module's package) and those the n
 carries the app (whose modules' precompiles a call reaches). Without it, a state has the EVM's own precompiles only.
 """
 
+from itertools import repeat
+
+from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.vm.code_stream import CodeStream
 from eth.vm.forks.prague.computation import PragueComputation
-from eth.vm.forks.prague.state import PragueState
+from eth.vm.forks.prague.state import PragueState, PragueTransactionExecutor
+from eth.vm.forks.spurious_dragon.state import SpuriousDragonTransactionExecutor
 from eth.vm.memory import Memory
 from eth.vm.stack import Stack
+from eth_utils import encode_hex
 
 from chaind.chain.modules.evm import bech32_precompile, fast_calls, fast_interpreter, p256
 from chaind.chain.modules.evm.params import PARAMS_KEY, inactive_of
@@ -98,15 +103,25 @@ class NativeComputation(PragueComputation):
             refund += child.get_gas_refund()
         return refund
 
+    # (py-evm's deletions and beneficiaries: none of a failed frame, else its own and its children's, each once; a
+    # child leaf without its own is not asked.)
     def get_accounts_for_deletion(self):
-        if not self.children and not self.accounts_to_delete:
+        if self._error is not None or (not self.children and not self.accounts_to_delete):
             return []
-        return super().get_accounts_for_deletion()
+        found = set(self.accounts_to_delete)
+        for child in self.children:
+            if child.children or child.accounts_to_delete:
+                found.update(child.get_accounts_for_deletion())
+        return list(found)
 
     def get_self_destruct_beneficiaries(self):
-        if not self.children and not self.beneficiaries:
+        if self._error is not None or (not self.children and not self.beneficiaries):
             return []
-        return super().get_self_destruct_beneficiaries()
+        found = set(self.beneficiaries)
+        for child in self.children:
+            if child.children or child.beneficiaries:
+                found.update(child.get_self_destruct_beneficiaries())
+        return list(found)
 
     def get_raw_log_entries(self):
         if not self.children and not self._log_entries:
@@ -150,10 +165,54 @@ class NativeComputation(PragueComputation):
         return computation
 
 
+class NativeTransactionExecutor(PragueTransactionExecutor):
+    def finalize_computation(self, transaction, computation):
+        """py-evm 0.12.1b1's SpuriousDragon finalize_computation (Frontier's, then EIP-161's clearing of the touched
+        accounts left empty), its walk of the tx's frames a loop: collect_touched_accounts' recursive generators, a
+        generator per frame, made a quarter of a CALL loop's eth_call (issue 36)."""
+        computation = super(SpuriousDragonTransactionExecutor, self).finalize_computation(transaction, computation)
+        state = self.vm_state
+        for account in touched_accounts(computation):
+            if state.account_exists(account) and state.account_is_empty(account):
+                state.logger.debug2(f"CLEARING EMPTY ACCOUNT: {encode_hex(account)}")
+                state.delete_account(account)
+        return computation
+
+
+_RIPEMD160 = (3).to_bytes(20, "big")
+
+
+def touched_accounts(computation):
+    """py-evm's collect_touched_accounts: the set of the accounts EIP-161 may clear after `computation`'s tx (each
+    frame's state's coinbase, self-destruct beneficiaries and `to`; of a failed frame or one under it, RIPEMD160's
+    only, the quirk geth and parity shared)."""
+    touched = set()
+    state = None
+    pending = [(computation, False)]
+    while pending:
+        frame, ancestor_failed = pending.pop()
+        if frame.state is not state:
+            state = frame.state
+            touched.add(state.coinbase)
+        failed = frame._error is not None or ancestor_failed
+        children = frame.children
+        if children or frame.beneficiaries:         # (a leaf without its own has none)
+            for beneficiary in frame.get_self_destruct_beneficiaries():
+                if not failed or beneficiary == _RIPEMD160:
+                    touched.add(beneficiary)
+        to = frame.msg.to
+        if to != CREATE_CONTRACT_ADDRESS and (not failed or to == _RIPEMD160):
+            touched.add(to)
+        if children:
+            pending += zip(children, repeat(failed))
+    return touched
+
+
 class NativeState(PragueState):
     """py-evm's Prague State whose snapshots also cover the native store (through `native`)."""
 
     computation_class = NativeComputation
+    transaction_executor_class = NativeTransactionExecutor
     account_db_class = FastAccountDB
     native = None       # EvmNative, set by whoever opens the state
 
