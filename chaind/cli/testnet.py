@@ -97,6 +97,9 @@ def build(output, count, chain_id, starting_port, now_ns):
         erc20["authority"] = addresses.to_bech32(prefix, nodes[0]["operator"])
     doc["genesis_time"] = genesis_mod.format_time(now_ns)
     doc["consensus_params"]["abci"] = {"vote_extensions_enable_height": "0"}
+    # A network of validators is stalled by a block it cannot execute within its timeouts: a new chain's block gas
+    # limit (issue 36), not the dev template's 30,000,000.
+    doc["consensus_params"]["block"]["max_gas"] = str(genesis_mod.NEW_CHAIN_MAX_GAS)
     # CometBFT reads the same file: its validators (which InitChain checks against staking's) and app hash.
     power = int(tokens) // staking_module.POWER_REDUCTION
     doc["validators"] = [{"address": n["address"].hex().upper(),
