@@ -33,9 +33,10 @@ __all__ = ("CREATE_VALIDATOR", "Genesis", "GenesisError", "app_genesis", "comet_
 
 CREATE_VALIDATOR = "/cosmos.staking.v1beta1.MsgCreateValidator"
 # A new chain's block gas limit (consensus_params.block.max_gas): a full block of the slowest gas this node executes
-# (a loop of CALLs, about 5 Mgas/s of one core: `python bench/evm_speed.py --block-gas 3000000`) takes about 0.6 s
-# of the default 1 s block interval (issue 36; README's operators' notes). The dev chain keeps its template's
-# 30,000,000, which Hardhat's and Foundry's suites need.
+# (a loop of CALLs, 11-15 Mgas/s of one core: `python bench/evm_speed.py --block-gas 3000000`) takes about 0.2 s
+# of the default 1 s block interval, room for a validator that also serves clients on a busier host (issue 36;
+# README's operators' notes). The dev chain keeps its template's 30,000,000, which Hardhat's and Foundry's suites
+# need.
 NEW_CHAIN_MAX_GAS = 3_000_000
 
 
