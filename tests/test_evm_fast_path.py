@@ -163,7 +163,8 @@ def context():
                             excess_blob_gas=0)
 
 
-def execute(state_class, code, gas, data=b"", static=False):
+def funded_state(state_class):
+    """A state with SENDER and TARGET funded and the callees deployed (TARGET's code is the caller's to set)."""
     state = state_class(AtomicDB(), context(), BLANK_ROOT)
     state.set_balance(SENDER, 10**20)
     state.set_balance(TARGET, 10**18)
@@ -171,6 +172,11 @@ def execute(state_class, code, gas, data=b"", static=False):
         state.set_code(address, callee)
     state.set_balance(SELF_DESTRUCTER, 10**9)
     state.set_code(BENEFICIARY, b"\x00")
+    return state
+
+
+def execute(state_class, code, gas, data=b"", static=False):
+    state = funded_state(state_class)
     state.set_code(TARGET, code)
     state.set_storage(TARGET, 1, 5)
     state.lock_changes()
@@ -626,13 +632,7 @@ def _destroyer(beneficiary):
 
 def execute_tx(state_class, code, gas, gas_price):
     """TARGET's code run as a tx from SENDER with `gas`; the tx's end as py-evm's executor has it."""
-    state = state_class(AtomicDB(), context(), BLANK_ROOT)
-    state.set_balance(SENDER, 10**20)
-    state.set_balance(TARGET, 10**18)
-    for address, callee in CALLEES.items():
-        state.set_code(address, callee)
-    state.set_balance(SELF_DESTRUCTER, 10**9)
-    state.set_code(BENEFICIARY, b"\x00")
+    state = funded_state(state_class)
     for address in (EMPTY, RIPEMD160):
         state.touch_account(address)
     state.set_code(TO_RIPEMD160, _destroyer(RIPEMD160))
