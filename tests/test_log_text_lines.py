@@ -4,6 +4,7 @@ time text once a second, the block line formatted by the caller with its fields 
 import io
 
 from twisted.logger import Logger, LogLevel, LogPublisher, textFileLogObserver
+from twisted.python.failure import Failure
 
 from chaind import logs
 from chaind.consensus import block_log
@@ -49,10 +50,33 @@ def test_text_lines_are_twisteds_across_seconds():
         events.append(event)
     events.append({"log_format": "plain {x}", "x": 1, "log_level": LogLevel.warn, "log_namespace": "n",
                    "log_time": 1_700_003_600.7})
+    # "{line}" events, which skip Twisted's formatting: two lines in one, a system of their own, no level or
+    # namespace, an empty text (no line at all), a text that is not a str, a failure's.
+    line = {"log_format": "{line}", "log_time": 1_700_003_601.2}
+    events += [dict(line, line="first\nsecond", log_namespace="chaind.banner", log_level=LogLevel.info),
+               dict(line, line="sys", log_system="-"), dict(line, line="bare"), dict(line, line=""),
+               dict(line, line=17, log_level=LogLevel.info)]
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        events.append(dict(line, line="failed", log_failure=Failure(), log_level=LogLevel.error))
     ours, twisteds = io.StringIO(), io.StringIO()
     observer, reference = logs.text_file_observer(ours), textFileLogObserver(twisteds)
     for event in events:
         observer(event)
         reference(event)
     assert ours.getvalue() == twisteds.getvalue()
-    assert ours.getvalue().count("\n") == len(events)
+    assert "first\n\tsecond" in ours.getvalue() and "Traceback" in ours.getvalue()
+
+
+def test_block_line_skips_twisteds_formatting(monkeypatch):
+    (event,) = _events()
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a {line} event went through Twisted's formatting")
+
+    out = io.StringIO()
+    observer = logs.text_file_observer(out)
+    monkeypatch.setattr(logs, "formatEventAsClassicLogText", refused)
+    observer(event)
+    assert out.getvalue().endswith("took=1.5ms (execute 1.2ms, commit 0.3ms)\n")
