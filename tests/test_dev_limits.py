@@ -3,11 +3,14 @@ too large to load, and a block the producer fails to make."""
 
 import gzip
 
+import attrs
 import pytest_twisted
 from twisted.logger import formatEvent, globalLogPublisher
 
-from chaind.chain import block_time, registry
+from chaind.chain import block_time, devstate, registry
 from chaind.chain.module import Module
+from chaind.chain.modules.staking.params import PARAMS_KEY
+from chaind.chain.modules.staking.params import params as staking_params
 from chaind.events import types as ev
 from cli_driver import FEE, committed, js, node_flag, ok, run, send_tx
 from evm_client import DEV0, OTHER, rpc
@@ -67,6 +70,26 @@ def test_block_times_past_the_time_keys_are_refused_and_the_chain_goes_on(node, 
     assert int(unbond["height"]) > height + 8
     assert node.producer.halted is None
     assert int((yield result(node, "eth_blockNumber")), 16) == node.app.height
+
+
+@pytest_twisted.inlineCallbacks
+def test_the_latest_block_time_follows_the_params_of_the_head(node):
+    """The bound is worked out from the head's params (their records decoded once each): a change of the head's state
+    in place (a dev change, the same height) moves it."""
+    day = 24 * 3600 * 10**9
+    before = node.producer.latest_time_ns()
+    assert before == block_time.bound(node.app.modules, node.app.view()).latest_ns
+
+    def longer_unbonding(ctx):
+        p = staking_params(ctx)
+        ctx.store.set(PARAMS_KEY, attrs.evolve(p, unbonding_time_ns=p.unbonding_time_ns + 9 * day)
+                      .to_record())
+
+    height = node.app.height
+    yield node.producer.exclusive(devstate.amend_head, node.app, longer_unbonding)
+    assert node.app.height == height
+    assert node.producer.latest_time_ns() == before - 9 * day
+    invalid((yield reply(node, "evm_setNextBlockTimestamp", hex(before // 10**9))), "staking's 720h0m0s")
 
 
 @pytest_twisted.inlineCallbacks

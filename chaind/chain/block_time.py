@@ -36,8 +36,10 @@ def bound(modules, view):
     """The BlockTimeBound of a chain of `modules` at the params of `view`."""
     reach, module = 0, None
     for m in modules:
-        if m.time_reach is not None and m.time_reach(view) > reach:
-            reach, module = m.time_reach(view), m.name
+        if m.time_reach is not None:
+            found = m.time_reach(view)
+            if found > reach:
+                reach, module = found, m.name
     return BlockTimeBound(TIME_KEYS_END_NS - reach - HEADROOM_NS, reach, module)
 
 

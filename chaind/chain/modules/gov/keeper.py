@@ -3,6 +3,8 @@
 Proposals, deposits and votes are kept as their v1 protobuf bytes (what the queries answer).
 """
 
+import functools
+
 from chaind.chain import authority
 from chaind.pb.cosmos.gov.v1 import gov_pb2
 from chaind.store.keys import compose
@@ -41,7 +43,13 @@ def _vote_key(pid, voter=b""):
 def time_reach(view):
     """The module record's time_reach: proposals are queued at the block's time plus the deposit period
     (inactive) or a voting period (active)."""
-    p = gov_pb2.Params.FromString(view.store.get(_PARAMS))
+    return _reach_of(view.store.get(_PARAMS))
+
+
+@functools.lru_cache(maxsize=16)
+def _reach_of(raw):
+    # Asked for each tx an automining node is sent (the producer's latest block time): decoded once per record.
+    p = gov_pb2.Params.FromString(raw)
     return max(p.max_deposit_period.ToNanoseconds(), p.voting_period.ToNanoseconds(),
                p.expedited_voting_period.ToNanoseconds())
 
