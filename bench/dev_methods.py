@@ -23,9 +23,10 @@ from results import Result, run_script
 
 DEV0_KEY = bytes.fromhex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
 RECIPIENT = "0x" + "22" * 20
-# A dev home's settings for what the bench does: the dev namespace, instant blocks, blocks without fsync.
+# A dev home's settings for what the bench does: the dev namespace, instant blocks, blocks without fsync, tables
+# uncompressed.
 CONFIG = ('api = "eth,net,web3,dev"\n[chain]\nblock-interval = 0.0\nempty-blocks = false\n'
-          '[storage]\nfsync = false\n')
+          '[storage]\nfsync = false\ncompression = "none"\n')
 
 
 class Client:

@@ -38,6 +38,14 @@ def _at_least(section, low):
     return check
 
 
+def _one_of(section, choices):
+    def check(instance, attribute, value):
+        if value not in choices:
+            raise ConfigError(f"[{section}] {attribute.name.replace('_', '-')} must be one of "
+                              f"{', '.join(map(repr, choices))}, got {value!r}")
+    return check
+
+
 @attrs.frozen
 class NodeSettings:
     moniker: str = ""                   # this node's name (CometBFT's moniker); gentx's default --moniker
@@ -87,6 +95,9 @@ class StorageSettings:
     # fsync each block's write batch (a dev home turns it off: then only an OS crash, not a killed process,
     # could lose committed blocks)
     fsync: bool = True
+    # LevelDB's compression of the table files it writes: "snappy", or "none" (a dev home's: no CPU spent
+    # compressing what compaction rewrites again and again; files of either kind are read whatever it is)
+    compression: str = attrs.field(default="snappy", validator=_one_of("storage", ("snappy", "none")))
 
 
 JSON_RPC_NAMESPACES = ("eth", "net", "web3", "txpool", "debug", "dev")

@@ -116,7 +116,7 @@ class Node(service.MultiService):
         make_private_dirs(home.data_dir)
         try:
             self.db = Database(home.data_dir / "chain.db", settings.storage.leveldb_cache_mb * 2**20,
-                               sync=settings.storage.fsync)
+                               sync=settings.storage.fsync, compression=settings.storage.compression)
         except plyvel.IOError as e:
             # Another process holds LevelDB's LOCK: as `chaind replay` says it.
             raise SystemExit(f"chaind: cannot open the chain's store ({e.args[0].decode(errors='replace')}); "

@@ -11,13 +11,16 @@ class Database:
     Reads are thread-safe; the single writer thread commits through `write`.
     """
 
-    def __init__(self, path, cache_bytes=None, sync=True):
+    def __init__(self, path, cache_bytes=None, sync=True, compression="snappy"):
         """`cache_bytes`: LevelDB's block cache of uncompressed blocks (None: LevelDB's own 8 MB).
         `sync`: each batch is fsync'd before `write` returns; without it the batch is in LevelDB's log in the
-        OS's cache when `write` returns, so a killed process loses nothing written, only an OS crash could."""
+        OS's cache when `write` returns, so a killed process loses nothing written, only an OS crash could.
+        `compression`: of the table files LevelDB writes from now on, "snappy" or "none" (it reads both)."""
         self.path = path
         self.sync = sync
-        self._db = plyvel.DB(str(path), create_if_missing=True, lru_cache_size=cache_bytes)
+        self.compression = compression
+        self._db = plyvel.DB(str(path), create_if_missing=True, lru_cache_size=cache_bytes,
+                             compression=None if compression == "none" else compression)
 
     def get(self, key: bytes) -> bytes | None:
         return self._db.get(key)
