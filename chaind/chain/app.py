@@ -31,7 +31,7 @@ from chaind.chain.modules import auth, consensus, erc20, evm, feegrant, feemarke
 from chaind.chain.options import AppOptions
 from chaind.chain.seal import Sealer
 from chaind.chain.view import PrunedError, StateView
-from chaind.store import keys
+from chaind.store import account_records, keys
 from chaind.store.db import Database
 from chaind.store.evm_state import PendingNodes, pending_state_db
 from chaind.store.head_cache import HeadCache
@@ -123,6 +123,7 @@ class _Finalized:
     changes: dict       # the native store's changes (the head cache takes them)
     evm_indexes: dict   # EVM hash -> index of the block's EVM txs that ran
     nonces: dict        # address -> nonce, of the accounts the block touched
+    accounts: tuple     # (EVM state root, {address: RLP}) of the accounts the block wrote
 
 
 @attrs.frozen
@@ -571,7 +572,8 @@ class App:
                                    misbehavior=ctx.misbehavior, evidence=tuple(evidence),
                                    consensus_params=params_after)
         self.blocks.remember_results(block_hash, results)
-        self._finalized = _Finalized(height, ctx.store.changes, {h: i for i, h in evm_hashes.items()}, ctx.nonces)
+        self._finalized = _Finalized(height, ctx.store.changes, {h: i for i, h in evm_hashes.items()}, ctx.nonces,
+                                     ctx.accounts.written_accounts)
         puts = {**ctx.store.batch_puts(), **ctx.pending_nodes.batch_puts(), **store_puts}
         if ctx.validator_updates:
             # CometBFT applies them to the set after next: this block's updates sign block height + 2.
@@ -673,6 +675,8 @@ class App:
             self.blocks.set_head(head, committed, finalized.evm_indexes)
             self._head_nonces = (head, finalized.nonces)
             self.state_cache.advance(committed.height, finalized.changes)
+            if finalized.accounts is not None and finalized.accounts[0] == committed.meta.evm_state_root:
+                account_records.remember(*finalized.accounts)
         else:
             self.blocks.set_head(head)
             self._head_nonces = (None, {})

@@ -8,6 +8,7 @@ from eth.db.atomic import AtomicDB
 from eth.rlp.accounts import Account
 from eth_hash.auto import keccak
 
+from chaind.store import account_records
 from chaind.store.evm_state import CommittedNodes, account_leaves, pending_trie, rlp_list, trie_get, trie_values
 from chaind.store.versioned import VersionedReader
 
@@ -94,7 +95,9 @@ class CommittedAccounts(AccountDB):
 @functools.lru_cache(maxsize=16384)
 def _account_items(db, root, address):
     """(nonce, balance, storage root, code hash) as stored under `root`; () for no account."""
-    encoded = trie_get(db, root, _account_key(address))
+    encoded = account_records.get(root, address)
+    if encoded is None:
+        encoded = trie_get(db, root, _account_key(address))
     return tuple(rlp_list(encoded)) if encoded else ()
 
 

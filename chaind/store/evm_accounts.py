@@ -15,7 +15,7 @@ from eth.vm.interrupt import MissingBytecode
 from eth_hash.auto import keccak
 from eth_utils import ValidationError
 
-from chaind.store import mpt
+from chaind.store import account_records, mpt
 from chaind.store.evm_state import PREIMAGE_MARK, rlp_list
 
 _EMPTY_ACCOUNT = Account()
@@ -34,6 +34,7 @@ class FastAccountDB(AccountDB):
         # {address: (Account, its encoding)} as last written to the account journal (touch_account's shortcut).
         self._written = {}
         self._hexary = self._trie._db      # the HexaryTrie under the HashTrie: its root, without KeyMapDB's hop
+        self.last_records = None           # (state root, {address: RLP}) of the accounts the last root changed
 
     @property
     def state_root(self):
@@ -140,14 +141,17 @@ class FastAccountDB(AccountDB):
                 self._set_storage_root(address, storage_root)
         self._journaldb.persist()
         diff = self._journaltrie.diff()
-        changes = {account_key(address): b"" for address in diff.deleted_keys()}
-        changes.update((account_key(address), value) for address, value in diff.pending_items())
-        if changes:
+        records = dict.fromkeys(diff.deleted_keys(), b"")
+        records.update(diff.pending_items())
+        if records:
+            changes = {account_key(address): value for address, value in records.items()}
             root, added = mpt.update(self._batchtrie.__getitem__, self._trie.root_hash, changes)
             # Into the batch persist() writes out, as py-trie's nodes went.
             for ref, encoded in added.items():
                 self._batchtrie[ref] = encoded
             self._trie.root_hash = root
+        # What a block's writer hands to store/account_records once the block is committed.
+        self.last_records = (self.state_root, records)
         self._journaltrie.reset()
         self._trie_cache.reset_cache()
         return self.state_root
@@ -195,7 +199,11 @@ class _AccountReads:
 
     def __getitem__(self, address):
         account_db = self._account_db
-        return mpt.get(account_db._batchtrie.__getitem__, account_db._trie.root_hash, account_key(address))
+        root = account_db._trie.root_hash
+        found = account_records.get(root, address)
+        if found is not None:
+            return found
+        return mpt.get(account_db._batchtrie.__getitem__, root, account_key(address))
 
     def __contains__(self, address):
         return bool(self[address])

@@ -216,6 +216,11 @@ class NativeState(PragueState):
     account_db_class = FastAccountDB
     native = None       # EvmNative, set by whoever opens the state
 
+    @property
+    def written_accounts(self):
+        """(state root, {address: RLP}) of the accounts its last state root changed (after persist: the block's)."""
+        return self._account_db.last_records
+
     def set_system_contracts(self):
         """Nothing: Ethereum's beacon-root and block-history contracts (EIPs 4788, 2935) serve its beacon chain,
         and an Evmos chain deploys none. py-evm's check reads both accounts each time a state opens (every block,
