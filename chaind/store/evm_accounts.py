@@ -145,11 +145,11 @@ class FastAccountDB(AccountDB):
         records.update(diff.pending_items())
         if records:
             changes = {account_key(address): value for address, value in records.items()}
-            root, added = mpt.update(self._batchtrie.__getitem__, self._trie.root_hash, changes)
+            root, added = mpt.update(self._batchtrie.__getitem__, self._hexary.root_hash, changes)
             # Into the batch persist() writes out, as py-trie's nodes went.
             for ref, encoded in added.items():
                 self._batchtrie[ref] = encoded
-            self._trie.root_hash = root
+            self._hexary.root_hash = root
         # What a block's writer hands to store/account_records once the block is committed.
         self.last_records = (self.state_root, records)
         self._journaltrie.reset()
@@ -199,7 +199,7 @@ class _AccountReads:
 
     def __getitem__(self, address):
         account_db = self._account_db
-        root = account_db._trie.root_hash
+        root = account_db._hexary.root_hash
         found = account_records.get(root, address)
         if found is not None:
             return found
