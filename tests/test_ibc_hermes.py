@@ -176,8 +176,12 @@ def test_hermes_relays_ics20_between_chaind_and_ibc_go_simd(tmp_path, hermes_bin
                             "--a-port", "transfer", "--b-port", "transfer", "--new-client-connection", "--yes")
         assert ends(opened) == [("07-tendermint-1", "connection-1", "channel-1")] * 2, opened
         mark("clients, connection, channel from simd")
-        hermes_process = subprocess.Popen(hermes.command("start"), stdout=(tmp_path / "hermes.log").open("w"),
+        hermes_log = tmp_path / "hermes.log"
+        hermes_process = subprocess.Popen(hermes.command("start"), stdout=hermes_log.open("w"),
                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=hermes.env)
+        # Packets are relayed from the chains' events alone (no clearing): one sent before Hermes has subscribed
+        # would never be (a slow start missed the transfer below once).
+        wait_until(lambda: "Hermes has started" in hermes_log.read_text(), "hermes start to subscribe", 60, every=0.3)
         stake_via_1 = ibc_denom(parse_trace("transfer/channel-1/stake"))
         stake_before = simd.balance(simd_relayer, "stake")
         over_1 = Relay(hermes, "channel-1")
