@@ -42,7 +42,7 @@ def _one_of(section, choices):
     def check(instance, attribute, value):
         if value not in choices:
             raise ConfigError(f"[{section}] {attribute.name.replace('_', '-')} must be one of "
-                              f"{', '.join(map(repr, choices))}, got {value!r}")
+                              f"{', '.join(choices)}, got {value!r}")
     return check
 
 
@@ -50,13 +50,10 @@ def _one_of(section, choices):
 class NodeSettings:
     moniker: str = ""                   # this node's name (CometBFT's moniker); gentx's default --moniker
     # the least level logged: debug, info (one line per block), warn or error (CometBFT's log_level)
-    log_level: str = attrs.field(default="info", validator=attrs.validators.instance_of(str))
+    log_level: str = attrs.field(default="info", validator=[attrs.validators.instance_of(str),
+                                                            _one_of("node", LOG_LEVELS)])
     # net allocations between two young garbage collections (Python's default 700; 0 keeps Python's)
     gc_young_threshold: int = attrs.field(default=20_000, validator=_at_least("node", 0))
-
-    def __attrs_post_init__(self):
-        if self.log_level not in LOG_LEVELS:
-            raise ConfigError(f"[node] log-level must be one of {', '.join(LOG_LEVELS)}, got {self.log_level!r}")
 
 
 @attrs.frozen
@@ -281,7 +278,8 @@ ABCI_MODES = ("builtin", "socket")
 @attrs.frozen
 class AbciSettings:
     # builtin: the solo producer makes the blocks; socket: a CometBFT node drives the chain over ABCI
-    mode: str = attrs.field(default="builtin", validator=attrs.validators.instance_of(str))
+    mode: str = attrs.field(default="builtin", validator=[attrs.validators.instance_of(str),
+                                                         _one_of("abci", ABCI_MODES)])
     address: str = _listen("abci", "127.0.0.1:26658")   # where CometBFT's proxy_app connects (socket mode)
     # one ABCI message at most (a FinalizeBlock carries the whole block: above the block's max_bytes)
     max_message_bytes: int = attrs.field(default=64 * 1024 * 1024, validator=_at_least("abci", 1024))
@@ -301,8 +299,6 @@ class AbciSettings:
     cometbft_rpc_timeout: float = attrs.field(default=10.0, validator=_at_least("abci", 0.1))
 
     def __attrs_post_init__(self):
-        if self.mode not in ABCI_MODES:
-            raise ConfigError(f"[abci] mode must be one of {', '.join(ABCI_MODES)}, got {self.mode!r}")
         if self.max_unfinished_bytes < self.max_message_bytes:
             raise ConfigError(f"[abci] max-unfinished-bytes ({self.max_unfinished_bytes}) must be at least "
                               f"max-message-bytes ({self.max_message_bytes}), or a whole message could not be held")
