@@ -6,6 +6,8 @@ this client spent on it (signing is done before; what is left is the server's an
     /work/venv/bin/python bench/dev_methods.py [--txs 500] [--blocks 10000] [--peer-url http://127.0.0.1:8545]
 
 The same work runs on the peers (bench/peers.py imports dev_work), so bench/run --peers shows Anvil's column.
+An Anvil started by hand for --peer-url keeps the states of all but its last 500 blocks under ~/.foundry/anvil/tmp
+and never removes them (over a GB a run here): start it as `HOME=$(mktemp -d) anvil --silent`.
 """
 
 import argparse

@@ -129,8 +129,13 @@ class Peer:
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"chaind-peer-{self.name}-"))
         self.log = open(self.tmp / "peer.log", "wb")
         # The Hardhat node logs every request; a file takes that at little cost.
+        env = {**os.environ, "CI": "true"}
+        if self.name == "anvil":
+            # Anvil keeps the states of all but its last 500 blocks under ~/.foundry/anvil/tmp and never removes
+            # them (anvil_mine of 10,000 blocks leaves over a GB a run): its home is this temp directory.
+            env["HOME"] = str(self.tmp)
         self.process = subprocess.Popen(self.command + args, cwd=self.cwd, stdout=self.log,
-                                        stderr=subprocess.STDOUT, env={**os.environ, "CI": "true"})
+                                        stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 120
         while True:
             try:

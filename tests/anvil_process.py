@@ -10,6 +10,7 @@ import pathlib
 import shutil
 import socket
 import subprocess
+import tempfile
 import urllib.request
 
 from helpers import wait_until
@@ -45,12 +46,14 @@ def anvil_binary():
 
 @contextlib.contextmanager
 def running_anvil(binary):
-    """An Anvil process on a free port; its address."""
+    """An Anvil process on a free port; its address. Its home is a temp directory removed afterwards: Anvil keeps
+    the states of all but its last 500 blocks under ~/.foundry/anvil/tmp and never removes them."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    home = tempfile.mkdtemp(prefix="chaind-anvil-home-")
     process = subprocess.Popen([str(binary), "--host", "127.0.0.1", "--port", str(port), "--silent"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HOME": home})
     address = f"http://127.0.0.1:{port}"
     try:
 
@@ -64,6 +67,7 @@ def running_anvil(binary):
     finally:
         process.terminate()
         process.wait(timeout=10)
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def post(address, method, *params):

@@ -6,6 +6,8 @@ is skipped with the reason, except under CI=true, where it fails.
 """
 
 
+import pathlib
+
 import pytest
 import pytest_twisted
 
@@ -136,3 +138,14 @@ def test_simulate_answers_as_anvil_does(node, anvil):
             [(log["address"].lower(), log["topics"], log["data"]) for log in anvils["logs"]]
     empty = yield in_thread(post, url(node), "eth_simulateV1", {"blockStateCalls": []}, "latest")
     assert empty["error"]["code"] == -32602     # geth's; Anvil answers [] to no blocks
+
+
+def test_anvil_leaves_no_state_in_the_users_home(anvil):
+    """Anvil writes the states of all but its last 500 blocks under ~/.foundry/anvil/tmp and never removes
+    them: the Anvil the tests (and bench/peers.py) start has a home of its own, removed when it stops."""
+    kept = pathlib.Path.home() / ".foundry" / "anvil" / "tmp"
+    before = set(kept.iterdir()) if kept.is_dir() else set()
+    assert post(anvil, "anvil_mine", hex(600))["result"] is None
+    assert int(post(anvil, "eth_blockNumber")["result"], 16) == 600
+    after = set(kept.iterdir()) if kept.is_dir() else set()
+    assert after == before
