@@ -7,7 +7,7 @@ block), then the timed FinalizeBlock and Commit round trips. The solo side runs 
 own LevelDB with the txs check_tx returned (untimed), as the producer hands them to its writer. Both
 execute the same blocks (same txs, time, proposer, hash) and must reach the same app hashes.
 
-    /work/venv/bin/python bench/abci_finalize.py [--txs 1000] [--blocks 6]
+    python bench/abci_finalize.py [--txs 1000] [--blocks 6]
 """
 
 import argparse

@@ -11,7 +11,7 @@ those run, which shows whether they hold the reactor; then 1,000 WebSocket conne
 (one transfer sent over HTTP in instant mode) is timed from the send (before the commit, so an
 upper bound) to the last subscriber's notification; every subscriber must get that block.
 
-    /work/venv/bin/python bench/cometbft_search.py [--sizes 10000,100000] [--per-block 700]
+    python bench/cometbft_search.py [--sizes 10000,100000] [--per-block 700]
         [--queries 1000] [--heavy 50] [--subscribers 1000] [--rounds 30] [--profile PREFIX]
 """
 

@@ -3,7 +3,7 @@
 on a peer with --peer-url. The server-side time of a tx is its send-then-receipt wall time less the CPU time
 this client spent on it (signing is done before; what is left is the server's and the loopback's).
 
-    /work/venv/bin/python bench/dev_methods.py [--txs 500] [--blocks 10000] [--peer-url http://127.0.0.1:8545]
+    python bench/dev_methods.py [--txs 500] [--blocks 10000] [--peer-url http://127.0.0.1:8545]
 
 The same work runs on the peers (bench/peers.py imports dev_work), so bench/run --peers shows Anvil's column.
 An Anvil started by hand for --peer-url keeps the states of all but its last 500 blocks under ~/.foundry/anvil/tmp

@@ -1,9 +1,9 @@
 """EVM execution speed (issue 36): Mgas/s of cheap-opcode loops and an ERC-20 transfer mix through eth_call,
 and the time of one mined 29M-gas tx into a JUMPDEST sled; on our node and on Anvil in the same run.
 
-    /work/venv/bin/python bench/evm_speed.py [--quick] [--no-peer] [--cache ~/.cache/chaind-peers]
-    /work/venv/bin/python bench/evm_speed.py --in-process [--gas 2000000]
-    /work/venv/bin/python bench/evm_speed.py --block-gas 5000000
+    python bench/evm_speed.py [--quick] [--no-peer] [--cache ~/.cache/chaind-peers]
+    python bench/evm_speed.py --in-process [--gas 2000000]
+    python bench/evm_speed.py --block-gas 5000000
 
 Each mix is a create-call (eth_call without `to`) of the same initcode on both nodes: a loop of the mix's
 body that runs while GAS is above a floor, then returns the gas left, so the gas it executed is known exactly.

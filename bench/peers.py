@@ -4,7 +4,7 @@ Each peer is measured as our node is by rpc_throughput.py, transfers.py, ws_late
 with the same clients and sizes, signing with its own chain id; both take the test-junk mnemonic, whose
 accounts are also our dev accounts. bench/run --peers runs this and prints our/peer ratios.
 
-    /work/venv/bin/python bench/peers.py [--peers ganache,hardhat,anvil] [--cache ~/.cache/chaind-peers]
+    python bench/peers.py [--peers ganache,hardhat,anvil] [--cache ~/.cache/chaind-peers]
 
 npm installs go into the cache dir (never the repo): ganache 7.9.x, Hardhat 3 (an ESM project dir with
 an empty config, which `hardhat node` needs) and, when the system node is older than Hardhat 3 needs,

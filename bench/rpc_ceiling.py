@@ -6,7 +6,7 @@ reactor (epoll), TCP_NODELAY and one process, so the gap to it is what the node 
 Prints "ceiling: HOST:PORT" once it listens; SIGTERM stops it. --direct writes each answer straight into the
 socket when nothing is queued, as chaind's face does (rpc/http.py _write_now): the stricter ceiling.
 
-    /work/venv/bin/python bench/rpc_ceiling.py --body '{"jsonrpc":"2.0","id":1,"result":"0x1"}'
+    python bench/rpc_ceiling.py --body '{"jsonrpc":"2.0","id":1,"result":"0x1"}'
 """
 
 import argparse

@@ -8,7 +8,7 @@ Twisted protocol answering a constant body) and the node's methods, so a busy bo
 medians of the rounds and their ratios are printed. Bars: eth_blockNumber >= 85% of the ceiling,
 eth_getBalance at latest >= 70%.
 
-    /work/venv/bin/python bench/rpc_throughput.py --ceiling [--rounds 3] [--seconds 10]
+    python bench/rpc_throughput.py --ceiling [--rounds 3] [--seconds 10]
 """
 
 import argparse

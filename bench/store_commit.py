@@ -12,7 +12,7 @@ proof: a real node (twistd, temp dev home); abci_query GET /abci_query?path="/st
 for dev account 0's base-denom balance at the head, one keep-alive connection, --samples sequential
 calls; p50 and p99 of the round trip. Bar: p50 under 2 ms.
 
-    /work/venv/bin/python bench/store_commit.py [--blocks 5] [--keys 10000] [--samples 1000] [--before PATH]
+    python bench/store_commit.py [--blocks 5] [--keys 10000] [--samples 1000] [--before PATH]
         [--rounds 3]
 """
 

@@ -6,7 +6,7 @@ to last byte), the node's peak RSS growth while a >= 300 MB raw trace streams to
 and meanwhile eth_blockNumber p99 latency from another process and the block interval, each with
 its ratio to the bar.
 
-    /work/venv/bin/python bench/trace_e2e.py [--iterations 4166] [--big-iterations 31000] [--big-runs 2] [--runs 5]
+    python bench/trace_e2e.py [--iterations 4166] [--big-iterations 31000] [--big-runs 2] [--runs 5]
 """
 
 import argparse

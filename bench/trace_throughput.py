@@ -3,7 +3,7 @@
 The tx loops SLOAD/SSTORE/KECCAK256 over 8 slots, then CALLs a second contract. Each run
 replays it on a fresh copy of the same state; the trace streams to a sink counting bytes.
 Prints untraced and traced ops/s, entries/s (bar: >= 150,000), JSON MB, peak RSS growth.
-Run: PYTHONPATH=$PWD /work/venv/bin/python bench/trace_throughput.py [--iterations N] [--runs R]
+Run: PYTHONPATH=$PWD python bench/trace_throughput.py [--iterations N] [--runs R]
 """
 
 import argparse

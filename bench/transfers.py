@@ -4,7 +4,7 @@ Starts a real node (twistd) on a temp dev home, pre-signs EIP-1559 transfers fro
 senders, sends them with wrk over keep-alive connections as fast as the node accepts them, and
 times from the first send until the last receipt; every tx must be accepted and commit with status 1.
 
-    /work/venv/bin/python bench/transfers.py [--txs 4000] [--senders 1,8] [--interval 1,0]
+    python bench/transfers.py [--txs 4000] [--senders 1,8] [--interval 1,0]
 """
 
 import argparse

@@ -6,7 +6,7 @@ round sends one transfer over HTTP in instant-block mode and times, on the same 
 (before the block's commit, so an upper bound) and from the first subscriber's notification to the
 last one's; every subscriber must get the header of the block holding the transfer.
 
-    /work/venv/bin/python bench/ws_fanout.py [--subscribers 1000] [--rounds 30]
+    python bench/ws_fanout.py [--subscribers 1000] [--rounds 30]
 """
 
 import argparse

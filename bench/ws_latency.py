@@ -3,7 +3,7 @@
 A client subscribed to newHeads sends each transfer over HTTP (keep-alive) and times from the send to
 the newHeads notification of the block holding it; each such block is checked afterwards over HTTP.
 
-    /work/venv/bin/python bench/ws_latency.py [--samples 200] [--warmup 20]
+    python bench/ws_latency.py [--samples 200] [--warmup 20]
 """
 
 import argparse

@@ -15,7 +15,7 @@ several; topics at positions 0 and 1; both). Each phase measures, on the same no
   first send to the commit of the last (blocks then hold many logs). Shown, but noisier: how calls fall
   into blocks varies from run to run.
 
-    /work/venv/bin/python bench/ws_logs_load.py [--subscriptions 10000] [--probes 100] [--calls 1000] [--runs 3]
+    python bench/ws_logs_load.py [--subscriptions 10000] [--probes 100] [--calls 1000] [--runs 3]
 """
 
 import argparse
