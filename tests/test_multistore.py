@@ -19,7 +19,7 @@ from chaind.pb.cosmos.bank.v1beta1 import bank_pb2
 from chaind.store import keys, multistore
 from chaind.store.db import Database
 from chaind.store.iavl import tree as trees
-from chaind.store.iavl.node import EMPTY_ROOT, varint
+from chaind.store.iavl.node import EMPTY_ROOT, from_record, varint
 from chaind.store.layout import Layout
 
 
@@ -238,7 +238,9 @@ def test_pruning_drops_orphaned_nodes_and_old_versions_and_keeps_proofs_of_kept_
     (None, "older chaind.*start a new chain"),
     (b"3", "staking's records.*slashing's missed blocks in another layout .*start a new chain"),
     (b"4", "validator's running rewards under a key of its own.*start a new chain"),
-], ids=["before the multistore", "before the SDK layout of staking", "before distribution's buckets"])
+    (b"5", "every account a block touched in the acc store again.*start a new chain"),
+], ids=["before the multistore", "before the SDK layout of staking", "before distribution's buckets",
+        "before accounts set only when changed"])
 def test_a_home_of_an_older_state_format_is_refused_with_what_to_do(tmp_path, written, why):
     chain = Chain(tmp_path, "db")
     chain.block(chain.workload(0))
@@ -253,6 +255,33 @@ def test_a_home_of_an_older_state_format_is_refused_with_what_to_do(tmp_path, wr
             App(db, chain.genesis)
     finally:
         db.close()
+
+
+def test_a_block_sets_in_the_acc_store_only_the_accounts_whose_record_or_sequence_it_changed(tmp_path):
+    chain = Chain(tmp_path, "db")
+    chain.block(chain.workload(0))
+    # The recipient's account is made by the first transfer, so set then; the second changes only the sender's.
+    sender, recipient = chain.keys[0].address, RECIPIENTS[0]
+    chain.block([chain.evm(0, 0, to=recipient, value=1)])
+    app = chain.app
+    assert _accounts_set(app) == {sender, recipient}
+    chain.block([chain.evm(0, 1, to=recipient, value=1)])
+    assert _accounts_set(app) == {sender}
+    raw, _ = app.stores.read(app.store_version(), "acc", b"\x01" + sender, False)
+    assert auth_pb2.BaseAccount.FromString(any_pb2.Any.FromString(raw).value).sequence == 2
+    # The recipient's and the fee collector's accounts read as before, from their older leaves.
+    for address in (recipient, auth.FEE_COLLECTOR):
+        raw, _ = app.stores.read(app.store_version(), "acc", b"\x01" + address, False)
+        assert raw == app.stores.read(app.store_version(app.height - 1), "acc", b"\x01" + address, False)[0]
+
+
+def _accounts_set(app):
+    """The addresses whose x/auth account (0x01 | address) the head's block set in the acc store."""
+    info = app.store_version()
+    nodes = app.stores.nodes("acc")
+    leaves = [from_record(key[len(nodes.prefix):], app.db.get(key))
+              for key in app.stores.version_node_keys(info, "acc")]
+    return {leaf.key[1:] for leaf in leaves if not leaf.height and leaf.key == auth_layout.account(leaf.key[1:])}
 
 
 def test_the_base_denoms_balances_are_mirrored_from_the_evm_state(tmp_path):

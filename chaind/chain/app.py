@@ -62,8 +62,9 @@ class NoValidatorsError(RuntimeError):
 # The state layout of the data directory: 2 is the multistore (IAVL stores under the SDK's commit info); 3 keeps
 # the evm and consensus params in state; 4 adds the SDK's layout of staking's records, of auth's and bank's
 # indexes and of slashing's missed-block bitmap to the stores; 5 keeps distribution's running records of the
-# validators in 16 buckets (each changes the app hashes).
-STATE_FORMAT = b"5"
+# validators in 16 buckets; 6 sets an account in the acc store only when its record or sequence changed (each
+# changes the app hashes).
+STATE_FORMAT = b"6"
 _STALE_FORMATS = {
     None: "whose app hash is not the multistore's (IAVL stores)",
     b"2": "whose stores lack the evm and consensus params and hold staking's records, auth's and bank's indexes "
@@ -72,7 +73,9 @@ _STALE_FORMATS = {
     b"3": "whose IAVL stores hold staking's records, auth's and bank's indexes and slashing's missed blocks in "
           "another layout than the SDK's, so its app hashes differ from this version's",
     b"4": "whose distribution store keeps each validator's running rewards under a key of its own, so its app "
-          "hashes differ from this version's"}
+          "hashes differ from this version's",
+    b"5": "which set every account a block touched in the acc store again, changed or not, so its app hashes "
+          "differ from this version's"}
 HEAD_VIEW_READS = 1000      # reads one thread's view of the head serves before a new one is made
 RECENT_TXS = 4096           # decoded txs of the last blocks kept for decode_tx (receipts of the head's txs)
 

@@ -49,18 +49,20 @@ class Sealer:
         nonces = ctx.nonces = {address: ctx.accounts.get_nonce(address) for address in touched}
         ctx.accounts.persist()
         evm_root = ctx.accounts.state_root
-        direct += self.account_mirror(ctx, nonces)
         parent = amend or head_info
         if amend is None and (parent is None or parent.version != ctx.height - 1):
             parent = self.stores.commit_info(ctx.height - 1)
+        direct += self.account_mirror(ctx, nonces, parent)
         info = self.stores.apply(parent.version if amend else ctx.height, parent, changes, evm_root, puts, direct)
         app_hash = info.hash()
         self.sealed_info = (app_hash, info)
         return {"evm_state_root": evm_root, "app_hash": app_hash}
 
-    def account_mirror(self, ctx, nonces):
+    def account_mirror(self, ctx, nonces, parent):
         """The acc store's entries of the addresses of `nonces` ({address: its EVM nonce}) as x/auth keeps them:
-        0x01 | address -> the account's Any."""
+        0x01 | address -> the account's Any. Those `parent`'s (CommitInfo or None) acc store holds as they are are
+        left out: x/auth sets an account when its record or sequence changes, not a transfer's recipient nor the
+        fee collector each block (a new leaf version of the same value: a quarter of a transfer block's nodes)."""
         made = self._account_anys
         out = []
         for address, nonce in nonces.items():
@@ -74,7 +76,9 @@ class Sealer:
                 if len(made) > _ACCOUNT_ANYS_KEPT:
                     made.popitem(last=False)
             if found:
-                out.append((auth_layout.STORE, auth_layout.account(address), found))
+                key = auth_layout.account(address)
+                if parent is None or self.stores.read(parent, auth_layout.STORE, key, False)[0] != found:
+                    out.append((auth_layout.STORE, key, found))
         return out
 
 
