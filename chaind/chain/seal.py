@@ -60,8 +60,8 @@ class Sealer:
 
     def account_mirror(self, ctx, nonces, parent):
         """The acc store's entries of the addresses of `nonces` ({address: its EVM nonce}) as x/auth keeps them:
-        0x01 | address -> the account's Any. Those `parent`'s (CommitInfo or None) acc store holds as they are are
-        left out: x/auth sets an account when its record or sequence changes, not a transfer's recipient nor the
+        0x01 | address -> the account's Any. An Any the acc store of `parent` (a CommitInfo, or None) already holds
+        is left out: x/auth sets an account when its record or sequence changes, not a transfer's recipient nor the
         fee collector each block (a new leaf version of the same value: a quarter of a transfer block's nodes)."""
         made = self._account_anys
         out = []
